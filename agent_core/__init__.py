@@ -1,0 +1,1 @@
+"""Baton's engine: context accounting, resets with structured handoffs, compaction."""

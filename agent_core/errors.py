@@ -1,0 +1,74 @@
+"""Baton's error hierarchy. Every error says what the user can do about it."""
+
+from __future__ import annotations
+
+__all__ = [
+    "BatonError",
+    "ConfigurationError",
+    "TranscriptFormatError",
+    "HandoffError",
+    "HandoffGenerationError",
+    "HandoffCancelled",
+    "NothingToHandOff",
+    "StoreError",
+    "MessageRejected",
+    "ProviderError",
+    "ContextOverflowError",
+]
+
+
+class BatonError(Exception):
+    """Base of all errors raised by Baton's engine."""
+
+
+class ConfigurationError(BatonError, ValueError):
+    """A policy, model name or setting is invalid; the message names the field and the fix."""
+
+
+class TranscriptFormatError(BatonError, ValueError):
+    """An imported transcript is malformed. Carries the line number where known."""
+
+    def __init__(self, message: str, *, line: int | None = None, path: str | None = None):
+        where = ""
+        if path:
+            where += f"{path}"
+        if line is not None:
+            where += f":{line}" if where else f"line {line}"
+        super().__init__(f"{where}: {message}" if where else message)
+        self.line = line
+        self.path = path
+
+
+class HandoffError(BatonError):
+    """Base for problems producing a handoff artifact."""
+
+
+class HandoffGenerationError(HandoffError):
+    """The model could not produce a usable handoff (after repair and one re-ask)."""
+
+
+class HandoffCancelled(HandoffError):
+    """The user cancelled a handoff; nothing was changed."""
+
+
+class NothingToHandOff(HandoffError):
+    """A manual handoff was asked for in a session with fewer than two messages."""
+
+    def __init__(self, message: str = "Nothing to hand off (no messages yet)"):
+        super().__init__(message)
+
+
+class StoreError(BatonError):
+    """The thread store failed; the operation was rolled back."""
+
+
+class MessageRejected(BatonError, ValueError):
+    """A user message cannot be stored as given (too large, invalid characters)."""
+
+
+class ProviderError(BatonError):
+    """A model provider failed (after retries). The message never contains credentials."""
+
+
+class ContextOverflowError(ProviderError):
+    """The provider said the prompt is longer than the model's context window."""

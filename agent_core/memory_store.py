@@ -1,0 +1,202 @@
+"""In-memory :class:`~agent_core.ports.SessionStore` for tests and the replay CLI."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import defaultdict
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
+
+from agent_core.errors import StoreError
+from agent_core.records import (
+    ContextEdit,
+    NewMessage,
+    PendingRecord,
+    SessionRecord,
+    StoredMessage,
+    utcnow,
+)
+
+__all__ = ["InMemoryStore"]
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex
+
+
+class InMemoryStore:
+    """Dict-backed store. Thread-safe; one process only."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.RLock()
+        self._sessions: dict[str, list[SessionRecord]] = defaultdict(list)
+        self._messages: dict[str, list[StoredMessage]] = defaultdict(list)
+        self._edits: dict[str, list[ContextEdit]] = defaultdict(list)
+        self._files: dict[str, dict[str, str]] = defaultdict(dict)
+        self._pending: dict[str, list[PendingRecord]] = defaultdict(list)
+        self._seq: dict[str, int] = defaultdict(int)
+        self._pending_seq: dict[str, int] = defaultdict(int)
+        self._turn_locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
+
+    # sessions -----------------------------------------------------------------
+    def current_session(self, thread_id: str) -> SessionRecord:
+        with self._mutex:
+            sessions = self._sessions[thread_id]
+            if not sessions:
+                sessions.append(
+                    SessionRecord(
+                        id=_new_id(), thread_id=thread_id, number=1, started_at=utcnow()
+                    )
+                )
+            return sessions[-1]
+
+    def sessions(self, thread_id: str) -> list[SessionRecord]:
+        with self._mutex:
+            return list(self._sessions[thread_id])
+
+    def _session(self, session_id: str) -> SessionRecord:
+        for sessions in self._sessions.values():
+            for record in sessions:
+                if record.id == session_id:
+                    return record
+        raise StoreError(f"unknown session {session_id}")
+
+    # messages -----------------------------------------------------------------
+    def _store(self, thread_id: str, session_id: str, message: NewMessage) -> StoredMessage:
+        self._seq[thread_id] += 1
+        stored = StoredMessage(
+            **message.model_dump(),
+            id=_new_id(),
+            thread_id=thread_id,
+            session_id=session_id,
+            seq=self._seq[thread_id],
+            created_at=utcnow(),
+        )
+        self._messages[session_id].append(stored)
+        return stored
+
+    def append(
+        self, thread_id: str, session_id: str, messages: Sequence[NewMessage]
+    ) -> list[StoredMessage]:
+        with self._mutex:
+            if self._session(session_id).thread_id != thread_id:
+                raise StoreError("session belongs to another thread")
+            return [self._store(thread_id, session_id, m) for m in messages]
+
+    def messages(self, session_id: str) -> list[StoredMessage]:
+        with self._mutex:
+            return list(self._messages[session_id])
+
+    def add_context_edit(
+        self, session_id: str, edit: ContextEdit, marker: NewMessage | None = None
+    ) -> None:
+        with self._mutex:
+            record = self._session(session_id)
+            self._edits[session_id].append(edit)
+            if marker is not None:
+                self._store(record.thread_id, session_id, marker)
+
+    def context_edits(self, session_id: str) -> list[ContextEdit]:
+        with self._mutex:
+            return list(self._edits[session_id])
+
+    # files --------------------------------------------------------------------
+    def read_file(self, thread_id: str, path: str) -> str | None:
+        with self._mutex:
+            return self._files[thread_id].get(path)
+
+    def write_file(self, thread_id: str, path: str, content: str) -> None:
+        with self._mutex:
+            self._files[thread_id][path] = content
+
+    def list_files(self, thread_id: str) -> list[str]:
+        with self._mutex:
+            return sorted(self._files[thread_id])
+
+    # pending ------------------------------------------------------------------
+    def enqueue_pending(self, thread_id: str, content: str) -> PendingRecord:
+        with self._mutex:
+            self._pending_seq[thread_id] += 1
+            record = PendingRecord(
+                id=_new_id(),
+                thread_id=thread_id,
+                seq=self._pending_seq[thread_id],
+                content=content,
+                created_at=utcnow(),
+            )
+            self._pending[thread_id].append(record)
+            return record
+
+    def pending(self, thread_id: str) -> list[PendingRecord]:
+        with self._mutex:
+            return [p for p in self._pending[thread_id] if p.delivered_session_id is None]
+
+    def _deliver(self, thread_id: str, session_id: str, limit: int | None) -> list[StoredMessage]:
+        delivered: list[StoredMessage] = []
+        queue = self._pending[thread_id]
+        for index, record in enumerate(queue):
+            if record.delivered_session_id is not None:
+                continue
+            if limit is not None and len(delivered) >= limit:
+                break
+            queue[index] = record.model_copy(update={"delivered_session_id": session_id})
+            delivered.append(
+                self._store(
+                    thread_id,
+                    session_id,
+                    NewMessage(role="user", content=record.content, meta={"pending_id": record.id}),
+                )
+            )
+        return delivered
+
+    def deliver_pending(
+        self, thread_id: str, session_id: str, *, limit: int | None = None
+    ) -> list[StoredMessage]:
+        with self._mutex:
+            return self._deliver(thread_id, session_id, limit)
+
+    # reset --------------------------------------------------------------------
+    def commit_reset(
+        self,
+        thread_id: str,
+        *,
+        old_session_id: str,
+        trigger: str,
+        utilization: float | None,
+        model: str | None,
+        handoff: dict[str, Any],
+        handoff_path: str,
+        handoff_markdown: str,
+        context: Sequence[NewMessage],
+    ) -> tuple[SessionRecord, list[StoredMessage]]:
+        with self._mutex:
+            sessions = self._sessions[thread_id]
+            if not sessions or sessions[-1].id != old_session_id:
+                raise StoreError("the session was already reset by another run")
+            old = sessions[-1]
+            now = utcnow()
+            sessions[-1] = old.model_copy(update={"ended_at": now})
+            new = SessionRecord(
+                id=_new_id(),
+                thread_id=thread_id,
+                number=old.number + 1,
+                started_at=now,
+                trigger=trigger,
+                utilization=utilization,
+                model=model,
+                handoff=handoff,
+                parent_id=old.id,
+            )
+            sessions.append(new)
+            self._files[thread_id][handoff_path] = handoff_markdown
+            rows = [self._store(thread_id, new.id, m) for m in context]
+            rows += self._deliver(thread_id, new.id, None)
+            return new, rows
+
+    @contextmanager
+    def turn_lock(self, thread_id: str) -> Iterator[None]:
+        with self._mutex:
+            lock = self._turn_locks[thread_id]
+        with lock:
+            yield

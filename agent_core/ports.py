@@ -1,0 +1,99 @@
+"""The storage port the engine owns. chat_app implements it on SQLModel; tests use the
+in-memory version in :mod:`agent_core.memory_store`.
+
+Every method is synchronous and atomic: either all of its effects are stored or none.
+``seq`` numbers are per thread and increase across sessions, so a thread's timeline is
+ordered by ``seq`` alone.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any, Protocol, Sequence, runtime_checkable
+
+from agent_core.records import ContextEdit, NewMessage, PendingRecord, SessionRecord, StoredMessage
+
+__all__ = ["SessionStore", "NewSession"]
+
+
+class NewSession(Protocol):  # pragma: no cover - documentation type only
+    trigger: str
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """Threads' sessions, messages, virtual files and pending (queued) user messages."""
+
+    def current_session(self, thread_id: str) -> SessionRecord:
+        """The open session of a thread; session 1 is created on first use."""
+        ...
+
+    def sessions(self, thread_id: str) -> list[SessionRecord]:
+        """All sessions of a thread, by number."""
+        ...
+
+    def append(
+        self, thread_id: str, session_id: str, messages: Sequence[NewMessage]
+    ) -> list[StoredMessage]:
+        """Store messages at the end of the thread (in one transaction) and return them."""
+        ...
+
+    def messages(self, session_id: str) -> list[StoredMessage]:
+        """Every stored row of a session (including event rows), by seq."""
+        ...
+
+    def add_context_edit(
+        self, session_id: str, edit: ContextEdit, marker: NewMessage | None = None
+    ) -> None:
+        """Record a compaction / todo compression (and its timeline marker) atomically."""
+        ...
+
+    def context_edits(self, session_id: str) -> list[ContextEdit]:
+        """The session's context edits in the order they were made."""
+        ...
+
+    def read_file(self, thread_id: str, path: str) -> str | None: ...
+
+    def write_file(self, thread_id: str, path: str, content: str) -> None: ...
+
+    def list_files(self, thread_id: str) -> list[str]: ...
+
+    def enqueue_pending(self, thread_id: str, content: str) -> PendingRecord:
+        """Durably queue a user message sent while the thread is busy."""
+        ...
+
+    def pending(self, thread_id: str) -> list[PendingRecord]:
+        """Undelivered pending messages, in send order."""
+        ...
+
+    def deliver_pending(
+        self, thread_id: str, session_id: str, *, limit: int | None = None
+    ) -> list[StoredMessage]:
+        """Move undelivered pending messages into a session as user messages, exactly once."""
+        ...
+
+    def commit_reset(
+        self,
+        thread_id: str,
+        *,
+        old_session_id: str,
+        trigger: str,
+        utilization: float | None,
+        model: str | None,
+        handoff: dict[str, Any],
+        handoff_path: str,
+        handoff_markdown: str,
+        context: Sequence[NewMessage],
+    ) -> tuple[SessionRecord, list[StoredMessage]]:
+        """One transaction: end the old session, write ``handoff_path``, open session n+1
+        (parent = old) whose first rows are ``context`` followed by all pending messages.
+
+        Returns the new session and its stored first rows. Raises
+        :class:`agent_core.errors.StoreError` if ``old_session_id`` is no longer the open
+        session (another worker reset it first).
+        """
+        ...
+
+    def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:
+        """Serialize turns of one thread, across processes where the backend allows it."""
+        ...

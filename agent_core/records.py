@@ -1,0 +1,94 @@
+"""Plain records that cross the engine/storage boundary (the store port speaks these)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Role",
+    "NewMessage",
+    "StoredMessage",
+    "SessionRecord",
+    "PendingRecord",
+    "ContextEdit",
+    "utcnow",
+]
+
+Role = Literal["system", "user", "assistant", "tool", "handoff", "pinned", "event"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NewMessage(_Record):
+    """A message about to be stored in a session.
+
+    ``role`` ``handoff`` and ``pinned`` are context messages a reset puts at the start of a
+    new session; ``event`` rows are timeline markers (compaction, todo compression) that are
+    never sent to a model.
+    """
+
+    role: Role
+    content: str = ""
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+    todo_id: str | None = None
+    token_count: int | None = None
+    model: str | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class StoredMessage(NewMessage):
+    id: str
+    thread_id: str
+    session_id: str
+    seq: int
+    created_at: datetime
+
+
+class SessionRecord(_Record):
+    id: str
+    thread_id: str
+    number: int
+    started_at: datetime
+    trigger: str = "start"
+    utilization: float | None = None
+    model: str | None = None
+    handoff: dict[str, Any] | None = None
+    parent_id: str | None = None
+    ended_at: datetime | None = None
+
+
+class PendingRecord(_Record):
+    id: str
+    thread_id: str
+    seq: int
+    content: str
+    created_at: datetime
+    delivered_session_id: str | None = None
+
+
+class ContextEdit(_Record):
+    """A non-destructive change to what the model sees of a session.
+
+    ``kind`` ``compaction``: messages with ``seq <= upto_seq`` are replaced by ``summary``.
+    ``kind`` ``todo``: the messages whose seq is in ``seqs`` are replaced by ``summary``,
+    placed where the first of them stood. Originals stay in the store.
+    """
+
+    kind: Literal["compaction", "todo"]
+    summary: str
+    upto_seq: int | None = None
+    seqs: list[int] = Field(default_factory=list)
+    todo_id: str | None = None
+    tokens_before: int = 0
+    tokens_after: int = 0
