@@ -1,0 +1,55 @@
+"""Checks on text before it is stored: user input is validated, tool output is sanitized.
+
+User messages are rejected with a clear reason (nothing is stored); text produced by tools
+or models is made storable instead, because refusing it would lose the agent's work.
+"""
+
+from __future__ import annotations
+
+from agent_core.errors import MessageRejected
+
+__all__ = ["MAX_MESSAGE_BYTES", "validate_user_message", "sanitize_text"]
+
+#: A user message larger than this is refused. Pasting a log of a few hundred KB is normal;
+#: megabytes are almost always a mistake and would fill a model's window on their own.
+MAX_MESSAGE_BYTES = 512 * 1024
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def validate_user_message(text: str, *, max_bytes: int = MAX_MESSAGE_BYTES) -> str:
+    """Return ``text`` stripped of surrounding whitespace, or raise :class:`MessageRejected`."""
+    if not isinstance(text, str):
+        raise MessageRejected("A message must be text.")
+    if _has_lone_surrogate(text):
+        raise MessageRejected(
+            "The message contains invalid characters (unpaired UTF-16 surrogates); "
+            "paste it again from a UTF-8 source."
+        )
+    if "\x00" in text:
+        raise MessageRejected("The message contains NUL bytes, which cannot be stored.")
+    size = len(text.encode("utf-8"))
+    if size > max_bytes:
+        raise MessageRejected(
+            f"The message is too large ({size / 1_048_576:.1f} MB; "
+            f"the limit is {max_bytes // 1024} KB). Attach it as a file instead."
+        )
+    stripped = text.strip()
+    if not stripped:
+        raise MessageRejected("The message is empty.")
+    return stripped
+
+
+def sanitize_text(text: str) -> str:
+    """Make model or tool output storable: NUL bytes and lone surrogates become U+FFFD."""
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
+    if _has_lone_surrogate(text):
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text
