@@ -1,0 +1,49 @@
+"""The stream event protocol (DESIGN.md §2): custom events the UI renders and the store keeps.
+
+Every event is a plain dict ``{"type": ..., "data": {...}}`` so it can cross a websocket or
+be stored as JSON unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+__all__ = [
+    "ResetPhase",
+    "context_reset",
+    "compaction",
+    "todo_compressed",
+    "utilization",
+    "warning",
+    "queued",
+]
+
+ResetPhase = Literal["reset_starting", "input_blocked", "reset_complete", "reset_failed"]
+
+
+def context_reset(event: ResetPhase, **data: Any) -> dict[str, Any]:
+    return {"type": "context_reset", "data": {"event": event, **data}}
+
+
+def compaction(**data: Any) -> dict[str, Any]:
+    return {"type": "compaction", "data": data}
+
+
+def todo_compressed(**data: Any) -> dict[str, Any]:
+    return {"type": "todo_compressed", "data": data}
+
+
+def utilization(*, tokens: int, window: int, basis: str, **data: Any) -> dict[str, Any]:
+    fraction = tokens / window if window else 0.0
+    return {
+        "type": "utilization",
+        "data": {"tokens": tokens, "window": window, "fraction": round(fraction, 4), "basis": basis, **data},
+    }
+
+
+def warning(message: str, **data: Any) -> dict[str, Any]:
+    return {"type": "warning", "data": {"message": message, **data}}
+
+
+def queued(**data: Any) -> dict[str, Any]:
+    return {"type": "queued", "data": data}

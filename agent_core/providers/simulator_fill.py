@@ -1,0 +1,114 @@
+"""Schema-valid structured output for the simulator, derived from the conversation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from agent_core.providers.simulator_script import todo_state
+
+__all__ = ["fill_schema"]
+
+
+def _evidence(messages: list[BaseMessage]) -> dict[str, list[str]]:
+    todos = todo_state(messages)
+    files: list[str] = []
+    commands: list[str] = []
+    for message in messages:
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                if call["name"] in ("write_file", "edit_file") and call["args"].get("path"):
+                    if call["args"]["path"] not in files:
+                        files.append(call["args"]["path"])
+                if call["name"] == "run_command":
+                    commands.append(call["args"].get("command", ""))
+        elif isinstance(message, ToolMessage) and "[exit status 1]" in str(message.content):
+            commands.append("(a command failed)")
+    done = [t["content"] for t in todos if t.get("status") == "completed"]
+    active = [t["content"] for t in todos if t.get("status") == "in_progress"]
+    pending = [t["content"] for t in todos if t.get("status") == "pending"]
+    state = (
+        f"{len(done)} of {len(todos)} todos done; working on "
+        f"{active[0] if active else 'nothing'}; {len(files)} files touched."
+    )
+    return {
+        "completed_work": done,
+        "in_progress": active,
+        "remaining_tasks": pending,
+        "key_decisions": ["Work through the todo list in order and test every step"],
+        "files_modified": files,
+        "current_state_summary": [state],
+        "commands": commands,
+    }
+
+
+_FIELD_SOURCES = {
+    "completed": "completed_work",
+    "in_progress": "in_progress",
+    "remaining": "remaining_tasks",
+    "next": "remaining_tasks",
+    "decision": "key_decisions",
+    "file": "files_modified",
+    "summary": "current_state_summary",
+    "state": "current_state_summary",
+}
+
+
+def _source(name: str, evidence: dict[str, list[str]]) -> list[str] | None:
+    lowered = name.lower()
+    for key, source in _FIELD_SOURCES.items():
+        if key in lowered:
+            return evidence[source]
+    return None
+
+
+def _value(name: str, schema: dict[str, Any], defs: dict[str, Any], evidence: dict[str, list[str]]) -> Any:
+    if "$ref" in schema:
+        schema = defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
+    if "anyOf" in schema:
+        options = [s for s in schema["anyOf"] if s.get("type") != "null"]
+        schema = options[0] if options else {"type": "null"}
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    source = _source(name, evidence)
+    if kind == "array":
+        items = schema.get("items", {})
+        if source is not None and items.get("type", "string") == "string":
+            return list(source)
+        if source is not None and (items.get("$ref") or items.get("type") == "object"):
+            return [_object(items, defs, evidence, seed=s) for s in source]
+        return []
+    if kind == "string":
+        return " ".join(source) if source else f"{name.replace('_', ' ')} (offline simulator)"
+    if kind == "integer":
+        return 0
+    if kind == "number":
+        return 0.0
+    if kind == "boolean":
+        return False
+    if kind == "object":
+        return _object(schema, defs, evidence)
+    return None
+
+
+def _object(schema: dict[str, Any], defs: dict[str, Any], evidence: dict[str, list[str]], seed: str | None = None) -> dict[str, Any]:
+    if "$ref" in schema:
+        schema = defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
+    properties = schema.get("properties", {})
+    out: dict[str, Any] = {}
+    for name, prop in properties.items():
+        if seed is not None and prop.get("type") == "string" and not out:
+            out[name] = seed
+            continue
+        if name not in schema.get("required", []) and prop.get("default") is not None:
+            continue
+        out[name] = _value(name, prop, defs, evidence)
+    return out
+
+
+def fill_schema(schema: dict[str, Any], messages: list[BaseMessage]) -> dict[str, Any]:
+    """Arguments valid for ``schema`` (a JSON schema object), filled from what happened."""
+    defs = {**schema.get("$defs", {}), **schema.get("definitions", {})}
+    return _object(schema, defs, _evidence(messages))
