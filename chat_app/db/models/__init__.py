@@ -1,0 +1,59 @@
+"""Baton's tables, one family of SQLModel classes per entity.
+
+Importing this package registers every table on ``SQLModel.metadata`` (Alembic reads it).
+"""
+
+from chat_app.db.models.assistant import (
+    DEFAULT_PINNED_PATHS,
+    Assistant,
+    AssistantBase,
+    AssistantChange,
+    AssistantCreate,
+    AssistantPublic,
+    AssistantUpdate,
+    ContextStrategy,
+)
+from chat_app.db.models.files import PendingMessage, PendingMessagePublic, ThreadFile
+from chat_app.db.models.message import ContextEditRow, Message, MessageBase, MessagePublic
+from chat_app.db.models.session import (
+    ChatSession,
+    ChatSessionBase,
+    ChatSessionPublic,
+    SessionIndexEntry,
+)
+from chat_app.db.models.share import ShareLink, ShareLinkBase, ShareLinkPublic
+from chat_app.db.models.thread import Thread, ThreadBase, ThreadCreate, ThreadPublic, ThreadUpdate
+from chat_app.db.models.types import UTCDateTime, new_id, utcnow
+
+__all__ = [
+    "DEFAULT_PINNED_PATHS",
+    "Assistant",
+    "AssistantBase",
+    "AssistantChange",
+    "AssistantCreate",
+    "AssistantPublic",
+    "AssistantUpdate",
+    "ChatSession",
+    "ChatSessionBase",
+    "ChatSessionPublic",
+    "ContextEditRow",
+    "ContextStrategy",
+    "Message",
+    "MessageBase",
+    "MessagePublic",
+    "PendingMessage",
+    "PendingMessagePublic",
+    "SessionIndexEntry",
+    "ShareLink",
+    "ShareLinkBase",
+    "ShareLinkPublic",
+    "Thread",
+    "ThreadBase",
+    "ThreadCreate",
+    "ThreadFile",
+    "ThreadPublic",
+    "ThreadUpdate",
+    "UTCDateTime",
+    "new_id",
+    "utcnow",
+]
