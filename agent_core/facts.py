@@ -1,0 +1,419 @@
+"""Grounded facts: what the tools of a transcript prove, independent of what any model claims.
+
+``extract_facts`` reads tool calls and their results in several agent dialects (Baton's own tools,
+langchain/deepagents, Claude Code, SWE-agent, aider) and returns ``GroundedFacts``: files modified
+and read, shell commands with exit status, test runs, git commits and the last todo state. Every
+handoff merges these, so an artifact never forgets what the tools did.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_core.handoff import FileChange, Todo
+
+__all__ = ["CommandRun", "TestRun", "GitCommit", "GroundedFacts", "extract_facts"]
+
+_STRICT = ConfigDict(extra="forbid")
+
+
+class CommandRun(BaseModel):
+    """A shell command the agent ran; ``exit_status`` is None when the tool did not report it."""
+
+    model_config = _STRICT
+    command: str
+    exit_status: int | None = None
+
+
+class TestRun(BaseModel):
+    """A test command and its outcome (from the exit status, else from the runner's summary)."""
+
+    model_config = _STRICT
+    command: str
+    outcome: Literal["passed", "failed", "unknown"]
+    summary: str | None = None
+
+
+class GitCommit(BaseModel):
+    model_config = _STRICT
+    sha: str
+    message: str
+
+
+class GroundedFacts(BaseModel):
+    """Facts proven by tool calls. ``scratch_files`` were edited but are not part of the final
+    change (deleted again, or absent from a submitted diff)."""
+
+    model_config = _STRICT
+    files_modified: list[FileChange] = Field(default_factory=list)
+    files_read: list[str] = Field(default_factory=list)
+    scratch_files: list[str] = Field(default_factory=list)
+    commands: list[CommandRun] = Field(default_factory=list)
+    test_runs: list[TestRun] = Field(default_factory=list)
+    commits: list[GitCommit] = Field(default_factory=list)
+    todos: list[Todo] = Field(default_factory=list)
+
+    @property
+    def modified_paths(self) -> list[str]:
+        return [change.path for change in self.files_modified]
+
+    @property
+    def open_todos(self) -> list[Todo]:
+        return [todo for todo in self.todos if todo.status != "completed"]
+
+
+# --- tool vocabularies ------------------------------------------------------------------------
+
+_PATH_ARGS = ("path", "file_path", "filename", "notebook_path", "file")
+_WRITE_TOOLS = {"write_file", "Write", "create", "create_file"}
+_EDIT_TOOLS = {"edit_file", "Edit", "MultiEdit", "NotebookEdit", "edit", "insert", "str_replace"}
+_READ_TOOLS = {"read_file", "Read", "open", "view", "cat"}
+_SHELL_TOOLS = {"run_command", "Bash", "bash", "execute", "shell", "terminal"}
+_TODO_TOOLS = {"write_todos", "TodoWrite"}
+# Tools that edit the file currently open in SWE-agent's editor (no path argument).
+_OPEN_FILE_TOOLS = {"edit", "insert"}
+_SWE_NAVIGATION = {"submit", "find_file", "search_file", "search_dir", "goto", "scroll_up",
+                   "scroll_down", "set_cursors"}
+
+_EXIT_RE = re.compile(r"\[exit status (-?\d+)\]\s*$")
+_FAILED_RE = re.compile(
+    r"^\s*(error\b|Error:|ERROR:)|Your proposed edit has introduced new syntax error"
+    r"|No replacement was performed|did not appear verbatim|String to replace not found",
+    re.MULTILINE,
+)
+_OPEN_FILE_RE = re.compile(r"^\(Open file: (.+?)\)\s*$", re.MULTILINE)
+_CWD_RE = re.compile(r"^\(Current directory: (.+?)\)\s*$", re.MULTILINE)
+_GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
+_AIDER_APPLIED_RE = re.compile(r"^>?\s*Applied edit to (.+?)\s*$", re.MULTILINE)
+_AIDER_COMMIT_RE = re.compile(r"^>?\s*Commit ([0-9a-f]{7,40}) (.+?)\s*$", re.MULTILINE)
+_AIDER_ADDED_RE = re.compile(r"^>?\s*Added (.+?) to the chat\.?\s*$", re.MULTILINE)
+_AIDER_BLOCK_RE = re.compile(r"^(\S[^\n]*?)\s*\n```[^\n]*\n<<<<<<< SEARCH\n", re.MULTILINE)
+# SWE-agent actions: a fenced block, or <command>...</command> in its XML templates.
+_ACTION_RE = re.compile(r"```[^\n]*\n(.*?)```|<command>\n?(.*?)</command>", re.DOTALL)
+_DIFF_FILE_RE = re.compile(r"^diff --git a/(.+?) b/(.+?)\s*$", re.MULTILINE)
+_TEST_CMD_RE = re.compile(
+    r"\b(pytest|py\.test|unittest|tox|nox|(npm|yarn|pnpm)( run)? test|jest|vitest|go test"
+    r"|cargo test|mvn test|gradle test|make test|rspec|phpunit)\b"
+)
+_TEST_SUMMARY_RE = re.compile(r"^=+ (.*\b(passed|failed|error|errors|no tests ran)\b.*?) =+$", re.M)
+_DEFAULT_ROOTS = ("/repo", "/testbed", "/workspace")
+
+
+@dataclass
+class _Collector:
+    events: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, raw path, evidence)
+    commands: list[CommandRun] = field(default_factory=list)
+    tests: list[TestRun] = field(default_factory=list)
+    commits: dict[str, str] = field(default_factory=dict)
+    todos: list[Todo] = field(default_factory=list)
+    open_file: str | None = None
+    repo_dirs: set[str] = field(default_factory=set)
+    pending: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+
+    def touch(self, kind: str, path: object, evidence: str) -> None:
+        if isinstance(path, str) and path.strip() and path.strip() != "n/a":
+            self.events.append((kind, path.strip().strip("\"'"), evidence))
+
+    def observe(self, text: str) -> None:
+        """SWE-agent's prompt footer says which file is open and where the shell is."""
+        if (found := _OPEN_FILE_RE.findall(text)) and found[-1] != "n/a":
+            self.open_file = found[-1]
+        # SWE-agent checks repositories out at /<repo_name>; deeper directories are `cd`s.
+        self.repo_dirs.update(d for d in _CWD_RE.findall(text) if re.fullmatch(r"/[^/]+", d))
+
+
+def _text(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif isinstance(block, dict) and block.get("type") == "tool_result":
+            parts.append(_block_text(block.get("content")))
+    return "\n".join(parts)
+
+
+def _block_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return ""
+
+
+def _tool_calls(message: AIMessage) -> list[tuple[str, str, dict[str, Any]]]:
+    calls = [(c.get("id") or "", c["name"], dict(c.get("args") or {})) for c in message.tool_calls]
+    if calls or isinstance(message.content, str):
+        return calls
+    # Claude Code transcripts may keep tool_use blocks in the content only.
+    return [
+        (b.get("id") or "", b.get("name", ""), dict(b.get("input") or {}))
+        for b in message.content
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    ]
+
+
+def _tool_results(message: BaseMessage) -> list[tuple[str, str, bool]]:
+    """(tool_call_id, text, is_error) for ToolMessages and Claude Code tool_result blocks."""
+    if isinstance(message, ToolMessage):
+        return [(message.tool_call_id, _text(message), message.status == "error")]
+    if isinstance(message.content, str):
+        return []
+    return [
+        (b.get("tool_use_id", ""), _block_text(b.get("content")), bool(b.get("is_error")))
+        for b in message.content
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    ]
+
+
+def _path_arg(args: Mapping[str, Any]) -> object:
+    return next((args[k] for k in _PATH_ARGS if k in args), None)
+
+
+def _apply_call(c: _Collector, name: str, args: dict[str, Any], result: str, failed: bool) -> None:
+    if name in _TODO_TOOLS:
+        return  # recorded when the call was made
+    if name in _SHELL_TOOLS:
+        _apply_shell(c, str(args.get("command", "")), result, failed)
+        return
+    if failed:
+        return
+    if name == "str_replace_editor":
+        command = args.get("command")
+        kind = "read" if command == "view" else "modified"
+        c.touch(kind, args.get("path"), f"str_replace_editor {command}")
+        return
+    path = _path_arg(args)
+    if name in _OPEN_FILE_TOOLS and path is None:
+        path = c.open_file
+    if name in _WRITE_TOOLS or name in _EDIT_TOOLS:
+        c.touch("modified", path, name)
+        if name == "create":
+            c.open_file = path if isinstance(path, str) else c.open_file
+    elif name in _READ_TOOLS:
+        c.touch("read", path, name)
+        if name == "open" and isinstance(path, str):
+            c.open_file = path
+
+
+def _apply_shell(c: _Collector, command: str, result: str, failed: bool) -> None:
+    exit_match = _EXIT_RE.search(result)
+    status = int(exit_match.group(1)) if exit_match else (1 if failed else None)
+    c.commands.append(CommandRun(command=command, exit_status=status))
+    for sha, message in _GIT_COMMIT_OUT_RE.findall(result):
+        c.commits.setdefault(sha, message)
+    if _TEST_CMD_RE.search(command):
+        c.tests.append(_test_run(command, result, status))
+    if status in (None, 0):
+        for path in _removed_paths(command):
+            c.touch("deleted", path, "rm")
+
+
+def _test_run(command: str, result: str, status: int | None) -> TestRun:
+    summaries = _TEST_SUMMARY_RE.findall(result)
+    summary = summaries[-1][0] if summaries else None
+    failed = status != 0 if status is not None else (
+        None if summary is None else bool(re.search(r"\b(failed|errors?)\b", summary)))
+    outcome = "unknown" if failed is None else ("failed" if failed else "passed")
+    return TestRun(command=command, outcome=outcome, summary=summary)
+
+
+def _removed_paths(command: str) -> list[str]:
+    paths: list[str] = []
+    for segment in re.split(r"&&|\|\||;|\n", command):
+        try:
+            words = shlex.split(segment)
+        except ValueError:
+            continue
+        if words[:1] == ["rm"]:
+            paths.extend(w for w in words[1:] if not w.startswith("-"))
+    return paths
+
+
+def _apply_text_action(c: _Collector, action: str, observation: str) -> None:
+    """SWE-agent without function calling: the action is the last fenced block of the reply."""
+    first = action.strip().split("\n", 1)[0]
+    try:
+        words = shlex.split(first)
+    except ValueError:
+        words = first.split()
+    if not words:
+        return
+    name, rest = words[0], words[1:]
+    failed = bool(_FAILED_RE.search(observation))
+    if name in ("create", "open"):
+        _apply_call(c, name, {"path": rest[0]} if rest else {}, observation, failed)
+    elif name in _OPEN_FILE_TOOLS:
+        _apply_call(c, name, {}, observation, failed)
+    elif name not in _SWE_NAVIGATION:
+        _apply_shell(c, action.strip(), observation, failed=False)
+
+
+def _apply_aider(c: _Collector, text: str) -> bool:
+    """aider logs: "Applied edit to X" and "Commit <sha> <msg>" lines. True if any edit line."""
+    applied = _AIDER_APPLIED_RE.findall(text)
+    for path in applied:
+        c.touch("modified", path, "aider applied edit")
+    for sha, message in _AIDER_COMMIT_RE.findall(text):
+        c.commits.setdefault(sha, message)
+    for path in _AIDER_ADDED_RE.findall(text):
+        c.touch("read", path, "aider added to chat")
+    return bool(applied)
+
+
+def _record_todos(c: _Collector, args: Mapping[str, Any]) -> None:
+    """The latest write_todos/TodoWrite call is the todo state (each call sends the full list)."""
+    items = args.get("todos")
+    if isinstance(items, list):
+        c.todos = [_todo(item) for item in items
+                   if isinstance(item, Mapping) and str(item.get("content", "")).strip()]
+
+
+def _todo(item: Mapping[str, Any]) -> Todo:
+    status = item.get("status")
+    ids = {key: None if item.get(key) is None else str(item[key]) for key in ("id", "parent_id")}
+    return Todo(content=str(item["content"]),
+                status=status if status in ("pending", "in_progress", "completed") else "pending",
+                **ids)
+
+
+def _detect_dialect(messages: Sequence[BaseMessage], metadata: Mapping[str, Any]) -> str:
+    declared = str(metadata.get("format") or metadata.get("dialect") or "")
+    if declared in ("swe_agent", "aider"):
+        return declared
+    sample = "\n".join(_text(m) for m in messages[:6])
+    if "(Open file:" in sample or "(Current directory:" in sample:
+        return "swe_agent"
+    return "aider" if "aider" in declared else "tools"
+
+
+def _walk(c: _Collector, messages: Sequence[BaseMessage], dialect: str) -> bool:
+    """Feed every message to the collector; returns whether aider edit lines were seen."""
+    text_action: str | None = None
+    aider_applied = False
+    for message in messages:
+        text = _text(message)
+        if isinstance(message, AIMessage):
+            calls = _tool_calls(message)
+            for call_id, name, args in calls:
+                c.pending[call_id] = (name, args)
+                if name in _TODO_TOOLS:
+                    _record_todos(c, args)
+            if dialect == "swe_agent" and not calls:
+                blocks = _ACTION_RE.findall(text)
+                text_action = "".join(blocks[-1]) if blocks else None
+        for call_id, result, is_error in _tool_results(message):
+            if call_id in c.pending:
+                name, args = c.pending.pop(call_id)
+                _apply_call(c, name, args, result, is_error or bool(_FAILED_RE.search(result)))
+        if not isinstance(message, AIMessage) and text_action is not None:
+            _apply_text_action(c, text_action, text)
+            text_action = None
+        if dialect == "swe_agent" and not isinstance(message, AIMessage):
+            c.observe(text)
+        if dialect == "aider":
+            aider_applied = _apply_aider(c, text) or aider_applied
+    return aider_applied
+
+
+def _aider_blocks(c: _Collector, messages: Sequence[BaseMessage]) -> None:
+    # Without "Applied edit" lines, SEARCH/REPLACE blocks are the only evidence of edits.
+    for message in messages:
+        if isinstance(message, AIMessage):
+            for path in _AIDER_BLOCK_RE.findall(_text(message)):
+                c.touch("modified", path, "aider search/replace block")
+
+
+def _roots(workspace_root: str | None, metadata: Mapping[str, Any], c: _Collector) -> list[str]:
+    roots = [workspace_root, metadata.get("workspace_root"), metadata.get("cwd"), *c.repo_dirs]
+    repo_name = metadata.get("repo_name")
+    if isinstance(repo_name, str) and repo_name:
+        roots.append("/" + repo_name.strip("/"))
+    roots.extend(_DEFAULT_ROOTS)
+    cleaned = [posixpath.normpath(r) for r in roots if isinstance(r, str) and r.startswith("/")]
+    return sorted(set(cleaned), key=len, reverse=True)
+
+
+def _normalize(path: str, roots: Iterable[str]) -> str:
+    """Workspace-relative path: strip the longest matching root, "./" and redundant parts."""
+    norm = posixpath.normpath(path.replace("\\", "/"))
+    for root in roots:
+        if root != "/" and norm.startswith(root + "/"):
+            return norm[len(root) + 1 :]
+    return norm
+
+
+def _submission(metadata: Mapping[str, Any]) -> str | None:
+    info = metadata.get("info")
+    value = metadata.get("submission")
+    if value is None and isinstance(info, Mapping):
+        value = info.get("submission")
+    return value if isinstance(value, str) else None
+
+
+def _files(c: _Collector, roots: list[str], submission: str | None) -> tuple[dict, dict, list]:
+    modified: dict[str, str] = {}
+    read: dict[str, None] = {}
+    scratch: dict[str, None] = {}
+    for kind, raw, evidence in c.events:
+        path = _normalize(raw, roots)
+        if kind == "modified":
+            modified[path] = evidence
+            scratch.pop(path, None)
+        elif kind == "read":
+            read.setdefault(path, None)
+        elif kind == "deleted" and path in modified:
+            # Created or edited, then removed: not part of the session's net change.
+            del modified[path]
+            scratch[path] = None
+    if submission is not None:
+        # SWE-agent's submission is the final deliverable: a diff of the repository, or (CTF) an
+        # answer with no repository change. Either way it is the authority on the net change.
+        in_diff = list(dict.fromkeys(b for _, b in _DIFF_FILE_RE.findall(submission)))
+        scratch.update((p, None) for p in modified if p not in in_diff)
+        modified = {p: "; ".join(filter(None, (modified.get(p), "submission diff")))
+                    for p in in_diff}
+    return modified, read, list(scratch)
+
+
+def extract_facts(
+    messages: Sequence[BaseMessage],
+    *,
+    metadata: Mapping[str, Any] | None = None,
+    workspace_root: str | None = None,
+) -> GroundedFacts:
+    """Collect what the transcript's tool calls prove.
+
+    ``metadata`` is the transcript's metadata (``format``, ``cwd``, ``repo_name``, SWE-agent's
+    ``submission``); ``workspace_root`` is stripped from absolute paths. Edits whose tool result
+    reports a failure are not counted; files removed again with ``rm`` become scratch files.
+    """
+    meta = metadata or {}
+    dialect = _detect_dialect(messages, meta)
+    c = _Collector()
+    aider_applied = _walk(c, messages, dialect)
+    if dialect == "aider" and not aider_applied:
+        _aider_blocks(c, messages)
+    roots = _roots(workspace_root, meta, c)
+    modified, read, scratch = _files(c, roots, _submission(meta))
+    return GroundedFacts(
+        files_modified=[FileChange(path=p, verified=True, evidence=e) for p, e in modified.items()],
+        files_read=[p for p in read if p not in modified],
+        scratch_files=scratch,
+        commands=c.commands,
+        test_runs=c.tests,
+        commits=[GitCommit(sha=s, message=m) for s, m in c.commits.items()],
+        todos=c.todos,
+    )
