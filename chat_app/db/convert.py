@@ -1,0 +1,100 @@
+"""Rows to engine records and back, making every string storable on the way in.
+
+PostgreSQL refuses NUL bytes in text and lone surrogates anywhere, and SQLite would store
+text that later fails to decode; sanitizing before the INSERT means a write can never fail
+half-way through a transaction because of what a tool printed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_core.records import NewMessage, PendingRecord, SessionRecord, StoredMessage
+from agent_core.validation import sanitize_text
+from chat_app.db.models import ChatSession, Message, PendingMessage
+
+__all__ = [
+    "clean",
+    "clean_optional",
+    "message_row",
+    "stored_message",
+    "session_record",
+    "pending_record",
+]
+
+
+def clean(value: Any) -> Any:
+    """``value`` with every string in it (keys included) passed through ``sanitize_text``."""
+    if isinstance(value, str):
+        return sanitize_text(value)
+    if isinstance(value, dict):
+        return {clean(k) if isinstance(k, str) else k: clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean(item) for item in value]
+    return value
+
+
+def clean_optional(value: str | None) -> str | None:
+    return None if value is None else sanitize_text(value)
+
+
+def message_row(thread_id: str, session_id: str, seq: int, message: NewMessage) -> Message:
+    return Message(
+        thread_id=thread_id,
+        session_id=session_id,
+        seq=seq,
+        role=message.role,
+        content=sanitize_text(message.content),
+        tool_calls=clean(message.tool_calls),
+        tool_call_id=clean_optional(message.tool_call_id),
+        name=clean_optional(message.name),
+        todo_id=clean_optional(message.todo_id),
+        token_count=message.token_count,
+        model=clean_optional(message.model),
+        meta=clean(message.meta),
+    )
+
+
+def stored_message(row: Message) -> StoredMessage:
+    return StoredMessage(
+        id=row.id,
+        thread_id=row.thread_id,
+        session_id=row.session_id,
+        seq=row.seq,
+        created_at=row.created_at,
+        role=row.role,  # type: ignore[arg-type]
+        content=row.content,
+        tool_calls=list(row.tool_calls or []),
+        tool_call_id=row.tool_call_id,
+        name=row.name,
+        todo_id=row.todo_id,
+        token_count=row.token_count,
+        model=row.model,
+        meta=dict(row.meta or {}),
+    )
+
+
+def session_record(row: ChatSession) -> SessionRecord:
+    return SessionRecord(
+        id=row.id,
+        thread_id=row.thread_id,
+        number=row.number,
+        started_at=row.started_at,
+        trigger=row.trigger,
+        utilization=row.utilization,
+        model=row.model,
+        handoff=row.handoff,
+        parent_id=row.parent_id,
+        ended_at=row.ended_at,
+    )
+
+
+def pending_record(row: PendingMessage) -> PendingRecord:
+    return PendingRecord(
+        id=row.id,
+        thread_id=row.thread_id,
+        seq=row.seq,
+        content=row.content,
+        created_at=row.created_at,
+        delivered_session_id=row.delivered_session_id,
+    )

@@ -1,0 +1,267 @@
+"""Data access for the app's pages: assistants, threads, the timeline window.
+
+Every function takes the SQLModel ``session`` as a keyword argument and commits its own
+writes. On SQLite, pass a session bound to :func:`chat_app.db.engine.write_engine` for the
+functions that write, so concurrent writers queue instead of failing. Share-link functions
+are defined in :mod:`chat_app.db.sharing` and re-exported here.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import delete, func
+from sqlmodel import Session, col, select
+
+from chat_app.db.models import (
+    Assistant,
+    AssistantChange,
+    AssistantCreate,
+    AssistantUpdate,
+    ChatSession,
+    ContextEditRow,
+    Message,
+    PendingMessage,
+    SessionIndexEntry,
+    ShareLink,
+    Thread,
+    ThreadFile,
+    utcnow,
+)
+from chat_app.db.sharing import (
+    create_share_link,
+    list_share_links,
+    resolve_share_token,
+    revoke_share_link,
+    update_share_snapshot,
+)
+
+__all__ = [
+    "DEFAULT_ASSISTANT_NAME",
+    "ensure_default_assistant",
+    "create_assistant",
+    "get_assistant",
+    "list_assistants",
+    "update_assistant",
+    "list_assistant_changes",
+    "create_thread",
+    "get_thread",
+    "list_threads",
+    "rename_thread",
+    "delete_thread",
+    "touch_thread",
+    "timeline_window",
+    "session_index",
+    "session_first_seq",
+    # share links live in chat_app.db.sharing; re-exported so callers need one module
+    "create_share_link",
+    "update_share_snapshot",
+    "revoke_share_link",
+    "list_share_links",
+    "resolve_share_token",
+]
+
+DEFAULT_ASSISTANT_NAME = "Baton"
+
+
+# assistants -------------------------------------------------------------------
+def ensure_default_assistant(*, session: Session) -> Assistant:
+    """The oldest assistant, creating "Baton" on the simulator model when there is none."""
+    existing = session.exec(select(Assistant).order_by(col(Assistant.created_at))).first()
+    if existing is not None:
+        return existing
+    return create_assistant(session=session, data=AssistantCreate(name=DEFAULT_ASSISTANT_NAME))
+
+
+def create_assistant(*, session: Session, data: AssistantCreate) -> Assistant:
+    """Store a new assistant."""
+    assistant = Assistant.model_validate(data)
+    session.add(assistant)
+    session.commit()
+    session.refresh(assistant)
+    return assistant
+
+
+def get_assistant(*, session: Session, assistant_id: str) -> Assistant | None:
+    return session.get(Assistant, assistant_id)
+
+
+def list_assistants(*, session: Session) -> list[Assistant]:
+    """All assistants, oldest first (the default one leads)."""
+    return list(session.exec(select(Assistant).order_by(col(Assistant.created_at))))
+
+
+def update_assistant(
+    *, session: Session, assistant_id: str, changes: AssistantUpdate
+) -> Assistant | None:
+    """Apply the set fields of ``changes``; one AssistantChange row per value that changed.
+
+    Returns None when the assistant does not exist.
+    """
+    assistant = session.get(Assistant, assistant_id)
+    if assistant is None:
+        return None
+    now = utcnow()
+    changed = False
+    for field, new in changes.model_dump(exclude_unset=True).items():
+        previous = getattr(assistant, field)
+        if previous == new:
+            continue
+        changed = True
+        session.add(
+            AssistantChange(
+                assistant_id=assistant_id, field=field, previous=previous, new=new, changed_at=now
+            )
+        )
+        setattr(assistant, field, new)
+    if changed:
+        assistant.updated_at = now
+        session.add(assistant)
+        session.commit()
+        session.refresh(assistant)
+    return assistant
+
+
+def list_assistant_changes(*, session: Session, assistant_id: str) -> list[AssistantChange]:
+    """An assistant's settings history, newest first."""
+    query = (
+        select(AssistantChange)
+        .where(AssistantChange.assistant_id == assistant_id)
+        .order_by(col(AssistantChange.changed_at).desc())
+    )
+    return list(session.exec(query))
+
+
+# threads ------------------------------------------------------------------------
+def create_thread(
+    *, session: Session, owner: str, assistant_id: str, title: str = "New chat"
+) -> Thread:
+    """A new, empty thread (its first session is opened by the store on first use)."""
+    thread = Thread(owner=owner, assistant_id=assistant_id, title=title)
+    session.add(thread)
+    session.commit()
+    session.refresh(thread)
+    return thread
+
+
+def get_thread(*, session: Session, thread_id: str, owner: str | None) -> Thread | None:
+    """The thread, or None when it is missing or belongs to someone other than ``owner``.
+
+    Both cases look the same on purpose: a URL must not reveal that a thread exists.
+    ``owner=None`` skips the check (server-side jobs).
+    """
+    thread = session.get(Thread, thread_id)
+    if thread is None or (owner is not None and thread.owner != owner):
+        return None
+    return thread
+
+
+def list_threads(
+    *, session: Session, owner: str, search: str | None = None, limit: int = 100
+) -> list[Thread]:
+    """The owner's threads, most recently active first; ``search`` matches titles, any case."""
+    query = select(Thread).where(Thread.owner == owner)
+    if search and search.strip():
+        query = query.where(col(Thread.title).icontains(search.strip(), autoescape=True))
+    query = query.order_by(col(Thread.updated_at).desc(), col(Thread.id)).limit(limit)
+    return list(session.exec(query))
+
+
+def rename_thread(*, session: Session, thread_id: str, title: str) -> Thread | None:
+    thread = session.get(Thread, thread_id)
+    if thread is None:
+        return None
+    thread.title = title
+    thread.updated_at = utcnow()
+    session.add(thread)
+    session.commit()
+    session.refresh(thread)
+    return thread
+
+
+def touch_thread(*, session: Session, thread_id: str) -> None:
+    """Mark the thread as just active (the store does this itself on every new message)."""
+    thread = session.get(Thread, thread_id)
+    if thread is not None:
+        thread.updated_at = utcnow()
+        session.add(thread)
+        session.commit()
+
+
+def delete_thread(*, session: Session, thread_id: str) -> bool:
+    """Delete the thread and every row that belongs to it. False if it did not exist.
+
+    Children are deleted explicitly rather than relying on ON DELETE CASCADE alone, so the
+    result does not depend on SQLite's foreign-key pragma.
+    """
+    if session.get(Thread, thread_id) is None:
+        return False
+    session_ids = select(ChatSession.id).where(ChatSession.thread_id == thread_id)
+    session.exec(delete(ContextEditRow).where(col(ContextEditRow.session_id).in_(session_ids)))
+    for table in (Message, PendingMessage, ThreadFile, ShareLink):
+        session.exec(delete(table).where(table.thread_id == thread_id))  # type: ignore[attr-defined]
+    # Parent links point inside the thread; clear them so sessions delete in any order.
+    session.exec(
+        ChatSession.__table__.update()
+        .where(ChatSession.thread_id == thread_id)
+        .values(parent_id=None)  # type: ignore[attr-defined]
+    )
+    session.exec(delete(ChatSession).where(col(ChatSession.thread_id) == thread_id))
+    session.exec(delete(Thread).where(col(Thread.id) == thread_id))
+    session.commit()
+    return True
+
+
+# timeline -----------------------------------------------------------------------
+def timeline_window(
+    *,
+    session: Session,
+    thread_id: str,
+    before_seq: int | None = None,
+    limit: int = 100,
+    upto_seq: int | None = None,
+) -> list[Message]:
+    """The last ``limit`` messages with ``seq < before_seq`` and ``seq <= upto_seq``, in
+    ascending seq (served by the unique (thread_id, seq) index: a backwards range scan)."""
+    query = select(Message).where(Message.thread_id == thread_id)
+    if before_seq is not None:
+        query = query.where(Message.seq < before_seq)
+    if upto_seq is not None:
+        query = query.where(Message.seq <= upto_seq)
+    rows = list(session.exec(query.order_by(col(Message.seq).desc()).limit(limit)))
+    rows.reverse()
+    return rows
+
+
+def _first_seq_subquery(upto_seq: int | None):  # type: ignore[no-untyped-def]
+    # Correlated min(seq) per session: one seek on (session_id, seq) per session instead
+    # of grouping every message of the thread.
+    query = select(func.min(Message.seq)).where(Message.session_id == ChatSession.id)
+    if upto_seq is not None:
+        query = query.where(Message.seq <= upto_seq)
+    return query.correlate(ChatSession).scalar_subquery()
+
+
+def session_index(
+    *, session: Session, thread_id: str, upto_seq: int | None = None
+) -> list[SessionIndexEntry]:
+    """Every session of the thread, by number, with the seq of its first row.
+
+    With ``upto_seq`` (a share snapshot) only sessions with a row at or before it are listed.
+    """
+    first_seq = _first_seq_subquery(upto_seq).label("first_seq")
+    query = (
+        select(ChatSession, first_seq)
+        .where(ChatSession.thread_id == thread_id)
+        .order_by(col(ChatSession.number))
+    )
+    entries = []
+    for row, first in session.exec(query):
+        if upto_seq is not None and first is None:
+            continue
+        entries.append(SessionIndexEntry.model_validate(row, update={"first_seq": first}))
+    return entries
+
+
+def session_first_seq(*, session: Session, session_id: str) -> int | None:
+    """The seq of the session's first row, or None when it has none yet."""
+    query = select(func.min(Message.seq)).where(Message.session_id == session_id)
+    return session.exec(query).one()

@@ -1,0 +1,334 @@
+"""SqlStore: :class:`agent_core.ports.SessionStore` on SQLModel (SQLite or PostgreSQL).
+
+Behaves like :class:`agent_core.memory_store.InMemoryStore`; the shared contract tests hold
+both to that. Every method is one transaction. Writers lock the thread row first (``SELECT
+... FOR UPDATE`` on PostgreSQL; on SQLite every write transaction is ``BEGIN IMMEDIATE``,
+which already excludes other writers), so seq numbers, session numbers and pending delivery
+are decided by one writer at a time per thread, and always in the same lock order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
+
+from sqlalchemy import func
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlmodel import Session, col, select
+
+from agent_core.errors import StoreError
+from agent_core.records import (
+    ContextEdit,
+    NewMessage,
+    PendingRecord,
+    SessionRecord,
+    StoredMessage,
+    utcnow,
+)
+from agent_core.validation import sanitize_text
+from chat_app.db.convert import (
+    clean,
+    message_row,
+    pending_record,
+    session_record,
+    stored_message,
+)
+from chat_app.db.engine import write_engine
+from chat_app.db.locks import named_lock
+from chat_app.db.models import (
+    ChatSession,
+    ContextEditRow,
+    Message,
+    PendingMessage,
+    Thread,
+    ThreadFile,
+)
+
+__all__ = ["SqlStore"]
+
+#: Attempts at creating session 1 when another writer may be creating it too.
+_CREATE_ATTEMPTS = 3
+
+
+class SqlStore:
+    """Thread store on a SQLAlchemy engine. Threads themselves are created by
+    :func:`chat_app.db.repo.create_thread`; the store refuses ids it does not know.
+
+    ``_fault_hook`` is None in production. Tests set it to a callable taking a step name
+    (``boundary_written``, ``session_opened``, ``pending_delivered``, ``committed``) to
+    fail or kill the process at that point of :meth:`commit_reset`.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._writer = write_engine(engine)
+        self._fault_hook: Callable[[str], None] | None = None
+
+    # plumbing -----------------------------------------------------------------
+    @contextmanager
+    def _tx(self, *, write: bool) -> Iterator[Session]:
+        try:
+            with Session(self._writer if write else self._engine, expire_on_commit=False) as db:
+                yield db
+                db.commit()
+        except SQLAlchemyError as exc:
+            reason = getattr(exc, "orig", None) or exc
+            raise StoreError(
+                f"The database refused the change; nothing was stored ({reason})."
+            ) from exc
+
+    def _fault(self, step: str) -> None:
+        if self._fault_hook is not None:
+            self._fault_hook(step)
+
+    @staticmethod
+    def _lock_thread(db: Session, thread_id: str) -> Thread:
+        thread = db.exec(select(Thread).where(Thread.id == thread_id).with_for_update()).first()
+        if thread is None:
+            raise StoreError(f"unknown thread {thread_id}")
+        return thread
+
+    @staticmethod
+    def _session_row(db: Session, session_id: str) -> ChatSession:
+        row = db.get(ChatSession, session_id)
+        if row is None:
+            raise StoreError(f"unknown session {session_id}")
+        return row
+
+    @staticmethod
+    def _latest(db: Session, thread_id: str) -> ChatSession | None:
+        query = (
+            select(ChatSession)
+            .where(ChatSession.thread_id == thread_id)
+            .order_by(col(ChatSession.number).desc())
+            .limit(1)
+        )
+        return db.exec(query).first()
+
+    @staticmethod
+    def _store_rows(
+        db: Session, thread: Thread, session_id: str, messages: Sequence[NewMessage]
+    ) -> list[StoredMessage]:
+        if not messages:
+            return []
+        first = thread.next_seq
+        thread.next_seq = first + len(messages)
+        thread.updated_at = utcnow()
+        rows = [message_row(thread.id, session_id, first + i, m) for i, m in enumerate(messages)]
+        db.add_all(rows)
+        db.flush()
+        return [stored_message(row) for row in rows]
+
+    # sessions -----------------------------------------------------------------
+    def current_session(self, thread_id: str) -> SessionRecord:
+        """The open (newest) session of the thread; session 1 is created on first use."""
+        with self._tx(write=False) as db:
+            row = self._latest(db, thread_id)
+            if row is not None:
+                return session_record(row)
+        for attempt in range(_CREATE_ATTEMPTS):
+            try:
+                return self._create_first_session(thread_id)
+            except StoreError as exc:
+                # Only a lost race on uq_chat_session_thread_number is worth another try.
+                if not isinstance(exc.__cause__, IntegrityError) or attempt + 1 == _CREATE_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _create_first_session(self, thread_id: str) -> SessionRecord:
+        with self._tx(write=True) as db:
+            self._lock_thread(db, thread_id)
+            row = self._latest(db, thread_id)
+            if row is None:
+                row = ChatSession(thread_id=thread_id, number=1)
+                db.add(row)
+                db.flush()
+            return session_record(row)
+
+    def sessions(self, thread_id: str) -> list[SessionRecord]:
+        """All sessions of a thread, by number."""
+        with self._tx(write=False) as db:
+            query = (
+                select(ChatSession)
+                .where(ChatSession.thread_id == thread_id)
+                .order_by(col(ChatSession.number))
+            )
+            return [session_record(row) for row in db.exec(query)]
+
+    # messages -----------------------------------------------------------------
+    def append(
+        self, thread_id: str, session_id: str, messages: Sequence[NewMessage]
+    ) -> list[StoredMessage]:
+        """Store ``messages`` at the end of the thread, with consecutive seq numbers."""
+        with self._tx(write=True) as db:
+            if self._session_row(db, session_id).thread_id != thread_id:
+                raise StoreError("session belongs to another thread")
+            thread = self._lock_thread(db, thread_id)
+            return self._store_rows(db, thread, session_id, messages)
+
+    def messages(self, session_id: str) -> list[StoredMessage]:
+        """Every row of the session, by seq."""
+        with self._tx(write=False) as db:
+            query = (
+                select(Message).where(Message.session_id == session_id).order_by(col(Message.seq))
+            )
+            return [stored_message(row) for row in db.exec(query)]
+
+    def add_context_edit(
+        self, session_id: str, edit: ContextEdit, marker: NewMessage | None = None
+    ) -> None:
+        """Record a context edit and its optional timeline marker in one transaction."""
+        with self._tx(write=True) as db:
+            owner = self._session_row(db, session_id)
+            thread = self._lock_thread(db, owner.thread_id)
+            count = db.exec(
+                select(func.count())
+                .select_from(ContextEditRow)
+                .where(ContextEditRow.session_id == session_id)
+            ).one()
+            data = clean(edit.model_dump(mode="json"))
+            db.add(ContextEditRow(session_id=session_id, position=count, data=data))
+            if marker is not None:
+                self._store_rows(db, thread, session_id, [marker])
+
+    def context_edits(self, session_id: str) -> list[ContextEdit]:
+        """The session's context edits in the order they were made."""
+        with self._tx(write=False) as db:
+            query = (
+                select(ContextEditRow)
+                .where(ContextEditRow.session_id == session_id)
+                .order_by(col(ContextEditRow.position))
+            )
+            return [ContextEdit.model_validate(row.data) for row in db.exec(query)]
+
+    # files --------------------------------------------------------------------
+    def read_file(self, thread_id: str, path: str) -> str | None:
+        with self._tx(write=False) as db:
+            row = db.get(ThreadFile, (thread_id, path))
+            return None if row is None else row.content
+
+    @staticmethod
+    def _put_file(db: Session, thread_id: str, path: str, content: str) -> None:
+        # Callers hold the thread lock, so get-then-insert cannot race another writer.
+        path, content = sanitize_text(path), sanitize_text(content)
+        row = db.get(ThreadFile, (thread_id, path))
+        if row is None:
+            db.add(ThreadFile(thread_id=thread_id, path=path, content=content))
+        else:
+            row.content = content
+            row.updated_at = utcnow()
+        db.flush()
+
+    def write_file(self, thread_id: str, path: str, content: str) -> None:
+        with self._tx(write=True) as db:
+            self._lock_thread(db, thread_id)
+            self._put_file(db, thread_id, path, content)
+
+    def list_files(self, thread_id: str) -> list[str]:
+        with self._tx(write=False) as db:
+            paths = db.exec(select(ThreadFile.path).where(ThreadFile.thread_id == thread_id))
+            # Sorted here, not in SQL: database collations disagree on punctuation order.
+            return sorted(paths)
+
+    # pending ------------------------------------------------------------------
+    def enqueue_pending(self, thread_id: str, content: str) -> PendingRecord:
+        """Durably queue a user message sent while the thread is busy."""
+        with self._tx(write=True) as db:
+            thread = self._lock_thread(db, thread_id)
+            seq = thread.next_pending_seq
+            thread.next_pending_seq = seq + 1
+            row = PendingMessage(thread_id=thread_id, seq=seq, content=sanitize_text(content))
+            db.add(row)
+            db.flush()
+            return pending_record(row)
+
+    def pending(self, thread_id: str) -> list[PendingRecord]:
+        """Undelivered pending messages, in send order."""
+        with self._tx(write=False) as db:
+            query = (
+                select(PendingMessage)
+                .where(PendingMessage.thread_id == thread_id)
+                .where(col(PendingMessage.delivered_session_id).is_(None))
+                .order_by(col(PendingMessage.seq))
+            )
+            return [pending_record(row) for row in db.exec(query)]
+
+    def _deliver(
+        self, db: Session, thread: Thread, session_id: str, limit: int | None
+    ) -> list[StoredMessage]:
+        query = (
+            select(PendingMessage)
+            .where(PendingMessage.thread_id == thread.id)
+            .where(col(PendingMessage.delivered_session_id).is_(None))
+            .order_by(col(PendingMessage.seq))
+        )
+        if limit is not None:
+            query = query.limit(limit)
+        queued = list(db.exec(query))
+        for row in queued:
+            row.delivered_session_id = session_id
+        messages = [
+            NewMessage(role="user", content=row.content, meta={"pending_id": row.id})
+            for row in queued
+        ]
+        return self._store_rows(db, thread, session_id, messages)
+
+    def deliver_pending(
+        self, thread_id: str, session_id: str, *, limit: int | None = None
+    ) -> list[StoredMessage]:
+        """Move undelivered pending messages into the session as user messages, exactly once."""
+        with self._tx(write=True) as db:
+            if self._session_row(db, session_id).thread_id != thread_id:
+                raise StoreError("session belongs to another thread")
+            thread = self._lock_thread(db, thread_id)
+            return self._deliver(db, thread, session_id, limit)
+
+    # reset --------------------------------------------------------------------
+    def commit_reset(
+        self,
+        thread_id: str,
+        *,
+        old_session_id: str,
+        trigger: str,
+        utilization: float | None,
+        model: str | None,
+        handoff: dict[str, Any],
+        handoff_path: str,
+        handoff_markdown: str,
+        context: Sequence[NewMessage],
+    ) -> tuple[SessionRecord, list[StoredMessage]]:
+        """End the old session and open the next one, all in one transaction (see the port)."""
+        with self._tx(write=True) as db:
+            thread = self._lock_thread(db, thread_id)
+            old = self._latest(db, thread_id)
+            if old is None or old.id != old_session_id or old.ended_at is not None:
+                raise StoreError("the session was already reset by another run")
+            now = utcnow()
+            old.ended_at = now
+            self._put_file(db, thread_id, handoff_path, handoff_markdown)
+            self._fault("boundary_written")
+            new = ChatSession(
+                thread_id=thread_id,
+                number=old.number + 1,
+                started_at=now,
+                trigger=sanitize_text(trigger),
+                utilization=utilization,
+                model=None if model is None else sanitize_text(model),
+                handoff=clean(handoff),
+                parent_id=old.id,
+            )
+            db.add(new)
+            db.flush()
+            rows = self._store_rows(db, thread, new.id, context)
+            self._fault("session_opened")
+            rows += self._deliver(db, thread, new.id, None)
+            self._fault("pending_delivered")
+            record = session_record(new)
+        self._fault("committed")
+        return record, rows
+
+    def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:
+        """Serialize turns of one thread across processes; other threads never wait."""
+        return named_lock(self._engine, f"turn:{thread_id}")

@@ -1,0 +1,318 @@
+"""One conformance suite for every SessionStore: in memory, SQLite and PostgreSQL.
+
+The in-memory store is the reference; SqlStore must be indistinguishable from it through
+the port (the same calls give the same results and the same errors).
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_core.errors import StoreError
+from agent_core.memory_store import InMemoryStore
+from agent_core.ports import SessionStore
+from agent_core.records import ContextEdit, NewMessage
+from chat_app.db.engine import get_engine
+from chat_app.db.store import SqlStore
+from tests.chat_app.db.backends import create_thread, migrated_sqlite, pg_url  # noqa: F401
+
+LOCK_WAIT_S = 10.0  # generous upper bound for "the other thread got the lock"
+BLOCKED_PROBE_S = 0.3  # how long a blocked waiter must stay blocked to count as blocked
+
+
+@dataclass
+class Backend:
+    name: str
+    store: Any
+    new_thread: Callable[[], str]
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    if request.param == "memory":
+        yield Backend("memory", InMemoryStore(), lambda: uuid.uuid4().hex)
+        return
+    if request.param == "sqlite":
+        engine = get_engine(migrated_sqlite(tmp_path))
+    else:
+        engine = get_engine(request.getfixturevalue("pg_url"))
+    yield Backend(request.param, SqlStore(engine), lambda: create_thread(engine))
+
+
+def user(text: str, **fields: Any) -> NewMessage:
+    return NewMessage(role="user", content=text, **fields)
+
+
+def reset(store: Any, thread_id: str, old_session_id: str, *, context=None, n: int = 2):
+    return store.commit_reset(
+        thread_id,
+        old_session_id=old_session_id,
+        trigger="threshold",
+        utilization=0.83,
+        model="simulator",
+        handoff={"session_number": n - 1, "remaining_tasks": ["finish"]},
+        handoff_path=f"HANDOFF-{n - 1}.md",
+        handoff_markdown=f"# Handoff {n - 1}\n",
+        context=context if context is not None else [NewMessage(role="handoff", content="h")],
+    )
+
+
+def snapshot(store: Any, thread_id: str) -> dict[str, Any]:
+    """Everything observable about a thread through the port."""
+    sessions = store.sessions(thread_id)
+    return {
+        "sessions": sessions,
+        "messages": {s.id: store.messages(s.id) for s in sessions},
+        "edits": {s.id: store.context_edits(s.id) for s in sessions},
+        "files": {p: store.read_file(thread_id, p) for p in store.list_files(thread_id)},
+        "pending": store.pending(thread_id),
+    }
+
+
+# sessions and messages ------------------------------------------------------------
+def test_implements_the_port(backend: Backend) -> None:
+    assert isinstance(backend.store, SessionStore)
+
+
+def test_session_one_is_created_once_on_first_use(backend: Backend) -> None:
+    thread = backend.new_thread()
+    assert backend.store.sessions(thread) == []
+    first = backend.store.current_session(thread)
+    assert (first.number, first.trigger, first.parent_id, first.ended_at) == (
+        1,
+        "start",
+        None,
+        None,
+    )
+    assert backend.store.current_session(thread) == first
+    assert backend.store.sessions(thread) == [first]
+
+
+def test_append_numbers_rows_consecutively_and_keeps_every_field(backend: Backend) -> None:
+    thread = backend.new_thread()
+    session = backend.store.current_session(thread)
+    call = {"id": "c1", "name": "write_file", "args": {"path": "a.py"}}
+    first = backend.store.append(thread, session.id, [user("hi"), user("again")])
+    second = backend.store.append(
+        thread,
+        session.id,
+        [
+            NewMessage(role="assistant", content="", tool_calls=[call], model="m", token_count=7),
+            NewMessage(
+                role="tool",
+                content="ok",
+                tool_call_id="c1",
+                name="write_file",
+                todo_id="t1",
+                meta={"exit": 0},
+            ),
+        ],
+    )
+    assert [m.seq for m in first + second] == [1, 2, 3, 4]
+    stored = backend.store.messages(session.id)
+    assert stored == first + second
+    assert stored[2].tool_calls == [call] and stored[2].token_count == 7
+    assert (stored[3].tool_call_id, stored[3].name, stored[3].todo_id, stored[3].meta) == (
+        "c1",
+        "write_file",
+        "t1",
+        {"exit": 0},
+    )
+    assert all(m.thread_id == thread and m.session_id == session.id for m in stored)
+    assert stored[0].created_at.tzinfo is not None
+
+
+def test_append_to_another_threads_session_is_refused(backend: Backend) -> None:
+    mine, other = backend.new_thread(), backend.new_thread()
+    foreign = backend.store.current_session(other)
+    with pytest.raises(StoreError):
+        backend.store.append(mine, foreign.id, [user("x")])
+    assert backend.store.messages(foreign.id) == []
+
+
+def test_seq_is_per_thread(backend: Backend) -> None:
+    a, b = backend.new_thread(), backend.new_thread()
+    rows_a = backend.store.append(a, backend.store.current_session(a).id, [user("a1"), user("a2")])
+    rows_b = backend.store.append(b, backend.store.current_session(b).id, [user("b1")])
+    assert [m.seq for m in rows_a] == [1, 2] and [m.seq for m in rows_b] == [1]
+
+
+# context edits ---------------------------------------------------------------------
+def test_context_edits_keep_order_and_marker_gets_the_next_seq(backend: Backend) -> None:
+    thread = backend.new_thread()
+    session = backend.store.current_session(thread)
+    backend.store.append(thread, session.id, [user("1"), user("2"), user("3")])
+    compaction = ContextEdit(
+        kind="compaction", summary="s1", upto_seq=2, tokens_before=90, tokens_after=10
+    )
+    todo = ContextEdit(kind="todo", summary="s2", seqs=[3], todo_id="t1")
+    backend.store.add_context_edit(
+        session.id, compaction, NewMessage(role="event", content="compacted")
+    )
+    backend.store.add_context_edit(session.id, todo)
+    assert backend.store.context_edits(session.id) == [compaction, todo]
+    rows = backend.store.messages(session.id)
+    assert (rows[-1].role, rows[-1].seq) == ("event", 4)
+
+
+def test_context_edit_on_unknown_session_fails(backend: Backend) -> None:
+    with pytest.raises(StoreError):
+        backend.store.add_context_edit("nope", ContextEdit(kind="compaction", summary="s"))
+
+
+# files -----------------------------------------------------------------------------
+def test_files_read_write_overwrite_and_list_sorted(backend: Backend) -> None:
+    thread = backend.new_thread()
+    assert backend.store.read_file(thread, "PLAN.md") is None
+    backend.store.write_file(thread, "PLAN.md", "v1")
+    backend.store.write_file(thread, "contracts/api.md", "api")
+    backend.store.write_file(thread, "PLAN.md", "v2")
+    assert backend.store.read_file(thread, "PLAN.md") == "v2"
+    assert backend.store.list_files(thread) == ["PLAN.md", "contracts/api.md"]
+    assert backend.store.list_files(backend.new_thread()) == []
+
+
+# pending ---------------------------------------------------------------------------
+def test_pending_messages_are_delivered_once_in_send_order(backend: Backend) -> None:
+    thread = backend.new_thread()
+    session = backend.store.current_session(thread)
+    queued = [backend.store.enqueue_pending(thread, f"p{i}") for i in range(3)]
+    assert [p.seq for p in queued] == [1, 2, 3]
+    assert backend.store.pending(thread) == queued
+    first = backend.store.deliver_pending(thread, session.id, limit=2)
+    assert [m.content for m in first] == ["p0", "p1"]
+    assert [m.meta["pending_id"] for m in first] == [queued[0].id, queued[1].id]
+    assert [p.content for p in backend.store.pending(thread)] == ["p2"]
+    rest = backend.store.deliver_pending(thread, session.id)
+    assert [m.content for m in rest] == ["p2"] and all(m.role == "user" for m in rest)
+    assert backend.store.deliver_pending(thread, session.id) == []
+    assert backend.store.pending(thread) == []
+
+
+# reset -----------------------------------------------------------------------------
+def test_commit_reset_opens_the_next_session_with_context_then_pending(backend: Backend) -> None:
+    thread = backend.new_thread()
+    old = backend.store.current_session(thread)
+    backend.store.append(thread, old.id, [user("before")])
+    backend.store.enqueue_pending(thread, "queued during reset")
+    context = [NewMessage(role="handoff", content="h"), NewMessage(role="pinned", content="plan")]
+    new, rows = reset(backend.store, thread, old.id, context=context)
+    assert (new.number, new.parent_id, new.trigger, new.utilization, new.model) == (
+        2,
+        old.id,
+        "threshold",
+        0.83,
+        "simulator",
+    )
+    assert new.handoff == {"session_number": 1, "remaining_tasks": ["finish"]}
+    assert [(m.role, m.content) for m in rows] == [
+        ("handoff", "h"),
+        ("pinned", "plan"),
+        ("user", "queued during reset"),
+    ]
+    assert [m.seq for m in rows] == [2, 3, 4]
+    assert backend.store.messages(new.id) == rows
+    assert backend.store.read_file(thread, "HANDOFF-1.md") == "# Handoff 1\n"
+    assert backend.store.pending(thread) == []
+    sessions = backend.store.sessions(thread)
+    assert [s.number for s in sessions] == [1, 2]
+    assert sessions[0].ended_at is not None and sessions[1].ended_at is None
+    assert backend.store.current_session(thread) == new
+
+
+def test_commit_reset_on_a_stale_session_changes_nothing(backend: Backend) -> None:
+    thread = backend.new_thread()
+    old = backend.store.current_session(thread)
+    reset(backend.store, thread, old.id)
+    before = snapshot(backend.store, thread)
+    with pytest.raises(StoreError):
+        reset(backend.store, thread, old.id, n=3)
+    assert snapshot(backend.store, thread) == before
+
+
+class _FailingContext(list):
+    """A context whose second item cannot be read: a failure in the middle of the reset."""
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        yield self[0]
+        raise RuntimeError("injected failure while writing the new session's context")
+
+
+def _fault_at(step: str) -> Callable[[str], None]:
+    def hook(current: str) -> None:
+        if current == step:
+            raise RuntimeError(f"injected failure at {step}")
+
+    return hook
+
+
+@pytest.mark.parametrize(
+    "step", ["context", "boundary_written", "session_opened", "pending_delivered"]
+)
+def test_commit_reset_failing_midway_leaves_nothing_half_written(
+    backend: Backend, step: str
+) -> None:
+    if backend.name == "memory":
+        pytest.skip(
+            "InMemoryStore has no rollback: it is the reference for results, not for failure"
+        )
+    thread = backend.new_thread()
+    old = backend.store.current_session(thread)
+    backend.store.append(thread, old.id, [user("before")])
+    backend.store.enqueue_pending(thread, "queued")
+    before = snapshot(backend.store, thread)
+    context = [NewMessage(role="handoff", content="h")]
+    if step == "context":
+        context = _FailingContext(
+            [NewMessage(role="handoff", content="h"), NewMessage(role="pinned")]
+        )
+    else:
+        backend.store._fault_hook = _fault_at(step)
+    with pytest.raises(RuntimeError, match="injected failure"):
+        reset(backend.store, thread, old.id, context=context)
+    backend.store._fault_hook = None
+    assert snapshot(backend.store, thread) == before
+    new, rows = reset(backend.store, thread, old.id)
+    assert new.number == 2 and [m.seq for m in rows] == [2, 3]
+
+
+# turn lock -------------------------------------------------------------------------
+def _hold_in_background(
+    store: Any, thread_id: str
+) -> tuple[threading.Event, threading.Event, threading.Thread]:
+    acquired, release = threading.Event(), threading.Event()
+
+    def run() -> None:
+        with store.turn_lock(thread_id):
+            acquired.set()
+            release.wait(LOCK_WAIT_S)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    return acquired, release, worker
+
+
+def test_turn_lock_serializes_one_thread(backend: Backend) -> None:
+    thread = backend.new_thread()
+    with backend.store.turn_lock(thread):
+        acquired, release, worker = _hold_in_background(backend.store, thread)
+        assert not acquired.wait(BLOCKED_PROBE_S), "a second turn ran while the first held the lock"
+    assert acquired.wait(LOCK_WAIT_S), "the waiting turn never got the lock"
+    release.set()
+    worker.join(LOCK_WAIT_S)
+
+
+def test_turn_lock_does_not_block_other_threads(backend: Backend) -> None:
+    first, second = backend.new_thread(), backend.new_thread()
+    with backend.store.turn_lock(first):
+        acquired, release, worker = _hold_in_background(backend.store, second)
+        assert acquired.wait(LOCK_WAIT_S), "a turn on another thread waited for this thread's lock"
+        release.set()
+        worker.join(LOCK_WAIT_S)
