@@ -1,0 +1,6 @@
+"""Transcript importers: OpenAI chat JSON, Claude Code JSONL, SWE-agent ``.traj``, aider history."""
+
+from agent_core.transcripts.loader import FORMATS, detect_format, load_transcript
+from agent_core.transcripts.transcript import Transcript, UsagePoint
+
+__all__ = ["FORMATS", "Transcript", "UsagePoint", "detect_format", "load_transcript"]

@@ -1,0 +1,200 @@
+"""Claude Code session logs (``~/.claude/projects/…/<session>.jsonl``), one record a line.
+
+Assistant replies are streamed as several records sharing ``message.id`` (one content block
+each); they are merged into one AIMessage. ``tool_use`` blocks become tool calls and
+``tool_result`` blocks in user records become ToolMessages. Compaction markers
+(``isCompactSummary`` user records, ``system`` records of subtype ``compact_boundary``) are kept
+in ``metadata["compactions"]``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from agent_core.errors import TranscriptFormatError
+from agent_core.transcripts.transcript import Transcript, UsagePoint
+
+__all__ = ["load_claude_code", "looks_like_claude_code"]
+
+_CACHE_FIELDS = ("cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def looks_like_claude_code(text: str) -> bool:
+    """True when the first record has Claude Code's session fields."""
+    first = text.lstrip().split("\n", 1)[0]
+    return first.startswith("{") and ('"sessionId"' in first or '"parentUuid"' in first)
+
+
+def load_claude_code(path: Path, text: str) -> Transcript:
+    """Parse a Claude Code JSONL session log."""
+    records = list(_records(path, text))
+    builder = _Builder()
+    for number, record in records:
+        builder.add(number, record)
+    metadata: dict[str, Any] = {"compactions": builder.compactions}
+    if builder.summaries:
+        metadata["summaries"] = builder.summaries
+    session_ids = sorted({r.get("sessionId") for _, r in records if r.get("sessionId")})
+    if session_ids:
+        metadata["session_ids"] = session_ids
+    return Transcript(
+        format="claude_code", messages=builder.messages, metadata=metadata, usage=builder.usage()
+    )
+
+
+def _records(path: Path, text: str):
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise TranscriptFormatError(
+                f"invalid JSON ({exc.msg} at column {exc.colno}); expected one JSON object per "
+                "line (is the file truncated?)",
+                line=number,
+                path=str(path),
+            ) from exc
+        if not isinstance(record, dict) or "type" not in record:
+            raise TranscriptFormatError(
+                "expected a JSON object with a 'type' (user, assistant, system, summary)",
+                line=number,
+                path=str(path),
+            )
+        yield number, record
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.messages: list[BaseMessage] = []
+        self.compactions: list[dict[str, Any]] = []
+        self.summaries: list[str] = []
+        self._usage: dict[int, UsagePoint] = {}
+        self._reply_index: dict[str, int] = {}
+
+    def add(self, number: int, record: dict[str, Any]) -> None:
+        kind = record["type"]
+        if kind == "assistant":
+            self._assistant(number, record)
+        elif kind == "user":
+            self._user(number, record)
+        elif kind == "system" and record.get("subtype") == "compact_boundary":
+            self.compactions.append(
+                {
+                    "kind": "compact_boundary",
+                    "line": number,
+                    "message_index": len(self.messages),
+                    "timestamp": record.get("timestamp"),
+                    "metadata": record.get("compactMetadata"),
+                }
+            )
+        elif kind == "summary" and record.get("summary"):
+            self.summaries.append(record["summary"])
+
+    def usage(self) -> list[UsagePoint]:
+        return [self._usage[i] for i in sorted(self._usage)]
+
+    def _assistant(self, number: int, record: dict[str, Any]) -> None:
+        message = _message_body(number, record)
+        blocks = message.get("content") or []
+        if isinstance(blocks, str):
+            blocks = [{"type": "text", "text": blocks}]
+        key = message.get("id") or record.get("uuid") or f"line-{number}"
+        index = self._reply_index.get(key)
+        if index is None:
+            index = len(self.messages)
+            self._reply_index[key] = index
+            self.messages.append(
+                AIMessage(
+                    content="",
+                    additional_kwargs=_stamp(record),
+                    response_metadata={"model": message.get("model"), "id": key},
+                )
+            )
+        self.messages[index] = _merge(self.messages[index], blocks)
+        if usage := message.get("usage"):
+            self._usage[index] = UsagePoint(
+                message_index=index,
+                input_tokens=int(usage.get("input_tokens", 0))
+                + sum(int(usage.get(f) or 0) for f in _CACHE_FIELDS),
+                output_tokens=usage.get("output_tokens"),
+            )
+
+    def _user(self, number: int, record: dict[str, Any]) -> None:
+        content = _message_body(number, record).get("content")
+        stamp = _stamp(record)
+        if record.get("isCompactSummary"):
+            stamp["compact_summary"] = True
+            self.compactions.append(
+                {
+                    "kind": "compact_summary",
+                    "line": number,
+                    "message_index": len(self.messages),
+                    "timestamp": record.get("timestamp"),
+                }
+            )
+        if isinstance(content, str):
+            self.messages.append(HumanMessage(content=content, additional_kwargs=stamp))
+            return
+        texts = []
+        for block in content or []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                self.messages.append(_tool_message(block, stamp))
+            elif isinstance(block, dict) and block.get("type") == "text":
+                texts.append(block.get("text", ""))
+        if texts:
+            self.messages.append(HumanMessage(content="\n".join(texts), additional_kwargs=stamp))
+
+
+def _message_body(number: int, record: dict[str, Any]) -> dict[str, Any]:
+    message = record.get("message")
+    if not isinstance(message, dict):
+        raise TranscriptFormatError(
+            f"{record['type']} record without a 'message' object", line=number
+        )
+    return message
+
+
+def _stamp(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: record[k] for k in ("timestamp", "uuid") if record.get(k)}
+
+
+def _merge(reply: AIMessage, blocks: list[dict[str, Any]]) -> AIMessage:
+    """A streamed reply plus more content blocks (text, thinking, tool_use)."""
+    text = reply.content if isinstance(reply.content, str) else ""
+    calls = list(reply.tool_calls)
+    kwargs = dict(reply.additional_kwargs)
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "text":
+            text = f"{text}\n{block.get('text', '')}" if text else block.get("text", "")
+        elif kind == "tool_use":
+            calls.append(
+                {"name": block["name"], "args": block.get("input") or {}, "id": block.get("id")}
+            )
+        elif kind == "thinking":
+            kwargs["thinking"] = kwargs.get("thinking", "") + block.get("thinking", "")
+    return AIMessage(
+        content=text,
+        tool_calls=calls,
+        additional_kwargs=kwargs,
+        response_metadata=reply.response_metadata,
+    )
+
+
+def _tool_message(block: dict[str, Any], stamp: dict[str, Any]) -> ToolMessage:
+    content = block.get("content")
+    if isinstance(content, list):
+        content = "\n".join(
+            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return ToolMessage(
+        content=content or "",
+        tool_call_id=block.get("tool_use_id", ""),
+        status="error" if block.get("is_error") else "success",
+        additional_kwargs=dict(stamp),
+    )

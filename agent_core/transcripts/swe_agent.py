@@ -1,0 +1,40 @@
+"""SWE-agent trajectories (``.traj``): the ``history`` list is OpenAI chat format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_core.errors import TranscriptFormatError
+from agent_core.transcripts.openai_chat import message_from_openai, parse_json_document
+from agent_core.transcripts.transcript import Transcript
+
+__all__ = ["load_swe_agent"]
+
+
+def load_swe_agent(path: Path, text: str) -> Transcript:
+    """Parse a SWE-agent trajectory.
+
+    ``info.model_stats.tokens_sent`` is the total over all API calls, not one prompt's size,
+    so it goes to ``metadata["model_stats"]``; no per-call usage is invented from it.
+    """
+    document = parse_json_document(path, text)
+    if not isinstance(document, dict) or not isinstance(document.get("history"), list):
+        raise TranscriptFormatError(
+            "expected a SWE-agent trajectory: a JSON object with a 'history' list",
+            path=str(path),
+        )
+    messages = [
+        message_from_openai(item, index, path) for index, item in enumerate(document["history"])
+    ]
+    info = document.get("info") or {}
+    metadata = {
+        "model_stats": info.get("model_stats"),
+        "exit_status": info.get("exit_status"),
+        "submission": info.get("submission"),
+        "steps": len(document.get("trajectory") or []),
+    }
+    return Transcript(
+        format="swe_agent",
+        messages=messages,
+        metadata={k: v for k, v in metadata.items() if v is not None},
+    )
