@@ -174,12 +174,11 @@ def _render_files(files: list[FileChange]) -> list[str]:
     lines = []
     for change in files:
         lines.append(f"- {change.path}")
-        if not change.verified:
-            lines.append("  unverified (no tool evidence)")
-        elif change.evidence:
-            lines.append(f"  verified: {change.evidence}")
+        status = "verified" if change.verified else "unverified"
+        if change.evidence:
+            lines.append(f"  {status}: {change.evidence}")
         else:
-            lines.append("  verified")
+            lines.append(f"  {status}" + ("" if change.verified else " (no tool evidence)"))
     return lines
 
 
@@ -245,11 +244,10 @@ def _parse_items(body: list[str]) -> list[str]:
 def _parse_files(body: list[str]) -> list[FileChange]:
     files = []
     for path, status in (item.split("\n", 1) for item in _parse_items(body)):
-        if status.startswith("unverified"):
-            files.append(FileChange(path=path, verified=False))
-        else:
-            evidence = status.removeprefix("verified").removeprefix(": ") or None
-            files.append(FileChange(path=path, verified=True, evidence=evidence))
+        verified = not status.startswith("unverified")
+        rest = status.removeprefix("verified" if verified else "unverified")
+        evidence = None if rest in ("", " (no tool evidence)") else rest.removeprefix(": ")
+        files.append(FileChange(path=path, verified=verified, evidence=evidence))
     return files
 
 

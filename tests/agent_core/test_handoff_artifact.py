@@ -1,0 +1,170 @@
+"""HandoffArtifact: exact markdown and JSON round-trips, and reading what models write."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_core.handoff import (
+    FileChange,
+    HandoffArtifact,
+    Todo,
+    artifact_from_json,
+    artifact_to_json,
+    draft_from_text,
+    draft_from_value,
+    handoff_context_message,
+    handoff_filename,
+)
+
+_TRICKY = [
+    "", " ", "# heading", "## Completed Work", "- dash", "* star", "`code`", "```", "\\", "\\#",
+    "  leading", "trailing  ", "a\nb", "line\n\n", "\n## In Progress\n- x", "<!-- c -->", "-->",
+    "ünïcødé ✓ 日本語 🚀", "[ ] box", "\t tab", "\r carriage",
+]
+text = st.one_of(st.text(max_size=40), st.sampled_from(_TRICKY))
+items = st.lists(text, max_size=4)
+single = st.one_of(st.text(min_size=1, max_size=30), st.sampled_from(_TRICKY[1:]))
+paths = single.filter(lambda p: p.split())
+
+files = st.builds(
+    FileChange, path=paths, verified=st.booleans(), evidence=st.one_of(st.none(), single)
+)
+todos = st.builds(
+    Todo,
+    content=text,
+    status=st.sampled_from(["pending", "in_progress", "completed"]),
+    id=st.one_of(st.none(), single),
+    parent_id=st.one_of(st.none(), single),
+)
+artifacts = st.builds(
+    HandoffArtifact,
+    session_number=st.integers(1, 10_000),
+    trigger=st.sampled_from(["auto", "manual", "overflow"]),
+    utilization=st.floats(0, 3, allow_nan=False),
+    model=text,
+    created_at=st.datetimes(timezones=st.just(UTC)),
+    focus=st.one_of(st.none(), text),
+    completed_work=items,
+    in_progress=items,
+    remaining_tasks=items,
+    key_decisions=items,
+    files_modified=st.lists(files, max_size=3),
+    current_state_summary=text,
+    open_todos=st.lists(todos, max_size=3),
+    pinned_files=st.lists(single, max_size=3),
+    previous_handoff=st.one_of(st.none(), text),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(artifacts)
+def test_markdown_round_trip_is_exact(artifact: HandoffArtifact) -> None:
+    assert HandoffArtifact.from_markdown(artifact.to_markdown()) == artifact
+
+
+@settings(max_examples=100, deadline=None)
+@given(artifacts)
+def test_json_round_trip_is_exact(artifact: HandoffArtifact) -> None:
+    assert artifact_from_json(artifact_to_json(artifact)) == artifact
+
+
+def _sample() -> HandoffArtifact:
+    return HandoffArtifact(
+        session_number=3, trigger="auto", utilization=0.82, model="gpt-4",
+        created_at=datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC),
+        completed_work=["Built auth"], remaining_tasks=["Tests"],
+        current_state_summary="Auth works.",
+        files_modified=[FileChange(path="a.py", verified=True, evidence="write_file")],
+        open_todos=[Todo(content="write tests", status="in_progress", id="t1")],
+        pinned_files=["PLAN.md"], previous_handoff="HANDOFF-2.md",
+    )
+
+
+def test_empty_sections_round_trip() -> None:
+    bare = HandoffArtifact(session_number=1, trigger="manual", utilization=0, model="m")
+    assert HandoffArtifact.from_markdown(bare.to_markdown()) == bare
+
+
+def test_markdown_is_readable_with_the_usual_sections() -> None:
+    markdown = _sample().to_markdown()
+    for heading in ("## Completed Work", "## Remaining Tasks", "## Files Modified",
+                    "## State Summary", "## Open Todos"):
+        assert heading in markdown
+    assert "- a.py\n  verified: write_file" in markdown
+    assert "- [~] write tests" in markdown
+
+
+def test_strict_model_rejects_unknown_fields_and_bad_values() -> None:
+    with pytest.raises(ValueError):
+        HandoffArtifact(session_number=1, trigger="auto", utilization=0.5, model="m", extra=1)
+    with pytest.raises(ValueError):
+        HandoffArtifact(session_number=0, trigger="auto", utilization=0.5, model="m")
+    with pytest.raises(ValueError):
+        HandoffArtifact(session_number=1, trigger="sometimes", utilization=0.5, model="m")
+
+
+def test_from_markdown_rejects_foreign_text() -> None:
+    with pytest.raises(ValueError):
+        HandoffArtifact.from_markdown("## Completed Work\n- something\n")
+
+
+def test_filename_and_context_message() -> None:
+    artifact = _sample()
+    assert handoff_filename(3) == "HANDOFF-3.md"
+    message = handoff_context_message(artifact)
+    assert message.startswith("<handoff-context>\n")
+    assert artifact.to_markdown() in message
+    assert "</handoff-context>" in message and "Continue" in message
+
+
+SPEC_MARKDOWN = """## Completed Work
+- Built user authentication
+- Created database schema
+## In Progress
+- Building API endpoints for /users
+## Remaining Tasks
+- Frontend components
+- Tests
+## Key Decisions
+- Using JWT for auth tokens
+## Files Modified
+- backend/src/routes/auth.py
+## State Summary
+Auth system is functional, API layer is 50% complete."""
+
+
+def test_draft_from_spec_markdown() -> None:
+    assert draft_from_text(SPEC_MARKDOWN) == {
+        "completed_work": ["Built user authentication", "Created database schema"],
+        "in_progress": ["Building API endpoints for /users"],
+        "remaining_tasks": ["Frontend components", "Tests"],
+        "key_decisions": ["Using JWT for auth tokens"],
+        "files_modified": ["backend/src/routes/auth.py"],
+        "current_state_summary": "Auth system is functional, API layer is 50% complete.",
+    }
+
+
+def test_draft_from_fenced_and_truncated_json() -> None:
+    fenced = 'Here you go:\n```json\n{"completed_work": ["a"], "current_state_summary": "s"}\n```'
+    assert draft_from_text(fenced) == {"completed_work": ["a"], "current_state_summary": "s"}
+    truncated = '{"completed_work": ["a", "b"], "remaining_tasks": ["c'
+    assert draft_from_text(truncated)["completed_work"] == ["a", "b"]
+
+
+def test_draft_from_prose_is_empty() -> None:
+    assert draft_from_text("I'm sorry, I cannot help with that.") == {}
+    assert draft_from_text("") == {}
+
+
+def test_draft_coerces_wrong_types() -> None:
+    draft = draft_from_value({
+        "completed_work": "- one\n- two", "remaining_tasks": [1, {"task": "x"}, None],
+        "current_state_summary": ["a", "b"], "files_modified": [{"path": "f.py"}], "junk": 3,
+    })
+    assert draft == {"completed_work": ["one", "two"], "remaining_tasks": ["1", "x"],
+                     "current_state_summary": "a\nb", "files_modified": ["f.py"]}
+    assert draft_from_value(["not", "a", "mapping"]) == {}
