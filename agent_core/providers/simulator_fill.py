@@ -18,9 +18,9 @@ def _evidence(messages: list[BaseMessage]) -> dict[str, list[str]]:
     for message in messages:
         if isinstance(message, AIMessage):
             for call in message.tool_calls:
-                if call["name"] in ("write_file", "edit_file") and call["args"].get("path"):
-                    if call["args"]["path"] not in files:
-                        files.append(call["args"]["path"])
+                path = call["args"].get("path")
+                if call["name"] in ("write_file", "edit_file") and path and path not in files:
+                    files.append(path)
                 if call["name"] == "run_command":
                     commands.append(call["args"].get("command", ""))
         elif isinstance(message, ToolMessage) and "[exit status 1]" in str(message.content):

@@ -81,17 +81,19 @@ def todo_state(messages: list[BaseMessage]) -> list[dict[str, Any]]:
     return [dict(t) for t in todos if isinstance(t, dict)]
 
 
-def _calls_since_todo_update(messages: list[BaseMessage]) -> list[dict[str, Any]]:
-    calls: list[dict[str, Any]] = []
+def _steps_done(messages: list[BaseMessage]) -> int:
+    """Steps of the active todo already taken. Across a handoff the todo resumes at its
+    final test run, so work always moves forward however small the window is."""
+    calls = 0
     for message in reversed(messages):
         if isinstance(message, HumanMessage) and is_context_message(message):
-            break
+            return calls + len(_STEPS_PER_TODO) - 1
         if isinstance(message, AIMessage):
             for call in reversed(message.tool_calls):
                 if call["name"] == "write_todos":
-                    return list(reversed(calls))
-                calls.append(call)
-    return list(reversed(calls))
+                    return calls
+                calls += 1
+    return calls
 
 
 def _plan(task: str) -> list[dict[str, Any]]:
@@ -195,7 +197,7 @@ def next_step(messages: list[BaseMessage], *, verbosity: int = 24) -> Step:
                         "The tests pass and the work is ready for review.")
         started = [dict(t, status="in_progress") if t is pending else t for t in todos]
         return Step(tool_calls=[_tool_call("write_todos", {"todos": started}, task + pending["content"])])
-    done_steps = len(_calls_since_todo_update(messages))
+    done_steps = _steps_done(messages)
     seed = _digest(task, active["content"])
     path = _file_for(active, task)
     key = f"{active['content']}:{done_steps}:{len(messages)}"

@@ -1,0 +1,297 @@
+"""Applies context decisions to one thread's session: persist, deliver, measure, reset,
+compact, compress todos. The middleware calls it; it owns no decision logic of its own
+(that is :mod:`agent_core.strategies`)."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from agent_core import events
+from agent_core.calibration import ContextEstimator, TokenEstimate
+from agent_core.compaction import summarize_for_compaction
+from agent_core.context import build_context, context_kind, from_langchain, to_langchain
+from agent_core.errors import HandoffCancelled
+from agent_core.facts import extract_facts
+from agent_core.handoff import HandoffArtifact, handoff_context_message, handoff_filename
+from agent_core.handoff_generation import generate_handoff
+from agent_core.models import model_info
+from agent_core.records import ContextEdit, NewMessage, StoredMessage
+from agent_core.todos import TodoTracker, span_rows, todo_summary
+from agent_core.turn import EventSink, TurnSetup
+
+__all__ = ["SessionCoordinator", "pinned_context"]
+
+log = logging.getLogger(__name__)
+_PINNED_MAX_CHARS = 40_000
+
+
+def pinned_context(store: Any, thread_id: str, patterns: Sequence[str]) -> list[NewMessage]:
+    """Rows for the pinned files (plan, sprint contracts, evaluator config) of a thread."""
+    rows: list[NewMessage] = []
+    for path in store.list_files(thread_id):
+        if path.startswith("HANDOFF-") or not any(fnmatch.fnmatch(path, p) for p in patterns):
+            continue
+        content = store.read_file(thread_id, path) or ""
+        note = ""
+        if len(content) > _PINNED_MAX_CHARS:
+            content, note = content[:_PINNED_MAX_CHARS], "\n[... truncated; read_file shows the rest]"
+        rows.append(NewMessage(
+            role="pinned",
+            content=f'<pinned-file path="{path}">\n{content}{note}\n</pinned-file>',
+            meta={"path": path},
+        ))
+    return rows
+
+
+def _todo_state_block(todos: dict[str, dict[str, Any]], task: str) -> str:
+    import json
+
+    items = [{"id": k, **v} for k, v in todos.items()]
+    return f"\n<todo-state>{json.dumps({'task': task, 'todos': items}, ensure_ascii=False)}</todo-state>"
+
+
+class SessionCoordinator:
+    """The live state of one run: current session, what is persisted, todos, calibration."""
+
+    def __init__(self, setup: TurnSetup, *, estimator: ContextEstimator, emit: EventSink):
+        self.setup = setup
+        self.store = setup.store
+        self.emit = emit
+        self.estimator = estimator
+        self.session = self.store.current_session(setup.thread_id)
+        self.info = model_info(setup.model_name, window_override=setup.policy.window_override)
+        self.todos = TodoTracker()
+        self._persisted: set[str] = set()
+        self._seq: dict[str, int] = {}
+        self._replay_todos(self.store.messages(self.session.id))
+
+    # bookkeeping ------------------------------------------------------------------
+    def _replay_todos(self, rows: Sequence[StoredMessage]) -> None:
+        for message in to_langchain(rows):
+            if isinstance(message, AIMessage):
+                self.todos.observe(message)
+        self.todos.take_closed()
+        for row in rows:
+            self._remember(row.id, row.seq)
+
+    def _remember(self, message_id: str | None, seq: int) -> None:
+        if message_id:
+            self._persisted.add(message_id)
+            self._seq[message_id] = seq
+
+    def adopt(self, messages: Sequence[BaseMessage]) -> None:
+        """Mark messages built from the store as already persisted."""
+        for message in messages:
+            if message.id:
+                self._persisted.add(message.id)
+
+    def seq_of(self, message: BaseMessage) -> int | None:
+        return self._seq.get(message.id or "")
+
+    def conversation_started(self, messages: Sequence[BaseMessage]) -> bool:
+        """Whether the model has answered in this session (guards against reset loops)."""
+        return any(isinstance(m, AIMessage) for m in messages)
+
+    # persist ----------------------------------------------------------------------
+    def sync(self, messages: Sequence[BaseMessage]) -> None:
+        """Store the messages of this run that are not stored yet, in order, tagged."""
+        fresh = [m for m in messages if m.id not in self._persisted and context_kind(m) is None]
+        if not fresh:
+            return
+        rows = []
+        for message in fresh:
+            if isinstance(message, AIMessage):
+                tag = self.todos.observe(message)
+                rows.append(from_langchain(message, todo_id=tag, model=self.setup.model_name))
+            elif isinstance(message, ToolMessage):
+                tag = self.todos.tag_for_tool_result(message.tool_call_id)
+                rows.append(from_langchain(message, todo_id=tag))
+            else:
+                rows.append(from_langchain(message))
+        stored = self.store.append(self.setup.thread_id, self.session.id, rows)
+        for message, row in zip(fresh, stored, strict=True):
+            self._remember(message.id, row.seq)
+            self._remember(row.id, row.seq)
+            self.emit({"type": "message", "data": row.model_dump(mode="json")})
+
+    def deliver_pending(self) -> list[BaseMessage]:
+        rows = self.store.deliver_pending(self.setup.thread_id, self.session.id)
+        for row in rows:
+            self._remember(row.id, row.seq)
+            self.emit({"type": "message", "data": row.model_dump(mode="json")})
+        return to_langchain(rows)
+
+    # measure ----------------------------------------------------------------------
+    def measure(self, messages: Sequence[BaseMessage]) -> TokenEstimate:
+        estimate = self.estimator.estimate(
+            list(messages), system=self.setup.system_prompt or None, tools=list(self.setup.tools) or None
+        )
+        policy = self.setup.policy
+        self.emit(events.utilization(
+            tokens=estimate.tokens, window=estimate.window, basis=estimate.basis,
+            compact_threshold=policy.compact_threshold, reset_threshold=policy.reset_threshold,
+            session_number=self.session.number,
+        ))
+        return estimate
+
+    def count(self, message: BaseMessage) -> int:
+        return self.estimator.counter.count_message(message)
+
+    # reset ------------------------------------------------------------------------
+    async def reset(
+        self,
+        messages: Sequence[BaseMessage],
+        *,
+        trigger: str,
+        utilization: float,
+        focus: str | None = None,
+        cancel: asyncio.Event | None = None,
+        raise_errors: bool = False,
+    ) -> list[BaseMessage] | None:
+        """End the session with a handoff and open the next one. Returns the new context,
+        or None when the reset failed (the old session continues)."""
+        old = self.session
+        self.emit(events.context_reset("reset_starting", session_id=old.id, session_number=old.number,
+                                       context_utilization=round(utilization, 4), trigger=trigger,
+                                       threshold=self.setup.policy.reset_threshold))
+        self.emit(events.context_reset("input_blocked", reason="Context reset in progress"))
+        try:
+            context = await self._handoff_and_commit(messages, trigger=trigger, utilization=utilization,
+                                                     focus=focus, cancel=cancel)
+        except HandoffCancelled:
+            self.emit(events.context_reset("reset_failed", reason="Handoff cancelled", cancelled=True))
+            if raise_errors:
+                raise
+            return None
+        except Exception as exc:  # the old session must go on whatever failed
+            log.exception("reset of thread %s failed", self.setup.thread_id)
+            self.emit(events.context_reset("reset_failed", reason=str(exc) or type(exc).__name__))
+            if raise_errors:
+                raise
+            return None
+        return context
+
+    async def _handoff_and_commit(self, messages, *, trigger, utilization, focus, cancel):
+        old = self.session
+        originals = to_langchain(self.store.messages(old.id))
+        facts = extract_facts(originals)
+        previous = HandoffArtifact.model_validate(old.handoff) if old.handoff else None
+        result = await generate_handoff(
+            self.setup.handoff_model or self.setup.model,
+            list(messages),
+            facts=facts,
+            focus=focus,
+            budget_tokens=self.setup.handoff_budget_tokens,
+            session_number=old.number,
+            trigger=trigger,
+            utilization=min(max(utilization, 0.0), 1.0),
+            model_name=self.setup.model_name,
+            previous=previous,
+            pinned=[p for p in self.store.list_files(self.setup.thread_id)
+                    if any(fnmatch.fnmatch(p, g) for g in self.setup.policy.pinned_paths)],
+            cancel=cancel,
+        )
+        if cancel is not None and cancel.is_set():
+            raise HandoffCancelled("Handoff cancelled")
+        artifact = result.artifact
+        task = next((m.content for m in reversed(originals)
+                     if m.type == "human" and context_kind(m) is None), "")
+        opening = handoff_context_message(artifact)
+        if self.todos.todos:
+            opening += _todo_state_block(self.todos.todos, str(task)[:500])
+        context = [NewMessage(role="handoff", content=opening, meta={"handoff_source": result.source})]
+        context += pinned_context(self.store, self.setup.thread_id, self.setup.policy.pinned_paths)
+        handoff = artifact.model_dump(mode="json")
+        new, rows = self.store.commit_reset(
+            self.setup.thread_id, old_session_id=old.id, trigger=trigger, utilization=utilization,
+            model=self.setup.model_name, handoff=handoff,
+            handoff_path=handoff_filename(old.number), handoff_markdown=artifact.to_markdown(),
+            context=context,
+        )
+        self.session = new
+        for row in rows:
+            self._remember(row.id, row.seq)
+        self.emit(events.context_reset(
+            "reset_complete", old_session_id=old.id, new_session_id=new.id,
+            session_number=new.number, trigger=trigger, utilization=round(utilization, 4),
+            model=self.setup.model_name, handoff=handoff, handoff_source=result.source,
+            handoff_tokens=result.output_tokens,
+            delivered=[r.model_dump(mode="json") for r in rows if r.role == "user"],
+        ))
+        return to_langchain(rows)
+
+    # compaction ---------------------------------------------------------------------
+    def compaction_cut(self, messages: Sequence[BaseMessage]) -> int:
+        from agent_core.strategies.cutoff import safe_cutoff
+
+        return safe_cutoff(messages, self.setup.policy.keep_recent_tokens, self.count)
+
+    def projected_after_compaction(self, messages: Sequence[BaseMessage], estimate: TokenEstimate) -> float:
+        cut = self.compaction_cut(messages)
+        removed = sum(self.count(m) for m in messages[:cut] if context_kind(m) not in ("handoff", "pinned"))
+        tokens = estimate.tokens - removed + self.setup.compaction_summary_tokens
+        return tokens / estimate.window
+
+    async def compact(self, messages: Sequence[BaseMessage], estimate: TokenEstimate) -> list[BaseMessage] | None:
+        cut = self.compaction_cut(messages)
+        older = [m for m in messages[:cut] if context_kind(m) not in ("handoff", "pinned")]
+        seqs = [s for s in (self.seq_of(m) for m in older) if s is not None]
+        if len(older) < 2 or not seqs:
+            return None
+        summary = await summarize_for_compaction(
+            self.setup.model, older, max_tokens=self.setup.compaction_summary_tokens,
+            count_text=self.estimator.counter.count_text,
+        )
+        before = sum(self.count(m) for m in older)
+        after = self.estimator.counter.count_text(summary)
+        edit = ContextEdit(kind="compaction", summary=summary, upto_seq=max(seqs),
+                           tokens_before=before, tokens_after=after)
+        note = f"Compacted {len(older)} earlier messages ({before:,} → {after:,} tokens)"
+        marker = NewMessage(role="event", content=note,
+                            meta={"event": "compaction", "tokens_before": before, "tokens_after": after,
+                                  "messages": len(older), "utilization": round(estimate.fraction, 4)})
+        self.store.add_context_edit(self.session.id, edit, marker)
+        self.emit(events.compaction(message=note, tokens_before=before, tokens_after=after,
+                                    messages=len(older), session_number=self.session.number))
+        return self._rebuilt()
+
+    # todos ---------------------------------------------------------------------------
+    def compress_finished_todos(self) -> list[BaseMessage] | None:
+        closed = self.todos.take_closed()
+        if not closed:
+            return None
+        rows = self.store.messages(self.session.id)
+        changed = False
+        for key in closed:
+            todo = self.todos.todos.get(key, {"content": key, "status": "completed"})
+            span = span_rows(rows, {key} | self.todos.descendants(key))
+            if len(span) < 2:
+                continue
+            summary = todo_summary(todo["content"], todo["status"], span)
+            span_messages = to_langchain(span)
+            before = sum(self.count(m) for m in span_messages)
+            after = self.estimator.counter.count_text(summary)
+            if after >= before:
+                continue  # only worth it when smaller
+            edit = ContextEdit(kind="todo", summary=summary, seqs=[r.seq for r in span], todo_id=key,
+                               tokens_before=before, tokens_after=after)
+            note = f"Compressed finished todo “{todo['content']}” ({before:,} → {after:,} tokens)"
+            marker = NewMessage(role="event", content=note,
+                                meta={"event": "todo_compressed", "todo_id": key,
+                                      "tokens_before": before, "tokens_after": after})
+            self.store.add_context_edit(self.session.id, edit, marker)
+            self.emit(events.todo_compressed(message=note, todo_id=key, tokens_before=before,
+                                             tokens_after=after, session_number=self.session.number))
+            changed = True
+        return self._rebuilt() if changed else None
+
+    def _rebuilt(self) -> list[BaseMessage]:
+        context = build_context(self.store, self.session)
+        self.adopt(context)
+        return context

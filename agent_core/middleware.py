@@ -1,0 +1,152 @@
+"""langchain v1 middleware: thin adapters that apply the engine's decisions in the agent loop.
+
+Order (outermost first): :class:`ContextResetMiddleware`, then :class:`CompactionMiddleware`,
+then :class:`TodoCompressionMiddleware`. The reset middleware also keeps the store in step
+with the loop (every new message is persisted before any decision) and delivers messages
+queued while the agent was busy. A per-call flag guarantees at most one reset or compaction
+per model call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.messages import AIMessage, RemoveMessage
+from langgraph.config import get_stream_writer
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+from agent_core import events
+from agent_core.coordinator import SessionCoordinator
+from agent_core.strategies.plan import confirm_compaction, plan
+
+__all__ = [
+    "ContextResetMiddleware",
+    "CompactionMiddleware",
+    "TodoCompressionMiddleware",
+    "build_middleware",
+]
+
+
+def _replace(messages: list) -> dict[str, Any]:
+    return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *messages]}
+
+
+class _CallState:
+    """What happened before the current model call, shared by the middleware of one run."""
+
+    def __init__(self) -> None:
+        self.acted = False
+        self.estimate = None
+        self.decision = None
+
+
+class _Base(AgentMiddleware):
+    def __init__(self, coordinator: SessionCoordinator, call: _CallState):
+        super().__init__()
+        self.coordinator = coordinator
+        self.call = call
+
+    @staticmethod
+    def _bind_writer(coordinator: SessionCoordinator) -> None:
+        try:
+            coordinator.emit = get_stream_writer()
+        except RuntimeError:  # called outside a graph run (unit tests)
+            pass
+
+
+class ContextResetMiddleware(_Base):
+    """Persist, deliver queued input, measure, and reset when the policy says so."""
+
+    def __init__(self, coordinator: SessionCoordinator, call: _CallState, *, resets: bool = True):
+        super().__init__(coordinator, call)
+        self.resets = resets
+
+    async def abefore_model(self, state, runtime) -> dict[str, Any] | None:
+        c = self.coordinator
+        self._bind_writer(c)
+        self.call.acted = False
+        messages = list(state["messages"])
+        c.sync(messages)
+        delivered = c.deliver_pending()
+        messages += delivered
+        estimate = c.measure(messages)
+        decision = plan(estimate.fraction, c.setup.policy, model_default=c.info.default_strategy)
+        if decision.action == "compact":
+            decision = confirm_compaction(decision, c.projected_after_compaction(messages, estimate),
+                                          c.setup.policy)
+        self.call.estimate, self.call.decision = estimate, decision
+        if decision.action == "reset" and self.resets:
+            if not c.conversation_started(messages):
+                c.emit(events.warning(
+                    f"The new session starts at {estimate.fraction:.0%} of the window "
+                    "(pinned files or the handoff are too large); not resetting again.",
+                    utilization=estimate.fraction))
+            else:
+                context = await c.reset(messages, trigger="auto", utilization=estimate.fraction)
+                if context is not None:
+                    self.call.acted = True
+                    c.measure(context)
+                    return _replace(context)
+        return {"messages": delivered} if delivered else None
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> ModelResponse:
+        response = await handler(request)
+        reply = next((m for m in response.result if isinstance(m, AIMessage)), None)
+        usage = reply.usage_metadata if reply is not None else None
+        if usage and usage.get("input_tokens"):
+            self.coordinator.estimator.observe(
+                list(request.messages), int(usage["input_tokens"]),
+                system=self.coordinator.setup.system_prompt or None,
+                tools=list(self.coordinator.setup.tools) or None,
+            )
+        return response
+
+    async def aafter_agent(self, state, runtime) -> dict[str, Any] | None:
+        self.coordinator.sync(list(state["messages"]))
+        return None
+
+
+class CompactionMiddleware(_Base):
+    """Summarize the oldest part in place when the decision is ``compact``."""
+
+    async def abefore_model(self, state, runtime) -> dict[str, Any] | None:
+        decision = self.call.decision
+        if self.call.acted or decision is None or decision.action != "compact":
+            return None
+        context = await self.coordinator.compact(list(state["messages"]), self.call.estimate)
+        if context is None:
+            return None
+        self.call.acted = True
+        self.coordinator.measure(context)
+        return _replace(context)
+
+
+class TodoCompressionMiddleware(_Base):
+    """Replace a finished todo's span by its summary (only if smaller)."""
+
+    async def abefore_model(self, state, runtime) -> dict[str, Any] | None:
+        if self.call.acted:
+            return None
+        context = self.coordinator.compress_finished_todos()
+        if context is None:
+            return None
+        self.coordinator.measure(context)
+        return _replace(context)
+
+
+def build_middleware(coordinator: SessionCoordinator) -> list[AgentMiddleware]:
+    """The stack for the assistant's effective strategy (compact-only / reset-only / auto)."""
+    call = _CallState()
+    strategy = coordinator.setup.policy.context_strategy
+    effective = coordinator.info.default_strategy if strategy == "auto" else strategy
+    stack: list[AgentMiddleware] = [
+        ContextResetMiddleware(coordinator, call, resets=strategy != "compact")
+    ]
+    if strategy == "compact" or (strategy == "auto" and effective == "compact"):
+        stack.append(CompactionMiddleware(coordinator, call))
+    stack.append(TodoCompressionMiddleware(coordinator, call))
+    return stack

@@ -1,0 +1,257 @@
+"""Runs a thread: delivers queued user messages, streams the agent, handles resets,
+overflow, cancellation and the manual ``/handoff`` command.
+
+Every user message goes through the store's pending queue first, so a message sent while
+the thread is busy (running, or in the middle of a reset) is accepted at once and delivered
+exactly once, in order: at the next model call, or as the first input of a new session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+from agent_core import events
+from agent_core.agent import build_agent
+from agent_core.calibration import ContextEstimator
+from agent_core.context import build_context
+from agent_core.coordinator import SessionCoordinator
+from agent_core.errors import ContextOverflowError, HandoffCancelled, NothingToHandOff
+from agent_core.records import NewMessage
+from agent_core.turn import TurnSetup
+from agent_core.validation import validate_user_message
+
+__all__ = ["ThreadRunner"]
+
+log = logging.getLogger(__name__)
+_RECURSION_LIMIT = 2_000
+_END = object()
+
+
+async def _until_cancelled(stream: AsyncIterator[Any], cancel: asyncio.Event) -> AsyncIterator[Any]:
+    """Items of ``stream`` until it ends or ``cancel`` is set (even mid-wait)."""
+    waiter = asyncio.ensure_future(cancel.wait())
+    try:
+        while True:
+            step = asyncio.ensure_future(anext(stream, _END))
+            done, _ = await asyncio.wait({step, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            if step not in done:
+                step.cancel()
+                return
+            item = step.result()
+            if item is _END:
+                return
+            yield item
+    finally:
+        waiter.cancel()
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            try:
+                await aclose()
+            except (RuntimeError, asyncio.CancelledError):  # already closed / cancelled
+                pass
+
+
+class ThreadRunner:
+    """One per process. Keeps per-thread token calibration between turns."""
+
+    def __init__(self, *, max_estimators: int = 512) -> None:
+        self._active: set[str] = set()
+        self._estimators: OrderedDict[tuple[str, str, int | None], ContextEstimator] = OrderedDict()
+        self._max_estimators = max_estimators
+
+    def is_busy(self, thread_id: str) -> bool:
+        return thread_id in self._active
+
+    def estimator(self, setup: TurnSetup) -> ContextEstimator:
+        key = (setup.thread_id, setup.model_name, setup.policy.window_override)
+        found = self._estimators.pop(key, None) or ContextEstimator(
+            setup.model_name, window_override=setup.policy.window_override
+        )
+        self._estimators[key] = found
+        while len(self._estimators) > self._max_estimators:
+            self._estimators.popitem(last=False)
+        return found
+
+    # user messages -----------------------------------------------------------------------
+    async def submit(
+        self, setup: TurnSetup, text: str, *, cancel: asyncio.Event | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Queue ``text`` and run the thread until no queued message is left.
+
+        Raises :class:`~agent_core.errors.MessageRejected` (before anything is stored) for
+        input that cannot be accepted. If the thread is already running in this process the
+        message is queued and a ``queued`` event is the only one yielded.
+        """
+        text = validate_user_message(text)
+        record = setup.store.enqueue_pending(setup.thread_id, text)
+        if self.is_busy(setup.thread_id):
+            yield events.queued(pending_id=record.id, content=text)
+            return
+        async for event in self.drain(setup, cancel=cancel or asyncio.Event()):
+            yield event
+
+    async def drain(self, setup: TurnSetup, *, cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
+        """Run until the thread's queue is empty (re-checking after the lock is released)."""
+        thread_id = setup.thread_id
+        self._active.add(thread_id)
+        try:
+            while setup.store.pending(thread_id) and not cancel.is_set():
+                lock = setup.store.turn_lock(thread_id)
+                await asyncio.to_thread(lock.__enter__)
+                try:
+                    while setup.store.pending(thread_id) and not cancel.is_set():
+                        async for event in self._turn(setup, cancel):
+                            yield event
+                finally:
+                    await asyncio.to_thread(lock.__exit__, None, None, None)
+        finally:
+            self._active.discard(thread_id)
+        yield {"type": "done", "data": {"cancelled": cancel.is_set()}}
+
+    async def _turn(self, setup: TurnSetup, cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
+        outbox: list[dict[str, Any]] = []
+        coordinator = SessionCoordinator(setup, estimator=self.estimator(setup), emit=outbox.append)
+        coordinator.deliver_pending()
+        for attempt in range(2):
+            context = build_context(setup.store, coordinator.session)
+            coordinator.adopt(context)
+            while outbox:
+                yield outbox.pop(0)
+            try:
+                async for event in self._stream(coordinator, context, cancel):
+                    yield event
+                return
+            except ContextOverflowError as exc:
+                if attempt:
+                    yield {"type": "error", "data": {"message": str(exc)}}
+                    return
+                async for event in self._recover_overflow(coordinator, context, outbox):
+                    yield event
+            except Exception as exc:
+                log.exception("run of thread %s failed", setup.thread_id)
+                yield {"type": "error", "data": {"message": _user_error(exc)}}
+                return
+
+    async def _recover_overflow(self, coordinator, context, outbox) -> AsyncIterator[dict[str, Any]]:
+        """The provider said the prompt is too long: apply the strategy, then retry once."""
+        estimate = coordinator.measure(context)
+        strategy = coordinator.setup.policy.context_strategy
+        effective = coordinator.info.default_strategy if strategy == "auto" else strategy
+        if effective == "compact" and await coordinator.compact(context, estimate) is not None:
+            pass
+        else:
+            await coordinator.reset(context, trigger="overflow", utilization=max(estimate.fraction, 1.0))
+        while outbox:
+            yield outbox.pop(0)
+
+    async def _stream(self, coordinator: SessionCoordinator, context: list[BaseMessage],
+                      cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
+        agent = build_agent(coordinator)
+        state: list[BaseMessage] = list(context)
+        partial: list[str] = []
+        stream = agent.astream(
+            {"messages": context},
+            stream_mode=["messages", "custom", "updates"],
+            config={"recursion_limit": _RECURSION_LIMIT},
+        )
+        async for mode, chunk in _until_cancelled(stream, cancel):
+            if mode == "custom":
+                yield chunk
+            elif mode == "messages":
+                message, meta = chunk
+                if meta.get("langgraph_node") == "model" and isinstance(message.content, str) and message.content:
+                    partial.append(message.content)
+                    yield {"type": "token", "data": {"text": message.content}}
+            elif mode == "updates":
+                for update in (chunk or {}).values():
+                    _apply_update(state, update)
+                    if any(isinstance(m, AIMessage) for m in (update or {}).get("messages", []) or []):
+                        partial.clear()
+        if cancel.is_set():
+            for event in self._persist_stopped(coordinator, state, "".join(partial)):
+                yield event
+
+    def _persist_stopped(self, coordinator, state, partial: str) -> list[dict[str, Any]]:
+        outbox: list[dict[str, Any]] = []
+        coordinator.emit = outbox.append
+        coordinator.sync(state)
+        if partial.strip():
+            row = coordinator.store.append(coordinator.setup.thread_id, coordinator.session.id, [
+                NewMessage(role="assistant", content=partial, model=coordinator.setup.model_name,
+                           meta={"stopped": True})])[0]
+            outbox.append({"type": "message", "data": row.model_dump(mode="json")})
+        return outbox
+
+    # manual handoff -------------------------------------------------------------------
+    async def handoff(
+        self, setup: TurnSetup, focus: str | None, *, cancel: asyncio.Event
+    ) -> AsyncIterator[dict[str, Any]]:
+        """``/handoff [focus]``: end the session now with a handoff; cancellable until commit."""
+        if self.is_busy(setup.thread_id):
+            yield _handoff_status("failed", "Handoff failed: the agent is still working; stop it first")
+            return
+        self._active.add(setup.thread_id)
+        lock = setup.store.turn_lock(setup.thread_id)
+        await asyncio.to_thread(lock.__enter__)
+        try:
+            outbox: list[dict[str, Any]] = []
+            coordinator = SessionCoordinator(setup, estimator=self.estimator(setup), emit=outbox.append)
+            context = build_context(setup.store, coordinator.session)
+            conversation = [m for m in context if m.type in ("human", "ai") and
+                            not m.additional_kwargs.get("baton_kind")]
+            if len(conversation) < 2:
+                yield _handoff_status("nothing", str(NothingToHandOff()))
+                return
+            yield _handoff_status("started", "Writing the handoff…")
+            estimate = coordinator.measure(context)
+            task = asyncio.ensure_future(coordinator.reset(
+                context, trigger="manual", utilization=estimate.fraction, focus=focus, cancel=cancel,
+                raise_errors=True))
+            try:
+                while not task.done():
+                    await asyncio.wait({task}, timeout=0.05)
+                    while outbox:
+                        yield outbox.pop(0)
+                task.result()
+            except HandoffCancelled:
+                while outbox:
+                    yield outbox.pop(0)
+                yield _handoff_status("cancelled", "Handoff cancelled")
+                return
+            except Exception as exc:
+                while outbox:
+                    yield outbox.pop(0)
+                yield _handoff_status("failed", f"Handoff failed: {_user_error(exc)}")
+                return
+            while outbox:
+                yield outbox.pop(0)
+            yield _handoff_status("done", f"Session {coordinator.session.number} started with the handoff")
+        finally:
+            await asyncio.to_thread(lock.__exit__, None, None, None)
+            self._active.discard(setup.thread_id)
+
+
+def _apply_update(state: list[BaseMessage], update: Any) -> None:
+    if not isinstance(update, dict):
+        return
+    for message in update.get("messages", []) or []:
+        if isinstance(message, RemoveMessage) and message.id == REMOVE_ALL_MESSAGES:
+            state.clear()
+        elif isinstance(message, BaseMessage):
+            state.append(message)
+
+
+def _handoff_status(status: str, message: str) -> dict[str, Any]:
+    return {"type": "handoff", "data": {"status": status, "message": message}}
+
+
+def _user_error(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:300]

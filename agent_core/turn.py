@@ -1,0 +1,34 @@
+"""Everything one run of a thread needs: store, model, policy, tools and the event sink."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.tools import BaseTool
+
+from agent_core.policy import ContextPolicy
+from agent_core.ports import SessionStore
+
+__all__ = ["TurnSetup", "EventSink"]
+
+EventSink = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class TurnSetup:
+    """The configuration of one run. ``handoff_model`` defaults to ``model``."""
+
+    store: SessionStore
+    thread_id: str
+    model: BaseChatModel
+    model_name: str
+    policy: ContextPolicy
+    system_prompt: str = ""
+    tools: Sequence[BaseTool] = ()
+    handoff_model: BaseChatModel | None = None
+    handoff_budget_tokens: int = 1500
+    compaction_summary_tokens: int = 800
+    extra: dict[str, Any] = field(default_factory=dict)
