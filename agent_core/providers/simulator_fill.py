@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
@@ -11,10 +12,24 @@ from agent_core.providers.simulator_script import todo_state
 __all__ = ["fill_schema"]
 
 
+_MODIFIED = re.compile(r"^modified: (\S+)", re.MULTILINE)
+_TODO = re.compile(r"^todo \[(\w+)\]: (.+)$", re.MULTILINE)
+_COMMAND = re.compile(r"^command: (.+) -> exit", re.MULTILINE)
+
+
+def _from_prompt_text(messages: list[BaseMessage]) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Evidence a handoff prompt spells out as text (``modified: …``, ``todo [status]: …``)."""
+    text = "\n".join(m.content for m in messages if isinstance(m.content, str))
+    todos = [{"content": c.strip(), "status": s} for s, c in _TODO.findall(text)]
+    return todos, list(dict.fromkeys(_MODIFIED.findall(text))), _COMMAND.findall(text)
+
+
 def _evidence(messages: list[BaseMessage]) -> dict[str, list[str]]:
     todos = todo_state(messages)
     files: list[str] = []
     commands: list[str] = []
+    if not todos:
+        todos, files, commands = _from_prompt_text(messages)
     for message in messages:
         if isinstance(message, AIMessage):
             for call in message.tool_calls:

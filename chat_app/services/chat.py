@@ -1,0 +1,174 @@
+"""Sending messages and running ``/handoff``: runner events translated for the UI.
+
+Yields plain event dicts for the UI: ``item``,
+``token``, ``queued``, ``context_reset``, ``compaction``, ``todo_compressed``,
+``utilization``, ``handoff``, ``warning``, ``error``, ``done``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sqlmodel import Session
+
+from agent_core.errors import MessageRejected
+from agent_core.records import StoredMessage
+from agent_core.validation import validate_user_message
+from chat_app.db import repo
+from chat_app.db.engine import write_engine
+from chat_app.services import runtime
+from chat_app.services.timeline import RowFolder, anchor, divider_item
+from chat_app.services.views import MeterView, SessionChip, TimelineItem
+
+__all__ = ["send_message", "run_handoff", "stop", "validate_message", "parse_command"]
+
+
+def validate_message(text: str) -> str:
+    """The cleaned text, or :class:`MessageRejected` with a message for the user."""
+    return validate_user_message(text)
+
+
+def parse_command(text: str) -> tuple[str, str | None] | None:
+    """``("handoff", focus)`` for ``/handoff [focus]``; None for ordinary messages."""
+    stripped = text.strip()
+    if stripped == "/handoff" or stripped.startswith("/handoff "):
+        focus = stripped[len("/handoff"):].strip()
+        return "handoff", focus or None
+    return None
+
+
+def stop(thread_id: str) -> bool:
+    """Stop the thread's running turn (or handoff) in this process."""
+    return runtime.request_stop(thread_id)
+
+
+class _Translator:
+    """Turns engine events into UI events for one run."""
+
+    def __init__(self, thread_id: str, assistant_label: str):
+        self.thread_id = thread_id
+        self.label = assistant_label
+        the_store = runtime.store()
+        self.sessions = {s.id: s for s in the_store.sessions(thread_id)}
+        self.folder = RowFolder({sid: s.number for sid, s in self.sessions.items()})
+        self.meter_base: dict[str, Any] = {}
+
+    def translate(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        kind, data = event.get("type"), event.get("data") or {}
+        if kind == "message":
+            row = StoredMessage.model_validate(data)
+            return [{"type": "item", "data": self._labelled(i).model_dump(mode="json")}
+                    for i in self.folder.add(row)]
+        if kind == "context_reset":
+            return [self._reset(data)]
+        if kind in ("compaction", "todo_compressed"):
+            item = TimelineItem(key=f"{kind}-{id(event)}", kind="marker", role="event",
+                                content=data.get("message", ""), session_number=data.get("session_number", 1))
+            return [{"type": kind, "data": {**data, "item": item.model_dump(mode="json")}}]
+        if kind == "utilization":
+            meter = MeterView(tokens=data["tokens"], window=data["window"], fraction=data["fraction"],
+                              basis=data.get("basis", "exact"),
+                              compact_threshold=data.get("compact_threshold", 0.5),
+                              reset_threshold=data.get("reset_threshold", 0.8), **self.meter_base)
+            return [{"type": "utilization", "data": meter.model_dump(mode="json")}]
+        if kind == "queued":
+            item = TimelineItem(key=data.get("pending_id", ""), kind="message", role="user",
+                                content=data.get("content", ""), queued=True)
+            return [{"type": "queued", "data": item.model_dump(mode="json")}]
+        return [event]
+
+    def _labelled(self, item: TimelineItem) -> TimelineItem:
+        if item.role == "assistant" or item.kind == "tool":
+            return item.model_copy(update={"model": self.label})
+        return item
+
+    def _reset(self, data: dict[str, Any]) -> dict[str, Any]:
+        if data.get("event") != "reset_complete":
+            return {"type": "context_reset", "data": data}
+        the_store = runtime.store()
+        self.sessions = {s.id: s for s in the_store.sessions(self.thread_id)}
+        self.folder.session_numbers.update({sid: s.number for sid, s in self.sessions.items()})
+        new = self.sessions.get(data.get("new_session_id", ""))
+        delivered = data.get("delivered") or []
+        first_seq = min((d["seq"] for d in delivered), default=0)
+        divider = divider_item(new, first_seq) if new else None
+        chip = SessionChip(number=data["session_number"], label=f"Session {data['session_number']} ← current",
+                           anchor=anchor(data["session_number"]), current=True)
+        return {"type": "context_reset", "data": {
+            **{k: v for k, v in data.items() if k not in ("delivered",)},
+            "divider": divider.model_dump(mode="json") if divider else None,
+            "chip": chip.model_dump(mode="json"),
+        }} | ({"followups": [self._labelled(i).model_dump(mode="json") for d in delivered
+                             for i in self.folder.add(StoredMessage.model_validate(d))]} if delivered else {})
+
+
+def _assistant_for(owner: str, thread_id: str):
+    with Session(runtime.engine()) as db:
+        thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
+        if thread is None:
+            return None, None
+        assistant = repo.get_assistant(session=db, assistant_id=thread.assistant_id)
+        return thread, assistant
+
+
+def _touch(thread_id: str) -> None:
+    with Session(write_engine(runtime.engine())) as db:
+        repo.touch_thread(session=db, thread_id=thread_id)
+
+
+def _expand(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for event in events:
+        followups = event.get("followups") if isinstance(event, dict) else None
+        if followups is not None:
+            event = {k: v for k, v in event.items() if k != "followups"}
+        out.append(event)
+        out.extend({"type": "item", "data": item} for item in followups or [])
+    return out
+
+
+async def send_message(owner: str, thread_id: str, text: str) -> AsyncIterator[dict[str, Any]]:
+    """Queue ``text`` on the thread and stream the run that delivers it."""
+    try:
+        text = validate_message(text)
+    except MessageRejected as exc:
+        yield {"type": "error", "data": {"message": str(exc)}}
+        return
+    thread, assistant = _assistant_for(owner, thread_id)
+    if thread is None or assistant is None:
+        yield {"type": "error", "data": {"message": "This thread does not exist."}}
+        return
+    setup, resolved = runtime.turn_setup(thread_id, assistant)
+    translator = _Translator(thread_id, resolved.label)
+    cancel = runtime.cancel_flag(thread_id)
+    try:
+        async for event in runtime.runner().submit(setup, text, cancel=cancel):
+            for ui_event in _expand(translator.translate(event)):
+                yield ui_event
+    except MessageRejected as exc:
+        yield {"type": "error", "data": {"message": str(exc)}}
+    finally:
+        runtime.clear_cancel(thread_id, cancel)
+        _touch(thread_id)
+
+
+async def run_handoff(owner: str, thread_id: str, focus: str | None,
+                      cancel: asyncio.Event | None = None) -> AsyncIterator[dict[str, Any]]:
+    """``/handoff [focus]`` on the thread; ``cancel`` (or :func:`stop`) cancels it."""
+    thread, assistant = _assistant_for(owner, thread_id)
+    if thread is None or assistant is None:
+        yield {"type": "error", "data": {"message": "This thread does not exist."}}
+        return
+    setup, resolved = runtime.turn_setup(thread_id, assistant)
+    translator = _Translator(thread_id, resolved.label)
+    flag = cancel or runtime.cancel_flag(thread_id)
+    try:
+        async for event in runtime.runner().handoff(setup, focus, cancel=flag):
+            for ui_event in _expand(translator.translate(event)):
+                yield ui_event
+    finally:
+        runtime.clear_cancel(thread_id, flag)
+        _touch(thread_id)
+    yield {"type": "done", "data": {}}

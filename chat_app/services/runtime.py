@@ -1,0 +1,110 @@
+"""Process-wide services: the database, the store, the runner, running turns' cancel flags.
+
+Created lazily on first use (never at import time) and migrated once per process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from functools import lru_cache
+
+from sqlalchemy.engine import Engine
+
+from agent_core.agent import DEFAULT_SYSTEM_PROMPT
+from agent_core.policy import make_policy
+from agent_core.providers.registry import ResolvedModel, resolve_model
+from agent_core.runner import ThreadRunner
+from agent_core.tools import make_tools
+from agent_core.turn import TurnSetup
+from chat_app.db.engine import get_engine, migrate
+from chat_app.db.models import Assistant
+from chat_app.db.store import SqlStore
+
+__all__ = ["engine", "store", "runner", "turn_setup", "cancel_flag", "clear_cancel", "model_for"]
+
+_migrated: set[str] = set()
+_migrate_lock = threading.Lock()
+_cancel: dict[str, asyncio.Event] = {}
+
+
+def engine() -> Engine:
+    """The app's database engine, migrated to the newest schema on first use."""
+    db = get_engine()
+    key = str(db.url)
+    if key not in _migrated:
+        with _migrate_lock:
+            if key not in _migrated:
+                migrate()
+                _migrated.add(key)
+    return db
+
+
+@lru_cache(maxsize=1)
+def _store_for(key: str) -> SqlStore:
+    return SqlStore(get_engine())
+
+
+def store() -> SqlStore:
+    return _store_for(str(engine().url))
+
+
+@lru_cache(maxsize=1)
+def runner() -> ThreadRunner:
+    return ThreadRunner()
+
+
+def model_for(assistant: Assistant) -> ResolvedModel:
+    return resolve_model(assistant.model)
+
+
+def _window_override(assistant: Assistant, resolved: ResolvedModel) -> int | None:
+    # BATON_SIM_WINDOW lets demos and browser tests see resets within a few turns.
+    if resolved.is_simulator and os.environ.get("BATON_SIM_WINDOW"):
+        return int(os.environ["BATON_SIM_WINDOW"])
+    return assistant.window_override
+
+
+def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, ResolvedModel]:
+    """Everything a run of ``thread_id`` needs, from the assistant's current settings."""
+    resolved = model_for(assistant)
+    policy = make_policy(
+        context_strategy=assistant.context_strategy,
+        reset_threshold=assistant.reset_threshold,
+        compact_threshold=assistant.compact_threshold,
+        keep_recent_tokens=assistant.keep_recent_tokens,
+        window_override=_window_override(assistant, resolved),
+        pinned_paths=tuple(assistant.pinned_paths or ()),
+    )
+    the_store = store()
+    setup = TurnSetup(
+        store=the_store,
+        thread_id=thread_id,
+        model=resolved.model,
+        model_name=resolved.name,
+        policy=policy,
+        system_prompt=assistant.system_prompt or DEFAULT_SYSTEM_PROMPT,
+        tools=make_tools(the_store, thread_id),
+    )
+    return setup, resolved
+
+
+def cancel_flag(thread_id: str) -> asyncio.Event:
+    flag = _cancel.get(thread_id)
+    if flag is None or flag.is_set():
+        flag = _cancel[thread_id] = asyncio.Event()
+    return flag
+
+
+def clear_cancel(thread_id: str, flag: asyncio.Event) -> None:
+    if _cancel.get(thread_id) is flag:
+        del _cancel[thread_id]
+
+
+def request_stop(thread_id: str) -> bool:
+    flag = _cancel.get(thread_id)
+    if flag is None:
+        return False
+    flag.set()
+    return True

@@ -1,0 +1,152 @@
+"""Thread list and timeline loading for the pages (owner-checked)."""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+
+from agent_core.context import build_context
+from agent_core.handoff import HandoffArtifact, handoff_filename
+from agent_core.strategies.plan import effective_strategy
+from chat_app.db import repo
+from chat_app.db.convert import stored_message
+from chat_app.db.engine import write_engine
+from chat_app.db.models import Thread
+from chat_app.services import runtime
+from chat_app.services.timeline import items_from_rows, session_chips
+from chat_app.services.views import MeterView, ThreadSummary, TimelineItem, TimelineView
+
+__all__ = [
+    "list_threads",
+    "create_thread",
+    "rename_thread",
+    "delete_thread",
+    "load_timeline",
+    "load_from_session",
+    "handoff_markdown",
+    "owned_thread",
+]
+
+MAX_TITLE = 120
+
+
+def _read() -> Session:
+    return Session(runtime.engine())
+
+
+def _write() -> Session:
+    return Session(write_engine(runtime.engine()))
+
+
+def _summary(thread: Thread, sessions: int = 1, label: str = "") -> ThreadSummary:
+    return ThreadSummary(id=thread.id, title=thread.title, updated_at=thread.updated_at,
+                         session_count=sessions, model_label=label)
+
+
+def owned_thread(owner: str | None, thread_id: str) -> Thread | None:
+    with _read() as db:
+        return repo.get_thread(session=db, thread_id=thread_id, owner=owner)
+
+
+def list_threads(owner: str, search: str = "") -> list[ThreadSummary]:
+    with _read() as db:
+        threads = repo.list_threads(session=db, owner=owner, search=search.strip() or None)
+        return [_summary(t) for t in threads]
+
+
+def create_thread(owner: str, title: str = "New chat") -> ThreadSummary:
+    with _write() as db:
+        assistant = repo.ensure_default_assistant(session=db)
+        thread = repo.create_thread(session=db, owner=owner, assistant_id=assistant.id,
+                                    title=(title.strip() or "New chat")[:MAX_TITLE])
+        return _summary(thread)
+
+
+def rename_thread(owner: str, thread_id: str, title: str) -> ThreadSummary | None:
+    if owned_thread(owner, thread_id) is None or not title.strip():
+        return None
+    with _write() as db:
+        thread = repo.rename_thread(session=db, thread_id=thread_id, title=title.strip()[:MAX_TITLE])
+        return _summary(thread) if thread else None
+
+
+def delete_thread(owner: str, thread_id: str) -> bool:
+    if owned_thread(owner, thread_id) is None:
+        return False
+    with _write() as db:
+        return repo.delete_thread(session=db, thread_id=thread_id)
+
+
+def _meter(thread: Thread, db: Session) -> tuple[MeterView, str]:
+    assistant = repo.get_assistant(session=db, assistant_id=thread.assistant_id) or \
+        repo.ensure_default_assistant(session=db)
+    setup, resolved = runtime.turn_setup(thread.id, assistant)
+    the_store = setup.store
+    sessions = the_store.sessions(thread.id)
+    context = build_context(the_store, sessions[-1]) if sessions else []
+    estimator = runtime.runner().estimator(setup)
+    estimate = estimator.estimate(context, system=setup.system_prompt, tools=list(setup.tools))
+    policy = setup.policy
+    from agent_core.models import model_info
+
+    info = model_info(setup.model_name, window_override=policy.window_override)
+    meter = MeterView(tokens=estimate.tokens, window=estimate.window, fraction=estimate.fraction,
+                      basis=estimate.basis, compact_threshold=policy.compact_threshold,
+                      reset_threshold=policy.reset_threshold, strategy=policy.context_strategy,
+                      effective_strategy=effective_strategy(policy, info.default_strategy))
+    return meter, resolved.label
+
+
+def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None = None,
+                  limit: int = 100, upto_seq: int | None = None,
+                  with_meter: bool = True) -> TimelineView | None:
+    """The last ``limit`` rows (before ``before_seq``) as items, the chips and the meter.
+
+    ``None`` when the thread does not exist or is not ``owner``'s (the same for both).
+    ``upto_seq`` cuts the thread at a share link's snapshot.
+    """
+    with _read() as db:
+        thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
+        if thread is None:
+            return None
+        rows = repo.timeline_window(session=db, thread_id=thread_id, before_seq=before_seq,
+                                    limit=limit, upto_seq=upto_seq)
+        sessions = repo.session_index(session=db, thread_id=thread_id, upto_seq=upto_seq)
+        earliest = rows[0].seq if rows else None
+        has_earlier = bool(rows) and bool(repo.timeline_window(
+            session=db, thread_id=thread_id, before_seq=earliest, limit=1, upto_seq=upto_seq))
+        items = items_from_rows([stored_message(r) for r in rows], sessions)
+        meter, label = _meter(thread, db) if with_meter else (MeterView(), "")
+        chips = session_chips(sessions, earliest if has_earlier else None)
+        return TimelineView(thread=_summary(thread, len(sessions) or 1, label), items=items,
+                            sessions=chips, has_earlier=has_earlier, earliest_seq=earliest,
+                            meter=meter, model_label=label)
+
+
+def load_from_session(owner: str | None, thread_id: str, session_number: int, *,
+                      current_earliest_seq: int, upto_seq: int | None = None) -> list[TimelineItem]:
+    """Items from the start of session ``session_number`` up to what is already loaded."""
+    with _read() as db:
+        if repo.get_thread(session=db, thread_id=thread_id, owner=owner) is None:
+            return []
+        sessions = repo.session_index(session=db, thread_id=thread_id, upto_seq=upto_seq)
+        target = next((s for s in sessions if s.number == session_number), None)
+        if target is None or target.first_seq is None or target.first_seq >= current_earliest_seq:
+            return []
+        span = current_earliest_seq - target.first_seq
+        rows = repo.timeline_window(session=db, thread_id=thread_id, before_seq=current_earliest_seq,
+                                    limit=span, upto_seq=upto_seq)
+        return items_from_rows([stored_message(r) for r in rows], sessions)
+
+
+def handoff_markdown(owner: str | None, thread_id: str, session_number: int,
+                     *, upto_seq: int | None = None) -> tuple[str, str] | None:
+    """(``HANDOFF-{n}.md``, markdown) of the handoff that started ``session_number``."""
+    with _read() as db:
+        if repo.get_thread(session=db, thread_id=thread_id, owner=owner) is None:
+            return None
+        sessions = repo.session_index(session=db, thread_id=thread_id, upto_seq=upto_seq)
+        target = next((s for s in sessions if s.number == session_number and s.handoff), None)
+        if target is None:
+            return None
+        artifact = HandoffArtifact.model_validate(target.handoff)
+        return handoff_filename(session_number - 1), artifact.to_markdown()

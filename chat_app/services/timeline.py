@@ -1,0 +1,142 @@
+"""Stored rows and sessions turned into the UI's timeline items (pure functions)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from agent_core.handoff import HandoffArtifact, handoff_filename
+from agent_core.records import StoredMessage
+from chat_app.services.views import SessionChip, TimelineItem
+
+__all__ = [
+    "items_from_rows",
+    "divider_item",
+    "session_chips",
+    "tool_summary",
+    "anchor",
+    "handoff_preview",
+    "RowFolder",
+]
+
+_RESULT_CHARS = 20_000
+
+
+def anchor(number: int) -> str:
+    return f"session-{number}"
+
+
+def tool_summary(name: str, args: dict[str, Any]) -> str:
+    if name in ("write_file", "edit_file", "read_file"):
+        verb = {"write_file": "Wrote", "edit_file": "Edited", "read_file": "Read"}[name]
+        return f"{verb} {args.get('path', '')}"
+    if name == "run_command":
+        return f"Ran `{str(args.get('command', ''))[:120]}`"
+    if name == "write_todos":
+        todos = args.get("todos") or []
+        done = sum(1 for t in todos if isinstance(t, dict) and t.get("status") == "completed")
+        return f"Updated todos ({done}/{len(todos)} done)"
+    return f"Called {name}"
+
+
+def handoff_preview(handoff: dict[str, Any] | None) -> str:
+    if not handoff:
+        return ""
+    summary = str(handoff.get("current_state_summary") or "").strip()
+    if summary:
+        return summary.splitlines()[0][:200]
+    done = handoff.get("completed_work") or []
+    return f"Completed: {done[0]}"[:200] if done else "Handoff with no completed work yet"
+
+
+def divider_item(session: Any, seq: int) -> TimelineItem:
+    """The divider that opens ``session``, carrying the handoff it started from (if any)."""
+    handoff = session.handoff or None
+    markdown = ""
+    if handoff:
+        try:
+            markdown = HandoffArtifact.model_validate(handoff).to_markdown()
+        except ValueError:
+            markdown = ""
+    previous = session.number - 1
+    return TimelineItem(
+        key=anchor(session.number), kind="divider", seq=seq, session_number=session.number,
+        created_at=session.started_at, trigger=session.trigger, utilization=session.utilization,
+        model=session.model or "", handoff=handoff, handoff_preview=handoff_preview(handoff),
+        handoff_markdown=markdown, handoff_filename=handoff_filename(previous),
+    )
+
+
+class RowFolder:
+    """Folds rows into items as they arrive: an assistant row's tool calls become one
+    ``tool`` item each, completed when their result row comes in."""
+
+    def __init__(self, session_numbers: dict[str, int]):
+        self.session_numbers = session_numbers
+        self._open: dict[str, TimelineItem] = {}
+
+    def add(self, row: StoredMessage) -> list[TimelineItem]:
+        number = self.session_numbers.get(row.session_id, 1)
+        base = {"seq": row.seq, "session_number": number, "created_at": row.created_at}
+        if row.role == "user":
+            return [TimelineItem(key=row.id, kind="message", role="user", content=row.content, **base)]
+        if row.role == "assistant":
+            out = []
+            if row.content.strip():
+                out.append(TimelineItem(key=row.id, kind="message", role="assistant", content=row.content,
+                                        model=row.model or "", stopped=bool(row.meta.get("stopped")), **base))
+            for call in row.tool_calls:
+                item = TimelineItem(key=f"{row.id}:{call['id']}", kind="tool", role="tool",
+                                    tool_name=call["name"], summary=tool_summary(call["name"], call.get("args", {})),
+                                    model=row.model or "", **base)
+                self._open[call["id"]] = item
+            return out
+        if row.role == "tool":
+            item = self._open.pop(row.tool_call_id or "", None)
+            if item is None:
+                item = TimelineItem(key=row.id, kind="tool", role="tool", tool_name=row.name or "tool",
+                                    summary=f"Result of {row.name or 'a tool'}", **base)
+            failed = "[exit status 0]" not in row.content[-40:] and (
+                "[exit status" in row.content[-40:] or row.content.startswith("error:"))
+            return [item.model_copy(update={"tool_result": row.content[:_RESULT_CHARS], "tool_failed": failed})]
+        if row.role == "event":
+            return [TimelineItem(key=row.id, kind="marker", role="event", content=row.content, **base)]
+        return []  # handoff / pinned rows are shown by the divider
+
+    def flush(self) -> list[TimelineItem]:
+        """Tool calls still without a result (a run stopped or still running)."""
+        items = list(self._open.values())
+        self._open.clear()
+        return items
+
+
+def items_from_rows(rows: Sequence[StoredMessage], sessions: Iterable[Any]) -> list[TimelineItem]:
+    """Timeline items for ``rows``, with a divider before the first row of each session."""
+    sessions = list(sessions)
+    numbers = {s.id: s.number for s in sessions}
+    by_id = {s.id: s for s in sessions}
+    folder = RowFolder(numbers)
+    items: list[TimelineItem] = []
+    seen_sessions: set[str] = set()
+    for row in rows:
+        if row.session_id not in seen_sessions:
+            seen_sessions.add(row.session_id)
+            session = by_id.get(row.session_id)
+            first = getattr(session, "first_seq", None)
+            if session is not None and (first is None or first == row.seq):
+                items.append(divider_item(session, row.seq))
+        items.extend(folder.add(row))
+    items.extend(folder.flush())
+    return items
+
+
+def session_chips(sessions: Sequence[Any], earliest_loaded_seq: int | None) -> list[SessionChip]:
+    chips = []
+    last = len(sessions) - 1
+    for index, session in enumerate(sessions):
+        first = getattr(session, "first_seq", None)
+        loaded = earliest_loaded_seq is None or (first is not None and first >= earliest_loaded_seq)
+        label = f"Session {session.number}" + (" ← current" if index == last else "")
+        chips.append(SessionChip(number=session.number, label=label, anchor=anchor(session.number),
+                                 current=index == last, loaded=loaded))
+    return chips
