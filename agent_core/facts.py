@@ -116,6 +116,7 @@ class _Collector:
     todos: list[Todo] = field(default_factory=list)
     open_file: str | None = None
     repo_dirs: set[str] = field(default_factory=set)
+    submitted_diff: str | None = None
     pending: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
 
     def touch(self, kind: str, path: object, evidence: str) -> None:
@@ -185,6 +186,9 @@ def _path_arg(args: Mapping[str, Any]) -> object:
 def _apply_call(c: _Collector, name: str, args: dict[str, Any], result: str, failed: bool) -> None:
     if name in _TODO_TOOLS:
         return  # recorded when the call was made
+    if name == "submit" and "diff --git" in result:
+        c.submitted_diff = result  # SWE-agent's submit prints the final diff
+        return
     if name in _SHELL_TOOLS:
         _apply_shell(c, str(args.get("command", "")), result, failed)
         return
@@ -255,7 +259,7 @@ def _apply_text_action(c: _Collector, action: str, observation: str) -> None:
     failed = bool(_FAILED_RE.search(observation))
     if name in ("create", "open"):
         _apply_call(c, name, {"path": rest[0]} if rest else {}, observation, failed)
-    elif name in _OPEN_FILE_TOOLS:
+    elif name in _OPEN_FILE_TOOLS or name == "submit":
         _apply_call(c, name, {}, observation, failed)
     elif name not in _SWE_NAVIGATION:
         _apply_shell(c, action.strip(), observation, failed=False)
@@ -271,6 +275,24 @@ def _apply_aider(c: _Collector, text: str) -> bool:
     for path in _AIDER_ADDED_RE.findall(text):
         c.touch("read", path, "aider added to chat")
     return bool(applied)
+
+
+def _apply_aider_events(c: _Collector, events: object, message_count: int) -> bool:
+    """Baton's aider importer moves "> ..." lines into metadata events tagged with the number of
+    messages before them; only events inside the given messages count. True if any edit."""
+    applied = False
+    for event in events if isinstance(events, list) else []:
+        if not isinstance(event, Mapping) or event.get("message_index", 0) > message_count:
+            continue
+        kind = event.get("kind")
+        if kind == "applied_edit":
+            c.touch("modified", event.get("path"), "aider applied edit")
+            applied = True
+        elif kind == "commit" and isinstance(event.get("hash"), str):
+            c.commits.setdefault(event["hash"], str(event.get("message", "")))
+        elif kind == "added_file":
+            c.touch("read", event.get("path"), "aider added to chat")
+    return applied
 
 
 def _record_todos(c: _Collector, args: Mapping[str, Any]) -> None:
@@ -397,17 +419,19 @@ def extract_facts(
     """Collect what the transcript's tool calls prove.
 
     ``metadata`` is the transcript's metadata (``format``, ``cwd``, ``repo_name``, SWE-agent's
-    ``submission``); ``workspace_root`` is stripped from absolute paths. Edits whose tool result
+    ``submission``, the aider importer's ``events``); ``workspace_root`` is stripped from absolute paths. Edits whose tool result
     reports a failure are not counted; files removed again with ``rm`` become scratch files.
     """
     meta = metadata or {}
     dialect = _detect_dialect(messages, meta)
     c = _Collector()
     aider_applied = _walk(c, messages, dialect)
+    if dialect == "aider":
+        aider_applied |= _apply_aider_events(c, meta.get("events"), len(messages))
     if dialect == "aider" and not aider_applied:
         _aider_blocks(c, messages)
     roots = _roots(workspace_root, meta, c)
-    modified, read, scratch = _files(c, roots, _submission(meta))
+    modified, read, scratch = _files(c, roots, _submission(meta) or c.submitted_diff)
     return GroundedFacts(
         files_modified=[FileChange(path=p, verified=True, evidence=e) for p, e in modified.items()],
         files_read=[p for p in read if p not in modified],
