@@ -11,15 +11,26 @@ restarted server costs one reconnect, not one failed request.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import StaticPool
+from sqlmodel import Session
 
 from chat_app.db.settings import database_url, normalize_url
 
-__all__ = ["get_engine", "write_engine", "dispose_engine", "is_sqlite", "migrate"]
+__all__ = [
+    "get_engine",
+    "write_engine",
+    "write_session",
+    "read_session",
+    "dispose_engine",
+    "is_sqlite",
+    "migrate",
+]
 
 #: Execution option that makes an SQLite transaction start with ``BEGIN IMMEDIATE``.
 IMMEDIATE_OPTION = "baton_sqlite_immediate"
@@ -83,6 +94,26 @@ def write_engine(engine: Engine) -> Engine:
     there are taken with ``SELECT ... FOR UPDATE``).
     """
     return engine.execution_options(**{IMMEDIATE_OPTION: True})
+
+
+@contextmanager
+def write_session(engine: Engine) -> Iterator[Session]:
+    """A short write transaction for the repository functions: committed and closed on exit.
+
+    Keep it short: on SQLite it holds the database's single write lock from its first
+    statement to the end. Objects stay readable after it closes (``expire_on_commit=False``).
+    """
+    with Session(write_engine(engine), expire_on_commit=False) as session:
+        yield session
+        session.commit()
+
+
+@contextmanager
+def read_session(engine: Engine) -> Iterator[Session]:
+    """A read-only unit of work; never blocks writers (WAL on SQLite, MVCC on PostgreSQL)."""
+    with Session(engine, expire_on_commit=False) as session:
+        yield session
+        session.rollback()
 
 
 def dispose_engine(url: str | None = None) -> None:

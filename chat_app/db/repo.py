@@ -1,8 +1,9 @@
 """Data access for the app's pages: assistants, threads, the timeline window.
 
 Every function takes the SQLModel ``session`` as a keyword argument and commits its own
-writes. On SQLite, pass a session bound to :func:`chat_app.db.engine.write_engine` for the
-functions that write, so concurrent writers queue instead of failing. Share-link functions
+writes. Call the writing functions inside :func:`chat_app.db.engine.write_session` (a short
+transaction that takes SQLite's write lock up front, so concurrent writers queue instead of
+failing with "database is locked") and the reading ones inside ``read_session``. Share-link functions
 are defined in :mod:`chat_app.db.sharing` and re-exported here.
 """
 
@@ -76,7 +77,6 @@ def create_assistant(*, session: Session, data: AssistantCreate) -> Assistant:
     assistant = Assistant.model_validate(data)
     session.add(assistant)
     session.commit()
-    session.refresh(assistant)
     return assistant
 
 
@@ -116,7 +116,6 @@ def update_assistant(
         assistant.updated_at = now
         session.add(assistant)
         session.commit()
-        session.refresh(assistant)
     return assistant
 
 
@@ -138,7 +137,6 @@ def create_thread(
     thread = Thread(owner=owner, assistant_id=assistant_id, title=title)
     session.add(thread)
     session.commit()
-    session.refresh(thread)
     return thread
 
 
@@ -173,7 +171,6 @@ def rename_thread(*, session: Session, thread_id: str, title: str) -> Thread | N
     thread.updated_at = utcnow()
     session.add(thread)
     session.commit()
-    session.refresh(thread)
     return thread
 
 

@@ -50,7 +50,6 @@ def create_share_link(
     )
     session.add(link)
     session.commit()
-    session.refresh(link)
     return link, token
 
 
@@ -63,7 +62,6 @@ def update_share_snapshot(*, session: Session, link_id: str) -> ShareLink | None
     link.updated_at = utcnow()
     session.add(link)
     session.commit()
-    session.refresh(link)
     return link
 
 
@@ -76,7 +74,6 @@ def revoke_share_link(*, session: Session, link_id: str) -> ShareLink | None:
         link.revoked_at = link.updated_at = utcnow()
         session.add(link)
         session.commit()
-        session.refresh(link)
     return link
 
 

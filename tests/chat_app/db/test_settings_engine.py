@@ -1,0 +1,99 @@
+"""Database URL resolution, engine configuration and start-up migration."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect, text
+
+from chat_app.db.engine import get_engine
+from chat_app.db.migrate import migrate
+from chat_app.db.settings import DEFAULT_DB_URL, database_url, normalize_url
+from tests.chat_app.db.backends import pg_url, sqlite_url  # noqa: F401
+
+TABLES = {
+    "assistant",
+    "assistant_change",
+    "thread",
+    "chat_session",
+    "message",
+    "context_edit",
+    "thread_file",
+    "pending_message",
+    "share_link",
+    "alembic_version",
+}
+
+
+def test_url_comes_from_reflex_then_baton_then_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("REFLEX_DB_URL", raising=False)
+    monkeypatch.delenv("BATON_DB_URL", raising=False)
+    assert database_url() == DEFAULT_DB_URL == "sqlite:///baton.db"
+    monkeypatch.setenv("BATON_DB_URL", "sqlite:///other.db")
+    assert database_url() == "sqlite:///other.db"
+    monkeypatch.setenv("REFLEX_DB_URL", "postgresql://u@h:5432/db")
+    assert database_url() == "postgresql+psycopg://u@h:5432/db"
+
+
+@pytest.mark.parametrize(
+    "raw", ["postgresql://h/db", "postgres://h/db", "postgresql+psycopg2://h/db"]
+)
+def test_postgres_urls_use_psycopg3(raw: str) -> None:
+    assert normalize_url(raw) == "postgresql+psycopg://h/db"
+
+
+def test_sqlite_engine_has_wal_busy_timeout_and_foreign_keys(tmp_path: Path) -> None:
+    engine = get_engine(sqlite_url(tmp_path))
+    assert get_engine(sqlite_url(tmp_path)) is engine
+    with engine.connect() as connection:
+        pragma = lambda name: connection.execute(text(f"PRAGMA {name}")).scalar()  # noqa: E731
+        assert (pragma("journal_mode"), pragma("busy_timeout"), pragma("foreign_keys")) == (
+            "wal",
+            10000,
+            1,
+        )
+
+
+def test_migrate_creates_every_table_and_is_idempotent(tmp_path: Path, monkeypatch) -> None:
+    url = sqlite_url(tmp_path)
+    monkeypatch.chdir(tmp_path)  # migrate() must not depend on the working directory
+    migrate(url)
+    migrate(url)
+    assert set(inspect(get_engine(url)).get_table_names()) == TABLES
+
+
+def _migrate_in_child(url: str) -> None:
+    migrate(url)
+
+
+def _migrate_concurrently(url: str) -> None:
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_migrate_in_child, args=(url,)) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(120)
+    assert [w.exitcode for w in workers] == [0, 0, 0]
+    assert set(inspect(get_engine(url)).get_table_names()) >= TABLES
+
+
+@pytest.mark.slow
+def test_workers_starting_together_migrate_once_sqlite(tmp_path: Path) -> None:
+    _migrate_concurrently(sqlite_url(tmp_path))
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_workers_starting_together_migrate_once_postgres(pg_url: str) -> None:  # noqa: F811
+    # pg_url is already migrated; a fresh schema shows the race on an empty database.
+    from tests.chat_app.db.backends import _admin_execute, pg_base_url
+
+    schema = "baton_test_race_" + Path(pg_url).name[-6:].replace("=", "")
+    _admin_execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    _admin_execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        _migrate_concurrently(f"{pg_base_url()}?options=-csearch_path%3D{schema}")
+    finally:
+        _admin_execute(f'DROP SCHEMA "{schema}" CASCADE')

@@ -1,0 +1,85 @@
+"""SqlStore behaviour beyond the shared port contract: unknown threads, races, sanitizing."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agent_core.errors import StoreError
+from agent_core.records import NewMessage
+from agent_core.validation import sanitize_text
+from chat_app.db.engine import get_engine
+from chat_app.db.store import SqlStore
+from tests.chat_app.db.backends import create_thread, migrated_sqlite, pg_url  # noqa: F401
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def engine(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-untyped-def]
+    if request.param == "sqlite":
+        return get_engine(migrated_sqlite(tmp_path))
+    return get_engine(request.getfixturevalue("pg_url"))
+
+
+def test_unknown_thread_is_refused(engine) -> None:  # type: ignore[no-untyped-def]
+    store = SqlStore(engine)
+    with pytest.raises(StoreError, match="unknown thread"):
+        store.current_session(uuid.uuid4().hex)
+    with pytest.raises(StoreError, match="unknown thread"):
+        store.enqueue_pending(uuid.uuid4().hex, "hello")
+    with pytest.raises(StoreError, match="unknown session"):
+        store.append(uuid.uuid4().hex, "no-such-session", [NewMessage(role="user", content="x")])
+
+
+def test_concurrent_first_use_creates_one_session(engine) -> None:  # type: ignore[no-untyped-def]
+    store, thread = SqlStore(engine), create_thread(engine)
+    start, results, errors = threading.Barrier(8), [], []
+
+    def first_use() -> None:
+        start.wait()
+        try:
+            results.append(store.current_session(thread).id)
+        except Exception as exc:  # pragma: no cover - the assertion below reports it
+            errors.append(exc)
+
+    workers = [threading.Thread(target=first_use) for _ in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert errors == [] and len(set(results)) == 1
+    assert [s.number for s in store.sessions(thread)] == [1]
+
+
+def test_text_that_the_database_would_refuse_is_stored_sanitized(engine) -> None:  # type: ignore[no-untyped-def]
+    store, thread = SqlStore(engine), create_thread(engine)
+    session = store.current_session(thread)
+    nasty = "a\x00b\ud800c"
+    [row] = store.append(
+        thread,
+        session.id,
+        [
+            NewMessage(
+                role="tool",
+                content=nasty,
+                name=nasty,
+                meta={nasty: [nasty]},
+                tool_calls=[{"args": nasty}],
+            )
+        ],
+    )
+    clean = sanitize_text(nasty)
+    assert "\x00" not in clean and clean.encode("utf-8")
+    [stored] = store.messages(session.id)
+    assert stored == row
+    assert (stored.content, stored.name, stored.meta, stored.tool_calls) == (
+        clean,
+        clean,
+        {clean: [clean]},
+        [{"args": clean}],
+    )
+    store.write_file(thread, "notes.md", nasty)
+    assert store.read_file(thread, "notes.md") == clean
+    assert store.enqueue_pending(thread, nasty).content == clean
