@@ -189,3 +189,25 @@ def test_swe_agent_trajectories_match_submitted_diffs() -> None:
             assert extract_facts(messages).modified_paths == facts.modified_paths, rel
         checked += 1
     assert checked >= 20
+
+
+def test_aider_importer_events_count_only_inside_the_given_messages() -> None:
+    events = [
+        {"kind": "applied_edit", "message_index": 1, "path": "aider/io.py"},
+        {"kind": "commit", "message_index": 1, "hash": "abc1234", "message": "fix: io"},
+        {"kind": "applied_edit", "message_index": 3, "path": "aider/later.py"},
+    ]
+    messages = [HumanMessage("fix io"), AIMessage("done"), HumanMessage("more")]
+    facts = extract_facts(messages[:2], metadata={"format": "aider", "events": events})
+    assert facts.modified_paths == ["aider/io.py"]
+    assert [c.sha for c in facts.commits] == ["abc1234"]
+    assert extract_facts(messages, metadata={"format": "aider", "events": events}
+                         ).modified_paths == ["aider/io.py", "aider/later.py"]
+
+
+def test_swe_agent_submit_tool_output_is_the_final_diff() -> None:
+    messages = [call("create", {"filename": "/repo/scratch.py"}, "1"), result("ok", "1"),
+                call("submit", {}, "2"),
+                result("\ndiff --git a/src/x.py b/src/x.py\n--- a/src/x.py\n", "2")]
+    facts = extract_facts(messages)
+    assert facts.modified_paths == ["src/x.py"] and facts.scratch_files == ["scratch.py"]
