@@ -1,0 +1,106 @@
+"""ContextEstimator: exact for OpenAI, anchored on reported usage, ratios learned per family."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from pydantic import ValidationError
+
+from agent_core.calibration import ContextEstimator, FamilyRatios, TokenEstimate
+from agent_core.tokens import TokenCounter
+
+
+def _history(n: int = 4) -> list:
+    return [
+        (HumanMessage if i % 2 == 0 else AIMessage)(f"message {i}: " + "lorem ipsum " * 40)
+        for i in range(n)
+    ]
+
+
+def test_openai_models_are_exact_without_observations() -> None:
+    history = _history()
+    estimate = ContextEstimator("gpt-4o").estimate(history)
+    assert estimate.basis == "exact"
+    assert estimate.tokens == TokenCounter("gpt-4o").count(history)
+    assert estimate.fraction == pytest.approx(estimate.tokens / 128000)
+
+
+def test_other_families_are_approximate_with_their_prior() -> None:
+    history = _history()
+    estimate = ContextEstimator("claude-sonnet-4-5").estimate(history)
+    counted = TokenCounter("claude-sonnet-4-5").count(history)
+    assert estimate.basis == "approximate"
+    assert estimate.tokens == round(counted * 1.15)
+    assert estimate.window == 200000
+
+
+def test_estimate_after_an_observation_is_reported_plus_scaled_growth() -> None:
+    estimator = ContextEstimator("claude-sonnet-4-5")
+    history = _history()
+    counted = estimator.counter.count(history)
+    estimator.observe(history, int(counted * 1.2))
+    before = estimator.counter.count(history)
+    history.append(HumanMessage("one more question about the failing test"))
+    growth = estimator.counter.count(history) - before
+    estimate = estimator.estimate(history)
+    assert estimate.basis == "calibrated"
+    assert estimate.tokens == round(int(counted * 1.2) + 1.2 * growth)
+
+
+def test_a_history_that_no_longer_extends_the_observation_falls_back() -> None:
+    estimator = ContextEstimator("claude-sonnet-4-5")
+    history = _history(6)
+    estimator.observe(history, 10_000_000)  # implausible: ignored for the ratio
+    compacted = [HumanMessage("summary of earlier work"), *history[4:]]
+    estimate = estimator.estimate(compacted)
+    assert estimate.basis == "approximate"
+    assert estimate.tokens == round(estimator.counter.count(compacted) * 1.15)
+
+
+def test_a_changed_system_prompt_breaks_the_anchor() -> None:
+    estimator = ContextEstimator("gpt-4o")
+    history = _history()
+    estimator.observe(history, 999, system="old")
+    assert estimator.estimate(history, system="new").basis == "exact"
+    assert estimator.estimate(history, system="old").tokens == 999
+
+
+def test_ratio_is_learned_from_plausible_observations_only() -> None:
+    ratios = FamilyRatios()
+    assert ratios.ratio("sonnet") == 1.15
+    assert not ratios.add("sonnet", 50_000, 100)  # hidden context, not a tokenizer ratio
+    assert ratios.add("sonnet", 1_200, 1_000)
+    assert ratios.add("sonnet", 2_600, 2_000)
+    assert ratios.ratio("sonnet") == pytest.approx(3_800 / 3_000)
+    assert ratios.ratio("gpt") == 1.0
+
+
+def test_growth_teaches_the_ratio_when_the_full_prompt_hides_context() -> None:
+    estimator = ContextEstimator("claude-sonnet-4-5")
+    history = _history(2)
+    hidden = 20_000  # e.g. a tool's system prompt we never see
+    estimator.observe(history, hidden + round(estimator.counter.count(history) * 1.3))
+    history.extend(_history(6))
+    counted = estimator.counter.count(history)
+    estimator.observe(history, hidden + round(counted * 1.3))
+    assert estimator.ratios.ratio("sonnet") == pytest.approx(1.3, abs=0.01)
+
+
+def test_reset_forgets_the_anchor() -> None:
+    estimator = ContextEstimator("gpt-4o")
+    history = _history()
+    estimator.observe(history, 5)
+    estimator.reset()
+    assert estimator.estimate(history).basis == "exact"
+
+
+def test_window_override_sets_the_fraction() -> None:
+    estimate = ContextEstimator("gpt-4o", window_override=1000).estimate(_history())
+    assert estimate.window == 1000
+    assert estimate.fraction == estimate.tokens / 1000
+
+
+def test_token_estimate_is_frozen() -> None:
+    estimate = TokenEstimate(tokens=1, window=2, fraction=0.5, basis="exact")
+    with pytest.raises(ValidationError):
+        estimate.tokens = 3  # type: ignore[misc]
