@@ -111,9 +111,9 @@ def write_session(engine: Engine) -> Iterator[Session]:
 @contextmanager
 def read_session(engine: Engine) -> Iterator[Session]:
     """A read-only unit of work; never blocks writers (WAL on SQLite, MVCC on PostgreSQL)."""
+    # Closing (not rolling back) ends the transaction without expiring the loaded objects.
     with Session(engine, expire_on_commit=False) as session:
         yield session
-        session.rollback()
 
 
 def dispose_engine(url: str | None = None) -> None:

@@ -1,0 +1,66 @@
+"""Code that reliability tests run in other processes (spawned, so it must be importable).
+
+``python -m tests.chat_app.db.workers reset URL THREAD_ID KILL_AT`` performs one reset of
+the thread inside its turn lock and SIGKILLs itself at ``KILL_AT`` (a step name of
+:meth:`SqlStore.commit_reset`'s fault hook, ``handoff_generated`` before the commit, or
+``none``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+from agent_core.records import NewMessage
+from chat_app.db.engine import get_engine
+from chat_app.db.store import SqlStore
+
+KILL_POINTS = [
+    "handoff_generated",
+    "boundary_written",
+    "session_opened",
+    "pending_delivered",
+    "committed",
+]
+
+
+def send_pending(url: str, thread_id: str, client: str, count: int) -> None:
+    """Enqueue ``count`` messages named ``{client}-{i:03d}`` in order."""
+    store = SqlStore(get_engine(url))
+    for i in range(count):
+        store.enqueue_pending(thread_id, f"{client}-{i:03d}")
+
+
+def reset_once(url: str, thread_id: str, kill_at: str) -> None:
+    store = SqlStore(get_engine(url))
+
+    def hook(step: str) -> None:
+        if step == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    store._fault_hook = hook
+    with store.turn_lock(thread_id):
+        old = store.current_session(thread_id)
+        handoff = {"session_number": old.number, "current_state_summary": "working"}
+        hook("handoff_generated")
+        store.commit_reset(
+            thread_id,
+            old_session_id=old.id,
+            trigger="threshold",
+            utilization=0.82,
+            model="simulator",
+            handoff=handoff,
+            handoff_path=f"HANDOFF-{old.number}.md",
+            handoff_markdown=f"# Handoff {old.number}\n",
+            context=[NewMessage(role="handoff", content=f"handoff {old.number}")],
+        )
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    if command == "reset":
+        reset_once(*args)
+        print("reset complete")
+    else:
+        raise SystemExit(f"unknown command {command}")
