@@ -94,6 +94,14 @@ class SessionCoordinator:
     def seq_of(self, message: BaseMessage) -> int | None:
         return self._seq.get(message.id or "")
 
+    def head_fraction(self, messages: Sequence[BaseMessage]) -> float:
+        """Share of the window the session's opening context (handoff, pinned files, system
+        prompt, tool schemas) takes: what any new session would start with at least."""
+        head = [m for m in messages if context_kind(m) in ("handoff", "pinned")]
+        tokens = self.estimator.counter.count(
+            head, system=self.setup.system_prompt or None, tools=list(self.setup.tools) or None)
+        return tokens / self.info.context_window
+
     def conversation_started(self, messages: Sequence[BaseMessage]) -> bool:
         """Whether the model has answered in this session (guards against reset loops)."""
         return any(isinstance(m, AIMessage) for m in messages)

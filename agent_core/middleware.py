@@ -62,6 +62,7 @@ class ContextResetMiddleware(_Base):
     def __init__(self, coordinator: SessionCoordinator, call: _CallState, *, resets: bool = True):
         super().__init__(coordinator, call)
         self.resets = resets
+        self.warned: set[str] = set()
 
     async def abefore_model(self, state, runtime) -> dict[str, Any] | None:
         c = self.coordinator
@@ -78,11 +79,15 @@ class ContextResetMiddleware(_Base):
                                           c.setup.policy)
         self.call.estimate, self.call.decision = estimate, decision
         if decision.action == "reset" and self.resets:
-            if not c.conversation_started(messages):
-                c.emit(events.warning(
-                    f"The new session starts at {estimate.fraction:.0%} of the window "
-                    "(pinned files or the handoff are too large); not resetting again.",
-                    utilization=estimate.fraction))
+            head = c.head_fraction(messages)
+            if not c.conversation_started(messages) or head >= c.setup.policy.reset_threshold:
+                if c.session.id not in self.warned:
+                    self.warned.add(c.session.id)
+                    c.emit(events.warning(
+                        f"This session starts at {head:.0%} of the context window (the handoff "
+                        "and pinned files are too large for the reset threshold), so another "
+                        "reset cannot help; continuing without one. Unpin large files or raise "
+                        "the threshold.", utilization=estimate.fraction, head_fraction=round(head, 4)))
             else:
                 context = await c.reset(messages, trigger="auto", utilization=estimate.fraction)
                 if context is not None:
