@@ -99,7 +99,6 @@ class _Parser:
             self.user_lines = []
 
     def flush_reply(self) -> None:
-        self.flush_user()
         text = "\n".join(self.reply_lines).strip()
         self.reply_lines = []
         if text:
@@ -120,6 +119,7 @@ def load_aider(path: Path, text: str) -> Transcript:
     parser = _Parser(path)
     for number, line in enumerate(text.splitlines(), start=1):
         parser.feed(number, line)
+    parser.flush_user()
     parser.flush_reply()
     metadata = {"sessions": parser.sessions, "events": parser.events}
     return Transcript(

@@ -24,9 +24,11 @@ _CACHE_FIELDS = ("cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 def looks_like_claude_code(text: str) -> bool:
-    """True when the first record has Claude Code's session fields."""
-    first = text.lstrip().split("\n", 1)[0]
-    return first.startswith("{") and ('"sessionId"' in first or '"parentUuid"' in first)
+    """True when the first records are JSON objects and one has Claude Code's session fields."""
+    head = [line for line in text[:50000].splitlines()[:6] if line.strip()]
+    return bool(head) and all(line.lstrip().startswith("{") for line in head) and any(
+        '"sessionId"' in line or '"parentUuid"' in line for line in head
+    )
 
 
 def load_claude_code(path: Path, text: str) -> Transcript:

@@ -1,0 +1,300 @@
+"""Transcript importers on the shared evaluation data and on malformed input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+from agent_core.errors import TranscriptFormatError
+from agent_core.transcripts import load_transcript
+from tests.shared_data import eval_path
+
+_CLAUDE_CODE_RECORDS = [
+    {"type": "summary", "summary": "Fix the failing parser test", "leafUuid": "u0"},
+    {
+        "type": "user",
+        "sessionId": "s1",
+        "uuid": "u1",
+        "parentUuid": None,
+        "timestamp": "2025-06-01T10:00:00Z",
+        "message": {"role": "user", "content": "Why does test_parse fail?"},
+    },
+    {
+        "type": "assistant",
+        "sessionId": "s1",
+        "uuid": "u2",
+        "timestamp": "2025-06-01T10:00:03Z",
+        "message": {
+            "id": "msg_1",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": "Let me look."}],
+            "usage": {
+                "input_tokens": 12,
+                "cache_creation_input_tokens": 3000,
+                "cache_read_input_tokens": 9000,
+                "output_tokens": 5,
+            },
+        },
+    },
+    {
+        "type": "assistant",
+        "sessionId": "s1",
+        "uuid": "u3",
+        "timestamp": "2025-06-01T10:00:04Z",
+        "message": {
+            "id": "msg_1",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_1",
+                    "name": "Read",
+                    "input": {"file_path": "src/parse.py"},
+                }
+            ],
+            "usage": {
+                "input_tokens": 12,
+                "cache_creation_input_tokens": 3000,
+                "cache_read_input_tokens": 9000,
+                "output_tokens": 41,
+            },
+        },
+    },
+    {
+        "type": "user",
+        "sessionId": "s1",
+        "uuid": "u4",
+        "timestamp": "2025-06-01T10:00:05Z",
+        "message": {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_1",
+                    "content": [{"type": "text", "text": "def parse(): ..."}],
+                }
+            ],
+        },
+    },
+    {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "sessionId": "s1",
+        "uuid": "u5",
+        "timestamp": "2025-06-01T11:00:00Z",
+        "compactMetadata": {"trigger": "auto", "preTokens": 155000},
+    },
+    {
+        "type": "user",
+        "sessionId": "s1",
+        "uuid": "u6",
+        "isCompactSummary": True,
+        "timestamp": "2025-06-01T11:00:01Z",
+        "message": {"role": "user", "content": "This session is being continued: summary..."},
+    },
+]
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def claude_code_file(tmp_path: Path) -> Path:
+    lines = "\n".join(json.dumps(r) for r in _CLAUDE_CODE_RECORDS)
+    return _write(tmp_path, "session.jsonl", lines + "\n")
+
+
+def test_claude_code_merges_streamed_records_and_keeps_usage(claude_code_file: Path) -> None:
+    transcript = load_transcript(claude_code_file)
+    assert transcript.format == "claude_code"
+    kinds = [type(m) for m in transcript.messages]
+    assert kinds == [HumanMessage, AIMessage, ToolMessage, HumanMessage]
+    reply = transcript.messages[1]
+    assert reply.content == "Let me look."
+    assert reply.tool_calls[0]["name"] == "Read"
+    assert reply.tool_calls[0]["args"] == {"file_path": "src/parse.py"}
+    assert transcript.messages[2].tool_call_id == "toolu_1"
+    assert transcript.messages[2].content == "def parse(): ..."
+    (usage,) = transcript.usage
+    assert (usage.message_index, usage.input_tokens, usage.output_tokens) == (1, 12012, 41)
+
+
+def test_claude_code_keeps_compaction_markers_and_timestamps(claude_code_file: Path) -> None:
+    transcript = load_transcript(claude_code_file)
+    kinds = [c["kind"] for c in transcript.metadata["compactions"]]
+    assert kinds == ["compact_boundary", "compact_summary"]
+    assert transcript.metadata["compactions"][0]["metadata"]["preTokens"] == 155000
+    assert transcript.messages[3].additional_kwargs["compact_summary"] is True
+    assert transcript.messages[0].additional_kwargs["timestamp"] == "2025-06-01T10:00:00Z"
+    assert transcript.metadata["summaries"] == ["Fix the failing parser test"]
+
+
+def test_a_bad_jsonl_line_is_named(tmp_path: Path) -> None:
+    good = json.dumps(_CLAUDE_CODE_RECORDS[1])
+    path = _write(tmp_path, "broken.jsonl", f'{good}\n{good}\n{{"type": "user", \n')
+    with pytest.raises(TranscriptFormatError) as caught:
+        load_transcript(path)
+    assert caught.value.line == 3
+    assert "one JSON object per line" in str(caught.value)
+
+
+def test_a_jsonl_record_without_type_is_rejected(tmp_path: Path) -> None:
+    path = _write(tmp_path, "odd.jsonl", '{"sessionId": "s"}\n')
+    with pytest.raises(TranscriptFormatError, match="'type'") as caught:
+        load_transcript(path)
+    assert caught.value.line == 1
+
+
+def test_openai_chat_list_and_object_forms(tmp_path: Path) -> None:
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "weather?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "weather", "arguments": '{"city": "Oslo"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "rain"},
+    ]
+    for name, document in (("a.json", messages), ("b.json", {"messages": messages})):
+        transcript = load_transcript(_write(tmp_path, name, json.dumps(document)))
+        assert transcript.format == "openai"
+        assert [type(m) for m in transcript.messages] == [
+            SystemMessage,
+            HumanMessage,
+            AIMessage,
+            ToolMessage,
+        ]
+        assert transcript.messages[2].tool_calls[0]["args"] == {"city": "Oslo"}
+
+
+def test_truncated_json_names_the_line(tmp_path: Path) -> None:
+    text = '[\n  {"role": "user", "content": "hi"},\n  {"role": "assistant", "con'
+    with pytest.raises(TranscriptFormatError, match="truncated") as caught:
+        load_transcript(_write(tmp_path, "cut.json", text))
+    assert caught.value.line == 3
+
+
+def test_openai_message_without_role_is_rejected(tmp_path: Path) -> None:
+    with pytest.raises(TranscriptFormatError, match="message 1"):
+        load_transcript(_write(tmp_path, "x.json", '[{"role": "user", "content": ""}, {}]'))
+
+
+def _swe_agent_cases() -> list[tuple[str, dict]]:
+    truth = json.loads(
+        eval_path("swe-agent-trajectories", "derived", "ground_truth.json").read_text()
+    )
+    return list(truth["trajectories"].items())
+
+
+def test_swe_agent_trajectories_match_ground_truth() -> None:
+    root = eval_path("swe-agent-trajectories", "files")
+    for relative, truth in _swe_agent_cases():
+        transcript = load_transcript(root / relative)
+        assert transcript.format == "swe_agent"
+        assert len(transcript.messages) == truth["history_messages"], relative
+        roles = {"system": 0, "user": 0, "assistant": 0, "tool": 0}
+        for message in transcript.messages:
+            roles[{"human": "user", "ai": "assistant"}.get(message.type, message.type)] += 1
+        assert {k: v for k, v in roles.items() if v} == truth["roles"], relative
+        calls = sum(len(m.tool_calls) for m in transcript.messages if isinstance(m, AIMessage))
+        assert (calls > 0) == truth["openai_tool_calls"], relative
+        assert transcript.metadata.get("model_stats") == truth.get("model_stats"), relative
+        assert transcript.usage == []  # tokens_sent is a total, not per call
+
+
+def test_swe_agent_tool_messages_point_at_their_calls() -> None:
+    path = eval_path(
+        "swe-agent-trajectories",
+        "files",
+        "trajectories",
+        "demonstrations",
+        "function_calling_simple.traj",
+    )
+    transcript = load_transcript(path)
+    call_ids = {
+        c["id"] for m in transcript.messages if isinstance(m, AIMessage) for c in m.tool_calls
+    }
+    results = [m for m in transcript.messages if isinstance(m, ToolMessage)]
+    assert results and all(m.tool_call_id in call_ids for m in results)
+
+
+@pytest.fixture(scope="module")
+def aider_transcript():
+    return load_transcript(eval_path("aider-chat-history", "chat-history.md"))
+
+
+@pytest.fixture(scope="module")
+def aider_truth() -> dict:
+    return json.loads(eval_path("aider-chat-history", "derived", "ground_truth.json").read_text())
+
+
+def test_aider_sessions_and_markers_match_ground_truth(aider_transcript, aider_truth) -> None:
+    sessions = aider_transcript.metadata["sessions"]
+    assert len(sessions) == aider_truth["n_sessions"]
+    assert [s["started_at"] for s in sessions] == [s["started_at"] for s in aider_truth["sessions"]]
+    events = aider_transcript.metadata["events"]
+    truth = aider_truth["sessions"]
+    for kind, key in (
+        ("applied_edit", "applied_edits"),
+        ("commit", "commits"),
+        ("added_file", "added_to_chat"),
+        ("tokens", "tokens_reports"),
+    ):
+        assert sum(e["kind"] == kind for e in events) == sum(len(s[key]) for s in truth), kind
+
+
+def test_aider_usage_is_per_request_and_attached_to_replies(aider_transcript) -> None:
+    usage = aider_transcript.usage
+    assert len(usage) > 800
+    assert (usage[0].input_tokens, usage[0].output_tokens) == (5244, 604)
+    assert all(isinstance(aider_transcript.messages[u.message_index], AIMessage) for u in usage)
+
+
+def test_aider_user_lines_become_one_request(aider_transcript) -> None:
+    first_request = next(m for m in aider_transcript.messages if isinstance(m, HumanMessage))
+    assert first_request.content.startswith("# Fix any errors below, if possible.")
+    assert "aider/repomap.py:23:1: E402" in first_request.content
+
+
+def test_aider_cached_tokens_count_as_input(tmp_path: Path) -> None:
+    text = (
+        "# aider chat started at 2024-08-20 10:00:00\n\n#### hi  \n\nHello!\n\n"
+        "> Tokens: 492 sent, 1,278 cached, 72 received. Cost: $0.0026 message.  \n"
+    )
+    transcript = load_transcript(_write(tmp_path, "h.md", text))
+    assert transcript.usage[0].input_tokens == 492 + 1278
+    assert transcript.messages[1].additional_kwargs["session_started_at"] == "2024-08-20 10:00:00"
+
+
+def test_aider_unreadable_token_line_is_named(tmp_path: Path) -> None:
+    text = "# aider chat started at 2024-08-20 10:00:00\n\n#### hi\n\nHello!\n\n> Tokens: lots\n"
+    with pytest.raises(TranscriptFormatError, match="N sent") as caught:
+        load_transcript(_write(tmp_path, "h.md", text))
+    assert caught.value.line == 7
+
+
+def test_unknown_format_name_is_rejected(tmp_path: Path) -> None:
+    with pytest.raises(TranscriptFormatError, match="unknown transcript format"):
+        load_transcript(_write(tmp_path, "a.json", "[]"), format="csv")
+
+
+def test_auto_detection_by_content(tmp_path: Path, claude_code_file: Path) -> None:
+    renamed = _write(tmp_path, "log.txt", claude_code_file.read_text())
+    assert load_transcript(renamed).format == "claude_code"
+    history = _write(tmp_path, "notes.txt", "# aider chat started at 2024-08-20 10:00:00\n")
+    assert load_transcript(history).format == "aider"
