@@ -33,12 +33,13 @@ from chat_app.db.store import SqlStore
 SESSIONS, PER_SESSION, WINDOW = 50, 200, 100
 REPEAT_WINDOW, REPEAT_FULL = 200, 30
 GOAL_WINDOW_MS, GOAL_RATIO = 20.0, 20.0
+WORDS = ("plan", "test", "patch", "file", "error", "fix", "run", "commit", "diff", "review")
 
 
 def build_thread(engine: Engine) -> str:
     """A thread of SESSIONS x PER_SESSION messages of a few hundred characters each."""
     rng = random.Random(6)
-    words = ["plan", "test", "patch", "file", "error", "fix", "run", "commit", "diff", "review", "model", "tool"]
+    words = [*WORDS]
     with write_session(engine) as session:
         assistant = repo.ensure_default_assistant(session=session)
         thread_id = repo.create_thread(session=session, owner="bench", assistant_id=assistant.id).id

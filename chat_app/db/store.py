@@ -73,7 +73,8 @@ class SqlStore:
             with Session(self._writer if write else self._engine, expire_on_commit=False) as db:
                 yield db
                 db.commit()
-        except SQLAlchemyError as exc:
+        # OverflowError: sqlite3 refuses integers beyond 64 bits before SQLAlchemy sees them.
+        except (SQLAlchemyError, OverflowError) as exc:
             reason = getattr(exc, "orig", None) or exc
             raise StoreError(
                 f"The database refused the change; nothing was stored ({reason})."
