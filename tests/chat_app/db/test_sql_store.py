@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import uuid
 from pathlib import Path
@@ -83,3 +85,40 @@ def test_text_that_the_database_would_refuse_is_stored_sanitized(engine) -> None
     store.write_file(thread, "notes.md", nasty)
     assert store.read_file(thread, "notes.md") == clean
     assert store.enqueue_pending(thread, nasty).content == clean
+
+
+def test_turn_lock_excludes_other_processes(engine) -> None:  # type: ignore[no-untyped-def]
+    store, thread, other = SqlStore(engine), create_thread(engine), create_thread(engine)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.chat_app.db.workers",
+            "hold",
+            str(engine.url.render_as_string(hide_password=False)),
+            thread,
+        ],
+        cwd=Path(__file__).resolve().parents[3],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        got = threading.Event()
+
+        def take() -> None:
+            with store.turn_lock(thread):
+                got.set()
+
+        threading.Thread(target=take, daemon=True).start()
+        assert not got.wait(0.3), "this process entered a turn another process holds"
+        with store.turn_lock(other):
+            pass  # a different thread is not blocked by the other process's lock
+        assert holder.stdin is not None
+        holder.stdin.write("release\n")
+        holder.stdin.flush()
+        assert got.wait(10), "the lock was not handed over after the other process released it"
+    finally:
+        holder.kill()
+        holder.wait(10)

@@ -3,7 +3,8 @@
 ``python -m tests.chat_app.db.workers reset URL THREAD_ID KILL_AT`` performs one reset of
 the thread inside its turn lock and SIGKILLs itself at ``KILL_AT`` (a step name of
 :meth:`SqlStore.commit_reset`'s fault hook, ``handoff_generated`` before the commit, or
-``none``).
+``none``). ``... workers hold URL THREAD_ID`` holds the thread's turn lock until its
+stdin gets a line.
 """
 
 from __future__ import annotations
@@ -57,10 +58,20 @@ def reset_once(url: str, thread_id: str, kill_at: str) -> None:
         )
 
 
+def hold_turn_lock(url: str, thread_id: str) -> None:
+    """Take the thread's turn lock, say so on stdout, release it when stdin gets a line."""
+    store = SqlStore(get_engine(url))
+    with store.turn_lock(thread_id):
+        print("locked", flush=True)
+        sys.stdin.readline()
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     if command == "reset":
         reset_once(*args)
         print("reset complete")
+    elif command == "hold":
+        hold_turn_lock(*args)
     else:
         raise SystemExit(f"unknown command {command}")
