@@ -1,0 +1,21 @@
+"""The Baton Reflex app: routes, styles and the start-up schema migration."""
+
+import reflex as rx
+
+from chat_app.pages.index import index_page
+from chat_app.pages.thread import thread_page
+from chat_app.states.chat import ChatState
+from chat_app.states.thread_list import ThreadListState
+
+
+def _migrate_database() -> None:
+    """Bring the database schema to head before the first request is served."""
+    from chat_app.db.migrate import migrate
+
+    migrate()
+
+
+app = rx.App(stylesheets=["/baton.css"])
+app.register_lifespan_task(_migrate_database)
+app.add_page(thread_page, route="/t/[thread_id]", title="Baton", on_load=ChatState.on_load)
+app.add_page(index_page, route="/", title="Baton", on_load=ThreadListState.on_load)

@@ -1,0 +1,18 @@
+import reflex as rx
+
+from chat_app.components.app_header import app_header
+from chat_app.components.thread_list import thread_list
+
+
+def index_page() -> rx.Component:
+    """`/`: the owner's chats."""
+    return rx.box(
+        rx.vstack(
+            app_header(),
+            rx.heading("Your chats", size="6", margin_top="0.5em"),
+            thread_list(),
+            spacing="4",
+            class_name="baton-page",
+        ),
+        class_name="baton-shell",
+    )

@@ -1,0 +1,28 @@
+"""Reflex configuration for Baton.
+
+Every setting that differs between a laptop and a scaled deployment comes from the
+environment, so the same code runs on SQLite + in-process state or PostgreSQL + Redis:
+
+- ``REFLEX_DB_URL``: the database (default: an SQLite file ``baton.db`` in the working dir).
+- ``REFLEX_REDIS_URL``: when set, Reflex keeps UI state in Redis so several backend
+  workers can serve one browser session.
+"""
+
+import os
+
+import reflex as rx
+
+config = rx.Config(
+    app_name="chat_app",
+    db_url=os.environ.get("REFLEX_DB_URL", "sqlite:///baton.db"),
+    redis_url=os.environ.get("REFLEX_REDIS_URL") or None,
+    telemetry_enabled=False,
+    show_built_with_reflex=False,
+    # Baton publishes no sitemap; the plugin would only want a public deploy URL.
+    disable_plugins=[rx.plugins.SitemapPlugin],
+    plugins=[
+        rx.plugins.RadixThemesPlugin(
+            theme=rx.theme(accent_color="indigo", gray_color="slate", radius="medium")
+        )
+    ],
+)
