@@ -1,0 +1,302 @@
+"""The chat page: a window of the timeline, the live stream, the chip bar and the meter.
+
+Thin by design: events go to ``chat_app.services``; what comes back is reshaped into rows
+(``chat_app.states.rows``) and held for rendering. Streaming follows DESIGN.md §3: a
+background event consumes the service stream, tokens go to a separate string flushed about
+every 80 ms, and a finished item is appended to the list once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import reflex as rx
+
+from agent_core.errors import MessageRejected
+from chat_app.services import chat as chat_service
+from chat_app.services import threads as thread_service
+from chat_app.states import scripts
+from chat_app.states.identity import IdentityState
+from chat_app.states.rows import (
+    ChipRow,
+    MeterBar,
+    TimelineRow,
+    chip_row,
+    meter_bar,
+    resetting_row,
+    timeline_row,
+    upsert,
+    with_anchors,
+)
+
+__all__ = ["ChatState", "WINDOW", "FLUSH_SECONDS"]
+
+WINDOW = 100  # timeline rows kept in state; older ones load on demand
+FLUSH_SECONDS = 0.08  # how often streamed tokens reach the browser
+
+# A running /handoff is cancelled through an asyncio.Event, which cannot live in a
+# serializable state; it lives here, keyed by thread, in the worker running the handoff.
+_handoff_cancels: dict[str, asyncio.Event] = {}
+
+
+def _thread_id_from_path(path: str) -> str:
+    parts = [part for part in path.split("/") if part]
+    return parts[-1] if len(parts) >= 2 and parts[-2] == "t" else ""
+
+
+class ChatState(IdentityState):
+    thread_key: str = ""
+    found: bool = True
+    loading: bool = True
+    title: str = ""
+    model_label: str = ""
+    rows: list[TimelineRow] = []
+    chips: list[ChipRow] = []
+    meter: MeterBar = MeterBar()
+    has_earlier: bool = False
+    earliest_seq: int = 0
+    streaming: str = ""
+    sending: bool = False
+    resetting: bool = False
+    handoff_running: bool = False
+    notice: str = ""
+    draft: str = ""
+    _streams: int = 0
+
+    # ----- view helpers -------------------------------------------------------------------
+
+    @rx.var
+    def command_hint(self) -> str:
+        if not self.draft.startswith("/"):
+            return ""
+        return "/handoff [focus] — write a handoff now and continue in a fresh session"
+
+    @rx.var
+    def composer_placeholder(self) -> str:
+        if self.resetting:
+            return "Resetting context… new messages will be queued"
+        return "Message Baton (Enter to send, Shift+Enter for a new line)"
+
+    def _set_rows(self, rows: list[TimelineRow]) -> None:
+        self.rows, self.chips = with_anchors(rows, self.chips, from_start=not self.has_earlier)
+        if self.rows:
+            self.earliest_seq = min(row.seq for row in self.rows if not row.resetting) if any(
+                not row.resetting for row in self.rows
+            ) else self.earliest_seq
+
+    def _show(self, view: Any) -> None:
+        self.found = True
+        self.title = view.thread.title
+        self.model_label = view.model_label
+        self.chips = [chip_row(chip) for chip in view.sessions]
+        self.meter = meter_bar(view.meter)
+        self.has_earlier = view.has_earlier
+        self._set_rows([timeline_row(item) for item in view.items])
+
+    def _append(self, item: Any) -> None:
+        row = timeline_row(item)
+        rows = upsert(self.rows, row)
+        if len(rows) > WINDOW:
+            rows = rows[-WINDOW:]
+            self.has_earlier = True
+        if row.kind == "message" and row.role == "assistant":
+            self.streaming = ""
+        self._set_rows(rows)
+
+    # ----- page lifecycle -----------------------------------------------------------------
+
+    @rx.event
+    def on_load(self):
+        thread_id = _thread_id_from_path(self.router.url.path)
+        self.thread_key = thread_id
+        self.loading = True
+        self.rows, self.chips, self.streaming, self.notice, self.draft = [], [], "", "", ""
+        self.sending = self.resetting = self.handoff_running = False
+        view = thread_service.load_timeline(self._owner(), thread_id) if thread_id else None
+        self.loading = False
+        if view is None:
+            self.found = False
+            return None
+        self._show(view)
+        return scripts.scroll_to_bottom(force=True)
+
+    @rx.event
+    def load_earlier(self) -> None:
+        if not self.has_earlier:
+            return
+        view = thread_service.load_timeline(
+            self._owner(), self.thread_key, before_seq=self.earliest_seq, limit=WINDOW
+        )
+        if view is None:
+            return
+        self.has_earlier = view.has_earlier
+        self._set_rows([timeline_row(item) for item in view.items] + self.rows)
+
+    @rx.event
+    def jump_to_session(self, number: int):
+        chip = next((c for c in self.chips if c.number == number), None)
+        if chip is None:
+            return None
+        if not chip.loaded:
+            items = thread_service.load_from_session(
+                self._owner(), self.thread_key, number, current_earliest_seq=self.earliest_seq
+            )
+            # Session 1 starts the thread; any later session leaves earlier ones to load.
+            self.has_earlier = number > 1
+            self._set_rows([timeline_row(item) for item in items] + self.rows)
+        return scripts.scroll_to_anchor(chip.anchor)
+
+    # ----- composer -----------------------------------------------------------------------
+
+    @rx.event
+    def set_draft(self, value: str) -> None:
+        self.draft = value
+
+    @rx.event
+    def submit(self, _form: dict | None = None):
+        text = self.draft.strip()
+        # While a turn runs only a reset accepts new messages (they are queued);
+        # anything else is a double submit.
+        if not text or (self.sending and not self.resetting) or self.handoff_running:
+            return None
+        if text == "/handoff" or text.startswith("/handoff "):
+            focus = text[len("/handoff") :].strip() or None
+            self.draft = ""
+            self.handoff_running = True
+            return ChatState.run_handoff(self._owner(), self.thread_key, focus)
+        try:
+            chat_service.validate_message(text)
+        except MessageRejected as rejected:
+            return rx.toast.error(str(rejected))
+        self.draft = ""
+        self.sending = True
+        return [
+            ChatState.run_send(self._owner(), self.thread_key, text),
+            scripts.scroll_to_bottom(force=True),
+        ]
+
+    @rx.event
+    def stop(self) -> None:
+        cancel = _handoff_cancels.get(self.thread_key)
+        if cancel is not None:
+            cancel.set()
+        chat_service.stop(self.thread_key)
+
+    # ----- streams ------------------------------------------------------------------------
+
+    @rx.event(background=True)
+    async def run_send(self, owner: str, thread_id: str, text: str):
+        async for update in self._consume(chat_service.send_message(owner, thread_id, text)):
+            yield update
+
+    @rx.event(background=True)
+    async def run_handoff(self, owner: str, thread_id: str, focus: str | None):
+        cancel = asyncio.Event()
+        _handoff_cancels[thread_id] = cancel
+        try:
+            async for update in self._consume(
+                chat_service.run_handoff(owner, thread_id, focus, cancel)
+            ):
+                yield update
+        finally:
+            _handoff_cancels.pop(thread_id, None)
+            async with self:
+                self.handoff_running = False
+
+    async def _consume(self, events: AsyncIterator[dict]) -> AsyncIterator[Any]:
+        """Apply one service stream to the state; yield the toasts and scrolls it asks for."""
+        async with self:
+            self._streams += 1
+        pending = ""
+        flushed_at = time.monotonic()
+        try:
+            async for event in events:
+                if event.get("type") == "token":
+                    pending += event["data"].get("text", "")
+                    if time.monotonic() - flushed_at < FLUSH_SECONDS:
+                        continue
+                    async with self:
+                        self.streaming += pending
+                    pending, flushed_at = "", time.monotonic()
+                    continue
+                async with self:
+                    if pending:
+                        self.streaming += pending
+                        pending = ""
+                    follow_up = self._apply(event)
+                if follow_up is not None:
+                    yield follow_up
+        except Exception as error:  # the stream broke: say so instead of hanging "sending"
+            yield rx.toast.error(f"Something went wrong: {error}")
+        finally:
+            async with self:
+                self._streams -= 1
+                if self._streams <= 0:
+                    self._streams = 0
+                    self.sending = False
+                    self.resetting = False
+                    self.streaming = ""
+                    self.notice = ""
+
+    def _apply(self, event: dict) -> Any:
+        """One service event -> state change; returns a toast or scroll to run, if any."""
+        kind, data = event.get("type"), event.get("data") or {}
+        if kind in ("item", "queued"):
+            self._append(data)
+            return scripts.scroll_to_bottom()
+        if kind in ("compaction", "todo_compressed") and data.get("item"):
+            self._append(data["item"])
+            return None
+        if kind == "utilization":
+            self.meter = meter_bar(data, self.meter)
+            return None
+        if kind == "context_reset":
+            return self._apply_reset(data)
+        if kind == "handoff":
+            status = data.get("status", "")
+            message = data.get("message", "")
+            self.handoff_running = status == "started"
+            if not message:
+                return None
+            if status in ("failed",):
+                return rx.toast.error(message)
+            return rx.toast(message)
+        if kind == "error":
+            return rx.toast.error(data.get("message", "Something went wrong"))
+        if kind == "warning" and data.get("message"):
+            return rx.toast.warning(data["message"])
+        return None
+
+    def _apply_reset(self, data: dict) -> Any:
+        phase = data.get("event")
+        if phase == "reset_starting":
+            self.resetting = True
+            self.streaming = ""
+            self._set_rows(upsert(self.rows, resetting_row(int(data.get("session_number", 1)))))
+            return scripts.scroll_to_bottom()
+        if phase == "input_blocked":
+            self.notice = "Resetting context… new messages will be queued and sent after it."
+            return None
+        placeholders = [row for row in self.rows if row.resetting]
+        rows = [row for row in self.rows if not row.resetting]
+        self.resetting = False
+        self.notice = ""
+        if phase == "reset_complete":
+            chip = data.get("chip")
+            if chip:
+                new_chip = chip_row(chip)
+                for existing in self.chips:
+                    existing.current = False
+                self.chips = [c for c in self.chips if c.number != new_chip.number] + [new_chip]
+            divider = data.get("divider")
+            self._set_rows(upsert(rows, timeline_row(divider)) if divider else rows)
+            number = data.get("session_number", "")
+            return rx.toast.success(f"Session {number} started — context was reset")
+        if phase == "reset_failed":
+            self._set_rows(rows)
+            return rx.toast.error(f"Context reset failed: {data.get('reason', 'unknown error')}")
+        self._set_rows(rows + placeholders)
+        return None

@@ -1,0 +1,330 @@
+"""Render-ready rows: the service view models reshaped for Reflex components.
+
+Reflex components cannot run Python on runtime data, so every label, anchor and list the
+timeline shows is prepared here, once, when an item arrives. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = [
+    "FileRow",
+    "TimelineRow",
+    "ChipRow",
+    "MeterBar",
+    "ThreadRow",
+    "timeline_row",
+    "resetting_row",
+    "chip_row",
+    "meter_bar",
+    "thread_row",
+    "relative_time",
+    "with_anchors",
+    "upsert",
+]
+
+
+@dataclasses.dataclass
+class FileRow:
+    path: str = ""
+    verified: bool = False
+
+
+@dataclasses.dataclass
+class TimelineRow:
+    key: str = ""
+    kind: str = "message"
+    seq: int = 0
+    session_number: int = 1
+    anchor: str = ""
+    role: str = ""
+    content: str = ""
+    model: str = ""
+    time_label: str = ""
+    queued: bool = False
+    stopped: bool = False
+    tool_name: str = ""
+    summary: str = ""
+    tool_result: str = ""
+    tool_failed: bool = False
+    # divider rows
+    header: str = ""
+    resetting: bool = False
+    has_handoff: bool = False
+    preview: str = ""
+    completed_work: list[str] = dataclasses.field(default_factory=list)
+    in_progress: list[str] = dataclasses.field(default_factory=list)
+    remaining_tasks: list[str] = dataclasses.field(default_factory=list)
+    key_decisions: list[str] = dataclasses.field(default_factory=list)
+    files_modified: list[FileRow] = dataclasses.field(default_factory=list)
+    state_summary: str = ""
+    handoff_markdown: str = ""
+    handoff_filename: str = ""
+
+
+@dataclasses.dataclass
+class ChipRow:
+    number: int = 1
+    label: str = ""
+    anchor: str = ""
+    current: bool = False
+    loaded: bool = True
+
+
+@dataclasses.dataclass
+class MeterBar:
+    tokens: int = 0
+    window: int = 1
+    percent: float = 0.0
+    label: str = "0%"
+    title: str = ""
+    compact_percent: float = 50.0
+    reset_percent: float = 80.0
+    show_compact: bool = True
+    level: str = "ok"  # ok | warn | high: colours the bar
+
+
+@dataclasses.dataclass
+class ThreadRow:
+    id: str = ""
+    title: str = ""
+    updated_label: str = ""
+    session_count: int = 1
+    model_label: str = ""
+
+
+def _dump(value: Any) -> dict[str, Any]:
+    """Accept a pydantic view or the dict it was dumped to."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump()
+    return dict(value)
+
+
+def _as_datetime(value: Any) -> datetime | None:
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, str) and value:
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    return None
+
+
+def relative_time(value: Any, now: datetime | None = None) -> str:
+    """'just now', '3 min ago', '2 h ago', '4 days ago' (or '' when unknown)."""
+    when = _as_datetime(value)
+    if when is None:
+        return ""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    seconds = ((now or datetime.now(UTC)) - when).total_seconds()
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h ago"
+    days = int(seconds // 86400)
+    return f"{days} day{'s' if days != 1 else ''} ago"
+
+
+def _strings(value: Any) -> list[str]:
+    if not value:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value if str(v).strip()]
+
+
+def _files(value: Any) -> list[FileRow]:
+    """files_modified holds ``{path, verified}`` dicts or bare paths; show both the same way."""
+    rows = []
+    for entry in value or []:
+        if isinstance(entry, dict):
+            path = str(entry.get("path") or "")
+            if path:
+                rows.append(FileRow(path=path, verified=bool(entry.get("verified"))))
+        elif str(entry).strip():
+            rows.append(FileRow(path=str(entry), verified=False))
+    return rows
+
+
+_TRIGGER_LABELS = {"auto": "auto reset", "manual": "/handoff", "overflow": "overflow reset"}
+
+
+def _divider_header(item: dict[str, Any], handoff: dict[str, Any]) -> str:
+    parts = [f"Session {item['session_number']} started"]
+    when = relative_time(item.get("created_at"))
+    if when:
+        parts.append(when)
+    trigger = item.get("trigger") or handoff.get("trigger") or ""
+    utilization = item.get("utilization")
+    if utilization is None:
+        utilization = handoff.get("utilization")
+    if trigger or utilization is not None:
+        label = _TRIGGER_LABELS.get(trigger, trigger or "reset")
+        if utilization is not None:
+            label += f" at {round(float(utilization) * 100)}%"
+        parts.append(label)
+    model = item.get("model") or handoff.get("model") or ""
+    if model:
+        parts.append(model)
+    return " · ".join(parts)
+
+
+def timeline_row(item: Any) -> TimelineRow:
+    """One service ``TimelineItem`` (model or dict) as a render-ready row."""
+    data = _dump(item)
+    handoff = data.get("handoff") or {}
+    row = TimelineRow(
+        key=str(data.get("key", "")),
+        kind=str(data.get("kind", "message")),
+        seq=int(data.get("seq") or 0),
+        session_number=int(data.get("session_number") or 1),
+        role=str(data.get("role") or ""),
+        content=str(data.get("content") or ""),
+        model=str(data.get("model") or ""),
+        time_label=relative_time(data.get("created_at")),
+        queued=bool(data.get("queued")),
+        stopped=bool(data.get("stopped")),
+        tool_name=str(data.get("tool_name") or ""),
+        summary=str(data.get("summary") or ""),
+        tool_result=str(data.get("tool_result") or ""),
+        tool_failed=bool(data.get("tool_failed")),
+        resetting=bool(data.get("resetting")),
+    )
+    if row.kind != "divider":
+        return row
+    row.header = (
+        "Resetting context…" if row.resetting and not handoff else _divider_header(data, handoff)
+    )
+    row.has_handoff = bool(handoff)
+    row.preview = str(data.get("handoff_preview") or handoff.get("current_state_summary") or "")
+    row.completed_work = _strings(handoff.get("completed_work"))
+    row.in_progress = _strings(handoff.get("in_progress"))
+    row.remaining_tasks = _strings(handoff.get("remaining_tasks"))
+    row.key_decisions = _strings(handoff.get("key_decisions"))
+    row.files_modified = _files(handoff.get("files_modified"))
+    row.state_summary = str(handoff.get("current_state_summary") or "")
+    row.handoff_markdown = str(data.get("handoff_markdown") or "")
+    row.handoff_filename = str(
+        data.get("handoff_filename") or f"HANDOFF-{row.session_number}.md"
+    )
+    return row
+
+
+def resetting_row(session_number: int) -> TimelineRow:
+    """The placeholder divider shown from ``reset_starting`` until ``reset_complete``."""
+    return TimelineRow(
+        key=f"resetting-{session_number}",
+        kind="divider",
+        session_number=session_number + 1,
+        header="Resetting context…",
+        resetting=True,
+    )
+
+
+def chip_row(chip: Any) -> ChipRow:
+    data = _dump(chip)
+    return ChipRow(
+        number=int(data["number"]),
+        # The "← current" mark is drawn from ``current``, so it follows live resets.
+        label=f"Session {data['number']}",
+        anchor=str(data.get("anchor") or f"session-{data['number']}"),
+        current=bool(data.get("current")),
+        loaded=bool(data.get("loaded", True)),
+    )
+
+
+def meter_bar(meter: Any, previous: MeterBar | None = None) -> MeterBar:
+    """A ``MeterView`` (or a bare utilization event) as bar geometry and labels.
+
+    Utilization events may carry only tokens/window/fraction/basis; the thresholds then
+    stay as the previous bar had them.
+    """
+    data = _dump(meter)
+    base = previous or MeterBar()
+    tokens = int(data.get("tokens", base.tokens) or 0)
+    window = int(data.get("window", base.window) or 1)
+    fraction = data.get("fraction")
+    fraction = tokens / window if fraction is None else float(fraction)
+    compact = data.get("compact_threshold")
+    reset = data.get("reset_threshold")
+    compact_percent = base.compact_percent if compact is None else float(compact) * 100
+    reset_percent = base.reset_percent if reset is None else float(reset) * 100
+    effective = data.get("effective_strategy")
+    show_compact = base.show_compact if effective is None else effective != "reset"
+    approx = "" if data.get("basis", "exact") == "exact" else "~"
+    percent = max(0.0, min(fraction * 100, 100.0))
+    level = "high" if percent >= reset_percent else "warn" if percent >= compact_percent else "ok"
+    return MeterBar(
+        tokens=tokens,
+        window=window,
+        percent=round(percent, 1),
+        label=f"{approx}{round(fraction * 100)}%",
+        title=(
+            f"{approx}{tokens:,} of {window:,} tokens · compact at {compact_percent:.0f}%"
+            f" · reset at {reset_percent:.0f}%"
+        ),
+        compact_percent=compact_percent,
+        reset_percent=reset_percent,
+        show_compact=show_compact,
+        level=level,
+    )
+
+
+def thread_row(summary: Any) -> ThreadRow:
+    data = _dump(summary)
+    return ThreadRow(
+        id=str(data["id"]),
+        title=str(data.get("title") or "Untitled"),
+        updated_label=relative_time(data.get("updated_at")),
+        session_count=int(data.get("session_count") or 1),
+        model_label=str(data.get("model_label") or ""),
+    )
+
+
+def with_anchors(
+    rows: list[TimelineRow], chips: list[ChipRow], *, from_start: bool
+) -> tuple[list[TimelineRow], list[ChipRow]]:
+    """Give the first row of each session its chip's anchor; mark chips whose anchor is loaded.
+
+    A divider starts every session after the first, so it carries the anchor; session 1 has
+    no divider, so its first row does, but only when the window reaches back to the start
+    of the thread (``from_start``).
+    """
+    anchors = {chip.number: chip.anchor for chip in chips}
+    seen: set[int] = set()
+    for row in rows:
+        row.anchor = ""
+        if row.session_number in seen:
+            continue
+        starts_session = row.kind == "divider" or (row.session_number == 1 and from_start)
+        if starts_session:
+            seen.add(row.session_number)
+            row.anchor = anchors.get(row.session_number, f"session-{row.session_number}")
+    loaded_anchors = {row.anchor for row in rows if row.anchor}
+    for chip in chips:
+        chip.loaded = chip.anchor in loaded_anchors
+    return rows, chips
+
+
+def upsert(rows: list[TimelineRow], row: TimelineRow) -> list[TimelineRow]:
+    """Replace the row with the same key or append it.
+
+    A delivered user message replaces the queued row it came from. Queued rows are keyed by
+    their pending id and delivered rows by their message id, so when no key matches, the
+    oldest queued row with the same text is the one being delivered.
+    """
+    for index, existing in enumerate(rows):
+        if existing.key == row.key:
+            return [*rows[:index], row, *rows[index + 1 :]]
+    if row.kind == "message" and row.role == "user" and not row.queued:
+        for index, existing in enumerate(rows):
+            if existing.queued and existing.content == row.content:
+                return [*rows[:index], *rows[index + 1 :], row]
+    return [*rows, row]

@@ -1,0 +1,47 @@
+"""Client-side scroll helpers returned by chat events.
+
+They run after the state update that precedes them, but React may not have painted the new
+rows yet, so each one waits for the target to exist before scrolling.
+"""
+
+from __future__ import annotations
+
+import json
+
+import reflex as rx
+
+__all__ = ["scroll_to_bottom", "scroll_to_anchor"]
+
+_SCROLL_TO_BOTTOM = """
+(() => {
+  const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 400;
+  if (!nearBottom && !%(force)s) return;
+  setTimeout(() => window.scrollTo({top: document.body.scrollHeight}), 60);
+})()
+"""
+
+_SCROLL_TO_ANCHOR = """
+(() => {
+  const anchor = %(anchor)s;
+  let tries = 0;
+  const go = () => {
+    const el = document.getElementById(anchor);
+    if (!el) { if (tries++ < 40) setTimeout(go, 50); return; }
+    el.scrollIntoView({block: "start"});
+    el.classList.remove("baton-flash");
+    void el.offsetWidth;
+    el.classList.add("baton-flash");
+  };
+  go();
+})()
+"""
+
+
+def scroll_to_bottom(force: bool = False) -> rx.event.EventSpec:
+    """Follow new rows to the bottom, unless the reader scrolled away (or ``force``)."""
+    return rx.call_script(_SCROLL_TO_BOTTOM % {"force": "true" if force else "false"})
+
+
+def scroll_to_anchor(anchor: str) -> rx.event.EventSpec:
+    """Scroll the row with id ``anchor`` to the top of the view, once it is rendered."""
+    return rx.call_script(_SCROLL_TO_ANCHOR % {"anchor": json.dumps(anchor)})

@@ -1,0 +1,73 @@
+"""The thread list page: search, create, rename, delete. Thin: every action is a service call."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from chat_app.services import threads as thread_service
+from chat_app.states.identity import IdentityState
+from chat_app.states.rows import ThreadRow, thread_row
+
+__all__ = ["ThreadListState"]
+
+
+class ThreadListState(IdentityState):
+    threads: list[ThreadRow] = []
+    search: str = ""
+    loaded: bool = False
+    editing_id: str = ""
+    editing_title: str = ""
+
+    def _refresh(self) -> None:
+        summaries = thread_service.list_threads(self._owner(), self.search.strip())
+        self.threads = [thread_row(s) for s in summaries]
+        self.loaded = True
+
+    @rx.event
+    def on_load(self) -> None:
+        self.editing_id = ""
+        self._refresh()
+
+    @rx.event
+    def set_search(self, value: str) -> None:
+        self.search = value
+        self._refresh()
+
+    @rx.event
+    def new_chat(self):
+        summary = thread_service.create_thread(self._owner())
+        return rx.redirect(f"/t/{summary.id}")
+
+    @rx.event
+    def start_rename(self, thread_id: str, title: str) -> None:
+        self.editing_id = thread_id
+        self.editing_title = title
+
+    @rx.event
+    def set_editing_title(self, value: str) -> None:
+        self.editing_title = value
+
+    @rx.event
+    def cancel_rename(self) -> None:
+        self.editing_id = ""
+
+    @rx.event
+    def save_rename(self, _form: dict | None = None):
+        title = self.editing_title.strip()
+        if not self.editing_id or not title:
+            self.editing_id = ""
+            return None
+        renamed = thread_service.rename_thread(self._owner(), self.editing_id, title)
+        self.editing_id = ""
+        self._refresh()
+        if renamed is None:
+            return rx.toast.error("That chat no longer exists.")
+        return None
+
+    @rx.event
+    def delete(self, thread_id: str):
+        deleted = thread_service.delete_thread(self._owner(), thread_id)
+        self._refresh()
+        if deleted:
+            return rx.toast("Chat deleted")
+        return None
