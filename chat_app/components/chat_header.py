@@ -1,0 +1,25 @@
+import reflex as rx
+
+from chat_app.components.app_header import app_header
+from chat_app.components.context_meter import context_meter
+from chat_app.components.session_chips import session_chips
+from chat_app.states.chat import ChatState
+
+
+def chat_header() -> rx.Component:
+    """Sticky top of the chat page: title and meter, then the session navigator."""
+    return rx.vstack(
+        app_header(
+            rx.hstack(
+                rx.text(ChatState.title, weight="medium", class_name="baton-ellipsis", id="thread-title"),
+                rx.spacer(),
+                context_meter(),
+                align="center",
+                width="100%",
+            )
+        ),
+        session_chips(),
+        spacing="2",
+        width="100%",
+        class_name="baton-sticky-header",
+    )

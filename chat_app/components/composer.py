@@ -1,0 +1,58 @@
+import reflex as rx
+
+from chat_app.states.chat import ChatState
+
+
+def _action_button() -> rx.Component:
+    busy = (ChatState.sending & ~ChatState.resetting) | ChatState.handoff_running
+    return rx.cond(
+        busy,
+        rx.button(
+            rx.icon("square", size=14),
+            rx.cond(ChatState.handoff_running, "Cancel handoff", "Stop"),
+            type="button",
+            on_click=ChatState.stop,
+            color_scheme="tomato",
+            variant="soft",
+            id="stop-button",
+        ),
+        rx.button(rx.icon("send-horizontal", size=14), "Send", type="submit", id="send-button"),
+    )
+
+
+def composer() -> rx.Component:
+    """Message box: Enter sends, Shift+Enter adds a line, `/handoff [focus]` runs a handoff."""
+    return rx.vstack(
+        rx.cond(
+            ChatState.command_hint != "",
+            rx.text(ChatState.command_hint, size="1", color_scheme="gray", id="command-hint"),
+        ),
+        rx.cond(
+            ChatState.notice != "",
+            rx.text(ChatState.notice, size="1", color_scheme="amber", id="composer-notice"),
+        ),
+        rx.form(
+            rx.hstack(
+                rx.text_area(
+                    value=ChatState.draft,
+                    on_change=ChatState.set_draft,
+                    placeholder=ChatState.composer_placeholder,
+                    enter_key_submit=True,
+                    auto_height=True,
+                    rows="1",
+                    name="message",
+                    id="composer-input",
+                    flex="1",
+                    class_name="baton-composer-input",
+                ),
+                _action_button(),
+                align="end",
+                width="100%",
+            ),
+            on_submit=ChatState.submit,
+            width="100%",
+        ),
+        spacing="1",
+        width="100%",
+        class_name="baton-composer",
+    )

@@ -1,0 +1,41 @@
+import reflex as rx
+
+from chat_app.states.chat import ChatState
+
+
+def context_meter() -> rx.Component:
+    """Context utilization: a bar with the compact and reset thresholds marked."""
+    meter = ChatState.meter
+    fill_color = rx.match(
+        meter.level,
+        ("high", rx.color("tomato", 9)),
+        ("warn", rx.color("amber", 9)),
+        rx.color("accent", 9),
+    )
+    return rx.hstack(
+        rx.box(
+            rx.box(class_name="baton-meter-fill", width=meter.percent.to_string() + "%", background=fill_color),
+            rx.cond(
+                meter.show_compact,
+                rx.box(class_name="baton-meter-mark", left=meter.compact_percent.to_string() + "%", title="compact threshold"),
+            ),
+            rx.box(
+                class_name="baton-meter-mark baton-meter-reset",
+                left=meter.reset_percent.to_string() + "%",
+                title="reset threshold",
+            ),
+            class_name="baton-meter-track",
+        ),
+        rx.text(meter.label, size="1", class_name="baton-meter-label"),
+        title=meter.title,
+        id="context-meter",
+        data_percent=meter.percent,
+        align="center",
+        spacing="2",
+        class_name="baton-meter",
+        role="progressbar",
+        aria_label="Context used",
+        aria_valuenow=meter.percent,
+        aria_valuemin=0,
+        aria_valuemax=100,
+    )

@@ -1,0 +1,97 @@
+import reflex as rx
+
+from chat_app.states.rows import FileRow, TimelineRow
+
+
+def _section(title: str, items: rx.Var[list[str]], icon: rx.Component, kind: str) -> rx.Component:
+    return rx.cond(
+        items.length() > 0,
+        rx.box(
+            rx.text(title, size="1", weight="bold", class_name="baton-handoff-title"),
+            rx.el.ul(
+                rx.foreach(items, lambda text: rx.el.li(icon, rx.text(text, as_="span"))),
+                class_name=f"baton-handoff-list baton-{kind}",
+            ),
+        ),
+    )
+
+
+def _file(entry: rx.Var[FileRow]) -> rx.Component:
+    return rx.el.li(
+        rx.code(entry.path, variant="ghost"),
+        rx.cond(entry.verified, rx.icon("badge-check", size=12, title="proved by a tool call")),
+    )
+
+
+def handoff_summary(row: rx.Var[TimelineRow]) -> rx.Component:
+    """The handoff card: a one-line preview that opens, in the browser, to the full artifact."""
+    return rx.el.details(
+        rx.el.summary(
+            rx.icon("chevron-right", size=14, class_name="baton-chevron"),
+            rx.text("Handoff: ", weight="medium", as_="span"),
+            rx.text(row.preview, as_="span", class_name="baton-ellipsis"),
+            class_name="baton-handoff-summary",
+        ),
+        rx.vstack(
+            rx.cond(
+                row.state_summary != "",
+                rx.text(row.state_summary, weight="bold", size="2"),
+            ),
+            _section(
+                "Completed",
+                row.completed_work,
+                rx.icon("check", size=14, color=rx.color("grass", 10)),
+                "done",
+            ),
+            _section(
+                "In progress",
+                row.in_progress,
+                rx.icon("circle-dot", size=12, color=rx.color("amber", 10)),
+                "doing",
+            ),
+            _section("Remaining", row.remaining_tasks, rx.icon("dot", size=14), "todo"),
+            rx.cond(
+                row.key_decisions.length() > 0,
+                rx.el.details(
+                    rx.el.summary(
+                        rx.text(
+                            "Key decisions (", row.key_decisions.length(), ")",
+                            size="1",
+                            weight="bold",
+                            as_="span",
+                        ),
+                    ),
+                    rx.el.ul(
+                        rx.foreach(row.key_decisions, lambda text: rx.el.li(text)),
+                        class_name="baton-handoff-list baton-decisions",
+                    ),
+                    class_name="baton-decisions-box",
+                ),
+            ),
+            rx.cond(
+                row.files_modified.length() > 0,
+                rx.box(
+                    rx.text("Files modified", size="1", weight="bold", class_name="baton-handoff-title"),
+                    rx.el.ul(rx.foreach(row.files_modified, _file), class_name="baton-handoff-list baton-files"),
+                ),
+            ),
+            rx.cond(
+                row.handoff_markdown != "",
+                rx.link(
+                    rx.hstack(rx.icon("download", size=14), rx.text(row.handoff_filename), spacing="1", align="center"),
+                    href="#",
+                    on_click=rx.download(
+                        data=row.handoff_markdown,
+                        filename=row.handoff_filename,
+                        mime_type="text/markdown",
+                    ).prevent_default,
+                    size="2",
+                    class_name="baton-handoff-download",
+                ),
+            ),
+            spacing="2",
+            align="start",
+            class_name="baton-handoff-body",
+        ),
+        class_name="baton-handoff",
+    )

@@ -1,0 +1,33 @@
+import reflex as rx
+
+from chat_app.components.copy_button import copy_button
+from chat_app.states.rows import TimelineRow
+
+
+def message_bubble(row: rx.Var[TimelineRow]) -> rx.Component:
+    """A user or assistant message: markdown with highlighted code, a copy button, badges."""
+    is_user = row.role == "user"
+    return rx.flex(
+        rx.box(
+            rx.markdown(row.content, class_name="baton-markdown"),
+            rx.hstack(
+                rx.cond(row.queued, rx.badge("queued", color_scheme="amber", variant="soft")),
+                rx.cond(row.stopped, rx.badge("stopped", color_scheme="gray", variant="soft")),
+                rx.cond(
+                    ~is_user & (row.model != ""),
+                    rx.text(row.model, size="1", color_scheme="gray"),
+                ),
+                rx.spacer(),
+                copy_button(row.content),
+                align="center",
+                spacing="2",
+                width="100%",
+            ),
+            class_name=rx.cond(is_user, "baton-bubble baton-user", "baton-bubble baton-assistant"),
+            data_queued=rx.cond(row.queued, "true", "false"),
+        ),
+        justify=rx.cond(is_user, "end", "start"),
+        width="100%",
+        class_name="baton-row baton-message",
+        data_role=row.role,
+    )

@@ -1,0 +1,26 @@
+import reflex as rx
+
+from chat_app.components.handoff_summary import handoff_summary
+from chat_app.states.rows import TimelineRow
+
+
+def session_divider(row: rx.Var[TimelineRow]) -> rx.Component:
+    """The seam between two sessions: a labelled rule and the handoff card under it."""
+    return rx.box(
+        rx.hstack(
+            rx.separator(size="4", flex="1"),
+            rx.hstack(
+                rx.cond(row.resetting, rx.spinner(size="1"), rx.icon("refresh-cw", size=12)),
+                rx.text(row.header, size="1", weight="medium"),
+                align="center",
+                spacing="1",
+                class_name="baton-divider-label",
+            ),
+            rx.separator(size="4", flex="1"),
+            align="center",
+            width="100%",
+        ),
+        rx.cond(row.has_handoff, handoff_summary(row)),
+        class_name="baton-row baton-divider",
+        data_session=row.session_number,
+    )

@@ -1,0 +1,23 @@
+import reflex as rx
+
+from chat_app.states.chat import ChatState
+
+
+def streaming_bubble() -> rx.Component:
+    """The assistant message being written; replaced by the finished item when it arrives."""
+    return rx.cond(
+        ChatState.streaming != "",
+        rx.flex(
+            rx.box(
+                rx.markdown(ChatState.streaming, class_name="baton-markdown"),
+                class_name="baton-bubble baton-assistant baton-streaming",
+                id="baton-streaming",
+            ),
+            width="100%",
+            justify="start",
+        ),
+        rx.cond(
+            ChatState.sending & ~ChatState.resetting,
+            rx.hstack(rx.spinner(size="1"), rx.text("Thinking…", size="1", color_scheme="gray"), class_name="baton-thinking"),
+        ),
+    )

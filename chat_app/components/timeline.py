@@ -1,0 +1,37 @@
+import reflex as rx
+
+from chat_app.components.streaming_bubble import streaming_bubble
+from chat_app.components.timeline_item import timeline_item
+from chat_app.states.chat import ChatState
+
+
+def timeline() -> rx.Component:
+    """The loaded window of the thread, a way to load earlier rows, and the live reply."""
+    return rx.vstack(
+        rx.cond(
+            ChatState.has_earlier,
+            rx.button(
+                rx.icon("chevrons-up", size=14),
+                "Load earlier",
+                on_click=ChatState.load_earlier,
+                variant="soft",
+                size="1",
+                align_self="center",
+                id="load-earlier",
+            ),
+        ),
+        rx.cond(
+            (ChatState.rows.length() == 0) & ~ChatState.sending,
+            rx.center(
+                rx.text("Say hello to start this chat.", color_scheme="gray", size="2"),
+                width="100%",
+                padding_y="4em",
+            ),
+        ),
+        rx.foreach(ChatState.rows, timeline_item),
+        streaming_bubble(),
+        spacing="3",
+        width="100%",
+        id="timeline",
+        class_name="baton-timeline",
+    )

@@ -1,0 +1,24 @@
+import reflex as rx
+
+from chat_app.components.marker_row import marker_row
+from chat_app.components.message_bubble import message_bubble
+from chat_app.components.session_divider import session_divider
+from chat_app.components.tool_row import tool_row
+from chat_app.states.rows import TimelineRow
+
+
+def timeline_item(row: rx.Var[TimelineRow]) -> rx.Component:
+    """One timeline row, drawn by kind; carries its session's anchor id when it starts one."""
+    return rx.box(
+        rx.match(
+            row.kind,
+            ("divider", session_divider(row)),
+            ("tool", tool_row(row)),
+            ("marker", marker_row(row)),
+            message_bubble(row),
+        ),
+        id=row.anchor,
+        key=row.key,
+        class_name="baton-item",
+        width="100%",
+    )
