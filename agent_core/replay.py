@@ -1,0 +1,119 @@
+"""Replay an imported transcript through the engine's decisions, with no network.
+
+For each message the context is measured (calibrated by the transcript's own provider usage
+where it has any), ``plan()`` decides, and resets (facts-only or simulator handoffs) and
+compactions are applied to the replayed context. One JSON line per reset / compaction, then a
+summary line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage
+
+from agent_core.calibration import ContextEstimator
+from agent_core.compaction import facts_summary
+from agent_core.facts import extract_facts
+from agent_core.handoff import handoff_context_message
+from agent_core.handoff_generation import generate_handoff
+from agent_core.models import model_info
+from agent_core.policy import make_policy
+from agent_core.providers.simulator import SimulatorChatModel
+from agent_core.strategies.cutoff import safe_cutoff
+from agent_core.strategies.plan import confirm_compaction, plan
+from agent_core.transcripts import load_transcript
+
+__all__ = ["replay", "main"]
+
+
+def _handoff(context: list[BaseMessage], *, session: int, utilization: float, model: str,
+             handoff_model: str, metadata: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    facts = extract_facts(context, metadata=metadata)
+    chat_model = SimulatorChatModel() if handoff_model == "simulator" else None
+    result = asyncio.run(generate_handoff(
+        chat_model, context, facts=facts, session_number=session, trigger="auto",
+        utilization=min(utilization, 1.0), model_name=model))
+    return result.artifact.model_dump(mode="json"), handoff_context_message(result.artifact)
+
+
+def replay(path: str, *, fmt: str = "auto", model: str, window: int | None = None,
+           strategy: str = "auto", threshold: float | None = None,
+           handoff_model: str = "facts") -> Iterator[dict[str, Any]]:
+    """Yield one event per reset / compaction, then a summary (see the module docstring)."""
+    transcript = load_transcript(path, format=fmt)
+    policy_fields: dict[str, Any] = {"context_strategy": strategy, "window_override": window}
+    if threshold is not None:
+        policy_fields["reset_threshold"] = threshold
+        policy_fields["compact_threshold"] = min(0.5, threshold - 0.05)
+    policy = make_policy(**policy_fields)
+    info = model_info(model, window_override=window)
+    estimator = ContextEstimator(model, window_override=window)
+    usage = {u.message_index: u.input_tokens for u in transcript.usage}
+    metadata = {**transcript.metadata, "format": transcript.format}
+    context: list[BaseMessage] = []
+    pristine = True  # the replayed context still equals the transcript's own prompt
+    session, resets, compactions, started = 1, 0, 0, time.perf_counter()
+    for index, message in enumerate(transcript.messages):
+        if pristine and index in usage and context:
+            estimator.observe(context, usage[index])
+        context.append(message)
+        estimate = estimator.estimate(context)
+        decision = plan(estimate.fraction, policy, model_default=info.default_strategy)
+        if decision.action == "compact":
+            cut = safe_cutoff(context, policy.keep_recent_tokens, estimator.counter.count_message)
+            kept = estimator.counter.count(context[cut:])
+            projected = (kept + 800) / estimate.window
+            decision = confirm_compaction(decision, projected, policy)
+            if decision.action == "compact" and cut >= 2:
+                summary = facts_summary(context[:cut])
+                context = [HumanMessage(f"<summary>\n{summary}\n</summary>"), *context[cut:]]
+                compactions, pristine = compactions + 1, False
+                yield {"event": "compaction", "message_index": index,
+                       "utilization": round(estimate.fraction, 4), "basis": estimate.basis,
+                       "messages_summarized": cut, "tokens_after": estimator.estimate(context).tokens}
+                continue
+        if decision.action == "reset" and len(context) >= 2:
+            handoff, opening = _handoff(context, session=session, utilization=estimate.fraction,
+                                        model=model, handoff_model=handoff_model, metadata=metadata)
+            yield {"event": "reset", "message_index": index, "utilization": round(estimate.fraction, 4),
+                   "basis": estimate.basis, "session_number": session + 1, "handoff": handoff}
+            context = [HumanMessage(opening)]
+            session, resets, pristine = session + 1, resets + 1, False
+    final = estimator.estimate(context) if context else None
+    yield {"event": "summary", "format": transcript.format, "messages": len(transcript.messages),
+           "usage_points": len(usage), "model": model, "window": info.context_window,
+           "strategy": strategy, "resets": resets, "compactions": compactions, "sessions": session,
+           "final_utilization": round(final.fraction, 4) if final else 0.0,
+           "seconds": round(time.perf_counter() - started, 3)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agent_core", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    rp = sub.add_parser("replay", help="replay a transcript through the engine")
+    rp.add_argument("file")
+    rp.add_argument("--format", default="auto",
+                    choices=["auto", "claude_code", "openai", "swe_agent", "aider"])
+    rp.add_argument("--model", required=True)
+    rp.add_argument("--window", type=int)
+    rp.add_argument("--strategy", default="auto", choices=["auto", "compact", "reset"])
+    rp.add_argument("--threshold", type=float, help="reset threshold (default 0.80)")
+    rp.add_argument("--handoff", default="facts", choices=["facts", "simulator"],
+                    help="facts-only handoffs or the offline simulator's")
+    args = parser.parse_args(argv)
+    try:
+        for event in replay(args.file, fmt=args.format, model=args.model, window=args.window,
+                            strategy=args.strategy, threshold=args.threshold,
+                            handoff_model=args.handoff):
+            print(json.dumps(event, ensure_ascii=False), flush=True)
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
