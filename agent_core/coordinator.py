@@ -16,7 +16,7 @@ from agent_core import events
 from agent_core.calibration import ContextEstimator, TokenEstimate
 from agent_core.compaction import summarize_for_compaction
 from agent_core.context import build_context, context_kind, from_langchain, to_langchain
-from agent_core.errors import HandoffCancelled
+from agent_core.errors import HandoffCancelled, HandoffGenerationError
 from agent_core.facts import extract_facts
 from agent_core.handoff import HandoffArtifact, handoff_context_message, handoff_filename
 from agent_core.handoff_generation import generate_handoff
@@ -54,6 +54,16 @@ def _todo_state_block(todos: dict[str, dict[str, Any]], task: str) -> str:
 
     items = [{"id": k, **v} for k, v in todos.items()]
     return f"\n<todo-state>{json.dumps({'task': task, 'todos': items}, ensure_ascii=False)}</todo-state>"
+
+
+def _is_empty(artifact: HandoffArtifact) -> bool:
+    return not any((artifact.completed_work, artifact.in_progress, artifact.remaining_tasks,
+                    artifact.key_decisions, artifact.files_modified,
+                    artifact.current_state_summary.strip()))
+
+
+def _has_evidence(facts: Any) -> bool:
+    return bool(facts.files_modified or facts.commands or facts.todos or facts.commits)
 
 
 class SessionCoordinator:
@@ -208,6 +218,11 @@ class SessionCoordinator:
         if cancel is not None and cancel.is_set():
             raise HandoffCancelled("Handoff cancelled")
         artifact = result.artifact
+        if trigger == "manual" and (_is_empty(artifact) or (
+                result.source == "facts_only" and not _has_evidence(facts))):
+            # an empty handoff would start a session with no context: a failure, not a cancel
+            raise HandoffGenerationError(
+                "the model returned no handoff and there is no tool activity to build one from")
         task = next((m.content for m in reversed(originals)
                      if m.type == "human" and context_kind(m) is None), "")
         opening = handoff_context_message(artifact)

@@ -129,6 +129,7 @@ class ThreadRunner:
                     yield event
                 return
             except ContextOverflowError as exc:
+                coordinator.emit = outbox.append  # the graph's stream writer is gone
                 if attempt:
                     yield {"type": "error", "data": {"message": str(exc)}}
                     return

@@ -29,7 +29,7 @@ def safe_cutoff(
     while index > head and kept < keep_recent_tokens:
         index -= 1
         kept += count(messages[index])
-    while index > head and isinstance(messages[index], ToolMessage):
+    while head < index < len(messages) and isinstance(messages[index], ToolMessage):
         index -= 1
     # the AIMessage at index-1 must not be split from its results at index..
     if index > head and isinstance(messages[index - 1], AIMessage) and messages[index - 1].tool_calls:
