@@ -8,8 +8,9 @@ ordered by ``seq`` alone.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from agent_core.records import ContextEdit, NewMessage, PendingRecord, SessionRecord, StoredMessage
 
