@@ -1,0 +1,75 @@
+"""The offline simulator: deterministic, streams, calls tools, answers structured requests."""
+
+from __future__ import annotations
+
+from langchain_core.messages import HumanMessage, ToolMessage
+from pydantic import BaseModel
+
+from agent_core.handoff_generation import HandoffDraft
+from agent_core.providers.registry import resolve_model
+from agent_core.providers.simulator import SIMULATOR_LABEL, SimulatorChatModel
+from agent_core.providers.simulator_script import command_output
+
+
+def _drive(model: SimulatorChatModel, task: str, steps: int = 30) -> list:
+    messages: list = [HumanMessage(task)]
+    for _ in range(steps):
+        reply = model.invoke(messages)
+        messages.append(reply)
+        if not reply.tool_calls:
+            break
+        for call in reply.tool_calls:
+            output = command_output(call["args"]["command"]) if call["name"] == "run_command" else "ok"
+            messages.append(ToolMessage(output, tool_call_id=call["id"]))
+    return messages
+
+
+def test_same_conversation_same_answers() -> None:
+    first = _drive(SimulatorChatModel(), "Build a CSV parser")
+    second = _drive(SimulatorChatModel(), "Build a CSV parser")
+    def strip(m):  # message ids are per run; everything else must match
+        return {k: v for k, v in m.model_dump().items() if k != "id"}
+
+    assert [strip(m) for m in first] == [strip(m) for m in second]
+
+
+def test_it_works_a_todo_list_like_a_coding_agent_and_finishes() -> None:
+    messages = _drive(SimulatorChatModel(), "Build a CSV parser")
+    names = [c["name"] for m in messages for c in getattr(m, "tool_calls", [])]
+    assert names[0] == "write_todos"
+    assert {"write_file", "edit_file", "run_command"} <= set(names)
+    assert "All 4 todos are complete" in messages[-1].content
+    outputs = [m.content for m in messages if isinstance(m, ToolMessage) and "[exit status" in m.content]
+    assert any("[exit status 1]" in o for o in outputs) and any("[exit status 0]" in o for o in outputs)
+
+
+def test_streaming_yields_the_same_message_as_invoke() -> None:
+    model = SimulatorChatModel()
+    messages = _drive(model, "Build a CSV parser", steps=3)[:3]
+    chunks = list(model.stream(messages))
+    assert len(chunks) > 2
+    merged = chunks[0]
+    for chunk in chunks[1:]:
+        merged += chunk
+    direct = model.invoke(messages)
+    assert merged.content == direct.content
+    assert [c["args"] for c in merged.tool_calls] == [c["args"] for c in direct.tool_calls]
+
+
+def test_structured_output_is_schema_valid_and_derived_from_the_conversation() -> None:
+    messages = _drive(SimulatorChatModel(), "Build a CSV parser", steps=12)
+    draft = SimulatorChatModel().with_structured_output(HandoffDraft).invoke(messages)
+    assert isinstance(draft, HandoffDraft)
+    assert draft.completed_work and draft.files_modified and draft.current_state_summary
+
+    class Anything(BaseModel):
+        title: str
+        count: int
+        tags: list[str]
+
+    assert isinstance(SimulatorChatModel().with_structured_output(Anything).invoke(messages), Anything)
+
+
+def test_it_is_labelled_as_the_simulator_never_as_a_language_model() -> None:
+    resolved = resolve_model("simulator")
+    assert resolved.is_simulator and resolved.label == SIMULATOR_LABEL == "Offline simulator"

@@ -1,0 +1,94 @@
+"""A turn through the services on a real database (SQLite here; PostgreSQL when present)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+
+import pytest
+
+from chat_app.db.engine import dispose_engine
+
+
+def _pg_url() -> str | None:
+    url = os.environ.get("BATON_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+    try:
+        import psycopg
+
+        with psycopg.connect(url.replace("postgresql+psycopg", "postgresql"), connect_timeout=2):
+            return url
+    except Exception:
+        return None
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request, tmp_path, monkeypatch):
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path}/baton.db"
+    else:
+        url = _pg_url()
+        if url is None:
+            pytest.skip("PostgreSQL is not reachable at BATON_TEST_PG_URL / 127.0.0.1:5432")
+    monkeypatch.setenv("REFLEX_DB_URL", url)
+    monkeypatch.setenv("BATON_SIM_DELAY", "0")
+    monkeypatch.setenv("BATON_SIM_WINDOW", "2500")
+    from chat_app.services import runtime
+
+    runtime._store_for.cache_clear()
+    runtime.runner.cache_clear()
+    yield url
+    runtime._store_for.cache_clear()
+    dispose_engine(url)
+
+
+async def _drain(stream) -> list[dict]:
+    return [e async for e in stream]
+
+
+def test_a_turn_streams_resets_and_persists(database) -> None:
+    from chat_app.services import chat, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "CSV parser")
+    events = asyncio.run(_drain(chat.send_message(owner, thread.id, "Build a CSV parser for invoices")))
+    kinds = {e["type"] for e in events}
+    assert {"item", "token", "utilization", "context_reset", "done"} <= kinds
+    complete = [e for e in events if e["type"] == "context_reset" and e["data"]["event"] == "reset_complete"]
+    assert complete[0]["data"]["divider"]["kind"] == "divider"
+    assert complete[0]["data"]["chip"]["label"] == "Session 2 ← current"
+
+    view = threads.load_timeline(owner, thread.id)
+    assert view is not None
+    assert view.items[1].content == "Build a CSV parser for invoices"
+    dividers = [i for i in view.items if i.kind == "divider"]
+    assert [d.session_number for d in dividers] == list(range(1, len(view.sessions) + 1))
+    assert dividers[1].handoff and dividers[1].handoff_filename == "HANDOFF-1.md"
+    assert view.sessions[-1].current and view.meter.window == 2500
+    assert threads.load_timeline("someone-else", thread.id) is None
+    name, markdown = threads.handoff_markdown(owner, thread.id, 2)
+    assert name == "HANDOFF-1.md" and "## Completed Work" in markdown
+
+
+def test_bad_input_is_refused_and_stores_nothing(database) -> None:
+    from chat_app.services import chat, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "x")
+    for text in ("x" * (600 * 1024), "nul\x00byte", "bad \udcff surrogate", "   "):
+        events = asyncio.run(_drain(chat.send_message(owner, thread.id, text)))
+        assert [e["type"] for e in events] == ["error"]
+    assert threads.load_timeline(owner, thread.id).items == []
+
+
+def test_a_window_of_a_long_thread_and_loading_a_session_on_demand(database) -> None:
+    from chat_app.services import chat, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "long")
+    asyncio.run(_drain(chat.send_message(owner, thread.id, "Build a CSV parser for invoices")))
+    view = threads.load_timeline(owner, thread.id, limit=10)
+    assert view.has_earlier and not view.sessions[0].loaded
+    earlier = threads.load_from_session(owner, thread.id, 1, current_earliest_seq=view.earliest_seq)
+    assert earlier[0].kind == "divider" and earlier[0].session_number == 1
+    assert earlier[-1].seq < view.earliest_seq
