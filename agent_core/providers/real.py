@@ -1,24 +1,157 @@
-"""Real providers through langchain's ``init_chat_model`` (keys and URLs from the env)."""
+"""Real providers through langchain's ``init_chat_model``; keys and URLs come from the env.
+
+Specs:
+
+- ``anthropic:<model>`` needs ``ANTHROPIC_API_KEY``; ``ANTHROPIC_BASE_URL`` optional.
+- ``openai:<model>`` needs ``OPENAI_API_KEY``; ``OPENAI_BASE_URL`` optional (a proxy or an
+  OpenAI-compatible server that checks keys).
+- ``openai-compatible:<model>`` needs ``BATON_OPENAI_BASE_URL`` (or ``OPENAI_BASE_URL``);
+  ``OPENAI_API_KEY`` is optional because local servers (vLLM, llama.cpp, LM Studio) need none.
+- ``ollama:<model>`` uses ``OLLAMA_BASE_URL`` (default ``http://localhost:11434``).
+
+A provider without its key (or URL) resolves to the simulator, labelled with what to set.
+``BATON_MODEL_TIMEOUT`` (seconds, default 120), ``BATON_MODEL_RETRIES`` (default 3) and
+``BATON_RETRY_DELAY`` (first backoff in seconds, default 1) apply to every provider.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
 
 from langchain.chat_models import init_chat_model
 
+from agent_core.errors import ConfigurationError
+from agent_core.providers.errors import ProviderErrorMapping
 from agent_core.providers.registry import ResolvedModel, simulator
+from agent_core.providers.retry import RetryPolicy
 
-__all__ = ["resolve_real_model"]
+__all__ = ["resolve_real_model", "ProviderSettings", "STRUCTURED_METHODS", "PROVIDERS"]
 
-_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+PROVIDERS = ("anthropic", "openai", "openai-compatible", "ollama")
+
+STRUCTURED_METHODS = {
+    "openai": "json_schema",  # response_format json_schema
+    "anthropic": "function_calling",  # a forced tool call
+    "ollama": "json_schema",  # Ollama's `format` with the schema
+    "openai-compatible": "function_calling",  # tools are more widely served than json_schema
+}
+_PLACEHOLDER_KEY = "not-needed"  # the OpenAI client insists on a key; local servers ignore it
 
 
-def resolve_real_model(spec: str) -> ResolvedModel:
+@dataclass(frozen=True)
+class ProviderSettings:
+    """Timeout and retries for provider calls."""
+
+    timeout: float = 120.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ProviderSettings:
+        env = os.environ if env is None else env
+        try:
+            return cls(
+                timeout=float(env.get("BATON_MODEL_TIMEOUT", cls.timeout)),
+                retry=RetryPolicy.from_env(env),
+            )
+        except ValueError as exc:
+            raise ConfigurationError(
+                "BATON_MODEL_TIMEOUT, BATON_MODEL_RETRIES and BATON_RETRY_DELAY must be "
+                f"numbers ({exc})"
+            ) from None
+
+
+def _split(spec: str) -> tuple[str, str]:
+    if ":" not in spec:  # a bare model name: guess the provider from the family
+        return ("anthropic" if spec.startswith("claude") else "openai"), spec
     provider, _, name = spec.partition(":")
+    return provider.strip().lower(), name.strip()
+
+
+def _client_kwargs(
+    provider: str, env: Mapping[str, str], timeout: float
+) -> tuple[dict[str, Any], str | None]:
+    """init_chat_model keyword arguments, or the hint of what to set when something is missing."""
+    if provider == "anthropic":
+        if not env.get("ANTHROPIC_API_KEY"):
+            return {}, "set ANTHROPIC_API_KEY"
+        kwargs: dict[str, Any] = {
+            "api_key": env["ANTHROPIC_API_KEY"],
+            "timeout": timeout,
+            "max_retries": 0,
+        }
+        if env.get("ANTHROPIC_BASE_URL"):
+            kwargs["base_url"] = env["ANTHROPIC_BASE_URL"]
+        return kwargs, None
+    if provider == "openai":
+        if not env.get("OPENAI_API_KEY"):
+            return {}, "set OPENAI_API_KEY"
+        kwargs = {
+            "api_key": env["OPENAI_API_KEY"],
+            "timeout": timeout,
+            "max_retries": 0,
+            "stream_usage": True,
+        }
+        if env.get("OPENAI_BASE_URL"):
+            kwargs["base_url"] = env["OPENAI_BASE_URL"]
+        return kwargs, None
+    if provider == "openai-compatible":
+        base_url = env.get("BATON_OPENAI_BASE_URL") or env.get("OPENAI_BASE_URL")
+        if not base_url:
+            return {}, "set BATON_OPENAI_BASE_URL"
+        return {
+            "api_key": env.get("OPENAI_API_KEY") or _PLACEHOLDER_KEY,
+            "base_url": base_url,
+            "timeout": timeout,
+            "max_retries": 0,
+            "stream_usage": True,
+        }, None
+    if provider == "ollama":
+        base_url = env.get("OLLAMA_BASE_URL") or "http://localhost:11434"
+        return {"base_url": base_url, "client_kwargs": {"timeout": timeout}}, None
+    raise ConfigurationError(
+        f"Unknown model provider {provider!r}: use one of {', '.join(PROVIDERS)} "
+        "(for example anthropic:claude-sonnet-4-5 or openai:gpt-4o)"
+    )
+
+
+def _label(provider: str, name: str, kwargs: Mapping[str, Any]) -> str:
+    if provider == "openai-compatible":
+        host = urlsplit(str(kwargs.get("base_url", ""))).netloc or "custom endpoint"
+        return f"{name} @ {host}"
+    return f"{provider}:{name}"
+
+
+def resolve_real_model(
+    spec: str, *, env: Mapping[str, str] | None = None, settings: ProviderSettings | None = None
+) -> ResolvedModel:
+    """The chat model for a ``provider:model`` spec, guarded by retries and error mapping.
+
+    Raises :class:`~agent_core.errors.ConfigurationError` for an unknown provider or an
+    invalid setting; returns the labelled simulator when the provider is not configured.
+    """
+    env = os.environ if env is None else env
+    settings = settings or ProviderSettings.from_env(env)
+    provider, name = _split(spec)
     if not name:
-        provider, name = "openai", spec
-    key_var = _KEYS.get(provider)
-    if key_var and not os.environ.get(key_var) and not os.environ.get("OPENAI_BASE_URL"):
-        return simulator(f"{spec} is not configured: set {key_var}")
-    model = init_chat_model(name, model_provider=provider, max_retries=3)
-    return ResolvedModel(model, spec, spec, False)
+        raise ConfigurationError(f"Model setting {spec!r} names no model: use provider:model")
+    kwargs, missing = _client_kwargs(provider, env, settings.timeout)
+    if missing:
+        return simulator(f"{provider}:{name} is not configured: {missing}")
+    # The OpenAI-compatible endpoint speaks the OpenAI protocol, so it uses that client.
+    client_provider = "openai" if provider == "openai-compatible" else provider
+    inner = init_chat_model(name, model_provider=client_provider, **kwargs)
+    label = _label(provider, name, kwargs)
+    model = ProviderErrorMapping(
+        inner=inner,
+        provider=provider,
+        label=label,
+        structured_method=STRUCTURED_METHODS[provider],
+        retry=settings.retry,
+        timeout=settings.timeout,
+    )
+    registry_name = name if provider == "openai-compatible" else f"{provider}:{name}"
+    return ResolvedModel(model, registry_name, label, False)

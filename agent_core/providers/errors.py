@@ -1,0 +1,297 @@
+"""Provider failures as Baton errors: retried when worth it, scrubbed of credentials.
+
+:class:`ProviderErrorMapping` wraps a provider's chat model. Every call goes through it, so the
+agent loop, the handoff and compaction all see the same behaviour:
+
+- rate limits, 5xx, timeouts and lost connections are retried with backoff, and each retry
+  is announced as a ``warning`` stream event (the provider clients' own retries are switched
+  off, because they are invisible);
+- "the prompt is too long" becomes :class:`~agent_core.errors.ContextOverflowError`, so the
+  runner applies the context strategy and tries once more;
+- everything else becomes :class:`~agent_core.errors.ProviderError` with a message a user can
+  act on. No message contains a key, and the provider's exception is not chained (a logged
+  traceback would print it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable, RunnableLambda
+from pydantic import ConfigDict, SecretStr
+
+from agent_core import events
+from agent_core.errors import ContextOverflowError, ProviderError
+from agent_core.providers.retry import Failure, RetryPolicy, classify
+
+__all__ = ["ProviderErrorMapping", "to_provider_error", "scrub", "SECRET_ENV_VARS"]
+
+log = logging.getLogger(__name__)
+
+SECRET_ENV_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OLLAMA_API_KEY")
+_REDACTED = "[redacted]"
+_KEY_HINT = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+
+
+def scrub(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with every secret (of a plausible length) replaced by ``[redacted]``."""
+    for secret in sorted({s for s in secrets if s and len(s) >= 6}, key=len, reverse=True):
+        text = text.replace(secret, _REDACTED)
+    return text
+
+
+def _provider_detail(exc: BaseException) -> str:
+    """The provider's own one-line explanation, if it sent one."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        message = error.get("message") if isinstance(error, dict) else None
+        if isinstance(message, str):
+            return message
+    message = getattr(exc, "message", None)
+    return message if isinstance(message, str) else str(exc)
+
+
+def to_provider_error(
+    exc: BaseException,
+    failure: Failure,
+    *,
+    label: str,
+    provider: str,
+    attempts: int,
+    timeout: float | None,
+    secrets: Sequence[str],
+) -> ProviderError:
+    """The Baton error for ``exc``; its message names the fix and never holds a secret."""
+    status = f" ({failure.status})" if failure.status else ""
+    tries = f" after {attempts} attempts" if attempts > 1 else ""
+    detail = scrub(
+        _provider_detail(exc).strip().splitlines()[0] if str(exc).strip() else "", secrets
+    )[:200]
+    if failure.kind == "overflow":
+        return ContextOverflowError(
+            f"{label}: the prompt is longer than the model's context window{status}"
+        )
+    if failure.kind == "busy":
+        message = f"{label} is busy{status} and still failing{tries}; try again in a minute"
+    elif failure.kind == "timeout":
+        message = (
+            f"{label} did not answer within {timeout:g} s{tries}; raise "
+            "BATON_MODEL_TIMEOUT or try again"
+            if timeout
+            else f"{label} did not answer in time{tries}"
+        )
+    elif failure.kind == "unreachable":
+        message = f"{label} could not be reached{tries}; check the base URL and the network"
+    elif failure.kind == "auth":
+        hint = _KEY_HINT.get(provider)
+        message = f"{label} rejected the credentials{status}" + (f"; check {hint}" if hint else "")
+    elif failure.kind == "status":
+        message = (
+            f"{label} returned an error{status}: {detail}"
+            if detail
+            else f"{label} returned an error{status}"
+        )
+    else:
+        message = (
+            f"{label} sent a response Baton could not read ({type(exc).__name__}); "
+            "nothing from it was kept. Try again"
+        )
+    return ProviderError(scrub(message, secrets))
+
+
+def _emit_warning(message: str) -> None:
+    """Show ``message`` in the running stream (if any) and in the log."""
+    log.warning("%s", message)
+    try:
+        from langgraph.config import get_stream_writer
+
+        writer = get_stream_writer()
+    except (RuntimeError, ImportError):  # not inside a graph run
+        return
+    writer(events.warning(message))
+
+
+class ProviderErrorMapping(BaseChatModel):
+    """A provider chat model with Baton's retries and error mapping around every call.
+
+    ``structured_method`` is the provider's native structured-output mechanism, for
+    :func:`agent_core.handoff_generation.generate_handoff`.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    inner: BaseChatModel
+    provider: str
+    label: str
+    structured_method: str | None = None
+    retry: RetryPolicy = RetryPolicy()
+    timeout: float | None = None
+    on_warning: Callable[[str], None] | None = None
+
+    @property
+    def _llm_type(self) -> str:
+        return self.inner._llm_type
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return self.inner._identifying_params
+
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> Any:
+        return self.inner._get_ls_params(stop=stop, **kwargs)
+
+    # failures ---------------------------------------------------------------------
+    def _secrets(self) -> list[str]:
+        found = [os.environ.get(name, "") for name in SECRET_ENV_VARS]
+        for value in self.inner.__dict__.values():
+            if isinstance(value, SecretStr):
+                found.append(value.get_secret_value())
+        return found
+
+    def _error(self, exc: BaseException, failure: Failure, attempts: int) -> ProviderError:
+        if isinstance(exc, ProviderError):
+            return type(exc)(scrub(str(exc), self._secrets()))
+        log.info("%s call failed: %s %s", self.label, type(exc).__name__, failure)
+        return to_provider_error(
+            exc,
+            failure,
+            label=self.label,
+            provider=self.provider,
+            attempts=attempts,
+            timeout=self.timeout,
+            secrets=self._secrets(),
+        )
+
+    def _should_retry(self, exc: BaseException, retry: int) -> tuple[Failure, float | None]:
+        """The failure, and the wait before the next attempt (None: give up)."""
+        failure = classify(exc) if not isinstance(exc, ProviderError) else Failure("malformed")
+        if not failure.retryable or retry + 1 >= self.retry.attempts:
+            return failure, None
+        delay = self.retry.delay(retry, failure)
+        reason = {
+            "busy": f"busy ({failure.status})",
+            "timeout": "slow to answer",
+            "unreachable": "unreachable",
+        }[failure.kind]
+        message = f"Provider {reason}, retrying in {delay:.1f} s…"
+        (self.on_warning or _emit_warning)(message)
+        return failure, delay
+
+    # calls ------------------------------------------------------------------------
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        retry = 0
+        while True:
+            try:
+                return await self.inner._agenerate(
+                    messages, stop=stop, run_manager=run_manager, **kwargs
+                )
+            except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
+                failure, delay = self._should_retry(exc, retry)
+                if delay is None:
+                    raise self._error(exc, failure, retry + 1) from None
+            await asyncio.sleep(delay)
+            retry += 1
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        retry = 0
+        while True:
+            started = False
+            try:
+                async for chunk in self.inner._astream(
+                    messages, stop=stop, run_manager=run_manager, **kwargs
+                ):
+                    started = True
+                    yield chunk
+                return
+            except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
+                # Once text reached the user a retry would repeat it: fail instead.
+                failure, delay = (
+                    self._should_retry(exc, retry) if not started else (classify(exc), None)
+                )
+                if delay is None:
+                    raise self._error(exc, failure, retry + 1) from None
+            await asyncio.sleep(delay)
+            retry += 1
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        retry = 0
+        while True:
+            try:
+                return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
+                failure, delay = self._should_retry(exc, retry)
+                if delay is None:
+                    raise self._error(exc, failure, retry + 1) from None
+            time.sleep(delay)
+            retry += 1
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        try:
+            yield from self.inner._stream(messages, stop=stop, run_manager=run_manager, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - mapped, never swallowed
+            raise self._error(exc, classify(exc), 1) from None
+
+    # binding ----------------------------------------------------------------------
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable:
+        """The provider's tool binding, applied to this wrapper so calls stay guarded."""
+        binding = self.inner.bind_tools(tools, **kwargs)
+        return self.bind(**getattr(binding, "kwargs", {}))
+
+    def with_structured_output(
+        self, schema: Any, *, include_raw: bool = False, **kwargs: Any
+    ) -> Runnable:
+        """The provider's own structured output, retried and mapped as one call."""
+        runnable = self.inner.with_structured_output(schema, include_raw=include_raw, **kwargs)
+
+        async def ainvoke(value: Any, config: Any = None) -> Any:
+            retry = 0
+            while True:
+                try:
+                    return await runnable.ainvoke(value, config)
+                except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
+                    failure, delay = self._should_retry(exc, retry)
+                    if delay is None:
+                        raise self._error(exc, failure, retry + 1) from None
+                await asyncio.sleep(delay)
+                retry += 1
+
+        def invoke(value: Any, config: Any = None) -> Any:
+            try:
+                return runnable.invoke(value, config)
+            except Exception as exc:  # noqa: BLE001 - mapped, never swallowed
+                raise self._error(exc, classify(exc), 1) from None
+
+        return RunnableLambda(invoke, afunc=ainvoke, name="structured_output")
