@@ -197,7 +197,11 @@ class SessionCoordinator:
 
     async def _handoff_and_commit(self, messages, *, trigger, utilization, focus, cancel):
         old = self.session
-        originals = to_langchain(self.store.messages(old.id))
+        # Facts come from every original row; without context edits the model's view already
+        # is exactly that, so the session is not converted a second time.
+        edited = bool(self.store.context_edits(old.id))
+        originals = to_langchain(self.store.messages(old.id)) if edited else [
+            m for m in messages if context_kind(m) is None]
         facts = extract_facts(originals)
         previous = HandoffArtifact.model_validate(old.handoff) if old.handoff else None
         result = await generate_handoff(

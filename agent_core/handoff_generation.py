@@ -319,19 +319,23 @@ def _render_message(message: BaseMessage) -> str:
 
 def render_transcript(messages: Sequence[BaseMessage], count: TokenCount, budget: int) -> str:
     """The newest messages that fit ``budget`` tokens, plus the first user request (the task)."""
-    rendered = [_render_message(m) for m in messages]
+    # Rendered newest first and only until the budget is spent: a reset of a long session
+    # must not pay for rendering thousands of messages the prompt will never hold.
     first_user = next((i for i, m in enumerate(messages) if m.type == "human"), None)
-    head = _squeeze(rendered[first_user], 600) if first_user is not None else ""
+    head = _squeeze(_render_message(messages[first_user]), 600) if first_user is not None else ""
     used = count(head) if head else 0
     tail: list[str] = []
-    for index in range(len(rendered) - 1, -1, -1):
-        if index == first_user or not rendered[index]:
+    for index in range(len(messages) - 1, -1, -1):
+        if index == first_user:
             continue
-        cost = count(rendered[index])
+        text = _render_message(messages[index])
+        if not text:
+            continue
+        cost = count(text)
         if used + cost > budget:
             tail.append("[… earlier messages omitted …]")
             break
-        tail.append(rendered[index])
+        tail.append(text)
         used += cost
     return "\n\n".join(filter(None, [head, *reversed(tail)]))
 
