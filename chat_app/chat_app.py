@@ -15,7 +15,11 @@ def _migrate_database() -> None:
     migrate()
 
 
-app = rx.App(stylesheets=["/baton.css"])
+app = rx.App(
+    stylesheets=["/baton.css"],
+    # Top centre: at the bottom right, toasts would cover the composer's Send button.
+    toaster=rx.toast.provider(position="top-center", close_button=True),
+)
 app.register_lifespan_task(_migrate_database)
 app.add_page(thread_page, route="/t/[thread_id]", title="Baton", on_load=ChatState.on_load)
 app.add_page(index_page, route="/", title="Baton", on_load=ThreadListState.on_load)

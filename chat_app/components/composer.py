@@ -33,8 +33,9 @@ def composer() -> rx.Component:
         ),
         rx.form(
             rx.hstack(
+                # Uncontrolled on purpose: a controlled Reflex input debounces its change
+                # events, which could reach the server after the submit they belong to.
                 rx.text_area(
-                    value=ChatState.draft,
                     on_change=ChatState.set_draft,
                     placeholder=ChatState.composer_placeholder,
                     enter_key_submit=True,
@@ -55,4 +56,5 @@ def composer() -> rx.Component:
         spacing="1",
         width="100%",
         class_name="baton-composer",
+        data_activity=ChatState.activity,
     )

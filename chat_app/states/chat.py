@@ -30,6 +30,7 @@ from chat_app.states.rows import (
     timeline_row,
     upsert,
     with_anchors,
+    with_new_session,
 )
 
 __all__ = ["ChatState", "WINDOW", "FLUSH_SECONDS"]
@@ -40,6 +41,12 @@ FLUSH_SECONDS = 0.08  # how often streamed tokens reach the browser
 # A running /handoff is cancelled through an asyncio.Event, which cannot live in a
 # serializable state; it lives here, keyed by thread, in the worker running the handoff.
 _handoff_cancels: dict[str, asyncio.Event] = {}
+
+
+def _clear_composer() -> rx.event.EventSpec:
+    # The composer is an uncontrolled textarea, emptied only once a message is accepted,
+    # so a refused message stays there to be fixed.
+    return rx.set_value("composer-input", "")
 
 
 def _thread_id_from_path(path: str) -> str:
@@ -73,6 +80,15 @@ class ChatState(IdentityState):
         if not self.draft.startswith("/"):
             return ""
         return "/handoff [focus] — write a handoff now and continue in a fresh session"
+
+    @rx.var
+    def activity(self) -> str:
+        """idle | sending | resetting | handoff: what the thread is doing, for the composer."""
+        if self.handoff_running:
+            return "handoff"
+        if self.resetting:
+            return "resetting"
+        return "sending" if self.sending else "idle"
 
     @rx.var
     def composer_placeholder(self) -> str:
@@ -156,8 +172,8 @@ class ChatState(IdentityState):
         self.draft = value
 
     @rx.event
-    def submit(self, _form: dict | None = None):
-        text = self.draft.strip()
+    def submit(self, form: dict):
+        text = str(form.get("message") or "").strip()
         # While a turn runs only a reset accepts new messages (they are queued);
         # anything else is a double submit.
         if not text or (self.sending and not self.resetting) or self.handoff_running:
@@ -166,7 +182,10 @@ class ChatState(IdentityState):
             focus = text[len("/handoff") :].strip() or None
             self.draft = ""
             self.handoff_running = True
-            return ChatState.run_handoff(self._owner(), self.thread_key, focus)
+            return [
+                ChatState.run_handoff(self._owner(), self.thread_key, focus),
+                _clear_composer(),
+            ]
         try:
             chat_service.validate_message(text)
         except MessageRejected as rejected:
@@ -175,6 +194,7 @@ class ChatState(IdentityState):
         self.sending = True
         return [
             ChatState.run_send(self._owner(), self.thread_key, text),
+            _clear_composer(),
             scripts.scroll_to_bottom(force=True),
         ]
 
@@ -287,10 +307,7 @@ class ChatState(IdentityState):
         if phase == "reset_complete":
             chip = data.get("chip")
             if chip:
-                new_chip = chip_row(chip)
-                for existing in self.chips:
-                    existing.current = False
-                self.chips = [c for c in self.chips if c.number != new_chip.number] + [new_chip]
+                self.chips = with_new_session(self.chips, chip_row(chip))
             divider = data.get("divider")
             self._set_rows(upsert(rows, timeline_row(divider)) if divider else rows)
             number = data.get("session_number", "")

@@ -23,6 +23,7 @@ __all__ = [
     "thread_row",
     "relative_time",
     "with_anchors",
+    "with_new_session",
     "upsert",
 ]
 
@@ -311,6 +312,21 @@ def with_anchors(
     for chip in chips:
         chip.loaded = chip.anchor in loaded_anchors
     return rows, chips
+
+
+def with_new_session(chips: list[ChipRow], chip: ChipRow) -> list[ChipRow]:
+    """The chips after a live reset opened ``chip``'s session: it becomes the current one.
+
+    A thread opened before its first reset may have had no chips at all, so any missing
+    earlier session gets its chip too.
+    """
+    by_number = {c.number: dataclasses.replace(c, current=False) for c in chips}
+    for number in range(1, chip.number):
+        by_number.setdefault(
+            number, ChipRow(number=number, label=f"Session {number}", anchor=f"session-{number}")
+        )
+    by_number[chip.number] = dataclasses.replace(chip, current=True)
+    return [by_number[n] for n in sorted(by_number)]
 
 
 def upsert(rows: list[TimelineRow], row: TimelineRow) -> list[TimelineRow]:
