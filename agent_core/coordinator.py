@@ -83,9 +83,9 @@ class SessionCoordinator:
 
     # bookkeeping ------------------------------------------------------------------
     def _replay_todos(self, rows: Sequence[StoredMessage]) -> None:
-        for message in to_langchain(rows):
-            if isinstance(message, AIMessage):
-                self.todos.observe(message)
+        for row in rows:
+            if row.role == "assistant" and row.tool_calls:
+                self.todos.observe_calls(row.tool_calls)
         self.todos.take_closed()
         for row in rows:
             self._remember(row.id, row.seq)
@@ -204,9 +204,11 @@ class SessionCoordinator:
             m for m in messages if context_kind(m) is None]
         facts = extract_facts(originals)
         previous = HandoffArtifact.model_validate(old.handoff) if old.handoff else None
+        handoff_model = self.setup.handoff_model or self.setup.model
         result = await generate_handoff(
-            self.setup.handoff_model or self.setup.model,
+            handoff_model,
             list(messages),
+            structured_method=getattr(handoff_model, "structured_method", None),
             facts=facts,
             focus=focus,
             budget_tokens=self.setup.handoff_budget_tokens,

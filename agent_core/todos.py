@@ -45,8 +45,12 @@ class TodoTracker:
 
     def observe(self, message: AIMessage) -> str | None:
         """Tag for ``message`` (the todo active before it), then apply its todo updates."""
+        return self.observe_calls(message.tool_calls)
+
+    def observe_calls(self, calls: Iterable[Mapping[str, Any]]) -> str | None:
+        """:meth:`observe` for stored tool-call dicts (no message objects needed)."""
         tag = self.active
-        for call in message.tool_calls:
+        for call in calls:
             self._call_tags[call["id"]] = tag
             if call["name"] in _TODO_TOOLS:
                 self._apply(call["args"].get("todos") or [])
