@@ -1,1 +1,91 @@
-"""Baton's engine: context accounting, resets with structured handoffs, compaction."""
+"""Baton's engine: context accounting, resets with structured handoffs, compaction.
+
+The public API is what ``__all__`` lists; everything else is internal and may change.
+"""
+
+from agent_core.calibration import ContextEstimator, TokenEstimate
+from agent_core.context import build_context
+from agent_core.errors import (
+    BatonError,
+    ConfigurationError,
+    ContextOverflowError,
+    HandoffCancelled,
+    HandoffError,
+    HandoffGenerationError,
+    MessageRejected,
+    NothingToHandOff,
+    ProviderError,
+    StoreError,
+    TranscriptFormatError,
+)
+from agent_core.facts import GroundedFacts, extract_facts
+from agent_core.handoff import FileChange, HandoffArtifact, handoff_context_message
+from agent_core.handoff_generation import HandoffResult, generate_handoff
+from agent_core.memory_store import InMemoryStore
+from agent_core.middleware import (
+    CompactionMiddleware,
+    ContextResetMiddleware,
+    TodoCompressionMiddleware,
+    build_middleware,
+)
+from agent_core.models import ModelInfo, model_info
+from agent_core.policy import ContextPolicy, make_policy
+from agent_core.ports import SessionStore
+from agent_core.providers.registry import ResolvedModel, resolve_model
+from agent_core.providers.simulator import SimulatorChatModel
+from agent_core.records import ContextEdit, NewMessage, PendingRecord, SessionRecord, StoredMessage
+from agent_core.runner import ThreadRunner
+from agent_core.strategies.plan import Decision, effective_strategy, plan
+from agent_core.tokens import TokenCounter
+from agent_core.transcripts import Transcript, load_transcript
+from agent_core.turn import TurnSetup
+
+__all__ = [
+    "BatonError",
+    "CompactionMiddleware",
+    "ConfigurationError",
+    "ContextEdit",
+    "ContextEstimator",
+    "ContextOverflowError",
+    "ContextPolicy",
+    "ContextResetMiddleware",
+    "Decision",
+    "FileChange",
+    "GroundedFacts",
+    "HandoffArtifact",
+    "HandoffCancelled",
+    "HandoffError",
+    "HandoffGenerationError",
+    "HandoffResult",
+    "InMemoryStore",
+    "MessageRejected",
+    "ModelInfo",
+    "NewMessage",
+    "NothingToHandOff",
+    "PendingRecord",
+    "ProviderError",
+    "ResolvedModel",
+    "SessionRecord",
+    "SessionStore",
+    "SimulatorChatModel",
+    "StoreError",
+    "StoredMessage",
+    "ThreadRunner",
+    "TodoCompressionMiddleware",
+    "TokenCounter",
+    "TokenEstimate",
+    "Transcript",
+    "TranscriptFormatError",
+    "TurnSetup",
+    "build_context",
+    "build_middleware",
+    "effective_strategy",
+    "extract_facts",
+    "generate_handoff",
+    "handoff_context_message",
+    "load_transcript",
+    "make_policy",
+    "model_info",
+    "plan",
+    "resolve_model",
+]
