@@ -14,7 +14,7 @@ import contextlib
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -31,6 +31,7 @@ from agent_core.handoff import (
     draft_from_text,
     draft_from_value,
 )
+from agent_core.handoff_prompt import TokenCount, render_facts, render_transcript, squeeze
 
 __all__ = ["HandoffDraft", "HandoffResult", "generate_handoff", "agenerate_handoff",
            "HANDOFF_INSTRUCTION"]
@@ -80,7 +81,6 @@ class HandoffResult(BaseModel):
     artifact_tokens: int = Field(ge=0)
 
 
-TokenCount = Callable[[str], int]
 
 
 def _default_counter() -> TokenCount:
@@ -293,67 +293,6 @@ def _assemble(draft: dict, facts: GroundedFacts, *, focus: str | None, session_n
 
 # --- prompt rendering -------------------------------------------------------------------------
 
-_MESSAGE_CHARS = 1500
-_ROLE = {"human": "USER", "ai": "ASSISTANT", "tool": "TOOL RESULT"}
-
-
-def _squeeze(text: str, limit: int) -> str:
-    # Head and tail: a command's result and a reply's conclusion usually sit at the end.
-    text = text.strip()
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    return f"{text[:half]}\n[… {len(text) - limit} characters omitted …]\n{text[-half:]}"
-
-
-def _render_message(message: BaseMessage) -> str:
-    role = _ROLE.get(message.type)
-    if role is None:
-        return ""  # system prompts are not part of the work to hand on
-    lines = [f"{role}: {_squeeze(message.text, _MESSAGE_CHARS)}"] if message.text.strip() else []
-    for call in getattr(message, "tool_calls", None) or []:
-        args = _squeeze(json.dumps(call.get("args"), ensure_ascii=False, default=str), 300)
-        lines.append(f"TOOL CALL {call.get('name')}: {args}")
-    return "\n".join(lines)
-
-
-def render_transcript(messages: Sequence[BaseMessage], count: TokenCount, budget: int) -> str:
-    """The newest messages that fit ``budget`` tokens, plus the first user request (the task)."""
-    # Rendered newest first and only until the budget is spent: a reset of a long session
-    # must not pay for rendering thousands of messages the prompt will never hold.
-    first_user = next((i for i, m in enumerate(messages) if m.type == "human"), None)
-    head = _squeeze(_render_message(messages[first_user]), 600) if first_user is not None else ""
-    used = count(head) if head else 0
-    tail: list[str] = []
-    for index in range(len(messages) - 1, -1, -1):
-        if index == first_user:
-            continue
-        text = _render_message(messages[index])
-        if not text:
-            continue
-        cost = count(text)
-        if used + cost > budget:
-            tail.append("[… earlier messages omitted …]")
-            break
-        tail.append(text)
-        used += cost
-    return "\n\n".join(filter(None, [head, *reversed(tail)]))
-
-
-def render_facts(facts: GroundedFacts) -> str:
-    """The grounded facts as a compact list for the prompt."""
-    lines = [f"modified: {c.path} ({c.evidence})" for c in facts.files_modified[:80]]
-    lines += [f"commit {c.sha}: {c.message}" for c in facts.commits[-20:]]
-    lines += [f"test: {t.command} -> {t.outcome}" for t in facts.test_runs[-10:]]
-    lines += [f"command: {_squeeze(c.command, 200)} -> exit {c.exit_status}"
-              for c in facts.commands[-10:]]
-    lines += [f"todo [{t.status}]: {t.content}" for t in facts.todos]
-    return "\n".join(lines) or "(no tool evidence)"
-
-
-# --- grounding and budget ---------------------------------------------------------------------
-
-
 def merge_files(facts: GroundedFacts, claimed: Sequence[str]) -> list[FileChange]:
     """Grounded files first (authoritative); claims without tool evidence kept as unverified."""
     known = {c.path for c in facts.files_modified} | set(facts.scratch_files)
@@ -374,13 +313,13 @@ def facts_only_fields(facts: GroundedFacts, *, session_number: int, utilization:
     done += [f"Completed todo: {t.content}" for t in facts.todos if t.status == "completed"]
     if facts.test_runs:
         last = facts.test_runs[-1]
-        done.append(f"Last test run `{_squeeze(last.command, 200)}`: {last.outcome}")
+        done.append(f"Last test run `{squeeze(last.command, 200)}`: {last.outcome}")
     state = [f"Session {session_number} ended at {utilization:.0%} of the context window."]
     if facts.files_modified:
         state.append(f"{len(facts.files_modified)} file(s) modified according to tool calls.")
     if facts.commands:
         cmd = facts.commands[-1]
-        state.append(f"Last command: `{_squeeze(cmd.command, 120)}` (exit {cmd.exit_status}).")
+        state.append(f"Last command: `{squeeze(cmd.command, 120)}` (exit {cmd.exit_status}).")
     return {
         "completed_work": done,
         "in_progress": [t.content for t in facts.todos if t.status == "in_progress"],

@@ -1,0 +1,58 @@
+"""The grounded-facts records :func:`agent_core.facts.extract_facts` returns."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_core.handoff import FileChange, Todo
+
+__all__ = ["CommandRun", "TestRun", "GitCommit", "GroundedFacts"]
+
+_STRICT = ConfigDict(extra="forbid")
+
+
+class CommandRun(BaseModel):
+    """A shell command the agent ran; ``exit_status`` is None when the tool did not report it."""
+
+    model_config = _STRICT
+    command: str
+    exit_status: int | None = None
+
+
+class TestRun(BaseModel):
+    """A test command and its outcome (from the exit status, else from the runner's summary)."""
+
+    model_config = _STRICT
+    command: str
+    outcome: Literal["passed", "failed", "unknown"]
+    summary: str | None = None
+
+
+class GitCommit(BaseModel):
+    model_config = _STRICT
+    sha: str
+    message: str
+
+
+class GroundedFacts(BaseModel):
+    """Facts proven by tool calls. ``scratch_files`` were edited but are not part of the final
+    change (deleted again, or absent from a submitted diff)."""
+
+    model_config = _STRICT
+    files_modified: list[FileChange] = Field(default_factory=list)
+    files_read: list[str] = Field(default_factory=list)
+    scratch_files: list[str] = Field(default_factory=list)
+    commands: list[CommandRun] = Field(default_factory=list)
+    test_runs: list[TestRun] = Field(default_factory=list)
+    commits: list[GitCommit] = Field(default_factory=list)
+    todos: list[Todo] = Field(default_factory=list)
+
+    @property
+    def modified_paths(self) -> list[str]:
+        return [change.path for change in self.files_modified]
+
+    @property
+    def open_todos(self) -> list[Todo]:
+        return [todo for todo in self.todos if todo.status != "completed"]
