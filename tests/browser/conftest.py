@@ -1,0 +1,93 @@
+"""Browser test fixtures: one Baton server per test session, Debian chromium through Playwright.
+
+The server gets a temporary SQLite database and a small simulator context window
+(``BATON_SIM_WINDOW``) so that context resets happen within a few turns. Tests only talk
+to that server on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.browser.app_server import AppServer, running_app
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DEFAULT_CHROMIUM = "/usr/bin/chromium"
+
+# Small enough that a reset comes after a handful of turns, large enough for a handoff.
+SIM_WINDOW = os.environ.get("BATON_TEST_SIM_WINDOW", "6000")
+SIM_DELAY = os.environ.get("BATON_TEST_SIM_DELAY", "0.02")
+
+
+def _chromium_path() -> str | None:
+    configured = os.environ.get("BATON_CHROMIUM")
+    if configured:
+        return configured if Path(configured).exists() else None
+    if Path(DEFAULT_CHROMIUM).exists():
+        return DEFAULT_CHROMIUM
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(here):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = _chromium_path()
+    if path is None:
+        pytest.skip("chromium not found (install Debian's chromium or set BATON_CHROMIUM)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def app_server(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    workdir = tmp_path_factory.mktemp("baton-app")
+    env = {"BATON_SIM_WINDOW": SIM_WINDOW, "BATON_SIM_DELAY": SIM_DELAY}
+    with running_app(workdir, env) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path: str) -> Iterator:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser, app_server: AppServer) -> Iterator:
+    """A fresh browser profile (so a fresh owner) with the app's URL as base."""
+    context = browser.new_context(base_url=app_server.url, viewport={"width": 1100, "height": 820})
+    context.set_default_timeout(30_000)
+    opened = context.new_page()
+    yield opened
+    context.close()
+
+
+@pytest.fixture
+def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where tests leave screenshots (``BATON_SCREENSHOT_DIR`` to keep them somewhere)."""
+    configured = os.environ.get("BATON_SCREENSHOT_DIR")
+    if configured:
+        path = Path(configured)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return tmp_path_factory.mktemp("screenshots")

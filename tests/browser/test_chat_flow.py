@@ -1,0 +1,60 @@
+"""Issue 2: start a thread, see the reply stream in, reload, find it all still there."""
+
+from __future__ import annotations
+
+from tests.browser.chat_page import WATCH_SCRIPT, send, start_chat, timeline, wait_idle
+
+
+def test_a_new_chat_streams_a_reply_that_survives_a_reload(page, screenshot_dir):
+    chat_url = start_chat(page)
+    page.evaluate(WATCH_SCRIPT)
+
+    send(page, "Hello Baton, please write a tiny greeting module")
+    wait_idle(page)
+    page.screenshot(path=str(screenshot_dir / "chat-after-reply.png"), full_page=True)
+
+    assert page.evaluate("window.__baton.sawStreaming"), "the reply never streamed in"
+    before = [row for row in timeline(page) if row[0] in ("user", "assistant")]
+    assert before[0] == ("user", "Hello Baton, please write a tiny greeting module")
+    assert any(kind == "assistant" and text for kind, text in before)
+
+    page.reload()
+    page.locator("#composer-input").wait_for()
+    page.wait_for_function("() => document.querySelectorAll('[data-role=assistant]').length > 0")
+    after = [row for row in timeline(page) if row[0] in ("user", "assistant")]
+    assert after == before
+    assert page.url == chat_url
+
+
+def test_the_thread_list_finds_renames_and_deletes_a_chat(page):
+    chat_url = start_chat(page)
+    thread_id = chat_url.rsplit("/", 1)[-1]
+    page.goto("/")
+    row = page.locator(f"[data-thread='{thread_id}']")
+    row.wait_for()
+
+    row.get_by_role("button", name="Rename chat").click()
+    row.get_by_label("New title").fill("Parser work")
+    row.get_by_role("button", name="Save").click()
+    page.get_by_text("Parser work").wait_for()
+
+    page.locator("#thread-search input, input#thread-search").first.fill("nothing like it")
+    page.get_by_text("No chat matches that title.").wait_for()
+    page.locator("#thread-search input, input#thread-search").first.fill("parser")
+    row.wait_for()
+
+    row.get_by_role("button", name="Delete chat").click()
+    page.get_by_role("alertdialog").get_by_role("button", name="Delete").click()
+    row.wait_for(state="detached")
+
+
+def test_someone_elses_chat_is_not_found(page, browser, app_server):
+    chat_url = start_chat(page)
+    stranger = browser.new_context(base_url=app_server.url)
+    try:
+        other = stranger.new_page()
+        other.goto(chat_url)
+        other.locator("#not-found").wait_for()
+        assert other.locator("#composer-input").count() == 0
+    finally:
+        stranger.close()
