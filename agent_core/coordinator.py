@@ -113,8 +113,9 @@ class SessionCoordinator:
         return tokens / self.info.context_window
 
     def conversation_started(self, messages: Sequence[BaseMessage]) -> bool:
-        """Whether the model has answered in this session (guards against reset loops)."""
-        return any(isinstance(m, AIMessage) for m in messages)
+        """Whether the model has answered at least twice in this session: a session gets
+        room for progress before it can be reset again (guards against reset loops)."""
+        return sum(1 for m in messages if isinstance(m, AIMessage)) >= 2
 
     # persist ----------------------------------------------------------------------
     def sync(self, messages: Sequence[BaseMessage]) -> None:

@@ -177,7 +177,6 @@ class InMemoryStore:
                 raise StoreError("the session was already reset by another run")
             old = sessions[-1]
             now = utcnow()
-            sessions[-1] = old.model_copy(update={"ended_at": now})
             new = SessionRecord(
                 id=_new_id(),
                 thread_id=thread_id,
@@ -189,10 +188,20 @@ class InMemoryStore:
                 handoff=handoff,
                 parent_id=old.id,
             )
-            sessions.append(new)
-            self._files[thread_id][handoff_path] = handoff_markdown
-            rows = [self._store(thread_id, new.id, m) for m in context]
-            rows += self._deliver(thread_id, new.id, None)
+            # All or nothing, like the SQL transaction: undo every change if any step fails.
+            saved = (list(sessions), dict(self._files[thread_id]), self._seq[thread_id],
+                     list(self._pending[thread_id]))
+            try:
+                sessions[-1] = old.model_copy(update={"ended_at": now})
+                sessions.append(new)
+                self._files[thread_id][handoff_path] = handoff_markdown
+                rows = [self._store(thread_id, new.id, m) for m in context]
+                rows += self._deliver(thread_id, new.id, None)
+            except BaseException:
+                sessions[:], files, self._seq[thread_id], self._pending[thread_id] = saved
+                self._files[thread_id] = files
+                self._messages.pop(new.id, None)
+                raise
             return new, rows
 
     @contextmanager

@@ -51,5 +51,5 @@ def sanitize_text(text: str) -> str:
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
     if _has_lone_surrogate(text):
-        text = text.encode("utf-8", "replace").decode("utf-8")
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return text

@@ -82,12 +82,12 @@ def todo_state(messages: list[BaseMessage]) -> list[dict[str, Any]]:
 
 
 def _steps_done(messages: list[BaseMessage]) -> int:
-    """Steps of the active todo already taken. Across a handoff the todo resumes at its
-    final test run, so work always moves forward however small the window is."""
+    """Steps of the active todo already taken. After a handoff the in-progress todo is
+    closed first, so every session finishes at least one todo however small the window."""
     calls = 0
     for message in reversed(messages):
         if isinstance(message, HumanMessage) and is_context_message(message):
-            return calls + len(_STEPS_PER_TODO) - 1
+            return calls + len(_STEPS_PER_TODO)
         if isinstance(message, AIMessage):
             for call in reversed(message.tool_calls):
                 if call["name"] == "write_todos":
