@@ -28,8 +28,8 @@ def handoff_summary(row: rx.Var[TimelineRow]) -> rx.Component:
     return rx.el.details(
         rx.el.summary(
             rx.icon("chevron-right", size=14, class_name="baton-chevron"),
-            rx.text("Handoff: ", weight="medium", as_="span"),
-            rx.text(row.preview, as_="span", class_name="baton-ellipsis"),
+            rx.text("Handoff", weight="medium", as_="span", flex_shrink="0"),
+            rx.text(row.preview, as_="span", color_scheme="gray", class_name="baton-ellipsis"),
             class_name="baton-handoff-summary",
         ),
         rx.vstack(

@@ -317,6 +317,8 @@ class ChatState(IdentityState):
                 self.chips = with_new_session(self.chips, chip_row(chip))
             divider = data.get("divider")
             self._set_rows(upsert(rows, timeline_row(divider)) if divider else rows)
+            if self.handoff_running:
+                return None  # the handoff's own "done" message says it
             number = data.get("session_number", "")
             return rx.toast.success(f"Session {number} started — context was reset")
         if phase == "reset_failed":

@@ -1,0 +1,110 @@
+"""The UI's view shaping (chat_app.states.rows): what the timeline, chips and meter show."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from chat_app.services.views import MeterView, SessionChip, TimelineItem
+from chat_app.states.chat import _thread_id_from_path
+from chat_app.states.rows import (
+    ChipRow,
+    FileRow,
+    TimelineRow,
+    chip_row,
+    meter_bar,
+    relative_time,
+    resetting_row,
+    timeline_row,
+    upsert,
+    with_anchors,
+    with_new_session,
+)
+
+NOW = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
+
+
+def _divider(number: int, **handoff) -> TimelineItem:
+    return TimelineItem(
+        key=f"session-{number}", kind="divider", seq=10 * number, session_number=number,
+        trigger="auto", utilization=0.823, model="claude-sonnet-4-5",
+        handoff={"current_state_summary": "Parser done", **handoff},
+        handoff_markdown="# Handoff", handoff_filename=f"HANDOFF-{number - 1}.md",
+    )
+
+
+def test_a_divider_row_reads_like_the_design():
+    row = timeline_row(_divider(2, completed_work=["Parser"], key_decisions=["Use TOML"]))
+    assert row.header.startswith("Session 2 started")
+    assert "auto reset at 82%" in row.header
+    assert row.header.endswith("claude-sonnet-4-5")
+    assert row.has_handoff and row.state_summary == "Parser done"
+    assert row.completed_work == ["Parser"] and row.key_decisions == ["Use TOML"]
+    assert row.handoff_filename == "HANDOFF-1.md"
+
+
+def test_files_modified_may_be_dicts_or_plain_paths():
+    row = timeline_row(_divider(2, files_modified=[{"path": "a.py", "verified": True}, "b.py", ""]))
+    assert row.files_modified == [FileRow("a.py", True), FileRow("b.py", False)]
+
+
+def test_a_divider_without_handoff_yet_says_it_is_resetting():
+    assert resetting_row(1).header == "Resetting context…"
+    assert resetting_row(1).session_number == 2
+
+
+def test_a_delivered_message_replaces_its_queued_row():
+    queued = TimelineRow(key="pending-1", role="user", content="also this", queued=True)
+    other = TimelineRow(key="m1", role="assistant", content="working")
+    delivered = TimelineRow(key="m2", role="user", content="also this")
+    rows = upsert([queued, other], delivered)
+    assert [r.key for r in rows] == ["m1", "m2"]
+    assert not any(r.queued for r in rows)
+
+
+def test_an_item_with_a_known_key_is_replaced_in_place():
+    rows = upsert([TimelineRow(key="a"), TimelineRow(key="b")], TimelineRow(key="a", content="new"))
+    assert [(r.key, r.content) for r in rows] == [("a", "new"), ("b", "")]
+
+
+def test_anchors_go_to_session_starts_and_mark_chips_loaded():
+    chips = [ChipRow(1, "Session 1", "session-1"), ChipRow(2, "Session 2", "session-2"),
+             ChipRow(3, "Session 3", "session-3")]
+    rows = [TimelineRow(key="m1", session_number=1), TimelineRow(key="m2", session_number=1),
+            timeline_row(_divider(2)), TimelineRow(key="m3", session_number=2)]
+    rows, chips = with_anchors(rows, chips, from_start=True)
+    assert [r.anchor for r in rows] == ["session-1", "", "session-2", ""]
+    assert [c.loaded for c in chips] == [True, True, False]
+
+
+def test_session_one_has_no_anchor_when_its_start_is_not_loaded():
+    chips = [ChipRow(1, "Session 1", "session-1")]
+    rows, chips = with_anchors([TimelineRow(key="m9", session_number=1)], chips, from_start=False)
+    assert rows[0].anchor == "" and not chips[0].loaded
+
+
+def test_a_live_reset_adds_the_new_chip_and_any_missing_earlier_ones():
+    chips = with_new_session([], chip_row(SessionChip(number=3, label="Session 3 ← current",
+                                                      anchor="session-3", current=True)))
+    assert [(c.number, c.label, c.current) for c in chips] == [
+        (1, "Session 1", False), (2, "Session 2", False), (3, "Session 3", True)]
+
+
+def test_the_meter_marks_approximate_counts_and_keeps_thresholds():
+    bar = meter_bar(MeterView(tokens=4100, window=5000, fraction=0.82, basis="approximate",
+                              compact_threshold=0.5, reset_threshold=0.8))
+    assert bar.label == "~82%" and bar.level == "high"
+    assert "4,100 of 5,000 tokens" in bar.title
+    later = meter_bar({"tokens": 1000, "window": 5000, "fraction": 0.2, "basis": "exact"}, bar)
+    assert later.label == "20%" and later.reset_percent == 80 and later.level == "ok"
+
+
+def test_relative_times():
+    assert relative_time(NOW - timedelta(seconds=20), NOW) == "just now"
+    assert relative_time(NOW - timedelta(minutes=3), NOW) == "3 min ago"
+    assert relative_time((NOW - timedelta(days=2)).isoformat(), NOW) == "2 days ago"
+    assert relative_time(None, NOW) == ""
+
+
+def test_the_thread_id_comes_from_the_chat_route():
+    assert _thread_id_from_path("/t/abc123") == "abc123"
+    assert _thread_id_from_path("/") == ""
