@@ -1,0 +1,274 @@
+"""Per-assistant settings for the `/admin` page, behind ``BATON_ADMIN_PASSWORD``.
+
+Without the variable every call is refused. :func:`login` trades the password for a grant (an
+HMAC derived from the password, never the password itself) that the page keeps server-side
+and hands back with each call; changing or removing the password invalidates every grant.
+
+Saved settings apply from the next turn of every thread on the assistant, because the
+runtime reads the assistant at the start of each turn. Each changed value is recorded with
+its time and previous value (:func:`history`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from sqlmodel import Session
+
+from agent_core.errors import ConfigurationError
+from agent_core.models import model_info
+from agent_core.policy import make_policy
+from agent_core.strategies.plan import effective_strategy
+from chat_app.db import repo
+from chat_app.db.engine import write_engine
+from chat_app.db.models import Assistant, AssistantCreate, AssistantUpdate
+from chat_app.services import runtime
+
+__all__ = [
+    "PASSWORD_ENV",
+    "AdminRefused",
+    "SettingsRejected",
+    "AssistantForm",
+    "AssistantView",
+    "ChangeView",
+    "admin_enabled",
+    "login",
+    "list_assistants",
+    "get_assistant",
+    "create_assistant",
+    "update_assistant",
+    "history",
+    "validate_form",
+]
+
+PASSWORD_ENV = "BATON_ADMIN_PASSWORD"
+SIMULATOR = "simulator"
+
+
+class AdminRefused(PermissionError):
+    """The call lacks a valid grant, or admin is not enabled on this instance."""
+
+
+class SettingsRejected(ValueError):
+    """The submitted settings are invalid; the message says what to fix."""
+
+
+class AssistantForm(BaseModel):
+    """What the admin form submits: text fields as typed, parsed by :func:`validate_form`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = ""
+    model: str = SIMULATOR
+    system_prompt: str = ""
+    context_strategy: str = "auto"
+    compact_threshold: str = "0.5"
+    reset_threshold: str = "0.8"
+    keep_recent_tokens: str = "2000"
+    window_override: str = ""
+    pinned_paths: str = ""  # one per line
+
+
+class AssistantView(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    name: str
+    model: str
+    system_prompt: str
+    context_strategy: str
+    effective_strategy: str
+    compact_threshold: float
+    reset_threshold: float
+    keep_recent_tokens: int
+    window_override: int | None
+    pinned_paths: list[str]
+    updated_at: datetime
+
+
+class ChangeView(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    field: str
+    previous: Any = None
+    new: Any = None
+    changed_at: datetime
+
+
+# ----- credential ---------------------------------------------------------------------------
+
+
+def admin_enabled() -> bool:
+    return bool(os.environ.get(PASSWORD_ENV, ""))
+
+
+def _expected_grant() -> str | None:
+    password = os.environ.get(PASSWORD_ENV, "")
+    if not password:
+        return None
+    key = hashlib.sha256(password.encode("utf-8")).digest()
+    return hmac.new(key, b"baton-admin-grant", hashlib.sha256).hexdigest()
+
+
+def login(password: str) -> str | None:
+    """A grant for the admin calls when ``password`` matches, else None."""
+    expected = os.environ.get(PASSWORD_ENV, "")
+    if not expected or not hmac.compare_digest(password.encode("utf-8"), expected.encode("utf-8")):
+        return None
+    return _expected_grant()
+
+
+def _require(grant: str | None) -> None:
+    expected = _expected_grant()
+    if expected is None:
+        raise AdminRefused(f"Admin is disabled: set {PASSWORD_ENV} to enable it.")
+    if not grant or not hmac.compare_digest(grant.encode("utf-8"), expected.encode("utf-8")):
+        raise AdminRefused("Sign in to change assistants.")
+
+
+# ----- validation (pure) --------------------------------------------------------------------
+
+
+def _float(label: str, raw: str) -> float:
+    try:
+        return float(raw.strip())
+    except ValueError:
+        raise SettingsRejected(f"{label} must be a number between 0 and 1, e.g. 0.8.") from None
+
+
+def _model_name(raw: str) -> str:
+    name = raw.strip()
+    if name == SIMULATOR:
+        return name
+    provider, _, model = name.partition(":")
+    if not provider.strip() or not model.strip():
+        raise SettingsRejected(
+            f"Model must be written provider:model (e.g. anthropic:claude-sonnet-4-5) or "
+            f"'{SIMULATOR}', got {name!r}."
+        )
+    return name
+
+
+def validate_form(form: AssistantForm) -> AssistantCreate:
+    """Parse and check the form; raises :class:`SettingsRejected` with a message to show."""
+    name = form.name.strip()
+    if not name:
+        raise SettingsRejected("Name cannot be empty.")
+    strategy = form.context_strategy.strip()
+    if strategy not in ("auto", "compact", "reset"):
+        raise SettingsRejected("Context strategy must be auto, compact or reset.")
+    compact = _float("Compact threshold", form.compact_threshold)
+    reset = _float("Reset threshold", form.reset_threshold)
+    for label, value in (("Compact threshold", compact), ("Reset threshold", reset)):
+        if not 0 < value <= 1:
+            raise SettingsRejected(f"{label} must be above 0 and at most 1, got {value}.")
+    if compact >= reset:
+        raise SettingsRejected(
+            f"Compact threshold ({compact}) must be below the reset threshold ({reset})."
+        )
+    try:
+        keep_recent = int(form.keep_recent_tokens.strip() or "0")
+    except ValueError:
+        raise SettingsRejected("Keep-recent tokens must be a whole number.") from None
+    if keep_recent < 0:
+        raise SettingsRejected("Keep-recent tokens cannot be negative.")
+    window: int | None = None
+    if form.window_override.strip():
+        try:
+            window = int(form.window_override.strip())
+        except ValueError:
+            raise SettingsRejected("Window override must be a whole number of tokens, or empty.") from None
+        if window <= 0:
+            raise SettingsRejected("Window override must be a positive number of tokens, or empty.")
+    pinned = [line.strip() for line in form.pinned_paths.splitlines() if line.strip()]
+    fields = dict(context_strategy=strategy, reset_threshold=reset, compact_threshold=compact,
+                  keep_recent_tokens=keep_recent, window_override=window,
+                  pinned_paths=tuple(pinned))
+    try:
+        # The same validation the runtime applies each turn, so a saved assistant always runs.
+        make_policy(**fields)
+    except ConfigurationError as error:
+        raise SettingsRejected(str(error).removeprefix("invalid context policy: ")) from None
+    try:
+        return AssistantCreate(name=name, model=_model_name(form.model),
+                               system_prompt=form.system_prompt, context_strategy=strategy,
+                               reset_threshold=reset, compact_threshold=compact,
+                               keep_recent_tokens=keep_recent, window_override=window,
+                               pinned_paths=pinned)
+    except ValidationError as error:
+        raise SettingsRejected("; ".join(e["msg"] for e in error.errors())) from None
+
+
+def resolved_strategy(model: str, strategy: str) -> str:
+    """What ``strategy`` means for ``model``: ``auto`` becomes the model's default."""
+    if strategy != "auto":
+        return strategy
+    try:
+        return model_info(model).default_strategy
+    except ConfigurationError:
+        return "compact"
+
+
+# ----- reads and writes ---------------------------------------------------------------------
+
+
+def _read() -> Session:
+    return Session(runtime.engine())
+
+
+def _write() -> Session:
+    return Session(write_engine(runtime.engine()))
+
+
+def _view(assistant: Assistant) -> AssistantView:
+    # getattr, not model_dump: it refreshes attributes expired by the commit.
+    data = {name: getattr(assistant, name)
+            for name in AssistantView.model_fields if name != "effective_strategy"}
+    data["pinned_paths"] = list(assistant.pinned_paths or [])
+    return AssistantView(**data, effective_strategy=resolved_strategy(assistant.model,
+                                                                      assistant.context_strategy))
+
+
+def list_assistants(grant: str | None) -> list[AssistantView]:
+    _require(grant)
+    with _write() as db:
+        if not repo.list_assistants(session=db):
+            repo.ensure_default_assistant(session=db)
+        return [_view(a) for a in repo.list_assistants(session=db)]
+
+
+def get_assistant(grant: str | None, assistant_id: str) -> AssistantView | None:
+    _require(grant)
+    with _read() as db:
+        assistant = repo.get_assistant(session=db, assistant_id=assistant_id)
+        return _view(assistant) if assistant else None
+
+
+def create_assistant(grant: str | None, form: AssistantForm) -> AssistantView:
+    _require(grant)
+    data = validate_form(form)
+    with _write() as db:
+        return _view(repo.create_assistant(session=db, data=data))
+
+
+def update_assistant(grant: str | None, assistant_id: str, form: AssistantForm) -> AssistantView | None:
+    """Save the form over the assistant; recorded per changed field. None if it is gone."""
+    _require(grant)
+    data = validate_form(form)
+    changes = AssistantUpdate(**data.model_dump())
+    with _write() as db:
+        assistant = repo.update_assistant(session=db, assistant_id=assistant_id, changes=changes)
+        return _view(assistant) if assistant else None
+
+
+def history(grant: str | None, assistant_id: str) -> list[ChangeView]:
+    """The assistant's changes, newest first."""
+    _require(grant)
+    with _read() as db:
+        return [ChangeView(field=c.field, previous=c.previous, new=c.new, changed_at=c.changed_at)
+                for c in repo.list_assistant_changes(session=db, assistant_id=assistant_id)]

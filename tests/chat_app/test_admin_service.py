@@ -1,0 +1,92 @@
+"""The admin service: the credential gate, form validation and the settings history."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chat_app.services import admin
+
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture(autouse=True)
+def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BATON_DB_URL", f"sqlite:///{tmp_path / 'baton.db'}")
+    monkeypatch.setenv(admin.PASSWORD_ENV, PASSWORD)
+
+
+@pytest.fixture
+def grant() -> str:
+    granted = admin.login(PASSWORD)
+    assert granted is not None
+    return granted
+
+
+def form(**fields: str) -> admin.AssistantForm:
+    return admin.AssistantForm(**{"name": "Writer", **fields})
+
+
+def test_every_call_is_refused_when_admin_is_not_enabled(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(admin.PASSWORD_ENV)
+    assert admin.login("") is None and admin.login(PASSWORD) is None
+    with pytest.raises(admin.AdminRefused, match=admin.PASSWORD_ENV):
+        admin.list_assistants(None)
+
+
+def test_wrong_password_or_forged_grant_is_refused() -> None:
+    assert admin.login("wrong") is None
+    with pytest.raises(admin.AdminRefused):
+        admin.create_assistant("forged", form())
+    with pytest.raises(admin.AdminRefused):
+        admin.list_assistants(None)
+
+
+def test_grant_is_not_the_password_and_dies_with_it(grant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert PASSWORD not in grant
+    monkeypatch.setenv(admin.PASSWORD_ENV, "rotated")
+    with pytest.raises(admin.AdminRefused):
+        admin.list_assistants(grant)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"compact_threshold": "0.9", "reset_threshold": "0.8"}, "must be below the reset"),
+        ({"reset_threshold": "1.5"}, "at most 1"),
+        ({"reset_threshold": "lots"}, "must be a number"),
+        ({"model": "claude"}, "provider:model"),
+        ({"context_strategy": "forget"}, "auto, compact or reset"),
+        ({"window_override": "-5"}, "positive"),
+        ({"name": "  "}, "Name cannot be empty"),
+        ({"pinned_paths": "../secrets"}, "inside the workspace"),
+    ],
+)
+def test_invalid_settings_are_rejected_with_a_reason(grant: str, fields: dict, message: str) -> None:
+    with pytest.raises(admin.SettingsRejected, match=message):
+        admin.create_assistant(grant, form(**fields))
+
+
+def test_auto_shows_what_it_resolves_to(grant: str) -> None:
+    created = admin.create_assistant(grant, form(model="simulator", context_strategy="auto"))
+    pinned = admin.create_assistant(grant, form(model="simulator", context_strategy="compact"))
+    assert created.effective_strategy in ("compact", "reset")
+    assert pinned.effective_strategy == "compact"
+
+
+def test_changes_are_recorded_with_previous_values(grant: str) -> None:
+    created = admin.create_assistant(grant, form(reset_threshold="0.8", pinned_paths="PLAN.md"))
+    admin.update_assistant(
+        grant, created.id, form(reset_threshold="0.7", pinned_paths="PLAN.md\ndocs/**")
+    )
+
+    changes = {c.field: (c.previous, c.new) for c in admin.history(grant, created.id)}
+
+    assert changes == {"reset_threshold": (0.8, 0.7),
+                       "pinned_paths": (["PLAN.md"], ["PLAN.md", "docs/**"])}
+    assert admin.get_assistant(grant, created.id).reset_threshold == 0.7
+
+
+def test_default_assistant_is_listed(grant: str) -> None:
+    assert [a.name for a in admin.list_assistants(grant)] == ["Baton"]
