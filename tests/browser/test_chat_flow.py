@@ -58,3 +58,13 @@ def test_someone_elses_chat_is_not_found(page, browser, app_server):
         assert other.locator("#composer-input").count() == 0
     finally:
         stranger.close()
+
+
+def test_stop_ends_the_turn_and_marks_the_reply(page):
+    start_chat(page)
+    send(page, "Write a config parser with tests")
+    page.locator("#stop-button").click()
+    wait_idle(page)
+    assert page.locator("#stop-button").count() == 0
+    # A stopped turn does not go on to finish its todo list.
+    assert page.get_by_text("todos are complete").count() == 0
