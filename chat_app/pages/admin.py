@@ -1,0 +1,124 @@
+"""`/admin`: per-assistant model and context-strategy settings, behind a password."""
+
+import reflex as rx
+
+from chat_app.components.app_header import app_header
+from chat_app.states.admin_state import AdminState, AssistantRow, ChangeRow
+
+NOINDEX = [{"name": "robots", "content": "noindex, nofollow"}]
+
+
+def _field(label: str, name: str, **props) -> rx.Component:
+    return rx.vstack(
+        rx.text(label, size="1", weight="medium"),
+        rx.input(name=name, default_value=AdminState.form.get(name, ""), width="100%", **props),
+        spacing="1",
+        width="100%",
+    )
+
+
+def _assistant(row: rx.Var[AssistantRow]) -> rx.Component:
+    return rx.button(
+        rx.vstack(rx.text(row.name, weight="medium"),
+                  rx.text(row.model, " · ", row.strategy, size="1"), spacing="0", align="start"),
+        on_click=AdminState.select(row.id),
+        variant=rx.cond(row.id == AdminState.selected_id, "solid", "soft"),
+        width="100%",
+        height="auto",
+        padding="0.5em",
+        class_name="admin-assistant",
+    )
+
+
+def _editor() -> rx.Component:
+    return rx.form(
+        rx.vstack(
+            _field("Name", "name"),
+            _field("Model (provider:model, or simulator)", "model"),
+            rx.vstack(
+                rx.text("System prompt", size="1", weight="medium"),
+                rx.text_area(name="system_prompt", default_value=AdminState.form.get("system_prompt", ""),
+                             rows="5", width="100%"),
+                spacing="1", width="100%",
+            ),
+            rx.vstack(
+                rx.text("Context strategy (auto resolves to ", AdminState.effective_strategy,
+                        " for this model)", size="1", weight="medium", id="admin-effective"),
+                rx.el.select(
+                    rx.el.option("auto", value="auto"),
+                    rx.el.option("compact", value="compact"),
+                    rx.el.option("reset", value="reset"),
+                    name="context_strategy",
+                    default_value=AdminState.form.get("context_strategy", "auto"),
+                ),
+                spacing="1", width="100%",
+            ),
+            rx.hstack(_field("Compact threshold", "compact_threshold"),
+                      _field("Reset threshold", "reset_threshold"), width="100%"),
+            rx.hstack(_field("Keep recent tokens", "keep_recent_tokens"),
+                      _field("Window override (tokens, empty = model's)", "window_override"),
+                      width="100%"),
+            rx.vstack(
+                rx.text("Pinned paths (one per line)", size="1", weight="medium"),
+                rx.text_area(name="pinned_paths", default_value=AdminState.form.get("pinned_paths", ""),
+                             rows="3", width="100%"),
+                spacing="1", width="100%",
+            ),
+            rx.button("Save", type="submit", id="admin-save"),
+            spacing="3",
+            width="100%",
+        ),
+        on_submit=AdminState.save,
+        reset_on_submit=False,
+        key=AdminState.selected_id,
+        width="100%",
+    )
+
+
+def _signed_in() -> rx.Component:
+    return rx.hstack(
+        rx.vstack(
+            rx.foreach(AdminState.assistants, _assistant),
+            rx.button("New assistant", on_click=AdminState.create, variant="outline", width="100%"),
+            rx.button("Sign out", on_click=AdminState.logout, variant="ghost", size="1"),
+            width="16em",
+        ),
+        rx.vstack(
+            rx.cond(AdminState.selected_id != "", _editor()),
+            rx.heading("History", size="3"),
+            rx.foreach(AdminState.changes, lambda c: rx.text(c.label, size="1", class_name="admin-change")),
+            flex="1",
+            width="100%",
+        ),
+        align="start",
+        spacing="5",
+        width="100%",
+    )
+
+
+def _sign_in() -> rx.Component:
+    return rx.form(
+        rx.hstack(
+            rx.input(name="password", type="password", placeholder="Admin password", id="admin-password"),
+            rx.button("Sign in", type="submit"),
+        ),
+        on_submit=AdminState.login,
+    )
+
+
+def admin_page() -> rx.Component:
+    return rx.box(
+        app_header(rx.text("Admin", weight="medium")),
+        rx.box(
+            rx.cond(AdminState.error != "", rx.callout(AdminState.error, color_scheme="red", id="admin-error")),
+            rx.cond(AdminState.notice != "", rx.callout(AdminState.notice, color_scheme="grass", id="admin-notice")),
+            rx.cond(
+                AdminState.enabled,
+                rx.cond(AdminState.signed_in, _signed_in(), _sign_in()),
+                rx.text("Admin is disabled. Set the BATON_ADMIN_PASSWORD environment variable and "
+                        "restart Baton to enable it.", id="admin-disabled"),
+            ),
+            class_name="baton-page",
+        ),
+        class_name="baton-shell",
+    )

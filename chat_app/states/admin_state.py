@@ -1,0 +1,139 @@
+"""State for `/admin`. The password arrives once in a submitted form and is never stored;
+what is kept is the service's grant, in a backend-only var the browser never receives.
+Every handler passes the grant to the service, which refuses calls without a valid one."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import reflex as rx
+
+from chat_app.services import admin as admin_service
+
+__all__ = ["AdminState", "AssistantRow", "ChangeRow"]
+
+
+@dataclasses.dataclass
+class AssistantRow:
+    id: str = ""
+    name: str = ""
+    model: str = ""
+    strategy: str = ""
+
+
+@dataclasses.dataclass
+class ChangeRow:
+    label: str = ""
+
+
+def _text(value: object) -> str:
+    return json.dumps(value) if not isinstance(value, str) else value
+
+
+class AdminState(rx.State):
+    enabled: bool = False
+    signed_in: bool = False
+    error: str = ""
+    notice: str = ""
+    assistants: list[AssistantRow] = []
+    selected_id: str = ""
+    form: dict[str, str] = {}
+    effective_strategy: str = ""
+    changes: list[ChangeRow] = []
+    _grant: str = ""
+
+    def _load(self) -> None:
+        views = admin_service.list_assistants(self._grant)
+        self.assistants = [AssistantRow(id=v.id, name=v.name, model=v.model,
+                                        strategy=f"{v.context_strategy} → {v.effective_strategy}")
+                           for v in views]
+        if not self.selected_id and views:
+            self.selected_id = views[0].id
+        self._select(self.selected_id)
+
+    def _select(self, assistant_id: str) -> None:
+        view = admin_service.get_assistant(self._grant, assistant_id) if assistant_id else None
+        if view is None:
+            self.selected_id, self.form, self.changes = "", {}, []
+            return
+        self.selected_id = view.id
+        self.effective_strategy = view.effective_strategy
+        self.form = {
+            "name": view.name, "model": view.model, "system_prompt": view.system_prompt,
+            "context_strategy": view.context_strategy,
+            "compact_threshold": str(view.compact_threshold),
+            "reset_threshold": str(view.reset_threshold),
+            "keep_recent_tokens": str(view.keep_recent_tokens),
+            "window_override": "" if view.window_override is None else str(view.window_override),
+            "pinned_paths": "\n".join(view.pinned_paths),
+        }
+        self.changes = [
+            ChangeRow(label=f"{c.changed_at:%Y-%m-%d %H:%M:%S} · {c.field}: "
+                            f"{_text(c.previous)} → {_text(c.new)}")
+            for c in admin_service.history(self._grant, view.id)
+        ]
+
+    def _guarded(self, action) -> None:  # type: ignore[no-untyped-def]
+        try:
+            action()
+            self.error = ""
+        except admin_service.AdminRefused as refused:
+            self.signed_in, self._grant = False, ""
+            self.error = str(refused)
+        except admin_service.SettingsRejected as rejected:
+            self.error = str(rejected)
+
+    @rx.event
+    def on_load(self) -> None:
+        self.enabled = admin_service.admin_enabled()
+        self.notice = ""
+        if self.signed_in:
+            self._guarded(self._load)
+
+    @rx.event
+    def login(self, form_data: dict) -> None:
+        grant = admin_service.login(str(form_data.get("password", "")))
+        if grant is None:
+            self.error = "Wrong password." if admin_service.admin_enabled() else \
+                f"Admin is disabled: set {admin_service.PASSWORD_ENV} to enable it."
+            return
+        self._grant, self.signed_in, self.error = grant, True, ""
+        self._guarded(self._load)
+
+    @rx.event
+    def logout(self) -> None:
+        self._grant, self.signed_in = "", False
+        self.assistants, self.form, self.changes, self.selected_id = [], {}, [], ""
+
+    @rx.event
+    def select(self, assistant_id: str) -> None:
+        self.notice = ""
+        self._guarded(lambda: self._select(assistant_id))
+
+    @rx.event
+    def create(self) -> None:
+        def action() -> None:
+            view = admin_service.create_assistant(
+                self._grant, admin_service.AssistantForm(name=f"Assistant {len(self.assistants) + 1}"))
+            self.selected_id = view.id
+            self._load()
+            self.notice = "Assistant created."
+
+        self._guarded(action)
+
+    @rx.event
+    def save(self, form_data: dict) -> None:
+        def action() -> None:
+            fields = {k: str(v) for k, v in form_data.items()
+                      if k in admin_service.AssistantForm.model_fields}
+            view = admin_service.update_assistant(self._grant, self.selected_id,
+                                                  admin_service.AssistantForm(**fields))
+            if view is None:
+                self.error = "That assistant no longer exists."
+                return
+            self._load()
+            self.notice = "Saved. Threads on this assistant use it from their next turn."
+
+        self.notice = ""
+        self._guarded(action)
