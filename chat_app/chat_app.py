@@ -2,9 +2,13 @@
 
 import reflex as rx
 
+from chat_app.pages import admin as admin_page_module
+from chat_app.pages import share as share_page_module
 from chat_app.pages.index import index_page
 from chat_app.pages.thread import thread_page
+from chat_app.states.admin_state import AdminState
 from chat_app.states.chat import ChatState
+from chat_app.states.share_state import SharedThreadState
 from chat_app.states.thread_list import ThreadListState
 
 
@@ -23,3 +27,7 @@ app = rx.App(
 app.register_lifespan_task(_migrate_database)
 app.add_page(thread_page, route="/t/[thread_id]", title="Baton", on_load=ChatState.on_load)
 app.add_page(index_page, route="/", title="Baton", on_load=ThreadListState.on_load)
+app.add_page(share_page_module.share_page, route="/share/[share_token]", title="Baton (shared)",
+             on_load=SharedThreadState.on_load, meta=share_page_module.NOINDEX)
+app.add_page(admin_page_module.admin_page, route="/admin", title="Baton admin",
+             on_load=AdminState.on_load, meta=admin_page_module.NOINDEX)
