@@ -7,6 +7,7 @@ then read through the browser exactly as a stranger would.
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -31,7 +32,9 @@ def say(thread_id: str, text: str) -> None:
         async for _ in chat_service.send_message(OWNER, thread_id, text):
             pass
 
-    asyncio.run(drain())
+    # Playwright's sync API owns this thread's event loop; run the turn on another thread.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, drain()).result()
 
 
 def multi_session_thread(title: str = "Shared plan") -> str:
@@ -54,7 +57,7 @@ def test_shared_link_shows_dividers_and_expandable_handoffs(server_db, page) -> 
 
     assert page.locator(".baton-divider").count() >= 1
     card = page.locator("details.baton-handoff").first
-    card.locator("summary").click()
+    card.locator("summary.baton-handoff-summary").click()
     assert card.evaluate("el => el.open")
     assert page.locator(".baton-chips .baton-chip").count() >= 2
     assert page.locator("textarea").count() == 0  # no composer
