@@ -53,6 +53,10 @@ def _server_env(db_path: Path, extra: dict[str, str]) -> dict[str, str]:
     env["PATH"] = venv_bin + os.pathsep + env.get("PATH", "")
     env["REFLEX_USE_NPM"] = "1"
     env["REFLEX_DB_URL"] = f"sqlite:///{db_path}"
+    # Build and keep UI state outside the checkout, so two test runs (or a test run and a
+    # developer's `reflex run`) never write the same .web directory at once.
+    env.setdefault("REFLEX_WEB_WORKDIR", str(db_path.parent / "web"))
+    env.setdefault("REFLEX_STATES_WORKDIR", str(db_path.parent / "states"))
     env.setdefault("BATON_SIM_DELAY", "0.01")
     env.pop("REFLEX_REDIS_URL", None)
     env.update(extra)
