@@ -45,7 +45,7 @@ def _evidence(messages: list[BaseMessage]) -> dict[str, list[str]]:
     pending = [t["content"] for t in todos if t.get("status") == "pending"]
     state = (
         f"{len(done)} of {len(todos)} todos done; working on "
-        f"{active[0] if active else 'nothing'}; {len(files)} files touched."
+        f"{active[0] if active else 'nothing'}; {len(files)} file{'' if len(files) == 1 else 's'} touched."
     )
     return {
         "completed_work": done,

@@ -6,6 +6,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agent_core.handoff import HandoffArtifact, handoff_filename
+from agent_core.providers.registry import SIMULATOR_NAMES
+from agent_core.providers.simulator import SIMULATOR_LABEL
 from agent_core.records import StoredMessage
 from chat_app.services.views import SessionChip, TimelineItem
 
@@ -17,9 +19,17 @@ __all__ = [
     "anchor",
     "handoff_preview",
     "RowFolder",
+    "model_label",
 ]
 
 _RESULT_CHARS = 20_000
+
+
+def model_label(name: str | None) -> str:
+    """How the UI names a model: the simulator is never shown as if it were a model."""
+    if not name:
+        return ""
+    return SIMULATOR_LABEL if name in SIMULATOR_NAMES else name
 
 
 def anchor(number: int) -> str:
@@ -62,7 +72,7 @@ def divider_item(session: Any, seq: int) -> TimelineItem:
     return TimelineItem(
         key=anchor(session.number), kind="divider", seq=seq, session_number=session.number,
         created_at=session.started_at, trigger=session.trigger, utilization=session.utilization,
-        model=session.model or "", handoff=handoff, handoff_preview=handoff_preview(handoff),
+        model=model_label(session.model), handoff=handoff, handoff_preview=handoff_preview(handoff),
         handoff_markdown=markdown, handoff_filename=handoff_filename(previous),
     )
 
@@ -84,11 +94,11 @@ class RowFolder:
             out = []
             if row.content.strip():
                 out.append(TimelineItem(key=row.id, kind="message", role="assistant", content=row.content,
-                                        model=row.model or "", stopped=bool(row.meta.get("stopped")), **base))
+                                        model=model_label(row.model), stopped=bool(row.meta.get("stopped")), **base))
             for call in row.tool_calls:
                 item = TimelineItem(key=f"{row.id}:{call['id']}", kind="tool", role="tool",
                                     tool_name=call["name"], summary=tool_summary(call["name"], call.get("args", {})),
-                                    model=row.model or "", **base)
+                                    model=model_label(row.model), **base)
                 self._open[call["id"]] = item
             return out
         if row.role == "tool":
