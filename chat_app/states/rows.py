@@ -166,7 +166,8 @@ def _divider_header(item: dict[str, Any], handoff: dict[str, Any]) -> str:
     utilization = item.get("utilization")
     if utilization is None:
         utilization = handoff.get("utilization")
-    if trigger or utilization is not None:
+    # The first session just starts; there is no reset to describe.
+    if trigger not in ("", "start") or (trigger == "" and utilization is not None):
         label = _TRIGGER_LABELS.get(trigger, trigger or "reset")
         if utilization is not None:
             label += f" at {round(float(utilization) * 100)}%"

@@ -108,3 +108,8 @@ def test_relative_times():
 def test_the_thread_id_comes_from_the_chat_route():
     assert _thread_id_from_path("/t/abc123") == "abc123"
     assert _thread_id_from_path("/") == ""
+
+
+def test_the_first_session_divider_names_no_reset():
+    first = TimelineItem(key="session-1", kind="divider", session_number=1, trigger="start")
+    assert timeline_row(first).header == "Session 1 started"
