@@ -2,6 +2,7 @@
 
 import reflex as rx
 
+from chat_app.identity_cookie import IdentityCookieMiddleware
 from chat_app.pages import admin as admin_page_module
 from chat_app.pages import share as share_page_module
 from chat_app.pages.index import index_page
@@ -21,6 +22,8 @@ def _migrate_database() -> None:
 
 app = rx.App(
     stylesheets=["/baton.css"],
+    # Signed, http-only identity cookie on every response that lacks one.
+    api_transformer=IdentityCookieMiddleware,
     # Top centre: at the bottom right, toasts would cover the composer's Send button.
     toaster=rx.toast.provider(position="top-center", close_button=True),
 )

@@ -3,6 +3,7 @@ import reflex as rx
 from chat_app.components.app_header import app_header
 from chat_app.components.context_meter import context_meter
 from chat_app.components.session_chips import session_chips
+from chat_app.components.share_dialog import share_dialog
 from chat_app.states.chat import ChatState
 
 
@@ -14,6 +15,7 @@ def chat_header() -> rx.Component:
                 rx.text(ChatState.title, weight="medium", class_name="baton-ellipsis", id="thread-title"),
                 rx.spacer(),
                 context_meter(),
+                share_dialog(),
                 align="center",
                 width="100%",
             )

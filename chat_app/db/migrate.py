@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from alembic import command
 from alembic.config import Config
 
-from alembic import command
 from chat_app.db.engine import get_engine
 from chat_app.db.locks import named_lock, pg_advisory_lock
 

@@ -52,6 +52,7 @@ __all__ = [
     "timeline_window",
     "session_index",
     "session_first_seq",
+    "session_counts",
     # share links live in chat_app.db.sharing; re-exported so callers need one module
     "create_share_link",
     "update_share_snapshot",
@@ -262,3 +263,15 @@ def session_first_seq(*, session: Session, session_id: str) -> int | None:
     """The seq of the session's first row, or None when it has none yet."""
     query = select(func.min(Message.seq)).where(Message.session_id == session_id)
     return session.exec(query).one()
+
+
+def session_counts(*, session: Session, thread_ids: list[str]) -> dict[str, int]:
+    """Number of sessions of each thread (one grouped query, for the thread list)."""
+    if not thread_ids:
+        return {}
+    query = (
+        select(ChatSession.thread_id, func.count())
+        .where(col(ChatSession.thread_id).in_(thread_ids))
+        .group_by(ChatSession.thread_id)
+    )
+    return {thread_id: count for thread_id, count in session.exec(query)}

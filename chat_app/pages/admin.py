@@ -3,7 +3,7 @@
 import reflex as rx
 
 from chat_app.components.app_header import app_header
-from chat_app.states.admin_state import AdminState, AssistantRow, ChangeRow
+from chat_app.states.admin_state import AdminState, AssistantRow
 
 NOINDEX = [{"name": "robots", "content": "noindex, nofollow"}]
 

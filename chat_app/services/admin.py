@@ -23,7 +23,6 @@ from sqlmodel import Session
 from agent_core.errors import ConfigurationError
 from agent_core.models import model_info
 from agent_core.policy import make_policy
-from agent_core.strategies.plan import effective_strategy
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.db.models import Assistant, AssistantCreate, AssistantUpdate

@@ -1,6 +1,6 @@
 """Sending messages and running ``/handoff``: runner events translated for the UI.
 
-Yields plain event dicts for the UI: ``item``,
+Yields plain event dicts for the UI: ``title``, ``item``,
 ``token``, ``queued``, ``context_reset``, ``compaction``, ``todo_compressed``,
 ``utilization``, ``handoff``, ``warning``, ``error``, ``done``.
 """
@@ -113,6 +113,17 @@ def _assistant_for(owner: str, thread_id: str):
         return thread, assistant
 
 
+def _title_from_first_message(thread, text: str) -> str | None:
+    """A new chat is named after its first message (the user can rename it)."""
+    if thread.title != "New chat":
+        return None
+    title = " ".join(text.split())
+    title = title if len(title) <= 60 else title[:57].rsplit(" ", 1)[0] + "…"
+    with Session(write_engine(runtime.engine())) as db:
+        repo.rename_thread(session=db, thread_id=thread.id, title=title)
+    return title
+
+
 def _touch(thread_id: str) -> None:
     with Session(write_engine(runtime.engine())) as db:
         repo.touch_thread(session=db, thread_id=thread_id)
@@ -140,17 +151,25 @@ async def send_message(owner: str, thread_id: str, text: str) -> AsyncIterator[d
     if thread is None or assistant is None:
         yield {"type": "error", "data": {"message": "This thread does not exist."}}
         return
+    title = _title_from_first_message(thread, text)
+    if title:
+        yield {"type": "title", "data": {"title": title}}
     setup, resolved = runtime.turn_setup(thread_id, assistant)
     translator = _Translator(thread_id, resolved.label)
     cancel = runtime.cancel_flag(thread_id)
+    queued = False
     try:
         async for event in runtime.runner().submit(setup, text, cancel=cancel):
+            queued = queued or event.get("type") == "queued"
             for ui_event in _expand(translator.translate(event)):
                 yield ui_event
     except MessageRejected as exc:
         yield {"type": "error", "data": {"message": str(exc)}}
     finally:
-        runtime.clear_cancel(thread_id, cancel)
+        # A queued message's call returns at once; the flag belongs to the running turn,
+        # which must stay stoppable.
+        if not queued:
+            runtime.clear_cancel(thread_id, cancel)
         _touch(thread_id)
 
 

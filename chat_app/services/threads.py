@@ -12,7 +12,7 @@ from chat_app.db.convert import stored_message
 from chat_app.db.engine import write_engine
 from chat_app.db.models import Thread
 from chat_app.services import runtime
-from chat_app.services.timeline import items_from_rows, session_chips
+from chat_app.services.timeline import items_from_rows, model_label, session_chips
 from chat_app.services.views import MeterView, ThreadSummary, TimelineItem, TimelineView
 
 __all__ = [
@@ -50,7 +50,9 @@ def owned_thread(owner: str | None, thread_id: str) -> Thread | None:
 def list_threads(owner: str, search: str = "") -> list[ThreadSummary]:
     with _read() as db:
         threads = repo.list_threads(session=db, owner=owner, search=search.strip() or None)
-        return [_summary(t) for t in threads]
+        counts = repo.session_counts(session=db, thread_ids=[t.id for t in threads])
+        models = {a.id: model_label(a.model) for a in repo.list_assistants(session=db)}
+        return [_summary(t, counts.get(t.id, 1), models.get(t.assistant_id, "")) for t in threads]
 
 
 def create_thread(owner: str, title: str = "New chat") -> ThreadSummary:

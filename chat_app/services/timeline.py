@@ -89,7 +89,9 @@ class RowFolder:
         number = self.session_numbers.get(row.session_id, 1)
         base = {"seq": row.seq, "session_number": number, "created_at": row.created_at}
         if row.role == "user":
-            return [TimelineItem(key=row.id, kind="message", role="user", content=row.content, **base)]
+            # keyed like the queued item it replaces, so the UI swaps it in place
+            key = str(row.meta.get("pending_id") or row.id)
+            return [TimelineItem(key=key, kind="message", role="user", content=row.content, **base)]
         if row.role == "assistant":
             out = []
             if row.content.strip():

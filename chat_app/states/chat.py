@@ -128,7 +128,7 @@ class ChatState(IdentityState):
     @rx.event
     def on_load(self):
         thread_id = _thread_id_from_path(self.router.url.path)
-        self.thread_key = thread_id
+        self.thread_key = ""
         self.loading = True
         self.rows, self.chips, self.streaming, self.notice, self.draft = [], [], "", "", ""
         self.sending = self.resetting = self.handoff_running = False
@@ -137,6 +137,8 @@ class ChatState(IdentityState):
         if view is None:
             self.found = False
             return None
+        # Only an owner's page holds the thread id: every later event acts on thread_key.
+        self.thread_key = thread_id
         self._show(view)
         return scripts.scroll_to_bottom(force=True)
 
@@ -192,7 +194,7 @@ class ChatState(IdentityState):
                 ]
             self.handoff_running = True
             focus = text[len("/handoff") :].strip() or None
-            return ChatState.run_handoff(self._owner(), self.thread_key, focus)
+            return ChatState.run_handoff(self.thread_key, focus)
         if self.handoff_running:
             return [_restore_composer(text), rx.toast("A handoff is running; send after it.")]
         try:
@@ -201,12 +203,14 @@ class ChatState(IdentityState):
             return [_restore_composer(text), rx.toast.error(str(rejected))]
         self.sending = True
         return [
-            ChatState.run_send(self._owner(), self.thread_key, text),
+            ChatState.run_send(self.thread_key, text),
             scripts.scroll_to_bottom(force=True),
         ]
 
     @rx.event
     def stop(self) -> None:
+        if not self.thread_key or thread_service.owned_thread(self._owner(), self.thread_key) is None:
+            return
         cancel = _handoff_cancels.get(self.thread_key)
         if cancel is not None:
             cancel.set()
@@ -214,13 +218,21 @@ class ChatState(IdentityState):
 
     # ----- streams ------------------------------------------------------------------------
 
+    # The owner is read server-side inside each stream, never taken from the event payload,
+    # so a crafted event cannot act for another browser; the services check it owns the thread.
     @rx.event(background=True)
-    async def run_send(self, owner: str, thread_id: str, text: str):
+    async def run_send(self, thread_id: str, text: str):
+        async with self:
+            owner = self._owner()
         async for update in self._consume(chat_service.send_message(owner, thread_id, text)):
             yield update
 
     @rx.event(background=True)
-    async def run_handoff(self, owner: str, thread_id: str, focus: str | None):
+    async def run_handoff(self, thread_id: str, focus: str | None):
+        async with self:
+            owner = self._owner()
+        if thread_service.owned_thread(owner, thread_id) is None:
+            return
         cancel = asyncio.Event()
         _handoff_cancels[thread_id] = cancel
         try:
@@ -279,6 +291,9 @@ class ChatState(IdentityState):
             return None
         if kind == "utilization":
             self.meter = meter_bar(data, self.meter)
+            return None
+        if kind == "title" and data.get("title"):
+            self.title = data["title"]
             return None
         if kind == "context_reset":
             return self._apply_reset(data)

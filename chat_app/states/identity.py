@@ -1,25 +1,31 @@
-"""Who is using this browser: one owner id per browser, kept in a cookie.
+"""Who is using this browser: the owner id from the signed, http-only ``baton_id`` cookie.
 
-Every state that touches threads derives from ``IdentityState`` and asks ``self._owner()``;
-hardening identity (a signed http-only cookie) only changes this module.
+The cookie is minted by :mod:`chat_app.identity_cookie` and verified here on every call, so
+a browser cannot choose an owner id and page scripts never see it. Every state that touches
+threads derives from ``IdentityState`` and asks ``self._owner()``.
 """
 
 from __future__ import annotations
 
-import uuid
+import secrets
 
 import reflex as rx
 
-__all__ = ["IdentityState"]
+from chat_app.services.identity import owner_from_cookie_header
 
-_ONE_YEAR = 365 * 24 * 3600
+__all__ = ["IdentityState"]
 
 
 class IdentityState(rx.State):
-    owner_token: str = rx.Cookie("", name="baton_owner", max_age=_ONE_YEAR, same_site="lax")
+    # Without a valid cookie (a dev server whose pages bypass the backend) the tab gets an
+    # id of its own that lives as long as its state.
+    _fallback_owner: str = ""
 
     def _owner(self) -> str:
-        """This browser's owner id, created on first use."""
-        if not self.owner_token:
-            self.owner_token = uuid.uuid4().hex
-        return self.owner_token
+        """This browser's owner id (verified server-side on every call)."""
+        owner = owner_from_cookie_header(self.router.headers.cookie)
+        if owner:
+            return owner
+        if not self._fallback_owner:
+            self._fallback_owner = secrets.token_hex(16)
+        return self._fallback_owner

@@ -333,12 +333,15 @@ def with_new_session(chips: list[ChipRow], chip: ChipRow) -> list[ChipRow]:
 def upsert(rows: list[TimelineRow], row: TimelineRow) -> list[TimelineRow]:
     """Replace the row with the same key or append it.
 
-    A delivered user message replaces the queued row it came from. Queued rows are keyed by
-    their pending id and delivered rows by their message id, so when no key matches, the
-    oldest queued row with the same text is the one being delivered.
+    A delivered user message replaces the queued row it came from (both carry the pending
+    id as key) and moves to the end, where it was delivered: after a reset's divider when it
+    waited for the reset. Without a key match, the oldest queued row with the same text is
+    the one being delivered.
     """
     for index, existing in enumerate(rows):
         if existing.key == row.key:
+            if existing.queued and not row.queued:
+                return [*rows[:index], *rows[index + 1 :], row]
             return [*rows[:index], row, *rows[index + 1 :]]
     if row.kind == "message" and row.role == "user" and not row.queued:
         for index, existing in enumerate(rows):

@@ -29,6 +29,9 @@ DEFAULT_CHROMIUM = "/usr/bin/chromium"
 # Small enough that a reset comes after a handful of turns, large enough for a handoff.
 SIM_WINDOW = os.environ.get("BATON_TEST_SIM_WINDOW", "6000")
 SIM_DELAY = os.environ.get("BATON_TEST_SIM_DELAY", "0.02")
+# Shared with the test process so tests can mint an identity cookie for a known owner.
+SECRET_KEY = "browser-tests-signing-key"
+ADMIN_PASSWORD = "browser-tests-admin-password"
 
 
 def _chromium_path() -> str | None:
@@ -58,7 +61,8 @@ def chromium_path() -> str:
 @pytest.fixture(scope="session")
 def app_server(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
     workdir = tmp_path_factory.mktemp("baton-app")
-    env = {"BATON_SIM_WINDOW": SIM_WINDOW, "BATON_SIM_DELAY": SIM_DELAY}
+    env = {"BATON_SIM_WINDOW": SIM_WINDOW, "BATON_SIM_DELAY": SIM_DELAY,
+           "BATON_SECRET_KEY": SECRET_KEY, "BATON_ADMIN_PASSWORD": ADMIN_PASSWORD}
     with running_app(workdir, env) as server:
         yield server
 

@@ -92,3 +92,17 @@ def test_a_window_of_a_long_thread_and_loading_a_session_on_demand(database) -> 
     earlier = threads.load_from_session(owner, thread.id, 1, current_earliest_seq=view.earliest_seq)
     assert earlier[0].kind == "divider" and earlier[0].session_number == 1
     assert earlier[-1].seq < view.earliest_seq
+
+
+def test_a_new_chat_is_named_after_its_first_message(database) -> None:
+    from chat_app.services import chat, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner)
+    first = asyncio.run(_drain(chat.send_message(owner, thread.id, "Port the parser to Rust")))
+    assert first[0] == {"type": "title", "data": {"title": "Port the parser to Rust"}}
+    second = asyncio.run(_drain(chat.send_message(owner, thread.id, "and add benchmarks")))
+    assert not [e for e in second if e["type"] == "title"]
+    listed = threads.list_threads(owner)
+    assert [t.title for t in listed] == ["Port the parser to Rust"]
+    assert listed[0].model_label == "Offline simulator" and listed[0].session_count >= 1

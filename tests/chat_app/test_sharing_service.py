@@ -11,8 +11,7 @@ from sqlmodel import Session
 
 from chat_app.db.models import ShareLink, utcnow
 from chat_app.services import chat as chat_service
-from chat_app.services import runtime
-from chat_app.services import sharing
+from chat_app.services import runtime, sharing
 from chat_app.services import threads as thread_service
 
 OWNER, STRANGER = "owner-1", "stranger-2"
