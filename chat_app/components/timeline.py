@@ -21,7 +21,8 @@ def timeline() -> rx.Component:
             ),
         ),
         rx.cond(
-            (ChatState.rows.length() == 0) & ~ChatState.sending,
+            (ChatState.rows.length() == 0) & (ChatState.live_rows.length() == 0)
+            & ~ChatState.sending,
             rx.center(
                 rx.text("Say hello to start this chat.", color_scheme="gray", size="2"),
                 width="100%",
@@ -29,6 +30,7 @@ def timeline() -> rx.Component:
             ),
         ),
         rx.foreach(ChatState.rows, timeline_item),
+        rx.foreach(ChatState.live_rows, timeline_item),
         streaming_bubble(),
         spacing="3",
         width="100%",

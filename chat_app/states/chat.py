@@ -24,6 +24,7 @@ from chat_app.states.rows import (
     ChipRow,
     MeterBar,
     TimelineRow,
+    anchors_for_tail,
     chip_row,
     meter_bar,
     resetting_row,
@@ -59,7 +60,11 @@ class ChatState(IdentityState):
     loading: bool = True
     title: str = ""
     model_label: str = ""
+    # The timeline is rows + live_rows. A running stream only ever writes live_rows, so a
+    # finished item costs the browser this run's rows, not the whole window (Reflex sends a
+    # changed var whole); when the stream ends the two are settled into rows once.
     rows: list[TimelineRow] = []
+    live_rows: list[TimelineRow] = []
     chips: list[ChipRow] = []
     meter: MeterBar = MeterBar()
     has_earlier: bool = False
@@ -98,7 +103,10 @@ class ChatState(IdentityState):
         return "Message Baton (Enter to send, Shift+Enter for a new line)"
 
     def _set_rows(self, rows: list[TimelineRow]) -> None:
+        """Replace the whole timeline (page loads, earlier windows, settling a stream)."""
         self.rows, self.chips = with_anchors(rows, self.chips, from_start=not self.has_earlier)
+        if self.live_rows:
+            self.live_rows = []
         if self.rows:
             self.earliest_seq = min(row.seq for row in self.rows if not row.resetting) if any(
                 not row.resetting for row in self.rows
@@ -113,15 +121,35 @@ class ChatState(IdentityState):
         self.has_earlier = view.has_earlier
         self._set_rows([timeline_row(item) for item in view.items])
 
-    def _append(self, item: Any) -> None:
-        row = timeline_row(item)
-        rows = upsert(self.rows, row)
+    def _set_live(self, live: list[TimelineRow]) -> None:
+        """Replace this run's rows, anchoring them after the settled rows (left untouched)."""
+        settled = self.rows
+        self.live_rows, self.chips = anchors_for_tail(
+            live,
+            self.chips,
+            seen_sessions={row.session_number for row in settled if row.anchor},
+            loaded_anchors={row.anchor for row in settled if row.anchor},
+            from_start=not self.has_earlier and not settled,
+        )
+
+    def _settle(self) -> None:
+        """Fold this run's rows into the window once, trimming it to ``WINDOW`` rows."""
+        if not self.live_rows:
+            return
+        rows = [*self.rows, *self.live_rows]
         if len(rows) > WINDOW:
             rows = rows[-WINDOW:]
             self.has_earlier = True
+        self._set_rows(rows)
+
+    def _append(self, item: Any) -> None:
+        row = timeline_row(item)
         if row.kind == "message" and row.role == "assistant":
             self.streaming = ""
-        self._set_rows(rows)
+        if any(existing.key == row.key for existing in self.rows):
+            self._set_rows(upsert([*self.rows, *self.live_rows], row))
+            return
+        self._set_live(upsert(list(self.live_rows), row))
 
     # ----- page lifecycle -----------------------------------------------------------------
 
@@ -131,6 +159,7 @@ class ChatState(IdentityState):
         self.thread_key = ""
         self.loading = True
         self.rows, self.chips, self.streaming, self.notice, self.draft = [], [], "", "", ""
+        self.live_rows = []
         self.sending = self.resetting = self.handoff_running = False
         view = thread_service.load_timeline(self._owner(), thread_id) if thread_id else None
         self.loading = False
@@ -152,7 +181,7 @@ class ChatState(IdentityState):
         if view is None:
             return
         self.has_earlier = view.has_earlier
-        self._set_rows([timeline_row(item) for item in view.items] + self.rows)
+        self._set_rows([timeline_row(item) for item in view.items] + [*self.rows, *self.live_rows])
 
     @rx.event
     def jump_to_session(self, number: int):
@@ -165,7 +194,7 @@ class ChatState(IdentityState):
             )
             # Session 1 starts the thread; any later session leaves earlier ones to load.
             self.has_earlier = number > 1
-            self._set_rows([timeline_row(item) for item in items] + self.rows)
+            self._set_rows([timeline_row(item) for item in items] + [*self.rows, *self.live_rows])
         return scripts.scroll_to_anchor(chip.anchor)
 
     # ----- composer -----------------------------------------------------------------------
@@ -275,6 +304,7 @@ class ChatState(IdentityState):
                 self._streams -= 1
                 if self._streams <= 0:
                     self._streams = 0
+                    self._settle()
                     self.sending = False
                     self.resetting = False
                     self.streaming = ""
@@ -317,13 +347,13 @@ class ChatState(IdentityState):
         if phase == "reset_starting":
             self.resetting = True
             self.streaming = ""
-            self._set_rows(upsert(self.rows, resetting_row(int(data.get("session_number", 1)))))
+            self._set_live(upsert(list(self.live_rows), resetting_row(int(data.get("session_number", 1)))))
             return scripts.scroll_to_bottom()
         if phase == "input_blocked":
             self.notice = "Resetting context… new messages will be queued and sent after it."
             return None
-        placeholders = [row for row in self.rows if row.resetting]
-        rows = [row for row in self.rows if not row.resetting]
+        placeholders = [row for row in self.live_rows if row.resetting]
+        rows = [row for row in self.live_rows if not row.resetting]
         self.resetting = False
         self.notice = ""
         if phase == "reset_complete":
@@ -331,13 +361,13 @@ class ChatState(IdentityState):
             if chip:
                 self.chips = with_new_session(self.chips, chip_row(chip))
             divider = data.get("divider")
-            self._set_rows(upsert(rows, timeline_row(divider)) if divider else rows)
+            self._set_live(upsert(rows, timeline_row(divider)) if divider else rows)
             if self.handoff_running:
                 return None  # the handoff's own "done" message says it
             number = data.get("session_number", "")
             return rx.toast.success(f"Session {number} started — context was reset")
         if phase == "reset_failed":
-            self._set_rows(rows)
+            self._set_live(rows)
             return rx.toast.error(f"Context reset failed: {data.get('reason', 'unknown error')}")
-        self._set_rows(rows + placeholders)
+        self._set_live(rows + placeholders)
         return None

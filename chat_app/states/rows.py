@@ -23,6 +23,7 @@ __all__ = [
     "thread_row",
     "relative_time",
     "with_anchors",
+    "anchors_for_tail",
     "with_new_session",
     "upsert",
 ]
@@ -299,9 +300,23 @@ def with_anchors(
     no divider, so its first row does, but only when the window reaches back to the start
     of the thread (``from_start``).
     """
+    return anchors_for_tail(rows, chips, seen_sessions=set(), loaded_anchors=set(),
+                            from_start=from_start)
+
+
+def anchors_for_tail(
+    tail: list[TimelineRow],
+    chips: list[ChipRow],
+    *,
+    seen_sessions: set[int],
+    loaded_anchors: set[str],
+    from_start: bool,
+) -> tuple[list[TimelineRow], list[ChipRow]]:
+    """:func:`with_anchors` for rows that follow rows already anchored (``seen_sessions``
+    started there, ``loaded_anchors`` are on screen), leaving those rows untouched."""
     anchors = {chip.number: chip.anchor for chip in chips}
-    seen: set[int] = set()
-    for row in rows:
+    seen = set(seen_sessions)
+    for row in tail:
         row.anchor = ""
         if row.session_number in seen:
             continue
@@ -309,10 +324,10 @@ def with_anchors(
         if starts_session:
             seen.add(row.session_number)
             row.anchor = anchors.get(row.session_number, f"session-{row.session_number}")
-    loaded_anchors = {row.anchor for row in rows if row.anchor}
+    loaded = loaded_anchors | {row.anchor for row in tail if row.anchor}
     for chip in chips:
-        chip.loaded = chip.anchor in loaded_anchors
-    return rows, chips
+        chip.loaded = chip.anchor in loaded
+    return tail, chips
 
 
 def with_new_session(chips: list[ChipRow], chip: ChipRow) -> list[ChipRow]:
