@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -19,3 +20,10 @@ def _loopback_only(self: socket.socket, address):  # type: ignore[no-untyped-def
 @pytest.fixture(autouse=True)
 def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", _loopback_only)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the browser tests last: Playwright's sync API keeps an event loop running in the
+    main thread for the rest of the session, which asyncio-based tests cannot share."""
+    browser_dir = Path(__file__).parent / "browser"
+    items.sort(key=lambda item: Path(str(item.fspath)).is_relative_to(browser_dir))
