@@ -91,6 +91,33 @@ def bench_overhead(repeat: int = 40) -> tuple[float, float]:
     return median(a), median(b)
 
 
+def bench_hooks(repeat: int = 200) -> float:
+    """The middleware's own work per call (persist check, pending, measure, plan, todos),
+    without langgraph's node scheduling: the part of the overhead Baton controls."""
+    instant = FunctionChatModel(fn=lambda messages, **kw: AIMessage("done"), calls=[])
+    store = InMemoryStore()
+    session = store.current_session("t")
+    store.append("t", session.id, _session_rows(300))
+    setup = _setup(store, "t", instant)
+    coordinator = SessionCoordinator(setup, estimator=ContextEstimator(MODEL, window_override=10_000_000),
+                                     emit=lambda e: None)
+    context = build_context(store, session)
+    coordinator.adopt(context)
+    stack = build_middleware(coordinator)
+    state = {"messages": context}
+
+    async def hooks() -> float:
+        samples = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            for middleware in stack:
+                await middleware.abefore_model(state, None)
+            samples.append(time.perf_counter() - start)
+        return median(samples)
+
+    return asyncio.run(hooks())
+
+
 def bench_reset(store_factory, label: str, repeat: int = 20) -> list[float]:
     instant = FunctionChatModel(fn=lambda messages, **kw: HANDOFF, calls=[])
     samples = []
@@ -144,6 +171,9 @@ def main() -> None:
     print(f"   plain create_agent     {without_mw * 1000:8.2f} ms")
     print(f"   ratio                  {with_mw / without_mw:8.2f}x  "
           f"(+{(with_mw - without_mw) * 1000:.2f} ms per call)")
+    hooks = bench_hooks()
+    print(f"   of which Baton's hooks {hooks * 1000:8.2f} ms (the rest is langgraph running the "
+          f"middleware nodes)")
     print("2. reset latency excluding model time, 2,000-message session (20 resets)")
     for label, factory in (("in-memory store", InMemoryStore), ("SQLite store", _sqlite_store)):
         samples = bench_reset(factory, label)

@@ -106,3 +106,18 @@ def test_a_new_chat_is_named_after_its_first_message(database) -> None:
     listed = threads.list_threads(owner)
     assert [t.title for t in listed] == ["Port the parser to Rust"]
     assert listed[0].model_label == "Offline simulator" and listed[0].session_count >= 1
+
+
+def test_a_stranger_cannot_send_rename_delete_or_hand_off(database) -> None:
+    from chat_app.services import chat, threads
+
+    owner, stranger = f"owner-{uuid.uuid4().hex[:8]}", f"stranger-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "Mine")
+    sent = asyncio.run(_drain(chat.send_message(stranger, thread.id, "let me in")))
+    assert sent == [{"type": "error", "data": {"message": "This thread does not exist."}}]
+    handoff = asyncio.run(_drain(chat.run_handoff(stranger, thread.id, None)))
+    assert handoff[0]["type"] == "error"
+    assert threads.rename_thread(stranger, thread.id, "Yours") is None
+    assert threads.delete_thread(stranger, thread.id) is False
+    view = threads.load_timeline(owner, thread.id)
+    assert view.thread.title == "Mine" and view.items == []
