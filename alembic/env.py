@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import logging.config
 
+from alembic import context
 from sqlmodel import SQLModel
 
 import chat_app.db.models  # noqa: F401  (registers every table on SQLModel.metadata)
-from alembic import context
 from chat_app.db.engine import get_engine
 from chat_app.db.settings import database_url
 

@@ -19,7 +19,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench._shared import median, p95
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 
@@ -32,6 +31,7 @@ from agent_core.policy import make_policy
 from agent_core.records import NewMessage
 from agent_core.testing import FunctionChatModel
 from agent_core.turn import TurnSetup
+from bench._shared import median, p95
 
 MODEL = "anthropic:claude-sonnet-4-5"
 HANDOFF = json.dumps({

@@ -18,9 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench._shared import REPO_ROOT  # noqa: F401  (puts the repo on sys.path)
-
 from agent_core.records import NewMessage
+from bench._shared import REPO_ROOT  # noqa: F401  (puts the repo on sys.path)
 from chat_app.services import identity
 from tests.browser.app_server import running_app
 from tests.browser.conftest import CHROMIUM_ARGS, _chromium_path
