@@ -12,9 +12,12 @@ import os
 
 import reflex as rx
 
+from chat_app.db.settings import database_url
+
 config = rx.Config(
     app_name="chat_app",
-    db_url=os.environ.get("REFLEX_DB_URL", "sqlite:///baton.db"),
+    # The same URL the app's own engine uses (psycopg 3 for PostgreSQL URLs).
+    db_url=database_url(),
     redis_url=os.environ.get("REFLEX_REDIS_URL") or None,
     telemetry_enabled=False,
     show_built_with_reflex=False,
