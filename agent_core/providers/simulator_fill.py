@@ -43,10 +43,13 @@ def _evidence(messages: list[BaseMessage]) -> dict[str, list[str]]:
     done = [t["content"] for t in todos if t.get("status") == "completed"]
     active = [t["content"] for t in todos if t.get("status") == "in_progress"]
     pending = [t["content"] for t in todos if t.get("status") == "pending"]
-    state = (
-        f"{len(done)} of {len(todos)} todos done; working on "
-        f"{active[0] if active else 'nothing'}; {len(files)} file{'' if len(files) == 1 else 's'} touched."
-    )
+    touched = f"{len(files)} file{'' if len(files) == 1 else 's'} changed this session"
+    if todos and len(done) == len(todos):
+        state = f"All {len(todos)} todos are done; {touched}; only the final report is left."
+    elif active:
+        state = f"{len(done)} of {len(todos)} todos done; working on {active[0]}; {touched}."
+    else:
+        state = f"{len(done)} of {len(todos)} todos done; {touched}."
     return {
         "completed_work": done,
         "in_progress": active,
