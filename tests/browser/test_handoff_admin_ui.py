@@ -1,0 +1,66 @@
+"""/handoff from the composer, and editing an assistant on /admin, in chromium."""
+
+from __future__ import annotations
+
+from tests.browser.chat_page import send, start_chat, wait_idle
+from tests.browser.conftest import ADMIN_PASSWORD
+
+
+def _toast(page, text: str) -> None:
+    page.locator("[data-sonner-toast]", has_text=text).first.wait_for()
+
+
+def test_handoff_command_on_an_empty_chat_and_after_a_turn(page) -> None:
+    start_chat(page)
+    page.locator("#composer-input").fill("/hand")
+    page.get_by_text("/handoff [focus]").first.wait_for()  # the composer's hint
+
+    page.locator("#composer-input").fill("/handoff")
+    page.locator("#composer-input").press("Enter")
+    _toast(page, "Nothing to hand off (no messages yet)")
+    wait_idle(page)
+    assert page.locator("[data-session='2'].baton-divider").count() == 0
+
+    send(page, "Write a tiny greeting module")
+    wait_idle(page)
+    page.locator("#composer-input").fill("/handoff focus on the tests")
+    page.locator("#composer-input").press("Enter")
+    page.locator("[data-session='2'].baton-divider").wait_for()
+    _toast(page, "Session 2 started with the handoff")
+    wait_idle(page)
+    card = page.locator("[data-session='2'].baton-divider .baton-handoff")
+    card.locator("summary").first.click()
+    assert "/handoff at" in page.locator("[data-session='2'].baton-divider").inner_text()
+    page.reload()
+    page.locator("[data-session='2'].baton-divider").wait_for()
+
+
+def test_admin_edits_an_assistant_validates_and_keeps_history(page) -> None:
+    page.goto("/admin")
+    page.locator("#admin-password").fill(ADMIN_PASSWORD)
+    page.locator("#admin-password").press("Enter")
+    page.locator("#admin-save").wait_for()
+    form = page.locator("form", has=page.locator("#admin-save"))
+
+    form.locator("input[name=compact_threshold]").fill("0.9")
+    form.locator("input[name=reset_threshold]").fill("0.8")
+    page.locator("#admin-save").click()
+    page.locator("#admin-error").wait_for()
+    assert "below" in page.locator("#admin-error").inner_text()
+
+    form.locator("input[name=compact_threshold]").fill("0.4")
+    form.locator("input[name=reset_threshold]").fill("0.85")
+    form.locator("input[name=model]").fill("anthropic:claude-opus-4-1")
+    page.locator("#admin-save").click()
+    page.locator("#admin-notice").wait_for()
+    page.locator("#admin-effective", has_text="compact").wait_for()  # auto -> compact for Opus
+    history = page.locator(".admin-change")
+    history.first.wait_for()
+    assert any("reset_threshold" in text for text in history.all_inner_texts())
+
+    # put the shared test assistant back for the other browser tests
+    form.locator("input[name=model]").fill("simulator")
+    form.locator("input[name=compact_threshold]").fill("0.5")
+    form.locator("input[name=reset_threshold]").fill("0.8")
+    page.locator("#admin-save").click()
+    page.locator("#admin-effective", has_text="reset").wait_for()
