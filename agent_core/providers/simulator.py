@@ -27,6 +27,7 @@ __all__ = ["SimulatorChatModel", "SIMULATOR_LABEL"]
 
 SIMULATOR_LABEL = "Offline simulator"
 _WORDS = re.compile(r"\S+\s*")
+_STRUCTURED_ID = "call_structured"
 
 
 def _forced_tool(tools: Sequence[dict[str, Any]] | None, tool_choice: Any) -> dict[str, Any] | None:
@@ -71,7 +72,7 @@ class SimulatorChatModel(BaseChatModel):
         if forced is not None:
             function = forced["function"]
             args = fill_schema(function.get("parameters", {}), messages)
-            call = {"name": function["name"], "args": args, "id": "call_structured", "type": "tool_call"}
+            call = {"name": function["name"], "args": args, "id": _STRUCTURED_ID, "type": "tool_call"}
             return Step(tool_calls=[call])
         if _is_summary_request(messages):
             return Step(text=_summary(messages))
@@ -103,6 +104,27 @@ class SimulatorChatModel(BaseChatModel):
                 run_manager.on_llm_new_token(chunk.message.content, chunk=chunk)
             yield chunk
 
+    def _writing_time(self, step: Step) -> float:
+        """Extra seconds a structured answer (a handoff) takes to "write", at the streaming
+        pace: a real model spends a while on it, and the UI shows the reset meanwhile."""
+        if not self.chunk_delay or step.text or not step.tool_calls:
+            return 0.0
+        if step.tool_calls[0]["id"] != _STRUCTURED_ID:
+            return 0.0
+        size = len(json.dumps(step.tool_calls[0]["args"], ensure_ascii=False))
+        return self.chunk_delay * (size // 20)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        step = self._respond(messages, **kwargs)
+        await asyncio.sleep(self._writing_time(step))
+        return ChatResult(generations=[ChatGeneration(message=self._message(step))])
+
     async def _astream(
         self,
         messages: list[BaseMessage],
@@ -110,7 +132,9 @@ class SimulatorChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        for chunk in _chunks(self._respond(messages, **kwargs)):
+        step = self._respond(messages, **kwargs)
+        await asyncio.sleep(self._writing_time(step))
+        for chunk in _chunks(step):
             if self.chunk_delay:
                 await asyncio.sleep(self.chunk_delay)
             if run_manager and isinstance(chunk.message.content, str) and chunk.message.content:
