@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import json
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +23,7 @@ from agent_core.handoff import HandoffArtifact, handoff_context_message, handoff
 from agent_core.handoff_generation import generate_handoff
 from agent_core.models import model_info
 from agent_core.records import ContextEdit, NewMessage, StoredMessage
+from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.todos import TodoTracker, span_rows, todo_summary
 from agent_core.turn import EventSink, TurnSetup
 
@@ -50,8 +52,6 @@ def pinned_context(store: Any, thread_id: str, patterns: Sequence[str]) -> list[
 
 
 def _todo_state_block(todos: dict[str, dict[str, Any]], task: str) -> str:
-    import json
-
     items = [{"id": k, **v} for k, v in todos.items()]
     return f"\n<todo-state>{json.dumps({'task': task, 'todos': items}, ensure_ascii=False)}</todo-state>"
 
@@ -258,8 +258,6 @@ class SessionCoordinator:
 
     # compaction ---------------------------------------------------------------------
     def compaction_cut(self, messages: Sequence[BaseMessage]) -> int:
-        from agent_core.strategies.cutoff import safe_cutoff
-
         return safe_cutoff(messages, self.setup.policy.keep_recent_tokens, self.count)
 
     def projected_after_compaction(self, messages: Sequence[BaseMessage], estimate: TokenEstimate) -> float:

@@ -14,11 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from agent_core.records import ContextEdit, NewMessage, PendingRecord, SessionRecord, StoredMessage
 
-__all__ = ["SessionStore", "NewSession"]
-
-
-class NewSession(Protocol):  # pragma: no cover - documentation type only
-    trigger: str
+__all__ = ["SessionStore"]
 
 
 @runtime_checkable

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -31,4 +31,3 @@ class TurnSetup:
     handoff_model: BaseChatModel | None = None
     handoff_budget_tokens: int = 1500
     compaction_summary_tokens: int = 800
-    extra: dict[str, Any] = field(default_factory=dict)

@@ -6,6 +6,7 @@ from sqlmodel import Session
 
 from agent_core.context import build_context
 from agent_core.handoff import HandoffArtifact, handoff_filename
+from agent_core.models import model_info
 from agent_core.strategies.plan import effective_strategy
 from chat_app.db import repo
 from chat_app.db.convert import stored_message
@@ -88,8 +89,6 @@ def _meter(thread: Thread, db: Session) -> tuple[MeterView, str]:
     estimator = runtime.runner().estimator(setup)
     estimate = estimator.estimate(context, system=setup.system_prompt, tools=list(setup.tools))
     policy = setup.policy
-    from agent_core.models import model_info
-
     info = model_info(setup.model_name, window_override=policy.window_override)
     meter = MeterView(tokens=estimate.tokens, window=estimate.window, fraction=estimate.fraction,
                       basis=estimate.basis, compact_threshold=policy.compact_threshold,

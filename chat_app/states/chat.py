@@ -215,14 +215,15 @@ class ChatState(IdentityState):
         if not text:
             return None
         self.draft = ""
-        if text == "/handoff" or text.startswith("/handoff "):
+        command = chat_service.parse_command(text)
+        if command is not None:
             if self.sending or self.handoff_running:
                 return [
                     _restore_composer(text),
                     rx.toast("Wait for the current turn to finish (or stop it) first."),
                 ]
             self.handoff_running = True
-            focus = text[len("/handoff") :].strip() or None
+            _, focus = command
             return ChatState.run_handoff(self.thread_key, focus)
         if self.handoff_running:
             return [_restore_composer(text), rx.toast("A handoff is running; send after it.")]
