@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 
 from agent_core.errors import TranscriptFormatError
 from agent_core.transcripts import load_transcript
+from agent_core.transcripts.transcript import NOT_SENT
 from tests.shared_data import eval_path
 
 _CLAUDE_CODE_RECORDS = [
@@ -286,6 +287,110 @@ def test_aider_unreadable_token_line_is_named(tmp_path: Path) -> None:
     with pytest.raises(TranscriptFormatError, match="N sent") as caught:
         load_transcript(_write(tmp_path, "h.md", text))
     assert caught.value.line == 7
+
+
+_AIDER_SESSION = """# aider chat started at 2024-08-20 10:00:00
+
+> Models: claude-3-5-sonnet-20240620 with \u267e\ufe0f diff edit format, weak model x
+
+#### /add aider/io.py
+> Added aider/io.py to the chat
+
+#### make the prompt bold
+
+Here is the change:
+
+aider/io.py
+```python
+<<<<<<< SEARCH
+    prompt = "> "
+=======
+    prompt = "**> **"
+>>>>>>> REPLACE
+```
+
+Done.
+
+> Tokens: 2,000 sent, 80 received.
+> The LLM did not conform to the edit format.
+> https://aider.chat/docs/troubleshooting/edit-errors.html
+> # 1 SEARCH/REPLACE block failed to match!
+> Are you sure you need this SEARCH/REPLACE block?
+
+Sorry, here is the corrected block.
+
+> Tokens: 2,150 sent, 60 received.
+> Applied edit to aider/io.py
+> Commit 1a2b3c4 feat: bold prompt
+
+#### /ask why bold?
+
+####  why bold?
+
+Because it stands out.
+
+> Tokens: 1,900 sent, 20 received.
+
+#### /clear
+
+#### next task
+
+Sure.
+
+> Tokens: 1,500 sent, 10 received.
+"""
+
+
+@pytest.fixture()
+def aider_session(tmp_path: Path):
+    return load_transcript(_write(tmp_path, "h.md", _AIDER_SESSION))
+
+
+def test_aider_edit_block_closing_marker_stays_in_the_reply(aider_session) -> None:
+    reply = aider_session.messages[aider_session.usage[0].message_index]
+    assert isinstance(reply, AIMessage)
+    assert ">>>>>>> REPLACE\n```\n\nDone." in reply.content
+    assert reply.content.startswith("Here is the change:")
+
+
+def test_aider_reflection_is_what_aider_sent_back(aider_session) -> None:
+    first, second = aider_session.usage[0], aider_session.usage[1]
+    reflection = aider_session.messages[first.message_index + 1]
+    assert second.message_index == first.message_index + 2
+    assert isinstance(reflection, HumanMessage)
+    assert reflection.additional_kwargs["aider_reflection"] is True
+    # The error text the model saw, without aider's own bookkeeping lines.
+    assert reflection.content == (
+        "# 1 SEARCH/REPLACE block failed to match!\n"
+        "Are you sure you need this SEARCH/REPLACE block?"
+    )
+
+
+def test_aider_commands_are_recorded_but_not_sent(aider_session) -> None:
+    commands = [m for m in aider_session.messages if m.additional_kwargs.get(NOT_SENT)]
+    assert [m.additional_kwargs[NOT_SENT] for m in commands] == ["add", "ask", "clear"]
+    for point in aider_session.usage:
+        assert not any(m.content.startswith("/") for m in aider_session.prompt(point))
+
+
+def test_aider_chat_mode_labels_each_call(aider_session) -> None:
+    assert [u.system_label for u in aider_session.usage] == ["diff", "diff", "ask", "diff"]
+    ask = aider_session.prompt(aider_session.usage[2])
+    assert ask[-1].content == "why bold?"
+
+
+def test_aider_clear_starts_the_prompt_afresh(aider_session) -> None:
+    last = aider_session.usage[-1]
+    assert [m.content for m in aider_session.prompt(last)] == ["next task"]
+    assert aider_session.prompt(aider_session.usage[0])[0].content == "make the prompt bold"
+
+
+def test_aider_command_prefixes_resolve_like_aider(tmp_path: Path) -> None:
+    text = "#### /clea  \n\n#### /tok  \n\n#### /c  \n\n#### hello  \n\nHi.\n"
+    messages = load_transcript(_write(tmp_path, "h.md", text)).messages
+    assert [m.additional_kwargs.get(NOT_SENT) for m in messages] == [
+        "clear", "tokens", True, None, None
+    ]
 
 
 def test_unknown_format_name_is_rejected(tmp_path: Path) -> None:
