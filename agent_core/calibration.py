@@ -1,13 +1,20 @@
 """Context utilization estimates, calibrated by the usage providers report.
 
-A provider's ``usage_metadata["input_tokens"]`` is the truth for the prompt it was given. After
-such an observation, the estimate for a history that extends the observed one is
+A provider's ``usage_metadata["input_tokens"]`` is the truth for the prompt it was given. The
+estimator keeps the latest such observation per system prompt and tool set (an "anchor") and
+estimates a prompt as
 
-    reported + ratio * (count(now) - count(then))
+    ratio * count(prompt) + overhead,    overhead = reported - ratio * count(anchor's prompt)
 
-where ``count`` is our exact BPE count and ``ratio`` converts our tokens into the provider's,
-learned per model family from observations. Without an observation the estimate is our count,
-exact for OpenAI models (we count with their tokenizer) and scaled by a family prior otherwise.
+``count`` is our exact BPE count, system prompt and tool schemas included; ``ratio`` converts
+our tokens into the provider's, learned per model family. ``overhead`` is what the provider
+adds that we cannot see (a tool-use preamble, message framing, context an agent harness
+injects), and it does not change with the history: for a history that extends the anchor's
+this is ``reported + ratio * growth``; after a reset, a compaction or a cleared chat it still
+holds. A call under another system prompt (a handoff writer, an "ask" mode) keeps its own
+anchor; a prompt with no anchor of its own uses the most recent one (the system prompts'
+difference is in ``count``). With no observation at all the estimate is our count, exact for
+OpenAI models (we count with their tokenizer) and scaled by a family prior otherwise.
 
 Family priors (provider tokens per cl100k token, for English prose and code):
 - Claude 1.15: Anthropic's tokenizer is not published; its counts run about 10-20% above
@@ -20,8 +27,8 @@ Family priors (provider tokens per cl100k token, for English prose and code):
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Sequence
+from collections import OrderedDict, deque
+from collections.abc import Hashable, Sequence
 from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage
@@ -49,6 +56,8 @@ EXACT_FAMILIES: frozenset[str] = frozenset({"gpt", "o-series", "simulator"})
 PLAUSIBLE_RATIO = (0.6, 1.8)
 # A delta ratio needs enough new tokens to be more signal than noise.
 MIN_DELTA_TOKENS = 200
+# Anchors kept: one per system prompt and tool set in use (main agent, handoff writer, ...).
+MAX_ANCHORS = 8
 
 
 class TokenEstimate(BaseModel):
@@ -95,14 +104,13 @@ class FamilyRatios:
 
 
 class _Observation:
-    __slots__ = ("messages", "reported", "counted", "system", "tools")
+    __slots__ = ("messages", "reported", "counted", "tools")
 
-    def __init__(self, messages, reported, counted, system, tools) -> None:  # noqa: ANN001
+    def __init__(self, messages, reported, counted, tools) -> None:  # noqa: ANN001
         self.messages = messages
         self.reported = reported
         self.counted = counted
-        self.system = system
-        self.tools = tools
+        self.tools = tools  # held so the ids in the anchor key stay valid
 
 
 class ContextEstimator:
@@ -123,7 +131,7 @@ class ContextEstimator:
         self.info = model_info(model, window_override=window_override)
         self.counter = counter or TokenCounter(model)
         self.ratios = ratios or FamilyRatios()
-        self._last: _Observation | None = None
+        self._anchors: OrderedDict[Hashable, _Observation] = OrderedDict()
 
     def observe(
         self,
@@ -135,13 +143,20 @@ class ContextEstimator:
     ) -> None:
         """Record the provider's input-token figure for exactly this prompt."""
         counted = self.counter.count(messages, system=system, tools=tools)
-        if not self.ratios.add(self.info.family, reported_input_tokens, counted):
+        key = _key(system, tools)
+        # For OpenAI families our count is the provider's tokenizer: any difference is overhead.
+        if self.info.family not in EXACT_FAMILIES and not self.ratios.add(
+            self.info.family, reported_input_tokens, counted
+        ):
             # The full prompt hid context from us (an implausible ratio); the growth since
             # the previous call still compares like with like.
-            self._learn_from_growth(messages, reported_input_tokens, counted, system, tools)
-        self._last = _Observation(
-            list(messages), reported_input_tokens, counted, system, list(tools or ())
+            self._learn_from_growth(self._anchors.get(key), messages, reported_input_tokens, counted)
+        self._anchors[key] = _Observation(
+            list(messages), reported_input_tokens, counted, list(tools or ())
         )
+        self._anchors.move_to_end(key)
+        if len(self._anchors) > MAX_ANCHORS:
+            self._anchors.popitem(last=False)
 
     def estimate(
         self,
@@ -153,11 +168,12 @@ class ContextEstimator:
         """Prompt tokens for ``messages`` and the fraction of the window they fill."""
         counted = self.counter.count(messages, system=system, tools=tools)
         family = self.info.family
-        ratio = self.ratios.ratio(family)
-        last = self._last
-        if last is not None and self._extends(last, messages, system, tools):
-            tokens = last.reported + ratio * (counted - last.counted)
-            basis: Basis = "calibrated"
+        ratio = 1.0 if family in EXACT_FAMILIES else self.ratios.ratio(family)
+        anchor = self._anchor(_key(system, tools))
+        basis: Basis = "calibrated"
+        if anchor is not None:
+            # Never below our own count: a provider does not send less than the prompt.
+            tokens = ratio * counted + max(anchor.reported - ratio * anchor.counted, 0)
         elif family in EXACT_FAMILIES:
             tokens, basis = counted, "exact"
         else:
@@ -165,17 +181,23 @@ class ContextEstimator:
             basis = "calibrated" if self.ratios.learned(family) else "approximate"
         return self._result(round(tokens), basis)
 
-    def _learn_from_growth(self, messages, reported, counted, system, tools) -> None:  # noqa: ANN001
-        previous = self._last
-        if previous is None or not self._extends(previous, messages, system, tools):
+    def _anchor(self, key: Hashable) -> _Observation | None:
+        """This system prompt's and tool set's anchor, else the most recent one."""
+        anchor = self._anchors.get(key)
+        if anchor is None and self._anchors:
+            anchor = next(reversed(self._anchors.values()))
+        return anchor
+
+    def _learn_from_growth(self, previous, messages, reported, counted) -> None:  # noqa: ANN001
+        if previous is None or not _extends(previous, messages):
             return
         delta_counted = counted - previous.counted
         if delta_counted >= MIN_DELTA_TOKENS:
             self.ratios.add(self.info.family, reported - previous.reported, delta_counted)
 
     def reset(self) -> None:
-        """Forget the last observation (e.g. a new session starts from a handoff)."""
-        self._last = None
+        """Forget every observation (the learned family ratios stay)."""
+        self._anchors.clear()
 
     def _result(self, tokens: int, basis: Basis) -> TokenEstimate:
         window = self.info.context_window
@@ -183,20 +205,16 @@ class ContextEstimator:
             tokens=max(tokens, 0), window=window, fraction=max(tokens, 0) / window, basis=basis
         )
 
-    @staticmethod
-    def _extends(
-        last: _Observation,
-        messages: Sequence[BaseMessage],
-        system: str | None,
-        tools: Sequence[Any] | None,
-    ) -> bool:
-        """Whether ``messages`` start with the observed ones, under the same system and tools."""
-        observed = last.messages
-        if len(messages) < len(observed) or system != last.system:
-            return False
-        if len(last.tools) != len(tools or ()) or any(
-            a is not b for a, b in zip(last.tools, tools or (), strict=False)
-        ):
-            return False
-        # List equality short-cuts on identity in C, so an unchanged prefix costs little.
-        return list(messages[: len(observed)]) == observed
+
+def _key(system: str | None, tools: Sequence[Any] | None) -> Hashable:
+    """Anchors are per system prompt and tool set (tools by identity: schemas are not hashed)."""
+    return system, tuple(id(t) for t in tools or ())
+
+
+def _extends(anchor: _Observation, messages: Sequence[BaseMessage]) -> bool:
+    """Whether ``messages`` start with the anchor's messages."""
+    observed = anchor.messages
+    if len(messages) < len(observed):
+        return False
+    # List equality short-cuts on identity in C, so an unchanged prefix costs little.
+    return list(messages[: len(observed)]) == observed
