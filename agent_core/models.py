@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -215,20 +216,58 @@ def _candidates(lowered: str) -> list[str]:
 
 
 def _match(lowered: str) -> tuple[str, list] | None:
-    """Exact key on any candidate first; else the longest boundary-aligned prefix."""
-    table = _table()
+    """Exact name on any candidate first; else the longest boundary-aligned prefix.
+
+    Names are the table's keys plus their bare aliases (below), so a model that litellm lists
+    only through a cloud (``anthropic.claude-3-5-sonnet-20240620-v1:0``) is still found by the
+    name its vendor gives it.
+    """
+    index = _index()
     candidates = _candidates(lowered)
     for candidate in candidates:
-        if candidate in table:
-            return candidate, table[candidate]
+        if candidate in index:
+            return index[candidate]
     best: str | None = None
     for candidate in candidates:
         for end in range(len(candidate) - 1, 0, -1):
-            if candidate[end] in _BOUNDARIES and candidate[:end] in table:
+            if candidate[end] in _BOUNDARIES and candidate[:end] in index:
                 if best is None or end > len(best):
                     best = candidate[:end]
                 break
-    return (best, table[best]) if best is not None else None
+    return index[best] if best is not None else None
+
+
+_CLOUD_VENDOR = re.compile(r"^(?:[a-z0-9-]+\.)+(?=[a-z])")  # "us.anthropic.", "meta."
+_CLOUD_VERSION = re.compile(r"(?<=\d)(?P<rest>[a-z-]*)-v\d+:\d+$")  # Bedrock's "-v1:0"
+
+
+def _alias(key: str) -> str:
+    """The vendor's own name for a cloud listing: ``bedrock/us.anthropic.x-v1:0`` -> ``x``,
+    ``vertex_ai/claude-3-5-sonnet@20240620`` -> ``claude-3-5-sonnet-20240620``."""
+    bare = key.rsplit("/", 1)[-1]
+    bare = _CLOUD_VENDOR.sub("", bare)
+    # Only a versioned name keeps its identity without the suffix ("claude-v2:1" would not).
+    return _CLOUD_VERSION.sub(r"\g<rest>", bare).replace("@", "-")
+
+
+@lru_cache(maxsize=1)
+def _index() -> dict[str, tuple[str, list]]:
+    """name -> (table key, entry): every key, plus aliases of cloud listings that the table
+    has no direct entry for. Where clouds disagree on an alias's window, the window most
+    listings give wins, the smaller one on a tie (resetting early is safe, overflowing not)."""
+    table = _table()
+    listings: dict[str, list[str]] = {}
+    for key in table:
+        alias = _alias(key)
+        if alias and alias not in table:
+            listings.setdefault(alias, []).append(key)
+    index = {key: (key, entry) for key, entry in table.items()}
+    for alias, keys in listings.items():
+        votes = Counter(table[k][0] for k in keys)
+        window = min(votes, key=lambda w: (-votes[w], w))
+        key = next(k for k in sorted(keys) if table[k][0] == window)
+        index[alias] = (key, table[key])
+    return index
 
 
 @lru_cache(maxsize=1)

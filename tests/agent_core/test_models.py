@@ -51,6 +51,31 @@ def test_prefix_match_respects_name_boundaries() -> None:
 
 
 @pytest.mark.parametrize(
+    ("name", "listing", "window"),
+    [
+        # Retired from the vendor's own listing, still listed by the clouds.
+        ("claude-3-5-sonnet-20240620", "anthropic.claude-3-5-sonnet-20240620-v1:0", 200000),
+        ("anthropic:claude-3-5-sonnet-20240620", "anthropic.claude-3-5-sonnet-20240620-v1:0",
+         200000),
+        ("claude-3-opus-20240229", "anthropic.claude-3-opus-20240229-v1:0", 200000),
+        ("llama3-1-70b-instruct", "meta.llama3-1-70b-instruct-v1:0", 128000),
+    ],
+)
+def test_a_model_listed_only_by_clouds_is_found_by_its_vendor_name(
+    name: str, listing: str, window: int
+) -> None:
+    info = model_info(name)
+    assert (info.matched_key, info.context_window, info.known) == (listing, window, True)
+
+
+def test_cloud_aliases_never_shorten_a_name_to_its_family() -> None:
+    # "anthropic.claude-v2:1" must not become a "claude" entry that every unknown Claude
+    # name would then prefix-match with a 100k window.
+    info = model_info(f"claude-{uuid.uuid4().hex[:8]}")
+    assert (info.known, info.matched_key) == (False, None)
+
+
+@pytest.mark.parametrize(
     ("name", "family", "strategy"),
     [
         ("claude-opus-4-5", "opus", "compact"),
