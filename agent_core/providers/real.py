@@ -114,7 +114,7 @@ def _client_kwargs(
         return {"base_url": base_url, "client_kwargs": {"timeout": timeout}}, None
     raise ConfigurationError(
         f"Unknown model provider {provider!r}: use one of {', '.join(PROVIDERS)} "
-        "(for example anthropic:claude-sonnet-4-5 or openai:gpt-4o)"
+        "(for example anthropic:claude-sonnet-4-6 or openai:gpt-4o)"
     )
 
 

@@ -147,7 +147,7 @@ def _model_name(raw: str) -> str:
     provider, _, model = name.partition(":")
     if not provider.strip() or not model.strip():
         raise SettingsRejected(
-            f"Model must be written provider:model (e.g. anthropic:claude-sonnet-4-5) or "
+            f"Model must be written provider:model (e.g. anthropic:claude-sonnet-4-6) or "
             f"'{SIMULATOR}', got {name!r}."
         )
     return name

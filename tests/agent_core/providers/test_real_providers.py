@@ -80,7 +80,7 @@ class Provider:
 
 OPENAI = Provider("openai", "openai:gpt-4o", OpenAIServer, OPENAI_OVERFLOW, openai_error)
 ANTHROPIC = Provider(
-    "anthropic", "anthropic:claude-sonnet-4-5", AnthropicServer, ANTHROPIC_OVERFLOW, anthropic_error
+    "anthropic", "anthropic:claude-sonnet-4-6", AnthropicServer, ANTHROPIC_OVERFLOW, anthropic_error
 )
 both = pytest.mark.parametrize("provider", [OPENAI, ANTHROPIC], ids=["openai", "anthropic"])
 
@@ -319,7 +319,7 @@ async def test_keys_never_reach_events_errors_or_logs(provider, caplog) -> None:
 def test_without_credentials_the_simulator_says_what_to_set() -> None:
     for spec, hint in [
         ("openai:gpt-4o", "OPENAI_API_KEY"),
-        ("anthropic:claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+        ("anthropic:claude-sonnet-4-6", "ANTHROPIC_API_KEY"),
         ("openai-compatible:qwen2.5-coder", "BATON_OPENAI_BASE_URL"),
     ]:
         resolved = resolve_real_model(spec, env={})
@@ -355,9 +355,9 @@ def test_openai_compatible_needs_only_a_base_url() -> None:
 
 
 def test_anthropic_uses_tool_calling_for_structured_output() -> None:
-    resolved = resolve_real_model("anthropic:claude-sonnet-4-5", env={"ANTHROPIC_API_KEY": KEY})
+    resolved = resolve_real_model("anthropic:claude-sonnet-4-6", env={"ANTHROPIC_API_KEY": KEY})
     assert resolved.model.structured_method == "function_calling"
-    assert resolved.label == "anthropic:claude-sonnet-4-5"
+    assert resolved.label == "anthropic:claude-sonnet-4-6"
 
 
 def test_ollama_uses_its_base_url() -> None:
