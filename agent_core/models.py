@@ -54,6 +54,9 @@ _log = logging.getLogger(__name__)
 SIMULATOR_NAMES = frozenset({"simulator", "baton:simulator"})
 SIMULATOR_CONTEXT_WINDOW = 32768
 UNKNOWN_CONTEXT_WINDOW = 128000
+# A local model Baton does not know (``ollama:…``): the window is also the num_ctx Ollama is
+# asked for, and a large one costs memory on the user's machine.
+UNKNOWN_LOCAL_CONTEXT_WINDOW = 8192
 UNKNOWN_MAX_OUTPUT = 4096
 
 # Characters that may end a matched prefix: "claude-sonnet-4-5" matches
@@ -102,8 +105,9 @@ class ModelInfo(BaseModel):
 def model_info(name: str, *, window_override: int | None = None) -> ModelInfo:
     """Look up ``name`` (``provider:model``, ``provider/model`` or bare) in the registry.
 
-    Models missing from the table get a safe default (128k window; strategy by the family the
-    name reveals, ``compact`` when it reveals none) and one logged warning per name. ``window_override`` (e.g. an assistant's setting) replaces the window.
+    Models missing from the table get a safe default (128k window, 8k for a local
+    ``ollama:`` model; strategy by the family the name reveals, ``compact`` when it reveals
+    none) and one logged warning per name. ``window_override`` (e.g. an assistant's setting) replaces the window.
     """
     if not isinstance(name, str) or not name.strip():
         raise ConfigurationError(f"model name must be a non-empty string, got {name!r}")
@@ -155,18 +159,21 @@ def _lookup(name: str) -> ModelInfo:
     family = family_of(bare)
     encoding: Encoding = "o200k_base" if _O200K.search(bare) else "cl100k_base"
     if match is None:
+        window = UNKNOWN_LOCAL_CONTEXT_WINDOW if prefix_provider == "ollama" else (
+            UNKNOWN_CONTEXT_WINDOW
+        )
         _log.warning(
             "unknown model %r: assuming a %d-token window and the %s strategy; "
             "set a window override on the assistant if this is wrong",
             name,
-            UNKNOWN_CONTEXT_WINDOW,
+            window,
             default_strategy_for(family),
         )
         return ModelInfo(
             name=name,
             matched_key=None,
             provider=prefix_provider,
-            context_window=UNKNOWN_CONTEXT_WINDOW,
+            context_window=window,
             max_output_tokens=UNKNOWN_MAX_OUTPUT,
             family=family,
             default_strategy=default_strategy_for(family),

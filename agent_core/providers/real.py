@@ -7,7 +7,10 @@ Specs:
   OpenAI-compatible server that checks keys).
 - ``openai-compatible:<model>`` needs ``BATON_OPENAI_BASE_URL`` (or ``OPENAI_BASE_URL``);
   ``OPENAI_API_KEY`` is optional because local servers (vLLM, llama.cpp, LM Studio) need none.
-- ``ollama:<model>`` uses ``OLLAMA_BASE_URL`` (default ``http://localhost:11434``).
+- ``ollama:<model>`` uses ``OLLAMA_BASE_URL`` (default ``http://localhost:11434``). Ollama
+  silently drops the start of a prompt longer than its ``num_ctx``, so Baton sets ``num_ctx``
+  to the window it manages (the assistant's override, else the registry's figure): the model
+  then sees everything Baton counts, and resets happen before anything is lost.
 
 A provider without its key (or URL) resolves to the simulator, labelled with what to set.
 ``BATON_MODEL_TIMEOUT`` (seconds, default 120), ``BATON_MODEL_RETRIES`` (default 3) and
@@ -25,6 +28,7 @@ from urllib.parse import urlsplit
 from langchain.chat_models import init_chat_model
 
 from agent_core.errors import ConfigurationError
+from agent_core.models import model_info
 from agent_core.providers.errors import ProviderErrorMapping
 from agent_core.providers.registry import ResolvedModel, simulator
 from agent_core.providers.retry import RetryPolicy
@@ -72,7 +76,7 @@ def _split(spec: str) -> tuple[str, str]:
 
 
 def _client_kwargs(
-    provider: str, env: Mapping[str, str], timeout: float
+    provider: str, env: Mapping[str, str], timeout: float, window: int
 ) -> tuple[dict[str, Any], str | None]:
     """init_chat_model keyword arguments, or the hint of what to set when something is missing."""
     if provider == "anthropic":
@@ -111,7 +115,11 @@ def _client_kwargs(
         }, None
     if provider == "ollama":
         base_url = env.get("OLLAMA_BASE_URL") or "http://localhost:11434"
-        return {"base_url": base_url, "client_kwargs": {"timeout": timeout}}, None
+        return {
+            "base_url": base_url,
+            "client_kwargs": {"timeout": timeout},
+            "num_ctx": window,
+        }, None
     raise ConfigurationError(
         f"Unknown model provider {provider!r}: use one of {', '.join(PROVIDERS)} "
         "(for example anthropic:claude-sonnet-4-6 or openai:gpt-4o)"
@@ -126,7 +134,11 @@ def _label(provider: str, name: str, kwargs: Mapping[str, Any]) -> str:
 
 
 def resolve_real_model(
-    spec: str, *, env: Mapping[str, str] | None = None, settings: ProviderSettings | None = None
+    spec: str,
+    *,
+    env: Mapping[str, str] | None = None,
+    settings: ProviderSettings | None = None,
+    window_override: int | None = None,
 ) -> ResolvedModel:
     """The chat model for a ``provider:model`` spec, guarded by retries and error mapping.
 
@@ -138,7 +150,9 @@ def resolve_real_model(
     provider, name = _split(spec)
     if not name:
         raise ConfigurationError(f"Model setting {spec!r} names no model: use provider:model")
-    kwargs, missing = _client_kwargs(provider, env, settings.timeout)
+    registry_name = name if provider == "openai-compatible" else f"{provider}:{name}"
+    window = model_info(registry_name, window_override=window_override).context_window
+    kwargs, missing = _client_kwargs(provider, env, settings.timeout, window)
     if missing:
         return simulator(f"{provider}:{name} is not configured: {missing}")
     # The OpenAI-compatible endpoint speaks the OpenAI protocol, so it uses that client.
@@ -153,5 +167,4 @@ def resolve_real_model(
         retry=settings.retry,
         timeout=settings.timeout,
     )
-    registry_name = name if provider == "openai-compatible" else f"{provider}:{name}"
     return ResolvedModel(model, registry_name, label, False)

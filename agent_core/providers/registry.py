@@ -36,11 +36,15 @@ def simulator(label_note: str = "") -> ResolvedModel:
                          "simulator", label, True)
 
 
-def resolve_model(spec: str) -> ResolvedModel:
-    """The chat model for ``spec``; the simulator when ``spec`` names it."""
+def resolve_model(spec: str, *, window_override: int | None = None) -> ResolvedModel:
+    """The chat model for ``spec``; the simulator when ``spec`` names it.
+
+    ``window_override`` is the assistant's context window setting; providers that must be
+    told the window (Ollama's ``num_ctx``) get it.
+    """
     spec = (spec or "").strip()
     if not spec or spec in SIMULATOR_NAMES:
         return simulator()
     from agent_core.providers.real import resolve_real_model
 
-    return resolve_real_model(spec)
+    return resolve_real_model(spec, window_override=window_override)

@@ -56,7 +56,7 @@ def runner() -> ThreadRunner:
 
 
 def model_for(assistant: Assistant) -> ResolvedModel:
-    return resolve_model(assistant.model)
+    return resolve_model(assistant.model, window_override=assistant.window_override)
 
 
 def _window_override(assistant: Assistant, resolved: ResolvedModel) -> int | None:

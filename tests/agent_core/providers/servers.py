@@ -1,10 +1,10 @@
-"""Loopback HTTP servers that speak the OpenAI chat-completions and Anthropic Messages wire
-formats, so the real langchain clients can be tested without the network.
+"""Loopback HTTP servers that speak the OpenAI chat-completions, Anthropic Messages and Ollama
+chat wire formats, so the real langchain clients can be tested without the network.
 
 A server is driven by a plain function ``script(request, index) -> Reply``: ``request`` is the
 JSON body the client sent, ``index`` counts requests from 0. The server renders the reply as a
-JSON body or as server-sent events, whichever the request asked for, and keeps every request
-(body and headers) in ``requests``.
+JSON body or as a stream (server-sent events; NDJSON for Ollama), whichever the request asked
+for, and keeps every request (body and headers) in ``requests``.
 """
 
 from __future__ import annotations
@@ -205,6 +205,59 @@ class OpenAIServer(_Server):
         return out + _sse("[DONE]")
 
 
+class OllamaServer(_Server):
+    """``POST /api/chat``; use ``OLLAMA_BASE_URL=server.url``. Streams are NDJSON lines."""
+
+    stream_type = "application/x-ndjson"
+    _CREATED = "2026-01-01T00:00:00Z"
+
+    def render(self, body: dict, reply: Reply | Failure | Raw) -> tuple[int, str, bytes, dict]:
+        status, content_type, payload, extra = super().render(body, reply)
+        if content_type == "text/event-stream":
+            content_type = self.stream_type
+        return status, content_type, payload, extra
+
+    def _tool_calls(self, reply: Reply) -> list[dict[str, Any]]:
+        return [{"function": {"name": name, "arguments": args}} for name, args in reply.tool_calls]
+
+    def _final(self, body: dict, reply: Reply, message: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "model": body.get("model", "llama3.1"),
+            "created_at": self._CREATED,
+            "message": message,
+            "done": True,
+            "done_reason": "stop",
+            "total_duration": 1000,
+            "load_duration": 10,
+            "prompt_eval_count": reply.input_tokens,
+            "prompt_eval_duration": 100,
+            "eval_count": reply.output_tokens,
+            "eval_duration": 100,
+        }
+
+    def message(self, body: dict, reply: Reply) -> dict:
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        if reply.tool_calls:
+            message["tool_calls"] = self._tool_calls(reply)
+        return self._final(body, reply, message)
+
+    def stream(self, body: dict, reply: Reply) -> bytes:
+        model = body.get("model", "llama3.1")
+
+        def line(message: dict[str, Any]) -> bytes:
+            part = {"model": model, "created_at": self._CREATED, "message": message, "done": False}
+            return json.dumps(part).encode() + b"\n"
+
+        out = b"".join(
+            line({"role": "assistant", "content": piece}) for piece in _chunks(reply.text)
+        )
+        if reply.tool_calls:
+            # Ollama sends a turn's tool calls whole, in one part.
+            out += line({"role": "assistant", "content": "", "tool_calls": self._tool_calls(reply)})
+        final = self._final(body, reply, {"role": "assistant", "content": ""})
+        return out + json.dumps(final).encode() + b"\n"
+
+
 class AnthropicServer(_Server):
     """``POST /v1/messages``; use ``base_url=server.url``."""
 
@@ -309,6 +362,10 @@ def openai_error(
 
 def anthropic_error(status: int, message: str, kind: str = "invalid_request_error") -> Failure:
     return Failure(status, {"type": "error", "error": {"type": kind, "message": message}})
+
+
+def ollama_error(status: int, message: str) -> Failure:
+    return Failure(status, {"error": message})
 
 
 OPENAI_OVERFLOW = openai_error(

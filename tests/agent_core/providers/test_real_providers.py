@@ -1,6 +1,6 @@
-"""Real provider clients (ChatOpenAI, ChatAnthropic) against loopback servers that speak
-their wire formats: resets, retries, overflow recovery, malformed streams, calibration and
-credential hygiene, all through the ThreadRunner."""
+"""Real provider clients (ChatOpenAI, ChatAnthropic, ChatOllama) against loopback servers that
+speak their wire formats: resets, retries, overflow recovery, malformed streams, calibration
+and credential hygiene, all through the ThreadRunner."""
 
 from __future__ import annotations
 
@@ -21,10 +21,12 @@ from tests.agent_core.providers.servers import (
     OPENAI_OVERFLOW,
     AnthropicServer,
     Failure,
+    OllamaServer,
     OpenAIServer,
     Raw,
     Reply,
     anthropic_error,
+    ollama_error,
     openai_error,
 )
 from tests.agent_core.runtime_helpers import make_setup, of_type, run
@@ -47,12 +49,14 @@ class Provider:
     name: str
     spec: str
     server: type
-    overflow: Failure
+    overflow: Failure | None  # None: the provider truncates instead of refusing
     error: Callable[..., Failure]
 
     def env(self, url: str) -> dict[str, str]:
         if self.name == "openai":
             return {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": url + "/v1"}
+        if self.name == "ollama":
+            return {"OLLAMA_BASE_URL": url}
         return {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": url}
 
     def model(self, url: str, settings: ProviderSettings = FAST) -> ProviderErrorMapping:
@@ -61,13 +65,13 @@ class Provider:
         return resolved.model  # type: ignore[return-value]
 
     def handoff_reply(self) -> Reply:
-        # OpenAI answers a json_schema response_format in the content; Anthropic with a tool.
-        if self.name == "openai":
+        # OpenAI and Ollama answer a JSON schema in the content; Anthropic with a tool.
+        if self.name in ("openai", "ollama"):
             return Reply(text=json.dumps(HANDOFF))
         return Reply(tool_calls=[("HandoffDraft", HANDOFF)])
 
     def tool_results(self, body: dict) -> int:
-        if self.name == "openai":
+        if self.name in ("openai", "ollama"):
             return sum(1 for m in body["messages"] if m.get("role") == "tool")
         return sum(
             1
@@ -82,11 +86,21 @@ OPENAI = Provider("openai", "openai:gpt-4o", OpenAIServer, OPENAI_OVERFLOW, open
 ANTHROPIC = Provider(
     "anthropic", "anthropic:claude-sonnet-4-6", AnthropicServer, ANTHROPIC_OVERFLOW, anthropic_error
 )
+# Ollama truncates an over-long prompt to its num_ctx instead of refusing it, and has no key:
+# the overflow and credential tests are for the hosted providers only.
+OLLAMA = Provider("ollama", "ollama:llama3.1", OllamaServer, None, ollama_error)
 both = pytest.mark.parametrize("provider", [OPENAI, ANTHROPIC], ids=["openai", "anthropic"])
+every = pytest.mark.parametrize(
+    "provider", [OPENAI, ANTHROPIC, OLLAMA], ids=["openai", "anthropic", "ollama"]
+)
 
 
 def is_handoff(body: dict) -> bool:
-    return "response_format" in body or "HandoffDraft" in json.dumps(body.get("tools", []))
+    return (
+        "response_format" in body
+        or isinstance(body.get("format"), dict)  # Ollama's structured output
+        or "HandoffDraft" in json.dumps(body.get("tools", []))
+    )
 
 
 def prompt_tokens(body: dict) -> int:
@@ -121,7 +135,7 @@ def coding_agent(provider: Provider) -> Callable[[dict, int], Reply]:
 
 
 # a whole reset cycle --------------------------------------------------------------------------
-@both
+@every
 async def test_a_reset_cycle_over_http_starts_session_2_from_the_handoff(provider) -> None:
     with provider.server(coding_agent(provider)) as server:
         setup = setup_for(provider, server.url, window=4000)
@@ -135,6 +149,8 @@ async def test_a_reset_cycle_over_http_starts_session_2_from_the_handoff(provide
     handoff_request = server.requests[handoff_index]
     if provider.name == "openai":
         assert handoff_request["response_format"]["type"] == "json_schema"
+    elif provider.name == "ollama":
+        assert "current_state_summary" in handoff_request["format"]["properties"]
     else:
         assert handoff_request["tool_choice"]["name"] == "HandoffDraft"
     first_of_session_2 = json.dumps(server.requests[handoff_index + 1])
@@ -147,7 +163,7 @@ async def test_a_reset_cycle_over_http_starts_session_2_from_the_handoff(provide
 
 
 # retries ---------------------------------------------------------------------------------------
-@both
+@every
 @pytest.mark.parametrize("status", [429, 500])
 async def test_a_busy_provider_is_retried_with_a_visible_warning(provider, status) -> None:
     def script(body: dict, index: int):
@@ -165,7 +181,7 @@ async def test_a_busy_provider_is_retried_with_a_visible_warning(provider, statu
     assert rows[-1].content == "Hello there"
 
 
-@both
+@every
 async def test_a_provider_that_stays_busy_ends_in_a_clear_error(provider) -> None:
     with provider.server(lambda body, i: provider.error(503, "down")) as server:
         setup = setup_for(provider, server.url)
@@ -237,10 +253,13 @@ GARBAGE = {
     b'"model": "claude", "content": [], "stop_reason": null, '
     b'"usage": {"input_tokens": 5, "output_tokens": 1}}}\n\n'
     b'event: content_block_delta\ndata: {"type": "content_block_del\n\n',
+    "ollama": b'{"model": "llama3.1", "created_at": "2026-01-01T00:00:00Z", "message": '
+    b'{"role": "assistant", "content": "Half an "}, "done": false}\n'
+    b'{"model": "llama3.1", "crea\n<html>bad gateway</html>\n',
 }
 
 
-@both
+@every
 async def test_a_malformed_stream_is_a_clear_error_and_leaves_the_thread_consistent(
     provider,
 ) -> None:
@@ -264,7 +283,7 @@ async def test_a_malformed_stream_is_a_clear_error_and_leaves_the_thread_consist
 
 
 # calibration ----------------------------------------------------------------------------------
-@both
+@every
 async def test_usage_reported_by_the_provider_calibrates_the_estimate(provider) -> None:
     def script(body: dict, index: int) -> Reply:
         if provider.tool_results(body) == 0:
@@ -366,6 +385,24 @@ def test_ollama_uses_its_base_url() -> None:
     )
     assert resolved.model.inner.base_url == "http://127.0.0.1:11435"
     assert resolved.model.structured_method == "json_schema"
+
+
+@pytest.mark.parametrize(
+    ("spec", "override", "num_ctx"),
+    [
+        ("ollama:llama3.1", None, 8192),  # the registry's window
+        ("ollama:llama3.1", 32768, 32768),  # the assistant's override
+        ("ollama:a-model-nobody-listed", None, 8192),  # unknown local model: a modest window
+    ],
+)
+async def test_ollama_is_asked_for_the_window_baton_manages(spec, override, num_ctx) -> None:
+    # Ollama silently cuts a prompt longer than num_ctx; Baton must not count on more.
+    with OllamaServer(lambda body, i: Reply(text="ok")) as server:
+        resolved = resolve_real_model(
+            spec, env={"OLLAMA_BASE_URL": server.url}, settings=FAST, window_override=override
+        )
+        await resolved.model.ainvoke("hi")
+    assert server.requests[0]["options"]["num_ctx"] == num_ctx
 
 
 @pytest.mark.parametrize("spec", ["gemini:gemini-2.0", "openai:"])
