@@ -1,0 +1,41 @@
+"""The benchmark scripts import cleanly, and the accuracy report keeps its findings.
+
+Benchmarks print timings and are run by hand (``make bench``); these checks hold no timing.
+They guard what the scripts claim that is not about speed: every script at least imports,
+and Baton's calibrated estimate on aider's reported usage stays far ahead of the blind counts.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import statistics
+
+import pytest
+
+import bench
+from tests.shared_data import eval_path
+
+
+@pytest.mark.parametrize(
+    "name", sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name != "__main__")
+)
+def test_every_benchmark_script_imports(name: str) -> None:
+    module = importlib.import_module(f"bench.{name}")
+    assert name.startswith("_") or callable(getattr(module, "main", None))
+
+
+def test_calibrated_estimates_of_aiders_prompts_stay_accurate() -> None:
+    from bench.accuracy import HISTORY_ONLY, aider_errors
+
+    errors, buckets, calls, scored = aider_errors(
+        eval_path("aider-chat-history", "chat-history.md")
+    )
+    median = {name: statistics.median(values) for name, values in errors.items()}
+    assert calls == 820 and scored == 384
+    # The blind counts miss aider's system prompt, repo map and files: ~98% off.
+    for blind in ("len/4", "count_tokens_approximately", "tiktoken (Baton exact count)"):
+        assert median[blind] > 0.9
+    assert median["Baton calibrated"] < 0.04
+    assert median["Baton calibrated, same chat mode"] <= 0.03
+    assert statistics.median(buckets[HISTORY_ONLY]) <= 0.015
