@@ -9,7 +9,7 @@ are defined in :mod:`chat_app.db.sharing` and re-exported here.
 
 from __future__ import annotations
 
-from sqlalchemy import delete, func
+from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
 from chat_app.db.models import (
@@ -182,6 +182,24 @@ def touch_thread(*, session: Session, thread_id: str) -> None:
         thread.updated_at = utcnow()
         session.add(thread)
         session.commit()
+
+
+def request_stop(*, session: Session, thread_id: str) -> bool:
+    """Count one Stop on the thread (an atomic increment). False if it does not exist."""
+    result = session.exec(
+        update(Thread)
+        .where(col(Thread.id) == thread_id)
+        .values(stop_requests=col(Thread.stop_requests) + 1)
+    )
+    session.commit()
+    return bool(result.rowcount)
+
+
+def stop_requests(*, session: Session, thread_id: str) -> int | None:
+    """How often Stop was pressed on the thread; None if it does not exist."""
+    return session.exec(
+        select(Thread.stop_requests).where(col(Thread.id) == thread_id)
+    ).first()
 
 
 def delete_thread(*, session: Session, thread_id: str) -> bool:

@@ -8,7 +8,9 @@ Yields plain event dicts for the UI: ``title``, ``item``,
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlmodel import Session
@@ -23,6 +25,10 @@ from chat_app.services.timeline import RowFolder, anchor, divider_item
 from chat_app.services.views import MeterView, SessionChip, TimelineItem
 
 __all__ = ["send_message", "run_handoff", "stop", "validate_message", "parse_command"]
+
+_log = logging.getLogger(__name__)
+# How often a running turn looks for a Stop pressed in another worker process.
+STOP_POLL_SECONDS = 0.5
 
 
 def validate_message(text: str) -> str:
@@ -40,8 +46,44 @@ def parse_command(text: str) -> tuple[str, str | None] | None:
 
 
 def stop(thread_id: str) -> bool:
-    """Stop the thread's running turn (or handoff) in this process."""
-    return runtime.request_stop(thread_id)
+    """Stop the thread's running turn (or handoff), in this process or in any other worker.
+
+    A turn running here stops at once; the stop is also counted on the thread's row, where a
+    turn running in another process sees it within ``STOP_POLL_SECONDS`` (a browser tab that
+    reconnected to another worker still stops the turn it started).
+    """
+    here = runtime.request_stop(thread_id)
+    with Session(write_engine(runtime.engine())) as db:
+        counted = repo.request_stop(session=db, thread_id=thread_id)
+    return here or counted
+
+
+def _stop_count(thread_id: str) -> int | None:
+    with Session(runtime.engine()) as db:
+        return repo.stop_requests(session=db, thread_id=thread_id)
+
+
+@asynccontextmanager
+async def _stoppable(thread_id: str, flag: asyncio.Event) -> AsyncIterator[None]:
+    """While the block runs, a Stop pressed on the thread in any worker sets ``flag``."""
+    start = await asyncio.to_thread(_stop_count, thread_id) or 0
+
+    async def watch() -> None:
+        while not flag.is_set():
+            await asyncio.sleep(STOP_POLL_SECONDS)
+            try:
+                count = await asyncio.to_thread(_stop_count, thread_id)
+            except Exception:  # a database hiccup: the local Stop still works; look again
+                _log.warning("could not read stop requests of thread %s", thread_id, exc_info=True)
+                continue
+            if count is not None and count > start:
+                flag.set()
+
+    watcher = asyncio.create_task(watch())
+    try:
+        yield
+    finally:
+        watcher.cancel()
 
 
 class _Translator:
@@ -159,10 +201,11 @@ async def send_message(owner: str, thread_id: str, text: str) -> AsyncIterator[d
     cancel = runtime.cancel_flag(thread_id)
     queued = False
     try:
-        async for event in runtime.runner().submit(setup, text, cancel=cancel):
-            queued = queued or event.get("type") == "queued"
-            for ui_event in _expand(translator.translate(event)):
-                yield ui_event
+        async with _stoppable(thread_id, cancel):
+            async for event in runtime.runner().submit(setup, text, cancel=cancel):
+                queued = queued or event.get("type") == "queued"
+                for ui_event in _expand(translator.translate(event)):
+                    yield ui_event
     except MessageRejected as exc:
         yield {"type": "error", "data": {"message": str(exc)}}
     finally:
@@ -184,9 +227,10 @@ async def run_handoff(owner: str, thread_id: str, focus: str | None,
     translator = _Translator(thread_id, resolved.label)
     flag = cancel or runtime.cancel_flag(thread_id)
     try:
-        async for event in runtime.runner().handoff(setup, focus, cancel=flag):
-            for ui_event in _expand(translator.translate(event)):
-                yield ui_event
+        async with _stoppable(thread_id, flag):
+            async for event in runtime.runner().handoff(setup, focus, cancel=flag):
+                for ui_event in _expand(translator.translate(event)):
+                    yield ui_event
     finally:
         runtime.clear_cancel(thread_id, flag)
         _touch(thread_id)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import subprocess
+import sys
 import uuid
 
 import pytest
@@ -121,3 +124,29 @@ def test_a_stranger_cannot_send_rename_delete_or_hand_off(database) -> None:
     assert threads.delete_thread(stranger, thread.id) is False
     view = threads.load_timeline(owner, thread.id)
     assert view.thread.title == "Mine" and view.items == []
+
+
+def test_stop_reaches_a_turn_running_in_another_worker_process(database) -> None:
+    # A tab that reconnected to another worker presses Stop: no flag of that turn exists in
+    # this process, so the stop must travel through the database.
+    from chat_app.services import chat, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "Long job")
+    env = os.environ | {"BATON_SIM_DELAY": "0.03", "BATON_SIM_WINDOW": "200000"}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "tests.chat_app.db.workers", "turn", owner, thread.id,
+         "Build a CSV parser for invoices"],
+        env=env, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert worker.stdout.readline().strip() == "started"
+        assert chat.stop(thread.id) is True  # counted on the thread's row
+        last = json.loads(worker.stdout.readline())
+        assert worker.wait(timeout=60) == 0
+    finally:
+        worker.kill()
+    assert last == {"type": "done", "data": {"cancelled": True}}
+    # The thread is usable afterwards, and an old Stop does not stop the next turn.
+    after = asyncio.run(_drain(chat.send_message(owner, thread.id, "carry on")))
+    assert after[-1] == {"type": "done", "data": {"cancelled": False}}

@@ -45,6 +45,9 @@ class Thread(ThreadBase, table=True):
     updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, index=True)
     next_seq: int = 1
     next_pending_seq: int = 1
+    # How often Stop was pressed on this thread. A running turn, in whichever worker process
+    # runs it, compares this with the figure it started with: Stop works across workers.
+    stop_requests: int = 0
 
 
 class ThreadPublic(ThreadBase):

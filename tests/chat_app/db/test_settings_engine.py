@@ -97,3 +97,19 @@ def test_workers_starting_together_migrate_once_postgres(pg_url: str) -> None:  
         _migrate_concurrently(f"{pg_base_url()}?options=-csearch_path%3D{schema}")
     finally:
         _admin_execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def test_the_migrations_build_exactly_the_models_schema(tmp_path: Path) -> None:
+    # A model field without a migration (or the reverse) would only show up on a user's
+    # database; compare the migrated schema with the SQLModel metadata.
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+    from sqlmodel import SQLModel
+
+    import chat_app.db.models  # noqa: F401 - registers every table on the metadata
+
+    url = sqlite_url(tmp_path)
+    migrate(url)
+    with get_engine(url).connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        assert compare_metadata(context, SQLModel.metadata) == []

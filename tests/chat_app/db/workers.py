@@ -4,11 +4,15 @@
 the thread inside its turn lock and SIGKILLs itself at ``KILL_AT`` (a step name of
 :meth:`SqlStore.commit_reset`'s fault hook, ``handoff_generated`` before the commit, or
 ``none``). ``... workers hold URL THREAD_ID`` holds the thread's turn lock until its
-stdin gets a line.
+stdin gets a line. ``... workers turn OWNER THREAD_ID TEXT`` sends a message through the chat
+service (database from ``REFLEX_DB_URL``), prints ``started`` at the first streamed token and
+the last event as JSON at the end.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import signal
 import sys
@@ -66,6 +70,21 @@ def hold_turn_lock(url: str, thread_id: str) -> None:
         sys.stdin.readline()
 
 
+def run_turn(owner: str, thread_id: str, text: str) -> None:
+    from chat_app.services import chat
+
+    async def main() -> None:
+        last, started = None, False
+        async for event in chat.send_message(owner, thread_id, text):
+            if event["type"] == "token" and not started:
+                started = True
+                print("started", flush=True)
+            last = event
+        print(json.dumps(last), flush=True)
+
+    asyncio.run(main())
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     if command == "reset":
@@ -73,5 +92,7 @@ if __name__ == "__main__":
         print("reset complete")
     elif command == "hold":
         hold_turn_lock(*args)
+    elif command == "turn":
+        run_turn(*args)
     else:
         raise SystemExit(f"unknown command {command}")
