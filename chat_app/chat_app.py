@@ -24,8 +24,9 @@ app = rx.App(
     stylesheets=["/baton.css"],
     # Signed, http-only identity cookie on every response that lacks one.
     api_transformer=IdentityCookieMiddleware,
-    # Top centre: at the bottom right, toasts would cover the composer's Send button.
-    toaster=rx.toast.provider(position="top-center", close_button=True),
+    # Bottom centre, lifted above the composer: at the top they covered the thread's title
+    # and the context meter, at the bottom right the Send button.
+    toaster=rx.toast.provider(position="bottom-center", offset="104px", close_button=True),
 )
 app.register_lifespan_task(_migrate_database)
 app.add_page(thread_page, route="/t/[thread_id]", title="Baton", on_load=ChatState.on_load)
