@@ -22,6 +22,7 @@ def _migrate_database() -> None:
 
 app = rx.App(
     stylesheets=["/baton.css"],
+    head_components=[rx.el.link(rel="icon", href="/favicon.svg", type="image/svg+xml")],
     # Signed, http-only identity cookie on every response that lacks one.
     api_transformer=IdentityCookieMiddleware,
     # Bottom centre, lifted above the composer: at the top they covered the thread's title

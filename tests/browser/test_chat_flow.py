@@ -68,3 +68,11 @@ def test_stop_ends_the_turn_and_marks_the_reply(page):
     assert page.locator("#stop-button").count() == 0
     # A stopped turn does not go on to finish its todo list.
     assert page.get_by_text("todos are complete").count() == 0
+
+
+def test_the_tab_shows_baton_s_icon(page):
+    page.goto("/")
+    href = page.locator("link[rel=icon]").get_attribute("href")
+    assert href == "/favicon.svg"
+    response = page.request.get(href)
+    assert response.status == 200 and "svg" in response.headers["content-type"]
