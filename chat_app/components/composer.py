@@ -12,6 +12,7 @@ def _stop_button() -> rx.Component:
             rx.cond(ChatState.handoff_running, "Cancel handoff", "Stop"),
             type="button",
             on_click=ChatState.stop,
+            title=rx.cond(ChatState.handoff_running, "Cancel the handoff (Esc)", "Stop (Esc)"),
             color_scheme="tomato",
             variant="soft",
             id="stop-button",

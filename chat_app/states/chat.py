@@ -169,7 +169,7 @@ class ChatState(IdentityState):
         # Only an owner's page holds the thread id: every later event acts on thread_key.
         self.thread_key = thread_id
         self._show(view)
-        return scripts.scroll_to_bottom(force=True)
+        return [scripts.scroll_to_bottom(force=True), scripts.escape_stops()]
 
     @rx.event
     def load_earlier(self) -> None:

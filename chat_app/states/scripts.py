@@ -1,7 +1,7 @@
-"""Client-side scroll helpers returned by chat events.
+"""Client-side helpers returned by chat events: scrolling, and Escape to stop.
 
-They run after the state update that precedes them, but React may not have painted the new
-rows yet, so each one waits for the target to exist before scrolling.
+The scroll helpers run after the state update that precedes them, but React may not have
+painted the new rows yet, so each one waits for the target to exist before scrolling.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import json
 
 import reflex as rx
 
-__all__ = ["scroll_to_bottom", "scroll_to_anchor"]
+__all__ = ["scroll_to_bottom", "scroll_to_anchor", "escape_stops"]
 
 _SCROLL_TO_BOTTOM = """
 (() => {
@@ -45,3 +45,27 @@ def scroll_to_bottom(force: bool = False) -> rx.event.EventSpec:
 def scroll_to_anchor(anchor: str) -> rx.event.EventSpec:
     """Scroll the row with id ``anchor`` to the top of the view, once it is rendered."""
     return rx.call_script(_SCROLL_TO_ANCHOR % {"anchor": json.dumps(anchor)})
+
+
+# Escape presses the Stop / Cancel handoff button while it is shown, unless a dialog is open
+# (Escape closes the dialog then). Installed once per page load; the button's own click
+# handler does the rest, so the keyboard and the mouse take the same path.
+_ESCAPE_STOPS = """
+(() => {
+  if (window.__batonEscapeStops) return;
+  window.__batonEscapeStops = true;
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || event.defaultPrevented || event.isComposing) return;
+    if (document.querySelector("[role=dialog], [role=alertdialog]")) return;
+    const stop = document.getElementById("stop-button");
+    if (!stop) return;
+    event.preventDefault();
+    stop.click();
+  });
+})()
+"""
+
+
+def escape_stops() -> rx.event.EventSpec:
+    """Let Escape stop a running turn or cancel a running handoff."""
+    return rx.call_script(_ESCAPE_STOPS)

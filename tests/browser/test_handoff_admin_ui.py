@@ -64,3 +64,24 @@ def test_admin_edits_an_assistant_validates_and_keeps_history(page) -> None:
     form.locator("input[name=reset_threshold]").fill("0.8")
     page.locator("#admin-save").click()
     page.locator("#admin-effective", has_text="reset").wait_for()
+
+
+def test_escape_cancels_a_running_handoff_and_stops_a_turn(page) -> None:
+    start_chat(page)
+    send(page, "Write a tiny greeting module")
+    wait_idle(page)
+    page.locator("#composer-input").fill("/handoff")
+    page.locator("#composer-input").press("Enter")
+    page.locator("#stop-button", has_text="Cancel handoff").wait_for()
+    page.keyboard.press("Escape")
+    _toast(page, "Handoff cancelled")
+    wait_idle(page)
+    assert page.locator("[data-session='2'].baton-divider").count() == 0
+
+    finished = page.get_by_text("todos are complete").count()  # the first turn's summary
+    send(page, "Now write a config parser with tests")
+    page.locator("#stop-button", has_text="Stop").wait_for()
+    page.keyboard.press("Escape")
+    wait_idle(page)
+    # A stopped turn does not go on to finish its todo list.
+    assert page.get_by_text("todos are complete").count() == finished
