@@ -186,6 +186,16 @@ class ProviderErrorMapping(BaseChatModel):
         (self.on_warning or _emit_warning)(message)
         return failure, delay
 
+    def _next_delay(self, exc: BaseException, retry: int, *, started: bool = False) -> float:
+        """Seconds to wait before attempt ``retry + 2``; raises the mapped error if there is none.
+
+        Once a stream has yielded, a retry would repeat text the user saw: it fails instead.
+        """
+        failure, delay = self._should_retry(exc, retry) if not started else (classify(exc), None)
+        if delay is None:
+            raise self._error(exc, failure, retry + 1) from None
+        return delay
+
     # calls ------------------------------------------------------------------------
     async def _agenerate(
         self,
@@ -201,9 +211,7 @@ class ProviderErrorMapping(BaseChatModel):
                     messages, stop=stop, run_manager=run_manager, **kwargs
                 )
             except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
-                failure, delay = self._should_retry(exc, retry)
-                if delay is None:
-                    raise self._error(exc, failure, retry + 1) from None
+                delay = self._next_delay(exc, retry)
             await asyncio.sleep(delay)
             retry += 1
 
@@ -225,12 +233,7 @@ class ProviderErrorMapping(BaseChatModel):
                     yield chunk
                 return
             except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
-                # Once text reached the user a retry would repeat it: fail instead.
-                failure, delay = (
-                    self._should_retry(exc, retry) if not started else (classify(exc), None)
-                )
-                if delay is None:
-                    raise self._error(exc, failure, retry + 1) from None
+                delay = self._next_delay(exc, retry, started=started)
             await asyncio.sleep(delay)
             retry += 1
 
@@ -246,9 +249,7 @@ class ProviderErrorMapping(BaseChatModel):
             try:
                 return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
             except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
-                failure, delay = self._should_retry(exc, retry)
-                if delay is None:
-                    raise self._error(exc, failure, retry + 1) from None
+                delay = self._next_delay(exc, retry)
             time.sleep(delay)
             retry += 1
 
@@ -259,10 +260,20 @@ class ProviderErrorMapping(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        try:
-            yield from self.inner._stream(messages, stop=stop, run_manager=run_manager, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - mapped, never swallowed
-            raise self._error(exc, classify(exc), 1) from None
+        retry = 0
+        while True:
+            started = False
+            try:
+                for chunk in self.inner._stream(
+                    messages, stop=stop, run_manager=run_manager, **kwargs
+                ):
+                    started = True
+                    yield chunk
+                return
+            except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
+                delay = self._next_delay(exc, retry, started=started)
+            time.sleep(delay)
+            retry += 1
 
     # binding ----------------------------------------------------------------------
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable:
@@ -282,16 +293,18 @@ class ProviderErrorMapping(BaseChatModel):
                 try:
                     return await runnable.ainvoke(value, config)
                 except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
-                    failure, delay = self._should_retry(exc, retry)
-                    if delay is None:
-                        raise self._error(exc, failure, retry + 1) from None
+                    delay = self._next_delay(exc, retry)
                 await asyncio.sleep(delay)
                 retry += 1
 
         def invoke(value: Any, config: Any = None) -> Any:
-            try:
-                return runnable.invoke(value, config)
-            except Exception as exc:  # noqa: BLE001 - mapped, never swallowed
-                raise self._error(exc, classify(exc), 1) from None
+            retry = 0
+            while True:
+                try:
+                    return runnable.invoke(value, config)
+                except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
+                    delay = self._next_delay(exc, retry)
+                time.sleep(delay)
+                retry += 1
 
         return RunnableLambda(invoke, afunc=ainvoke, name="structured_output")

@@ -194,6 +194,22 @@ async def test_a_provider_that_stays_busy_ends_in_a_clear_error(provider) -> Non
     )
 
 
+@every
+@pytest.mark.parametrize("call", ["invoke", "stream"])
+def test_synchronous_calls_are_retried_too(provider, call) -> None:
+    def script(body: dict, index: int):
+        return provider.error(503, "overloaded") if index == 0 else Reply(text="Hello there")
+
+    with provider.server(script) as server:
+        model = provider.model(server.url)
+        if call == "invoke":
+            text = model.invoke("hi").content
+        else:
+            text = "".join(str(chunk.content) for chunk in model.stream("hi"))
+    assert text == "Hello there"
+    assert len(server.requests) == 2
+
+
 async def test_a_provider_that_does_not_answer_in_time_times_out() -> None:
     import time
 
