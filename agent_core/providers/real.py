@@ -20,6 +20,7 @@ A provider without its key (or URL) resolves to the simulator, labelled with wha
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,15 @@ STRUCTURED_METHODS = {
     "openai-compatible": "function_calling",  # tools are more widely served than json_schema
 }
 _PLACEHOLDER_KEY = "not-needed"  # the OpenAI client insists on a key; local servers ignore it
+
+# langchain-openai dumps each streamed chunk with pydantic, and the OpenAI SDK types a
+# structured reply's ``parsed`` field as None: every handoff written through a JSON schema
+# logged a serializer warning about a value that is correct. Only that warning is silenced.
+warnings.filterwarnings(
+    "ignore",
+    message=r"(?s)Pydantic serializer warnings:.*Expected `none`.*field_name='parsed'",
+    category=UserWarning,
+)
 
 
 @dataclass(frozen=True)
