@@ -4,6 +4,10 @@ For each message the context is measured (calibrated by the transcript's own pro
 where it has any), ``plan()`` decides, and resets (facts-only or simulator handoffs) and
 compactions are applied to the replayed context. One JSON line per reset / compaction, then a
 summary line.
+
+As in the app, a user message that arrives when the context is full starts the new session
+after the handoff; it is not lost. Importer events (aider's applied edits and commits) count
+for the handoff of the session whose messages they follow.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from agent_core.policy import make_policy
 from agent_core.providers.simulator import SimulatorChatModel
 from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.strategies.plan import confirm_compaction, plan
-from agent_core.transcripts import load_transcript
+from agent_core.transcripts import Transcript, load_transcript
 
 __all__ = ["replay", "main"]
 
@@ -41,6 +45,19 @@ def _handoff(context: list[BaseMessage], *, session: int, utilization: float, mo
         chat_model, context, facts=facts, session_number=session, trigger="auto",
         utilization=min(utilization, 1.0), model_name=model))
     return result.artifact.model_dump(mode="json"), handoff_context_message(result.artifact)
+
+
+def _session_metadata(transcript: Transcript, origin: list[int | None]) -> dict[str, Any]:
+    """The transcript's metadata for a replayed context: importer events (which carry the
+    number of transcript messages before them) kept only if the message they follow is in
+    the context, and renumbered to context positions."""
+    position = {index: i for i, index in enumerate(origin) if index is not None}
+    events = []
+    for event in transcript.metadata.get("events") or []:
+        after = event.get("message_index", 0) - 1
+        if after in position:
+            events.append({**event, "message_index": position[after] + 1})
+    return {**transcript.metadata, "events": events, "format": transcript.format}
 
 
 def replay(path: str, *, fmt: str = "auto", model: str, window: int | None = None,
@@ -56,14 +73,15 @@ def replay(path: str, *, fmt: str = "auto", model: str, window: int | None = Non
     info = model_info(model, window_override=window)
     estimator = ContextEstimator(model, window_override=window)
     usage = {u.message_index: u.input_tokens for u in transcript.usage}
-    metadata = {**transcript.metadata, "format": transcript.format}
     context: list[BaseMessage] = []
+    origin: list[int | None] = []  # the transcript index of each context message
     pristine = True  # the replayed context still equals the transcript's own prompt
     session, resets, compactions, started = 1, 0, 0, time.perf_counter()
     for index, message in enumerate(transcript.messages):
         if pristine and index in usage and context:
             estimator.observe(context, usage[index])
         context.append(message)
+        origin.append(index)
         estimate = estimator.estimate(context)
         decision = plan(estimate.fraction, policy, model_default=info.default_strategy)
         if decision.action == "compact":
@@ -74,17 +92,23 @@ def replay(path: str, *, fmt: str = "auto", model: str, window: int | None = Non
             if decision.action == "compact" and cut >= 2:
                 summary = facts_summary(context[:cut])
                 context = [HumanMessage(f"<summary>\n{summary}\n</summary>"), *context[cut:]]
+                origin = [None, *origin[cut:]]
                 compactions, pristine = compactions + 1, False
                 yield {"event": "compaction", "message_index": index,
                        "utilization": round(estimate.fraction, 4), "basis": estimate.basis,
                        "messages_summarized": cut, "tokens_after": estimator.estimate(context).tokens}
                 continue
         if decision.action == "reset" and len(context) >= 2:
-            handoff, opening = _handoff(context, session=session, utilization=estimate.fraction,
+            # A user message that finds the context full is the new session's first input.
+            incoming = [message] if isinstance(message, HumanMessage) and len(context) > 2 else []
+            old = context[: len(context) - len(incoming)]
+            metadata = _session_metadata(transcript, origin[: len(old)])
+            handoff, opening = _handoff(old, session=session, utilization=estimate.fraction,
                                         model=model, handoff_model=handoff_model, metadata=metadata)
             yield {"event": "reset", "message_index": index, "utilization": round(estimate.fraction, 4),
                    "basis": estimate.basis, "session_number": session + 1, "handoff": handoff}
-            context = [HumanMessage(opening)]
+            context = [HumanMessage(opening), *incoming]
+            origin = [None, *([index] if incoming else [])]
             session, resets, pristine = session + 1, resets + 1, False
     final = estimator.estimate(context) if context else None
     yield {"event": "summary", "format": transcript.format, "messages": len(transcript.messages),

@@ -26,7 +26,38 @@ def test_aider_log_resets_with_calibrated_utilization_and_grounded_handoffs() ->
     assert summary["resets"] == len(resets) >= 5
     assert all(e["utilization"] >= 0.8 for e in resets)
     assert {e["basis"] for e in resets} >= {"calibrated"}
-    assert all(e["handoff"]["files_modified"] or e["handoff"]["completed_work"] for e in resets)
+    assert all(e["handoff"]["current_state_summary"] for e in resets)
+    worked = [e for e in resets if e["handoff"]["files_modified"] or e["handoff"]["completed_work"]]
+    assert len(worked) >= 0.8 * len(resets)
+    # A session with no edit or commit still hands on what was under way: the user's request.
+    quiet = [e for e in resets if e not in worked and e["handoff"]["in_progress"]]
+    assert quiet and all(e["handoff"]["in_progress"][0].startswith("The user's latest request: ")
+                         for e in quiet)
+
+
+def test_each_aider_handoff_lists_the_edits_of_its_own_session() -> None:
+    # aider's applied edits are importer events; a handoff must list the files edited in the
+    # session it closes, not those of the transcript's first messages.
+    from agent_core.replay import replay
+    from agent_core.transcripts import load_transcript
+
+    log = eval_path("aider-chat-history", "chat-history.md")
+    edits = [(e["message_index"], e["path"]) for e in load_transcript(log).metadata["events"]
+             if e["kind"] == "applied_edit"]
+    resets = [e for e in replay(str(log), model="anthropic:claude-sonnet-4-6", window=32000)
+              if e["event"] == "reset"]
+    assert len(resets) >= 20
+    previous = -1
+    for reset in resets:
+        index = reset["message_index"]
+        files = reset["handoff"]["files_modified"]
+        listed = {f["path"] for f in files}
+        inside = {path for at, path in edits if previous + 1 < at <= index}
+        around = {path for at, path in edits if previous < at <= index + 1}
+        assert inside <= listed, (index, inside - listed)
+        from_events = {f["path"] for f in files if f["evidence"] == "aider applied edit"}
+        assert from_events <= around, (index, from_events - around)
+        previous = index
 
 
 def test_opus_class_models_compact_instead_of_resetting() -> None:
