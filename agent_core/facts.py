@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from agent_core.grounded import CommandRun, GitCommit, GroundedFacts, TestRun
 from agent_core.handoff import FileChange, Todo
@@ -304,6 +304,33 @@ def _walk(c: _Collector, messages: Sequence[BaseMessage], dialect: str) -> bool:
     return aider_applied
 
 
+# Human-role messages that are not the user speaking: session openings, summaries, aider's
+# /commands (never sent) and reflections (aider's own error reports).
+_CONTEXT_OPENINGS = ("<handoff-context>", "<summary>", "<pinned")
+_NOT_REQUESTS = frozenset({"handoff", "pinned", "summary"})
+_KEEP_REQUESTS = 3
+
+
+def _user_requests(messages: Sequence[BaseMessage], dialect: str) -> list[str]:
+    """The latest things the user asked for. SWE-agent's observations arrive as user turns,
+    so there the task statement (the first user message) is the request."""
+    requests = []
+    for message in messages:
+        if not isinstance(message, HumanMessage):
+            continue
+        extra = message.additional_kwargs
+        if extra.get("baton_kind") in _NOT_REQUESTS or extra.get("baton_not_sent"):
+            continue
+        if extra.get("aider_reflection"):
+            continue
+        text = _text(message).strip()
+        if text and not text.startswith(_CONTEXT_OPENINGS):
+            requests.append(text)
+            if dialect == "swe_agent":
+                break
+    return requests[-_KEEP_REQUESTS:]
+
+
 def _aider_blocks(c: _Collector, messages: Sequence[BaseMessage]) -> None:
     # Without "Applied edit" lines, SEARCH/REPLACE blocks are the only evidence of edits.
     for message in messages:
@@ -394,4 +421,5 @@ def extract_facts(
         test_runs=c.tests,
         commits=[GitCommit(sha=s, message=m) for s, m in c.commits.items()],
         todos=c.todos,
+        user_requests=_user_requests(messages, dialect),
     )

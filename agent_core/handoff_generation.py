@@ -320,9 +320,13 @@ def facts_only_fields(facts: GroundedFacts, *, session_number: int, utilization:
     if facts.commands:
         cmd = facts.commands[-1]
         state.append(f"Last command: `{squeeze(cmd.command, 120)}` (exit {cmd.exit_status}).")
+    in_progress = [t.content for t in facts.todos if t.status == "in_progress"]
+    if not in_progress and facts.user_requests:
+        # No todo says what was under way: the user's last request is.
+        in_progress = [f"The user's latest request: {squeeze(facts.user_requests[-1], 400)}"]
     return {
         "completed_work": done,
-        "in_progress": [t.content for t in facts.todos if t.status == "in_progress"],
+        "in_progress": in_progress,
         "remaining_tasks": [t.content for t in facts.todos if t.status == "pending"],
         "key_decisions": [],
         "current_state_summary": " ".join(state),

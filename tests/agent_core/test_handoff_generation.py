@@ -213,6 +213,25 @@ async def test_no_model_means_facts_only_and_references_are_recorded() -> None:
     assert result.artifact.pinned_files == ["PLAN.md"]
 
 
+async def test_without_a_model_the_users_latest_request_is_carried_on() -> None:
+    # A provider that fails at reset time must not leave the next session without its task.
+    messages = [
+        HumanMessage("<handoff-context>\nearlier work\n</handoff-context>",
+                     additional_kwargs={"baton_kind": "handoff"}),
+        HumanMessage("Fix the login redirect"),
+        AIMessage("Looking at it."),
+        HumanMessage("/diff", additional_kwargs={"baton_not_sent": "diff"}),
+        HumanMessage("and keep the old URL working too"),
+        AIMessage("On it."),
+    ]
+    facts = extract_facts(messages)
+    assert facts.user_requests == ["Fix the login redirect", "and keep the old URL working too"]
+    result = await generate_handoff(None, messages, facts=facts, **META)
+    assert result.artifact.in_progress == [
+        "The user's latest request: and keep the old URL working too"
+    ]
+
+
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
