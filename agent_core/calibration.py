@@ -13,8 +13,10 @@ injects), and it does not change with the history: for a history that extends th
 this is ``reported + ratio * growth``; after a reset, a compaction or a cleared chat it still
 holds. A call under another system prompt (a handoff writer, an "ask" mode) keeps its own
 anchor; a prompt with no anchor of its own uses the most recent one (the system prompts'
-difference is in ``count``). With no observation at all the estimate is our count, exact for
-OpenAI models (we count with their tokenizer) and scaled by a family prior otherwise.
+difference is in ``count``). An estimator that has observed nothing reads the usage stored on
+the history's latest reply (``usage_metadata``), so another worker process or a restarted one
+is calibrated at once. With no observation at all the estimate is our count, exact for OpenAI
+models (we count with their tokenizer) and scaled by a family prior otherwise.
 
 Family priors (provider tokens per cl100k token, for English prose and code):
 - Claude 1.15: Anthropic's tokenizer is not published; its counts run about 10-20% above
@@ -31,7 +33,7 @@ from collections import OrderedDict, deque
 from collections.abc import Hashable, Sequence
 from typing import Any, Literal
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, ConfigDict
 
 from agent_core.models import Family, model_info
@@ -169,7 +171,7 @@ class ContextEstimator:
         counted = self.counter.count(messages, system=system, tools=tools)
         family = self.info.family
         ratio = 1.0 if family in EXACT_FAMILIES else self.ratios.ratio(family)
-        anchor = self._anchor(_key(system, tools))
+        anchor = self._anchor(_key(system, tools), messages, system, tools)
         basis: Basis = "calibrated"
         if anchor is not None:
             # Never below our own count: a provider does not send less than the prompt.
@@ -181,12 +183,44 @@ class ContextEstimator:
             basis = "calibrated" if self.ratios.learned(family) else "approximate"
         return self._result(round(tokens), basis)
 
-    def _anchor(self, key: Hashable) -> _Observation | None:
-        """This system prompt's and tool set's anchor, else the most recent one."""
+    def _anchor(
+        self,
+        key: Hashable,
+        messages: Sequence[BaseMessage],
+        system: str | None,
+        tools: Sequence[Any] | None,
+    ) -> _Observation | None:
+        """This system prompt's and tool set's anchor, else one read from the history, else the
+        most recent one."""
         anchor = self._anchors.get(key)
+        if anchor is None and self._seed(messages, system, tools):
+            anchor = self._anchors.get(key)
         if anchor is None and self._anchors:
             anchor = next(reversed(self._anchors.values()))
         return anchor
+
+    def _seed(
+        self, messages: Sequence[BaseMessage], system: str | None, tools: Sequence[Any] | None
+    ) -> bool:
+        """Observe the usage stored on the history's latest reply, if it has any.
+
+        A reply's ``usage_metadata`` is the provider's figure for the messages before it, so
+        an estimator that never saw the call (another worker, a restarted process) is
+        calibrated from its first estimate. Not when a summary precedes the reply: it may
+        have been written after the call, and then those messages are not what was sent.
+        """
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if not isinstance(message, AIMessage):
+                continue
+            reported = (message.usage_metadata or {}).get("input_tokens")
+            if not reported or any(
+                m.additional_kwargs.get("baton_kind") == "summary" for m in messages[:index]
+            ):
+                return False
+            self.observe(messages[:index], int(reported), system=system, tools=tools)
+            return True
+        return False
 
     def _learn_from_growth(self, previous, messages, reported, counted) -> None:  # noqa: ANN001
         if previous is None or not _extends(previous, messages):

@@ -52,7 +52,13 @@ def _row_to_message(row: StoredMessage) -> BaseMessage | None:
             {"name": c["name"], "args": c.get("args", {}), "id": c["id"], "type": "tool_call"}
             for c in row.tool_calls
         ]
-        return AIMessage(content=row.content, tool_calls=calls, id=row.id)
+        # The usage a provider reported for the call that wrote this row: estimators in any
+        # process (another worker, a restart) calibrate from it.
+        usage = row.meta.get("usage") if isinstance(row.meta, dict) else None
+        if not (isinstance(usage, dict) and {"input_tokens", "output_tokens", "total_tokens"}
+                <= usage.keys()):
+            usage = None
+        return AIMessage(content=row.content, tool_calls=calls, id=row.id, usage_metadata=usage)
     if row.role == "tool":
         return ToolMessage(
             content=row.content, tool_call_id=row.tool_call_id or "", name=row.name, id=row.id

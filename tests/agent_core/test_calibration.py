@@ -135,3 +135,31 @@ def test_token_estimate_is_frozen() -> None:
     estimate = TokenEstimate(tokens=1, window=2, fraction=0.5, basis="exact")
     with pytest.raises(ValidationError):
         estimate.tokens = 3  # type: ignore[misc]
+
+
+def _replied(history: list, input_tokens: int) -> list:
+    reply = AIMessage(
+        "done",
+        usage_metadata={"input_tokens": input_tokens, "output_tokens": 3, "total_tokens": 0},
+    )
+    return [*history, reply, HumanMessage("next")]
+
+
+def test_usage_stored_on_the_latest_reply_calibrates_a_fresh_estimator() -> None:
+    history = _history()
+    estimator = ContextEstimator("claude-sonnet-4-5")
+    messages = _replied(history, 9000)
+    estimate = estimator.estimate(messages)
+    ratio = estimator.ratios.ratio("sonnet")
+    assert estimate.basis == "calibrated"
+    growth = estimator.counter.count(messages) - estimator.counter.count(history)
+    assert estimate.tokens == pytest.approx(9000 + ratio * growth, abs=1)
+
+
+def test_a_reply_after_a_summary_is_not_trusted_as_an_observation() -> None:
+    # The summary may have been written after that call: what precedes the reply now is not
+    # what the provider was sent.
+    summary = HumanMessage("<summary>\nearlier\n</summary>",
+                           additional_kwargs={"baton_kind": "summary"})
+    messages = _replied([summary, *_history()], 9000)
+    assert ContextEstimator("claude-sonnet-4-5").estimate(messages).basis == "approximate"

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from agent_core.calibration import ContextEstimator
+from agent_core.context import build_context
 from agent_core.errors import ConfigurationError, ContextOverflowError, ProviderError
 from agent_core.providers.errors import ProviderErrorMapping
 from agent_core.providers.real import ProviderSettings, resolve_real_model
@@ -317,6 +319,28 @@ async def test_usage_reported_by_the_provider_calibrates_the_estimate(provider) 
     bases = [e["data"]["basis"] for e in of_type(events, "utilization")]
     assert bases[0] != "calibrated"
     assert "calibrated" in bases
+
+
+@every
+async def test_another_process_is_calibrated_by_the_usage_stored_on_replies(provider) -> None:
+    # Each worker keeps its own estimators; a turn or a page load served by another worker
+    # (or after a restart) must not start from an uncalibrated guess.
+    def script(body: dict, index: int) -> Reply:
+        if provider.tool_results(body) == 0:
+            return Reply(tool_calls=[("write_file", {"path": "a.py", "content": "x = 1\n"})],
+                         input_tokens=5000)
+        return Reply(text="Wrote a.py", input_tokens=5400)
+
+    with provider.server(script) as server:
+        setup = setup_for(provider, server.url)
+        await run(setup, "write a.py")
+    context = build_context(setup.store, setup.store.sessions("t1")[-1])
+    fresh = ContextEstimator(setup.model_name)  # nothing observed in this "process"
+    estimate = fresh.estimate(context, system=setup.system_prompt, tools=list(setup.tools))
+    assert estimate.basis == "calibrated"
+    # The last call saw 5,400 tokens; the context adds only that call's short reply.
+    reply = fresh.counter.count_message(context[-1])
+    assert 5400 <= estimate.tokens <= 5400 + 2 * reply + 10
 
 
 # credentials ----------------------------------------------------------------------------------
