@@ -19,7 +19,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from agent_core import events
 from agent_core.agent import build_agent
-from agent_core.calibration import ContextEstimator
+from agent_core.calibration import ContextEstimator, FamilyRatios
 from agent_core.context import build_context
 from agent_core.coordinator import SessionCoordinator
 from agent_core.errors import ContextOverflowError, HandoffCancelled, NothingToHandOff
@@ -65,6 +65,8 @@ class ThreadRunner:
         self._active: set[str] = set()
         self._estimators: OrderedDict[tuple[str, str, int | None], ContextEstimator] = OrderedDict()
         self._max_estimators = max_estimators
+        # A tokenizer ratio belongs to the model family, not to a thread: learned once for all.
+        self._ratios = FamilyRatios()
 
     def is_busy(self, thread_id: str) -> bool:
         return thread_id in self._active
@@ -72,7 +74,7 @@ class ThreadRunner:
     def estimator(self, setup: TurnSetup) -> ContextEstimator:
         key = (setup.thread_id, setup.model_name, setup.policy.window_override)
         found = self._estimators.pop(key, None) or ContextEstimator(
-            setup.model_name, window_override=setup.policy.window_override
+            setup.model_name, window_override=setup.policy.window_override, ratios=self._ratios
         )
         self._estimators[key] = found
         while len(self._estimators) > self._max_estimators:

@@ -163,3 +163,16 @@ def test_a_reply_after_a_summary_is_not_trusted_as_an_observation() -> None:
                            additional_kwargs={"baton_kind": "summary"})
     messages = _replied([summary, *_history()], 9000)
     assert ContextEstimator("claude-sonnet-4-5").estimate(messages).basis == "approximate"
+
+
+def test_threads_of_one_runner_share_what_they_learn_about_a_tokenizer() -> None:
+    from agent_core.runner import ThreadRunner
+    from tests.agent_core.runtime_helpers import make_setup
+
+    runner = ThreadRunner()
+    first = runner.estimator(make_setup(thread_id="a", model_name="claude-sonnet-4-5"))
+    second = runner.estimator(make_setup(thread_id="b", model_name="claude-sonnet-4-5"))
+    assert first is not second  # anchors stay per thread
+    history = _history()
+    first.observe(history, round(first.counter.count(history) * 1.3))
+    assert second.ratios.ratio("sonnet") == pytest.approx(1.3, abs=0.01)
