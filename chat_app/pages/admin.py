@@ -108,8 +108,9 @@ def _sign_in() -> rx.Component:
 
 def admin_page() -> rx.Component:
     return rx.box(
-        app_header(rx.text("Admin", weight="medium")),
         rx.box(
+            # Inside the page column, like every other page's header.
+            app_header(rx.text("Admin", weight="medium")),
             rx.cond(AdminState.error != "", rx.callout(AdminState.error, color_scheme="red", id="admin-error")),
             rx.cond(AdminState.notice != "", rx.callout(AdminState.notice, color_scheme="grass", id="admin-notice")),
             rx.cond(
