@@ -31,7 +31,7 @@ from langchain.chat_models import init_chat_model
 from agent_core.errors import ConfigurationError
 from agent_core.models import model_info
 from agent_core.providers.errors import ProviderErrorMapping
-from agent_core.providers.registry import ResolvedModel, simulator
+from agent_core.providers.registry import ResolvedModel, registry_name, simulator, split_spec
 from agent_core.providers.retry import RetryPolicy
 
 __all__ = ["resolve_real_model", "ProviderSettings", "STRUCTURED_METHODS", "PROVIDERS"]
@@ -76,13 +76,6 @@ class ProviderSettings:
                 "BATON_MODEL_TIMEOUT, BATON_MODEL_RETRIES and BATON_RETRY_DELAY must be "
                 f"numbers ({exc})"
             ) from None
-
-
-def _split(spec: str) -> tuple[str, str]:
-    if ":" not in spec:  # a bare model name: guess the provider from the family
-        return ("anthropic" if spec.startswith("claude") else "openai"), spec
-    provider, _, name = spec.partition(":")
-    return provider.strip().lower(), name.strip()
 
 
 def _client_kwargs(
@@ -157,11 +150,11 @@ def resolve_real_model(
     """
     env = os.environ if env is None else env
     settings = settings or ProviderSettings.from_env(env)
-    provider, name = _split(spec)
+    provider, name = split_spec(spec)
     if not name:
         raise ConfigurationError(f"Model setting {spec!r} names no model: use provider:model")
-    registry_name = name if provider == "openai-compatible" else f"{provider}:{name}"
-    window = model_info(registry_name, window_override=window_override).context_window
+    known_as = registry_name(spec)
+    window = model_info(known_as, window_override=window_override).context_window
     kwargs, missing = _client_kwargs(provider, env, settings.timeout, window)
     if missing:
         return simulator(f"{provider}:{name} is not configured: {missing}")
@@ -177,4 +170,4 @@ def resolve_real_model(
         retry=settings.retry,
         timeout=settings.timeout,
     )
-    return ResolvedModel(model, registry_name, label, False)
+    return ResolvedModel(model, known_as, label, False)

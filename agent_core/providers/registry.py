@@ -13,7 +13,7 @@ from langchain_core.language_models import BaseChatModel
 
 from agent_core.providers.simulator import SIMULATOR_LABEL, SimulatorChatModel
 
-__all__ = ["ResolvedModel", "resolve_model", "SIMULATOR_NAMES"]
+__all__ = ["ResolvedModel", "resolve_model", "registry_name", "split_spec", "SIMULATOR_NAMES"]
 
 SIMULATOR_NAMES = ("simulator", "baton:simulator")
 
@@ -34,6 +34,24 @@ def simulator(label_note: str = "") -> ResolvedModel:
     label = SIMULATOR_LABEL + (f" ({label_note})" if label_note else "")
     return ResolvedModel(SimulatorChatModel(chunk_delay=delay, verbosity=verbosity),
                          "simulator", label, True)
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """``provider:model`` -> (provider, model); a bare name's provider is guessed by family."""
+    if ":" not in spec:
+        return ("anthropic" if spec.startswith("claude") else "openai"), spec
+    provider, _, name = spec.partition(":")
+    return provider.strip().lower(), name.strip()
+
+
+def registry_name(spec: str) -> str:
+    """The name the model registry knows ``spec`` by (``ResolvedModel.name`` once configured):
+    an OpenAI-compatible server's model goes by its bare name, the others keep the provider."""
+    spec = (spec or "").strip()
+    if not spec or spec in SIMULATOR_NAMES:
+        return "simulator"
+    provider, name = split_spec(spec)
+    return name if provider == "openai-compatible" else f"{provider}:{name}"
 
 
 def resolve_model(spec: str, *, window_override: int | None = None) -> ResolvedModel:

@@ -35,6 +35,7 @@ def _editor() -> rx.Component:
         rx.vstack(
             _field("Name", "name"),
             _field("Model (provider:model, or simulator)", "model"),
+            rx.text(AdminState.model_note, size="1", color_scheme="gray", id="admin-model-note"),
             rx.vstack(
                 rx.text("System prompt", size="1", weight="medium"),
                 rx.text_area(name="system_prompt", default_value=AdminState.form.get("system_prompt", ""),
@@ -50,13 +51,15 @@ def _editor() -> rx.Component:
                     rx.el.option("reset", value="reset"),
                     name="context_strategy",
                     default_value=AdminState.form.get("context_strategy", "auto"),
+                    class_name="baton-select",
                 ),
                 spacing="1", width="100%",
             ),
             rx.hstack(_field("Compact threshold", "compact_threshold"),
                       _field("Reset threshold", "reset_threshold"), width="100%"),
             rx.hstack(_field("Keep recent tokens", "keep_recent_tokens"),
-                      _field("Window override (tokens, empty = model's)", "window_override"),
+                      _field(f"Window override (tokens; empty = the model's {AdminState.model_window})",
+                             "window_override"),
                       width="100%"),
             rx.vstack(
                 rx.text("Pinned paths (one per line)", size="1", weight="medium"),
@@ -86,7 +89,12 @@ def _signed_in() -> rx.Component:
         rx.vstack(
             rx.cond(AdminState.selected_id != "", _editor()),
             rx.heading("History", size="3"),
-            rx.foreach(AdminState.changes, lambda c: rx.text(c.label, size="1", class_name="admin-change")),
+            rx.cond(
+                AdminState.changes.length() > 0,
+                rx.foreach(AdminState.changes,
+                           lambda c: rx.text(c.label, size="1", class_name="admin-change")),
+                rx.text("No changes yet.", size="1", color_scheme="gray"),
+            ),
             flex="1",
             width="100%",
         ),
@@ -108,7 +116,7 @@ def _sign_in() -> rx.Component:
 
 def admin_page() -> rx.Component:
     return rx.box(
-        rx.box(
+        rx.vstack(
             # Inside the page column, like every other page's header.
             app_header(rx.text("Admin", weight="medium")),
             rx.cond(AdminState.error != "", rx.callout(AdminState.error, color_scheme="red", id="admin-error")),
@@ -119,6 +127,7 @@ def admin_page() -> rx.Component:
                 rx.text("Admin is disabled. Set the BATON_ADMIN_PASSWORD environment variable and "
                         "restart Baton to enable it.", id="admin-disabled"),
             ),
+            spacing="4",
             class_name="baton-page",
         ),
         class_name="baton-shell",

@@ -23,6 +23,7 @@ from sqlmodel import Session
 from agent_core.errors import ConfigurationError
 from agent_core.models import model_info
 from agent_core.policy import make_policy
+from agent_core.providers.registry import SIMULATOR_NAMES, registry_name, resolve_model
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.db.models import Assistant, AssistantCreate, AssistantUpdate
@@ -88,6 +89,11 @@ class AssistantView(BaseModel):
     window_override: int | None
     pinned_paths: list[str]
     updated_at: datetime
+    model_window: int = 0
+    """The model's context window as Baton knows it (what an empty override means)."""
+    model_note: str = ""
+    """What the admin should know about the model: its window, whether Baton knows it, and
+    whether its provider is configured (otherwise the offline simulator answers)."""
 
 
 class ChangeView(BaseModel):
@@ -208,9 +214,24 @@ def resolved_strategy(model: str, strategy: str) -> str:
     if strategy != "auto":
         return strategy
     try:
-        return model_info(model).default_strategy
+        return model_info(registry_name(model)).default_strategy
     except ConfigurationError:
         return "compact"
+
+
+def _model_facts(spec: str) -> tuple[int, str]:
+    """The model's window and a one-line note about it for the settings form."""
+    try:
+        info = model_info(registry_name(spec))
+        resolved = resolve_model(spec)
+    except ConfigurationError as exc:
+        return 0, str(exc)
+    window = f"{info.context_window:,}-token window"
+    if not info.known:
+        window += " (assumed: Baton does not know this model; set the window override)"
+    if resolved.is_simulator and spec.strip() not in SIMULATOR_NAMES and spec.strip():
+        return info.context_window, f"{window}. {resolved.label}"
+    return info.context_window, f"{resolved.label} · {window}"
 
 
 # ----- reads and writes ---------------------------------------------------------------------
@@ -226,11 +247,14 @@ def _write() -> Session:
 
 def _view(assistant: Assistant) -> AssistantView:
     # getattr, not model_dump: it refreshes attributes expired by the commit.
+    derived = ("effective_strategy", "model_window", "model_note")
     data = {name: getattr(assistant, name)
-            for name in AssistantView.model_fields if name != "effective_strategy"}
+            for name in AssistantView.model_fields if name not in derived}
     data["pinned_paths"] = list(assistant.pinned_paths or [])
+    window, note = _model_facts(assistant.model)
     return AssistantView(**data, effective_strategy=resolved_strategy(assistant.model,
-                                                                      assistant.context_strategy))
+                                                                      assistant.context_strategy),
+                         model_window=window, model_note=note)
 
 
 def list_assistants(grant: str | None) -> list[AssistantView]:

@@ -40,6 +40,8 @@ class AdminState(rx.State):
     selected_id: str = ""
     form: dict[str, str] = {}
     effective_strategy: str = ""
+    model_window: str = ""
+    model_note: str = ""
     changes: list[ChangeRow] = []
     _grant: str = ""
 
@@ -59,6 +61,8 @@ class AdminState(rx.State):
             return
         self.selected_id = view.id
         self.effective_strategy = view.effective_strategy
+        self.model_window = f"{view.model_window:,}" if view.model_window else "unknown"
+        self.model_note = view.model_note
         self.form = {
             "name": view.name, "model": view.model, "system_prompt": view.system_prompt,
             "context_strategy": view.context_strategy,

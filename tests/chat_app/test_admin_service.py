@@ -90,3 +90,22 @@ def test_changes_are_recorded_with_previous_values(grant: str) -> None:
 
 def test_default_assistant_is_listed(grant: str) -> None:
     assert [a.name for a in admin.list_assistants(grant)] == ["Baton"]
+
+
+def test_the_form_says_what_window_a_model_has_and_who_answers(
+    grant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:11434")
+    simulator = admin.create_assistant(grant, form(model="simulator"))
+    assert simulator.model_window == 32768
+    assert simulator.model_note == "Offline simulator · 32,768-token window"
+
+    unconfigured = admin.create_assistant(grant, form(model="anthropic:claude-sonnet-4-6"))
+    assert unconfigured.model_window == 1_000_000
+    assert "ANTHROPIC_API_KEY" in unconfigured.model_note
+    assert unconfigured.model_note.startswith("1,000,000-token window. Offline simulator")
+
+    local = admin.create_assistant(grant, form(model="ollama:a-model-nobody-listed"))
+    assert local.model_window == 8192
+    assert local.model_note.startswith("ollama:a-model-nobody-listed · 8,192-token window (assumed")
