@@ -366,7 +366,10 @@ class ChatState(IdentityState):
             if self.handoff_running:
                 return None  # the handoff's own "done" message says it
             number = data.get("session_number", "")
-            return rx.toast.success(f"Session {number} started — context was reset")
+            # One id for every reset's toast: back-to-back resets replace it, not pile up.
+            return rx.toast.success(
+                f"Session {number} started — context was reset", id="context-reset"
+            )
         if phase == "reset_failed":
             self._set_live(rows)
             return rx.toast.error(f"Context reset failed: {data.get('reason', 'unknown error')}")
