@@ -56,10 +56,16 @@ def share_dialog() -> rx.Component:
                     rx.cond(
                         ShareLinksState.new_url != "",
                         rx.hstack(
-                            rx.code(ShareLinksState.new_url, id="share-url"),
+                            # The whole link wraps inside the dialog; it was cut off with the
+                            # copy button pushed out of sight.
+                            rx.code(ShareLinksState.new_url, id="share-url", flex="1",
+                                    min_width="0", overflow_wrap="anywhere"),
                             rx.icon_button(rx.icon("copy", size=14), size="1", variant="ghost",
-                                           on_click=rx.set_clipboard(ShareLinksState.new_url)),
+                                           aria_label="Copy link", title="Copy link",
+                                           on_click=[rx.set_clipboard(ShareLinksState.new_url),
+                                                     rx.toast("Link copied")]),
                             align="center",
+                            width="100%",
                         ),
                     ),
                     rx.cond(ShareLinksState.error != "",
