@@ -16,6 +16,21 @@ def thread_list() -> rx.Component:
                 flex="1",
                 id="thread-search",
             ),
+            # Which assistant a new chat starts with, once the admin has made more than one.
+            rx.cond(
+                ThreadListState.assistants.length() > 1,
+                rx.select.root(
+                    rx.select.trigger(aria_label="Assistant for a new chat", id="assistant-choice"),
+                    rx.select.content(
+                        rx.foreach(
+                            ThreadListState.assistants,
+                            lambda a: rx.select.item(a.label, value=a.id),
+                        ),
+                    ),
+                    value=ThreadListState.assistant_id,
+                    on_change=ThreadListState.set_assistant,
+                ),
+            ),
             rx.button(rx.icon("plus", size=14), "New chat", on_click=ThreadListState.new_chat, id="new-chat"),
             width="100%",
         ),

@@ -14,10 +14,17 @@ from chat_app.db.engine import write_engine
 from chat_app.db.models import Thread
 from chat_app.services import runtime
 from chat_app.services.timeline import items_from_rows, model_label, session_chips
-from chat_app.services.views import MeterView, ThreadSummary, TimelineItem, TimelineView
+from chat_app.services.views import (
+    AssistantChoice,
+    MeterView,
+    ThreadSummary,
+    TimelineItem,
+    TimelineView,
+)
 
 __all__ = [
     "list_threads",
+    "list_assistant_choices",
     "create_thread",
     "rename_thread",
     "delete_thread",
@@ -52,13 +59,27 @@ def list_threads(owner: str, search: str = "") -> list[ThreadSummary]:
     with _read() as db:
         threads = repo.list_threads(session=db, owner=owner, search=search.strip() or None)
         counts = repo.session_counts(session=db, thread_ids=[t.id for t in threads])
-        models = {a.id: model_label(a.model) for a in repo.list_assistants(session=db)}
+        assistants = repo.list_assistants(session=db)
+        # With several assistants a chat is known by its assistant as well as by its model.
+        models = {a.id: (f"{a.name} · " if len(assistants) > 1 else "") + model_label(a.model)
+                  for a in assistants}
         return [_summary(t, counts.get(t.id, 1), models.get(t.assistant_id, "")) for t in threads]
 
 
-def create_thread(owner: str, title: str = "New chat") -> ThreadSummary:
+def list_assistant_choices() -> list[AssistantChoice]:
+    """The assistants a new chat can start with, the default one first."""
     with _write() as db:
-        assistant = repo.ensure_default_assistant(session=db)
+        repo.ensure_default_assistant(session=db)
+        return [AssistantChoice(id=a.id, name=a.name, model_label=model_label(a.model))
+                for a in repo.list_assistants(session=db)]
+
+
+def create_thread(owner: str, title: str = "New chat", *,
+                  assistant_id: str | None = None) -> ThreadSummary:
+    """A new chat with ``assistant_id`` (the default assistant when it is None or gone)."""
+    with _write() as db:
+        chosen = repo.get_assistant(session=db, assistant_id=assistant_id) if assistant_id else None
+        assistant = chosen or repo.ensure_default_assistant(session=db)
         thread = repo.create_thread(session=db, owner=owner, assistant_id=assistant.id,
                                     title=(title.strip() or "New chat")[:MAX_TITLE])
         return _summary(thread)

@@ -32,6 +32,14 @@ class ThreadSummary(_View):
     model_label: str = ""
 
 
+class AssistantChoice(_View):
+    """An assistant a new chat can be started with."""
+
+    id: str
+    name: str
+    model_label: str
+
+
 class TimelineItem(_View):
     """One row of the timeline.
 

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import reflex as rx
 
 from chat_app.services import threads as thread_service
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import ThreadRow, thread_row
 
-__all__ = ["ThreadListState"]
+__all__ = ["ThreadListState", "AssistantOption"]
+
+
+@dataclasses.dataclass
+class AssistantOption:
+    id: str = ""
+    label: str = ""
 
 
 class ThreadListState(IdentityState):
@@ -17,6 +25,8 @@ class ThreadListState(IdentityState):
     loaded: bool = False
     editing_id: str = ""
     editing_title: str = ""
+    assistants: list[AssistantOption] = []
+    assistant_id: str = ""
 
     def _refresh(self) -> None:
         summaries = thread_service.list_threads(self._owner(), self.search.strip())
@@ -27,6 +37,15 @@ class ThreadListState(IdentityState):
     def on_load(self) -> None:
         self.editing_id = ""
         self._refresh()
+        choices = thread_service.list_assistant_choices()
+        self.assistants = [AssistantOption(id=c.id, label=f"{c.name} · {c.model_label}")
+                           for c in choices]
+        if self.assistant_id not in {c.id for c in choices}:
+            self.assistant_id = choices[0].id if choices else ""
+
+    @rx.event
+    def set_assistant(self, assistant_id: str) -> None:
+        self.assistant_id = assistant_id
 
     @rx.event
     def set_search(self, value: str) -> None:
@@ -35,7 +54,9 @@ class ThreadListState(IdentityState):
 
     @rx.event
     def new_chat(self):
-        summary = thread_service.create_thread(self._owner())
+        summary = thread_service.create_thread(
+            self._owner(), assistant_id=self.assistant_id or None
+        )
         return rx.redirect(f"/t/{summary.id}")
 
     @rx.event

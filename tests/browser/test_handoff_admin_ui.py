@@ -85,3 +85,27 @@ def test_escape_cancels_a_running_handoff_and_stops_a_turn(page) -> None:
     wait_idle(page)
     # A stopped turn does not go on to finish its todo list.
     assert page.get_by_text("todos are complete").count() == finished
+
+
+def test_a_new_chat_can_start_with_another_assistant(page) -> None:
+    page.goto("/admin")
+    page.locator("#admin-password").fill(ADMIN_PASSWORD)
+    page.locator("#admin-password").press("Enter")
+    page.get_by_role("button", name="New assistant").click()
+    page.locator("#admin-notice", has_text="Assistant created").wait_for()
+    form = page.locator("form", has=page.locator("#admin-save"))
+    form.locator("input[name=name]").fill("Reviewer")
+    page.locator("#admin-save").click()
+    page.locator(".admin-assistant", has_text="Reviewer").wait_for()
+
+    page.goto("/")
+    page.locator("#assistant-choice").click()
+    page.get_by_role("option", name="Reviewer · Offline simulator").click()
+    page.locator("#new-chat").click()
+    page.wait_for_url("**/t/**")
+    send(page, "Review the parser")
+    wait_idle(page)
+    page.goto("/")
+    row = page.locator(".rt-Card", has_text="Review the parser")
+    row.wait_for()
+    assert "Reviewer · Offline simulator" in row.inner_text()

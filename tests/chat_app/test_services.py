@@ -108,7 +108,12 @@ def test_a_new_chat_is_named_after_its_first_message(database) -> None:
     assert not [e for e in second if e["type"] == "title"]
     listed = threads.list_threads(owner)
     assert [t.title for t in listed] == ["Port the parser to Rust"]
-    assert listed[0].model_label == "Offline simulator" and listed[0].session_count >= 1
+    # Once there are several assistants (a shared PostgreSQL database may hold more), a chat
+    # is labelled with its assistant's name too.
+    choices = threads.list_assistant_choices()
+    prefix = f"{choices[0].name} · " if len(choices) > 1 else ""
+    assert listed[0].model_label == prefix + "Offline simulator"
+    assert listed[0].session_count >= 1
 
 
 def test_a_stranger_cannot_send_rename_delete_or_hand_off(database) -> None:
@@ -150,3 +155,30 @@ def test_stop_reaches_a_turn_running_in_another_worker_process(database) -> None
     # The thread is usable afterwards, and an old Stop does not stop the next turn.
     after = asyncio.run(_drain(chat.send_message(owner, thread.id, "carry on")))
     assert after[-1] == {"type": "done", "data": {"cancelled": False}}
+
+
+def test_a_new_chat_starts_with_the_chosen_assistant(database) -> None:
+    from sqlmodel import Session
+
+    from chat_app.db import repo
+    from chat_app.db.engine import get_engine
+    from chat_app.db.models import AssistantCreate
+    from chat_app.services import chat, threads
+
+    default = threads.list_assistant_choices()[0]
+    with Session(get_engine(database)) as db:
+        writer = repo.create_assistant(
+            session=db, data=AssistantCreate(name=f"Writer-{uuid.uuid4().hex[:6]}")
+        )
+        writer_id = writer.id
+    choices = threads.list_assistant_choices()
+    assert choices[0].id == default.id and writer_id in [c.id for c in choices]
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    chosen = threads.create_thread(owner, assistant_id=writer_id)
+    fallback = threads.create_thread(owner, assistant_id="no-such-assistant")
+    assert threads.owned_thread(owner, chosen.id).assistant_id == writer_id
+    assert threads.owned_thread(owner, fallback.id).assistant_id == default.id
+    asyncio.run(_drain(chat.send_message(owner, chosen.id, "hello")))
+    labels = {t.id: t.model_label for t in threads.list_threads(owner)}
+    assert labels[chosen.id].startswith("Writer-") and labels[chosen.id].endswith("Offline simulator")
