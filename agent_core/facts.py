@@ -17,6 +17,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from agent_core import facts_aider as aider
 from agent_core.grounded import CommandRun, GitCommit, GroundedFacts, TestRun
 from agent_core.handoff import FileChange, Todo
 
@@ -44,10 +45,6 @@ _FAILED_RE = re.compile(
 _OPEN_FILE_RE = re.compile(r"^\(Open file: (.+?)\)\s*$", re.MULTILINE)
 _CWD_RE = re.compile(r"^\(Current directory: (.+?)\)\s*$", re.MULTILINE)
 _GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
-_AIDER_APPLIED_RE = re.compile(r"^>?\s*Applied edit to (.+?)\s*$", re.MULTILINE)
-_AIDER_COMMIT_RE = re.compile(r"^>?\s*Commit ([0-9a-f]{7,40}) (.+?)\s*$", re.MULTILINE)
-_AIDER_ADDED_RE = re.compile(r"^>?\s*Added (.+?) to the chat\.?\s*$", re.MULTILINE)
-_AIDER_BLOCK_RE = re.compile(r"^(\S[^\n]*?)\s*\n```[^\n]*\n<<<<<<< SEARCH\n", re.MULTILINE)
 # SWE-agent actions: a fenced block, or <command>...</command> in its XML templates.
 _ACTION_RE = re.compile(r"```[^\n]*\n(.*?)```|<command>\n?(.*?)</command>", re.DOTALL)
 _DIFF_FILE_RE = re.compile(r"^diff --git a/(.+?) b/(.+?)\s*$", re.MULTILINE)
@@ -219,36 +216,6 @@ def _apply_text_action(c: _Collector, action: str, observation: str) -> None:
         _apply_shell(c, action.strip(), observation, failed=False)
 
 
-def _apply_aider(c: _Collector, text: str) -> bool:
-    """aider logs: "Applied edit to X" and "Commit <sha> <msg>" lines. True if any edit line."""
-    applied = _AIDER_APPLIED_RE.findall(text)
-    for path in applied:
-        c.touch("modified", path, "aider applied edit")
-    for sha, message in _AIDER_COMMIT_RE.findall(text):
-        c.commits.setdefault(sha, message)
-    for path in _AIDER_ADDED_RE.findall(text):
-        c.touch("read", path, "aider added to chat")
-    return bool(applied)
-
-
-def _apply_aider_events(c: _Collector, events: object, message_count: int) -> bool:
-    """Baton's aider importer moves "> ..." lines into metadata events tagged with the number of
-    messages before them; only events inside the given messages count. True if any edit."""
-    applied = False
-    for event in events if isinstance(events, list) else []:
-        if not isinstance(event, Mapping) or event.get("message_index", 0) > message_count:
-            continue
-        kind = event.get("kind")
-        if kind == "applied_edit":
-            c.touch("modified", event.get("path"), "aider applied edit")
-            applied = True
-        elif kind == "commit" and isinstance(event.get("hash"), str):
-            c.commits.setdefault(event["hash"], str(event.get("message", "")))
-        elif kind == "added_file":
-            c.touch("read", event.get("path"), "aider added to chat")
-    return applied
-
-
 def _record_todos(c: _Collector, args: Mapping[str, Any]) -> None:
     """The latest write_todos/TodoWrite call is the todo state (each call sends the full list)."""
     items = args.get("todos")
@@ -300,7 +267,7 @@ def _walk(c: _Collector, messages: Sequence[BaseMessage], dialect: str) -> bool:
         if dialect == "swe_agent" and not isinstance(message, AIMessage):
             c.observe(text)
         if dialect == "aider":
-            aider_applied = _apply_aider(c, text) or aider_applied
+            aider_applied = aider.apply_log_lines(c, text) or aider_applied
     return aider_applied
 
 
@@ -329,14 +296,6 @@ def _user_requests(messages: Sequence[BaseMessage], dialect: str) -> list[str]:
             if dialect == "swe_agent":
                 break
     return requests[-_KEEP_REQUESTS:]
-
-
-def _aider_blocks(c: _Collector, messages: Sequence[BaseMessage]) -> None:
-    # Without "Applied edit" lines, SEARCH/REPLACE blocks are the only evidence of edits.
-    for message in messages:
-        if isinstance(message, AIMessage):
-            for path in _AIDER_BLOCK_RE.findall(_text(message)):
-                c.touch("modified", path, "aider search/replace block")
 
 
 def _roots(workspace_root: str | None, metadata: Mapping[str, Any], c: _Collector) -> list[str]:
@@ -408,9 +367,9 @@ def extract_facts(
     c = _Collector()
     aider_applied = _walk(c, messages, dialect)
     if dialect == "aider":
-        aider_applied |= _apply_aider_events(c, meta.get("events"), len(messages))
+        aider_applied |= aider.apply_events(c, meta.get("events"), len(messages))
     if dialect == "aider" and not aider_applied:
-        _aider_blocks(c, messages)
+        aider.apply_edit_blocks(c, (_text(m) for m in messages if isinstance(m, AIMessage)))
     roots = _roots(workspace_root, meta, c)
     modified, read, scratch = _files(c, roots, _submission(meta) or c.submitted_diff)
     return GroundedFacts(
