@@ -34,6 +34,7 @@ from agent_core.ports import SessionStore
 from agent_core.providers.registry import ResolvedModel, resolve_model
 from agent_core.providers.simulator import SimulatorChatModel
 from agent_core.records import ContextEdit, NewMessage, PendingRecord, SessionRecord, StoredMessage
+from agent_core.redaction import install_log_redaction, redact_text, redact_url
 from agent_core.runner import ThreadRunner
 from agent_core.strategies.plan import Decision, effective_strategy, plan
 from agent_core.tokens import TokenCounter
@@ -83,9 +84,12 @@ __all__ = [
     "extract_facts",
     "generate_handoff",
     "handoff_context_message",
+    "install_log_redaction",
     "load_transcript",
     "make_policy",
     "model_info",
     "plan",
+    "redact_text",
+    "redact_url",
     "resolve_model",
 ]

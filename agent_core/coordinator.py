@@ -23,6 +23,7 @@ from agent_core.handoff import HandoffArtifact, handoff_context_message, handoff
 from agent_core.handoff_generation import generate_handoff
 from agent_core.models import model_info
 from agent_core.records import ContextEdit, NewMessage, StoredMessage
+from agent_core.redaction import known_secrets, redact_text
 from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.todos import TodoTracker, span_rows, todo_summary
 from agent_core.turn import EventSink, TurnSetup
@@ -190,7 +191,8 @@ class SessionCoordinator:
             return None
         except Exception as exc:  # the old session must go on whatever failed
             log.exception("reset of thread %s failed", self.setup.thread_id)
-            self.emit(events.context_reset("reset_failed", reason=str(exc) or type(exc).__name__))
+            reason = redact_text(str(exc), known_secrets()) or type(exc).__name__
+            self.emit(events.context_reset("reset_failed", reason=reason))
             if raise_errors:
                 raise
             return None

@@ -24,6 +24,7 @@ from agent_core.context import build_context
 from agent_core.coordinator import SessionCoordinator
 from agent_core.errors import ContextOverflowError, HandoffCancelled, NothingToHandOff
 from agent_core.records import NewMessage
+from agent_core.redaction import known_secrets, redact_text
 from agent_core.turn import TurnSetup
 from agent_core.validation import validate_user_message
 
@@ -133,7 +134,8 @@ class ThreadRunner:
             except ContextOverflowError as exc:
                 coordinator.emit = outbox.append  # the graph's stream writer is gone
                 if attempt:
-                    yield {"type": "error", "data": {"message": str(exc)}}
+                    message = redact_text(str(exc), known_secrets())
+                    yield {"type": "error", "data": {"message": message}}
                     return
                 async for event in self._recover_overflow(coordinator, context, outbox):
                     yield event
@@ -256,5 +258,6 @@ def _handoff_status(status: str, message: str) -> dict[str, Any]:
 
 
 def _user_error(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
+    # Any exception may quote a request URL or a key (httpx, a proxy's error page).
+    text = redact_text(str(exc), known_secrets()).strip() or type(exc).__name__
     return text.splitlines()[0][:300]

@@ -9,8 +9,8 @@ agent loop, the handoff and compaction all see the same behaviour:
 - "the prompt is too long" becomes :class:`~agent_core.errors.ContextOverflowError`, so the
   runner applies the context strategy and tries once more;
 - everything else becomes :class:`~agent_core.errors.ProviderError` with a message a user can
-  act on. No message contains a key, and the provider's exception is not chained (a logged
-  traceback would print it).
+  act on. No message contains a key or a credentialed URL (see :mod:`agent_core.redaction`),
+  and the provider's exception is not chained (a logged traceback would print it).
 """
 
 from __future__ import annotations
@@ -32,21 +32,13 @@ from pydantic import ConfigDict, SecretStr
 from agent_core import events
 from agent_core.errors import ContextOverflowError, ProviderError
 from agent_core.providers.retry import Failure, RetryPolicy, classify
+from agent_core.redaction import known_secrets, redact_text, url_secrets
 
-__all__ = ["ProviderErrorMapping", "to_provider_error", "scrub", "SECRET_ENV_VARS"]
+__all__ = ["ProviderErrorMapping", "to_provider_error"]
 
 log = logging.getLogger(__name__)
 
-SECRET_ENV_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OLLAMA_API_KEY")
-_REDACTED = "[redacted]"
 _KEY_HINT = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
-
-
-def scrub(text: str, secrets: Sequence[str]) -> str:
-    """``text`` with every secret (of a plausible length) replaced by ``[redacted]``."""
-    for secret in sorted({s for s in secrets if s and len(s) >= 6}, key=len, reverse=True):
-        text = text.replace(secret, _REDACTED)
-    return text
 
 
 def _provider_detail(exc: BaseException) -> str:
@@ -71,10 +63,11 @@ def to_provider_error(
     timeout: float | None,
     secrets: Sequence[str],
 ) -> ProviderError:
-    """The Baton error for ``exc``; its message names the fix and never holds a secret."""
+    """The Baton error for ``exc``; its message names the fix and never holds a secret: URLs in
+    it lose their credentials and every value in ``secrets`` is replaced."""
     status = f" ({failure.status})" if failure.status else ""
     tries = f" after {attempts} attempts" if attempts > 1 else ""
-    detail = scrub(
+    detail = redact_text(
         _provider_detail(exc).strip().splitlines()[0] if str(exc).strip() else "", secrets
     )[:200]
     if failure.kind == "overflow":
@@ -106,7 +99,7 @@ def to_provider_error(
             f"{label} sent a response Baton could not read ({type(exc).__name__}); "
             "nothing from it was kept. Try again"
         )
-    return ProviderError(scrub(message, secrets))
+    return ProviderError(redact_text(message, secrets))
 
 
 def _emit_warning(message: str) -> None:
@@ -151,15 +144,19 @@ class ProviderErrorMapping(BaseChatModel):
 
     # failures ---------------------------------------------------------------------
     def _secrets(self) -> list[str]:
-        found = [os.environ.get(name, "") for name in SECRET_ENV_VARS]
+        """The process's known secrets and the client's own: its key, and the credentials in
+        its base URL (which may come from a settings mapping rather than the environment)."""
+        found = known_secrets(os.environ)
         for value in self.inner.__dict__.values():
             if isinstance(value, SecretStr):
                 found.append(value.get_secret_value())
+            elif isinstance(value, str) and "://" in value:
+                found += url_secrets(value)
         return found
 
     def _error(self, exc: BaseException, failure: Failure, attempts: int) -> ProviderError:
         if isinstance(exc, ProviderError):
-            return type(exc)(scrub(str(exc), self._secrets()))
+            return type(exc)(redact_text(str(exc), self._secrets()))
         log.info("%s call failed: %s %s", self.label, type(exc).__name__, failure)
         return to_provider_error(
             exc,

@@ -129,10 +129,23 @@ def _client_kwargs(
     )
 
 
+def _endpoint(base_url: str) -> str:
+    """``host[:port]`` of ``base_url``: where the model runs, never the credentials in it."""
+    try:
+        parts = urlsplit(base_url)
+        host, port = parts.hostname, parts.port
+    except ValueError:  # an invalid port or IPv6 address; the client will say so
+        return "custom endpoint"
+    if not host:
+        return "custom endpoint"
+    host = f"[{host}]" if ":" in host else host
+    return f"{host}:{port}" if port else host
+
+
 def _label(provider: str, name: str, kwargs: Mapping[str, Any]) -> str:
+    """The model as the UI shows it on every reply and on /admin (so: no credentials)."""
     if provider == "openai-compatible":
-        host = urlsplit(str(kwargs.get("base_url", ""))).netloc or "custom endpoint"
-        return f"{name} @ {host}"
+        return f"{name} @ {_endpoint(str(kwargs.get('base_url', '')))}"
     return f"{provider}:{name}"
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import reflex as rx
 
 from agent_core.errors import MessageRejected
+from agent_core.redaction import known_secrets, redact_text
 from chat_app.services import chat as chat_service
 from chat_app.services import threads as thread_service
 from chat_app.states import scripts
@@ -299,7 +300,8 @@ class ChatState(IdentityState):
                 if follow_up is not None:
                     yield follow_up
         except Exception as error:  # the stream broke: say so instead of hanging "sending"
-            yield rx.toast.error(f"Something went wrong: {error}")
+            # Whatever broke may quote a request URL or a key.
+            yield rx.toast.error(f"Something went wrong: {redact_text(str(error), known_secrets())}")
         finally:
             async with self:
                 self._streams -= 1

@@ -11,7 +11,8 @@ EXPECTED = {
     "SimulatorChatModel", "StoreError", "StoredMessage", "ThreadRunner", "TodoCompressionMiddleware",
     "TokenCounter", "TokenEstimate", "Transcript", "TranscriptFormatError", "TurnSetup",
     "build_context", "build_middleware", "effective_strategy", "extract_facts", "generate_handoff",
-    "handoff_context_message", "load_transcript", "make_policy", "model_info", "plan", "resolve_model",
+    "handoff_context_message", "install_log_redaction", "load_transcript", "make_policy",
+    "model_info", "plan", "redact_text", "redact_url", "resolve_model",
 }
 
 

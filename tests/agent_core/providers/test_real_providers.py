@@ -15,8 +15,9 @@ import pytest
 from agent_core.calibration import ContextEstimator
 from agent_core.context import build_context
 from agent_core.errors import ConfigurationError, ContextOverflowError, ProviderError
-from agent_core.providers.errors import ProviderErrorMapping
+from agent_core.providers.errors import ProviderErrorMapping, to_provider_error
 from agent_core.providers.real import ProviderSettings, resolve_real_model
+from agent_core.providers.retry import Failure as CallFailure
 from agent_core.providers.retry import RetryPolicy
 from tests.agent_core.providers.servers import (
     ANTHROPIC_OVERFLOW,
@@ -34,6 +35,7 @@ from tests.agent_core.providers.servers import (
 from tests.agent_core.runtime_helpers import make_setup, of_type, run
 
 KEY = "sk-test-BATONLEAKCANARY-0123456789"
+URL_KEY = "sk-url-BATONLEAKCANARY-9876543210"  # a key carried inside a base URL
 TASK = "Build a CSV parser for invoices"
 FAST = ProviderSettings(timeout=5.0, retry=RetryPolicy(attempts=3, base_delay=0.01))
 HANDOFF = {
@@ -372,6 +374,64 @@ async def test_keys_never_reach_events_errors_or_logs(provider, caplog) -> None:
         assert KEY not in record.getMessage()
         assert KEY not in str(record.exc_info)
     assert KEY not in repr(setup.model)
+
+
+@pytest.mark.parametrize(
+    ("base_url", "label"),
+    [
+        (f"https://user:{URL_KEY}@host/v1", "m @ host"),
+        (f"https://{URL_KEY}@host:8443/v1", "m @ host:8443"),
+    ],
+)
+def test_the_label_names_the_endpoint_without_its_credentials(base_url, label) -> None:
+    resolved = resolve_real_model(
+        "openai-compatible:m", env={"BATON_OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": KEY}
+    )
+    assert resolved.label == label
+
+
+def test_a_provider_error_quoting_a_credentialed_url_holds_no_key() -> None:
+    exc = RuntimeError(
+        "Client error '400 Bad Request' for url "
+        f"'https://user:{URL_KEY}@host/v1/chat/completions?api_key={URL_KEY}'"
+    )
+    error = to_provider_error(
+        exc,
+        CallFailure("status", 400),
+        label="m @ host",
+        provider="openai-compatible",
+        attempts=1,
+        timeout=None,
+        secrets=[],
+    )
+    assert str(error) == (
+        "m @ host returned an error (400): Client error '400 Bad Request' for url "
+        "'https://host/v1/chat/completions?api_key=[redacted]'"
+    )
+
+
+async def test_a_key_in_the_base_url_reaches_no_event_error_or_log(log_redaction, caplog) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    def script(body: dict, index: int) -> Failure:
+        # A proxy that quotes the URL it was called at, and the key in it, as error pages do.
+        return openai_error(400, f"no route for http://user:{URL_KEY}@127.0.0.1/v1 ({URL_KEY})")
+
+    with OpenAIServer(script) as server:
+        host = server.url.removeprefix("http://")
+        env = {"BATON_OPENAI_BASE_URL": f"http://user:{URL_KEY}@{host}/v1?api_key={URL_KEY}"}
+        resolved = resolve_real_model("openai-compatible:m", env=env, settings=FAST)
+        setup = make_setup(model=resolved.model, model_name="openai-compatible:m", window=200_000)
+        events = await run(setup, "hi")
+    [error] = of_type(events, "error")
+    assert error["data"]["message"] == (
+        f"m @ {host} returned an error (400): no route for http://127.0.0.1/v1 ([redacted])"
+    )
+    assert URL_KEY not in json.dumps(events)
+    [request_line] = [r.getMessage() for r in caplog.records if r.getMessage().startswith("HTTP Request")]
+    assert request_line.startswith(f"HTTP Request: POST http://{host}/v1")
+    assert "api_key=[redacted]" in request_line
+    assert URL_KEY not in caplog.text
 
 
 # configuration --------------------------------------------------------------------------------

@@ -1,0 +1,244 @@
+"""Credentials out of everything Baton shows or logs.
+
+A provider URL may carry a key (``https://user:key@host/v1``, ``?api_key=…``), and the
+libraries under Baton print URLs freely: httpx logs every request, exception texts quote the
+request URL. Guarding each place a URL is built would miss the next library, so redaction is
+applied where text leaves the process: :func:`redact_text` for messages a user sees, and
+:func:`install_log_redaction` for every log record, whichever library creates it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+from urllib.parse import unquote, unquote_plus
+
+__all__ = [
+    "REDACTED",
+    "SECRET_ENV_VARS",
+    "forget_known_secrets",
+    "install_log_redaction",
+    "known_secrets",
+    "redact_text",
+    "redact_url",
+    "url_secrets",
+]
+
+REDACTED = "[redacted]"
+SECRET_ENV_VARS = (
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "OLLAMA_API_KEY",
+    "BATON_ADMIN_PASSWORD",
+    "BATON_SECRET_KEY",
+)
+# Provider URLs Baton reads; a change to one of them refreshes the cached secrets by itself.
+# Any other ``*_URL`` variable is read too, but changing it needs forget_known_secrets().
+_BASE_URL_ENV_VARS = (
+    "BATON_OPENAI_BASE_URL",
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_BASE_URL",
+    "OLLAMA_BASE_URL",
+)
+# Shorter values (a user name like "user", a port) are too common to replace in free text.
+_MIN_SECRET_LENGTH = 6
+# A query parameter whose name contains one of these holds a credential; over-matching only
+# hides a harmless value (max_tokens), under-matching shows a key.
+_SECRET_PARAM_PARTS = (
+    "key",
+    "token",
+    "secret",
+    "pass",
+    "pwd",
+    "sig",
+    "auth",
+    "credential",
+    "code",
+    "session",
+    "jwt",
+)
+# A URL in free text runs to whitespace or a quote; punctuation at its end belongs to the
+# sentence ("(see https://host/v1?token=…)."). The scheme starts at a word boundary, so a long
+# run of letters (a base64 blob in a log line) is scanned once, not once per character.
+_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]*[^\s\"'<>`.,;:!?)}]")
+_AUTHORITY_END = re.compile(r"[/?#]")
+
+
+# ----- URLs and text (pure) -----------------------------------------------------------------
+
+
+def _longest_first(values: Iterable[str]) -> list[str]:
+    """The distinct values long enough to be secrets, longest first (so a secret that contains
+    another is replaced whole)."""
+    return sorted({v for v in values if len(v) >= _MIN_SECRET_LENGTH}, key=len, reverse=True)
+
+
+def _secret_param(name: str) -> bool:
+    lowered = unquote_plus(name).lower()
+    return any(part in lowered for part in _SECRET_PARAM_PARTS)
+
+
+def _split(url: str) -> tuple[str, str, str, str, str | None, str | None] | None:
+    """``scheme://``, userinfo, host[:port], path, query, fragment (None: absent); None if
+    ``url`` has no ``scheme://``. Split by hand: urlsplit rejects or rewrites odd URLs, and
+    everything but the credentials must come back as it was."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return None
+    end = _AUTHORITY_END.search(rest)
+    cut = end.start() if end else len(rest)
+    userinfo, at, host = rest[:cut].rpartition("@")
+    tail, hash_, fragment = rest[cut:].partition("#")
+    path, question, query = tail.partition("?")
+    return (
+        scheme + sep,
+        userinfo if at else "",
+        host,
+        path,
+        query if question else None,
+        fragment if hash_ else None,
+    )
+
+
+def _redact_params(params: str) -> str:
+    pieces = []
+    for piece in params.split("&"):
+        name, eq, value = piece.partition("=")
+        pieces.append(f"{name}={REDACTED}" if eq and value and _secret_param(name) else piece)
+    return "&".join(pieces)
+
+
+def redact_url(url: str) -> str:
+    """``url`` without credentials, to show or log: the userinfo (``user:key@``) is dropped and
+    the values of secret-looking query or fragment parameters (``api_key``, ``token``,
+    ``signature``…) become ``[redacted]``. Scheme, host, port and path stay, so the user still
+    sees where it points; a URL without credentials comes back unchanged."""
+    parts = _split(url)
+    if parts is None:
+        return url
+    prefix, userinfo, host, path, query, fragment = parts
+    clean_query = None if query is None else _redact_params(query)
+    clean_fragment = None if fragment is None else _redact_params(fragment)
+    if not userinfo and clean_query == query and clean_fragment == fragment:
+        return url
+    query_part = "" if clean_query is None else "?" + clean_query
+    fragment_part = "" if clean_fragment is None else "#" + clean_fragment
+    return prefix + host + path + query_part + fragment_part
+
+
+def url_secrets(url: str) -> list[str]:
+    """The credential values inside ``url`` (user, password, secret parameter values), as
+    written and percent-decoded, for replacing wherever they turn up outside a URL."""
+    parts = _split(url.strip())
+    if parts is None:
+        return []
+    _, userinfo, _, _, query, fragment = parts
+    found = [unquote(value) for value in userinfo.split(":", 1)] + userinfo.split(":", 1)
+    for params in (query or "", fragment or ""):
+        for piece in params.split("&"):
+            name, eq, value = piece.partition("=")
+            if eq and _secret_param(name):
+                found += [value, unquote_plus(value)]
+    return _longest_first(found)
+
+
+def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with every URL in it passed through :func:`redact_url` and every secret value
+    (of at least six characters) replaced by ``[redacted]``. For any text that may reach a
+    page or a log: exception messages, provider error bodies, labels."""
+    if "://" in text:
+        text = _URL.sub(lambda match: redact_url(match.group()), text)
+    for secret in _longest_first(secrets):
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+# ----- the environment ----------------------------------------------------------------------
+
+
+def _secrets_in(env: Mapping[str, str]) -> list[str]:
+    found = [env.get(name, "") for name in SECRET_ENV_VARS]
+    for name, value in env.items():
+        if name.endswith("_URL") and "://" in value:
+            found += url_secrets(value)
+    return _longest_first(found)
+
+
+_cache: tuple[tuple[str | None, ...], list[str]] | None = None
+
+
+def known_secrets(env: Mapping[str, str] | None = None) -> list[str]:
+    """The credential values configured in ``env``: the key variables (:data:`SECRET_ENV_VARS`)
+    and what any ``*_URL`` variable carries in its userinfo or secret query parameters.
+
+    Without ``env`` the process environment is read once and cached for the log filter; the
+    cache refreshes itself when a key or provider URL variable changes, and
+    :func:`forget_known_secrets` drops it after any other change.
+    """
+    global _cache
+    if env is not None:
+        return _secrets_in(env)
+    watched = tuple(os.environ.get(name) for name in (*SECRET_ENV_VARS, *_BASE_URL_ENV_VARS))
+    if _cache is None or _cache[0] != watched:
+        _cache = (watched, _secrets_in(os.environ))
+    return list(_cache[1])
+
+
+def forget_known_secrets() -> None:
+    """Drop the cached :func:`known_secrets`: the next call reads the environment again."""
+    global _cache
+    _cache = None
+
+
+# ----- logging ------------------------------------------------------------------------------
+
+
+def _mentions(text: str, secrets: list[str]) -> bool:
+    return "://" in text or any(secret in text for secret in secrets)
+
+
+def _redact_record(record: logging.LogRecord) -> None:
+    secrets = known_secrets()
+    try:
+        message = record.getMessage()
+    except Exception:  # noqa: BLE001 - a malformed record; logging reports it when emitted
+        message = ""
+    if _mentions(message, secrets):
+        clean = redact_text(message, secrets)
+        if clean != message:
+            record.msg, record.args = clean, ()
+    if record.exc_info and record.exc_info[1] is not None and not record.exc_text:
+        trace = logging.Formatter().formatException(record.exc_info)
+        clean = redact_text(trace, secrets) if _mentions(trace, secrets) else trace
+        if clean != trace:
+            # Formatters print exc_text as it is; the exception itself must not reach a
+            # handler that renders it again (rich tracebacks, error trackers).
+            record.exc_text, record.exc_info = clean, None
+    if record.stack_info and _mentions(record.stack_info, secrets):
+        record.stack_info = redact_text(record.stack_info, secrets)
+
+
+class _RedactingRecordFactory:
+    """The previous log record factory, with every record redacted as it is created."""
+
+    def __init__(self, inner: Callable[..., logging.LogRecord]) -> None:
+        self.inner = inner
+
+    def __call__(self, *args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = self.inner(*args, **kwargs)
+        _redact_record(record)
+        return record
+
+
+def install_log_redaction() -> None:
+    """Redact every log record created from now on in this process, whoever logs it (httpx,
+    uvicorn, Reflex, Baton): URLs lose their credentials, known secret values are replaced.
+
+    Call once at process start, before servers and clients log; calling it again does nothing.
+    """
+    current = logging.getLogRecordFactory()
+    if not isinstance(current, _RedactingRecordFactory):
+        logging.setLogRecordFactory(_RedactingRecordFactory(current))

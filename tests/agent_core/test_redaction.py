@@ -1,0 +1,168 @@
+"""Credentials never reach a page or a log: URLs lose their userinfo and secret parameters,
+known key values are replaced, and every log record is redacted as it is created."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import httpx
+import pytest
+
+from agent_core.redaction import (
+    forget_known_secrets,
+    install_log_redaction,
+    known_secrets,
+    redact_text,
+    redact_url,
+)
+
+SECRET = "sk-secret123"
+
+
+# redact_url -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (f"https://user:{SECRET}@host:8443/v1", "https://host:8443/v1"),
+        (f"https://{SECRET}@host/v1", "https://host/v1"),
+        (f"https://host/v1?api_key={SECRET}&x=1", "https://host/v1?api_key=[redacted]&x=1"),
+        (
+            f"https://u:{SECRET}@host/v1/chat?model=m&access_token={SECRET}",
+            "https://host/v1/chat?model=m&access_token=[redacted]",
+        ),
+        (
+            f"https://host/cb#access_token={SECRET}&state=1",
+            "https://host/cb#access_token=[redacted]&state=1",
+        ),
+    ],
+)
+def test_a_url_is_shown_without_its_credentials(url: str, shown: str) -> None:
+    assert redact_url(url) == shown
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["key", "API_KEY", "apiKey", "x-goog-api-key", "token", "Access_Token", "secret",
+     "client_secret", "password", "pass", "sig", "X-Amz-Signature", "auth", "credentials", "code"],
+)  # fmt: skip
+def test_every_secret_looking_parameter_is_redacted(name: str) -> None:
+    assert redact_url(f"https://host/v1?{name}={SECRET}&model=m") == (
+        f"https://host/v1?{name}=[redacted]&model=m"
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8000/v1",
+        "https://api.example.com/v1/chat/completions?model=gpt-4o&stream=true#part",
+        "http://[::1]:11434",
+        "sqlite:///baton.db",
+    ],
+)
+def test_a_url_without_credentials_is_unchanged(url: str) -> None:
+    assert redact_url(url) == url
+
+
+# redact_text ----------------------------------------------------------------------------------
+def test_every_url_in_a_text_is_redacted() -> None:
+    text = (
+        f"Client error '404 Not Found' for url 'https://user:{SECRET}@host/v1/chat/completions'"
+        f" (retried via http://proxy:8080/?token={SECRET})"
+    )
+    assert redact_text(text) == (
+        "Client error '404 Not Found' for url 'https://host/v1/chat/completions'"
+        " (retried via http://proxy:8080/?token=[redacted])"
+    )
+
+
+def test_a_long_log_line_is_redacted_in_linear_time() -> None:
+    # Every log line passes through redact_text: a base64 blob must not make it quadratic.
+    text = "payload " + "A" * 100_000 + f" sent to https://user:{SECRET}@host/v1"
+    started = time.perf_counter()
+    assert redact_text(text).endswith(" sent to https://host/v1")
+    assert time.perf_counter() - started < 0.5
+
+
+def test_known_secrets_are_replaced_wherever_they_appear() -> None:
+    text = f"Incorrect API key provided: {SECRET}. Bearer {SECRET}xyz"
+    assert redact_text(text, [SECRET, f"{SECRET}xyz", "short"]) == (
+        "Incorrect API key provided: [redacted]. Bearer [redacted]"
+    )
+
+
+# known_secrets --------------------------------------------------------------------------------
+def test_the_keys_and_the_credentials_in_base_urls_are_known_secrets() -> None:
+    env = {
+        "OPENAI_API_KEY": "sk-openai-key",
+        "BATON_ADMIN_PASSWORD": "admin-password",
+        "BATON_OPENAI_BASE_URL": "https://proxyuser:proxy%40pass@host/v1?api_key=query-key&x=1",
+        "ANTHROPIC_BASE_URL": "https://host/v1?auth=abc",  # too short to replace in free text
+        "HOME": "/home/someone",
+    }
+    assert set(known_secrets(env)) == {
+        "sk-openai-key",
+        "admin-password",
+        "proxyuser",
+        "proxy%40pass",
+        "proxy@pass",
+        "query-key",
+    }
+
+
+def test_the_cached_secrets_follow_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    forget_known_secrets()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-first-key")
+    assert "sk-first-key" in known_secrets()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-second-key")
+    assert "sk-second-key" in known_secrets()
+    monkeypatch.setenv("SOME_PROXY_URL", f"https://user:{SECRET}@proxy")
+    forget_known_secrets()
+    assert SECRET in known_secrets()
+
+
+# logging --------------------------------------------------------------------------------------
+def test_an_httpx_request_line_is_logged_without_credentials(
+    log_redaction: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="httpx")
+    url = httpx.URL(f"https://user:{SECRET}@host/v1/chat/completions?api_key={SECRET}")
+    logging.getLogger("httpx").info(
+        'HTTP Request: %s %s "%s %d %s"', "POST", url, "HTTP/1.1", 200, "OK"
+    )
+    [record] = caplog.records
+    assert record.getMessage() == (
+        'HTTP Request: POST https://host/v1/chat/completions?api_key=[redacted] "HTTP/1.1 200 OK"'
+    )
+    assert SECRET not in caplog.text
+
+
+def test_a_known_secret_in_log_arguments_is_replaced(
+    log_redaction: None, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    caplog.set_level(logging.DEBUG)
+    logging.getLogger("some.library").debug(
+        "sending headers %s", {"Authorization": f"Bearer {SECRET}"}
+    )
+    [record] = caplog.records
+    assert record.getMessage() == "sending headers {'Authorization': 'Bearer [redacted]'}"
+
+
+def test_a_logged_traceback_holds_no_credentials(
+    log_redaction: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR)
+    try:
+        raise RuntimeError(f"cannot reach https://user:{SECRET}@host/v1")
+    except RuntimeError:
+        logging.getLogger("some.library").exception("request failed")
+    assert "RuntimeError: cannot reach https://host/v1" in caplog.text
+    assert SECRET not in caplog.text
+
+
+def test_installing_twice_redacts_once(log_redaction: None) -> None:
+    factory = logging.getLogRecordFactory()
+    install_log_redaction()
+    assert logging.getLogRecordFactory() is factory
