@@ -4,7 +4,8 @@ Every function takes the SQLModel ``session`` as a keyword argument and commits 
 writes. Call the writing functions inside :func:`chat_app.db.engine.write_session` (a short
 transaction that takes SQLite's write lock up front, so concurrent writers queue instead of
 failing with "database is locked") and the reading ones inside ``read_session``. Share-link functions
-are defined in :mod:`chat_app.db.sharing` and re-exported here.
+are defined in :mod:`chat_app.db.sharing`, the admin sign-in counts in :mod:`chat_app.db.sign_in`;
+both are re-exported here.
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ from chat_app.db.sharing import (
     revoke_share_link,
     update_share_snapshot,
 )
+from chat_app.db.sign_in import (
+    clear_sign_in_failures,
+    get_sign_in_counts,
+    lock_sign_in_counts,
+    record_sign_in_failure,
+)
 
 __all__ = [
     "DEFAULT_ASSISTANT_NAME",
@@ -59,6 +66,11 @@ __all__ = [
     "revoke_share_link",
     "list_share_links",
     "resolve_share_token",
+    # admin sign-in failure counts live in chat_app.db.sign_in
+    "lock_sign_in_counts",
+    "get_sign_in_counts",
+    "record_sign_in_failure",
+    "clear_sign_in_failures",
 ]
 
 DEFAULT_ASSISTANT_NAME = "Baton"

@@ -3,6 +3,9 @@
 Without the variable every call is refused. :func:`login` trades the password for a grant (an
 HMAC derived from the password, never the password itself) that the page keeps server-side
 and hands back with each call; changing or removing the password invalidates every grant.
+Sign-in attempts are throttled per client address and overall
+(:mod:`chat_app.services.admin_throttle`), with the counts in the database so that every
+worker process sees them.
 
 Saved settings apply from the next turn of every thread on the assistant, because the
 runtime reads the assistant at the start of each turn. Each changed value is recorded with
@@ -13,8 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import os
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -25,13 +29,22 @@ from agent_core.models import model_info
 from agent_core.policy import make_policy
 from agent_core.providers.registry import SIMULATOR_NAMES, registry_name, resolve_model
 from chat_app.db import repo
-from chat_app.db.engine import write_engine
-from chat_app.db.models import Assistant, AssistantCreate, AssistantUpdate
+from chat_app.db.engine import write_engine, write_session
+from chat_app.db.models import (
+    Assistant,
+    AssistantCreate,
+    AssistantUpdate,
+    SignInFailureCount,
+    utcnow,
+)
+from chat_app.services import admin_throttle as throttle
 from chat_app.services import runtime
 
 __all__ = [
     "PASSWORD_ENV",
     "AdminRefused",
+    "WrongPassword",
+    "TooManyAttempts",
     "SettingsRejected",
     "AssistantForm",
     "AssistantView",
@@ -48,10 +61,30 @@ __all__ = [
 
 PASSWORD_ENV = "BATON_ADMIN_PASSWORD"
 SIMULATOR = "simulator"
+_DISABLED = f"Admin is disabled: set {PASSWORD_ENV} to enable it."
+
+_log = logging.getLogger(__name__)
 
 
 class AdminRefused(PermissionError):
     """The call lacks a valid grant, or admin is not enabled on this instance."""
+
+
+class WrongPassword(AdminRefused):
+    """The password given to :func:`login` is not the admin password."""
+
+    def __init__(self) -> None:
+        super().__init__("Wrong password.")
+
+
+class TooManyAttempts(AdminRefused):
+    """Sign-in is throttled; the password was not checked. ``retry_after`` says for how long."""
+
+    def __init__(self, decision: throttle.Decision) -> None:
+        self.retry_after: timedelta = decision.retry_after
+        self.everyone = decision.reason == "everyone_locked_out"
+        who = "Too many failed sign-ins on this server" if self.everyone else "Too many attempts"
+        super().__init__(f"{who}: try again in {throttle.wait_text(decision.retry_after)}.")
 
 
 class SettingsRejected(ValueError):
@@ -112,26 +145,76 @@ def admin_enabled() -> bool:
     return bool(os.environ.get(PASSWORD_ENV, ""))
 
 
-def _expected_grant() -> str | None:
-    password = os.environ.get(PASSWORD_ENV, "")
-    if not password:
-        return None
+def _grant_for(password: str) -> str:
     key = hashlib.sha256(password.encode("utf-8")).digest()
     return hmac.new(key, b"baton-admin-grant", hashlib.sha256).hexdigest()
 
 
-def login(password: str) -> str | None:
-    """A grant for the admin calls when ``password`` matches, else None."""
+def _expected_grant() -> str | None:
+    password = os.environ.get(PASSWORD_ENV, "")
+    return _grant_for(password) if password else None
+
+
+def _count(row: SignInFailureCount | None) -> throttle.FailureCount:
+    if row is None:
+        return throttle.FailureCount()
+    return throttle.FailureCount.model_validate(row, from_attributes=True)
+
+
+def login(password: str, client: str, *, now: datetime | None = None) -> str:
+    """A grant for the admin calls, when ``password`` matches.
+
+    ``client`` is the caller's IP address, which the throttle counts failures by. Raises
+    :class:`TooManyAttempts` (without checking the password) while the client or everyone
+    is throttled, :class:`WrongPassword`, or :class:`AdminRefused` when admin is disabled.
+    ``now`` replaces the clock in tests.
+    """
     expected = os.environ.get(PASSWORD_ENV, "")
-    if not expected or not hmac.compare_digest(password.encode("utf-8"), expected.encode("utf-8")):
-        return None
-    return _expected_grant()
+    if not expected:
+        raise AdminRefused(_DISABLED)
+    now = now or utcnow()
+    scope = throttle.client_scope(client)
+    # One transaction under a cross-process lock from reading the counts to recording the
+    # outcome: parallel guesses cannot all read the same low count.
+    with write_session(runtime.engine()) as db:
+        repo.lock_sign_in_counts(session=db)
+        stored = repo.get_sign_in_counts(session=db, scopes=[scope, throttle.EVERYONE])
+        mine, everyone = _count(stored.get(scope)), _count(stored.get(throttle.EVERYONE))
+        decision = throttle.decide(mine, everyone, now)
+        if not decision.allowed:
+            _log.debug("Admin sign-in from %s refused unchecked (%s)", scope, decision.reason)
+            raise TooManyAttempts(decision)
+        if hmac.compare_digest(password.encode("utf-8"), expected.encode("utf-8")):
+            repo.clear_sign_in_failures(session=db, scope=scope)
+            _log.info("Admin signed in from %s", scope)
+            return _grant_for(expected)
+        mine = throttle.after_client_failure(mine, now)
+        everyone = throttle.after_everyone_failure(everyone, now)
+        repo.record_sign_in_failure(
+            session=db, now=now,
+            counts=[SignInFailureCount(scope=s, **c.model_dump())
+                    for s, c in ((scope, mine), (throttle.EVERYONE, everyone))])
+    _log_failure(scope, mine, everyone)
+    raise WrongPassword()
+
+
+def _log_failure(scope: str, mine: throttle.FailureCount, everyone: throttle.FailureCount) -> None:
+    # Never the password tried: it may be the real one with a typo, or another secret.
+    _log.warning("Admin sign-in failed from %s (failure %d from it, %d from everyone, in the "
+                 "current window)", scope, mine.failures, everyone.failures)
+    # Failures are only recorded outside a lockout, so a locked count here has just started.
+    if mine.locked_until is not None:
+        _log.warning("Admin sign-in locked for %s until %s after %d failures", scope,
+                     mine.locked_until.isoformat(timespec="seconds"), mine.failures)
+    if everyone.locked_until is not None:
+        _log.warning("Admin sign-in locked for everyone until %s after %d failures",
+                     everyone.locked_until.isoformat(timespec="seconds"), everyone.failures)
 
 
 def _require(grant: str | None) -> None:
     expected = _expected_grant()
     if expected is None:
-        raise AdminRefused(f"Admin is disabled: set {PASSWORD_ENV} to enable it.")
+        raise AdminRefused(_DISABLED)
     if not grant or not hmac.compare_digest(grant.encode("utf-8"), expected.encode("utf-8")):
         raise AdminRefused("Sign in to change assistants.")
 

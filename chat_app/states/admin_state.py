@@ -97,10 +97,13 @@ class AdminState(rx.State):
 
     @rx.event
     def login(self, form_data: dict) -> None:
-        grant = admin_service.login(str(form_data.get("password", "")))
-        if grant is None:
-            self.error = "Wrong password." if admin_service.admin_enabled() else \
-                f"Admin is disabled: set {admin_service.PASSWORD_ENV} to enable it."
+        try:
+            # The address, not the cookie: a guesser that drops its cookie keeps its address.
+            grant = admin_service.login(str(form_data.get("password", "")),
+                                        client=self.router.session.client_ip)
+        except admin_service.AdminRefused as refused:
+            # Wrong password, too many attempts (try again in N s / N min), or disabled.
+            self.error = str(refused)
             return
         self._grant, self.signed_in, self.error = grant, True, ""
         self._guarded(self._load)

@@ -9,6 +9,7 @@ import pytest
 from chat_app.services import admin
 
 PASSWORD = "correct horse battery staple"
+CLIENT = "203.0.113.7"
 
 
 @pytest.fixture(autouse=True)
@@ -19,9 +20,7 @@ def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def grant() -> str:
-    granted = admin.login(PASSWORD)
-    assert granted is not None
-    return granted
+    return admin.login(PASSWORD, client=CLIENT)
 
 
 def form(**fields: str) -> admin.AssistantForm:
@@ -30,13 +29,16 @@ def form(**fields: str) -> admin.AssistantForm:
 
 def test_every_call_is_refused_when_admin_is_not_enabled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(admin.PASSWORD_ENV)
-    assert admin.login("") is None and admin.login(PASSWORD) is None
+    for password in ("", PASSWORD):
+        with pytest.raises(admin.AdminRefused, match=admin.PASSWORD_ENV):
+            admin.login(password, client=CLIENT)
     with pytest.raises(admin.AdminRefused, match=admin.PASSWORD_ENV):
         admin.list_assistants(None)
 
 
 def test_wrong_password_or_forged_grant_is_refused() -> None:
-    assert admin.login("wrong") is None
+    with pytest.raises(admin.WrongPassword, match="Wrong password"):
+        admin.login("wrong", client=CLIENT)
     with pytest.raises(admin.AdminRefused):
         admin.create_assistant("forged", form())
     with pytest.raises(admin.AdminRefused):

@@ -22,6 +22,7 @@ from chat_app.db.models.session import (
     SessionIndexEntry,
 )
 from chat_app.db.models.share import ShareLink, ShareLinkBase, ShareLinkPublic
+from chat_app.db.models.sign_in import SignInFailureCount
 from chat_app.db.models.thread import Thread, ThreadBase, ThreadCreate, ThreadPublic, ThreadUpdate
 from chat_app.db.models.types import UTCDateTime, new_id, utcnow
 
@@ -47,6 +48,7 @@ __all__ = [
     "ShareLink",
     "ShareLinkBase",
     "ShareLinkPublic",
+    "SignInFailureCount",
     "Thread",
     "ThreadBase",
     "ThreadCreate",

@@ -23,6 +23,7 @@ TABLES = {
     "thread_file",
     "pending_message",
     "share_link",
+    "sign_in_failure_count",
     "alembic_version",
 }
 

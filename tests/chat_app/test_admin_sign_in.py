@@ -1,0 +1,160 @@
+"""Admin sign-in under the throttle, through the service and a real database (SQLite and,
+where a server answers, PostgreSQL). The clock is passed in; nothing sleeps."""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import delete
+from sqlmodel import select
+
+from chat_app.db.engine import get_engine, read_session, write_session
+from chat_app.db.models import SignInFailureCount
+from chat_app.services import admin
+from chat_app.services import admin_throttle as throttle
+from tests.chat_app.db.backends import pg_url, sqlite_url  # noqa: F401
+
+PASSWORD = "correct horse battery staple"
+CLIENT = "203.0.113.7"
+NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+SECOND = timedelta(seconds=1)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(admin.PASSWORD_ENV, PASSWORD)
+    if request.param == "sqlite":
+        monkeypatch.setenv("BATON_DB_URL", sqlite_url(tmp_path))
+        return
+    url = request.getfixturevalue("pg_url")
+    monkeypatch.setenv("BATON_DB_URL", url)
+    # The PostgreSQL schema is shared by the session's tests, and so is the "everyone" count.
+    with write_session(get_engine(url)) as session:
+        session.exec(delete(SignInFailureCount))
+
+
+def attempt(password: str, *, at: datetime, client: str = CLIENT) -> str:
+    """What the page would show: "signed in", or the refusal's message."""
+    try:
+        admin.login(password, client=client, now=at)
+    except admin.AdminRefused as refused:
+        return str(refused)
+    return "signed in"
+
+
+@pytest.mark.usefixtures("database")
+def test_fifty_wrong_passwords_lock_out_even_the_right_one_until_the_lockout_ends() -> None:
+    # A patient guesser: one password every 10 s, so most guesses clear the delays.
+    checked: list[datetime] = []
+    for n in range(50):
+        when = NOW + n * 10 * SECOND
+        if attempt(f"guess-{n}", at=when) == "Wrong password.":
+            checked.append(when)
+    assert len(checked) == throttle.CLIENT_LOCKOUT_AFTER
+    lockout_ends = checked[-1] + throttle.CLIENT_LOCKOUT
+
+    with pytest.raises(admin.TooManyAttempts, match=r"^Too many attempts: try again in 9 min\.$"):
+        admin.login(PASSWORD, client=CLIENT, now=NOW + 500 * SECOND)
+    assert attempt(PASSWORD, at=lockout_ends - SECOND) == "Too many attempts: try again in 1 s."
+
+    grant = admin.login(PASSWORD, client=CLIENT, now=lockout_ends)
+    assert admin.list_assistants(grant)  # the grant works
+
+
+@pytest.mark.usefixtures("database")
+def test_a_burst_of_guesses_gets_three_checked_and_the_rest_refused_unchecked() -> None:
+    outcomes = [attempt(f"guess-{n}", at=NOW + n * SECOND / 50) for n in range(300)]
+
+    # Three free, one after the 1 s delay, one after the 2 s delay; the 4 s one is not over.
+    assert outcomes.count("Wrong password.") == 5
+    assert attempt(PASSWORD, at=NOW + 6 * SECOND).startswith("Too many attempts: try again in")
+
+
+@pytest.mark.usefixtures("database")
+def test_each_attempt_after_the_free_ones_waits_twice_as_long_up_to_thirty_seconds() -> None:
+    for _ in range(throttle.FREE_FAILURES):
+        assert attempt("wrong", at=NOW) == "Wrong password."
+    when, waits = NOW, []
+    for _ in range(throttle.CLIENT_LOCKOUT_AFTER - throttle.FREE_FAILURES):
+        with pytest.raises(admin.TooManyAttempts) as refused:
+            admin.login(PASSWORD, client=CLIENT, now=when)  # the right one, not even checked
+        waits.append(refused.value.retry_after)
+        when += refused.value.retry_after
+        assert attempt("wrong", at=when) == "Wrong password."
+
+    assert [w.total_seconds() for w in waits] == [1, 2, 4, 8, 16, 30, 30]
+    assert attempt(PASSWORD, at=when + 30 * SECOND) == "Too many attempts: try again in 15 min."
+
+
+@pytest.mark.usefixtures("database")
+def test_a_hundred_failures_from_many_addresses_stop_sign_in_for_everyone() -> None:
+    for n in range(throttle.GLOBAL_LOCKOUT_AFTER):
+        assert (
+            attempt("wrong", at=NOW, client=f"10.0.{n // 200}.{n % 200 + 1}") == "Wrong password."
+        )
+
+    fresh = "192.0.2.1"
+    assert attempt(PASSWORD, at=NOW + SECOND, client=fresh) == (
+        "Too many failed sign-ins on this server: try again in 5 min."
+    )
+    assert attempt(PASSWORD, at=NOW + throttle.GLOBAL_LOCKOUT, client=fresh) == "signed in"
+
+
+@pytest.mark.usefixtures("database")
+def test_failures_are_logged_with_address_and_count_but_never_the_guess(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger=admin.__name__)
+    guess = "hunter2-almost-the-password"
+    for n in range(throttle.CLIENT_LOCKOUT_AFTER + 5):
+        attempt(guess, at=NOW + n * 30 * SECOND)
+    attempt(PASSWORD, at=NOW + 15 * 30 * SECOND)
+
+    assert guess not in caplog.text and PASSWORD not in caplog.text
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    failed = [m for m in warnings if "sign-in failed" in m]
+    assert len(failed) == throttle.CLIENT_LOCKOUT_AFTER
+    assert f"ip:{CLIENT}" in failed[-1] and "failure 10 from it" in failed[-1]
+    assert [m for m in warnings if "locked for" in m] == [
+        f"Admin sign-in locked for ip:{CLIENT} until 2026-01-01T12:19:30+00:00 after 10 failures"
+    ]
+
+
+@pytest.mark.usefixtures("database")
+def test_signing_in_forgets_the_clients_failures() -> None:
+    for n in range(throttle.CLIENT_LOCKOUT_AFTER - 1):
+        assert attempt("wrong", at=NOW + n * 30 * SECOND) == "Wrong password."
+    signed_in_at = NOW + 10 * 30 * SECOND
+    assert attempt(PASSWORD, at=signed_in_at) == "signed in"
+
+    after = [attempt("wrong", at=signed_in_at) for _ in range(throttle.FREE_FAILURES + 1)]
+
+    assert after == ["Wrong password."] * throttle.FREE_FAILURES + [
+        "Too many attempts: try again in 1 s."
+    ]
+
+
+@pytest.mark.usefixtures("database")
+def test_parallel_guesses_cannot_all_read_the_same_low_count() -> None:
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        outcomes = list(pool.map(lambda n: attempt(f"guess-{n}", at=NOW), range(12)))
+
+    assert outcomes.count("Wrong password.") == throttle.FREE_FAILURES
+
+
+@pytest.mark.usefixtures("database")
+def test_counts_whose_window_is_over_are_deleted_by_the_next_failure() -> None:
+    for n in range(20):
+        attempt("wrong", at=NOW, client=f"198.51.100.{n + 1}")
+
+    attempt("wrong", at=NOW + throttle.WINDOW, client="192.0.2.1")
+
+    with read_session(get_engine()) as session:
+        scopes = session.exec(select(SignInFailureCount.scope)).all()
+    assert sorted(scopes) == ["everyone", "ip:192.0.2.1"]
