@@ -13,6 +13,11 @@ import os
 import reflex as rx
 
 from chat_app.db.settings import database_url
+from chat_app.services.web_security import allowed_origins
+
+# With BATON_ALLOWED_ORIGINS set, Reflex's CORS and Socket.IO checks allow only those origins
+# too; chat_app.asgi.OriginGuard checks Origin and Host on every connection either way.
+_origins = {"cors_allowed_origins": allowed_origins()} if allowed_origins() else {}
 
 config = rx.Config(
     app_name="chat_app",
@@ -23,6 +28,7 @@ config = rx.Config(
     show_built_with_reflex=False,
     # Baton publishes no sitemap; the plugin would only want a public deploy URL.
     disable_plugins=[rx.plugins.SitemapPlugin],
+    **_origins,
     plugins=[
         rx.plugins.RadixThemesPlugin(
             theme=rx.theme(accent_color="indigo", gray_color="slate", radius="medium")

@@ -2,7 +2,8 @@
 
 import reflex as rx
 
-from chat_app.identity_cookie import IdentityCookieMiddleware
+from agent_core import install_log_redaction
+from chat_app.asgi import MIDDLEWARE_STACK
 from chat_app.pages import admin as admin_page_module
 from chat_app.pages import share as share_page_module
 from chat_app.pages.index import index_page
@@ -11,6 +12,9 @@ from chat_app.states.admin_state import AdminState
 from chat_app.states.chat import ChatState
 from chat_app.states.share_state import SharedThreadState
 from chat_app.states.thread_list import ThreadListState
+
+# Before anything logs a provider URL (httpx, uvicorn, Reflex): keys never reach a log.
+install_log_redaction()
 
 
 def _migrate_database() -> None:
@@ -23,8 +27,8 @@ def _migrate_database() -> None:
 app = rx.App(
     stylesheets=["/baton.css"],
     head_components=[rx.el.link(rel="icon", href="/favicon.svg", type="image/svg+xml")],
-    # Signed, http-only identity cookie on every response that lacks one.
-    api_transformer=IdentityCookieMiddleware,
+    # Origin checks, the signed identity cookie, state tokens bound to it, the page policy.
+    api_transformer=MIDDLEWARE_STACK,
     # Bottom centre, lifted above the composer: at the top they covered the thread's title
     # and the context meter, at the bottom right the Send button.
     toaster=rx.toast.provider(position="bottom-center", offset="104px", close_button=True),

@@ -13,8 +13,9 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from chat_app.services.identity import COOKIE_NAME, mint_token, owner_from_cookie_header
+from chat_app.services.web_security import allowed_origins
 
-__all__ = ["IdentityCookieMiddleware"]
+__all__ = ["ASGIApp", "IdentityCookieMiddleware", "Message", "Scope", "header"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -22,8 +23,22 @@ ASGIApp = Callable[[Scope, Callable[[], Awaitable[Message]], Callable[[Message],
 _ONE_YEAR = 365 * 24 * 3600
 
 
+def header(scope: Scope, name: bytes) -> str | None:
+    """A request header (``name`` in lower case), repeated ones joined as cookies are."""
+    values = [v.decode("latin-1") for k, v in scope.get("headers", []) if k == name]
+    return "; ".join(values) if values else None
+
+
 def _cookie_header(scope: Scope) -> str:
-    return "; ".join(v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"cookie")
+    return header(scope, b"cookie") or ""
+
+
+def _served_over_https(scope: Scope) -> bool:
+    """HTTPS here, or at the TLS-terminating proxy in front, or by the configured origins."""
+    forwarded = (header(scope, b"x-forwarded-proto") or "").split(",")[0].strip().lower()
+    origins = allowed_origins()
+    return (scope.get("scheme") == "https" or forwarded == "https"
+            or bool(origins) and all(o.startswith("https://") for o in origins))
 
 
 class IdentityCookieMiddleware:
@@ -44,7 +59,7 @@ class IdentityCookieMiddleware:
         if scope["type"] == "websocket":
             await self.app(scope, receive, send)
             return
-        secure = "; Secure" if scope.get("scheme") == "https" else ""
+        secure = "; Secure" if _served_over_https(scope) else ""
         set_cookie = (f"{COOKIE_NAME}={token}; Path=/; Max-Age={_ONE_YEAR}; HttpOnly; "
                       f"SameSite=Lax{secure}").encode("latin-1")
 

@@ -1,6 +1,7 @@
 import reflex as rx
 
 from chat_app.components.copy_button import copy_button
+from chat_app.components.safe_markdown import safe_markdown
 from chat_app.states.rows import TimelineRow
 
 
@@ -9,7 +10,7 @@ def message_bubble(row: rx.Var[TimelineRow]) -> rx.Component:
     is_user = row.role == "user"
     return rx.flex(
         rx.box(
-            rx.markdown(row.content, class_name="baton-markdown"),
+            safe_markdown(row.content),
             rx.hstack(
                 rx.cond(row.queued, rx.badge("queued", color_scheme="amber", variant="soft")),
                 rx.cond(row.stopped, rx.badge("stopped", color_scheme="gray", variant="soft")),

@@ -1,5 +1,6 @@
 import reflex as rx
 
+from chat_app.components.safe_markdown import safe_markdown
 from chat_app.states.chat import ChatState
 
 
@@ -9,7 +10,7 @@ def streaming_bubble() -> rx.Component:
         ChatState.streaming != "",
         rx.flex(
             rx.box(
-                rx.markdown(ChatState.streaming, class_name="baton-markdown"),
+                safe_markdown(ChatState.streaming),
                 class_name="baton-bubble baton-assistant baton-streaming",
                 id="baton-streaming",
             ),

@@ -1,6 +1,6 @@
 """Who is using this browser: the owner id from the signed, http-only ``baton_id`` cookie.
 
-The cookie is minted by :mod:`chat_app.identity_cookie` and verified here on every call, so
+The cookie is minted by :mod:`chat_app.asgi.identity_cookie` and verified here on every call, so
 a browser cannot choose an owner id and page scripts never see it. Every state that touches
 threads derives from ``IdentityState`` and asks ``self._owner()``.
 """

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.agent_core.providers.servers import OpenAIServer, Reply
 from tests.browser.app_server import AppServer, running_app
 
 CHROMIUM_ARGS = [
@@ -32,6 +33,20 @@ SIM_DELAY = os.environ.get("BATON_TEST_SIM_DELAY", "0.02")
 # Shared with the test process so tests can mint an identity cookie for a known owner.
 SECRET_KEY = "browser-tests-signing-key"
 ADMIN_PASSWORD = "browser-tests-admin-password"
+# Credentials inside the OpenAI-compatible base URL: no page, toast or log may show them.
+PROVIDER_URL_PASSWORD = "sk-url-password-7f3a91"
+PROVIDER_URL_QUERY_KEY = "sk-url-query-key-c24e08"
+PROVIDER_MODEL = "openai-compatible:fake-model"
+
+
+class ProviderScript:
+    """What the loopback OpenAI-compatible provider answers; tests queue replies here."""
+
+    def __init__(self) -> None:
+        self.queued: list = []
+
+    def __call__(self, request: dict, index: int):
+        return self.queued.pop(0) if self.queued else Reply(text="The provider answers.")
 
 
 def _chromium_path() -> str | None:
@@ -59,10 +74,27 @@ def chromium_path() -> str:
 
 
 @pytest.fixture(scope="session")
-def app_server(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+def provider_script() -> ProviderScript:
+    return ProviderScript()
+
+
+@pytest.fixture(scope="session")
+def fake_provider(provider_script: ProviderScript) -> Iterator[OpenAIServer]:
+    """A loopback OpenAI-compatible server the app reaches through a credentialed URL."""
+    with OpenAIServer(provider_script) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def app_server(chromium_path: str, fake_provider: OpenAIServer,
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
     workdir = tmp_path_factory.mktemp("baton-app")
+    host = fake_provider.url.removeprefix("http://")
     env = {"BATON_SIM_WINDOW": SIM_WINDOW, "BATON_SIM_DELAY": SIM_DELAY,
-           "BATON_SECRET_KEY": SECRET_KEY, "BATON_ADMIN_PASSWORD": ADMIN_PASSWORD}
+           "BATON_SECRET_KEY": SECRET_KEY, "BATON_ADMIN_PASSWORD": ADMIN_PASSWORD,
+           "BATON_OPENAI_BASE_URL": (f"http://baton:{PROVIDER_URL_PASSWORD}@{host}/v1"
+                                     f"?api_key={PROVIDER_URL_QUERY_KEY}"),
+           "BATON_MODEL_RETRIES": "0"}
     with running_app(workdir, env) as server:
         yield server
 
