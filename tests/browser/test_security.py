@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -15,7 +18,6 @@ from chat_app.services import admin as admin_service
 from chat_app.services import identity, runtime
 from chat_app.services import threads as thread_service
 from tests.agent_core.providers.servers import Failure, Reply
-from tests.browser.app_server import free_port
 from tests.browser.chat_page import send, wait_idle
 from tests.browser.conftest import (
     ADMIN_PASSWORD,
@@ -234,13 +236,34 @@ def test_live_payloads_from_the_user_and_the_model_stay_inert(
     _assert_inert(page, outside_requests)
 
 
-def test_a_page_on_another_port_cannot_use_the_victims_socket(server_db, page) -> None:
+@pytest.fixture
+def other_origin() -> Iterator[str]:
+    """A real page on another port of the same host: same site as the app, another origin
+    (a page fulfilled by Playwright would not count as a local page for chromium)."""
+
+    class AttackPage(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            body = b"<!doctype html><title>another port</title>"
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), AttackPage)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_page_on_another_port_cannot_use_the_victims_socket(server_db, page, other_origin) -> None:
     token, owner = _new_owner()
     _login_as(page, server_db, token)
     app = server_db.url
-    other_origin = f"http://127.0.0.1:{free_port()}"  # same site as the app, another port
-    page.context.route(f"{other_origin}/attack", lambda route: route.fulfill(
-        status=200, content_type="text/html", body="<!doctype html><title>attack</title>"))
     # The handshake Reflex's own client makes; the browser adds the cookie and the Origin.
     probe = """(app) => new Promise(resolve => {
         const ws = new WebSocket(app.replace('http', 'ws')
@@ -249,8 +272,10 @@ def test_a_page_on_another_port_cannot_use_the_victims_socket(server_db, page) -
         ws.onerror = () => resolve('refused');
       })"""
 
-    page.goto(f"{other_origin}/attack")
+    page.goto(f"{other_origin}/")
     assert page.evaluate(probe, app) == "refused"
+    assert f"refused a websocket request to /_event/ from origin '{other_origin}'" in (
+        server_db.log_path.read_text(errors="replace"))
 
     page.goto("/")  # the app's own origin, same cookie: the socket opens
     page.wait_for_selector(".baton-page")
