@@ -213,6 +213,8 @@ def test_stored_payloads_stay_inert_on_the_chat_page_after_reload_and_when_share
     page.wait_for_selector("#timeline .baton-message")
     _open_everything(page)
     _assert_inert(page, outside_requests)
+    # Nothing was blocked in the page, so nothing was reported back to the server as an error.
+    assert "[SID:" not in server_db.log_path.read_text(errors="replace")
 
 
 def test_live_payloads_from_the_user_and_the_model_stay_inert(
