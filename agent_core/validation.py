@@ -6,6 +6,8 @@ or models is made storable instead, because refusing it would lose the agent's w
 
 from __future__ import annotations
 
+import unicodedata
+
 from agent_core.errors import MessageRejected
 
 __all__ = ["MAX_MESSAGE_BYTES", "validate_user_message", "sanitize_text"]
@@ -13,6 +15,19 @@ __all__ = ["MAX_MESSAGE_BYTES", "validate_user_message", "sanitize_text"]
 #: A user message larger than this is refused. Pasting a log of a few hundred KB is normal;
 #: megabytes are almost always a mistake and would fill a model's window on their own.
 MAX_MESSAGE_BYTES = 512 * 1024
+
+
+# Characters that draw nothing but are not Unicode whitespace: the Hangul fillers and the
+# blank Braille pattern (format characters, category Cf, are caught by category).
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _visible(text: str) -> bool:
+    """Whether ``text`` has a character that draws something (not only zero-width or blank)."""
+    return any(
+        not ch.isspace() and ch not in _BLANK and unicodedata.category(ch) not in ("Cf", "Cc")
+        for ch in text
+    )
 
 
 def _has_lone_surrogate(text: str) -> bool:
@@ -43,6 +58,10 @@ def validate_user_message(text: str, *, max_bytes: int = MAX_MESSAGE_BYTES) -> s
     stripped = text.strip()
     if not stripped:
         raise MessageRejected("The message is empty.")
+    if not _visible(stripped):
+        raise MessageRejected(
+            "The message has only invisible characters (zero-width spaces or similar)."
+        )
     return stripped
 
 

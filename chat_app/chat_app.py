@@ -1,8 +1,11 @@
 """The Baton Reflex app: routes, styles and the start-up schema migration."""
 
+import os
+
 import reflex as rx
 
 from agent_core import install_log_redaction
+from agent_core.validation import MAX_MESSAGE_BYTES
 from chat_app.asgi import MIDDLEWARE_STACK
 from chat_app.pages import admin as admin_page_module
 from chat_app.pages import share as share_page_module
@@ -15,6 +18,11 @@ from chat_app.states.thread_list import ThreadListState
 
 # Before anything logs a provider URL (httpx, uvicorn, Reflex): keys never reach a log.
 install_log_redaction()
+
+# The socket must carry any message the service would refuse, so the refusal (which keeps the
+# text) is what the user sees, not a dropped connection: a composer event holds the text
+# JSON-escaped (up to 6 bytes per byte for control characters). Reflex's default is 1 MB.
+os.environ.setdefault("REFLEX_SOCKET_MAX_HTTP_BUFFER_SIZE", str(16 * MAX_MESSAGE_BYTES))
 
 
 def _migrate_database() -> None:

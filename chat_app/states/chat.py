@@ -212,7 +212,8 @@ class ChatState(IdentityState):
         send one text twice; a message sent while a turn runs (or a reset) is queued by
         the thread and delivered after it. A refused text is put back to be fixed.
         """
-        text = str(form.get("message") or "").strip()
+        typed = str(form.get("message") or "")
+        text = typed.strip()
         if not text:
             return None
         self.draft = ""
@@ -220,18 +221,18 @@ class ChatState(IdentityState):
         if command is not None:
             if self.sending or self.handoff_running:
                 return [
-                    _restore_composer(text),
+                    _restore_composer(typed),
                     rx.toast("Wait for the current turn to finish (or stop it) first."),
                 ]
             self.handoff_running = True
             _, focus = command
             return ChatState.run_handoff(self.thread_key, focus)
         if self.handoff_running:
-            return [_restore_composer(text), rx.toast("A handoff is running; send after it.")]
+            return [_restore_composer(typed), rx.toast("A handoff is running; send after it.")]
         try:
             chat_service.validate_message(text)
         except MessageRejected as rejected:
-            return [_restore_composer(text), rx.toast.error(str(rejected))]
+            return [_restore_composer(typed), rx.toast.error(str(rejected))]
         self.sending = True
         return [
             ChatState.run_send(self.thread_key, text),
