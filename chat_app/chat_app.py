@@ -41,7 +41,15 @@ app = rx.App(
     # and the context meter, at the bottom right the Send button.
     toaster=rx.toast.provider(position="bottom-center", offset="104px", close_button=True),
 )
+async def _resume_queued_messages() -> None:
+    """Answer messages that were queued but not delivered when the backend last stopped."""
+    from chat_app.services.chat import resume_all_queued
+
+    await resume_all_queued()
+
+
 app.register_lifespan_task(_migrate_database)
+app.register_lifespan_task(_resume_queued_messages)
 app.add_page(thread_page, route="/t/[thread_id]", title="Baton", on_load=ChatState.on_load)
 app.add_page(index_page, route="/", title="Baton", on_load=ThreadListState.on_load)
 app.add_page(share_page_module.share_page, route="/share/[share_token]", title="Baton (shared)",

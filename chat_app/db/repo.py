@@ -305,3 +305,19 @@ def session_counts(*, session: Session, thread_ids: list[str]) -> dict[str, int]
         .group_by(ChatSession.thread_id)
     )
     return {thread_id: count for thread_id, count in session.exec(query)}
+
+
+def undelivered_pending(*, session: Session, thread_id: str) -> list[PendingMessage]:
+    """A thread's queued messages not yet delivered into a session, in send order."""
+    query = (select(PendingMessage).where(PendingMessage.thread_id == thread_id)
+             .where(col(PendingMessage.delivered_session_id).is_(None))
+             .order_by(col(PendingMessage.seq)))
+    return list(session.exec(query))
+
+
+def threads_with_pending(*, session: Session) -> list[Thread]:
+    """Threads holding undelivered queued messages (left behind by a crash or a restart)."""
+    waiting = select(PendingMessage.thread_id).where(
+        col(PendingMessage.delivered_session_id).is_(None))
+    return list(session.exec(select(Thread).where(col(Thread.id).in_(waiting))))
+

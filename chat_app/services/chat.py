@@ -216,6 +216,43 @@ async def send_message(owner: str, thread_id: str, text: str) -> AsyncIterator[d
         _touch(thread_id)
 
 
+async def resume_queued(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any]]:
+    """Deliver and answer messages left queued (the backend stopped before their turn).
+
+    Nothing happens while this process already runs the thread; another process running it
+    holds the thread's turn lock, so this waits for it and then finds the queue empty.
+    """
+    if runtime.runner().is_busy(thread_id) or not runtime.store().pending(thread_id):
+        return
+    thread, assistant = _assistant_for(owner, thread_id)
+    if thread is None or assistant is None:
+        return
+    setup, resolved = runtime.turn_setup(thread_id, assistant)
+    translator = _Translator(thread_id, resolved.label)
+    cancel = runtime.cancel_flag(thread_id)
+    try:
+        async with _stoppable(thread_id, cancel):
+            async for event in runtime.runner().drain(setup, cancel=cancel):
+                for ui_event in _expand(translator.translate(event)):
+                    yield ui_event
+    finally:
+        runtime.clear_cancel(thread_id, cancel)
+        _touch(thread_id)
+
+
+async def resume_all_queued() -> int:
+    """At start-up: answer every thread's undelivered queued messages; returns how many threads."""
+    with Session(runtime.engine()) as db:
+        waiting = [(t.owner, t.id) for t in repo.threads_with_pending(session=db)]
+    for owner, thread_id in waiting:
+        try:
+            async for _ in resume_queued(owner, thread_id):
+                pass
+        except Exception:  # one thread's failure must not keep the others waiting
+            _log.exception("resuming the queued messages of thread %s failed", thread_id)
+    return len(waiting)
+
+
 async def run_handoff(owner: str, thread_id: str, focus: str | None,
                       cancel: asyncio.Event | None = None) -> AsyncIterator[dict[str, Any]]:
     """``/handoff [focus]`` on the thread; ``cancel`` (or :func:`stop`) cancels it."""

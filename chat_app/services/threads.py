@@ -137,11 +137,16 @@ def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None =
         has_earlier = bool(rows) and bool(repo.timeline_window(
             session=db, thread_id=thread_id, before_seq=earliest, limit=1, upto_seq=upto_seq))
         items = items_from_rows([stored_message(r) for r in rows], sessions)
+        # The newest window of the owner's page ends with what is still queued.
+        queued = ([] if before_seq is not None or upto_seq is not None
+                  else repo.undelivered_pending(session=db, thread_id=thread_id))
+        items += [TimelineItem(key=p.id, kind="message", role="user", content=p.content,
+                               queued=True, created_at=p.created_at) for p in queued]
         meter, label = _meter(thread, db) if with_meter else (MeterView(), "")
         chips = session_chips(sessions, earliest if has_earlier else None)
         return TimelineView(thread=_summary(thread, len(sessions) or 1, label), items=items,
                             sessions=chips, has_earlier=has_earlier, earliest_seq=earliest,
-                            meter=meter, model_label=label)
+                            meter=meter, model_label=label, pending=len(queued))
 
 
 def load_from_session(owner: str | None, thread_id: str, session_number: int, *,

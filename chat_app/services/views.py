@@ -59,6 +59,8 @@ class TimelineItem(_View):
     created_at: datetime | None = None
     queued: bool = False
     stopped: bool = False
+    incomplete: bool = False
+    """An assistant reply whose stream was cut off before the provider finished it."""
     # tool rows
     tool_name: str = ""
     summary: str = ""
@@ -101,3 +103,5 @@ class TimelineView(_View):
     earliest_seq: int | None = None
     meter: MeterView = Field(default_factory=MeterView)
     model_label: str = ""
+    # Queued messages not yet delivered (shown last, as queued); the page resumes them.
+    pending: int = 0

@@ -170,7 +170,12 @@ class ChatState(IdentityState):
         # Only an owner's page holds the thread id: every later event acts on thread_key.
         self.thread_key = thread_id
         self._show(view)
-        return [scripts.scroll_to_bottom(force=True), scripts.escape_stops()]
+        loaded = [scripts.scroll_to_bottom(force=True), scripts.escape_stops()]
+        if view.pending:
+            # Messages queued before the backend stopped: shown as queued, answered now.
+            self.sending = True
+            loaded.append(ChatState.run_resume(thread_id))
+        return loaded
 
     @rx.event
     def load_earlier(self) -> None:
@@ -252,6 +257,13 @@ class ChatState(IdentityState):
 
     # The owner is read server-side inside each stream, never taken from the event payload,
     # so a crafted event cannot act for another browser; the services check it owns the thread.
+    @rx.event(background=True)
+    async def run_resume(self, thread_id: str):
+        async with self:
+            owner = self._owner()
+        async for update in self._consume(chat_service.resume_queued(owner, thread_id)):
+            yield update
+
     @rx.event(background=True)
     async def run_send(self, thread_id: str, text: str):
         async with self:

@@ -127,3 +127,17 @@ def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         path.mkdir(parents=True, exist_ok=True)
         return path
     return tmp_path_factory.mktemp("screenshots")
+
+
+@pytest.fixture
+def server_db(app_server, monkeypatch: pytest.MonkeyPatch):
+    """The test process reaches the served app's database and mints its identities."""
+    from chat_app.services import identity, runtime
+
+    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{app_server.db_path}")
+    monkeypatch.setenv("BATON_SECRET_KEY", SECRET_KEY)
+    identity.secret_key.cache_clear()
+    runtime._store_for.cache_clear()
+    yield app_server
+    identity.secret_key.cache_clear()
+    runtime._store_for.cache_clear()

@@ -24,7 +24,6 @@ from tests.browser.conftest import (
     PROVIDER_MODEL,
     PROVIDER_URL_PASSWORD,
     PROVIDER_URL_QUERY_KEY,
-    SECRET_KEY,
 )
 
 # Loopback, never served: anything the page asks of it is recorded and aborted.
@@ -51,17 +50,6 @@ window.__cspViolations = [];
 document.addEventListener('securitypolicyviolation',
   e => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));
 """
-
-
-@pytest.fixture
-def server_db(app_server, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{app_server.db_path}")
-    monkeypatch.setenv("BATON_SECRET_KEY", SECRET_KEY)
-    identity.secret_key.cache_clear()
-    runtime._store_for.cache_clear()
-    yield app_server
-    identity.secret_key.cache_clear()
-    runtime._store_for.cache_clear()
 
 
 @pytest.fixture

@@ -182,3 +182,35 @@ def test_a_new_chat_starts_with_the_chosen_assistant(database) -> None:
     asyncio.run(_drain(chat.send_message(owner, chosen.id, "hello")))
     labels = {t.id: t.model_label for t in threads.list_threads(owner)}
     assert labels[chosen.id].startswith("Writer-") and labels[chosen.id].endswith("Offline simulator")
+
+
+def test_messages_queued_before_a_crash_are_shown_and_answered(database) -> None:
+    from chat_app.services import chat, runtime, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "Left behind")
+    other = threads.create_thread(owner, "Also left behind")
+    # Stored as queued, then the backend died before a turn delivered them.
+    for thread_id, text in [(thread.id, "first queued"), (thread.id, "second queued"),
+                            (other.id, "queued elsewhere")]:
+        runtime.store().enqueue_pending(thread_id, text)
+
+    view = threads.load_timeline(owner, thread.id)
+    assert view.pending == 2
+    assert [(i.content, i.queued) for i in view.items[-2:]] == [
+        ("first queued", True), ("second queued", True)]
+
+    events = asyncio.run(_drain(chat.resume_queued(owner, thread.id)))
+    delivered = [e["data"]["content"] for e in events
+                 if e["type"] == "item" and e["data"].get("role") == "user"]
+    assert delivered == ["first queued", "second queued"]
+    assert any(e["type"] == "item" and e["data"].get("role") == "assistant" for e in events)
+    assert runtime.store().pending(thread.id) == []
+    assert threads.load_timeline(owner, thread.id).pending == 0
+    assert asyncio.run(_drain(chat.resume_queued(owner, thread.id))) == []  # nothing twice
+
+    assert asyncio.run(chat.resume_all_queued()) == 1  # start-up: the other thread
+    assert runtime.store().pending(other.id) == []
+    answered = threads.load_timeline(owner, other.id).items
+    assert [i.content for i in answered if i.role == "user"] == ["queued elsewhere"]
+    assert any(i.role == "assistant" for i in answered)

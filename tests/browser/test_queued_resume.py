@@ -1,0 +1,23 @@
+"""Messages stored as queued when the backend died are shown, and answered, when the chat opens."""
+
+from __future__ import annotations
+
+from chat_app.services import identity, runtime
+from chat_app.services import threads as thread_service
+from tests.browser.chat_page import wait_idle
+
+
+def test_queued_messages_left_by_a_crash_are_answered_when_the_chat_opens(server_db, page) -> None:
+    token = identity.mint_token()
+    owner = identity.owner_from_token(token)
+    thread_id = thread_service.create_thread(owner, "Left queued").id
+    runtime.store().enqueue_pending(thread_id, "Plan a CSV parser")  # queued, never delivered
+
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
+    page.goto(f"/t/{thread_id}")
+    page.wait_for_selector("[data-role=user] >> text=Plan a CSV parser")
+    wait_idle(page)
+    page.wait_for_selector("[data-role=assistant]")
+    assert page.locator("[data-role=user]").count() == 1
+    assert page.locator("[data-queued=true]").count() == 0
+    assert runtime.store().pending(thread_id) == []
