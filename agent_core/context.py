@@ -18,6 +18,7 @@ from langchain_core.messages import (
 )
 
 from agent_core.ports import SessionStore
+from agent_core.providers.stream_end import is_cut_off
 from agent_core.records import ContextEdit, NewMessage, SessionRecord, StoredMessage
 from agent_core.validation import sanitize_text
 
@@ -60,9 +61,11 @@ def _row_to_message(row: StoredMessage) -> BaseMessage | None:
             usage = None
         return AIMessage(content=row.content, tool_calls=calls, id=row.id, usage_metadata=usage)
     if row.role == "tool":
-        return ToolMessage(
-            content=row.content, tool_call_id=row.tool_call_id or "", name=row.name, id=row.id
-        )
+        # A failed call stays failed when the session is rebuilt (providers mark it, e.g.
+        # Anthropic's is_error, and the handoff's facts do not count it as done).
+        status = "error" if row.meta.get("status") == "error" else "success"
+        return ToolMessage(content=row.content, tool_call_id=row.tool_call_id or "", name=row.name,
+                           id=row.id, status=status)
     if row.role == "system":
         return SystemMessage(content=row.content, id=row.id)
     return None  # event rows are timeline markers, never model input
@@ -91,13 +94,16 @@ def from_langchain(
     if isinstance(message, AIMessage):
         calls = [{"name": c["name"], "args": c["args"], "id": c["id"]} for c in message.tool_calls]
         usage = dict(message.usage_metadata or {})
+        meta: dict[str, object] = {"usage": usage} if usage else {}
+        if is_cut_off(message):  # the stream ended before the provider's finish marker
+            meta["incomplete"] = True
         return NewMessage(
             role="assistant",
             content=sanitize_text(_text(message.content)),
             tool_calls=calls,
             todo_id=todo_id,
             model=model,
-            meta={"usage": usage} if usage else {},
+            meta=meta,
         )
     if isinstance(message, ToolMessage):
         return NewMessage(

@@ -139,6 +139,8 @@ class SessionCoordinator:
             self._remember(message.id, row.seq)
             self._remember(row.id, row.seq)
             self.emit({"type": "message", "data": row.model_dump(mode="json")})
+            if row.meta.get("incomplete"):
+                self.emit(events.reply_cut_off(message_id=row.id))
 
     def deliver_pending(self) -> list[BaseMessage]:
         rows = self.store.deliver_pending(self.setup.thread_id, self.session.id)

@@ -12,6 +12,7 @@ __all__ = [
     "NothingToHandOff",
     "StoreError",
     "MessageRejected",
+    "ToolInputError",
     "ProviderError",
     "ContextOverflowError",
 ]
@@ -64,6 +65,14 @@ class StoreError(BatonError):
 
 class MessageRejected(BatonError, ValueError):
     """A user message cannot be stored as given (too large, invalid characters)."""
+
+
+class ToolInputError(BatonError, ValueError):
+    """A tool call's arguments cannot be used (bad quoting, a path outside the workspace).
+
+    The message says what is wrong and how to call the tool instead; the agent loop returns
+    it to the model as an error result and the turn goes on.
+    """
 
 
 class ProviderError(BatonError):

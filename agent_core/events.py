@@ -15,6 +15,7 @@ __all__ = [
     "todo_compressed",
     "utilization",
     "warning",
+    "reply_cut_off",
     "queued",
 ]
 
@@ -43,6 +44,17 @@ def utilization(*, tokens: int, window: int, basis: str, **data: Any) -> dict[st
 
 def warning(message: str, **data: Any) -> dict[str, Any]:
     return {"type": "warning", "data": {"message": message, **data}}
+
+
+def reply_cut_off(*, message_id: str) -> dict[str, Any]:
+    """The warning for a reply whose stream ended before the provider finished it; the
+    stored message ``message_id`` keeps the text and has ``meta["incomplete"]``."""
+    return warning(
+        "The reply was cut off: the provider ended the stream before finishing it. The text "
+        "so far is kept; ask the agent to continue.",
+        reason="reply_cut_off",
+        message_id=message_id,
+    )
 
 
 def queued(**data: Any) -> dict[str, Any]:

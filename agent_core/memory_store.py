@@ -18,6 +18,7 @@ from agent_core.records import (
     StoredMessage,
     utcnow,
 )
+from agent_core.workspace import MAX_PATH_CHARS
 
 __all__ = ["InMemoryStore"]
 
@@ -108,6 +109,10 @@ class InMemoryStore:
             return self._files[thread_id].get(path)
 
     def write_file(self, thread_id: str, path: str, content: str) -> None:
+        if len(path) > MAX_PATH_CHARS:  # as the SQL store's column refuses it
+            raise StoreError(
+                f"the path is longer than {MAX_PATH_CHARS} characters; nothing was stored"
+            )
         with self._mutex:
             self._files[thread_id][path] = content
 

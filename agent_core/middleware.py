@@ -1,10 +1,11 @@
 """langchain v1 middleware: thin adapters that apply the engine's decisions in the agent loop.
 
 Order (outermost first): :class:`ContextResetMiddleware`, then :class:`CompactionMiddleware`,
-then :class:`TodoCompressionMiddleware`. The reset middleware also keeps the store in step
-with the loop (every new message is persisted before any decision) and delivers messages
-queued while the agent was busy. A per-call flag guarantees at most one reset or compaction
-per model call.
+then :class:`TodoCompressionMiddleware`, then langchain's ``ToolErrorMiddleware``, which
+returns whatever a tool raises to the model as an error result (:mod:`agent_core.tool_errors`).
+The reset middleware also keeps the store in step with the loop (every new message is persisted
+before any decision) and delivers messages queued while the agent was busy. A per-call flag
+guarantees at most one reset or compaction per model call.
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import (
+    AgentMiddleware,
+    ModelRequest,
+    ModelResponse,
+    ToolErrorMiddleware,
+)
 from langchain_core.messages import AIMessage, RemoveMessage
 from langgraph.config import get_stream_writer
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
@@ -20,6 +26,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from agent_core import events
 from agent_core.coordinator import SessionCoordinator
 from agent_core.strategies.plan import confirm_compaction, plan
+from agent_core.tool_errors import tool_failure
 
 __all__ = [
     "ContextResetMiddleware",
@@ -154,4 +161,5 @@ def build_middleware(coordinator: SessionCoordinator) -> list[AgentMiddleware]:
     if strategy == "compact" or (strategy == "auto" and effective == "compact"):
         stack.append(CompactionMiddleware(coordinator, call))
     stack.append(TodoCompressionMiddleware(coordinator, call))
+    stack.append(ToolErrorMiddleware(tool_failure))
     return stack

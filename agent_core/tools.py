@@ -12,9 +12,12 @@ from typing import Literal
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_core.errors import ToolInputError
 from agent_core.ports import SessionStore
 from agent_core.providers.simulator_script import command_output
+from agent_core.tool_errors import invalid_arguments
 from agent_core.validation import sanitize_text
+from agent_core.workspace import workspace_path
 
 __all__ = ["TodoItem", "make_tools", "TOOL_NAMES"]
 
@@ -31,40 +34,63 @@ class TodoItem(BaseModel):
     parent_id: str | None = Field(default=None, description="Id of the parent todo, if nested")
 
 
-def _normalize(path: str) -> str:
-    cleaned = path.strip().lstrip("./").lstrip("/")
-    if not cleaned or ".." in cleaned.split("/"):
-        raise ValueError(f"invalid path {path!r}: use a relative path inside the workspace")
-    return cleaned
+def _command_words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError as exc:  # shlex's only failure: a quote or an escape left open
+        raise ToolInputError(
+            f"unbalanced quote in the command: {exc}. Close the quote (or escape it) and run "
+            "the command again"
+        ) from None
+
+
+def _missing(path: str) -> ToolInputError:
+    return ToolInputError(f"{path} does not exist; run_command 'ls' lists the workspace's files")
 
 
 def make_tools(store: SessionStore, thread_id: str) -> list[BaseTool]:
-    """The tools bound to one thread's virtual workspace."""
+    """The tools bound to one thread's virtual workspace.
+
+    Arguments a tool cannot use raise :class:`~agent_core.errors.ToolInputError`, and schema
+    mismatches are described by :func:`agent_core.tool_errors.invalid_arguments`: the agent
+    loop returns both to the model as error results (see :mod:`agent_core.tool_errors`).
+    """
 
     def read_file(path: str) -> str:
         """Read a file from the workspace."""
-        content = store.read_file(thread_id, _normalize(path))
+        target = workspace_path(path)
+        content = store.read_file(thread_id, target)
         if content is None:
-            return f"error: {path} does not exist"
+            raise _missing(target)
         return content
 
     def write_file(path: str, content: str) -> str:
         """Create or overwrite a file in the workspace."""
+        target = workspace_path(path)
         if len(content) > _MAX_FILE_CHARS:
-            return f"error: content is {len(content)} characters; the limit is {_MAX_FILE_CHARS}"
-        store.write_file(thread_id, _normalize(path), sanitize_text(content))
-        return f"wrote {path} ({content.count(chr(10)) + 1} lines)"
+            raise ToolInputError(
+                f"content is {len(content)} characters; the limit is {_MAX_FILE_CHARS}. Split it "
+                "into several files"
+            )
+        store.write_file(thread_id, target, sanitize_text(content))
+        return f"wrote {target} ({content.count(chr(10)) + 1} lines)"
 
     def edit_file(path: str, old_string: str, new_string: str) -> str:
         """Replace the first occurrence of old_string with new_string in a file."""
-        target = _normalize(path)
+        target = workspace_path(path)
+        if not old_string:
+            raise ToolInputError(
+                "old_string is empty; give the exact text to replace (write_file creates a file)"
+            )
         content = store.read_file(thread_id, target)
         if content is None:
-            return f"error: {path} does not exist"
+            raise _missing(target)
         if old_string not in content:
-            return f"error: the text to replace was not found in {path}"
-        store.write_file(thread_id, target, content.replace(old_string, new_string, 1))
-        return f"edited {path}"
+            raise ToolInputError(
+                f"the text to replace was not found in {target}; read_file shows its content"
+            )
+        store.write_file(thread_id, target, sanitize_text(content.replace(old_string, new_string, 1)))
+        return f"edited {target}"
 
     def write_todos(todos: list[TodoItem]) -> str:
         """Replace the todo list. Mark one todo in_progress at a time."""
@@ -73,15 +99,18 @@ def make_tools(store: SessionStore, thread_id: str) -> list[BaseTool]:
 
     def run_command(command: str) -> str:
         """Run a shell command in the workspace (simulated) and return its output."""
-        words = shlex.split(command) if command.strip() else []
+        words = _command_words(command)
         if words[:1] == ["ls"]:
             return "\n".join(store.list_files(thread_id)) + "\n[exit status 0]"
         if words[:1] == ["cat"] and len(words) == 2:
-            content = store.read_file(thread_id, _normalize(words[1]))
+            content = store.read_file(thread_id, workspace_path(words[1]))
             if content is None:
                 return f"cat: {words[1]}: No such file or directory\n[exit status 1]"
             return content + "\n[exit status 0]"
         return command_output(command)
 
     functions = (read_file, write_file, edit_file, write_todos, run_command)
-    return [StructuredTool.from_function(f, name=f.__name__) for f in functions]
+    tools: list[BaseTool] = [StructuredTool.from_function(f, name=f.__name__) for f in functions]
+    for tool in tools:
+        tool.handle_validation_error = invalid_arguments(tool)
+    return tools

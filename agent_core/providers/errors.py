@@ -8,6 +8,8 @@ agent loop, the handoff and compaction all see the same behaviour:
   off, because they are invisible);
 - "the prompt is too long" becomes :class:`~agent_core.errors.ContextOverflowError`, so the
   runner applies the context strategy and tries once more;
+- a stream that ends without the provider's finish marker keeps its text but is marked cut
+  off (:mod:`agent_core.providers.stream_end`); the reply is stored as incomplete;
 - everything else becomes :class:`~agent_core.errors.ProviderError` with a message a user can
   act on. No message contains a key or a credentialed URL (see :mod:`agent_core.redaction`),
   and the provider's exception is not chained (a logged traceback would print it).
@@ -32,6 +34,7 @@ from pydantic import ConfigDict, SecretStr
 from agent_core import events
 from agent_core.errors import ContextOverflowError, ProviderError
 from agent_core.providers.retry import Failure, RetryPolicy, classify
+from agent_core.providers.stream_end import cut_off_chunk, has_finish_marker
 from agent_core.redaction import known_secrets, redact_text, url_secrets
 
 __all__ = ["ProviderErrorMapping", "to_provider_error"]
@@ -193,6 +196,13 @@ class ProviderErrorMapping(BaseChatModel):
             raise self._error(exc, failure, retry + 1) from None
         return delay
 
+    def _cut_off(self) -> ChatGenerationChunk:
+        # Not an error: the text so far is worth keeping. Retrying would repeat what the
+        # user already saw, so the reply is kept and marked instead.
+        log.warning("%s ended a stream without its finish marker; the reply is incomplete",
+                    self.label)
+        return cut_off_chunk()
+
     # calls ------------------------------------------------------------------------
     async def _agenerate(
         self,
@@ -221,13 +231,16 @@ class ProviderErrorMapping(BaseChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         retry = 0
         while True:
-            started = False
+            started = finished = False
             try:
                 async for chunk in self.inner._astream(
                     messages, stop=stop, run_manager=run_manager, **kwargs
                 ):
                     started = True
+                    finished = finished or has_finish_marker(chunk)
                     yield chunk
+                if started and not finished:
+                    yield self._cut_off()
                 return
             except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
                 delay = self._next_delay(exc, retry, started=started)
@@ -259,13 +272,16 @@ class ProviderErrorMapping(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         retry = 0
         while True:
-            started = False
+            started = finished = False
             try:
                 for chunk in self.inner._stream(
                     messages, stop=stop, run_manager=run_manager, **kwargs
                 ):
                     started = True
+                    finished = finished or has_finish_marker(chunk)
                     yield chunk
+                if started and not finished:
+                    yield self._cut_off()
                 return
             except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
                 delay = self._next_delay(exc, retry, started=started)

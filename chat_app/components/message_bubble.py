@@ -14,6 +14,8 @@ def message_bubble(row: rx.Var[TimelineRow]) -> rx.Component:
             rx.hstack(
                 rx.cond(row.queued, rx.badge("queued", color_scheme="amber", variant="soft")),
                 rx.cond(row.stopped, rx.badge("stopped", color_scheme="gray", variant="soft")),
+                rx.cond(row.incomplete, rx.badge("cut off", color_scheme="red", variant="soft",
+                                                 title="The provider ended the reply early")),
                 rx.cond(
                     ~is_user & (row.model != ""),
                     rx.text(row.model, size="1", color_scheme="gray"),

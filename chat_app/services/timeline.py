@@ -96,7 +96,8 @@ class RowFolder:
             out = []
             if row.content.strip():
                 out.append(TimelineItem(key=row.id, kind="message", role="assistant", content=row.content,
-                                        model=model_label(row.model), stopped=bool(row.meta.get("stopped")), **base))
+                                        model=model_label(row.model), stopped=bool(row.meta.get("stopped")),
+                                        incomplete=bool(row.meta.get("incomplete")), **base))
             for call in row.tool_calls:
                 item = TimelineItem(key=f"{row.id}:{call['id']}", kind="tool", role="tool",
                                     tool_name=call["name"], summary=tool_summary(call["name"], call.get("args", {})),
@@ -108,8 +109,9 @@ class RowFolder:
             if item is None:
                 item = TimelineItem(key=row.id, kind="tool", role="tool", tool_name=row.name or "tool",
                                     summary=f"Result of {row.name or 'a tool'}", **base)
-            failed = "[exit status 0]" not in row.content[-40:] and (
-                "[exit status" in row.content[-40:] or row.content.startswith("error:"))
+            failed = row.meta.get("status") == "error" or (
+                "[exit status 0]" not in row.content[-40:] and (
+                    "[exit status" in row.content[-40:] or row.content.startswith("error:")))
             return [item.model_copy(update={"tool_result": row.content[:_RESULT_CHARS], "tool_failed": failed})]
         if row.role == "event":
             return [TimelineItem(key=row.id, kind="marker", role="event", content=row.content, **base)]

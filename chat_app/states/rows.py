@@ -48,6 +48,7 @@ class TimelineRow:
     time_label: str = ""
     queued: bool = False
     stopped: bool = False
+    incomplete: bool = False
     tool_name: str = ""
     summary: str = ""
     tool_result: str = ""
@@ -194,6 +195,7 @@ def timeline_row(item: Any) -> TimelineRow:
         time_label=relative_time(data.get("created_at")),
         queued=bool(data.get("queued")),
         stopped=bool(data.get("stopped")),
+        incomplete=bool(data.get("incomplete")),
         tool_name=str(data.get("tool_name") or ""),
         summary=str(data.get("summary") or ""),
         tool_result=str(data.get("tool_result") or ""),

@@ -29,13 +29,15 @@ def _stack(setup) -> list[str]:
 
 def test_middleware_order_and_coexistence_per_strategy() -> None:
     assert _stack(make_setup(context_strategy="reset")) == [
-        "ContextResetMiddleware", "TodoCompressionMiddleware"]
+        "ContextResetMiddleware", "TodoCompressionMiddleware", "ToolErrorMiddleware"]
     assert _stack(make_setup(context_strategy="compact")) == [
-        "ContextResetMiddleware", "CompactionMiddleware", "TodoCompressionMiddleware"]
+        "ContextResetMiddleware", "CompactionMiddleware", "TodoCompressionMiddleware",
+        "ToolErrorMiddleware"]
     assert _stack(make_setup(model_name=OPUS)) == [
-        "ContextResetMiddleware", "CompactionMiddleware", "TodoCompressionMiddleware"]
+        "ContextResetMiddleware", "CompactionMiddleware", "TodoCompressionMiddleware",
+        "ToolErrorMiddleware"]
     assert _stack(make_setup(model_name="anthropic:claude-sonnet-4-5")) == [
-        "ContextResetMiddleware", "TodoCompressionMiddleware"]
+        "ContextResetMiddleware", "TodoCompressionMiddleware", "ToolErrorMiddleware"]
 
 
 async def test_opus_class_compacts_in_place_and_keeps_the_originals() -> None:

@@ -19,6 +19,7 @@ from agent_core.errors import StoreError
 from agent_core.memory_store import InMemoryStore
 from agent_core.ports import SessionStore
 from agent_core.records import ContextEdit, NewMessage
+from agent_core.workspace import MAX_PATH_CHARS
 from chat_app.db.engine import get_engine
 from chat_app.db.store import SqlStore
 from tests.chat_app.db.backends import create_thread, migrated_sqlite, pg_url  # noqa: F401
@@ -177,6 +178,16 @@ def test_files_read_write_overwrite_and_list_sorted(backend: Backend) -> None:
     assert backend.store.read_file(thread, "PLAN.md") == "v2"
     assert backend.store.list_files(thread) == ["PLAN.md", "contracts/api.md"]
     assert backend.store.list_files(backend.new_thread()) == []
+
+
+def test_a_path_longer_than_the_column_is_refused_everywhere(backend: Backend) -> None:
+    # SQLite would store it and PostgreSQL's varchar would fail mid-turn: every store refuses
+    # it the same way (the tools refuse it earlier still, with a message for the model).
+    thread = backend.new_thread()
+    backend.store.write_file(thread, "a" * MAX_PATH_CHARS, "fits")
+    with pytest.raises(StoreError, match=f"longer than {MAX_PATH_CHARS} characters"):
+        backend.store.write_file(thread, "a" * (MAX_PATH_CHARS + 1), "too long")
+    assert backend.store.list_files(thread) == ["a" * MAX_PATH_CHARS]
 
 
 # pending ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlalchemy import Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from agent_core.workspace import MAX_PATH_CHARS
 from chat_app.db.models.types import UTCDateTime, new_id, utcnow
 
 __all__ = ["ThreadFile", "PendingMessage", "PendingMessagePublic"]
@@ -18,7 +19,7 @@ class ThreadFile(SQLModel, table=True):
     thread_id: str = Field(
         foreign_key="thread.id", ondelete="CASCADE", primary_key=True, max_length=32
     )
-    path: str = Field(primary_key=True, max_length=500)
+    path: str = Field(primary_key=True, max_length=MAX_PATH_CHARS)
     content: str = Field(default="", sa_type=Text)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
 

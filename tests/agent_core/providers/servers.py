@@ -58,6 +58,9 @@ def _sse(data: Any, event: str | None = None) -> bytes:
 
 class _Server:
     path = "/"
+    #: Bytes inside the event that finishes a reply, and what separates events.
+    finish_marker = b""
+    separator = b"\n\n"
 
     def __init__(self, script: Script) -> None:
         self.script = script
@@ -114,12 +117,21 @@ class _Server:
     def stream(self, body: dict, reply: Reply) -> bytes:
         raise NotImplementedError
 
+    def cut_off(self, body: dict, reply: Reply) -> Raw:
+        """The stream of ``reply`` up to its finish event: a connection closed cleanly before
+        the provider finished (no finish reason, no stop event, no terminator)."""
+        full = self.stream(body, reply)
+        start = full.rfind(self.separator, 0, full.index(self.finish_marker))
+        return Raw(full[: start + len(self.separator)])
+
     def message(self, body: dict, reply: Reply) -> dict:
         raise NotImplementedError
 
 
 class OpenAIServer(_Server):
     """``POST /v1/chat/completions``; use ``base_url=server.url + "/v1"``."""
+
+    finish_marker = b'"finish_reason": "'
 
     def message(self, body: dict, reply: Reply) -> dict:
         message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
@@ -209,6 +221,8 @@ class OllamaServer(_Server):
     """``POST /api/chat``; use ``OLLAMA_BASE_URL=server.url``. Streams are NDJSON lines."""
 
     stream_type = "application/x-ndjson"
+    finish_marker = b'"done": true'
+    separator = b"\n"
     _CREATED = "2026-01-01T00:00:00Z"
 
     def render(self, body: dict, reply: Reply | Failure | Raw) -> tuple[int, str, bytes, dict]:
@@ -260,6 +274,8 @@ class OllamaServer(_Server):
 
 class AnthropicServer(_Server):
     """``POST /v1/messages``; use ``base_url=server.url``."""
+
+    finish_marker = b"event: message_delta"
 
     def message(self, body: dict, reply: Reply) -> dict:
         content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []

@@ -19,6 +19,7 @@ from agent_core.providers.errors import ProviderErrorMapping, to_provider_error
 from agent_core.providers.real import ProviderSettings, resolve_real_model
 from agent_core.providers.retry import Failure as CallFailure
 from agent_core.providers.retry import RetryPolicy
+from agent_core.providers.stream_end import is_cut_off
 from tests.agent_core.providers.servers import (
     ANTHROPIC_OVERFLOW,
     OPENAI_OVERFLOW,
@@ -300,6 +301,49 @@ async def test_a_malformed_stream_is_a_clear_error_and_leaves_the_thread_consist
     assert not of_type(events, "error")
     roles = [r.role for r in setup.store.messages(session.id)]
     assert roles == ["user", "user", "assistant"]
+
+
+CUT_TEXT = "Here is the first half of a long answer, and then"
+
+
+@every
+async def test_a_stream_cut_before_its_finish_marker_is_kept_and_marked_incomplete(
+    provider,
+) -> None:
+    def script(body: dict, index: int):
+        return server.cut_off(body, Reply(text=CUT_TEXT)) if index == 0 else Reply(text="Whole.")
+
+    with provider.server(script) as server:
+        setup = setup_for(provider, server.url)
+        cut_events = await run(setup, "explain")
+        whole_events = await run(setup, "go on")
+    sent = server.cut_off(server.requests[0], Reply(text=CUT_TEXT)).body
+    assert server.finish_marker not in sent and b"[DONE]" not in sent
+    assert not of_type(cut_events, "error")
+    rows = setup.store.messages(setup.store.sessions("t1")[0].id)
+    assert [r.role for r in rows] == ["user", "assistant", "user", "assistant"]
+    assert (rows[1].content, rows[1].meta.get("incomplete")) == (CUT_TEXT, True)
+    [warning] = of_type(cut_events, "warning")
+    assert warning["data"] == {
+        "message": "The reply was cut off: the provider ended the stream before finishing it. "
+        "The text so far is kept; ask the agent to continue.",
+        "reason": "reply_cut_off",
+        "message_id": rows[1].id,
+    }
+    # A stream that ends properly is not marked.
+    assert (rows[3].content, "incomplete" in rows[3].meta) == ("Whole.", False)
+    assert not of_type(whole_events, "warning")
+
+
+def test_a_cut_stream_is_marked_on_the_synchronous_path_too() -> None:
+    def script(body: dict, index: int):
+        return server.cut_off(body, Reply(text=CUT_TEXT))
+
+    with OpenAIServer(script) as server:
+        chunks = list(OPENAI.model(server.url).stream("hi"))
+    reply = sum(chunks[1:], chunks[0])
+    assert reply.content == CUT_TEXT
+    assert is_cut_off(reply)
 
 
 # calibration ----------------------------------------------------------------------------------
