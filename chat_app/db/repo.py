@@ -26,6 +26,7 @@ from chat_app.db.models import (
     ShareLink,
     Thread,
     ThreadFile,
+    TurnLease,
     utcnow,
 )
 from chat_app.db.sharing import (
@@ -224,7 +225,7 @@ def delete_thread(*, session: Session, thread_id: str) -> bool:
         return False
     session_ids = select(ChatSession.id).where(ChatSession.thread_id == thread_id)
     session.exec(delete(ContextEditRow).where(col(ContextEditRow.session_id).in_(session_ids)))
-    for table in (Message, PendingMessage, ThreadFile, ShareLink):
+    for table in (Message, PendingMessage, ThreadFile, ShareLink, TurnLease):
         session.exec(delete(table).where(table.thread_id == thread_id))  # type: ignore[attr-defined]
     # Parent links point inside the thread; clear them so sessions delete in any order.
     session.exec(

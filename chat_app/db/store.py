@@ -37,6 +37,7 @@ from chat_app.db.convert import (
     stored_message,
 )
 from chat_app.db.engine import write_engine
+from chat_app.db.lease import TurnLeaseHold, check_fence, turn_lease
 from chat_app.db.locks import named_lock
 from chat_app.db.models import (
     ChatSession,
@@ -66,6 +67,8 @@ class SqlStore:
         self._engine = engine
         self._writer = write_engine(engine)
         self._fault_hook: Callable[[str], None] | None = None
+        # PostgreSQL: the turn leases this store holds now, checked by every turn write.
+        self._leases: dict[str, TurnLeaseHold] = {}
 
     # plumbing -----------------------------------------------------------------
     @contextmanager
@@ -90,6 +93,14 @@ class SqlStore:
         thread = db.exec(select(Thread).where(Thread.id == thread_id).with_for_update()).first()
         if thread is None:
             raise StoreError(f"unknown thread {thread_id}")
+        return thread
+
+    def _lock_turn(self, db: Session, thread_id: str) -> Thread:
+        """Lock the thread row for a write of its turn, fenced by the turn's lease if held."""
+        thread = self._lock_thread(db, thread_id)
+        hold = self._leases.get(thread_id)
+        if hold is not None:
+            check_fence(db, hold)
         return thread
 
     @staticmethod
@@ -141,7 +152,7 @@ class SqlStore:
 
     def _create_first_session(self, thread_id: str) -> SessionRecord:
         with self._tx(write=True) as db:
-            self._lock_thread(db, thread_id)
+            self._lock_turn(db, thread_id)
             row = self._latest(db, thread_id)
             if row is None:
                 row = ChatSession(thread_id=thread_id, number=1)
@@ -167,7 +178,7 @@ class SqlStore:
         with self._tx(write=True) as db:
             if self._session_row(db, session_id).thread_id != thread_id:
                 raise StoreError("session belongs to another thread")
-            thread = self._lock_thread(db, thread_id)
+            thread = self._lock_turn(db, thread_id)
             return self._store_rows(db, thread, session_id, messages)
 
     def messages(self, session_id: str) -> list[StoredMessage]:
@@ -184,7 +195,7 @@ class SqlStore:
         """Record a context edit and its optional timeline marker in one transaction."""
         with self._tx(write=True) as db:
             owner = self._session_row(db, session_id)
-            thread = self._lock_thread(db, owner.thread_id)
+            thread = self._lock_turn(db, owner.thread_id)
             count = db.exec(
                 select(func.count())
                 .select_from(ContextEditRow)
@@ -229,7 +240,7 @@ class SqlStore:
 
     def write_file(self, thread_id: str, path: str, content: str) -> None:
         with self._tx(write=True) as db:
-            self._lock_thread(db, thread_id)
+            self._lock_turn(db, thread_id)
             self._put_file(db, thread_id, path, content)
 
     def list_files(self, thread_id: str) -> list[str]:
@@ -288,7 +299,7 @@ class SqlStore:
         with self._tx(write=True) as db:
             if self._session_row(db, session_id).thread_id != thread_id:
                 raise StoreError("session belongs to another thread")
-            thread = self._lock_thread(db, thread_id)
+            thread = self._lock_turn(db, thread_id)
             return self._deliver(db, thread, session_id, limit)
 
     # reset --------------------------------------------------------------------
@@ -307,7 +318,7 @@ class SqlStore:
     ) -> tuple[SessionRecord, list[StoredMessage]]:
         """End the old session and open the next one, all in one transaction (see the port)."""
         with self._tx(write=True) as db:
-            thread = self._lock_thread(db, thread_id)
+            thread = self._lock_turn(db, thread_id)
             old = self._latest(db, thread_id)
             if old is None or old.id != old_session_id or old.ended_at is not None:
                 raise StoreError("the session was already reset by another run")
@@ -336,5 +347,21 @@ class SqlStore:
         return record, rows
 
     def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:
-        """Serialize turns of one thread across processes; other threads never wait."""
+        """Serialize turns of one thread across processes; other threads never wait.
+
+        PostgreSQL: a renewed, fenced lease (:mod:`chat_app.db.lease`): no connection is held
+        for the turn, and a turn whose lease was lost cannot write. SQLite: an ``flock``
+        beside the database, which only the holder's death releases.
+        """
+        if self._engine.dialect.name == "postgresql":
+            return self._leased_turn(thread_id)
         return named_lock(self._engine, f"turn:{thread_id}")
+
+    @contextmanager
+    def _leased_turn(self, thread_id: str) -> Iterator[None]:
+        with turn_lease(self._engine, thread_id) as hold:
+            self._leases[thread_id] = hold
+            try:
+                yield
+            finally:
+                self._leases.pop(thread_id, None)

@@ -14,6 +14,7 @@ from chat_app.db.models.assistant import (
     ContextStrategy,
 )
 from chat_app.db.models.files import PendingMessage, PendingMessagePublic, ThreadFile
+from chat_app.db.models.lease import TurnLease
 from chat_app.db.models.message import ContextEditRow, Message, MessageBase, MessagePublic
 from chat_app.db.models.session import (
     ChatSession,
@@ -55,6 +56,7 @@ __all__ = [
     "ThreadFile",
     "ThreadPublic",
     "ThreadUpdate",
+    "TurnLease",
     "UTCDateTime",
     "new_id",
     "utcnow",

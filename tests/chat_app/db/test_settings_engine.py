@@ -24,6 +24,7 @@ TABLES = {
     "pending_message",
     "share_link",
     "sign_in_failure_count",
+    "turn_lease",
     "alembic_version",
 }
 

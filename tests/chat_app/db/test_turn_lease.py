@@ -1,0 +1,103 @@
+"""The PostgreSQL turn lease: losing connections loses nothing, and a lost lease cannot write."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Engine
+
+from agent_core.records import NewMessage
+from chat_app.db.lease import LeaseLost
+from chat_app.db.settings import normalize_url
+from chat_app.db.store import SqlStore
+from tests.chat_app.db.backends import create_thread, pg_url  # noqa: F401
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def workers(pg_url: str) -> Iterator[tuple[Engine, Engine]]:  # noqa: F811
+    """Two worker processes' engines, told apart by their connections' application_name."""
+    engines = tuple(
+        create_engine(normalize_url(pg_url), pool_pre_ping=True,
+                      connect_args={"application_name": f"baton-lease-test-{n}"})
+        for n in (1, 2)
+    )
+    yield engines
+    for engine in engines:
+        engine.dispose()
+
+
+def _take_in_background(store: SqlStore, thread_id: str, release: threading.Event) -> threading.Event:
+    taken = threading.Event()
+
+    def run() -> None:
+        with store.turn_lock(thread_id):
+            taken.set()
+            release.wait(30)
+
+    threading.Thread(target=run, daemon=True).start()
+    return taken
+
+
+def test_killing_the_holders_connections_lets_no_second_worker_in(workers) -> None:
+    first_engine, second_engine = workers
+    first, second = SqlStore(first_engine), SqlStore(second_engine)
+    thread_id = create_thread(first_engine)
+    session = first.current_session(thread_id)
+    release = threading.Event()
+    with first.turn_lock(thread_id):
+        first.append(thread_id, session.id, [NewMessage(role="user", content="step 1")])
+        # A server restart, a failover or a pooler drops every connection of the worker.
+        with second_engine.connect() as admin:
+            killed = admin.execute(text(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE application_name = 'baton-lease-test-1'")).scalar()
+        assert killed >= 1
+        taken = _take_in_background(second, thread_id, release)
+        assert not taken.wait(2.0), "a second worker took the thread while its turn ran"
+        first.append(thread_id, session.id, [NewMessage(role="assistant", content="step 2")])
+    assert taken.wait(10), "the thread stayed locked after the turn ended"
+    release.set()
+    assert [m.content for m in first.messages(session.id)] == ["step 1", "step 2"]
+
+
+def test_a_turn_whose_lease_was_taken_over_stores_nothing_more(workers) -> None:
+    first_engine, second_engine = workers
+    first, second = SqlStore(first_engine), SqlStore(second_engine)
+    thread_id = create_thread(first_engine)
+    session = first.current_session(thread_id)
+    release = threading.Event()
+    with first.turn_lock(thread_id):
+        hold = first._leases[thread_id]
+        hold.stop()  # the worker stalls: no renewals (a long GC pause, a frozen VM)
+        with first_engine.connect() as admin:
+            admin.execute(text("UPDATE turn_lease SET expires_at = now() - interval '1 second'"))
+            admin.commit()
+        taken = _take_in_background(second, thread_id, release)
+        assert taken.wait(10)
+        second.append(thread_id, session.id, [NewMessage(role="user", content="the new holder")])
+        with pytest.raises(LeaseLost, match="lost its hold"):
+            first.append(thread_id, session.id, [NewMessage(role="assistant", content="stale")])
+        with pytest.raises(LeaseLost):
+            first.write_file(thread_id, "a.py", "stale")
+        assert hold.renew() is False
+    release.set()
+    assert [m.content for m in second.messages(session.id)] == ["the new holder"]
+    assert first.read_file(thread_id, "a.py") is None
+
+
+def test_a_lease_is_renewed_while_the_turn_runs(workers, monkeypatch) -> None:
+    first_engine, second_engine = workers
+    first, second = SqlStore(first_engine), SqlStore(second_engine)
+    thread_id = create_thread(first_engine)
+    monkeypatch.setattr("chat_app.db.lease.LEASE_SECONDS", 1.0)
+    release = threading.Event()
+    with first.turn_lock(thread_id):
+        taken = _take_in_background(second, thread_id, release)
+        assert not taken.wait(3.0), "the lease expired under a running turn"
+    assert taken.wait(10)
+    release.set()
