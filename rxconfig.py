@@ -14,6 +14,10 @@ import reflex as rx
 
 from chat_app.db.settings import database_url
 from chat_app.services.web_security import allowed_origins
+from chat_app.serving import supervise_workers
+
+# A worker that dies is replaced instead of taking the whole server down.
+supervise_workers()
 
 # With BATON_ALLOWED_ORIGINS set, Reflex's CORS and Socket.IO checks allow only those origins
 # too; chat_app.asgi.OriginGuard checks Origin and Host on every connection either way.

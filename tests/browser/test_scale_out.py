@@ -4,8 +4,13 @@ workers. Skips (saying why) when PostgreSQL or Redis is not running on this mach
 from __future__ import annotations
 
 import os
+import signal
+import time
+import urllib.request
 import uuid
+from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -58,6 +63,50 @@ def _worker_count(server: AppServer) -> int:
     out = subprocess.run(["pgrep", "-g", str(os.getpgid(server.process.pid)), "-f", "reflex|granian"],
                          capture_output=True, text=True).stdout.split()
     return len(out)
+
+
+def _backend_workers(server: AppServer) -> list[int]:
+    """The granian worker processes: the children of the group's busiest parent."""
+    group = os.getpgid(server.process.pid)
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) == group:  # state, ppid, pgrp
+            parents[int(entry.name)] = int(fields[1])
+    if not parents:  # the whole server is gone
+        return []
+    supervisor, _ = Counter(parents.values()).most_common(1)[0]
+    return sorted(pid for pid, parent in parents.items() if parent == supervisor)
+
+
+def test_a_killed_worker_is_replaced_while_the_others_serve(scaled_server, browser) -> None:
+    workers = _backend_workers(scaled_server)
+    assert len(workers) >= 3
+    os.kill(workers[0], signal.SIGKILL)
+    failed_pings, deadline = 0, time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(scaled_server.url + "/ping", timeout=5) as response:
+                failed_pings += response.status != 200
+        except OSError:
+            failed_pings += 1
+        now = _backend_workers(scaled_server)
+        if workers[0] not in now and len(now) == len(workers):
+            break
+        time.sleep(0.2)
+    assert workers[0] not in now and len(now) == len(workers), f"not replaced: {workers} -> {now}"
+    assert failed_pings <= 1, f"{failed_pings} pings failed while a worker was replaced"
+    page = browser.new_context(base_url=scaled_server.url).new_page()
+    start_chat(page)
+    send(page, "Still serving after a worker died?")
+    wait_idle(page)
+    assert page.locator("[data-role=assistant]").count() > 0
+    page.context.close()
 
 
 def test_several_workers_serve_one_thread_from_postgres(scaled_server, browser) -> None:
