@@ -17,6 +17,7 @@ __all__ = [
     "warning",
     "reply_cut_off",
     "queued",
+    "accepted",
 ]
 
 ResetPhase = Literal["reset_starting", "input_blocked", "reset_complete", "reset_failed"]
@@ -59,3 +60,9 @@ def reply_cut_off(*, message_id: str) -> dict[str, Any]:
 
 def queued(**data: Any) -> dict[str, Any]:
     return {"type": "queued", "data": data}
+
+
+def accepted(*, pending_id: str, client_id: str) -> dict[str, Any]:
+    """The message the sender's browser called ``client_id`` is stored (once, whatever the
+    number of sends); the browser may forget its copy."""
+    return {"type": "accepted", "data": {"pending_id": pending_id, "client_id": client_id}}

@@ -121,8 +121,14 @@ class InMemoryStore:
             return sorted(self._files[thread_id])
 
     # pending ------------------------------------------------------------------
-    def enqueue_pending(self, thread_id: str, content: str) -> PendingRecord:
+    def enqueue_pending(
+        self, thread_id: str, content: str, *, client_id: str | None = None
+    ) -> PendingRecord:
         with self._mutex:
+            if client_id is not None:
+                for known in self._pending[thread_id]:
+                    if known.client_id == client_id:
+                        return known
             self._pending_seq[thread_id] += 1
             record = PendingRecord(
                 id=_new_id(),
@@ -130,6 +136,7 @@ class InMemoryStore:
                 seq=self._pending_seq[thread_id],
                 content=content,
                 created_at=utcnow(),
+                client_id=client_id,
             )
             self._pending[thread_id].append(record)
             return record

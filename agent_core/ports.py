@@ -55,8 +55,11 @@ class SessionStore(Protocol):
 
     def list_files(self, thread_id: str) -> list[str]: ...
 
-    def enqueue_pending(self, thread_id: str, content: str) -> PendingRecord:
-        """Durably queue a user message sent while the thread is busy."""
+    def enqueue_pending(
+        self, thread_id: str, content: str, *, client_id: str | None = None
+    ) -> PendingRecord:
+        """Durably queue a user message; with a ``client_id`` already queued on the thread,
+        return that message's record instead (a re-send is stored at most once)."""
         ...
 
     def pending(self, thread_id: str) -> list[PendingRecord]:

@@ -75,6 +75,8 @@ class PendingRecord(_Record):
     content: str
     created_at: datetime
     delivered_session_id: str | None = None
+    # The id the sender's browser gave the message: a re-send with it is not stored twice.
+    client_id: str | None = None
 
 
 class ContextEdit(_Record):

@@ -84,16 +84,23 @@ class ThreadRunner:
 
     # user messages -----------------------------------------------------------------------
     async def submit(
-        self, setup: TurnSetup, text: str, *, cancel: asyncio.Event | None = None
+        self, setup: TurnSetup, text: str, *, cancel: asyncio.Event | None = None,
+        client_id: str | None = None,
     ) -> AsyncIterator[dict[str, Any]]:
         """Queue ``text`` and run the thread until no queued message is left.
 
         Raises :class:`~agent_core.errors.MessageRejected` (before anything is stored) for
         input that cannot be accepted. If the thread is already running in this process the
-        message is queued and a ``queued`` event is the only one yielded.
+        message is queued and a ``queued`` event is the only one yielded. With a ``client_id``
+        an ``accepted`` event comes first; a re-send of a message already stored under it is
+        not stored again, and one already delivered yields nothing more.
         """
         text = validate_user_message(text)
-        record = setup.store.enqueue_pending(setup.thread_id, text)
+        record = setup.store.enqueue_pending(setup.thread_id, text, client_id=client_id)
+        if client_id is not None:
+            yield events.accepted(pending_id=record.id, client_id=client_id)
+            if record.delivered_session_id is not None:
+                return
         if self.is_busy(setup.thread_id):
             yield events.queued(pending_id=record.id, content=text)
             return

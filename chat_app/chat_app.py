@@ -34,7 +34,8 @@ def _migrate_database() -> None:
 
 app = rx.App(
     stylesheets=["/baton.css"],
-    head_components=[rx.el.link(rel="icon", href="/favicon.svg", type="image/svg+xml")],
+    head_components=[rx.el.link(rel="icon", href="/favicon.svg", type="image/svg+xml"),
+                     rx.el.script(src="/baton-outbox.js")],
     # Origin checks, the signed identity cookie, state tokens bound to it, the page policy.
     api_transformer=MIDDLEWARE_STACK,
     # Bottom centre, lifted above the composer: at the top they covered the thread's title

@@ -46,6 +46,8 @@ def composer() -> rx.Component:
                     flex="1",
                     class_name="baton-composer-input",
                 ),
+                # Filled by /baton-outbox.js on submit: the browser's id for this message.
+                rx.el.input(type="hidden", name="client_id", default_value="", id="composer-client-id"),
                 _stop_button(),
                 rx.icon_button(
                     rx.icon("send-horizontal", size=16),
@@ -58,8 +60,9 @@ def composer() -> rx.Component:
                 width="100%",
             ),
             on_submit=ChatState.submit,
-            # Emptied in the browser at once, so a second Enter finds nothing to send.
-            reset_on_submit=True,
+            # Kept until the server says it stored the message (/baton-outbox.js empties it);
+            # a second Enter meanwhile is ignored there.
+            reset_on_submit=False,
             width="100%",
         ),
         spacing="1",

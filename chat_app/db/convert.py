@@ -97,4 +97,5 @@ def pending_record(row: PendingMessage) -> PendingRecord:
         content=row.content,
         created_at=row.created_at,
         delivered_session_id=row.delivered_session_id,
+        client_id=row.client_id,
     )

@@ -250,13 +250,22 @@ class SqlStore:
             return sorted(paths)
 
     # pending ------------------------------------------------------------------
-    def enqueue_pending(self, thread_id: str, content: str) -> PendingRecord:
-        """Durably queue a user message sent while the thread is busy."""
+    def enqueue_pending(
+        self, thread_id: str, content: str, *, client_id: str | None = None
+    ) -> PendingRecord:
+        """Durably queue a user message; a ``client_id`` already queued returns its record."""
         with self._tx(write=True) as db:
             thread = self._lock_thread(db, thread_id)
+            if client_id is not None:
+                known = db.exec(select(PendingMessage).where(
+                    PendingMessage.thread_id == thread_id, PendingMessage.client_id == client_id
+                )).first()
+                if known is not None:
+                    return pending_record(known)
             seq = thread.next_pending_seq
             thread.next_pending_seq = seq + 1
-            row = PendingMessage(thread_id=thread_id, seq=seq, content=sanitize_text(content))
+            row = PendingMessage(thread_id=thread_id, seq=seq, content=sanitize_text(content),
+                                 client_id=client_id)
             db.add(row)
             db.flush()
             return pending_record(row)

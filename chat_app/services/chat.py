@@ -182,16 +182,29 @@ def _expand(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-async def send_message(owner: str, thread_id: str, text: str) -> AsyncIterator[dict[str, Any]]:
-    """Queue ``text`` on the thread and stream the run that delivers it."""
+def _refusal(message: str, client_id: str | None) -> dict[str, Any]:
+    data: dict[str, Any] = {"message": message}
+    if client_id:
+        data["client_id"] = client_id
+    return {"type": "error", "data": data}
+
+
+async def send_message(owner: str, thread_id: str, text: str,
+                       client_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
+    """Queue ``text`` on the thread and stream the run that delivers it.
+
+    ``client_id`` is the browser's id for the message: sending it again (a retry after a lost
+    acknowledgement or a crash) stores nothing twice. A refusal names it, so the browser
+    forgets its copy (the text stays in the composer).
+    """
     try:
         text = validate_message(text)
     except MessageRejected as exc:
-        yield {"type": "error", "data": {"message": str(exc)}}
+        yield _refusal(str(exc), client_id)
         return
     thread, assistant = _assistant_for(owner, thread_id)
     if thread is None or assistant is None:
-        yield {"type": "error", "data": {"message": "This thread does not exist."}}
+        yield _refusal("This thread does not exist.", client_id)
         return
     title = _title_from_first_message(thread, text)
     if title:
@@ -202,12 +215,13 @@ async def send_message(owner: str, thread_id: str, text: str) -> AsyncIterator[d
     queued = False
     try:
         async with _stoppable(thread_id, cancel):
-            async for event in runtime.runner().submit(setup, text, cancel=cancel):
+            async for event in runtime.runner().submit(setup, text, cancel=cancel,
+                                                       client_id=client_id):
                 queued = queued or event.get("type") == "queued"
                 for ui_event in _expand(translator.translate(event)):
                     yield ui_event
     except MessageRejected as exc:
-        yield {"type": "error", "data": {"message": str(exc)}}
+        yield _refusal(str(exc), client_id)
     finally:
         # A queued message's call returns at once; the flag belongs to the running turn,
         # which must stay stoppable.

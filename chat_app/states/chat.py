@@ -170,7 +170,8 @@ class ChatState(IdentityState):
         # Only an owner's page holds the thread id: every later event acts on thread_key.
         self.thread_key = thread_id
         self._show(view)
-        loaded = [scripts.scroll_to_bottom(force=True), scripts.escape_stops()]
+        loaded = [scripts.scroll_to_bottom(force=True), scripts.escape_stops(),
+                  scripts.outbox_unsent(thread_id, ChatState.resend_unsent)]
         if view.pending:
             # Messages queued before the backend stopped: shown as queued, answered now.
             self.sending = True
@@ -213,36 +214,59 @@ class ChatState(IdentityState):
     def submit(self, form: dict):
         """Send the composer's text, or run ``/handoff [focus]``.
 
-        The browser empties the composer as it submits, so pressing Enter twice cannot
-        send one text twice; a message sent while a turn runs (or a reset) is queued by
-        the thread and delivered after it. A refused text is put back to be fixed.
+        The text stays in the composer until the server has stored it (``accepted``, which
+        empties it); the browser's outbox (/baton-outbox.js) keeps a copy under the
+        message's ``client_id`` and sends it again if no acknowledgement came. A message
+        sent while a turn runs (or a reset) is queued by the thread and delivered after it.
+        A refused text stays in the composer to be fixed.
         """
         typed = str(form.get("message") or "")
+        client_id = str(form.get("client_id") or "")[:64]
         text = typed.strip()
         if not text:
-            return None
+            return scripts.outbox_refused(client_id)
         self.draft = ""
         command = chat_service.parse_command(text)
         if command is not None:
             if self.sending or self.handoff_running:
                 return [
+                    scripts.outbox_refused(client_id),
                     _restore_composer(typed),
                     rx.toast("Wait for the current turn to finish (or stop it) first."),
                 ]
             self.handoff_running = True
             _, focus = command
-            return ChatState.run_handoff(self.thread_key, focus)
+            return [scripts.outbox_accepted(client_id),
+                    ChatState.run_handoff(self.thread_key, focus)]
         if self.handoff_running:
-            return [_restore_composer(typed), rx.toast("A handoff is running; send after it.")]
+            return [scripts.outbox_refused(client_id), _restore_composer(typed),
+                    rx.toast("A handoff is running; send after it.")]
         try:
             chat_service.validate_message(text)
         except MessageRejected as rejected:
-            return [_restore_composer(typed), rx.toast.error(str(rejected))]
+            return [scripts.outbox_refused(client_id), _restore_composer(typed),
+                    rx.toast.error(str(rejected))]
         self.sending = True
         return [
-            ChatState.run_send(self.thread_key, text),
+            ChatState.run_send(self.thread_key, text, client_id),
             scripts.scroll_to_bottom(force=True),
         ]
+
+    @rx.event
+    def resend_unsent(self, unsent: list):
+        """Send again what this chat's outbox still holds (no acknowledgement ever came)."""
+        if not self.thread_key or not isinstance(unsent, list):
+            return None
+        sends = []
+        for entry in unsent[:50]:
+            if not isinstance(entry, dict) or entry.get("thread") != self.thread_key:
+                continue
+            client_id, text = str(entry.get("id") or "")[:64], str(entry.get("text") or "")
+            if client_id and text.strip():
+                sends.append(ChatState.run_send(self.thread_key, text, client_id))
+        if sends:
+            self.sending = True
+        return sends or None
 
     @rx.event
     def stop(self) -> None:
@@ -265,10 +289,11 @@ class ChatState(IdentityState):
             yield update
 
     @rx.event(background=True)
-    async def run_send(self, thread_id: str, text: str):
+    async def run_send(self, thread_id: str, text: str, client_id: str = ""):
         async with self:
             owner = self._owner()
-        async for update in self._consume(chat_service.send_message(owner, thread_id, text)):
+        stream = chat_service.send_message(owner, thread_id, text, client_id or None)
+        async for update in self._consume(stream):
             yield update
 
     @rx.event(background=True)
@@ -352,8 +377,13 @@ class ChatState(IdentityState):
             if status in ("failed",):
                 return rx.toast.error(message)
             return rx.toast(message)
+        if kind == "accepted":
+            return scripts.outbox_accepted(data.get("client_id", ""))
         if kind == "error":
-            return rx.toast.error(data.get("message", "Something went wrong"))
+            toast = rx.toast.error(data.get("message", "Something went wrong"))
+            if data.get("client_id"):
+                return [scripts.outbox_refused(data["client_id"]), toast]
+            return toast
         if kind == "warning" and data.get("message"):
             return rx.toast.warning(data["message"])
         return None

@@ -7,10 +7,12 @@ painted the new rows yet, so each one waits for the target to exist before scrol
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import reflex as rx
 
-__all__ = ["scroll_to_bottom", "scroll_to_anchor", "escape_stops"]
+__all__ = ["scroll_to_bottom", "scroll_to_anchor", "escape_stops", "outbox_accepted",
+           "outbox_refused", "outbox_unsent"]
 
 _SCROLL_TO_BOTTOM = """
 (() => {
@@ -69,3 +71,23 @@ _ESCAPE_STOPS = """
 def escape_stops() -> rx.event.EventSpec:
     """Let Escape stop a running turn or cancel a running handoff."""
     return rx.call_script(_ESCAPE_STOPS)
+
+
+# The composer's outbox lives in /baton-outbox.js (loaded by every page); these tell it what
+# the server did with a message it sent.
+def outbox_accepted(client_id: str) -> rx.event.EventSpec:
+    """The message is stored: the browser forgets its copy and empties the composer."""
+    return rx.call_script(f"window.batonOutbox && window.batonOutbox.accepted({json.dumps(client_id)})")
+
+
+def outbox_refused(client_id: str) -> rx.event.EventSpec:
+    """The message was refused: the browser forgets its copy; the text stays to be fixed."""
+    return rx.call_script(f"window.batonOutbox && window.batonOutbox.refused({json.dumps(client_id)})")
+
+
+def outbox_unsent(thread_id: str, callback: Any) -> rx.event.EventSpec:
+    """Ask the browser for this chat's messages that were never acknowledged."""
+    return rx.call_script(
+        f"window.batonOutbox ? window.batonOutbox.unsent({json.dumps(thread_id)}) : []",
+        callback=callback,
+    )

@@ -208,6 +208,22 @@ def test_pending_messages_are_delivered_once_in_send_order(backend: Backend) -> 
 
 
 # reset -----------------------------------------------------------------------------
+def test_a_message_sent_again_under_its_client_id_is_stored_once(backend: Backend) -> None:
+    thread, other = backend.new_thread(), backend.new_thread()
+    session = backend.store.current_session(thread)
+    first = backend.store.enqueue_pending(thread, "hello", client_id="tab-1-msg-1")
+    again = backend.store.enqueue_pending(thread, "hello", client_id="tab-1-msg-1")
+    assert again.id == first.id and again.client_id == "tab-1-msg-1"
+    assert [p.id for p in backend.store.pending(thread)] == [first.id]
+    # The same client id on another thread is another message.
+    assert backend.store.enqueue_pending(other, "hello", client_id="tab-1-msg-1").id != first.id
+    backend.store.deliver_pending(thread, session.id)
+    late = backend.store.enqueue_pending(thread, "hello", client_id="tab-1-msg-1")
+    assert late.id == first.id and late.delivered_session_id == session.id
+    assert backend.store.pending(thread) == []
+    assert [m.content for m in backend.store.messages(session.id)] == ["hello"]
+
+
 def test_commit_reset_opens_the_next_session_with_context_then_pending(backend: Backend) -> None:
     thread = backend.new_thread()
     old = backend.store.current_session(thread)

@@ -34,7 +34,10 @@ class PendingMessage(PendingMessageBase, table=True):
     """A user message sent while the thread was busy; delivered into exactly one session."""
 
     __tablename__ = "pending_message"
-    __table_args__ = (UniqueConstraint("thread_id", "seq", name="uq_pending_message_thread_seq"),)
+    __table_args__ = (
+        UniqueConstraint("thread_id", "seq", name="uq_pending_message_thread_seq"),
+        UniqueConstraint("thread_id", "client_id", name="uq_pending_message_thread_client_id"),
+    )
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
     thread_id: str = Field(foreign_key="thread.id", ondelete="CASCADE", max_length=32)
@@ -42,6 +45,8 @@ class PendingMessage(PendingMessageBase, table=True):
         default=None, foreign_key="chat_session.id", ondelete="SET NULL", max_length=32
     )
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
+    # Made by the sender's browser; a re-send after a lost acknowledgement finds it here.
+    client_id: str | None = Field(default=None, max_length=64)
 
 
 class PendingMessagePublic(PendingMessageBase):

@@ -1,0 +1,87 @@
+// The composer's outbox: nothing typed is lost between Enter and the server storing it.
+//
+// On submit the message gets an id made here and a copy in localStorage; the text stays in
+// the composer. The server answers "accepted" once it stored the message (at most once per
+// id, however often it is sent): then the copy is dropped and the composer emptied. A copy
+// left behind (the backend died, the socket dropped, the tab closed) is sent again with the
+// same id when the chat opens again. A second Enter on a message still on its way is ignored.
+(() => {
+  const KEY = "baton-outbox";
+  const MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+
+  const load = () => {
+    try {
+      const items = JSON.parse(window.localStorage.getItem(KEY) || "[]");
+      const fresh = Date.now() - MAX_AGE_MS;
+      return Array.isArray(items) ? items.filter((e) => e && e.id && e.at > fresh) : [];
+    } catch (error) {
+      return [];
+    }
+  };
+  const save = (items) => {
+    try {
+      window.localStorage.setItem(KEY, JSON.stringify(items));
+    } catch (error) {
+      // Storage full or disabled: the message still goes out, it just cannot be re-sent.
+    }
+  };
+  const threadId = () => (window.location.pathname.match(/^\/t\/([^/]+)/) || [])[1] || "";
+  const newId = () =>
+    window.crypto && window.crypto.randomUUID
+      ? window.crypto.randomUUID()
+      : Date.now().toString(16) + Math.random().toString(16).slice(2);
+  const composer = () => document.getElementById("composer-input");
+  const setComposer = (box, text) => {
+    const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
+    setter.call(box, text);
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+  };
+
+  window.batonOutbox = {
+    // The server stored it: forget the copy; empty the composer if it still shows that text.
+    accepted(id) {
+      const sent = load().find((e) => e.id === id);
+      save(load().filter((e) => e.id !== id));
+      const box = composer();
+      if (box && box.dataset.sending === id) {
+        delete box.dataset.sending;
+        if (sent && box.value === sent.text) setComposer(box, "");
+      }
+    },
+    // The server refused it (the reason is in a toast): forget the copy, keep the text.
+    refused(id) {
+      save(load().filter((e) => e.id !== id));
+      const box = composer();
+      if (box && box.dataset.sending === id) delete box.dataset.sending;
+    },
+    // Copies of this chat's messages that no acknowledgement has cleared, oldest first.
+    unsent(thread) {
+      return load().filter((e) => e.thread === thread).sort((a, b) => a.at - b.at);
+    },
+  };
+
+  window.addEventListener(
+    "submit",
+    (event) => {
+      const form = event.target;
+      const box = form && form.querySelector && form.querySelector("#composer-input");
+      if (!box || !form.elements.client_id) return;
+      const text = box.value;
+      if (!text.trim()) return;
+      const thread = threadId();
+      const items = load();
+      if (items.some((e) => e.thread === thread && e.text === text)) {
+        // Already on its way (a second Enter): sending it again would only duplicate it.
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        return;
+      }
+      const entry = { id: newId(), thread, text, at: Date.now() };
+      items.push(entry);
+      save(items);
+      form.elements.client_id.value = entry.id;
+      box.dataset.sending = entry.id;
+    },
+    true,
+  );
+})();

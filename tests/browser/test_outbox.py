@@ -1,0 +1,77 @@
+"""Nothing typed is lost between Enter and the server storing it, and nothing is stored twice."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+
+from chat_app.services import identity, runtime
+from chat_app.services import threads as thread_service
+from tests.browser.chat_page import start_chat, user_messages, wait_idle
+
+OUTBOX = "baton-outbox"
+
+
+def _owned_thread(page, app_server) -> str:
+    token = identity.mint_token()
+    owner = identity.owner_from_token(token)
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}])
+    return thread_service.create_thread(owner, "Outbox").id
+
+
+def _leave_in_outbox(page, entries: list[dict]) -> None:
+    page.goto("/")
+    page.wait_for_selector(".baton-page")
+    page.evaluate("([key, value]) => localStorage.setItem(key, value)", [OUTBOX, json.dumps(entries)])
+
+
+def _outbox(page) -> list:
+    return json.loads(page.evaluate("(key) => localStorage.getItem(key) || '[]'", OUTBOX))
+
+
+def test_a_message_never_acknowledged_is_sent_again_when_the_chat_opens(server_db, page) -> None:
+    thread_id = _owned_thread(page, server_db)
+    # Enter was pressed, then the backend died before storing it: only the browser has it.
+    _leave_in_outbox(page, [{"id": uuid.uuid4().hex, "thread": thread_id,
+                             "text": "Plan a CSV parser", "at": int(time.time() * 1000)}])
+    page.goto(f"/t/{thread_id}")
+    page.wait_for_selector("[data-role=user] >> text=Plan a CSV parser")
+    wait_idle(page)
+    page.wait_for_selector("[data-role=assistant]")
+    page.wait_for_function("(key) => (localStorage.getItem(key) || '[]') === '[]'", arg=OUTBOX)
+    page.reload()
+    page.wait_for_selector("[data-role=assistant]")
+    page.wait_for_timeout(1000)  # the outbox had its chance to send anything again
+    assert user_messages(page) == ["Plan a CSV parser"]
+
+
+def test_a_message_stored_before_its_acknowledgement_was_lost_is_not_stored_twice(
+    server_db, page
+) -> None:
+    thread_id = _owned_thread(page, server_db)
+    store = runtime.store()
+    client_id = uuid.uuid4().hex
+    store.enqueue_pending(thread_id, "Stored once", client_id=client_id)
+    store.deliver_pending(thread_id, store.current_session(thread_id).id)
+    _leave_in_outbox(page, [{"id": client_id, "thread": thread_id, "text": "Stored once",
+                             "at": int(time.time() * 1000)}])
+    page.goto(f"/t/{thread_id}")
+    page.wait_for_selector("[data-role=user] >> text=Stored once")
+    page.wait_for_function("(key) => (localStorage.getItem(key) || '[]') === '[]'", arg=OUTBOX)
+    page.wait_for_timeout(500)
+    assert user_messages(page) == ["Stored once"]
+    assert store.pending(thread_id) == []
+
+
+def test_enter_twice_sends_once_and_the_composer_empties_when_stored(page) -> None:
+    start_chat(page)
+    box = page.locator("#composer-input")
+    box.fill("Only once, please")
+    box.press("Enter")
+    box.press("Enter")
+    page.wait_for_selector("[data-role=user] >> text=Only once, please")
+    page.wait_for_function("() => document.getElementById('composer-input').value === ''")
+    wait_idle(page)
+    assert user_messages(page) == ["Only once, please"]
+    assert _outbox(page) == []
