@@ -60,6 +60,26 @@
     },
   };
 
+  // A send that got no acknowledgement in time was lost in flight (the backend died as it
+  // arrived, the socket dropped): ask the server to take this chat's copies again. Reflex
+  // queues the click until the socket is back; the ids make a repeat harmless.
+  const RETRY_AFTER_MS = 8000;
+  window.setInterval(() => {
+    const button = document.getElementById("outbox-retry");
+    const thread = threadId();
+    if (!button || !thread) return;
+    const now = Date.now();
+    const items = load();
+    const overdue = items.filter(
+      (e) => e.thread === thread && e.at < now - RETRY_AFTER_MS
+        && (e.retriedAt || 0) < now - RETRY_AFTER_MS,
+    );
+    if (!overdue.length) return;
+    overdue.forEach((e) => { e.retriedAt = now; });
+    save(items);
+    button.click();
+  }, 2000);
+
   window.addEventListener(
     "submit",
     (event) => {

@@ -48,6 +48,9 @@ def composer() -> rx.Component:
                 ),
                 # Filled by /baton-outbox.js on submit: the browser's id for this message.
                 rx.el.input(type="hidden", name="client_id", default_value="", id="composer-client-id"),
+                # Pressed by /baton-outbox.js when a send got no acknowledgement in time.
+                rx.el.button(type="button", hidden=True, id="outbox-retry",
+                             on_click=ChatState.retry_unsent),
                 _stop_button(),
                 rx.icon_button(
                     rx.icon("send-horizontal", size=16),

@@ -253,6 +253,13 @@ class ChatState(IdentityState):
         ]
 
     @rx.event
+    def retry_unsent(self):
+        """The outbox saw no acknowledgement in time (a send lost in flight): send again."""
+        if not self.thread_key:
+            return None
+        return scripts.outbox_unsent(self.thread_key, ChatState.resend_unsent)
+
+    @rx.event
     def resend_unsent(self, unsent: list):
         """Send again what this chat's outbox still holds (no acknowledgement ever came)."""
         if not self.thread_key or not isinstance(unsent, list):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 
@@ -75,3 +76,35 @@ def test_enter_twice_sends_once_and_the_composer_empties_when_stored(page) -> No
     wait_idle(page)
     assert user_messages(page) == ["Only once, please"]
     assert _outbox(page) == []
+
+
+def test_a_send_lost_in_flight_is_sent_again_and_stored_once(page) -> None:
+    dropped: list[str] = []
+
+    def lose_the_first_send(ws) -> None:
+        server = ws.connect_to_server()
+
+        def from_page(message) -> None:
+            if (isinstance(message, str) and "_state.submit\"" in message
+                    and "Lost in flight" in message and not dropped):
+                dropped.append(message)  # the backend died as this frame arrived
+                return
+            server.send(message)
+
+        ws.on_message(from_page)
+
+    page.route_web_socket(re.compile(r".*/_event.*"), lose_the_first_send)
+    start_chat(page)
+    wait_idle(page)
+    page.wait_for_timeout(1000)  # the chat's opening look at the outbox is over
+    box = page.locator("#composer-input")
+    box.fill("Lost in flight")
+    box.press("Enter")
+    page.wait_for_timeout(1500)
+    assert dropped and user_messages(page) == []
+    assert box.input_value() == "Lost in flight"  # nothing acknowledged it: the text stays
+    page.wait_for_selector("[data-role=user] >> text=Lost in flight", timeout=30_000)
+    page.wait_for_function("() => document.getElementById('composer-input').value === ''")
+    wait_idle(page)
+    assert user_messages(page) == ["Lost in flight"]
+    assert len(dropped) == 1
