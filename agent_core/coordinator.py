@@ -67,6 +67,21 @@ def _has_evidence(facts: Any) -> bool:
     return bool(facts.files_modified or facts.commands or facts.todos or facts.commits)
 
 
+#: Meta key of a user message handed to the next session verbatim (the id of the original).
+CARRIED_OVER = "carried_over_from"
+
+
+def unanswered_requests(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """The user's messages after the model's last answer, oldest first."""
+    tail: list[BaseMessage] = []
+    for message in reversed(messages):
+        if message.type == "ai":
+            break
+        if message.type == "human" and context_kind(message) is None:
+            tail.append(message)
+    return tail[::-1]
+
+
 class SessionCoordinator:
     """The live state of one run: current session, what is persisted, todos, calibration."""
 
@@ -241,6 +256,10 @@ class SessionCoordinator:
             opening += _todo_state_block(self.todos.todos, str(task)[:500])
         context = [NewMessage(role="handoff", content=opening, meta={"handoff_source": result.source})]
         context += pinned_context(self.store, self.setup.thread_id, self.setup.policy.pinned_paths)
+        # A reset before the model saw the newest user messages (they filled the context)
+        # hands them over verbatim, so the next session answers them, not just mentions them.
+        context += [NewMessage(role="user", content=str(m.content), meta={CARRIED_OVER: m.id})
+                    for m in unanswered_requests(messages)]
         handoff = artifact.model_dump(mode="json")
         new, rows = self.store.commit_reset(
             self.setup.thread_id, old_session_id=old.id, trigger=trigger, utilization=utilization,
@@ -256,7 +275,8 @@ class SessionCoordinator:
             session_number=new.number, trigger=trigger, utilization=round(utilization, 4),
             model=self.setup.model_name, handoff=handoff, handoff_source=result.source,
             handoff_tokens=result.output_tokens,
-            delivered=[r.model_dump(mode="json") for r in rows if r.role == "user"],
+            delivered=[r.model_dump(mode="json") for r in rows
+                       if r.role == "user" and CARRIED_OVER not in r.meta],
         ))
         return to_langchain(rows)
 

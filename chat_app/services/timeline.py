@@ -88,6 +88,8 @@ class RowFolder:
     def add(self, row: StoredMessage) -> list[TimelineItem]:
         number = self.session_numbers.get(row.session_id, 1)
         base = {"seq": row.seq, "session_number": number, "created_at": row.created_at}
+        if row.role == "user" and row.meta.get("carried_over_from"):
+            return []  # the next session's copy of a request; the reader saw it where it was typed
         if row.role == "user":
             # keyed like the queued item it replaces, so the UI swaps it in place
             key = str(row.meta.get("pending_id") or row.id)

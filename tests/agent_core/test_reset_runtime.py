@@ -192,3 +192,33 @@ async def test_user_text_is_never_lost_even_mid_session() -> None:
     rows = [m for s in setup.store.sessions("t1") for m in setup.store.messages(s.id)]
     assert [m.content for m in rows if m.role == "user"] == ["First request", "Second request"]
     assert isinstance(build_context(setup.store, setup.store.current_session("t1"))[0], HumanMessage)
+
+
+async def test_a_request_that_fills_the_context_is_answered_in_the_next_session() -> None:
+    store = InMemoryStore()
+    seen: list[list] = []
+
+    def answer(messages, **kwargs):
+        seen.append(list(messages))
+        return "Noted."
+
+    model = FunctionChatModel(fn=answer, calls=[])
+    setup = make_setup(store, window=4000, model=model, context_strategy="reset",
+                       handoff_model=FunctionChatModel(fn=lambda m, **k: "", calls=[]))
+    await run(setup, "First: keep the parser in parser.py.")
+    await run(setup, "Second: tests go in tests/.")
+    request = ("Now add a --strict flag. " + "Here is the log you asked for. " * 420).strip()
+    events = await run(setup, request)
+
+    assert of_type(events, "context_reset", "reset_complete")
+    first, second = store.sessions("t1")[:2]
+    assert request in [m.content for m in store.messages(first.id) if m.role == "user"]
+    carried = [m for m in store.messages(second.id) if m.role == "user"]
+    assert [m.content for m in carried] == [request]  # verbatim, exactly once
+    assert carried[0].meta["carried_over_from"]
+    # The model's next call, in the new session, has the request itself to answer.
+    last_call = seen[-1]
+    assert last_call[-1].content == request
+    assert any("<handoff-context>" in str(m.content) for m in last_call)
+    reset_done = of_type(events, "context_reset", "reset_complete")[0]["data"]
+    assert reset_done["delivered"] == []  # the timeline keeps it where it was typed
