@@ -8,7 +8,9 @@ one JSON adapter used for storage and events.
 from __future__ import annotations
 
 import json
+import logging
 import re
+import textwrap
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
@@ -29,6 +31,8 @@ __all__ = [
     "draft_from_text",
     "draft_from_value",
 ]
+
+log = logging.getLogger(__name__)
 
 HandoffTrigger = Literal["auto", "manual", "overflow"]
 TodoStatus = Literal["pending", "in_progress", "completed"]
@@ -391,4 +395,9 @@ def draft_from_text(text: str) -> dict[str, Any]:
             continue
         if isinstance(value, Mapping) and (draft := draft_from_value(value)):
             return draft
-    return _draft_from_markdown(text or "")
+    # A reply indented as a whole (a quoted block, a code sample) is read as if it were not.
+    draft = _draft_from_markdown(textwrap.dedent(text or ""))
+    if not draft and (text or "").strip():
+        log.warning("a handoff reply of %d characters had no JSON and no recognisable sections; "
+                    "the handoff is built from the tool facts", len(text))
+    return draft

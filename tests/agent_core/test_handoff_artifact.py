@@ -168,3 +168,41 @@ def test_draft_coerces_wrong_types() -> None:
     assert draft == {"completed_work": ["one", "two"], "remaining_tasks": ["1", "x"],
                      "current_state_summary": "a\nb", "files_modified": ["f.py"]}
     assert draft_from_value(["not", "a", "mapping"]) == {}
+
+
+# The mocked handoff of the original specification, indented as it is there.
+SPEC_EXAMPLE = """
+    ## Completed Work
+    - Built user authentication
+    - Created database schema
+    ## In Progress
+    - Building API endpoints for /users
+    ## Remaining Tasks
+    - Frontend components
+    - Tests
+    ## Key Decisions
+    - Using JWT for auth tokens
+    ## Files Modified
+    - backend/src/routes/auth.py
+    ## State Summary
+    Auth system is functional, API layer is 50% complete.
+    """
+
+
+def test_the_specs_indented_example_reads_like_the_dedented_one() -> None:
+    import textwrap
+
+    indented, flat = draft_from_text(SPEC_EXAMPLE), draft_from_text(textwrap.dedent(SPEC_EXAMPLE))
+    assert indented == flat
+    assert indented["completed_work"] == ["Built user authentication", "Created database schema"]
+    assert indented["in_progress"] == ["Building API endpoints for /users"]
+    assert indented["remaining_tasks"] == ["Frontend components", "Tests"]
+    assert indented["key_decisions"] == ["Using JWT for auth tokens"]
+    assert indented["files_modified"] == ["backend/src/routes/auth.py"]
+    assert indented["current_state_summary"] == "Auth system is functional, API layer is 50% complete."
+
+
+def test_a_reply_that_cannot_be_read_is_logged_as_a_warning(caplog) -> None:
+    with caplog.at_level("WARNING", logger="agent_core.handoff"):
+        assert draft_from_text("I'm sorry, I cannot help with that.") == {}
+    assert "no JSON and no recognisable sections" in caplog.text
