@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from agent_core.providers.simulator_script import todo_state
 
@@ -15,6 +15,11 @@ __all__ = ["fill_schema"]
 _MODIFIED = re.compile(r"^modified: (\S+)", re.MULTILINE)
 _TODO = re.compile(r"^todo \[(\w+)\]: (.+)$", re.MULTILINE)
 _COMMAND = re.compile(r"^command: (.+) -> exit", re.MULTILINE)
+# A sentence of the user's that fixes how the work is done ("never use pandas", "keep it in
+# parser.py"): the only decisions the simulator can honestly report are the user's own.
+_DIRECTIVE = re.compile(r"\b(?:never|always|must|don't|do not|use|keep|prefer|instead|avoid)\b",
+                        re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def _from_prompt_text(messages: list[BaseMessage]) -> tuple[list[dict[str, Any]], list[str], list[str]]:
@@ -22,6 +27,37 @@ def _from_prompt_text(messages: list[BaseMessage]) -> tuple[list[dict[str, Any]]
     text = "\n".join(m.content for m in messages if isinstance(m.content, str))
     todos = [{"content": c.strip(), "status": s} for s, c in _TODO.findall(text)]
     return todos, list(dict.fromkeys(_MODIFIED.findall(text))), _COMMAND.findall(text)
+
+
+_TRANSCRIPT = re.compile(r"<transcript>\n(.*?)\n</transcript>", re.DOTALL)
+
+
+def _user_texts(messages: list[BaseMessage]) -> list[str]:
+    """What the user wrote: their messages, or their entries of a handoff prompt's transcript
+    (never the assistant's, a tool's, or a handoff or pinned file shown as context)."""
+    texts: list[str] = []
+    for message in messages:
+        if not isinstance(message, HumanMessage) or message.additional_kwargs.get("baton_kind"):
+            continue
+        content = str(message.content)
+        transcript = _TRANSCRIPT.search(content)
+        if transcript is None:
+            texts.append(content)
+            continue
+        texts += [entry[len("USER: "):] for entry in transcript.group(1).split("\n\n")
+                  if entry.startswith("USER: ") and not entry.startswith("USER: <")]
+    return texts
+
+
+def _user_directives(messages: list[BaseMessage]) -> list[str]:
+    """The user's own sentences that state a rule or a choice, verbatim, in order."""
+    found: list[str] = []
+    for text in _user_texts(messages):
+        for sentence in _SENTENCE_END.split(text):
+            sentence = sentence.strip()
+            if _DIRECTIVE.search(sentence) and 8 <= len(sentence) <= 300 and sentence not in found:
+                found.append(sentence)
+    return found[:10]
 
 
 def _evidence(messages: list[BaseMessage]) -> dict[str, list[str]]:
@@ -54,7 +90,7 @@ def _evidence(messages: list[BaseMessage]) -> dict[str, list[str]]:
         "completed_work": done,
         "in_progress": active,
         "remaining_tasks": pending,
-        "key_decisions": ["Work through the todo list in order and test every step"],
+        "key_decisions": _user_directives(messages),
         "files_modified": files,
         "current_state_summary": [state],
         "commands": commands,

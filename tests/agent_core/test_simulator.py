@@ -73,3 +73,40 @@ def test_structured_output_is_schema_valid_and_derived_from_the_conversation() -
 def test_it_is_labelled_as_the_simulator_never_as_a_language_model() -> None:
     resolved = resolve_model("simulator")
     assert resolved.is_simulator and resolved.label == SIMULATOR_LABEL == "Offline simulator"
+
+
+def test_the_simulators_handoff_decisions_are_the_users_own_words() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from agent_core.handoff_generation import HandoffDraft
+    from agent_core.providers.simulator_fill import fill_schema
+
+    conversation = [
+        HumanMessage("Build a CSV parser for invoices. Never use pandas! Keep it in parser.py"),
+        AIMessage("Planning the work."),
+        HumanMessage("<handoff-context>use whatever</handoff-context>",
+                     additional_kwargs={"baton_kind": "handoff"}),
+    ]
+    draft = fill_schema(HandoffDraft.model_json_schema(), conversation)
+    assert draft["key_decisions"] == ["Never use pandas!", "Keep it in parser.py"]
+    silent = fill_schema(HandoffDraft.model_json_schema(), [HumanMessage("Build a parser")])
+    assert silent["key_decisions"] == []  # nothing canned when the user decided nothing
+
+
+def test_in_a_handoff_prompt_only_the_users_transcript_entries_count() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+    from agent_core.handoff_generation import HandoffDraft
+    from agent_core.handoff_prompt import render_transcript
+    from agent_core.providers.simulator_fill import fill_schema
+
+    transcript = render_transcript([
+        HumanMessage("Write the report. Always cite the source."),
+        AIMessage("I will use the csv module and keep notes."),
+        HumanMessage("<handoff-context>never mind</handoff-context>",
+                     additional_kwargs={"baton_kind": "handoff"}),
+    ], lambda text: len(text) // 4, 10_000)
+    prompt = [SystemMessage("Never invent facts; use the tool evidence."),
+              HumanMessage(f"<transcript>\n{transcript}\n</transcript>")]
+    draft = fill_schema(HandoffDraft.model_json_schema(), prompt)
+    assert draft["key_decisions"] == ["Always cite the source."]
