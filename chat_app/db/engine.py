@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
-from chat_app.db.settings import database_url, normalize_url
+from chat_app.db.settings import database_url, normalize_url, pool_settings
 
 __all__ = [
     "get_engine",
@@ -74,7 +74,7 @@ def _build(url: str) -> Engine:
         engine = create_engine(url, **kwargs)
         _configure_sqlite(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, **pool_settings())
 
 
 def get_engine(url: str | None = None) -> Engine:

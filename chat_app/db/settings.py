@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["DEFAULT_DB_URL", "database_url", "normalize_url"]
+__all__ = ["DEFAULT_DB_URL", "backend_workers", "database_url", "normalize_url", "pool_settings"]
 
 DEFAULT_DB_URL = "sqlite:///baton.db"
 
@@ -30,3 +30,36 @@ def database_url() -> str:
     """The SQLAlchemy URL of Baton's database (environment, else ``sqlite:///baton.db``)."""
     raw = os.environ.get("REFLEX_DB_URL") or os.environ.get("BATON_DB_URL") or DEFAULT_DB_URL
     return normalize_url(raw.strip())
+
+
+#: Connections all backend workers may open together (PostgreSQL's default max_connections is
+#: 100; the rest is left to migrations, psql and other clients).
+DEFAULT_CONNECTION_BUDGET = 80
+_REFLEX_MAX_WORKERS = 8  # Reflex 0.10's cap on backend workers
+
+
+def backend_workers(env: dict[str, str] | None = None) -> int:
+    """How many backend processes Reflex starts: one, or with Redis ``2 × cores + 1`` (at most
+    8) unless ``GRANIAN_WORKERS`` says otherwise. Mirrors ``reflex.utils.processes``."""
+    env = os.environ if env is None else env
+    if env.get("GRANIAN_WORKERS", "").strip().isdigit():
+        return max(1, int(env["GRANIAN_WORKERS"]))
+    if not env.get("REFLEX_REDIS_URL"):
+        return 1
+    return min((os.cpu_count() or 1) * 2 + 1, _REFLEX_MAX_WORKERS)
+
+
+def pool_settings(env: dict[str, str] | None = None) -> dict[str, int]:
+    """PostgreSQL pool size per worker, derived from the workers and the connection budget.
+
+    ``BATON_DB_CONNECTIONS`` (default 80) is shared by every worker; each gets an equal part
+    (at least 4), two thirds kept open and the rest as overflow. A request that finds its
+    worker's pool exhausted waits ``BATON_DB_POOL_TIMEOUT`` seconds (default 10), then fails
+    with a "database busy" error the chat shows, instead of hanging.
+    """
+    env = os.environ if env is None else env
+    budget = int(env.get("BATON_DB_CONNECTIONS", DEFAULT_CONNECTION_BUDGET))
+    per_worker = max(4, budget // backend_workers(env))
+    size = max(2, per_worker * 2 // 3)
+    return {"pool_size": size, "max_overflow": per_worker - size,
+            "pool_timeout": int(env.get("BATON_DB_POOL_TIMEOUT", "10"))}

@@ -15,7 +15,8 @@ from typing import Any
 
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import Session, col, select
 
 from agent_core.errors import StoreError
@@ -77,6 +78,16 @@ class SqlStore:
             with Session(self._writer if write else self._engine, expire_on_commit=False) as db:
                 yield db
                 db.commit()
+        except PoolTimeout as exc:
+            raise StoreError(
+                "The database is busy (every connection of this worker is in use); nothing "
+                "was stored. Try again in a moment."
+            ) from exc
+        except OperationalError as exc:
+            raise StoreError(
+                "The database cannot be reached or refused to write (it may be down, full or "
+                "read-only); nothing was stored. Try again once it is back."
+            ) from exc
         # OverflowError: sqlite3 refuses integers beyond 64 bits before SQLAlchemy sees them.
         except (SQLAlchemyError, OverflowError) as exc:
             reason = getattr(exc, "orig", None) or exc

@@ -122,3 +122,43 @@ def test_turn_lock_excludes_other_processes(engine) -> None:  # type: ignore[no-
     finally:
         holder.kill()
         holder.wait(10)
+
+
+def test_a_saturated_pool_is_a_clear_busy_refusal(tmp_path: Path) -> None:
+    from sqlalchemy import create_engine
+
+    url = migrated_sqlite(tmp_path)
+    thread_id = create_thread(get_engine(url))
+    tight = create_engine(url, pool_size=1, max_overflow=0, pool_timeout=0.5,
+                          connect_args={"check_same_thread": False})
+    store = SqlStore(tight)
+    with tight.connect():  # the worker's only connection is taken
+        with pytest.raises(StoreError, match="The database is busy"):
+            store.enqueue_pending(thread_id, "hello")
+    tight.dispose()
+
+
+def test_a_read_only_database_is_refused_in_words_without_driver_text(tmp_path: Path) -> None:
+    from sqlalchemy import create_engine
+
+    url = migrated_sqlite(tmp_path)
+    thread_id = create_thread(get_engine(url))
+    database = url.removeprefix("sqlite:///")
+    read_only = create_engine(f"sqlite:///file:{database}?mode=ro&uri=true",
+                              connect_args={"check_same_thread": False})
+    with pytest.raises(StoreError, match="cannot be reached or refused to write") as refused:
+        SqlStore(read_only).enqueue_pending(thread_id, "hello")
+    assert "sqlite3" not in str(refused.value) and "OperationalError" not in str(refused.value)
+    read_only.dispose()
+
+
+def test_pool_sizes_follow_the_worker_count() -> None:
+    from chat_app.db.settings import backend_workers, pool_settings
+
+    assert backend_workers({}) == 1
+    assert backend_workers({"GRANIAN_WORKERS": "5"}) == 5
+    one, five = pool_settings({}), pool_settings({"GRANIAN_WORKERS": "5"})
+    assert one["pool_size"] + one["max_overflow"] == 80
+    assert 5 * (five["pool_size"] + five["max_overflow"]) <= 80
+    tight = pool_settings({"GRANIAN_WORKERS": "40", "BATON_DB_CONNECTIONS": "80"})
+    assert tight["pool_size"] + tight["max_overflow"] == 4  # never below a working minimum
