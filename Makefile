@@ -49,6 +49,7 @@ bench: install
 	$(BIN)/python -m bench.handoff_recall
 	$(BIN)/python -m bench.runtime
 	$(BIN)/python -m bench.storage
+	$(BIN)/python -m bench.load
 
 clean:
 	rm -rf $(VENV) .web .states
