@@ -10,6 +10,7 @@ guarantees at most one reset or compaction per model call.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -63,6 +64,22 @@ class _Base(AgentMiddleware):
             pass
 
 
+async def _off_loop(coordinator: SessionCoordinator, work: Callable[..., Any], *args: Any) -> Any:
+    """Run the coordinator's store work in a thread; its events are emitted on the loop after.
+
+    On the event loop those calls stalled every other chat's stream and the health check (a
+    fifth of the loop's time under load); the graph's stream writer is only called from here.
+    """
+    emit, buffered = coordinator.emit, []
+    coordinator.emit = buffered.append
+    try:
+        return await asyncio.to_thread(work, *args)
+    finally:
+        coordinator.emit = emit
+        for event in buffered:
+            emit(event)
+
+
 class ContextResetMiddleware(_Base):
     """Persist, deliver queued input, measure, and reset when the policy says so."""
 
@@ -76,8 +93,8 @@ class ContextResetMiddleware(_Base):
         self._bind_writer(c)
         self.call.acted = False
         messages = list(state["messages"])
-        c.sync(messages)
-        delivered = c.deliver_pending()
+        await _off_loop(c, c.sync, messages)
+        delivered = await _off_loop(c, c.deliver_pending)
         messages += delivered
         estimate = c.measure(messages)
         decision = plan(estimate.fraction, c.setup.policy, model_default=c.info.default_strategy)
@@ -118,7 +135,7 @@ class ContextResetMiddleware(_Base):
         return response
 
     async def aafter_agent(self, state, runtime) -> dict[str, Any] | None:
-        self.coordinator.sync(list(state["messages"]))
+        await _off_loop(self.coordinator, self.coordinator.sync, list(state["messages"]))
         return None
 
 
@@ -143,7 +160,7 @@ class TodoCompressionMiddleware(_Base):
     async def abefore_model(self, state, runtime) -> dict[str, Any] | None:
         if self.call.acted:
             return None
-        context = self.coordinator.compress_finished_todos()
+        context = await _off_loop(self.coordinator, self.coordinator.compress_finished_todos)
         if context is None:
             return None
         self.coordinator.measure(context)

@@ -112,11 +112,12 @@ class ThreadRunner:
         thread_id = setup.thread_id
         self._active.add(thread_id)
         try:
-            while setup.store.pending(thread_id) and not cancel.is_set():
+            while await asyncio.to_thread(setup.store.pending, thread_id) and not cancel.is_set():
                 lock = setup.store.turn_lock(thread_id)
                 await asyncio.to_thread(lock.__enter__)
                 try:
-                    while setup.store.pending(thread_id) and not cancel.is_set():
+                    while (await asyncio.to_thread(setup.store.pending, thread_id)
+                           and not cancel.is_set()):
                         async for event in self._turn(setup, cancel):
                             yield event
                 finally:
@@ -127,10 +128,11 @@ class ThreadRunner:
 
     async def _turn(self, setup: TurnSetup, cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
         outbox: list[dict[str, Any]] = []
-        coordinator = SessionCoordinator(setup, estimator=self.estimator(setup), emit=outbox.append)
-        coordinator.deliver_pending()
+        coordinator = await asyncio.to_thread(
+            SessionCoordinator, setup, estimator=self.estimator(setup), emit=outbox.append)
+        await asyncio.to_thread(coordinator.deliver_pending)
         for attempt in range(2):
-            context = build_context(setup.store, coordinator.session)
+            context = await asyncio.to_thread(build_context, setup.store, coordinator.session)
             coordinator.adopt(context)
             while outbox:
                 yield outbox.pop(0)
