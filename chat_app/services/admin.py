@@ -27,6 +27,7 @@ from sqlmodel import Session
 from agent_core.errors import ConfigurationError
 from agent_core.models import model_info
 from agent_core.policy import make_policy
+from agent_core.providers.real import PROVIDERS
 from agent_core.providers.registry import SIMULATOR_NAMES, registry_name, resolve_model
 from chat_app.db import repo
 from chat_app.db.engine import write_engine, write_session
@@ -238,6 +239,12 @@ def _model_name(raw: str) -> str:
         raise SettingsRejected(
             f"Model must be written provider:model (e.g. anthropic:claude-sonnet-4-6) or "
             f"'{SIMULATOR}', got {name!r}."
+        )
+    if provider.strip() not in PROVIDERS and name not in SIMULATOR_NAMES:
+        # Saved, it would take down every chat of the assistant; refuse it here instead.
+        raise SettingsRejected(
+            f"Unknown model provider {provider.strip()!r}: use one of {', '.join(PROVIDERS)} "
+            f"(for example anthropic:claude-sonnet-4-6) or '{SIMULATOR}'."
         )
     return name
 

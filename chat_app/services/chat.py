@@ -15,12 +15,14 @@ from typing import Any
 
 from sqlmodel import Session
 
-from agent_core.errors import MessageRejected
+from agent_core import events
+from agent_core.errors import ConfigurationError, MessageRejected
 from agent_core.records import StoredMessage
 from agent_core.validation import validate_user_message
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.services import runtime
+from chat_app.services.threads import misconfigured
 from chat_app.services.timeline import RowFolder, anchor, divider_item
 from chat_app.services.views import MeterView, SessionChip, TimelineItem
 
@@ -209,7 +211,20 @@ async def send_message(owner: str, thread_id: str, text: str,
     title = _title_from_first_message(thread, text)
     if title:
         yield {"type": "title", "data": {"title": title}}
-    setup, resolved = runtime.turn_setup(thread_id, assistant)
+    try:
+        setup, resolved = runtime.turn_setup(thread_id, assistant)
+    except ConfigurationError as exc:
+        # The assistant's model cannot run: keep the message (queued, answered once it is
+        # fixed, when the chat is next opened) rather than lose it.
+        record = runtime.store().enqueue_pending(thread_id, text, client_id=client_id)
+        if client_id:
+            yield events.accepted(pending_id=record.id, client_id=client_id)
+        item = TimelineItem(key=record.id, kind="message", role="user", content=record.content,
+                            queued=True)
+        yield {"type": "queued", "data": item.model_dump(mode="json")}
+        yield {"type": "error", "data": {"message": f"{misconfigured(exc)} Your message is kept "
+                                                    "and will be answered once it is fixed."}}
+        return
     translator = _Translator(thread_id, resolved.label)
     cancel = runtime.cancel_flag(thread_id)
     queued = False
@@ -241,7 +256,10 @@ async def resume_queued(owner: str, thread_id: str) -> AsyncIterator[dict[str, A
     thread, assistant = _assistant_for(owner, thread_id)
     if thread is None or assistant is None:
         return
-    setup, resolved = runtime.turn_setup(thread_id, assistant)
+    try:
+        setup, resolved = runtime.turn_setup(thread_id, assistant)
+    except ConfigurationError:  # the chat's banner says why; the queue waits for the fix
+        return
     translator = _Translator(thread_id, resolved.label)
     cancel = runtime.cancel_flag(thread_id)
     try:
@@ -274,7 +292,12 @@ async def run_handoff(owner: str, thread_id: str, focus: str | None,
     if thread is None or assistant is None:
         yield {"type": "error", "data": {"message": "This thread does not exist."}}
         return
-    setup, resolved = runtime.turn_setup(thread_id, assistant)
+    try:
+        setup, resolved = runtime.turn_setup(thread_id, assistant)
+    except ConfigurationError as exc:
+        yield {"type": "error", "data": {"message": misconfigured(exc)}}
+        yield {"type": "done", "data": {}}
+        return
     translator = _Translator(thread_id, resolved.label)
     flag = cancel or runtime.cancel_flag(thread_id)
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from agent_core.context import build_context
+from agent_core.errors import ConfigurationError
 from agent_core.handoff import HandoffArtifact, handoff_filename
 from agent_core.models import model_info
 from agent_core.strategies.plan import effective_strategy
@@ -100,6 +101,11 @@ def delete_thread(owner: str, thread_id: str) -> bool:
         return repo.delete_thread(session=db, thread_id=thread_id)
 
 
+def misconfigured(exc: ConfigurationError) -> str:
+    """What a chat says when its assistant's model setting cannot run."""
+    return f"This chat's assistant cannot run: {exc}. An admin can fix its model on /admin."
+
+
 def _meter(thread: Thread, db: Session) -> tuple[MeterView, str]:
     assistant = repo.get_assistant(session=db, assistant_id=thread.assistant_id) or \
         repo.ensure_default_assistant(session=db)
@@ -142,11 +148,16 @@ def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None =
                   else repo.undelivered_pending(session=db, thread_id=thread_id))
         items += [TimelineItem(key=p.id, kind="message", role="user", content=p.content,
                                queued=True, created_at=p.created_at) for p in queued]
-        meter, label = _meter(thread, db) if with_meter else (MeterView(), "")
+        problem = ""
+        try:
+            meter, label = _meter(thread, db) if with_meter else (MeterView(), "")
+        except ConfigurationError as exc:  # a bad model setting must not take the chat down
+            meter, label, problem = MeterView(), "", misconfigured(exc)
         chips = session_chips(sessions, earliest if has_earlier else None)
         return TimelineView(thread=_summary(thread, len(sessions) or 1, label), items=items,
                             sessions=chips, has_earlier=has_earlier, earliest_seq=earliest,
-                            meter=meter, model_label=label, pending=len(queued))
+                            meter=meter, model_label=label, pending=len(queued),
+                            problem=problem)
 
 
 def load_from_session(owner: str | None, thread_id: str, session_number: int, *,

@@ -105,3 +105,5 @@ class TimelineView(_View):
     model_label: str = ""
     # Queued messages not yet delivered (shown last, as queued); the page resumes them.
     pending: int = 0
+    # Why this chat's assistant cannot run now (its model setting); empty when it can.
+    problem: str = ""

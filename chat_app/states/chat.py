@@ -61,6 +61,8 @@ class ChatState(IdentityState):
     loading: bool = True
     title: str = ""
     model_label: str = ""
+    # Why the chat's assistant cannot run (a bad model setting); shown above the composer.
+    problem: str = ""
     # The timeline is rows + live_rows. A running stream only ever writes live_rows, so a
     # finished item costs the browser this run's rows, not the whole window (Reflex sends a
     # changed var whole); when the stream ends the two are settled into rows once.
@@ -117,6 +119,7 @@ class ChatState(IdentityState):
         self.found = True
         self.title = view.thread.title
         self.model_label = view.model_label
+        self.problem = view.problem
         self.chips = [chip_row(chip) for chip in view.sessions]
         self.meter = meter_bar(view.meter)
         self.has_earlier = view.has_earlier

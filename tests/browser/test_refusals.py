@@ -33,3 +33,33 @@ def test_a_message_of_zero_width_spaces_is_refused_and_kept(page) -> None:
     _refused(page, "\u200b\u200b\u200b", "invisible characters")
     page.wait_for_timeout(300)
     assert page.locator("#thread-title").inner_text().strip() == "New chat"
+
+
+def test_a_chat_whose_assistant_cannot_run_opens_with_a_banner_and_keeps_the_message(
+    server_db, page
+) -> None:
+    from sqlmodel import Session
+
+    from chat_app.db import repo
+    from chat_app.db.engine import write_engine
+    from chat_app.db.models import AssistantCreate
+    from chat_app.services import identity, runtime
+    from chat_app.services import threads as thread_service
+
+    with Session(write_engine(runtime.engine())) as db:
+        assistant_id = repo.create_assistant(
+            session=db, data=AssistantCreate(name="Typo", model="foo:bar")).id
+    token = identity.mint_token()
+    thread_id = thread_service.create_thread(identity.owner_from_token(token), "Typo",
+                                             assistant_id=assistant_id).id
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
+                               "url": server_db.url}])
+    page.goto(f"/t/{thread_id}")
+    page.wait_for_selector("#assistant-problem >> text=Unknown model provider 'foo'")
+    box = page.locator("#composer-input")
+    box.fill("Keep this one")
+    box.press("Enter")
+    page.wait_for_selector("[data-queued=true] >> text=Keep this one")
+    page.wait_for_selector("[data-sonner-toast] >> text=Your message is kept")
+    page.wait_for_function("() => document.getElementById('composer-input').value === ''")
+    assert [p.content for p in runtime.store().pending(thread_id)] == ["Keep this one"]

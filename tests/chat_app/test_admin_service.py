@@ -59,6 +59,7 @@ def test_grant_is_not_the_password_and_dies_with_it(grant: str, monkeypatch: pyt
         ({"reset_threshold": "1.5"}, "at most 1"),
         ({"reset_threshold": "lots"}, "must be a number"),
         ({"model": "claude"}, "provider:model"),
+        ({"model": "foo:bar"}, "Unknown model provider 'foo': use one of anthropic, openai"),
         ({"context_strategy": "forget"}, "auto, compact or reset"),
         ({"window_override": "-5"}, "positive"),
         ({"name": "  "}, "Name cannot be empty"),

@@ -214,3 +214,37 @@ def test_messages_queued_before_a_crash_are_shown_and_answered(database) -> None
     answered = threads.load_timeline(owner, other.id).items
     assert [i.content for i in answered if i.role == "user"] == ["queued elsewhere"]
     assert any(i.role == "assistant" for i in answered)
+
+
+def test_a_chat_whose_assistant_cannot_run_opens_and_keeps_what_is_typed(database) -> None:
+    from sqlmodel import Session
+
+    from chat_app.db import repo
+    from chat_app.db.engine import write_engine
+    from chat_app.db.models import AssistantCreate, AssistantUpdate
+    from chat_app.services import chat, runtime, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    # Saved before models were checked (or its provider went away since).
+    with Session(write_engine(runtime.engine())) as db:
+        assistant_id = repo.create_assistant(
+            session=db, data=AssistantCreate(name="Typo", model="foo:bar")).id
+    thread = threads.create_thread(owner, "Typo chat", assistant_id=assistant_id)
+
+    view = threads.load_timeline(owner, thread.id)
+    assert "cannot run" in view.problem and "Unknown model provider 'foo'" in view.problem
+
+    events = asyncio.run(_drain(chat.send_message(owner, thread.id, "Please keep this", "c-1")))
+    kinds = [e["type"] for e in events]
+    assert kinds[-3:] == ["accepted", "queued", "error"]
+    assert "Your message is kept" in events[-1]["data"]["message"]
+    assert [p.content for p in runtime.store().pending(thread.id)] == ["Please keep this"]
+    assert asyncio.run(_drain(chat.resume_queued(owner, thread.id))) == []  # waits for the fix
+
+    with Session(write_engine(runtime.engine())) as db:
+        repo.update_assistant(session=db, assistant_id=assistant_id,
+                              changes=AssistantUpdate(model="simulator"))
+        db.commit()
+    answered = asyncio.run(_drain(chat.resume_queued(owner, thread.id)))
+    assert any(e["type"] == "item" and e["data"].get("role") == "assistant" for e in answered)
+    assert threads.load_timeline(owner, thread.id).problem == ""

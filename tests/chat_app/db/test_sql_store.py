@@ -132,9 +132,9 @@ def test_a_saturated_pool_is_a_clear_busy_refusal(tmp_path: Path) -> None:
     tight = create_engine(url, pool_size=1, max_overflow=0, pool_timeout=0.5,
                           connect_args={"check_same_thread": False})
     store = SqlStore(tight)
-    with tight.connect():  # the worker's only connection is taken
-        with pytest.raises(StoreError, match="The database is busy"):
-            store.enqueue_pending(thread_id, "hello")
+    # The worker's only connection is taken.
+    with tight.connect(), pytest.raises(StoreError, match="The database is busy"):
+        store.enqueue_pending(thread_id, "hello")
     tight.dispose()
 
 
