@@ -6,6 +6,7 @@ timeline shows is prepared here, once, when an item arrives. Pure functions, no 
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 from datetime import UTC, datetime
 from typing import Any
@@ -64,6 +65,8 @@ class TimelineRow:
     key_decisions: list[str] = dataclasses.field(default_factory=list)
     files_modified: list[FileRow] = dataclasses.field(default_factory=list)
     state_summary: str = ""
+    # The HANDOFF-n.md file as a data: URL (given a plain string, rx.download saves it as a
+    # JSON string literal, not as Markdown).
     handoff_markdown: str = ""
     handoff_filename: str = ""
 
@@ -215,7 +218,11 @@ def timeline_row(item: Any) -> TimelineRow:
     row.key_decisions = _strings(handoff.get("key_decisions"))
     row.files_modified = _files(handoff.get("files_modified"))
     row.state_summary = str(handoff.get("current_state_summary") or "")
-    row.handoff_markdown = str(data.get("handoff_markdown") or "")
+    markdown = str(data.get("handoff_markdown") or "")
+    row.handoff_markdown = (
+        "data:text/markdown;charset=utf-8;base64," + base64.b64encode(markdown.encode()).decode()
+        if markdown else ""
+    )
     row.handoff_filename = str(
         data.get("handoff_filename") or f"HANDOFF-{row.session_number}.md"
     )

@@ -194,7 +194,9 @@ def test_stored_payloads_stay_inert_on_the_chat_page_after_reload_and_when_share
         card.locator(".baton-handoff-download").click()
     download = download_info.value
     assert download.suggested_filename.endswith(".md")
-    assert "<iframe srcdoc=" in Path(download.path()).read_text(encoding="utf-8")
+    saved = Path(download.path()).read_text(encoding="utf-8")
+    assert saved.startswith("<!-- baton-handoff"), saved[:80]  # Markdown, not a JSON literal
+    assert "<iframe srcdoc=" in saved
 
     path, _ = sharing.create_link(owner, thread_id, None)
     page.goto(path)

@@ -113,3 +113,12 @@ def test_the_thread_id_comes_from_the_chat_route():
 def test_the_first_session_divider_names_no_reset():
     first = TimelineItem(key="session-1", kind="divider", session_number=1, trigger="start")
     assert timeline_row(first).header == "Session 1 started"
+
+
+def test_the_handoff_download_is_the_markdown_file_itself():
+    import base64
+
+    row = timeline_row(_divider(2))
+    prefix = "data:text/markdown;charset=utf-8;base64,"
+    assert row.handoff_markdown.startswith(prefix)
+    assert base64.b64decode(row.handoff_markdown[len(prefix):]).decode() == "# Handoff"
