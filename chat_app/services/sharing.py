@@ -32,6 +32,7 @@ __all__ = [
     "list_links",
     "update_snapshot",
     "revoke",
+    "link_is_live",
     "open_shared",
     "shared_earlier",
     "shared_from_session",
@@ -159,6 +160,11 @@ def _live_link(token: str) -> ShareLink | None:
         return None
     with _read() as db:
         return share_repo.resolve_share_token(session=db, token=token)
+
+
+def link_is_live(token: str) -> bool:
+    """Whether ``token`` opens a shared thread now (not missing, revoked or expired)."""
+    return _live_link(token) is not None
 
 
 def open_shared(token: str, *, limit: int = 100) -> TimelineView | None:

@@ -76,14 +76,16 @@ def test_revoked_link_is_not_found_and_snapshot_update_keeps_the_url(server_db, 
     assert "added after sharing" not in page.inner_text("#timeline")
 
     sharing.update_snapshot(OWNER, link.id)
-    open_share(page, path)
+    assert page.goto(path).status == 200
+    page.wait_for_selector("#timeline")
     assert "added after sharing" in page.inner_text("#timeline")
 
     sharing.revoke(OWNER, link.id)
-    open_share(page, path)
-    assert page.locator("#share-not-found").is_visible()
+    assert page.goto(path).status == 404  # a dead link says so to crawlers and link checkers
+    page.wait_for_selector("#share-not-found")
     missing = page.inner_text("#share-not-found")
-    open_share(page, "/share/never-issued-token")
+    assert page.goto("/share/never-issued-token").status == 404
+    page.wait_for_selector("#share-not-found")
     assert page.inner_text("#share-not-found") == missing
 
 
