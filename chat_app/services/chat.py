@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -38,13 +39,23 @@ def validate_message(text: str) -> str:
     return validate_user_message(text)
 
 
+COMMANDS = "/handoff [focus]: end this session now with a handoff (optionally focused)"
+_COMMAND_WORD = re.compile(r"^/([A-Za-z][\w-]*)(?:\s|$)")
+
+
 def parse_command(text: str) -> tuple[str, str | None] | None:
-    """``("handoff", focus)`` for ``/handoff [focus]``; None for ordinary messages."""
+    """``("handoff", focus)`` for ``/handoff [focus]``, ``("unknown", name)`` for another
+    ``/word`` (not sent to the agent: a typo of a command should not become a message);
+    None for ordinary messages, including ones that start with a path like ``/usr/bin``.
+    A message starting with a space is never a command."""
+    if text[:1] != "/":
+        return None
     stripped = text.strip()
     if stripped == "/handoff" or stripped.startswith("/handoff "):
         focus = stripped[len("/handoff"):].strip()
         return "handoff", focus or None
-    return None
+    word = _COMMAND_WORD.match(stripped)
+    return ("unknown", word.group(1)) if word else None
 
 
 def stop(thread_id: str) -> bool:

@@ -229,7 +229,11 @@ class ChatState(IdentityState):
         if not text:
             return scripts.outbox_refused(client_id)
         self.draft = ""
-        command = chat_service.parse_command(text)
+        command = chat_service.parse_command(typed.lstrip("\n"))
+        if command is not None and command[0] == "unknown":
+            return [scripts.outbox_refused(client_id), _restore_composer(typed),
+                    rx.toast(f"/{command[1]} is not a command. Commands: {chat_service.COMMANDS}. "
+                             "To send this as a message, start it with a space.")]
         if command is not None:
             if self.sending or self.handoff_running:
                 return [

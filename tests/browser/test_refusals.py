@@ -63,3 +63,8 @@ def test_a_chat_whose_assistant_cannot_run_opens_with_a_banner_and_keeps_the_mes
     page.wait_for_selector("[data-sonner-toast] >> text=Your message is kept")
     page.wait_for_function("() => document.getElementById('composer-input').value === ''")
     assert [p.content for p in runtime.store().pending(thread_id)] == ["Keep this one"]
+
+
+def test_an_unknown_command_is_not_sent_and_is_kept(page) -> None:
+    start_chat(page)
+    _refused(page, "/hlep with the parser", "is not a command")

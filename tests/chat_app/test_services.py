@@ -248,3 +248,18 @@ def test_a_chat_whose_assistant_cannot_run_opens_and_keeps_what_is_typed(databas
     answered = asyncio.run(_drain(chat.resume_queued(owner, thread.id)))
     assert any(e["type"] == "item" and e["data"].get("role") == "assistant" for e in answered)
     assert threads.load_timeline(owner, thread.id).problem == ""
+
+
+@pytest.mark.parametrize(("text", "parsed"), [
+    ("/handoff", ("handoff", None)),
+    ("/handoff the parser", ("handoff", "the parser")),
+    ("/help", ("unknown", "help")),
+    ("/clear now", ("unknown", "clear")),
+    ("/usr/bin/python crashes", None),  # a path, not a command
+    (" /help", None),  # a leading space sends it as a message
+    ("what does /help do?", None),
+])
+def test_commands_are_recognised_and_unknown_ones_are_not_sent(text, parsed) -> None:
+    from chat_app.services.chat import parse_command
+
+    assert parse_command(text) == parsed
