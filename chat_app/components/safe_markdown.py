@@ -25,13 +25,25 @@ _LINK_REMOTE_IMAGES = rx.Var(_js_expr="""(() => (tree) => {
 })""")
 
 
+# A single newline is a line break, as people type with Shift+Enter (CommonMark would fold
+# it into a space).
+_LINE_BREAKS = rx.markdown.plugin.create("remark-breaks@4.0.0", "remarkBreaks")
+
+
+def _external_link(text: object) -> rx.Component:
+    # A link opens beside the chat, never in its place; the page behind learns nothing.
+    return rx.link(text, is_external=True, rel="noopener noreferrer nofollow")
+
+
 def safe_markdown(source: rx.Var[str] | str) -> rx.Component:
     """Markdown for text anyone may have written (a user, a model, a tool's output).
 
     Raw HTML is shown as text, never rendered (Reflex's default parses it: an iframe, a meta
     refresh, a form or a style block in a message would act on the page). Links keep
-    react-markdown's protocol allow-list (no ``javascript:`` or ``data:``), and images from
-    other hosts are links unless ``BATON_REMOTE_IMAGES`` allows them.
+    react-markdown's protocol allow-list (no ``javascript:`` or ``data:``) and open in a new
+    tab, images from other hosts are links unless ``BATON_REMOTE_IMAGES`` allows them, and a
+    single newline is a line break.
     """
     plugins = [] if remote_images_allowed() else [_LINK_REMOTE_IMAGES]
-    return rx.markdown(source, use_raw=False, rehype_plugins=plugins, class_name="baton-markdown")
+    return rx.markdown(source, use_raw=False, rehype_plugins=plugins, remark_plugins=[_LINE_BREAKS],
+                       component_map={"a": _external_link}, class_name="baton-markdown")

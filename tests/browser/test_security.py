@@ -363,3 +363,25 @@ def test_admin_needs_the_password(server_db, page) -> None:
     page.locator("#admin-password").press("Enter")
     page.wait_for_selector("#admin-save")
     assert ADMIN_PASSWORD not in page.content()
+
+
+def test_message_markdown_keeps_line_breaks_opens_links_aside_and_borders_tables(
+    server_db, page
+) -> None:
+    token, owner = _new_owner()
+    thread_id = thread_service.create_thread(owner, "Markdown").id
+    store = runtime.store()
+    store.append(thread_id, store.current_session(thread_id).id, [NewMessage(
+        role="assistant",
+        content="first line\nsecond line\n\n[docs](https://example.com/docs)\n\n"
+                "| a | b |\n|---|---|\n| 1 | 2 |")])
+    _login_as(page, server_db, token)
+    page.goto(f"/t/{thread_id}")
+    bubble = page.locator("[data-role=assistant] .baton-markdown").first
+    bubble.wait_for()
+    assert bubble.locator("br").count() >= 1
+    link = bubble.locator("a", has_text="docs")
+    assert link.get_attribute("target") == "_blank"
+    assert "noopener" in (link.get_attribute("rel") or "")
+    border = bubble.locator("td").first.evaluate("el => getComputedStyle(el).borderTopStyle")
+    assert border == "solid"
