@@ -34,6 +34,11 @@ def handoff_summary(row: rx.Var[TimelineRow]) -> rx.Component:
         ),
         rx.vstack(
             rx.cond(
+                row.focus != "",
+                rx.text("Focus: ", row.focus, size="2", color_scheme="gray",
+                        class_name="baton-handoff-focus"),
+            ),
+            rx.cond(
                 row.state_summary != "",
                 rx.text(row.state_summary, weight="bold", size="2"),
             ),

@@ -65,6 +65,7 @@ class TimelineRow:
     key_decisions: list[str] = dataclasses.field(default_factory=list)
     files_modified: list[FileRow] = dataclasses.field(default_factory=list)
     state_summary: str = ""
+    focus: str = ""
     # The HANDOFF-n.md file as a data: URL (given a plain string, rx.download saves it as a
     # JSON string literal, not as Markdown).
     handoff_markdown: str = ""
@@ -162,6 +163,11 @@ def _files(value: Any) -> list[FileRow]:
 _TRIGGER_LABELS = {"auto": "auto reset", "manual": "/handoff", "overflow": "overflow reset"}
 
 
+def _clip_focus(focus: str, limit: int = 60) -> str:
+    focus = " ".join(focus.split())
+    return focus if len(focus) <= limit else focus[: limit - 1] + "…"
+
+
 def _divider_header(item: dict[str, Any], handoff: dict[str, Any]) -> str:
     parts = [f"Session {item['session_number']} started"]
     when = relative_time(item.get("created_at"))
@@ -176,6 +182,8 @@ def _divider_header(item: dict[str, Any], handoff: dict[str, Any]) -> str:
         label = _TRIGGER_LABELS.get(trigger, trigger or "reset")
         if utilization is not None:
             label += f" at {round(float(utilization) * 100)}%"
+        if handoff.get("focus"):
+            label += f", focus: {_clip_focus(str(handoff['focus']))}"
         parts.append(label)
     model = item.get("model") or handoff.get("model") or ""
     if model:
@@ -218,6 +226,7 @@ def timeline_row(item: Any) -> TimelineRow:
     row.key_decisions = _strings(handoff.get("key_decisions"))
     row.files_modified = _files(handoff.get("files_modified"))
     row.state_summary = str(handoff.get("current_state_summary") or "")
+    row.focus = str(handoff.get("focus") or "")
     markdown = str(data.get("handoff_markdown") or "")
     row.handoff_markdown = (
         "data:text/markdown;charset=utf-8;base64," + base64.b64encode(markdown.encode()).decode()

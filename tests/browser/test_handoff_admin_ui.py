@@ -30,9 +30,13 @@ def test_handoff_command_on_an_empty_chat_and_after_a_turn(page) -> None:
     wait_idle(page)
     card = page.locator("[data-session='2'].baton-divider .baton-handoff")
     card.locator("summary").first.click()
-    assert "/handoff at" in page.locator("[data-session='2'].baton-divider").inner_text()
+    divider = page.locator("[data-session='2'].baton-divider")
+    assert "/handoff at" in divider.inner_text()
+    assert "Focus: focus on the tests" in card.inner_text()
     page.reload()
     page.locator("[data-session='2'].baton-divider").wait_for()
+    assert "focus: focus on the tests" in page.locator(
+        "[data-session='2'].baton-divider .baton-divider-label").inner_text()
 
 
 def test_admin_edits_an_assistant_validates_and_keeps_history(page) -> None:

@@ -122,3 +122,11 @@ def test_the_handoff_download_is_the_markdown_file_itself():
     prefix = "data:text/markdown;charset=utf-8;base64,"
     assert row.handoff_markdown.startswith(prefix)
     assert base64.b64decode(row.handoff_markdown[len(prefix):]).decode() == "# Handoff"
+
+
+def test_a_focused_handoff_names_its_focus_on_the_divider_and_the_card():
+    row = timeline_row(_divider(3, trigger="manual", focus="the  CSV\nparser"))
+    assert "focus: the CSV parser" in row.header
+    assert row.focus == "the  CSV\nparser"
+    plain = timeline_row(_divider(3))
+    assert "focus" not in plain.header and plain.focus == ""
