@@ -14,11 +14,26 @@ import reflex as rx
 __all__ = ["scroll_to_bottom", "scroll_to_anchor", "escape_stops", "outbox_accepted",
            "outbox_refused", "outbox_unsent"]
 
+# Forced (a chat just opened): keep scrolling to the bottom until the rows are there and the
+# page stops growing (markdown, code and fonts settle over a few frames), for up to 3 s.
 _SCROLL_TO_BOTTOM = """
 (() => {
   const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 400;
   if (!nearBottom && !%(force)s) return;
-  setTimeout(() => window.scrollTo({top: document.body.scrollHeight}), 60);
+  if (!%(force)s) {
+    setTimeout(() => window.scrollTo({top: document.body.scrollHeight}), 60);
+    return;
+  }
+  let last = -1, steady = 0, tries = 0;
+  const settle = () => {
+    const height = document.body.scrollHeight;
+    window.scrollTo({top: height});
+    const rows = document.querySelectorAll('#timeline .baton-item').length;
+    steady = rows > 0 && height === last ? steady + 1 : 0;
+    last = height;
+    if (steady < 3 && tries++ < 60) setTimeout(settle, 50);
+  };
+  settle();
 })()
 """
 

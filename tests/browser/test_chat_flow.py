@@ -76,3 +76,28 @@ def test_the_tab_shows_baton_s_icon(page):
     assert href == "/favicon.svg"
     response = page.request.get(href)
     assert response.status == 200 and "svg" in response.headers["content-type"]
+
+
+def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page) -> None:
+    from agent_core.records import NewMessage
+    from chat_app.services import identity, runtime
+    from chat_app.services import threads as thread_service
+
+    token = identity.mint_token()
+    thread_id = thread_service.create_thread(identity.owner_from_token(token), "Long").id
+    store = runtime.store()
+    session = store.current_session(thread_id)
+    store.append(thread_id, session.id, [
+        NewMessage(role="user" if i % 2 == 0 else "assistant",
+                   content=f"message {i}\n\n" + "a line of text\n" * 6) for i in range(60)])
+    store.append(thread_id, session.id, [NewMessage(role="assistant", content="the newest one")])
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
+                               "url": server_db.url}])
+    page.goto(f"/t/{thread_id}")  # as from a bookmark or a pasted link
+    newest = page.locator("[data-role=assistant] .baton-markdown", has_text="the newest one")
+    newest.wait_for()
+    page.wait_for_function(
+        """() => { const el = [...document.querySelectorAll('[data-role=assistant]')].pop();
+                   const box = el.getBoundingClientRect();
+                   return box.bottom <= window.innerHeight && box.bottom > 0; }""",
+        timeout=5000)
