@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from datetime import UTC, datetime
 
 import pytest
@@ -170,28 +171,11 @@ def test_draft_coerces_wrong_types() -> None:
     assert draft_from_value(["not", "a", "mapping"]) == {}
 
 
-# The mocked handoff of the original specification, indented as it is there.
-SPEC_EXAMPLE = """
-    ## Completed Work
-    - Built user authentication
-    - Created database schema
-    ## In Progress
-    - Building API endpoints for /users
-    ## Remaining Tasks
-    - Frontend components
-    - Tests
-    ## Key Decisions
-    - Using JWT for auth tokens
-    ## Files Modified
-    - backend/src/routes/auth.py
-    ## State Summary
-    Auth system is functional, API layer is 50% complete.
-    """
+# The same mocked handoff indented as the original specification has it (in a code sample).
+SPEC_EXAMPLE = "\n" + textwrap.indent(SPEC_MARKDOWN, "    ") + "\n    "
 
 
 def test_the_specs_indented_example_reads_like_the_dedented_one() -> None:
-    import textwrap
-
     indented, flat = draft_from_text(SPEC_EXAMPLE), draft_from_text(textwrap.dedent(SPEC_EXAMPLE))
     assert indented == flat
     assert indented["completed_work"] == ["Built user authentication", "Created database schema"]
