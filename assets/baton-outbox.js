@@ -54,9 +54,13 @@
       const box = composer();
       if (box && box.dataset.sending === id) delete box.dataset.sending;
     },
-    // Copies of this chat's messages that no acknowledgement has cleared, oldest first.
+    // Copies of this chat's messages that no acknowledgement has cleared, oldest first;
+    // not those sent in the last seconds, whose own send is still being answered.
     unsent(thread) {
-      return load().filter((e) => e.thread === thread).sort((a, b) => a.at - b.at);
+      const settled = Date.now() - 3000;
+      return load()
+        .filter((e) => e.thread === thread && e.at < settled)
+        .sort((a, b) => a.at - b.at);
     },
   };
 

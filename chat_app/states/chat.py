@@ -271,14 +271,25 @@ class ChatState(IdentityState):
         """Send again what this chat's outbox still holds (no acknowledgement ever came)."""
         if not self.thread_key or not isinstance(unsent, list):
             return None
-        sends = []
+        sends, resent = [], 0
         for entry in unsent[:50]:
             if not isinstance(entry, dict) or entry.get("thread") != self.thread_key:
                 continue
             client_id, text = str(entry.get("id") or "")[:64], str(entry.get("text") or "")
-            if client_id and text.strip():
-                sends.append(ChatState.run_send(self.thread_key, text, client_id))
-        if sends:
+            if not client_id:
+                continue
+            # Only what submit would have sent: a command or a refused text is never re-sent.
+            try:
+                chat_service.validate_message(text)
+            except MessageRejected:
+                sends.append(scripts.outbox_refused(client_id))
+                continue
+            if chat_service.parse_command(text.lstrip("\n")) is not None:
+                sends.append(scripts.outbox_refused(client_id))
+                continue
+            sends.append(ChatState.run_send(self.thread_key, text, client_id))
+            resent += 1
+        if resent:
             self.sending = True
         return sends or None
 

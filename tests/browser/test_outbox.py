@@ -35,7 +35,7 @@ def test_a_message_never_acknowledged_is_sent_again_when_the_chat_opens(server_d
     thread_id = _owned_thread(page, server_db)
     # Enter was pressed, then the backend died before storing it: only the browser has it.
     _leave_in_outbox(page, [{"id": uuid.uuid4().hex, "thread": thread_id,
-                             "text": "Plan a CSV parser", "at": int(time.time() * 1000)}])
+                             "text": "Plan a CSV parser", "at": int(time.time() * 1000) - 60_000}])
     page.goto(f"/t/{thread_id}")
     page.wait_for_selector("[data-role=user] >> text=Plan a CSV parser")
     wait_idle(page)
@@ -56,7 +56,7 @@ def test_a_message_stored_before_its_acknowledgement_was_lost_is_not_stored_twic
     store.enqueue_pending(thread_id, "Stored once", client_id=client_id)
     store.deliver_pending(thread_id, store.current_session(thread_id).id)
     _leave_in_outbox(page, [{"id": client_id, "thread": thread_id, "text": "Stored once",
-                             "at": int(time.time() * 1000)}])
+                             "at": int(time.time() * 1000) - 60_000}])
     page.goto(f"/t/{thread_id}")
     page.wait_for_selector("[data-role=user] >> text=Stored once")
     page.wait_for_function("(key) => (localStorage.getItem(key) || '[]') === '[]'", arg=OUTBOX)
@@ -108,3 +108,17 @@ def test_a_send_lost_in_flight_is_sent_again_and_stored_once(page) -> None:
     wait_idle(page)
     assert user_messages(page) == ["Lost in flight"]
     assert len(dropped) == 1
+
+
+def test_a_command_or_refused_text_left_in_the_outbox_is_never_sent(server_db, page) -> None:
+    thread_id = _owned_thread(page, server_db)
+    old = int(time.time() * 1000) - 60_000
+    _leave_in_outbox(page, [{"id": uuid.uuid4().hex, "thread": thread_id, "text": "/hlep me",
+                             "at": old},
+                            {"id": uuid.uuid4().hex, "thread": thread_id, "text": "\u200b",
+                             "at": old}])
+    page.goto(f"/t/{thread_id}")
+    page.locator("#composer-input").wait_for()
+    page.wait_for_function("(key) => (localStorage.getItem(key) || '[]') === '[]'", arg=OUTBOX)
+    page.wait_for_timeout(500)
+    assert user_messages(page) == []
