@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal
 from langchain_core.utils.json import parse_partial_json
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
+from agent_core.validation import sanitize_text
+
 __all__ = [
     "FileChange",
     "Todo",
@@ -320,7 +322,8 @@ def _clip(text: str) -> str:
 
 def _as_text(value: Any) -> str:
     if isinstance(value, str):
-        return value.strip()
+        # A model's JSON may escape a lone surrogate ("\ud800"): make it storable, not fatal.
+        return sanitize_text(value).strip()
     if isinstance(value, Mapping):
         for key in ("path", "file", "text", "content", "description", "title", "task", "item"):
             if isinstance(value.get(key), str):

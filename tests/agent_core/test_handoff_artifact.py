@@ -190,3 +190,10 @@ def test_a_reply_that_cannot_be_read_is_logged_as_a_warning(caplog) -> None:
     with caplog.at_level("WARNING", logger="agent_core.handoff"):
         assert draft_from_text("I'm sorry, I cannot help with that.") == {}
     assert "no JSON and no recognisable sections" in caplog.text
+
+
+def test_a_lone_surrogate_escaped_in_a_models_json_is_made_storable() -> None:
+    # Found by the fuzz test: '"file": [null, "\ud800"' failed the artifact's validation.
+    draft = draft_from_text('{"files_modified": [null, "\\ud800"], "completed_work": ["a\\udfff"]}')
+    assert draft["files_modified"] == ["\ufffd"]
+    assert draft["completed_work"] == ["a\ufffd"]
