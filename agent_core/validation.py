@@ -53,7 +53,7 @@ def validate_user_message(text: str, *, max_bytes: int = MAX_MESSAGE_BYTES) -> s
     if size > max_bytes:
         raise MessageRejected(
             f"The message is too large ({size / 1_048_576:.1f} MB; "
-            f"the limit is {max_bytes // 1024} KB). Attach it as a file instead."
+            f"the limit is {max_bytes // 1024} KB). Shorten it or send it in parts."
         )
     stripped = text.strip()
     if not stripped:

@@ -12,13 +12,16 @@ import logging
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import lru_cache
 from typing import Any
 
 from sqlmodel import Session
 
 from agent_core import events
 from agent_core.errors import ConfigurationError, MessageRejected
+from agent_core.models import model_info
 from agent_core.records import StoredMessage
+from agent_core.tokens import TokenCounter
 from agent_core.validation import validate_user_message
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
@@ -195,6 +198,41 @@ def _expand(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+@lru_cache(maxsize=16)
+def _counter(model_name: str) -> TokenCounter:
+    return TokenCounter(model_name)
+
+
+def check_fits(owner: str, thread_id: str, text: str) -> None:
+    """Refuse (:class:`MessageRejected`) a message too large for a fresh session of the chat's
+    model: it would fill the context on its own, reset after reset, and never be answered.
+
+    The room is the reset threshold of the model's window, less the system prompt, the tool
+    definitions and the handoff a new session starts from.
+    """
+    thread, assistant = _assistant_for(owner, thread_id)
+    if thread is None or assistant is None:
+        return
+    try:
+        setup, _ = runtime.turn_setup(thread_id, assistant)
+    except ConfigurationError:
+        return  # the chat's banner says why; the message is kept as queued
+    policy = setup.policy
+    window = model_info(setup.model_name, window_override=policy.window_override).context_window
+    counter = _counter(setup.model_name)
+    fixed = (counter.count_text(setup.system_prompt or "") + counter.count_tools(setup.tools)
+             + setup.handoff_budget_tokens)
+    room = int(window * policy.reset_threshold) - fixed
+    tokens = counter.count_text(text)
+    if tokens > room:
+        raise MessageRejected(
+            f"This message is about {tokens:,} tokens, more than this assistant's model can take "
+            f"in one session: {window:,} tokens of context, a reset at "
+            f"{policy.reset_threshold:.0%}, and about {fixed:,} taken by the instructions, the "
+            f"tools and a handoff leave room for {max(room, 0):,}. Shorten it or send it in parts."
+        )
+
+
 def _refusal(message: str, client_id: str | None) -> dict[str, Any]:
     data: dict[str, Any] = {"message": message}
     if client_id:
@@ -218,6 +256,11 @@ async def send_message(owner: str, thread_id: str, text: str,
     thread, assistant = _assistant_for(owner, thread_id)
     if thread is None or assistant is None:
         yield _refusal("This thread does not exist.", client_id)
+        return
+    try:
+        check_fits(owner, thread_id, text)
+    except MessageRejected as exc:
+        yield _refusal(str(exc), client_id)
         return
     title = _title_from_first_message(thread, text)
     if title:

@@ -68,3 +68,11 @@ def test_a_chat_whose_assistant_cannot_run_opens_with_a_banner_and_keeps_the_mes
 def test_an_unknown_command_is_not_sent_and_is_kept(page) -> None:
     start_chat(page)
     _refused(page, "/hlep with the parser", "is not a command")
+
+
+def test_a_paste_larger_than_a_session_is_refused_and_kept(page) -> None:
+    start_chat(page)
+    # About 40 KB of log: under the byte limit, over what the simulator's 6,000-token window
+    # can hold in one session (it used to overflow reset after reset and never be answered).
+    _refused(page, "2026-12-01 12:00:00 INFO request served in 12 ms\n" * 800,
+             "more than this assistant's model can take")
