@@ -22,6 +22,7 @@ from agent_core.errors import ConfigurationError, MessageRejected
 from agent_core.models import model_info
 from agent_core.records import StoredMessage
 from agent_core.tokens import TokenCounter
+from agent_core.turn import TurnSetup
 from agent_core.validation import validate_user_message
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
@@ -217,6 +218,10 @@ def check_fits(owner: str, thread_id: str, text: str) -> None:
         setup, _ = runtime.turn_setup(thread_id, assistant)
     except ConfigurationError:
         return  # the chat's banner says why; the message is kept as queued
+    _check_fits(setup, text)
+
+
+def _check_fits(setup: TurnSetup, text: str) -> None:
     policy = setup.policy
     window = model_info(setup.model_name, window_override=policy.window_override).context_window
     counter = _counter(setup.model_name)
@@ -257,17 +262,22 @@ async def send_message(owner: str, thread_id: str, text: str,
     if thread is None or assistant is None:
         yield _refusal("This thread does not exist.", client_id)
         return
+    # One resolution of the assistant serves the size check and the run.
     try:
-        check_fits(owner, thread_id, text)
-    except MessageRejected as exc:
-        yield _refusal(str(exc), client_id)
-        return
+        setup, resolved = runtime.turn_setup(thread_id, assistant)
+        misconfiguration = None
+    except ConfigurationError as exc:
+        misconfiguration = exc
+    if misconfiguration is None:
+        try:
+            _check_fits(setup, text)
+        except MessageRejected as exc:
+            yield _refusal(str(exc), client_id)
+            return
     title = _title_from_first_message(thread, text)
     if title:
         yield {"type": "title", "data": {"title": title}}
-    try:
-        setup, resolved = runtime.turn_setup(thread_id, assistant)
-    except ConfigurationError as exc:
+    if misconfiguration is not None:
         # The assistant's model cannot run: keep the message (queued, answered once it is
         # fixed, when the chat is next opened) rather than lose it.
         record = runtime.store().enqueue_pending(thread_id, text, client_id=client_id)
@@ -276,8 +286,9 @@ async def send_message(owner: str, thread_id: str, text: str,
         item = TimelineItem(key=record.id, kind="message", role="user", content=record.content,
                             queued=True)
         yield {"type": "queued", "data": item.model_dump(mode="json")}
-        yield {"type": "error", "data": {"message": f"{misconfigured(exc)} Your message is kept "
-                                                    "and will be answered once it is fixed."}}
+        yield {"type": "error", "data": {"message": f"{misconfigured(misconfiguration)} Your "
+                                                    "message is kept and will be answered once "
+                                                    "it is fixed."}}
         return
     translator = _Translator(thread_id, resolved.label)
     cancel = runtime.cancel_flag(thread_id)

@@ -250,7 +250,6 @@ class ChatState(IdentityState):
                     rx.toast("A handoff is running; send after it.")]
         try:
             chat_service.validate_message(text)
-            chat_service.check_fits(self._owner(), self.thread_key, text)
         except MessageRejected as rejected:
             return [scripts.outbox_refused(client_id), _restore_composer(typed),
                     rx.toast.error(str(rejected))]
