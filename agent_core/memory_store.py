@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from agent_core.client_order import client_order, queue_slots
 from agent_core.errors import StoreError
 from agent_core.records import (
     ContextEdit,
@@ -129,16 +130,25 @@ class InMemoryStore:
                 for known in self._pending[thread_id]:
                     if known.client_id == client_id:
                         return known
+            queue = self._pending[thread_id]
+            seq, moves = queue_slots(
+                client_order(client_id),
+                [(p.seq, p.client_id) for p in queue if p.delivered_session_id is None],
+                self._pending_seq[thread_id] + 1,
+            )
             self._pending_seq[thread_id] += 1
             record = PendingRecord(
                 id=_new_id(),
                 thread_id=thread_id,
-                seq=self._pending_seq[thread_id],
+                seq=seq,
                 content=content,
                 created_at=utcnow(),
                 client_id=client_id,
             )
-            self._pending[thread_id].append(record)
+            queue[:] = sorted(
+                [p.model_copy(update={"seq": moves.get(p.seq, p.seq)}) for p in queue] + [record],
+                key=lambda p: p.seq,
+            )
             return record
 
     def pending(self, thread_id: str) -> list[PendingRecord]:

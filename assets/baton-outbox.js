@@ -26,10 +26,16 @@
     }
   };
   const threadId = () => (window.location.pathname.match(/^\/t\/([^/]+)/) || [])[1] || "";
-  const newId = () =>
+  const nonce = () =>
     window.crypto && window.crypto.randomUUID
       ? window.crypto.randomUUID()
       : Date.now().toString(16) + Math.random().toString(16).slice(2);
+  // Ids read "<tab>.<n>.<nonce>": the server queues this page's messages in the order of n
+  // however they arrive (agent_core/client_order.py); the nonce keeps ids unique even
+  // where two pages share a tab part.
+  const TAB = nonce().replace(/[^A-Za-z0-9]/g, "").slice(0, 12);
+  let sent = 0;
+  const newId = () => `${TAB}.${++sent}.${nonce()}`;
   const composer = () => document.getElementById("composer-input");
   const setComposer = (box, text) => {
     const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;

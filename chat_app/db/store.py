@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import Session, col, select
 
+from agent_core.client_order import client_order, queue_slots
 from agent_core.errors import StoreError
 from agent_core.records import (
     ContextEdit,
@@ -273,8 +274,21 @@ class SqlStore:
                 )).first()
                 if known is not None:
                     return pending_record(known)
-            seq = thread.next_pending_seq
-            thread.next_pending_seq = seq + 1
+            waiting = list(db.exec(select(PendingMessage).where(
+                PendingMessage.thread_id == thread_id,
+                col(PendingMessage.delivered_session_id).is_(None),
+                col(PendingMessage.client_id).is_not(None),
+            )))
+            seq, moves = queue_slots(client_order(client_id),
+                                     [(row.seq, row.client_id) for row in waiting],
+                                     thread.next_pending_seq)
+            thread.next_pending_seq += 1
+            moving = [row for row in waiting if row.seq in moves]
+            for row in moving:  # through free slots: (thread, seq) is unique at every flush
+                row.seq = -row.seq
+            db.flush()
+            for row in moving:
+                row.seq = moves[-row.seq]
             row = PendingMessage(thread_id=thread_id, seq=seq, content=sanitize_text(content),
                                  client_id=client_id)
             db.add(row)

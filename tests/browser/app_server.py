@@ -32,6 +32,7 @@ class AppServer:
     db_path: Path
     log_path: Path
     process: subprocess.Popen
+    db_url: str = ""  # set by fixtures that serve another database than db_path's SQLite
 
     def log_tail(self, lines: int = 60) -> str:
         try:

@@ -54,6 +54,7 @@ def scaled_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
         env = {"REFLEX_DB_URL": database_url, "REFLEX_REDIS_URL": redis_url,
                "BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": "0.01"}
         with running_app(tmp_path_factory.mktemp("baton-scaled"), env) as server:
+            server.db_url = database_url
             yield server
 
 
@@ -128,3 +129,88 @@ def test_several_workers_serve_one_thread_from_postgres(scaled_server, browser) 
     page.wait_for_selector("#timeline .baton-item")
     assert user_messages(page) == ["Build a CSV parser for invoices"]
     context.close()
+
+
+async def _tabs_send_at_once(url: str, tabs: int, per_tab: int) -> tuple[str, list[str]]:
+    """``tabs`` websocket clients of one browser on one new chat, each sending ``per_tab``
+    numbered messages as fast as it can, as the composer's outbox numbers them."""
+    import asyncio
+
+    from bench.load import EventNames, ReflexSocket, _await_update, _event, _fetch_cookie
+
+    names = EventNames.of_app()
+    cookie = await asyncio.to_thread(_fetch_cookie, url)
+    deadline = time.monotonic() + 120
+    first = await ReflexSocket.open(url, cookie, _event(names.hydrate, "/"))
+    await first.emit(_event(names.new_chat, "/"))
+    redirect = await _await_update(first, deadline, lambda u: '"_redirect"' in u)
+    import json
+
+    path = json.loads(redirect.split(",", 1)[1])[1]["events"][0]["payload"]["path"]
+    thread_id = path.rsplit("/", 1)[-1]
+    # Each tab boots as the browser does on "/" and then opens the chat (its on_load).
+    sockets = [first] + [await ReflexSocket.open(url, cookie, _event(names.hydrate, "/"))
+                         for _ in range(tabs - 1)]
+    for socket in sockets:
+        await socket.emit(_event(names.on_load, path))
+        await _await_update(socket, deadline, lambda u: f'"thread_key_rx_state_":"{thread_id}"' in u)
+
+    async def tab(index: int, socket: ReflexSocket) -> list[str]:
+        texts = []
+        for n in range(1, per_tab + 1):
+            text = f"tab {index} message {n}"
+            texts.append(text)
+            await socket.emit(_event(names.submit, path, form={
+                "message": text, "client_id": f"tab{index}x.{n}.{uuid.uuid4()}"}))
+        return texts
+
+    sent = await asyncio.gather(*(tab(i, s) for i, s in enumerate(sockets)))
+    # Keep the sockets open until everything is stored: a closed tab is not the point here.
+    stored_by = time.monotonic() + 240
+    while time.monotonic() < stored_by and len(_stored_user_texts(url, thread_id)) < tabs * per_tab:
+        await asyncio.sleep(1)
+    for socket in sockets:
+        await socket.close()
+    return thread_id, [text for texts in sent for text in texts]
+
+
+_DB_URLS: dict[str, str] = {}
+
+
+def _stored_user_texts(url: str, thread_id: str) -> list[str]:
+    import psycopg
+
+    with psycopg.connect(_DB_URLS[url]) as db:
+        rows = db.execute("SELECT content FROM message WHERE thread_id = %s AND role = 'user' "
+                          "ORDER BY seq", (thread_id,)).fetchall()
+    return [row[0] for row in rows]
+
+
+def _pending_texts(url: str, thread_id: str) -> list[str]:
+    import psycopg
+
+    with psycopg.connect(_DB_URLS[url]) as db:
+        rows = db.execute("SELECT content FROM pending_message WHERE thread_id = %s AND "
+                          "delivered_session_id IS NULL ORDER BY seq", (thread_id,)).fetchall()
+    return [row[0] for row in rows]
+
+
+@pytest.mark.slow
+def test_each_tabs_messages_are_stored_in_the_order_it_sent_them(scaled_server) -> None:
+    """4 tabs × 50 messages sent at once on one chat, over several workers: every message
+    stored once, each tab's in its own order, in 5 of 5 runs."""
+    import asyncio
+
+    _DB_URLS[scaled_server.url] = scaled_server.db_url.replace("+psycopg", "")
+    assert len(_backend_workers(scaled_server)) >= 2
+    for run in range(5):
+        thread_id, sent = asyncio.run(_tabs_send_at_once(scaled_server.url, 4, 50))
+        stored = _stored_user_texts(scaled_server.url, thread_id)
+        missing = sorted(set(sent) - set(stored))
+        assert sorted(stored) == sorted(sent), (
+            f"run {run}: {len(stored)} of {len(sent)} stored; missing {missing[:20]}; "
+            f"{_pending_texts(scaled_server.url, thread_id)} queued, undelivered")
+        for index in range(4):
+            mine = [text for text in stored if text.startswith(f"tab {index} ")]
+            numbers = [int(text.rsplit(" ", 1)[1]) for text in mine]
+            assert numbers == sorted(numbers), f"run {run}, tab {index}: stored as {numbers}"

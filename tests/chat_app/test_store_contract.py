@@ -207,6 +207,33 @@ def test_pending_messages_are_delivered_once_in_send_order(backend: Backend) -> 
     assert backend.store.pending(thread) == []
 
 
+def test_a_tabs_messages_are_queued_in_the_order_the_tab_sent_them(backend: Backend) -> None:
+    """A tab's sends can arrive out of order (each runs as its own task); its numbered ids
+    put a late arrival back before the tab's later, still undelivered messages."""
+    thread = backend.new_thread()
+    session = backend.store.current_session(thread)
+    send = backend.store.enqueue_pending
+    send(thread, "A3", client_id="tabA.3.x")
+    send(thread, "B1", client_id="tabB.1.x")
+    send(thread, "A1", client_id="tabA.1.x")
+    send(thread, "plain", client_id="not-numbered")
+    send(thread, "A2", client_id="tabA.2.x")
+    queue = [p.content for p in backend.store.pending(thread)]
+    assert queue == ["A1", "B1", "A2", "plain", "A3"]
+    assert [p.content for p in sorted(backend.store.pending(thread), key=lambda p: p.seq)] == queue
+    # Delivered messages stay where they are: a later arrival of the tab only goes before
+    # what still waits.
+    assert [m.content for m in backend.store.deliver_pending(thread, session.id, limit=2)] == [
+        "A1", "B1"]
+    send(thread, "A0", client_id="tabA.0.x")
+    # The tab's waiting messages move one of its slots on; other messages keep theirs.
+    assert [p.content for p in backend.store.pending(thread)] == ["A0", "plain", "A2", "A3"]
+    # A re-send under a known id changes nothing.
+    send(thread, "A2", client_id="tabA.2.x")
+    assert [m.content for m in backend.store.deliver_pending(thread, session.id)] == [
+        "A0", "plain", "A2", "A3"]
+
+
 # reset -----------------------------------------------------------------------------
 def test_a_message_sent_again_under_its_client_id_is_stored_once(backend: Backend) -> None:
     thread, other = backend.new_thread(), backend.new_thread()
