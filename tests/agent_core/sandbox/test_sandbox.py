@@ -112,6 +112,28 @@ def test_a_fork_bomb_is_stopped_and_the_next_run_works() -> None:
     assert Sandbox(FAST).run({}, "echo alive").output == "alive\n"
 
 
+FORKS = """
+import os, time
+started = 0
+try:
+    for _ in range(200):
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+        started += 1
+except BlockingIOError:
+    print("refused after", started)
+"""
+
+
+def test_the_process_limit_refuses_forks_past_it() -> None:
+    result = Sandbox(SandboxLimits(timeout=5, processes=32)).run({"forks.py": FORKS},
+                                                                  "python3 forks.py")
+    assert result.output.startswith("refused after ")
+    assert 0 < int(result.output.split()[-1]) < 32
+    assert not result.timed_out  # the sleepers died with the sandbox, not at the timeout
+
+
 def test_an_endless_loop_is_stopped_by_the_time_limit() -> None:
     result = Sandbox(FAST).run({}, "while :; do :; done", timeout=1)
     assert result.timed_out and result.exit_status == 124
