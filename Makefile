@@ -50,6 +50,7 @@ bench: install
 	$(BIN)/python -m bench.runtime
 	$(BIN)/python -m bench.storage
 	$(BIN)/python -m bench.load
+	$(BIN)/python -m bench.sandbox
 
 clean:
 	rm -rf $(VENV) .web .states

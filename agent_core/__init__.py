@@ -36,6 +36,7 @@ from agent_core.providers.simulator import SimulatorChatModel
 from agent_core.records import ContextEdit, NewMessage, PendingRecord, SessionRecord, StoredMessage
 from agent_core.redaction import install_log_redaction, redact_text, redact_url
 from agent_core.runner import ThreadRunner
+from agent_core.sandbox import Sandbox
 from agent_core.strategies.plan import Decision, effective_strategy, plan
 from agent_core.tokens import TokenCounter
 from agent_core.transcripts import Transcript, load_transcript
@@ -66,6 +67,7 @@ __all__ = [
     "PendingRecord",
     "ProviderError",
     "ResolvedModel",
+    "Sandbox",
     "SessionRecord",
     "SessionStore",
     "SimulatorChatModel",

@@ -15,6 +15,7 @@ __all__ = [
     "ToolInputError",
     "ProviderError",
     "ContextOverflowError",
+    "SandboxUnavailable",
 ]
 
 
@@ -81,3 +82,10 @@ class ProviderError(BatonError):
 
 class ContextOverflowError(ProviderError):
     """The provider said the prompt is longer than the model's context window."""
+
+
+class SandboxUnavailable(BatonError):
+    """Commands cannot run in a sandbox on this host (no bubblewrap, no user namespaces).
+
+    The message says what is missing; with a real model ``run_command`` is then not offered.
+    """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -120,6 +120,19 @@ class InMemoryStore:
     def list_files(self, thread_id: str) -> list[str]:
         with self._mutex:
             return sorted(self._files[thread_id])
+
+    def apply_file_changes(
+        self, thread_id: str, *, written: Mapping[str, str], deleted: Sequence[str]
+    ) -> None:
+        if any(len(path) > MAX_PATH_CHARS for path in written):
+            raise StoreError(
+                f"a path is longer than {MAX_PATH_CHARS} characters; nothing was stored"
+            )
+        with self._mutex:
+            files = self._files[thread_id]
+            files.update(written)
+            for path in deleted:
+                files.pop(path, None)
 
     # pending ------------------------------------------------------------------
     def enqueue_pending(

@@ -8,7 +8,7 @@ ordered by ``seq`` alone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
@@ -54,6 +54,13 @@ class SessionStore(Protocol):
     def write_file(self, thread_id: str, path: str, content: str) -> None: ...
 
     def list_files(self, thread_id: str) -> list[str]: ...
+
+    def apply_file_changes(
+        self, thread_id: str, *, written: Mapping[str, str], deleted: Sequence[str]
+    ) -> None:
+        """One transaction: write every file of ``written`` and delete the ``deleted`` paths
+        (a missing one is no error). A sandboxed command's changes land all or not at all."""
+        ...
 
     def enqueue_pending(
         self, thread_id: str, content: str, *, client_id: str | None = None

@@ -1,11 +1,17 @@
-"""The agent's tools: a virtual file system per thread, a todo list and a pseudo shell.
+"""The agent's tools: a virtual file system per thread, a todo list and a shell.
 
 Files live in the thread's store (``ThreadFile`` rows in the app), so what the agent writes
 survives resets and restarts and is visible to the next session.
+
+The shell depends on who asks (:func:`command_mode`): the offline simulator gets a scripted
+shell whose rows the chat labels "simulated"; a real model gets commands run for real in the
+:class:`~agent_core.sandbox.Sandbox` over a copy of the workspace, the changes written back
+to the store, or no ``run_command`` at all when this host cannot sandbox.
 """
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 from typing import Literal
 
@@ -15,14 +21,42 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_core.errors import ToolInputError
 from agent_core.ports import SessionStore
 from agent_core.providers.simulator_script import command_output
+from agent_core.sandbox import Sandbox, SandboxResult, sandbox_unavailable_reason
 from agent_core.tool_errors import invalid_arguments
 from agent_core.validation import sanitize_text
 from agent_core.workspace import workspace_path
 
-__all__ = ["TodoItem", "make_tools", "TOOL_NAMES"]
+__all__ = ["TodoItem", "make_tools", "TOOL_NAMES", "CommandMode", "command_mode", "shown_run"]
 
 TOOL_NAMES = ("read_file", "write_file", "edit_file", "write_todos", "run_command")
 _MAX_FILE_CHARS = 200_000
+# What of a command's output reaches the model: its start and its end (where errors and
+# test summaries are), so one noisy command cannot fill the context window.
+_OUTPUT_HEAD_CHARS, _OUTPUT_TAIL_CHARS = 4_000, 12_000
+
+#: ``simulated``: the simulator's scripted shell; ``sandbox``: real commands, isolated;
+#: ``off``: no ``run_command`` (a real model on a host that cannot sandbox).
+CommandMode = Literal["simulated", "sandbox", "off"]
+
+
+def command_mode(is_simulator: bool) -> CommandMode:
+    """How ``run_command`` works for a model: never made-up output for a real one."""
+    if is_simulator:
+        return "simulated"
+    return "sandbox" if sandbox_unavailable_reason() is None else "off"
+
+
+def shown_run(result: SandboxResult) -> str:
+    """A sandboxed run as the model reads it: output (clipped), notes, ``[exit status N]``."""
+    output = sanitize_text(result.output)
+    if len(output) > _OUTPUT_HEAD_CHARS + _OUTPUT_TAIL_CHARS:
+        cut = len(output) - _OUTPUT_HEAD_CHARS - _OUTPUT_TAIL_CHARS
+        output = (f"{output[:_OUTPUT_HEAD_CHARS]}\n[... {cut} characters of output cut ...]\n"
+                  f"{output[-_OUTPUT_TAIL_CHARS:]}")
+    lines = [output.rstrip("\n")] if output.strip() else []
+    lines += result.notes
+    lines.append(f"[exit status {result.exit_status}]")
+    return "\n".join(lines)
 
 
 class TodoItem(BaseModel):
@@ -48,8 +82,15 @@ def _missing(path: str) -> ToolInputError:
     return ToolInputError(f"{path} does not exist; run_command 'ls' lists the workspace's files")
 
 
-def make_tools(store: SessionStore, thread_id: str) -> list[BaseTool]:
-    """The tools bound to one thread's virtual workspace.
+def make_tools(
+    store: SessionStore,
+    thread_id: str,
+    *,
+    commands: CommandMode = "simulated",
+    sandbox: Sandbox | None = None,
+) -> list[BaseTool]:
+    """The tools bound to one thread's virtual workspace; ``run_command`` as ``commands``
+    says (``sandbox`` defaults to a :class:`~agent_core.sandbox.Sandbox` with its limits).
 
     Arguments a tool cannot use raise :class:`~agent_core.errors.ToolInputError`, and schema
     mismatches are described by :func:`agent_core.tool_errors.invalid_arguments`: the agent
@@ -109,8 +150,50 @@ def make_tools(store: SessionStore, thread_id: str) -> list[BaseTool]:
             return content + "\n[exit status 0]"
         return command_output(command)
 
-    functions = (read_file, write_file, edit_file, write_todos, run_command)
+    functions = (read_file, write_file, edit_file, write_todos)
     tools: list[BaseTool] = [StructuredTool.from_function(f, name=f.__name__) for f in functions]
+    if commands == "simulated":
+        tools.append(StructuredTool.from_function(run_command, name="run_command"))
+    elif commands == "sandbox":
+        tools.append(_sandboxed_run_command(store, thread_id, sandbox or Sandbox()))
     for tool in tools:
         tool.handle_validation_error = invalid_arguments(tool)
     return tools
+
+
+def _sandboxed_run_command(store: SessionStore, thread_id: str, sandbox: Sandbox) -> BaseTool:
+    async def run_command(command: str) -> str:
+        if not command.strip():
+            raise ToolInputError("the command is empty; give a shell command, e.g. ls -la")
+        files = await asyncio.to_thread(_workspace_files, store, thread_id)
+        result = await sandbox.arun(files, command)  # cancelling the turn kills the command
+        if result.changes:
+            await asyncio.to_thread(
+                store.apply_file_changes, thread_id,
+                written={path: sanitize_text(text) for path, text in result.changes.written.items()},
+                deleted=list(result.changes.deleted),
+            )
+        return shown_run(result)
+
+    def run_command_sync(command: str) -> str:
+        return asyncio.run(run_command(command))
+
+    limits = sandbox.limits
+    network = "with network access" if sandbox.network else "without network access"
+    return StructuredTool.from_function(
+        run_command_sync, coroutine=run_command, name="run_command",
+        description=(
+            "Run a shell command (/bin/sh -c) in the workspace directory and return its output "
+            f"and exit status. It runs isolated, {network}, for at most {limits.timeout:g} s; "
+            "files it creates, changes or deletes in the workspace are kept (text files only)."
+        ),
+    )
+
+
+def _workspace_files(store: SessionStore, thread_id: str) -> dict[str, str]:
+    files = {}
+    for path in store.list_files(thread_id):
+        content = store.read_file(thread_id, path)
+        if content is not None:
+            files[path] = content
+    return files

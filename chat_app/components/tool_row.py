@@ -9,6 +9,11 @@ def tool_row(row: rx.Var[TimelineRow]) -> rx.Component:
         rx.el.summary(
             rx.cond(row.tool_failed, rx.icon("circle-x", size=14), rx.icon("wrench", size=14)),
             rx.text(row.tool_name, weight="medium", size="2", as_="span"),
+            rx.cond(
+                row.simulated,
+                rx.badge("simulated", color_scheme="amber", variant="soft", size="1",
+                         title="The offline simulator made this output up; nothing ran"),
+            ),
             rx.text(row.summary, size="2", color_scheme="gray", as_="span", class_name="baton-ellipsis"),
             class_name="baton-tool-summary",
         ),

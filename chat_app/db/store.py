@@ -9,7 +9,7 @@ are decided by one writer at a time per thread, and always in the same lock orde
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
@@ -254,6 +254,19 @@ class SqlStore:
         with self._tx(write=True) as db:
             self._lock_turn(db, thread_id)
             self._put_file(db, thread_id, path, content)
+
+    def apply_file_changes(
+        self, thread_id: str, *, written: Mapping[str, str], deleted: Sequence[str]
+    ) -> None:
+        with self._tx(write=True) as db:
+            self._lock_turn(db, thread_id)
+            for path, content in written.items():
+                self._put_file(db, thread_id, path, content)
+            for path in deleted:
+                row = db.get(ThreadFile, (thread_id, path))
+                if row is not None:
+                    db.delete(row)
+            db.flush()
 
     def list_files(self, thread_id: str) -> list[str]:
         with self._tx(write=False) as db:

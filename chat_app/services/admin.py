@@ -29,6 +29,7 @@ from agent_core.models import model_info
 from agent_core.policy import make_policy
 from agent_core.providers.real import PROVIDERS
 from agent_core.providers.registry import SIMULATOR_NAMES, registry_name, resolve_model
+from agent_core.sandbox import sandbox_unavailable_reason
 from chat_app.db import repo
 from chat_app.db.engine import write_engine, write_session
 from chat_app.db.models import (
@@ -321,7 +322,17 @@ def _model_facts(spec: str) -> tuple[int, str]:
         window += " (assumed: Baton does not know this model; set the window override)"
     if resolved.is_simulator and spec.strip() not in SIMULATOR_NAMES and spec.strip():
         return info.context_window, f"{window}. {resolved.label}"
-    return info.context_window, f"{resolved.label} · {window}"
+    if resolved.is_simulator:
+        return info.context_window, f"{resolved.label} · {window}"
+    return info.context_window, f"{resolved.label} · {window}. {commands_note()}"
+
+
+def commands_note() -> str:
+    """What a real model's ``run_command`` is on this host, for the admin to read."""
+    reason = sandbox_unavailable_reason()
+    if reason is not None:
+        return f"run_command is not offered: {reason}"
+    return "run_command runs commands for real in a sandbox"
 
 
 # ----- reads and writes ---------------------------------------------------------------------

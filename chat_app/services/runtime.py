@@ -16,7 +16,8 @@ from agent_core.agent import DEFAULT_SYSTEM_PROMPT
 from agent_core.policy import make_policy
 from agent_core.providers.registry import ResolvedModel, resolve_model
 from agent_core.runner import ThreadRunner
-from agent_core.tools import make_tools
+from agent_core.sandbox import Sandbox
+from agent_core.tools import command_mode, make_tools
 from agent_core.turn import TurnSetup
 from chat_app.db.engine import get_engine, migrate
 from chat_app.db.models import Assistant
@@ -85,9 +86,16 @@ def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, Resolve
         model_name=resolved.name,
         policy=policy,
         system_prompt=assistant.system_prompt or DEFAULT_SYSTEM_PROMPT,
-        tools=make_tools(the_store, thread_id),
+        tools=make_tools(the_store, thread_id, commands=command_mode(resolved.is_simulator),
+                         sandbox=_sandbox()),
     )
     return setup, resolved
+
+
+def _sandbox() -> Sandbox:
+    # BATON_SANDBOX_NETWORK=on lets commands reach the network (package installs); off by
+    # default so a command the model writes cannot send the workspace anywhere.
+    return Sandbox(network=os.environ.get("BATON_SANDBOX_NETWORK", "").lower() == "on")
 
 
 def cancel_flag(thread_id: str) -> asyncio.Event:

@@ -20,7 +20,12 @@ __all__ = [
     "handoff_preview",
     "RowFolder",
     "model_label",
+    "SIMULATED_TOOLS",
 ]
+
+#: Tools whose result the offline simulator makes up (the file tools are real for every
+#: model; the shell is scripted for the simulator and a sandboxed run for a real model).
+SIMULATED_TOOLS = frozenset({"run_command"})
 
 _RESULT_CHARS = 20_000
 
@@ -103,7 +108,9 @@ class RowFolder:
             for call in row.tool_calls:
                 item = TimelineItem(key=f"{row.id}:{call['id']}", kind="tool", role="tool",
                                     tool_name=call["name"], summary=tool_summary(call["name"], call.get("args", {})),
-                                    model=model_label(row.model), **base)
+                                    model=model_label(row.model),
+                                    simulated=row.model in SIMULATOR_NAMES and call["name"] in SIMULATED_TOOLS,
+                                    **base)
                 self._open[call["id"]] = item
             return out
         if row.role == "tool":

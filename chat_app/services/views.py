@@ -66,6 +66,8 @@ class TimelineItem(_View):
     summary: str = ""
     tool_result: str = ""
     tool_failed: bool = False
+    simulated: bool = False
+    """A tool the offline simulator answered with scripted output (its shell), not a real run."""
     # divider rows
     trigger: str = ""
     utilization: float | None = None

@@ -54,6 +54,7 @@ class TimelineRow:
     summary: str = ""
     tool_result: str = ""
     tool_failed: bool = False
+    simulated: bool = False
     # divider rows
     header: str = ""
     resetting: bool = False
@@ -211,6 +212,7 @@ def timeline_row(item: Any) -> TimelineRow:
         summary=str(data.get("summary") or ""),
         tool_result=str(data.get("tool_result") or ""),
         tool_failed=bool(data.get("tool_failed")),
+        simulated=bool(data.get("simulated")),
         resetting=bool(data.get("resetting")),
     )
     if row.kind != "divider":

@@ -7,7 +7,7 @@ EXPECTED = {
     "ContextOverflowError", "ContextPolicy", "ContextResetMiddleware", "Decision", "FileChange",
     "GroundedFacts", "HandoffArtifact", "HandoffCancelled", "HandoffError", "HandoffGenerationError",
     "HandoffResult", "InMemoryStore", "MessageRejected", "ModelInfo", "NewMessage", "NothingToHandOff",
-    "PendingRecord", "ProviderError", "ResolvedModel", "SessionRecord", "SessionStore",
+    "PendingRecord", "ProviderError", "ResolvedModel", "Sandbox", "SessionRecord", "SessionStore",
     "SimulatorChatModel", "StoreError", "StoredMessage", "ThreadRunner", "TodoCompressionMiddleware",
     "TokenCounter", "TokenEstimate", "Transcript", "TranscriptFormatError", "TurnSetup",
     "build_context", "build_middleware", "effective_strategy", "extract_facts", "generate_handoff",

@@ -112,3 +112,17 @@ def test_the_form_says_what_window_a_model_has_and_who_answers(
     local = admin.create_assistant(grant, form(model="ollama:a-model-nobody-listed"))
     assert local.model_window == 8192
     assert local.model_note.startswith("ollama:a-model-nobody-listed · 8,192-token window (assumed")
+
+
+def test_the_form_says_whether_a_real_models_commands_can_run(
+    grant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:11434")
+    monkeypatch.setattr(admin, "sandbox_unavailable_reason", lambda: "bubblewrap is not installed")
+    blocked = admin.create_assistant(grant, form(model="ollama:llama3.1"))
+    assert blocked.model_note.endswith("run_command is not offered: bubblewrap is not installed")
+    monkeypatch.setattr(admin, "sandbox_unavailable_reason", lambda: None)
+    allowed = admin.create_assistant(grant, form(model="ollama:llama3.1", name="Sandboxed"))
+    assert allowed.model_note.endswith("run_command runs commands for real in a sandbox")
+    simulator = admin.create_assistant(grant, form(model="simulator", name="Offline"))
+    assert "run_command" not in simulator.model_note

@@ -190,6 +190,29 @@ def test_a_path_longer_than_the_column_is_refused_everywhere(backend: Backend) -
     assert backend.store.list_files(thread) == ["a" * MAX_PATH_CHARS]
 
 
+def test_file_changes_are_written_and_deleted_together(backend: Backend) -> None:
+    thread = backend.new_thread()
+    backend.store.write_file(thread, "old.py", "gone soon")
+    backend.store.write_file(thread, "kept.py", "v1")
+    backend.store.apply_file_changes(
+        thread, written={"kept.py": "v2", "new/b.txt": "b"}, deleted=["old.py", "never-was.py"]
+    )
+    assert backend.store.list_files(thread) == ["kept.py", "new/b.txt"]
+    assert backend.store.read_file(thread, "kept.py") == "v2"
+
+
+def test_file_changes_are_all_or_nothing(backend: Backend) -> None:
+    # A command's write-back with one unstorable path leaves the workspace as it was.
+    thread = backend.new_thread()
+    backend.store.write_file(thread, "a.py", "v1")
+    with pytest.raises(StoreError, match=f"longer than {MAX_PATH_CHARS} characters"):
+        backend.store.apply_file_changes(
+            thread, written={"a.py": "v2", "b" * (MAX_PATH_CHARS + 1): "x"}, deleted=["a.py"]
+        )
+    assert backend.store.list_files(thread) == ["a.py"]
+    assert backend.store.read_file(thread, "a.py") == "v1"
+
+
 # pending ---------------------------------------------------------------------------
 def test_pending_messages_are_delivered_once_in_send_order(backend: Backend) -> None:
     thread = backend.new_thread()

@@ -43,3 +43,18 @@ def test_a_tool_result_stored_as_an_error_is_shown_as_failed() -> None:
         )
     )
     assert item.tool_failed is True
+
+
+def _shell_row(model: str, name: str = "run_command"):
+    folder = RowFolder({"s": 1})
+    call = {"id": "c1", "name": name, "args": {"command": "pytest"}}
+    folder.add(row(1, "assistant", tool_calls=[call], model=model))
+    [item] = folder.add(row(2, "tool", "1 passed\n[exit status 0]", tool_call_id="c1", name=name))
+    return item
+
+
+def test_the_simulators_shell_is_labelled_simulated_and_a_sandboxed_run_is_not() -> None:
+    assert _shell_row("simulator").simulated is True
+    assert _shell_row("openai:gpt-4o").simulated is False
+    # The simulator's file tools write real workspace files: nothing made up to label.
+    assert _shell_row("simulator", name="write_file").simulated is False

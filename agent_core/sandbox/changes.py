@@ -1,0 +1,67 @@
+"""The write-back decision: which files a run created, changed or deleted (pure).
+
+The workspace directory is scanned into :class:`Entry` values first (by
+:mod:`agent_core.sandbox.workspace_dir`); this module only compares them with what the
+store held, so every rule here is tested without a sandbox.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from agent_core.errors import ToolInputError
+from agent_core.sandbox.result import WorkspaceChanges
+from agent_core.workspace import workspace_path
+
+__all__ = ["Entry", "workspace_changes", "IGNORED_DIRS"]
+
+# Caches that tools drop beside the code; they are not the agent's work and would flood the
+# store with rows nobody reads.
+IGNORED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
+
+EntryKind = Literal["text", "binary", "too_large", "symlink", "other"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One non-directory found in the workspace after a run; ``text`` only for ``text``."""
+
+    kind: EntryKind
+    text: str = ""
+    size: int = 0
+
+
+_WHY_SKIPPED = {
+    "binary": "{path} is not UTF-8 text",
+    "too_large": "{path} is larger than the {limit} bytes the workspace keeps",
+    "symlink": "{path} is a symbolic link; links are not followed",
+    "other": "{path} is not a regular file",
+}
+
+
+def workspace_changes(
+    before: Mapping[str, str], after: Mapping[str, Entry], *, limit: int = 0
+) -> WorkspaceChanges:
+    """What to write back: text files new or different from ``before``, the paths of
+    ``before`` that are gone, and a note for each file that exists but cannot be stored.
+
+    A stored file replaced by something unstorable (a link, binary data) is neither
+    overwritten nor deleted: the store keeps the last text it had, and the note says why.
+    """
+    written: dict[str, str] = {}
+    skipped: list[str] = []
+    for path, entry in sorted(after.items()):
+        if entry.kind != "text":
+            skipped.append(_WHY_SKIPPED[entry.kind].format(path=path, limit=limit))
+            continue
+        try:
+            stored = workspace_path(path)
+        except ToolInputError as exc:
+            skipped.append(f"{path[:80]}: {exc}")
+            continue
+        if before.get(stored) != entry.text:
+            written[stored] = entry.text
+    deleted = tuple(path for path in sorted(before) if path not in after)
+    return WorkspaceChanges(written=written, deleted=deleted, skipped=tuple(skipped))

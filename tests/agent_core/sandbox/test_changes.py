@@ -1,0 +1,32 @@
+"""The write-back decision, without a sandbox."""
+
+from agent_core.sandbox.changes import Entry, workspace_changes
+
+
+def test_new_changed_and_deleted_files_are_found_and_unchanged_ones_left_alone() -> None:
+    before = {"same.py": "x", "changed.py": "v1", "gone.py": "bye"}
+    after = {"same.py": Entry("text", "x"), "changed.py": Entry("text", "v2"),
+             "new/file.txt": Entry("text", "hi")}
+    changes = workspace_changes(before, after)
+    assert changes.written == {"changed.py": "v2", "new/file.txt": "hi"}
+    assert changes.deleted == ("gone.py",)
+    assert changes.skipped == ()
+
+
+def test_a_stored_file_replaced_by_a_link_is_neither_followed_nor_deleted() -> None:
+    changes = workspace_changes({"notes.md": "mine"}, {"notes.md": Entry("symlink")})
+    assert not changes
+    assert changes.skipped == ("notes.md is a symbolic link; links are not followed",)
+
+
+def test_binary_and_oversized_files_are_skipped_with_a_note() -> None:
+    after = {"img.png": Entry("binary", size=10), "big.log": Entry("too_large", size=9)}
+    changes = workspace_changes({}, after, limit=8)
+    assert not changes
+    assert changes.skipped == ("big.log is larger than the 8 bytes the workspace keeps",
+                               "img.png is not UTF-8 text")
+
+
+def test_a_path_the_store_cannot_hold_is_skipped() -> None:
+    changes = workspace_changes({}, {"a" * 600: Entry("text", "x")})
+    assert not changes and "at most 500" in changes.skipped[0]

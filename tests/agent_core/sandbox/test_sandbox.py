@@ -1,0 +1,185 @@
+"""The sandbox with the real bubblewrap: what a command can do, and what it cannot.
+
+Each escape test plants something on the host (in pytest's temporary directory) that stands
+for what a command must never reach: another thread's workspace, the database, the signing
+key. Limits are set low so every test stays fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+import agent_core
+from agent_core import Sandbox
+from agent_core.sandbox import SandboxLimits
+
+pytestmark = pytest.mark.usefixtures("sandboxed")
+
+FAST = SandboxLimits(timeout=5, processes=64, output_bytes=64 * 1024)
+
+
+@pytest.fixture
+def host_secrets(tmp_path: Path) -> dict[str, Path]:
+    other = tmp_path / "other-thread-workspace"
+    other.mkdir()
+    planted = {
+        "other workspace": other / "secret.py",
+        "database": tmp_path / "baton.db",
+        "signing key": tmp_path / "secret_key",
+    }
+    for path in planted.values():
+        path.write_text("TOP-SECRET-4711\n")
+    return planted
+
+
+def test_a_command_runs_and_its_output_status_and_changes_come_back() -> None:
+    result = Sandbox(FAST).run(
+        {"a.py": "print(6*7)", "old.txt": "x"}, "python3 a.py && rm old.txt && echo hi > b/c.txt",
+        timeout=10,
+    )
+    assert result.exit_status == 2  # b/ does not exist: the real shell's failure, not a script
+    assert result.output.startswith("42\n") and "b/c.txt" in result.output
+    assert result.changes.deleted == ("old.txt",)
+    ok = Sandbox(FAST).run({"a.py": "print(6*7)"}, "mkdir b && python3 a.py > b/c.txt")
+    assert ok.exit_status == 0 and ok.changes.written == {"b/c.txt": "42\n"}
+
+
+def test_the_network_is_refused_even_to_the_hosts_loopback() -> None:
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    accepted: list[object] = []
+    threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True).start()
+    probe = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2)"
+    result = Sandbox(FAST).run({}, f'python3 -c "{probe}"')
+    server.close()
+    assert result.exit_status != 0 and "ConnectionRefusedError" in result.output
+    assert accepted == []
+
+
+def test_host_files_outside_the_system_are_not_there(host_secrets: dict[str, Path]) -> None:
+    source = Path(agent_core.__file__)
+    for name, path in [*host_secrets.items(), ("app source", source)]:
+        for attempt in (f"cat {path}", f"cat /proc/1/root{path}", f"ls {path.parent}"):
+            result = Sandbox(FAST).run({}, attempt)
+            assert result.exit_status != 0, (name, attempt)
+            assert "TOP-SECRET" not in result.output and "__all__" not in result.output
+
+
+def test_writes_outside_the_workspace_fail_or_stay_inside(tmp_path: Path) -> None:
+    outside = tmp_path / "planted.txt"
+    result = Sandbox(FAST).run(
+        {}, f"touch /usr/planted; echo x >> /etc/passwd; mkdir -p {tmp_path}; touch {outside};"
+            " touch /tmp/private; ln /etc/passwd hard; echo done")
+    assert "cannot touch '/usr/planted': Read-only file system" in result.output
+    assert "cannot create /etc/passwd: Permission denied" in result.output
+    assert "Invalid cross-device link" in result.output
+    # The host path did not exist inside: it was created in the sandbox's private root.
+    assert not outside.exists() and not Path("/usr/planted").exists()
+    assert result.changes.written == {}
+
+
+def test_a_link_to_the_host_is_not_followed_when_files_are_written_back(
+    host_secrets: dict[str, Path],
+) -> None:
+    secret = host_secrets["database"]
+    result = Sandbox(FAST).run(
+        {"notes.md": "mine"},
+        f"ln -s {secret} leak.txt; ln -s {secret.parent} leakdir; ln -sf /etc/passwd notes.md",
+    )
+    assert result.exit_status == 0
+    assert result.changes.written == {} and result.changes.deleted == ()
+    assert set(result.changes.skipped) == {
+        f"{name} is a symbolic link; links are not followed"
+        for name in ("leak.txt", "leakdir", "notes.md")
+    }
+
+
+def test_nested_user_namespaces_are_refused() -> None:
+    result = Sandbox(FAST).run({}, "unshare -r id")
+    assert result.exit_status != 0 and "uid=0" not in result.output
+
+
+def test_a_fork_bomb_is_stopped_and_the_next_run_works() -> None:
+    limits = SandboxLimits(timeout=3, processes=32)
+    result = Sandbox(limits).run({}, "bomb() { bomb | bomb & }; bomb; sleep 10")
+    assert result.exit_status != 0
+    assert Sandbox(FAST).run({}, "echo alive").output == "alive\n"
+
+
+FORKS = """
+import os, time
+started = 0
+try:
+    for _ in range(200):
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+        started += 1
+except BlockingIOError:
+    print("refused after", started)
+"""
+
+
+def test_the_process_limit_refuses_forks_past_it() -> None:
+    result = Sandbox(SandboxLimits(timeout=5, processes=32)).run({"forks.py": FORKS},
+                                                                  "python3 forks.py")
+    assert result.output.startswith("refused after ")
+    assert 0 < int(result.output.split()[-1]) < 32
+    assert not result.timed_out  # the sleepers died with the sandbox, not at the timeout
+
+
+def test_an_endless_loop_is_stopped_by_the_time_limit() -> None:
+    result = Sandbox(FAST).run({}, "while :; do :; done", timeout=1)
+    assert result.timed_out and result.exit_status == 124
+    assert Sandbox(FAST).run({}, "echo alive").output == "alive\n"
+
+
+def test_a_hundred_megabytes_of_output_are_cut_at_the_limit() -> None:
+    result = Sandbox(FAST).run({}, "head -c 100000000 /dev/zero | tr '\\0' a; echo never")
+    assert result.output_truncated and not result.timed_out
+    assert len(result.output) == FAST.output_bytes and "never" not in result.output
+    assert result.exit_status != 0
+    assert Sandbox(FAST).run({}, "echo alive").output == "alive\n"
+
+
+def test_a_memory_hog_fails_at_the_memory_limit() -> None:
+    limits = SandboxLimits(timeout=5, memory_bytes=512 * 1024**2)
+    result = Sandbox(limits).run({}, "python3 -c 'bytearray(1024**3)'")
+    assert result.exit_status != 0 and "MemoryError" in result.output
+
+
+def _processes_with(marker: str) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+async def test_cancelling_a_run_kills_its_whole_process_tree() -> None:
+    marker = "987654.25"
+    task = asyncio.create_task(
+        Sandbox(FAST).arun({}, f"sleep {marker} & sh -c 'sleep {marker}' & sleep {marker}")
+    )
+    for _ in range(100):
+        if len(_processes_with(marker)) >= 3:
+            break
+        await asyncio.sleep(0.05)
+    assert len(_processes_with(marker)) >= 3
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(40):
+        if not _processes_with(marker):
+            break
+        await asyncio.sleep(0.05)
+    assert _processes_with(marker) == []

@@ -1,0 +1,137 @@
+"""run_command as each kind of model gets it: real and sandboxed, scripted, or not offered."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from agent_core.context import to_langchain
+from agent_core.facts import extract_facts
+from agent_core.memory_store import InMemoryStore
+from agent_core.runner import ThreadRunner
+from agent_core.sandbox import Sandbox, SandboxLimits, SandboxResult, sandbox_unavailable_reason
+from agent_core.testing import ScriptedChatModel
+from agent_core.tools import command_mode, make_tools, shown_run
+from tests.agent_core.runtime_helpers import collect, make_setup
+
+TEST_FILE = (
+    "import unittest\n\n"
+    "class Answer(unittest.TestCase):\n"
+    "    def test_answer(self):\n"
+    "        self.assertEqual(6 * 7, 42)\n"
+)
+
+
+def call(name: str, args: dict, call_id: str) -> dict:
+    return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
+
+
+@pytest.fixture
+def sandboxed() -> None:
+    reason = sandbox_unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"no sandbox on this host: {reason}")
+
+
+def sandboxed_setup(model: ScriptedChatModel, store: InMemoryStore | None = None):
+    store = store or InMemoryStore()
+    setup = make_setup(store, model=model, model_name="openai:gpt-4o", window=200_000)
+    setup.tools = make_tools(store, "t1", commands="sandbox",
+                             sandbox=Sandbox(SandboxLimits(timeout=20)))
+    return setup
+
+
+def test_a_real_model_gets_the_sandbox_and_the_simulator_its_script(monkeypatch) -> None:
+    monkeypatch.setattr("agent_core.tools.sandbox_unavailable_reason", lambda: None)
+    assert command_mode(is_simulator=True) == "simulated"
+    assert command_mode(is_simulator=False) == "sandbox"
+
+
+def test_without_a_sandbox_a_real_model_is_not_offered_run_command(monkeypatch) -> None:
+    monkeypatch.setattr("agent_core.tools.sandbox_unavailable_reason", lambda: "no bwrap")
+    assert command_mode(is_simulator=False) == "off"
+    names = [tool.name for tool in make_tools(InMemoryStore(), "t1", commands="off")]
+    assert names == ["read_file", "write_file", "edit_file", "write_todos"]
+
+
+def test_the_model_reads_the_output_the_notes_and_the_exit_status() -> None:
+    result = SandboxResult(exit_status=124, output="x" * 20_000 + "tail\n", timed_out=True)
+    shown = shown_run(result)
+    assert shown.endswith("tail\n[stopped: the command ran out of time]\n[exit status 124]")
+    assert "[... 4005 characters of output cut ...]" in shown
+
+
+@pytest.mark.usefixtures("sandboxed")
+async def test_a_turn_writes_a_test_runs_it_for_real_and_keeps_the_files() -> None:
+    model = ScriptedChatModel([
+        AIMessage(content="", tool_calls=[call("write_file", {"path": "test_answer.py",
+                                                               "content": TEST_FILE}, "w")]),
+        AIMessage(content="", tool_calls=[call(
+            "run_command", {"command": "python3 -m unittest -v 2>&1 | tee report.txt"}, "r")]),
+        AIMessage(content="", tool_calls=[call("run_command", {"command": "rm report.txt; exit 3"},
+                                               "f")]),
+        "Tests pass.",
+    ])
+    setup = sandboxed_setup(model)
+    events = await collect(ThreadRunner().submit(setup, "add a test and run it"))
+    assert not [e for e in events if e["type"] == "error"]
+    rows = setup.store.messages(setup.store.sessions("t1")[0].id)
+    results = {r.tool_call_id: r.content for r in rows if r.role == "tool"}
+    assert "test_answer (test_answer.Answer.test_answer) ... ok" in results["r"]
+    assert "Ran 1 test" in results["r"] and results["r"].endswith("OK\n[exit status 0]")
+    assert results["f"] == "[exit status 3]"
+    assert setup.store.list_files("t1") == ["test_answer.py"]  # report.txt made, then removed
+    facts = extract_facts(to_langchain(rows))
+    assert [(c.command.split()[0], c.exit_status) for c in facts.commands] == [
+        ("python3", 0), ("rm", 3)]
+
+
+@pytest.mark.usefixtures("sandboxed")
+async def test_a_file_written_by_a_command_lands_in_the_store() -> None:
+    store = InMemoryStore()
+    store.write_file("t1", "data.txt", "3\n4\n")
+    tool = {t.name: t for t in make_tools(store, "t1", commands="sandbox")}["run_command"]
+    shown = await tool.ainvoke({"command": "awk '{s+=$1} END {print s}' data.txt > sum.txt"})
+    assert shown == "[exit status 0]"
+    assert store.read_file("t1", "sum.txt") == "7\n"
+
+
+def _processes_with(marker: str) -> int:
+    count = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            count += marker in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+    return count
+
+
+@pytest.mark.usefixtures("sandboxed")
+async def test_stop_kills_the_running_command_and_its_children() -> None:
+    marker = "876543.5"
+    model = ScriptedChatModel([
+        AIMessage(content="", tool_calls=[call(
+            "run_command", {"command": f"sleep {marker} & sleep {marker}; echo late > late.txt"},
+            "s")]),
+        "done",
+    ])
+    setup = sandboxed_setup(model)
+    cancel = asyncio.Event()
+    turn = asyncio.create_task(collect(ThreadRunner().submit(setup, "wait", cancel=cancel)))
+    for _ in range(200):
+        if _processes_with(marker) >= 2:
+            break
+        await asyncio.sleep(0.05)
+    assert _processes_with(marker) >= 2
+    cancel.set()
+    await asyncio.wait_for(turn, timeout=10)
+    for _ in range(40):
+        if not _processes_with(marker):
+            break
+        await asyncio.sleep(0.05)
+    assert _processes_with(marker) == 0
+    assert setup.store.list_files("t1") == []
