@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import lru_cache
@@ -26,12 +28,13 @@ from agent_core.turn import TurnSetup
 from agent_core.validation import validate_user_message
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
-from chat_app.services import runtime
+from chat_app.services import live, runtime
 from chat_app.services.threads import misconfigured
 from chat_app.services.timeline import RowFolder, anchor, divider_item
 from chat_app.services.views import MeterView, SessionChip, TimelineItem
 
-__all__ = ["send_message", "run_handoff", "stop", "validate_message", "parse_command"]
+__all__ = ["send_message", "run_handoff", "resume_queued", "stop", "validate_message",
+           "parse_command", "new_run_id"]
 
 _log = logging.getLogger(__name__)
 # How often a running turn looks for a Stop pressed in another worker process.
@@ -163,6 +166,51 @@ class _Translator:
                              for i in self.folder.add(StoredMessage.model_validate(d))]} if delivered else {})
 
 
+# What only the tab that sent a message needs: its outbox acknowledgement and refusals.
+_SENDER_ONLY = frozenset({"accepted"})
+LIVE_FLUSH_SECONDS = 0.08  # streamed tokens reach other tabs in batches, like this one's
+
+
+def new_run_id() -> str:
+    return uuid.uuid4().hex
+
+
+async def _broadcast(owner: str, thread_id: str, run_id: str | None,
+                     events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+    """Pass a run's UI events through, publishing them on the thread's live channel so every
+    other tab on the thread (in any worker) follows the run (:mod:`chat_app.services.live`).
+    Only the thread's owner's runs are published."""
+    if _assistant_for(owner, thread_id)[0] is None:
+        async for event in events:
+            yield event
+        return
+    run_id = run_id or new_run_id()
+    await live.run_started(thread_id, run_id)
+    tokens, flushed_at, renewed_at = "", time.monotonic(), time.monotonic()
+    try:
+        async for event in events:
+            yield event
+            kind = event.get("type")
+            if kind in _SENDER_ONLY or (kind == "error" and event["data"].get("client_id")):
+                continue
+            if kind == "token":
+                tokens += event["data"].get("text", "")
+                if time.monotonic() - flushed_at < LIVE_FLUSH_SECONDS:
+                    continue
+            if tokens:
+                await live.publish(thread_id, run_id, {"type": "token", "data": {"text": tokens}})
+                tokens, flushed_at = "", time.monotonic()
+            if kind != "token":
+                await live.publish(thread_id, run_id, event)
+            if time.monotonic() - renewed_at > live.RUNNING_TTL_SECONDS / 3:
+                await live.run_alive(thread_id, run_id)
+                renewed_at = time.monotonic()
+    finally:
+        if tokens:
+            await live.publish(thread_id, run_id, {"type": "token", "data": {"text": tokens}})
+        await live.run_ended(thread_id, run_id)
+
+
 def _assistant_for(owner: str, thread_id: str):
     with Session(runtime.engine()) as db:
         thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
@@ -245,14 +293,22 @@ def _refusal(message: str, client_id: str | None) -> dict[str, Any]:
     return {"type": "error", "data": data}
 
 
-async def send_message(owner: str, thread_id: str, text: str,
-                       client_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
+async def send_message(owner: str, thread_id: str, text: str, client_id: str | None = None,
+                       run_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
     """Queue ``text`` on the thread and stream the run that delivers it.
 
     ``client_id`` is the browser's id for the message: sending it again (a retry after a lost
     acknowledgement or a crash) stores nothing twice. A refusal names it, so the browser
-    forgets its copy (the text stays in the composer).
+    forgets its copy (the text stays in the composer). The run's events are published
+    under ``run_id`` to the thread's other tabs.
     """
+    async for event in _broadcast(owner, thread_id, run_id,
+                                  _send_message(owner, thread_id, text, client_id)):
+        yield event
+
+
+async def _send_message(owner: str, thread_id: str, text: str,
+                        client_id: str | None) -> AsyncIterator[dict[str, Any]]:
     try:
         text = validate_message(text)
     except MessageRejected as exc:
@@ -310,12 +366,20 @@ async def send_message(owner: str, thread_id: str, text: str,
         _touch(thread_id)
 
 
-async def resume_queued(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any]]:
+async def resume_queued(owner: str, thread_id: str,
+                        run_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
     """Deliver and answer messages left queued (the backend stopped before their turn).
 
     Nothing happens while this process already runs the thread; another process running it
     holds the thread's turn lock, so this waits for it and then finds the queue empty.
     """
+    if runtime.runner().is_busy(thread_id) or not runtime.store().pending(thread_id):
+        return
+    async for event in _broadcast(owner, thread_id, run_id, _resume_queued(owner, thread_id)):
+        yield event
+
+
+async def _resume_queued(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any]]:
     if runtime.runner().is_busy(thread_id) or not runtime.store().pending(thread_id):
         return
     thread, assistant = _assistant_for(owner, thread_id)
@@ -351,8 +415,16 @@ async def resume_all_queued() -> int:
 
 
 async def run_handoff(owner: str, thread_id: str, focus: str | None,
-                      cancel: asyncio.Event | None = None) -> AsyncIterator[dict[str, Any]]:
+                      cancel: asyncio.Event | None = None,
+                      run_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
     """``/handoff [focus]`` on the thread; ``cancel`` (or :func:`stop`) cancels it."""
+    async for event in _broadcast(owner, thread_id, run_id,
+                                  _run_handoff(owner, thread_id, focus, cancel)):
+        yield event
+
+
+async def _run_handoff(owner: str, thread_id: str, focus: str | None,
+                       cancel: asyncio.Event | None) -> AsyncIterator[dict[str, Any]]:
     thread, assistant = _assistant_for(owner, thread_id)
     if thread is None or assistant is None:
         yield {"type": "error", "data": {"message": "This thread does not exist."}}

@@ -18,8 +18,10 @@ import reflex as rx
 from agent_core.errors import MessageRejected
 from agent_core.redaction import known_secrets, redact_text
 from chat_app.services import chat as chat_service
+from chat_app.services import live
 from chat_app.services import threads as thread_service
 from chat_app.states import scripts
+from chat_app.states.connection import connected_here
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import (
     ChipRow,
@@ -39,6 +41,8 @@ __all__ = ["ChatState", "WINDOW", "FLUSH_SECONDS"]
 
 WINDOW = 100  # timeline rows kept in state; older ones load on demand
 FLUSH_SECONDS = 0.08  # how often streamed tokens reach the browser
+WATCH_CHECK_SECONDS = 10.0  # how often an idle watcher checks its tab is still here
+OWN_RUNS_KEPT = 20
 
 # A running /handoff is cancelled through an asyncio.Event, which cannot live in a
 # serializable state; it lives here, keyed by thread, in the worker running the handoff.
@@ -78,7 +82,13 @@ class ChatState(IdentityState):
     handoff_running: bool = False
     notice: str = ""
     draft: str = ""
+    # A run of this thread started elsewhere (another tab or worker, or before a reload).
+    remote_running: bool = False
     _streams: int = 0
+    # Runs this tab started: their events arrive on its own stream, so the live channel's
+    # copies are skipped.
+    _own_runs: list[str] = []
+    _watch_generation: int = 0
 
     # ----- view helpers -------------------------------------------------------------------
 
@@ -158,13 +168,15 @@ class ChatState(IdentityState):
     # ----- page lifecycle -----------------------------------------------------------------
 
     @rx.event
-    def on_load(self):
+    async def on_load(self):
         thread_id = _thread_id_from_path(self.router.url.path)
         self.thread_key = ""
         self.loading = True
         self.rows, self.chips, self.streaming, self.notice, self.draft = [], [], "", "", ""
         self.live_rows = []
-        self.sending = self.resetting = self.handoff_running = False
+        self.resetting = self.handoff_running = self.remote_running = False
+        # A run this tab started before a reload goes on streaming into this state.
+        self.sending = self._streams > 0
         view = thread_service.load_timeline(self._owner(), thread_id) if thread_id else None
         self.loading = False
         if view is None:
@@ -173,9 +185,12 @@ class ChatState(IdentityState):
         # Only an owner's page holds the thread id: every later event acts on thread_key.
         self.thread_key = thread_id
         self._show(view)
+        self.remote_running = await live.is_running(thread_id)
+        self.sending = self.sending or self.remote_running
         loaded = [scripts.scroll_to_bottom(force=True), scripts.escape_stops(),
-                  scripts.outbox_unsent(thread_id, ChatState.resend_unsent)]
-        if view.pending:
+                  scripts.outbox_unsent(thread_id, ChatState.resend_unsent),
+                  ChatState.watch_thread(thread_id)]
+        if view.pending and not self.remote_running:
             # Messages queued before the backend stopped: shown as queued, answered now.
             self.sending = True
             loaded.append(ChatState.run_resume(thread_id))
@@ -306,32 +321,37 @@ class ChatState(IdentityState):
 
     # The owner is read server-side inside each stream, never taken from the event payload,
     # so a crafted event cannot act for another browser; the services check it owns the thread.
+    def _new_run(self) -> str:
+        run_id = chat_service.new_run_id()
+        self._own_runs = [*self._own_runs[-(OWN_RUNS_KEPT - 1):], run_id]
+        return run_id
+
     @rx.event(background=True)
     async def run_resume(self, thread_id: str):
         async with self:
-            owner = self._owner()
-        async for update in self._consume(chat_service.resume_queued(owner, thread_id)):
+            owner, run_id = self._owner(), self._new_run()
+        async for update in self._consume(chat_service.resume_queued(owner, thread_id, run_id)):
             yield update
 
     @rx.event(background=True)
     async def run_send(self, thread_id: str, text: str, client_id: str = ""):
         async with self:
-            owner = self._owner()
-        stream = chat_service.send_message(owner, thread_id, text, client_id or None)
+            owner, run_id = self._owner(), self._new_run()
+        stream = chat_service.send_message(owner, thread_id, text, client_id or None, run_id)
         async for update in self._consume(stream):
             yield update
 
     @rx.event(background=True)
     async def run_handoff(self, thread_id: str, focus: str | None):
         async with self:
-            owner = self._owner()
+            owner, run_id = self._owner(), self._new_run()
         if thread_service.owned_thread(owner, thread_id) is None:
             return
         cancel = asyncio.Event()
         _handoff_cancels[thread_id] = cancel
         try:
             async for update in self._consume(
-                chat_service.run_handoff(owner, thread_id, focus, cancel)
+                chat_service.run_handoff(owner, thread_id, focus, cancel, run_id)
             ):
                 yield update
         finally:
@@ -371,10 +391,81 @@ class ChatState(IdentityState):
                 if self._streams <= 0:
                     self._streams = 0
                     self._settle()
-                    self.sending = False
+                    self.sending = self.remote_running
                     self.resetting = False
                     self.streaming = ""
                     self.notice = ""
+
+    @rx.event(background=True)
+    async def watch_thread(self, thread_id: str):
+        """Follow the runs of this thread that other tabs or workers start (the live
+        channel), while this tab shows the thread and stays connected to this worker."""
+        async with self:
+            if self.thread_key != thread_id:
+                return
+            self._watch_generation += 1
+            generation = self._watch_generation
+            token = self.router.session.client_token
+        tokens, flushed_at = "", time.monotonic()
+        async with live.watch(thread_id) as queue:
+            while True:
+                try:
+                    event = await asyncio.wait_for(queue.get(), WATCH_CHECK_SECONDS)
+                except TimeoutError:
+                    event = None
+                if event is None or event.get("type") == "token":
+                    if event is not None:
+                        tokens += event["data"].get("text", "")
+                        if time.monotonic() - flushed_at < FLUSH_SECONDS and queue.qsize():
+                            continue
+                    elif not connected_here(token):
+                        return
+                    running = await live.is_running(thread_id) if event is None else True
+                    async with self:
+                        if self.thread_key != thread_id or self._watch_generation != generation:
+                            return
+                        if tokens and self.remote_running:
+                            self.streaming += tokens
+                        tokens, flushed_at = "", time.monotonic()
+                        if not running and self.remote_running:
+                            self._remote_run_ended()
+                    continue
+                async with self:
+                    if self.thread_key != thread_id or self._watch_generation != generation:
+                        return
+                    if event.get("run") in self._own_runs:
+                        continue
+                    if tokens:
+                        self.streaming += tokens
+                        tokens = ""
+                    follow_up = self._apply_remote(event)
+                if follow_up is not None:
+                    yield follow_up
+
+    def _remote_run_ended(self) -> None:
+        self.remote_running = False
+        if self._streams == 0:
+            self._settle()
+            self.sending = self.resetting = False
+            self.streaming = self.notice = ""
+
+    def _apply_remote(self, event: dict) -> Any:
+        """An event of a run this tab did not start."""
+        kind, data = event.get("type"), event.get("data") or {}
+        if kind == "run":
+            if data.get("running"):
+                self.remote_running = self.sending = True
+            else:
+                self._remote_run_ended()
+            return None
+        if kind == "resync":  # fell too far behind: read the thread again
+            view = thread_service.load_timeline(self._owner(), self.thread_key)
+            if view is not None:
+                self._show(view)
+            return None
+        if kind == "done":
+            return None
+        return self._apply(event)
 
     def _apply(self, event: dict) -> Any:
         """One service event -> state change; returns a toast or scroll to run, if any."""

@@ -280,3 +280,32 @@ def test_a_message_too_large_for_a_fresh_session_is_refused_before_it_is_stored(
     assert "Shorten it or send it in parts" in events[-1]["data"]["message"]
     assert runtime.store().pending(thread.id) == []
     chat.check_fits(owner, thread.id, "Build a CSV parser for invoices")  # fits
+
+
+def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(database,
+                                                                          monkeypatch) -> None:
+    from chat_app.services import chat, live, threads
+
+    monkeypatch.delenv("REFLEX_REDIS_URL", raising=False)
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "CSV parser")
+
+    async def watched(sender: str) -> tuple[list[dict], list[dict]]:
+        async with live.watch(thread.id) as queue:
+            own = await _drain(chat.send_message(sender, thread.id, "Build a CSV parser",
+                                                 "tabA.1.x", "run-a"))
+            seen = [queue.get_nowait() for _ in range(queue.qsize())]
+        return own, seen
+
+    own, seen = asyncio.run(watched(owner))
+    assert {e["run"] for e in seen} == {"run-a"}
+    assert seen[0]["type"] == "run" and seen[0]["data"]["running"]
+    assert seen[-1]["type"] == "run" and not seen[-1]["data"]["running"]
+    # Everything the sending tab was shown, less its acknowledgement; tokens come batched.
+    shown = [e["type"] for e in own if e["type"] not in ("token", "accepted")]
+    assert [e["type"] for e in seen[1:-1] if e["type"] != "token"] == shown
+    assert "".join(e["data"]["text"] for e in seen if e["type"] == "token") == "".join(
+        e["data"]["text"] for e in own if e["type"] == "token")
+    assert not asyncio.run(live.is_running(thread.id))
+    _, strangers = asyncio.run(watched("someone-else"))
+    assert strangers == []

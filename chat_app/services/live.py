@@ -1,0 +1,165 @@
+"""The live thread channel: every tab on a thread sees every run of it, from any worker.
+
+A run (a send, a resume of queued messages, a ``/handoff``) streams its UI events to the tab
+that started it and publishes them here under the run's id. Every other tab watching the
+thread, in this process or another, receives them and applies them the same way; the
+starting tab skips its own run's copy. Whether a thread has a run going is kept here too, so
+a tab opened (or reloaded) mid-turn shows the turn and its Stop button.
+
+With ``REFLEX_REDIS_URL`` the channel is Redis pub/sub (one pattern subscription per process,
+fanned out to the local watchers) and the running flag a Redis key with a time to live, so
+all workers share them; without it, everything runs in this process, which is then the only
+one. A watcher that falls behind by ``QUEUE_LIMIT`` events is told to reload the thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import time
+from collections import defaultdict
+from collections.abc import AsyncIterator
+from typing import Any
+
+__all__ = ["publish", "watch", "run_started", "run_alive", "run_ended", "is_running",
+           "QUEUE_LIMIT", "RUNNING_TTL_SECONDS"]
+
+_log = logging.getLogger(__name__)
+
+QUEUE_LIMIT = 2_000  # events a watcher may lag behind before it must reload
+RUNNING_TTL_SECONDS = 30  # a run's flag outlives a killed worker by at most this
+_CHANNEL = "baton:live:"
+_RUNNING = "baton:running:"
+
+_watchers: dict[str, set[asyncio.Queue]] = defaultdict(set)
+_local_runs: dict[str, dict[str, float]] = defaultdict(dict)  # thread -> run -> expires
+_redis_client: Any = None
+_listener: asyncio.Task | None = None
+
+
+def _redis_url() -> str:
+    return os.environ.get("REFLEX_REDIS_URL", "")
+
+
+def _client() -> Any:
+    global _redis_client
+    if _redis_client is None:
+        import redis.asyncio as redis
+
+        _redis_client = redis.Redis.from_url(_redis_url(), decode_responses=True)
+    return _redis_client
+
+
+def _deliver(thread_id: str, event: dict[str, Any]) -> None:
+    for queue in list(_watchers.get(thread_id, ())):
+        try:
+            queue.put_nowait(event)
+        except asyncio.QueueFull:
+            # Too far behind to catch up event by event: it reloads the thread instead.
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.get_nowait()
+                queue.put_nowait({"type": "resync", "data": {}})
+
+
+async def _listen() -> None:
+    """Fan the Redis channel out to this process's watchers, for as long as it has any."""
+    pubsub = _client().pubsub(ignore_subscribe_messages=True)
+    await pubsub.psubscribe(_CHANNEL + "*")
+    try:
+        while _watchers:
+            message = await pubsub.get_message(timeout=1.0)
+            if message is None or message.get("type") != "pmessage":
+                continue
+            thread_id = str(message["channel"]).removeprefix(_CHANNEL)
+            try:
+                event = json.loads(message["data"])
+            except (TypeError, ValueError):
+                continue
+            _deliver(thread_id, event)
+    finally:
+        with contextlib.suppress(Exception):
+            await pubsub.aclose()
+
+
+def _ensure_listener() -> None:
+    global _listener
+    if _redis_url() and (_listener is None or _listener.done()):
+        _listener = asyncio.create_task(_listen(), name="baton-live-listener")
+
+
+async def publish(thread_id: str, run_id: str, event: dict[str, Any]) -> None:
+    """Send one UI event of run ``run_id`` to every tab watching the thread."""
+    stamped = {**event, "run": run_id}
+    if not _redis_url():
+        _deliver(thread_id, stamped)
+        return
+    try:
+        await _client().publish(_CHANNEL + thread_id, json.dumps(stamped, default=str))
+    except Exception:  # other tabs miss a live event; the thread itself is unharmed
+        _log.warning("could not publish a live event of thread %s", thread_id, exc_info=True)
+
+
+@contextlib.asynccontextmanager
+async def watch(thread_id: str) -> AsyncIterator[asyncio.Queue]:
+    """A queue of the thread's live events for as long as the block runs."""
+    queue: asyncio.Queue = asyncio.Queue(maxsize=QUEUE_LIMIT)
+    _watchers[thread_id].add(queue)
+    _ensure_listener()
+    try:
+        yield queue
+    finally:
+        _watchers[thread_id].discard(queue)
+        if not _watchers[thread_id]:
+            del _watchers[thread_id]
+
+
+async def _mark(thread_id: str, run_id: str, alive: bool) -> None:
+    """Runs are members of a sorted set scored by when their flag expires."""
+    key = _RUNNING + thread_id
+    if not _redis_url():
+        runs = _local_runs[thread_id]
+        if alive:
+            runs[run_id] = time.time() + RUNNING_TTL_SECONDS
+        else:
+            runs.pop(run_id, None)
+            if not runs:
+                del _local_runs[thread_id]
+        return
+    try:
+        client = _client()
+        if alive:
+            await client.zadd(key, {run_id: time.time() + RUNNING_TTL_SECONDS})
+            await client.expire(key, RUNNING_TTL_SECONDS * 2)
+        else:
+            await client.zrem(key, run_id)
+    except Exception:  # the flag is a display aid; the run goes on without it
+        _log.warning("could not mark run %s of thread %s", run_id, thread_id, exc_info=True)
+
+
+async def run_started(thread_id: str, run_id: str) -> None:
+    await _mark(thread_id, run_id, alive=True)
+    await publish(thread_id, run_id, {"type": "run", "data": {"running": True}})
+
+
+async def run_alive(thread_id: str, run_id: str) -> None:
+    """Renew the run's flag; called while it runs, more often than ``RUNNING_TTL_SECONDS``."""
+    await _mark(thread_id, run_id, alive=True)
+
+
+async def run_ended(thread_id: str, run_id: str) -> None:
+    await _mark(thread_id, run_id, alive=False)
+    await publish(thread_id, run_id, {"type": "run", "data": {"running": False}})
+
+
+async def is_running(thread_id: str) -> bool:
+    """Whether some worker runs the thread now (a turn, a resume or a handoff)."""
+    now = time.time()
+    if not _redis_url():
+        return any(expires > now for expires in _local_runs.get(thread_id, {}).values())
+    try:
+        return bool(await _client().zcount(_RUNNING + thread_id, now, "+inf"))
+    except Exception:
+        return False

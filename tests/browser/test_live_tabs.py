@@ -1,0 +1,80 @@
+"""Every tab on a chat follows its runs live: a second tab, a reloaded tab, a tab that queued
+a message while another tab's turn ran (the live thread channel, ``services/live.py``)."""
+
+from __future__ import annotations
+
+from tests.browser.chat_page import (
+    TURN_TIMEOUT_MS,
+    activity,
+    send,
+    start_chat,
+    timeline,
+    user_messages,
+    wait_idle,
+)
+
+LONG_TASK = "Write a config parser with tests"
+
+
+def _wait_running(page) -> None:
+    page.wait_for_function(
+        "() => document.querySelector('.baton-composer')?.getAttribute('data-activity') !== 'idle'"
+        " && document.getElementById('stop-button')",
+        timeout=30_000,
+    )
+
+
+def _open(context, path: str):
+    tab = context.new_page()
+    tab.goto(path)
+    tab.locator("#composer-input").wait_for()
+    return tab
+
+
+def test_a_second_tab_follows_a_turn_started_in_the_first(page) -> None:
+    path = start_chat(page)
+    other = _open(page.context, path)
+    send(page, LONG_TASK)
+    # The other tab sees the turn running (with Stop), the message and the reply, live.
+    _wait_running(other)
+    other.wait_for_function(
+        "(text) => [...document.querySelectorAll('[data-role=user] .baton-markdown')]"
+        ".some(e => e.innerText.trim() === text)", arg=LONG_TASK, timeout=30_000)
+    wait_idle(page)
+    wait_idle(other)
+    assert other.locator("[data-role=assistant]").count() > 0
+    assert timeline(other) == timeline(page)
+    assert activity(other) == "idle"
+
+
+def test_a_tab_reloaded_mid_turn_shows_the_turn_and_can_stop_it(page) -> None:
+    start_chat(page)
+    send(page, LONG_TASK)
+    _wait_running(page)
+    page.reload()
+    page.locator("#composer-input").wait_for()
+    _wait_running(page)
+    page.locator("#stop-button").click()
+    wait_idle(page)
+    page.reload()
+    page.locator("#composer-input").wait_for()
+    assert activity(page) == "idle"
+    # Stopped: the todo list was not run to its end.
+    assert page.get_by_text("todos are complete").count() == 0
+
+
+def test_a_message_queued_in_one_tab_during_anothers_turn_is_answered_in_both(page) -> None:
+    path = start_chat(page)
+    other = _open(page.context, path)
+    send(page, LONG_TASK)
+    _wait_running(other)
+    follow_up = "Also add a --verbose flag"
+    send(other, follow_up)
+    wait_idle(page)
+    wait_idle(other)
+    for tab in (page, other):
+        assert user_messages(tab) == [LONG_TASK, follow_up]
+        # Delivered: no "queued" badge is left on either tab.
+        tab.wait_for_function(
+            "() => !document.querySelector('[data-queued=true]')", timeout=TURN_TIMEOUT_MS)
+    assert timeline(other) == timeline(page)

@@ -1,0 +1,88 @@
+"""The live thread channel: in this process, and over Redis when a server answers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+
+import pytest
+
+from chat_app.services import live
+
+REDIS_URL = os.environ.get("BATON_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
+
+
+def _redis_or_skip() -> str:
+    redis = pytest.importorskip("redis")
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        pytest.skip(f"Redis is not reachable at {REDIS_URL}: {exc}")
+    return REDIS_URL
+
+
+@pytest.fixture(params=["process", "redis"])
+def channel(request, monkeypatch):
+    if request.param == "redis":
+        monkeypatch.setenv("REFLEX_REDIS_URL", _redis_or_skip())
+    else:
+        monkeypatch.delenv("REFLEX_REDIS_URL", raising=False)
+    # A client belongs to the event loop it was made in; each test runs its own loop.
+    monkeypatch.setattr(live, "_redis_client", None)
+    monkeypatch.setattr(live, "_listener", None)
+    return request.param
+
+
+async def _next(queue: asyncio.Queue) -> dict:
+    return await asyncio.wait_for(queue.get(), 5)
+
+
+async def test_every_watcher_of_a_thread_gets_its_runs_events_in_order(channel) -> None:
+    thread, other = uuid.uuid4().hex, uuid.uuid4().hex
+    async with live.watch(thread) as first, live.watch(thread) as second, \
+            live.watch(other) as elsewhere:
+        await asyncio.sleep(0.3)  # the Redis subscription is made by a background task
+        assert not await live.is_running(thread)
+        await live.run_started(thread, "run-1")
+        assert await live.is_running(thread)
+        for n in range(5):
+            await live.publish(thread, "run-1", {"type": "item", "data": {"n": n}})
+        await live.run_ended(thread, "run-1")
+        assert not await live.is_running(thread)
+        for queue in (first, second):
+            events = [await _next(queue) for _ in range(7)]
+            assert events[0] == {"type": "run", "data": {"running": True}, "run": "run-1"}
+            assert [e["data"]["n"] for e in events[1:6]] == [0, 1, 2, 3, 4]
+            assert events[6]["data"] == {"running": False}
+        assert elsewhere.empty()
+
+
+async def test_a_thread_runs_while_any_of_its_runs_does(channel) -> None:
+    thread = uuid.uuid4().hex
+    await live.run_started(thread, "turn")
+    await live.run_started(thread, "queued-send")  # a send that only queued its message
+    await live.run_ended(thread, "queued-send")
+    assert await live.is_running(thread)
+    await live.run_ended(thread, "turn")
+    assert not await live.is_running(thread)
+
+
+async def test_a_run_whose_worker_died_stops_counting_after_its_time_to_live(channel,
+                                                                             monkeypatch) -> None:
+    thread = uuid.uuid4().hex
+    await live.run_started(thread, "killed")
+    clock = live.time.time()
+    monkeypatch.setattr(live.time, "time", lambda: clock + live.RUNNING_TTL_SECONDS + 1)
+    assert not await live.is_running(thread)
+
+
+async def test_a_watcher_that_falls_behind_is_told_to_reload(monkeypatch) -> None:
+    monkeypatch.delenv("REFLEX_REDIS_URL", raising=False)
+    monkeypatch.setattr(live, "QUEUE_LIMIT", 3)
+    thread = uuid.uuid4().hex
+    async with live.watch(thread) as queue:
+        for n in range(10):
+            await live.publish(thread, "run", {"type": "item", "data": {"n": n}})
+        kinds = [queue.get_nowait()["type"] for _ in range(queue.qsize())]
+    assert "resync" in kinds and len(kinds) == 3
