@@ -2,6 +2,7 @@ import reflex as rx
 
 from chat_app.components.streaming_bubble import streaming_bubble
 from chat_app.components.timeline_item import timeline_item
+from chat_app.states import scripts
 from chat_app.states.chat import ChatState
 
 
@@ -13,7 +14,7 @@ def timeline() -> rx.Component:
             rx.button(
                 rx.icon("chevrons-up", size=14),
                 "Load earlier",
-                on_click=ChatState.load_earlier,
+                on_click=[scripts.remember_place(), ChatState.load_earlier],
                 variant="soft",
                 size="1",
                 align_self="center",
@@ -30,6 +31,18 @@ def timeline() -> rx.Component:
             ),
         ),
         rx.foreach(ChatState.rows, timeline_item),
+        rx.cond(
+            ChatState.has_later,
+            rx.button(
+                rx.icon("chevrons-down", size=14),
+                "Newer messages",
+                on_click=ChatState.load_later,
+                variant="soft",
+                size="1",
+                align_self="center",
+                id="load-later",
+            ),
+        ),
         rx.foreach(ChatState.live_rows, timeline_item),
         streaming_bubble(),
         spacing="3",

@@ -19,6 +19,7 @@ def timeline_item(row: rx.Var[TimelineRow]) -> rx.Component:
         ),
         id=row.anchor,
         key=row.key,
+        custom_attrs={"data-key": row.key},
         class_name="baton-item",
         width="100%",
     )

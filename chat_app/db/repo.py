@@ -260,6 +260,54 @@ def timeline_window(
     return rows
 
 
+def timeline_from(
+    *, session: Session, thread_id: str, from_seq: int, limit: int = 100,
+    upto_seq: int | None = None,
+) -> list[Message]:
+    """The first ``limit`` messages with ``seq >= from_seq`` (and ``<= upto_seq``), ascending."""
+    query = select(Message).where(Message.thread_id == thread_id, Message.seq >= from_seq)
+    if upto_seq is not None:
+        query = query.where(Message.seq <= upto_seq)
+    return list(session.exec(query.order_by(col(Message.seq)).limit(limit)))
+
+
+def with_whole_tool_calls(*, session: Session, thread_id: str,
+                          rows: list[Message]) -> list[Message]:
+    """``rows`` reaching back to the assistant row whose tool calls its first rows answer,
+    so a window never starts with a tool result whose call is not shown."""
+    if not rows or rows[0].role != "tool":
+        return rows
+    caller = session.exec(
+        select(Message.seq).where(Message.thread_id == thread_id, Message.seq < rows[0].seq,
+                                  Message.role == "assistant")
+        .order_by(col(Message.seq).desc()).limit(1)
+    ).first()
+    if caller is None:
+        return rows
+    earlier = session.exec(
+        select(Message).where(Message.thread_id == thread_id, Message.seq >= caller,
+                              Message.seq < rows[0].seq).order_by(col(Message.seq))
+    )
+    return [*earlier, *rows]
+
+
+def with_tool_results(*, session: Session, thread_id: str, rows: list[Message],
+                      upto_seq: int | None = None) -> list[Message]:
+    """``rows`` reaching on to the results of the tool calls its last rows make, so a window
+    never ends between a call and its result."""
+    if not rows or not (rows[-1].role == "tool" or rows[-1].tool_calls):
+        return rows
+    query = select(Message).where(Message.thread_id == thread_id, Message.seq > rows[-1].seq)
+    if upto_seq is not None:
+        query = query.where(Message.seq <= upto_seq)
+    following = []
+    for row in session.exec(query.order_by(col(Message.seq)).limit(64)):
+        if row.role != "tool":
+            break
+        following.append(row)
+    return [*rows, *following]
+
+
 def _first_seq_subquery(upto_seq: int | None):  # type: ignore[no-untyped-def]
     # Correlated min(seq) per session: one seek on (session_id, seq) per session instead
     # of grouping every message of the thread.

@@ -21,6 +21,7 @@ from chat_app.services.views import (
     ThreadSummary,
     TimelineItem,
     TimelineView,
+    WindowView,
 )
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "delete_thread",
     "load_timeline",
     "load_from_session",
+    "load_window_at",
     "handoff_markdown",
     "owned_thread",
 ]
@@ -136,8 +138,8 @@ def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None =
         thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
         if thread is None:
             return None
-        rows = repo.timeline_window(session=db, thread_id=thread_id, before_seq=before_seq,
-                                    limit=limit, upto_seq=upto_seq)
+        rows = repo.with_whole_tool_calls(session=db, thread_id=thread_id, rows=repo.timeline_window(
+            session=db, thread_id=thread_id, before_seq=before_seq, limit=limit, upto_seq=upto_seq))
         sessions = repo.session_index(session=db, thread_id=thread_id, upto_seq=upto_seq)
         earliest = rows[0].seq if rows else None
         has_earlier = bool(rows) and bool(repo.timeline_window(
@@ -174,6 +176,35 @@ def load_from_session(owner: str | None, thread_id: str, session_number: int, *,
         rows = repo.timeline_window(session=db, thread_id=thread_id, before_seq=current_earliest_seq,
                                     limit=span, upto_seq=upto_seq)
         return items_from_rows([stored_message(r) for r in rows], sessions)
+
+
+def load_window_at(owner: str | None, thread_id: str, *, session_number: int | None = None,
+                   after_seq: int | None = None, limit: int = 100) -> WindowView | None:
+    """A window of ``limit`` rows reading forward: from the start of session
+    ``session_number`` (a jump from the chip bar), or after ``after_seq`` (scrolling down
+    toward the newest rows). ``None`` for a thread that is not ``owner``'s."""
+    with _read() as db:
+        if repo.get_thread(session=db, thread_id=thread_id, owner=owner) is None:
+            return None
+        sessions = repo.session_index(session=db, thread_id=thread_id)
+        if session_number is not None:
+            target = next((s for s in sessions if s.number == session_number), None)
+            if target is None or target.first_seq is None:
+                return WindowView(items=[])
+            start = target.first_seq
+        else:
+            start = (after_seq or 0) + 1
+        rows = repo.timeline_from(session=db, thread_id=thread_id, from_seq=start, limit=limit)
+        # Whole tool calls at both ends: the next window then starts after the results.
+        rows = repo.with_tool_results(session=db, thread_id=thread_id, rows=repo.with_whole_tool_calls(
+            session=db, thread_id=thread_id, rows=rows))
+        has_later = bool(rows) and bool(repo.timeline_from(
+            session=db, thread_id=thread_id, from_seq=rows[-1].seq + 1, limit=1))
+        items = items_from_rows([stored_message(r) for r in rows], sessions)
+        thread_start = sessions[0].first_seq if sessions else None
+        has_earlier = bool(rows) and thread_start is not None and rows[0].seq > thread_start
+        return WindowView(items=items, has_later=has_later, has_earlier=has_earlier,
+                          last_seq=rows[-1].seq if rows else start - 1)
 
 
 def handoff_markdown(owner: str | None, thread_id: str, session_number: int,

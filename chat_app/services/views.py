@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "WindowView",
     "ThreadSummary",
     "TimelineItem",
     "SessionChip",
@@ -109,3 +110,13 @@ class TimelineView(_View):
     pending: int = 0
     # Why this chat's assistant cannot run now (its model setting); empty when it can.
     problem: str = ""
+
+
+class WindowView(_View):
+    """Rows of a thread read forward from some point (a session's start, or the last row
+    shown), and whether the thread holds rows before and after them."""
+
+    items: list[TimelineItem] = Field(default_factory=list)
+    has_earlier: bool = False
+    has_later: bool = False
+    last_seq: int = 0  # the last stored row read: the next window reads on after it

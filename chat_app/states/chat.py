@@ -39,7 +39,8 @@ from chat_app.states.rows import (
 
 __all__ = ["ChatState", "WINDOW", "FLUSH_SECONDS"]
 
-WINDOW = 100  # timeline rows kept in state; older ones load on demand
+WINDOW = 100  # timeline rows loaded at a time; others load on demand
+MAX_ROWS = 3 * WINDOW  # rows kept in the page at most; the far end is dropped beyond it
 FLUSH_SECONDS = 0.08  # how often streamed tokens reach the browser
 WATCH_CHECK_SECONDS = 10.0  # how often an idle watcher checks its tab is still here
 OWN_RUNS_KEPT = 20
@@ -76,6 +77,9 @@ class ChatState(IdentityState):
     meter: MeterBar = MeterBar()
     has_earlier: bool = False
     earliest_seq: int = 0
+    # The window ends before the newest rows (after a jump to an earlier session).
+    has_later: bool = False
+    _last_seq: int = 0  # with has_later: the last stored row the window holds
     streaming: str = ""
     sending: bool = False
     resetting: bool = False
@@ -118,7 +122,7 @@ class ChatState(IdentityState):
     def _set_rows(self, rows: list[TimelineRow]) -> None:
         """Replace the whole timeline (page loads, earlier windows, settling a stream)."""
         self.rows, self.chips = with_anchors(rows, self.chips, from_start=not self.has_earlier)
-        if self.live_rows:
+        if self.live_rows and not self.has_later:
             self.live_rows = []
         if self.rows:
             self.earliest_seq = min(row.seq for row in self.rows if not row.resetting) if any(
@@ -133,6 +137,7 @@ class ChatState(IdentityState):
         self.chips = [chip_row(chip) for chip in view.sessions]
         self.meter = meter_bar(view.meter)
         self.has_earlier = view.has_earlier
+        self.has_later = False
         self._set_rows([timeline_row(item) for item in view.items])
 
     def _set_live(self, live: list[TimelineRow]) -> None:
@@ -148,8 +153,8 @@ class ChatState(IdentityState):
 
     def _settle(self) -> None:
         """Fold this run's rows into the window once, trimming it to ``WINDOW`` rows."""
-        if not self.live_rows:
-            return
+        if not self.live_rows or self.has_later:
+            return  # shown after "Newer messages" until the reader reaches the newest rows
         rows = [*self.rows, *self.live_rows]
         if len(rows) > WINDOW:
             rows = rows[-WINDOW:]
@@ -206,7 +211,41 @@ class ChatState(IdentityState):
         if view is None:
             return
         self.has_earlier = view.has_earlier
-        self._set_rows([timeline_row(item) for item in view.items] + [*self.rows, *self.live_rows])
+        rows = [timeline_row(item) for item in view.items] + self.rows
+        if len(rows) > MAX_ROWS:  # the page stays light: the newest end goes, to load again
+            rows, self.has_later = rows[:MAX_ROWS], True
+        self._set_rows(rows if self.has_later else rows + self.live_rows)
+        return scripts.restore_place()
+
+    @rx.event
+    def load_later(self):
+        """Scrolling down a window that ends before the newest rows: the next rows."""
+        if not self.has_later:
+            return None
+        view = thread_service.load_window_at(self._owner(), self.thread_key,
+                                             after_seq=self._last_seq, limit=WINDOW)
+        if view is None:
+            return None
+        if not view.has_later:
+            return self._show_newest()
+        rows = self.rows + [timeline_row(item) for item in view.items]
+        if len(rows) > MAX_ROWS:
+            rows, self.has_earlier = rows[-MAX_ROWS:], True
+        self.has_later, self._last_seq = True, view.last_seq
+        self._set_rows(rows)
+        return None
+
+    def _show_newest(self):
+        view = thread_service.load_timeline(self._owner(), self.thread_key)
+        if view is None:
+            return None
+        live = list(self.live_rows)
+        self._show(view)
+        rows = self.rows
+        for row in live:  # this run's rows not yet in the newest window
+            rows = upsert(rows, row)
+        self._set_rows(rows)
+        return scripts.scroll_to_bottom(force=True)
 
     @rx.event
     def jump_to_session(self, number: int):
@@ -214,12 +253,19 @@ class ChatState(IdentityState):
         if chip is None:
             return None
         if not chip.loaded:
-            items = thread_service.load_from_session(
-                self._owner(), self.thread_key, number, current_earliest_seq=self.earliest_seq
-            )
-            # Session 1 starts the thread; any later session leaves earlier ones to load.
-            self.has_earlier = number > 1
-            self._set_rows([timeline_row(item) for item in items] + [*self.rows, *self.live_rows])
+            if chip.current:
+                self._show_newest()
+            else:
+                # Only the rows from that session's start: the page never holds the whole
+                # thread, however long (the newest rows load again by scrolling down).
+                view = thread_service.load_window_at(self._owner(), self.thread_key,
+                                                     session_number=number, limit=WINDOW)
+                if view is None or not view.items:
+                    return None
+                self.has_earlier, self.has_later = view.has_earlier, view.has_later
+                self._last_seq = view.last_seq
+                rows = [timeline_row(item) for item in view.items]
+                self._set_rows(rows if self.has_later else rows + self.live_rows)
         return scripts.scroll_to_anchor(chip.anchor)
 
     # ----- composer -----------------------------------------------------------------------

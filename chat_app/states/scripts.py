@@ -12,7 +12,7 @@ from typing import Any
 import reflex as rx
 
 __all__ = ["scroll_to_bottom", "scroll_to_anchor", "escape_stops", "outbox_accepted",
-           "outbox_refused", "outbox_unsent"]
+           "outbox_refused", "outbox_unsent", "remember_place", "restore_place"]
 
 # Forced (a chat just opened): keep scrolling to the bottom until the rows are there and the
 # page stops growing (markdown, code and fonts settle over a few frames), for up to 3 s.
@@ -52,6 +52,47 @@ _SCROLL_TO_ANCHOR = """
   go();
 })()
 """
+
+
+# "Load earlier" puts rows above the one being read: note where that row is before the
+# load, and put it back there once the new rows are painted.
+_REMEMBER_PLACE = """
+(() => {
+  const items = [...document.querySelectorAll('#timeline .baton-item')];
+  const seen = items.find((el) => el.getBoundingClientRect().bottom > 0);
+  window.__batonPlace = seen ? {key: seen.dataset.key, top: seen.getBoundingClientRect().top,
+                                first: items[0].dataset.key} : null;
+})()
+"""
+
+_RESTORE_PLACE = """
+(() => {
+  const place = window.__batonPlace;
+  if (!place) return;
+  let tries = 0, steady = 0;
+  const fix = () => {
+    const first = document.querySelector('#timeline .baton-item');
+    const el = document.querySelector(`#timeline .baton-item[data-key="${CSS.escape(place.key)}"]`);
+    if (!el || !first || first.dataset.key === place.first) {
+      if (tries++ < 40) setTimeout(fix, 50);
+      return;
+    }
+    const off = el.getBoundingClientRect().top - place.top;
+    if (Math.abs(off) > 1) { window.scrollBy(0, off); steady = 0; } else { steady += 1; }
+    if (steady < 3 && tries++ < 60) setTimeout(fix, 50);
+  };
+  fix();
+})()
+"""
+
+
+def remember_place() -> rx.event.EventSpec:
+    return rx.call_script(_REMEMBER_PLACE)
+
+
+def restore_place() -> rx.event.EventSpec:
+    """After rows were put above the reader: keep the row they were reading where it was."""
+    return rx.call_script(_RESTORE_PLACE)
 
 
 def scroll_to_bottom(force: bool = False) -> rx.event.EventSpec:

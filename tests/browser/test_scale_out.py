@@ -217,3 +217,34 @@ def test_each_tabs_messages_are_stored_in_the_order_it_sent_them(scaled_server) 
             mine = [text for text in stored if text.startswith(f"tab {index} ")]
             numbers = [int(text.rsplit(" ", 1)[1]) for text in mine]
             assert numbers == sorted(numbers), f"run {run}, tab {index}: stored as {numbers}"
+
+
+def test_tabs_on_several_workers_follow_one_turn(scaled_server, browser) -> None:
+    """Tabs of one chat connected to different workers all see the turn and its answer live;
+    a message sent from one of them during the turn is answered and shown in all."""
+    from tests.browser.chat_page import timeline
+
+    context = browser.new_context(base_url=scaled_server.url)
+    first = context.new_page()
+    path = start_chat(first)
+    others = []
+    for _ in range(3):  # several sockets, so that some land on other workers
+        tab = context.new_page()
+        tab.goto(path)
+        tab.locator("#composer-input").wait_for()
+        others.append(tab)
+    send(first, "Write a config parser with tests")
+    send(others[0], "Also add a --verbose flag")
+    wait_idle(others[0])  # its send returns once its message is answered, by any worker
+    wait_idle(first)
+    expected = timeline(first)
+    assert [text for kind, text in expected if kind == "user"] == [
+        "Write a config parser with tests", "Also add a --verbose flag"]
+    for tab in others:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (timeline(tab) != expected or
+                                               tab.locator("[data-queued=true]").count()):
+            time.sleep(0.5)
+        assert timeline(tab) == expected
+        wait_idle(tab)
+    context.close()

@@ -97,6 +97,47 @@ def test_a_window_of_a_long_thread_and_loading_a_session_on_demand(database) -> 
     assert earlier[-1].seq < view.earliest_seq
 
 
+def test_a_jump_loads_a_bounded_window_from_the_sessions_start_and_reads_on(database) -> None:
+    from chat_app.services import chat, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "long")
+    for text in ("Build a CSV parser for invoices", "Now add a JSON exporter with tests"):
+        asyncio.run(_drain(chat.send_message(owner, thread.id, text)))
+    newest = threads.load_timeline(owner, thread.id, limit=500)
+    assert len(newest.sessions) >= 3 and not newest.has_earlier
+    everything = [item.key for item in newest.items]
+    last_session = newest.sessions[-2].number
+    window = threads.load_window_at(owner, thread.id, session_number=last_session, limit=6)
+    assert window.items[0].kind == "divider" and window.items[0].session_number == last_session
+    assert window.has_earlier and window.has_later
+    # Reading on from the window's last row reaches the newest rows, in order, none twice.
+    keys = [item.key for item in window.items]
+    while window.has_later:
+        window = threads.load_window_at(owner, thread.id, after_seq=window.last_seq, limit=6)
+        assert window.items, "a window that has later rows returns some"
+        keys += [item.key for item in window.items]
+    assert keys == everything[everything.index(keys[0]):]
+    first = threads.load_window_at(owner, thread.id, session_number=1, limit=6)
+    assert not first.has_earlier and first.has_later
+    assert threads.load_window_at("someone-else", thread.id, session_number=1) is None
+
+
+def test_a_window_never_starts_with_a_tool_result_whose_call_is_not_shown(database) -> None:
+    from chat_app.services import chat, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "tools")
+    asyncio.run(_drain(chat.send_message(owner, thread.id, "Build a CSV parser for invoices")))
+    everything = threads.load_timeline(owner, thread.id, limit=1000).items
+    for limit in range(1, 40):
+        view = threads.load_timeline(owner, thread.id, limit=limit)
+        tools = [item for item in view.items if item.kind == "tool"]
+        # A result without its call would be the placeholder summary "Result of …".
+        assert not [t for t in tools if t.summary.startswith("Result of")], limit
+    assert any(item.kind == "tool" for item in everything)
+
+
 def test_a_new_chat_is_named_after_its_first_message(database) -> None:
     from chat_app.services import chat, threads
 

@@ -1,0 +1,101 @@
+"""A long thread stays light: a jump loads a window around the session, not the whole
+thread; reading on and back keeps the page bounded and the reader's place."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.chat_page import wait_idle
+
+SESSIONS, PER_SESSION = 12, 60  # 720 rows: several windows of 100 in each direction
+
+
+@pytest.fixture
+def long_thread(server_db, page) -> str:
+    from agent_core.records import NewMessage
+    from chat_app.services import identity, runtime
+    from chat_app.services import threads as thread_service
+
+    token = identity.mint_token()
+    thread_id = thread_service.create_thread(identity.owner_from_token(token), "Long run").id
+    store = runtime.store()
+    for number in range(1, SESSIONS + 1):
+        session = store.current_session(thread_id)
+        rows = [NewMessage(role="user", content=f"Session {number}: continue the work")]
+        for n in range((PER_SESSION - 1) // 2):
+            call = {"name": "run_command", "args": {"command": f"pytest tests/test_{n}.py"},
+                    "id": f"c{number}-{n}"}
+            rows.append(NewMessage(role="assistant", content=f"s{number} step {n}",
+                                   tool_calls=[call]))
+            rows.append(NewMessage(role="tool", tool_call_id=call["id"], name="run_command",
+                                   content=f"{n} passed\n[exit status 0]"))
+        store.append(thread_id, session.id, rows)
+        if number < SESSIONS:
+            store.commit_reset(thread_id, old_session_id=session.id, trigger="auto",
+                               utilization=0.82, model="simulator",
+                               handoff={"session_number": number, "trigger": "auto",
+                                        "utilization": 0.82, "model": "simulator",
+                                        "created_at": "2026-01-01T00:00:00Z",
+                                        "completed_work": [f"Part {number}"]},
+                               handoff_path=f"HANDOFF-{number}.md", handoff_markdown="-",
+                               context=[NewMessage(role="handoff", content="<handoff-context>")])
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
+                               "url": server_db.url}])
+    return thread_id
+
+
+def _rows(page) -> int:
+    return page.locator("#timeline .baton-item").count()
+
+
+def _steps(page) -> list[str]:
+    return [text.strip() for text in
+            page.locator("[data-role=assistant] .baton-markdown").all_inner_texts()]
+
+
+def test_a_jump_loads_the_sessions_window_and_reading_on_reaches_the_newest(long_thread,
+                                                                             page) -> None:
+    page.goto(f"/t/{long_thread}")
+    page.locator("[data-role=assistant] .baton-markdown", has_text="s12 step 28").wait_for()
+    wait_idle(page)
+    page.locator('.baton-chip[data-session="1"]').click()
+    page.locator("[data-role=user] .baton-markdown",
+                 has_text="Session 1: continue the work").wait_for()
+    # Only a window from the session's start is in the page, not the 700 rows after it.
+    assert _rows(page) <= 120
+    assert _steps(page)[0] == "s1 step 0"
+    assert page.locator("#load-later").count() == 1
+    # Reading on, window by window, until the newest rows; the page never holds them all.
+    most = 0
+    for _ in range(20):
+        if page.locator("#load-later").count() == 0:
+            break
+        page.locator("#load-later").click()
+        page.wait_for_timeout(300)
+        most = max(most, _rows(page))
+    assert page.locator("#load-later").count() == 0
+    page.locator("[data-role=assistant] .baton-markdown", has_text="s12 step 28").wait_for()
+    assert most <= 320
+    # The chip of the current session brings the newest window back directly.
+    page.locator('.baton-chip[data-session="3"]').click()
+    page.locator("[data-role=user] .baton-markdown",
+                 has_text="Session 3: continue the work").wait_for()
+    page.locator('.baton-chip[data-session="12"]').click()
+    page.locator("[data-role=assistant] .baton-markdown", has_text="s12 step 28").wait_for()
+    assert page.locator("#load-later").count() == 0
+
+
+def test_loading_earlier_rows_keeps_the_readers_place(long_thread, page) -> None:
+    page.goto(f"/t/{long_thread}")
+    page.locator("[data-role=assistant] .baton-markdown", has_text="s12 step 28").wait_for()
+    wait_idle(page)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    first = page.locator("#timeline .baton-item").first
+    key = first.get_attribute("data-key")
+    top = first.bounding_box()["y"]
+    page.locator("#load-earlier").click()
+    page.wait_for_function(
+        "(key) => document.querySelector('#timeline .baton-item').dataset.key !== key", arg=key)
+    page.wait_for_timeout(600)
+    again = page.locator(f'#timeline .baton-item[data-key="{key}"]')
+    assert abs(again.bounding_box()["y"] - top) <= 40
