@@ -18,9 +18,9 @@ from agent_core.calibration import ContextEstimator, TokenEstimate
 from agent_core.compaction import summarize_for_compaction
 from agent_core.context import build_context, context_kind, from_langchain, to_langchain
 from agent_core.errors import HandoffCancelled, HandoffGenerationError
-from agent_core.facts import extract_facts
-from agent_core.handoff import HandoffArtifact, handoff_context_message, handoff_filename
-from agent_core.handoff_generation import generate_handoff
+from agent_core.handoff.artifact import HandoffArtifact, handoff_context_message, handoff_filename
+from agent_core.handoff.facts import extract_facts
+from agent_core.handoff.generation import generate_handoff
 from agent_core.models import model_info
 from agent_core.records import ContextEdit, NewMessage, StoredMessage
 from agent_core.redaction import known_secrets, redact_text

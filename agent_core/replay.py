@@ -24,9 +24,9 @@ from langchain_core.messages import BaseMessage, HumanMessage
 
 from agent_core.calibration import ContextEstimator
 from agent_core.compaction import facts_summary
-from agent_core.facts import extract_facts
-from agent_core.handoff import handoff_context_message
-from agent_core.handoff_generation import generate_handoff
+from agent_core.handoff.artifact import handoff_context_message
+from agent_core.handoff.facts import extract_facts
+from agent_core.handoff.generation import generate_handoff
 from agent_core.models import model_info
 from agent_core.policy import make_policy
 from agent_core.providers.simulator import SimulatorChatModel

@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.messages import HumanMessage, ToolMessage
 from pydantic import BaseModel
 
-from agent_core.handoff_generation import HandoffDraft
+from agent_core.handoff.generation import HandoffDraft
 from agent_core.providers.registry import resolve_model
 from agent_core.providers.simulator import SIMULATOR_LABEL, SimulatorChatModel
 from agent_core.providers.simulator_script import command_output
@@ -78,7 +78,7 @@ def test_it_is_labelled_as_the_simulator_never_as_a_language_model() -> None:
 def test_the_simulators_handoff_decisions_are_the_users_own_words() -> None:
     from langchain_core.messages import AIMessage, HumanMessage
 
-    from agent_core.handoff_generation import HandoffDraft
+    from agent_core.handoff.generation import HandoffDraft
     from agent_core.providers.simulator_fill import fill_schema
 
     conversation = [
@@ -96,8 +96,8 @@ def test_the_simulators_handoff_decisions_are_the_users_own_words() -> None:
 def test_in_a_handoff_prompt_only_the_users_transcript_entries_count() -> None:
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-    from agent_core.handoff_generation import HandoffDraft
-    from agent_core.handoff_prompt import render_transcript
+    from agent_core.handoff.generation import HandoffDraft
+    from agent_core.handoff.prompt import render_transcript
     from agent_core.providers.simulator_fill import fill_schema
 
     transcript = render_transcript([

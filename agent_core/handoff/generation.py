@@ -22,16 +22,10 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.errors import HandoffCancelled, HandoffGenerationError, NothingToHandOff
-from agent_core.facts import GroundedFacts, extract_facts
-from agent_core.handoff import (
-    REQUIRED_FIELDS,
-    FileChange,
-    HandoffArtifact,
-    HandoffTrigger,
-    draft_from_text,
-    draft_from_value,
-)
-from agent_core.handoff_prompt import TokenCount, render_facts, render_transcript, squeeze
+from agent_core.handoff.artifact import FileChange, HandoffArtifact, HandoffTrigger
+from agent_core.handoff.draft import REQUIRED_FIELDS, draft_from_text, draft_from_value
+from agent_core.handoff.facts import GroundedFacts, extract_facts
+from agent_core.handoff.prompt import TokenCount, render_facts, render_transcript, squeeze
 
 __all__ = ["HandoffDraft", "HandoffResult", "generate_handoff", "agenerate_handoff",
            "HANDOFF_INSTRUCTION"]

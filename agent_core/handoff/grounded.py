@@ -1,4 +1,4 @@
-"""The grounded-facts records :func:`agent_core.facts.extract_facts` returns."""
+"""The grounded-facts records :func:`agent_core.handoff.facts.extract_facts` returns."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_core.handoff import FileChange, Todo
+from agent_core.handoff.artifact import FileChange, Todo
 
 __all__ = ["CommandRun", "TestRun", "GitCommit", "GroundedFacts"]
 

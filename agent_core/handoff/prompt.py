@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 from langchain_core.messages import BaseMessage
 
-from agent_core.facts import GroundedFacts
+from agent_core.handoff.facts import GroundedFacts
 
 __all__ = ["TokenCount", "squeeze", "render_transcript", "render_facts"]
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from agent_core import facts_aider as aider
-from agent_core.grounded import CommandRun, GitCommit, GroundedFacts, TestRun
-from agent_core.handoff import FileChange, Todo
+from agent_core.handoff import facts_aider as aider
+from agent_core.handoff.artifact import FileChange, Todo
+from agent_core.handoff.grounded import CommandRun, GitCommit, GroundedFacts, TestRun
 
 __all__ = ["CommandRun", "TestRun", "GitCommit", "GroundedFacts", "extract_facts"]
 
