@@ -240,6 +240,10 @@ class SessionCoordinator:
             pinned=[p for p in self.store.list_files(self.setup.thread_id)
                     if any(fnmatch.fnmatch(p, g) for g in self.setup.policy.pinned_paths)],
             cancel=cancel,
+            # The agent's own request, so the handoff call shares its cached prefix.
+            system_prompt=self.setup.system_prompt or None,
+            tools=list(self.setup.tools),
+            window_tokens=self.info.context_window,
         )
         if cancel is not None and cancel.is_set():
             raise HandoffCancelled("Handoff cancelled")

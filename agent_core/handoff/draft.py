@@ -19,9 +19,13 @@ log = logging.getLogger(__name__)
 
 REQUIRED_FIELDS = ("completed_work", "remaining_tasks", "current_state_summary")
 _DRAFT_LISTS = ("completed_work", "in_progress", "remaining_tasks", "key_decisions",
-                "files_modified")
+                "files_modified", "constraints", "errors_and_fixes")
+_DRAFT_TEXTS = ("current_state_summary", "next_step")
 _MAX_ITEMS, _MAX_CHARS = 60, 2000
 _SECTION_WORDS = (  # first match wins; keys are checked against the lower-cased heading
+    ("next_step", ("next step",)),
+    ("constraints", ("constraint", "rule", "preference")),
+    ("errors_and_fixes", ("error", "fix")),
     ("in_progress", ("in progress", "in-progress", "ongoing", "current work")),
     ("completed_work", ("completed", "done", "finished", "accomplished")),
     ("remaining_tasks", ("remaining", "next step", "todo", "to do", "pending", "next")),
@@ -75,8 +79,8 @@ def draft_from_value(value: Any) -> dict[str, Any]:
         return {}
     draft: dict[str, Any] = {}
     for key, item in value.items():
-        name = key if key in (*_DRAFT_LISTS, "current_state_summary") else _section_of(str(key))
-        if name == "current_state_summary":
+        name = key if key in (*_DRAFT_LISTS, *_DRAFT_TEXTS) else _section_of(str(key))
+        if name in _DRAFT_TEXTS:
             draft[name] = _clip(_as_text(item) if not isinstance(item, list)
                                 else "\n".join(_as_list(item)))
         elif name is not None and name not in draft:
@@ -103,7 +107,7 @@ def _draft_from_markdown(text: str) -> dict[str, Any]:
             sections[current].append(line)
     draft: dict[str, Any] = {}
     for name, lines in sections.items():
-        if name == "current_state_summary":
+        if name in _DRAFT_TEXTS:
             draft[name] = _clip("\n".join(_BULLET_RE.sub(r"\1", ln).strip() for ln in lines))
         else:
             draft[name] = _as_list(lines)

@@ -228,7 +228,7 @@ def _todo(item: Mapping[str, Any]) -> Todo:
     status = item.get("status")
     ids = {key: None if item.get(key) is None else str(item[key]) for key in ("id", "parent_id")}
     return Todo(content=str(item["content"]),
-                status=status if status in ("pending", "in_progress", "completed") else "pending",
+                status=status if status in ("pending", "in_progress", "completed", "blocked") else "pending",
                 **ids)
 
 
@@ -272,30 +272,30 @@ def _walk(c: _Collector, messages: Sequence[BaseMessage], dialect: str) -> bool:
 
 
 # Human-role messages that are not the user speaking: session openings, summaries, aider's
-# /commands (never sent) and reflections (aider's own error reports).
+# /commands (never sent) and reflections (aider's own error reports), records an importer marks
+# ``not_user`` (Claude Code's meta records, notifications, slash commands, hook output), and a
+# message carried over from the previous session (already among its requests).
 _CONTEXT_OPENINGS = ("<handoff-context>", "<summary>", "<pinned")
 _NOT_REQUESTS = frozenset({"handoff", "pinned", "summary"})
-_KEEP_REQUESTS = 3
+_NOT_USER_FLAGS = ("baton_not_sent", "aider_reflection", "not_user", "carried_over_from")
 
 
 def _user_requests(messages: Sequence[BaseMessage], dialect: str) -> list[str]:
-    """The latest things the user asked for. SWE-agent's observations arrive as user turns,
-    so there the task statement (the first user message) is the request."""
+    """Everything the user asked for, oldest first. SWE-agent's observations arrive as user
+    turns, so there the task statement (the first user message) is the request."""
     requests = []
     for message in messages:
         if not isinstance(message, HumanMessage):
             continue
         extra = message.additional_kwargs
-        if extra.get("baton_kind") in _NOT_REQUESTS or extra.get("baton_not_sent"):
-            continue
-        if extra.get("aider_reflection"):
+        if extra.get("baton_kind") in _NOT_REQUESTS or any(map(extra.get, _NOT_USER_FLAGS)):
             continue
         text = _text(message).strip()
         if text and not text.startswith(_CONTEXT_OPENINGS):
             requests.append(text)
             if dialect == "swe_agent":
                 break
-    return requests[-_KEEP_REQUESTS:]
+    return requests
 
 
 def _roots(workspace_root: str | None, metadata: Mapping[str, Any], c: _Collector) -> list[str]:

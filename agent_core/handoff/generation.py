@@ -1,10 +1,12 @@
 """Ask a model for the handoff, and never hand on garbage.
 
-``generate_handoff`` prompts with a short instruction, the newest part of the transcript that fits
-the prompt budget and the grounded facts; tries structured output, falls back to a plain call
-parsed as JSON or markdown sections; re-asks once when required sections are missing; merges the
-grounded facts (authoritative); and, when the model fails entirely, builds a facts-only artifact.
-Exception text never enters an artifact. The result fits ``budget_tokens``.
+``generate_handoff`` sends the agent's own request with the handoff instruction appended (see
+:mod:`agent_core.handoff.request`), or, when that cannot fit, a rendered transcript; tries
+structured output there, falls back to a plain call parsed as JSON or markdown sections;
+re-asks once when required sections are missing; merges the draft into the previous handoff
+(anchored), merges in every grounded item, fits the budget and records the coverage check.
+When the model fails entirely the artifact is built from the facts alone. Exception text never
+enters an artifact.
 """
 
 from __future__ import annotations
@@ -13,54 +15,45 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.errors import HandoffCancelled, HandoffGenerationError, NothingToHandOff
 from agent_core.handoff.artifact import FileChange, HandoffArtifact, HandoffTrigger
+from agent_core.handoff.budget import fit_to_budget
 from agent_core.handoff.draft import REQUIRED_FIELDS, draft_from_text, draft_from_value
 from agent_core.handoff.facts import GroundedFacts, extract_facts
-from agent_core.handoff.prompt import TokenCount, render_facts, render_transcript, squeeze
+from agent_core.handoff.facts_only import facts_only_fields
+from agent_core.handoff.merge import coverage, ground, merge_previous, with_checks
+from agent_core.handoff.prompt import TokenCount
+from agent_core.handoff.request import (
+    HANDOFF_INSTRUCTION,
+    HandoffDraft,
+    appended_request,
+    transcript_request,
+)
 
 __all__ = ["HandoffDraft", "HandoffResult", "generate_handoff", "agenerate_handoff",
-           "HANDOFF_INSTRUCTION"]
+           "HANDOFF_INSTRUCTION", "fit_to_budget", "facts_only_fields"]
 
 log = logging.getLogger(__name__)
 
-HANDOFF_INSTRUCTION = """\
-You are ending a work session. Write a handoff note so that a fresh session, which cannot see \
-this conversation, can continue the work without redoing anything.
-Answer with one JSON object with these keys:
-- completed_work: list of finished items (specific: files, functions, commands, results)
-- in_progress: list of items started but not finished
-- remaining_tasks: list of what is still to do, most important first
-- key_decisions: list of decisions and their reasons
-- files_modified: list of file paths changed in this session
-- current_state_summary: 2-4 sentences on where things stand (what works, what is broken)
-Be concise and concrete. Do not invent work. The tool evidence given is authoritative."""
-
 _REASK = (
     "Your handoff is missing or has empty sections: {missing}. Answer again with one JSON "
-    "object containing all keys (completed_work, in_progress, remaining_tasks, key_decisions, "
-    "files_modified, current_state_summary)."
+    "object containing all keys (completed_work, in_progress, next_step, remaining_tasks, "
+    "key_decisions, constraints, errors_and_fixes, files_modified, current_state_summary)."
 )
+#: Tokens kept free for the handoff answer when deciding whether the request fits (a tenth
+#: of a smaller window: a reset at 80% leaves a fifth of it).
+OUTPUT_RESERVE_TOKENS = 4096
 
 
-class HandoffDraft(BaseModel):
-    """What the model is asked to fill in (the schema for structured output)."""
-
-    model_config = ConfigDict(extra="forbid")
-    completed_work: list[str] = Field(description="Finished items, specific and concise")
-    in_progress: list[str] = Field(description="Items started but not finished")
-    remaining_tasks: list[str] = Field(description="What is still to do, most important first")
-    key_decisions: list[str] = Field(description="Decisions made and why")
-    files_modified: list[str] = Field(description="Paths of files changed in this session")
-    current_state_summary: str = Field(description="2-4 sentences on where things stand")
+def _reserve(window_tokens: int) -> int:
+    return min(OUTPUT_RESERVE_TOKENS, window_tokens // 10)
 
 
 class HandoffResult(BaseModel):
@@ -69,12 +62,11 @@ class HandoffResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
     artifact: HandoffArtifact
     source: Literal["model", "repaired", "facts_only"]
+    request: Literal["appended", "transcript", "none"] = "none"
     prompt_tokens: int = Field(ge=0)
     output_tokens: int = Field(ge=0)
     reasks: int = Field(ge=0)
     artifact_tokens: int = Field(ge=0)
-
-
 
 
 def _default_counter() -> TokenCount:
@@ -88,8 +80,9 @@ def _default_counter() -> TokenCount:
 class _Calls:
     """Model calls with cancellation and token accounting."""
 
-    def __init__(self, model: BaseChatModel, count: TokenCount, cancel: asyncio.Event | None):
-        self.model, self.count, self.cancel = model, count, cancel
+    def __init__(self, model: BaseChatModel, count: TokenCount, cancel: asyncio.Event | None,
+                 tools: Sequence[Any] = ()):
+        self.model, self.count, self.cancel, self.tools = model, count, cancel, list(tools)
         self.prompt_tokens = 0
         self.output_tokens = 0
 
@@ -136,11 +129,16 @@ class _Calls:
             return draft_from_value(raw.tool_calls[0].get("args"))
         return draft_from_text(raw.text) if isinstance(raw, AIMessage) else {}
 
-    async def plain(self, prompt: list[BaseMessage]) -> tuple[dict, str]:
-        reply = await self._await(self.model.ainvoke(prompt))
+    async def plain(self, prompt: list[BaseMessage], tools: Sequence[Any] = ()
+                    ) -> tuple[dict, str]:
+        """A plain call; with ``tools`` bound exactly as the agent binds them (cache-friendly)."""
+        runnable = self.model.bind_tools(list(tools)) if tools else self.model
+        reply = await self._await(runnable.ainvoke(prompt))
         self._account(prompt, reply)
         text = reply.text if isinstance(reply, AIMessage) else str(getattr(reply, "content", ""))
         return draft_from_text(text), text
+
+
 
 
 def _missing(draft: dict) -> list[str]:
@@ -152,8 +150,8 @@ def _combine(first: dict, second: dict) -> dict:
     return {key: second.get(key) or first.get(key) for key in {*first, *second}}
 
 
-async def _first_answer(calls: _Calls, prompt: list[BaseMessage], method: str | None
-                        ) -> tuple[dict, str]:
+async def _structured_first(calls: _Calls, prompt: list[BaseMessage], method: str | None
+                            ) -> tuple[dict, str]:
     try:
         draft = await calls.structured(prompt, method)
     except HandoffCancelled:
@@ -167,45 +165,60 @@ async def _first_answer(calls: _Calls, prompt: list[BaseMessage], method: str | 
     return await calls.plain(prompt)
 
 
-async def _ask(calls: _Calls, prompt: list[BaseMessage], method: str | None
-               ) -> tuple[dict, int, bool]:
-    """The model's draft (possibly partial), the number of re-asks, and whether it failed."""
+async def _complete(calls: _Calls, prompt: list[BaseMessage], draft: dict, text: str,
+                    tools: Sequence[Any] = ()) -> tuple[dict, int]:
+    """Re-ask once, in the same conversation, for the sections still missing."""
+    if not (missing := _missing(draft)):
+        return draft, 0
+    reask = [*prompt, AIMessage(text or json.dumps(draft, default=str)),
+             HumanMessage(_REASK.format(missing=", ".join(missing)))]
     try:
-        draft, text = await _first_answer(calls, prompt, method)
-        if not (missing := _missing(draft)):
-            return draft, 0, False
-        reask = [*prompt, AIMessage(text or json.dumps(draft, default=str)),
-                 HumanMessage(_REASK.format(missing=", ".join(missing)))]
-        try:
-            second, _ = await calls.plain(reask)
-        except HandoffCancelled:
-            raise
-        except Exception:  # noqa: BLE001 - keep the partial first answer, repaired from facts
-            second = {}
-        return _combine(draft, second), 1, False
+        second, _ = await calls.plain(reask, tools=tools)
+    except HandoffCancelled:
+        raise
+    except Exception:  # noqa: BLE001 - keep the partial first answer, repaired from facts
+        second = {}
+    return _combine(draft, second), 1
+
+
+async def _ask(calls: _Calls, appended: list[BaseMessage] | None,
+               fallback: list[BaseMessage], method: str | None
+               ) -> tuple[dict, int, bool, str]:
+    """The model's draft (possibly partial), re-asks, whether it failed, the request used."""
+    try:
+        if appended is not None:
+            try:
+                draft, text = await calls.plain(appended, tools=calls.tools)
+            except HandoffCancelled:
+                raise
+            except Exception as exc:  # noqa: BLE001 - e.g. the request did not fit after all
+                log.info("the appended handoff request failed (%s); sending a transcript",
+                         type(exc).__name__)
+                draft, text = {}, ""
+            if any(draft.values()):
+                draft, reasks = await _complete(calls, appended, draft, text, calls.tools)
+                return draft, reasks, False, "appended"
+        draft, text = await _structured_first(calls, fallback, method)
+        draft, reasks = await _complete(calls, fallback, draft, text)
+        return draft, reasks, False, "transcript"
     except HandoffCancelled:
         raise
     except Exception as exc:  # noqa: BLE001 - any provider failure leads to facts-only
         # The exception is logged by type only and never copied into the artifact.
         log.warning("handoff model call failed (%s); using a facts-only handoff",
                     type(exc).__name__)
-        return {}, 0, True
+        return {}, 0, True, "none"
 
 
-def _build_prompt(messages: Sequence[BaseMessage], facts: GroundedFacts, focus: str | None,
-                  previous: HandoffArtifact | None, count: TokenCount,
-                  prompt_budget_tokens: int) -> list[BaseMessage]:
-    system = HANDOFF_INSTRUCTION
-    if focus:
-        system += f"\nThe user asked the handoff to focus on: {focus}"
-    evidence = render_facts(facts)
-    parts = []
-    if previous is not None:
-        parts.append(f"(This session started from HANDOFF-{previous.session_number}.md.)")
-    budget = max(200, prompt_budget_tokens - count(system) - count(evidence))
-    parts.append(f"<transcript>\n{render_transcript(messages, count, budget)}\n</transcript>")
-    parts.append(f"<tool-evidence>\n{evidence}\n</tool-evidence>")
-    return [SystemMessage(system), HumanMessage("\n\n".join(parts))]
+def _fits(request: list[BaseMessage], tools: Sequence[Any], count: TokenCount,
+          window_tokens: int | None, trigger: HandoffTrigger) -> bool:
+    if trigger == "overflow":
+        return False  # the provider already refused this request as too long
+    if window_tokens is None:
+        return True
+    schemas = json.dumps([getattr(t, "name", str(t)) for t in tools])
+    used = sum(count(m.text) + 4 for m in request) + count(schemas)
+    return used + _reserve(window_tokens) <= window_tokens
 
 
 async def generate_handoff(
@@ -223,41 +236,60 @@ async def generate_handoff(
     pinned: Sequence[str] = (),
     cancel: asyncio.Event | None = None,
     count_tokens: TokenCount | None = None,
-    prompt_budget_tokens: int = 8000,
+    prompt_budget_tokens: int | None = None,
     structured_method: str | None = None,
+    system_prompt: str | None = None,
+    tools: Sequence[Any] = (),
+    window_tokens: int | None = None,
 ) -> HandoffResult:
     """Produce the handoff artifact that ends session ``session_number``.
 
-    ``model=None`` skips the model (facts-only). Raises ``HandoffCancelled`` when ``cancel`` is
-    set, ``NothingToHandOff`` for a manual handoff of fewer than two messages, and
-    ``HandoffGenerationError`` only when not even a facts-only artifact can be built.
+    ``messages``, ``system_prompt`` and ``tools`` are the agent's own request: the handoff call
+    repeats it and appends the instruction. ``window_tokens`` decides whether that fits; when
+    not, the fallback transcript is sized to ``prompt_budget_tokens`` (default: the window
+    minus the answer's reserve). ``previous`` is the handoff this session started from: the
+    new artifact is it, updated. ``model=None`` skips the model (facts-only). Raises
+    ``HandoffCancelled`` when ``cancel`` is set, ``NothingToHandOff`` for a manual handoff of
+    fewer than two messages, and ``HandoffGenerationError`` only when not even a facts-only
+    artifact can be built.
     """
     if trigger == "manual" and len(messages) < 2:
         raise NothingToHandOff()
     count = count_tokens or _default_counter()
     facts = facts if facts is not None else extract_facts(messages)
-    calls = _Calls(model, count, cancel) if model is not None else None
-    draft, reasks, failed = {}, 0, True
+    calls = _Calls(model, count, cancel, tools) if model is not None else None
+    draft, reasks, failed, used = {}, 0, True, "none"
     if calls is not None:
-        prompt = _build_prompt(messages, facts, focus, previous, count, prompt_budget_tokens)
-        draft, reasks, failed = await _ask(calls, prompt, structured_method)
+        appended = appended_request(messages, system_prompt, focus)
+        if not _fits(appended, tools, count, window_tokens, trigger):
+            appended = None
+        room = prompt_budget_tokens or (
+            max(2000, window_tokens - _reserve(window_tokens)) if window_tokens else 8000)
+        fallback = transcript_request(messages, facts, focus, previous, count, room)
+        draft, reasks, failed, used = await _ask(calls, appended, fallback, structured_method)
     if cancel is not None and cancel.is_set():
         raise HandoffCancelled("The handoff was cancelled; the session is unchanged.")
     has_content = any(draft.get(name) for name in (*REQUIRED_FIELDS, "in_progress"))
     source = ("facts_only" if failed or not has_content
               else "model" if reasks == 0 and not _missing(draft) else "repaired")
     try:
-        artifact = _assemble(draft if source != "facts_only" else {}, facts, focus=focus,
-                             session_number=session_number, trigger=trigger,
+        artifact = _assemble(draft if source != "facts_only" else {}, facts, messages,
+                             focus=focus, session_number=session_number, trigger=trigger,
                              utilization=utilization, model_name=model_name,
                              previous=previous, pinned=pinned)
-        artifact, tokens = fit_to_budget(artifact, budget_tokens, count)
+        # Fitted with the checks in place (their size barely depends on the numbers), then
+        # checked again: the check describes the artifact as handed on.
+        artifact = with_checks(artifact, coverage(artifact, facts, pinned, previous))
+        artifact, _ = fit_to_budget(artifact, max(budget_tokens - 4, 1), count)
+        artifact = with_checks(artifact, coverage(artifact, facts, pinned, previous))
+        tokens = count(artifact.to_markdown())
     except ValueError as exc:
         raise HandoffGenerationError(
             f"Could not build a handoff artifact for session {session_number}: "
             "check session_number, trigger and utilization") from exc
     return HandoffResult(
         artifact=artifact, source=source, reasks=reasks, artifact_tokens=tokens,
+        request=used if source != "facts_only" or not failed else "none",
         prompt_tokens=calls.prompt_tokens if calls else 0,
         output_tokens=calls.output_tokens if calls else 0,
     )
@@ -266,28 +298,48 @@ async def generate_handoff(
 agenerate_handoff = generate_handoff
 
 
-def _assemble(draft: dict, facts: GroundedFacts, *, focus: str | None, session_number: int,
-              trigger: HandoffTrigger, utilization: float, model_name: str,
-              previous: HandoffArtifact | None, pinned: Sequence[str]) -> HandoffArtifact:
+def _quoted(text: str, messages: Sequence[BaseMessage]) -> bool:
+    """Whether ``text`` is a verbatim quote of one of ``messages``."""
+    needle = " ".join(text.split())
+    return bool(needle) and any(needle in " ".join(m.text.split()) for m in messages)
+
+
+def _assemble(draft: dict, facts: GroundedFacts, messages: Sequence[BaseMessage], *,
+              focus: str | None, session_number: int, trigger: HandoffTrigger,
+              utilization: float, model_name: str, previous: HandoffArtifact | None,
+              pinned: Sequence[str]) -> HandoffArtifact:
     fallback = facts_only_fields(facts, session_number=session_number, utilization=utilization)
-    fields = {key: draft.get(key) or fallback[key] for key in fallback}
-    return HandoffArtifact(
+    fields = {key: draft.get(key) or fallback[key]
+              for key in ("completed_work", "in_progress", "remaining_tasks", "key_decisions",
+                          "errors_and_fixes", "current_state_summary")}
+    # The user's own words come from the transcript, never from the model; a constraint or a
+    # next step the model offers is kept only when it quotes the conversation verbatim.
+    said = [HumanMessage(r) for r in facts.user_requests]
+    quoted = [c for c in draft.get("constraints") or [] if _quoted(c, said)]
+    next_step = draft.get("next_step")
+    current = HandoffArtifact(
         session_number=session_number,
         trigger=trigger,
         utilization=utilization,
         model=model_name,
         focus=focus or None,
-        files_modified=merge_files(facts, draft.get("files_modified") or []),
+        goal=fallback["goal"],
+        constraints=list(dict.fromkeys([*fallback["constraints"], *quoted])),
+        user_messages=fallback["user_messages"],
+        next_step=(next_step if isinstance(next_step, str) and _quoted(next_step, messages)
+                   else fallback["next_step"]),
+        files_modified=claimed_files(facts, draft.get("files_modified") or []),
+        files_read=fallback["files_read"],
         open_todos=facts.open_todos,
         pinned_files=list(pinned),
         previous_handoff=(f"HANDOFF-{previous.session_number}.md" if previous else None),
         **fields,
     )
+    merged = merge_previous(current, previous, todos_recorded=bool(facts.todos))
+    return ground(merged, facts, pinned)
 
 
-# --- prompt rendering -------------------------------------------------------------------------
-
-def merge_files(facts: GroundedFacts, claimed: Sequence[str]) -> list[FileChange]:
+def claimed_files(facts: GroundedFacts, claimed: Sequence[str]) -> list[FileChange]:
     """Grounded files first (authoritative); claims without tool evidence kept as unverified."""
     known = {c.path for c in facts.files_modified} | set(facts.scratch_files)
     files = list(facts.files_modified)
@@ -296,76 +348,3 @@ def merge_files(facts: GroundedFacts, claimed: Sequence[str]) -> list[FileChange
             files.append(FileChange(path=path, verified=False))
             known.add(path)
     return files
-
-
-def facts_only_fields(facts: GroundedFacts, *, session_number: int, utilization: float
-                      ) -> dict[str, Any]:
-    """Section contents built from tool evidence alone (fills what the model left empty)."""
-    done = [f"Commit {c.sha}: {c.message}" for c in facts.commits]
-    if facts.files_modified:
-        done.append("Modified " + ", ".join(facts.modified_paths))
-    done += [f"Completed todo: {t.content}" for t in facts.todos if t.status == "completed"]
-    if facts.test_runs:
-        last = facts.test_runs[-1]
-        done.append(f"Last test run `{squeeze(last.command, 200)}`: {last.outcome}")
-    state = [f"Session {session_number} ended at {utilization:.0%} of the context window."]
-    if facts.files_modified:
-        state.append(f"{len(facts.files_modified)} file(s) modified according to tool calls.")
-    if facts.commands:
-        cmd = facts.commands[-1]
-        state.append(f"Last command: `{squeeze(cmd.command, 120)}` (exit {cmd.exit_status}).")
-    in_progress = [t.content for t in facts.todos if t.status == "in_progress"]
-    if not in_progress and facts.user_requests:
-        # No todo says what was under way: the user's last request is.
-        in_progress = [f"The user's latest request: {squeeze(facts.user_requests[-1], 400)}"]
-    return {
-        "completed_work": done,
-        "in_progress": in_progress,
-        "remaining_tasks": [t.content for t in facts.todos if t.status == "pending"],
-        "key_decisions": [],
-        "current_state_summary": " ".join(state),
-    }
-
-
-_OMITTED_RE = re.compile(r"^\((\d+) earlier completed items omitted\)$")
-
-
-def _cut(text: str, floor: int = 80) -> str:
-    """Shorten long text by a third (never below ``floor`` characters)."""
-    if len(text) <= floor:
-        return text
-    return text[: max(floor, len(text) * 2 // 3)].rstrip() + "…"
-
-
-def _trim_steps(a: HandoffArtifact) -> HandoffArtifact | None:
-    """One step of trimming, least valuable first; None when nothing more can go."""
-    decisions = [d.split("\n")[0][:200] for d in a.key_decisions]
-    if decisions != a.key_decisions:
-        return a.model_copy(update={"key_decisions": decisions})
-    done, omitted = a.completed_work, 0
-    if done and (marker := _OMITTED_RE.match(done[0])):
-        done, omitted = done[1:], int(marker.group(1))
-    if len(done) > 1:  # oldest completed items go first, counted in a marker
-        return a.model_copy(update={
-            "completed_work": [f"({omitted + 1} earlier completed items omitted)", *done[1:]]})
-    if a.key_decisions:
-        return a.model_copy(update={"key_decisions": a.key_decisions[1:]})
-    if unverified := [f for f in a.files_modified if not f.verified]:
-        return a.model_copy(update={"files_modified": [f for f in a.files_modified
-                                                       if f is not unverified[-1]]})
-    for name in ("current_state_summary", "remaining_tasks", "in_progress", "completed_work"):
-        value = getattr(a, name)
-        shorter = _cut(value) if isinstance(value, str) else [_cut(v) for v in value]
-        if shorter != value:
-            return a.model_copy(update={name: shorter})
-    return None
-
-
-def fit_to_budget(artifact: HandoffArtifact, budget_tokens: int, count: TokenCount
-                  ) -> tuple[HandoffArtifact, int]:
-    """Trim until the markdown fits ``budget_tokens``; grounded files are never dropped."""
-    tokens = count(artifact.to_markdown())
-    while tokens > budget_tokens and (smaller := _trim_steps(artifact)) is not None:
-        artifact = HandoffArtifact.model_validate(smaller.model_dump())
-        tokens = count(artifact.to_markdown())
-    return artifact, tokens

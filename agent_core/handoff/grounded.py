@@ -48,8 +48,8 @@ class GroundedFacts(BaseModel):
     test_runs: list[TestRun] = Field(default_factory=list)
     commits: list[GitCommit] = Field(default_factory=list)
     todos: list[Todo] = Field(default_factory=list)
-    # The user's latest requests, oldest first: what the next session must carry on with
-    # even when no model wrote the handoff.
+    # Every real user message of the transcript, verbatim, oldest first: what the next session
+    # must carry on with even when no model wrote the handoff.
     user_requests: list[str] = Field(default_factory=list)
 
     @property
