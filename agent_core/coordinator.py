@@ -253,8 +253,10 @@ class SessionCoordinator:
             # an empty handoff would start a session with no context: a failure, not a cancel
             raise HandoffGenerationError(
                 "the model returned no handoff and there is no tool activity to build one from")
-        task = next((m.content for m in reversed(originals)
-                     if m.type == "human" and context_kind(m) is None), "")
+        # The thread's goal, not this session's last message: a session that started from a
+        # handoff may have no user message of its own.
+        task = artifact.goal or next((m.content for m in reversed(originals)
+                                      if m.type == "human" and context_kind(m) is None), "")
         opening = handoff_context_message(artifact)
         if self.todos.todos:
             opening += _todo_state_block(self.todos.todos, str(task)[:500])

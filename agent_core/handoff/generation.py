@@ -32,6 +32,7 @@ from agent_core.handoff.merge import coverage, ground, merge_previous, with_chec
 from agent_core.handoff.prompt import TokenCount
 from agent_core.handoff.request import (
     HANDOFF_INSTRUCTION,
+    HANDOFF_MARKER,
     HandoffDraft,
     appended_request,
     transcript_request,
@@ -42,7 +43,7 @@ __all__ = ["HandoffDraft", "HandoffResult", "generate_handoff", "agenerate_hando
 
 log = logging.getLogger(__name__)
 
-_REASK = (
+_REASK = HANDOFF_MARKER + "\n" + (
     "Your handoff is missing or has empty sections: {missing}. Answer again with one JSON "
     "object containing all keys (completed_work, in_progress, next_step, remaining_tasks, "
     "key_decisions, constraints, errors_and_fixes, files_modified, current_state_summary)."
