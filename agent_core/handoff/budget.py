@@ -18,7 +18,7 @@ __all__ = ["fit_to_budget", "TokenCount"]
 TokenCount = Callable[[str], int]
 
 _OMITTED_RE = re.compile(r"^\((\d+) earlier completed items omitted\)$")
-_MESSAGE_FLOORS = (400, 160)  # user messages are shortened in two rounds
+_MESSAGE_FLOORS = (400, 160, 60)  # user messages are shortened in rounds, head kept
 
 
 def _cut(text: str, floor: int = 80) -> str:
@@ -83,8 +83,20 @@ def fit_to_budget(artifact: HandoffArtifact, budget_tokens: int, count: TokenCou
                   ) -> tuple[HandoffArtifact, int]:
     """Trim until the markdown fits ``budget_tokens`` (see the module docstring for what is
     never trimmed); returns the artifact and its size in tokens."""
-    tokens = count(artifact.to_markdown())
-    while tokens > budget_tokens and (smaller := _trim_steps(artifact)) is not None:
-        artifact = HandoffArtifact.model_validate(smaller.model_dump())
-        tokens = count(artifact.to_markdown())
-    return artifact, tokens
+    markdown = artifact.to_markdown()
+    tokens = count(markdown)
+    while tokens > budget_tokens:
+        # Trim by characters (cheap) to where the last count says the budget is, then count
+        # again: a long thread's artifact is not re-tokenized after every small step.
+        target = len(markdown) * budget_tokens // tokens
+        smaller = _trim_steps(artifact)
+        while smaller is not None:
+            artifact, markdown = smaller, smaller.to_markdown()
+            if len(markdown) <= target:
+                break
+            smaller = _trim_steps(artifact)
+        if smaller is None and count(markdown) > budget_tokens:
+            break
+        tokens = count(markdown)
+    artifact = HandoffArtifact.model_validate(artifact.model_dump())
+    return artifact, count(artifact.to_markdown())
