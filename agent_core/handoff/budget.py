@@ -2,7 +2,8 @@
 
 Never trimmed: the goal, the constraints, the first and the latest user message, the next
 step, files a tool call proves, open todos. User messages in between are shortened (oldest
-first, their head kept) before any commit is dropped from the completed work.
+first, their head kept) before any commit is dropped from the completed work. As the very
+last resort the first user message is shortened when it is the goal, which keeps it verbatim.
 """
 
 from __future__ import annotations
@@ -76,6 +77,11 @@ def _trim_steps(a: HandoffArtifact) -> HandoffArtifact | None:
         shorter = _cut(value) if isinstance(value, str) else [_cut(v) for v in value]
         if shorter != value:
             return a.model_copy(update={name: shorter})
+    first = a.user_messages[0] if a.user_messages else ""
+    if first == a.goal and len(first) > _MESSAGE_FLOORS[1] + 1:
+        # The goal above holds the same text verbatim: its second copy is what can give.
+        return a.model_copy(update={
+            "user_messages": [shorten(first, _MESSAGE_FLOORS[1]), *a.user_messages[1:]]})
     return None
 
 

@@ -90,6 +90,14 @@ def test_the_budget_shortens_the_oldest_middle_user_messages_first() -> None:
     assert fitted.goal == messages[0] and fitted.constraints == ["Never use pandas."]
 
 
+def test_a_huge_first_message_keeps_its_verbatim_copy_in_the_goal() -> None:
+    task = "Parse this log. " + "line of the pasted log " * 600
+    big = artifact(1, goal=task, user_messages=[task, "go on"])
+    fitted, tokens = fit_to_budget(big, 1500, words)
+    assert fitted.goal == task and fitted.user_messages[-1] == "go on"
+    assert fitted.user_messages[0].endswith("…") and task.startswith(fitted.user_messages[0][:-1])
+
+
 def test_a_failed_command_is_reported_with_the_run_that_passed() -> None:
     notes = errors_and_fixes([CommandRun(command="pytest -q", exit_status=1),
                               CommandRun(command="ls", exit_status=0),
