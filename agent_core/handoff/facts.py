@@ -67,6 +67,7 @@ class _Collector:
     repo_dirs: set[str] = field(default_factory=set)
     submitted_diff: str | None = None
     pending: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    edits_seen: int = 0  # events already attributed to a command
 
     def touch(self, kind: str, path: object, evidence: str) -> None:
         if isinstance(path, str) and path.strip() and path.strip() != "n/a":
@@ -164,7 +165,10 @@ def _apply_call(c: _Collector, name: str, args: dict[str, Any], result: str, fai
 def _apply_shell(c: _Collector, command: str, result: str, failed: bool) -> None:
     exit_match = _EXIT_RE.search(result)
     status = int(exit_match.group(1)) if exit_match else (1 if failed else None)
-    c.commands.append(CommandRun(command=command, exit_status=status))
+    changed = [raw for kind, raw, _ in c.events[c.edits_seen:] if kind == "modified"]
+    c.edits_seen = len(c.events)
+    c.commands.append(CommandRun(command=command, exit_status=status,
+                                 changed_before=list(dict.fromkeys(changed))))
     for sha, message in _GIT_COMMIT_OUT_RE.findall(result):
         c.commits.setdefault(sha, message)
     if _TEST_CMD_RE.search(command):
@@ -376,7 +380,8 @@ def extract_facts(
         files_modified=[FileChange(path=p, verified=True, evidence=e) for p, e in modified.items()],
         files_read=[p for p in read if p not in modified],
         scratch_files=scratch,
-        commands=c.commands,
+        commands=[run.model_copy(update={"changed_before": list(dict.fromkeys(
+            _normalize(p, roots) for p in run.changed_before))}) for run in c.commands],
         test_runs=c.tests,
         commits=[GitCommit(sha=s, message=m) for s, m in c.commits.items()],
         todos=c.todos,

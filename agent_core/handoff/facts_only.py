@@ -36,14 +36,17 @@ def errors_and_fixes(commands: list[CommandRun]) -> list[str]:
         if not _failed(run) or run.command in reported:
             continue
         later = commands[index + 1:]
-        fixed = next((r for r in later if r.command == run.command and r.exit_status == 0), None)
-        if fixed is None and any(r.command == run.command for r in later):
+        at = next((i for i, r in enumerate(later)
+                   if r.command == run.command and r.exit_status == 0), None)
+        if at is None and any(r.command == run.command for r in later):
             continue  # a later failure of the same command reports it
         reported.add(run.command)
         cmd = squeeze(run.command, 160).replace("\n", " ")
-        if fixed is not None:
-            notes.append(f"`{cmd}` failed (exit {run.exit_status}); passed after the changes "
-                         "that followed")
+        if at is not None:
+            changed = list(dict.fromkeys(p for r in later[: at + 1] for p in r.changed_before))
+            fix = ("after changing " + ", ".join(changed[:8]) if changed
+                   else "when run again, with no file changed in between")
+            notes.append(f"`{cmd}` failed (exit {run.exit_status}); passed {fix}")
         else:
             notes.append(f"`{cmd}` failed (exit {run.exit_status}) and has not passed since")
     return notes[-_MAX_ERRORS:]

@@ -14,11 +14,14 @@ _STRICT = ConfigDict(extra="forbid")
 
 
 class CommandRun(BaseModel):
-    """A shell command the agent ran; ``exit_status`` is None when the tool did not report it."""
+    """A shell command the agent ran; ``exit_status`` is None when the tool did not report it.
+    ``changed_before`` are the files modified since the previous command (what a passing run
+    after a failing one was fixed by)."""
 
     model_config = _STRICT
     command: str
     exit_status: int | None = None
+    changed_before: list[str] = Field(default_factory=list)
 
 
 class TestRun(BaseModel):

@@ -100,17 +100,25 @@ def test_a_huge_first_message_keeps_its_verbatim_copy_in_the_goal() -> None:
 
 def test_a_failed_command_is_reported_with_the_run_that_passed() -> None:
     notes = errors_and_fixes([CommandRun(command="pytest -q", exit_status=1),
-                              CommandRun(command="ls", exit_status=0),
-                              CommandRun(command="pytest -q", exit_status=0),
-                              CommandRun(command="make lint", exit_status=2)])
-    assert notes == ["`pytest -q` failed (exit 1); passed after the changes that followed",
-                     "`make lint` failed (exit 2) and has not passed since"]
+                              CommandRun(command="ls", exit_status=0, changed_before=["a.py"]),
+                              CommandRun(command="pytest -q", exit_status=0,
+                                         changed_before=["b.py"]),
+                              CommandRun(command="make lint", exit_status=2),
+                              CommandRun(command="flaky", exit_status=1),
+                              CommandRun(command="flaky", exit_status=0)])
+    assert notes == ["`pytest -q` failed (exit 1); passed after changing a.py, b.py",
+                     "`make lint` failed (exit 2) and has not passed since",
+                     "`flaky` failed (exit 1); passed when run again, with no file changed "
+                     "in between"]
 
 
 async def test_the_facts_only_note_carries_goal_requests_errors_and_real_todo_status() -> None:
     messages = [
         HumanMessage("Build a CSV importer. Never use pandas."),
         *shell("1", "pytest -q", 1),
+        AIMessage("", tool_calls=[{"name": "edit_file", "id": "e",
+                                   "args": {"path": "/repo/importer.py"}}]),
+        ToolMessage("edited", tool_call_id="e"),
         AIMessage("", tool_calls=[{"name": "write_todos", "id": "t", "args": {"todos": [
             {"content": "Parser", "status": "completed"},
             {"content": "Tab support", "status": "in_progress"},
@@ -128,7 +136,7 @@ async def test_the_facts_only_note_carries_goal_requests_errors_and_real_todo_st
     assert a.user_messages == ["Build a CSV importer. Never use pandas.", "also handle tabs"]
     assert a.next_step == "Tab support"
     assert a.errors_and_fixes == [
-        "`pytest -q` failed (exit 1); passed after the changes that followed"]
+        "`pytest -q` failed (exit 1); passed after changing importer.py"]
     assert [(t.content, t.status) for t in a.open_todos] == [
         ("Tab support", "in_progress"), ("Upload to S3", "blocked")]
     assert "(blocked) Upload to S3" in a.remaining_tasks
