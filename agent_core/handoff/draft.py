@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 REQUIRED_FIELDS = ("completed_work", "remaining_tasks", "current_state_summary")
 _DRAFT_LISTS = ("completed_work", "in_progress", "remaining_tasks", "key_decisions",
                 "files_modified", "constraints", "errors_and_fixes")
-_DRAFT_TEXTS = ("current_state_summary", "next_step")
+_DRAFT_TEXTS = ("current_state_summary", "next_step", "new_goal")
 _MAX_ITEMS, _MAX_CHARS = 60, 2000
 _SECTION_WORDS = (  # first match wins; keys are checked against the lower-cased heading
     ("next_step", ("next step",)),

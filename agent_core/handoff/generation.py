@@ -318,13 +318,16 @@ def _assemble(draft: dict, facts: GroundedFacts, messages: Sequence[BaseMessage]
     said = [HumanMessage(r) for r in facts.user_requests]
     quoted = [c for c in draft.get("constraints") or [] if _quoted(c, said)]
     next_step = draft.get("next_step")
+    new_goal = draft.get("new_goal")
+    # The goal changes only when the model quotes the user replacing it in this session.
+    goal_changed = isinstance(new_goal, str) and _quoted(new_goal, said)
     current = HandoffArtifact(
         session_number=session_number,
         trigger=trigger,
         utilization=utilization,
         model=model_name,
         focus=focus or None,
-        goal=fallback["goal"],
+        goal=new_goal if goal_changed else fallback["goal"],
         constraints=list(dict.fromkeys([*fallback["constraints"], *quoted])),
         user_messages=fallback["user_messages"],
         next_step=(next_step if isinstance(next_step, str) and _quoted(next_step, messages)
@@ -336,7 +339,8 @@ def _assemble(draft: dict, facts: GroundedFacts, messages: Sequence[BaseMessage]
         previous_handoff=(f"HANDOFF-{previous.session_number}.md" if previous else None),
         **fields,
     )
-    merged = merge_previous(current, previous, todos_recorded=bool(facts.todos))
+    merged = merge_previous(current, previous, todos_recorded=bool(facts.todos),
+                            goal_changed=goal_changed)
     return ground(merged, facts, pinned)
 
 

@@ -44,9 +44,10 @@ def merge_files(previous: Sequence[FileChange], current: Sequence[FileChange],
 
 
 def merge_previous(current: HandoffArtifact, previous: HandoffArtifact | None,
-                   *, todos_recorded: bool) -> HandoffArtifact:
+                   *, todos_recorded: bool, goal_changed: bool = False) -> HandoffArtifact:
     """``previous`` updated by the session ``current`` describes. ``todos_recorded`` says
-    whether the session wrote its todo list (else the previous open todos still stand)."""
+    whether the session wrote its todo list (else the previous open todos still stand);
+    ``goal_changed`` that the user replaced the goal in this session (else it is carried)."""
     if previous is None:
         files = merge_files([], current.files_modified, current.session_number)
         return current.model_copy(update={"files_modified": files})
@@ -57,7 +58,7 @@ def merge_previous(current: HandoffArtifact, previous: HandoffArtifact | None,
     files = merge_files(previous.files_modified, current.files_modified, current.session_number)
     modified = {f.path for f in files}
     update = {
-        "goal": previous.goal or current.goal,
+        "goal": current.goal if goal_changed else (previous.goal or current.goal),
         "constraints": _union(previous.constraints, current.constraints),
         "user_messages": [*previous.user_messages, *current.user_messages],
         "completed_work": done,

@@ -34,7 +34,9 @@ _KEYS = """\
 - constraints: list of rules and preferences the user stated, quoted verbatim
 - errors_and_fixes: list of errors met and how each was fixed (or that it is still open)
 - files_modified: list of file paths changed in this session
-- current_state_summary: 2-4 sentences on where things stand (what works, what is broken)"""
+- current_state_summary: 2-4 sentences on where things stand (what works, what is broken)
+- new_goal: only if the user replaced the thread's original goal in this session, the user's
+  new goal quoted verbatim; otherwise an empty string"""
 
 HANDOFF_INSTRUCTION = f"""\
 You are ending a work session. Write a handoff note so that a fresh session, which cannot see \
@@ -61,6 +63,7 @@ class HandoffDraft(BaseModel):
                                         description="Errors met and how each was fixed")
     files_modified: list[str] = Field(description="Paths of files changed in this session")
     current_state_summary: str = Field(description="2-4 sentences on where things stand")
+    new_goal: str = Field("", description="The user's replacement goal, verbatim, if any")
 
 
 def is_handoff_request(message: BaseMessage) -> bool:

@@ -174,3 +174,24 @@ def test_importer_marks_are_never_requests() -> None:
         HumanMessage("Fix the bug", additional_kwargs={"carried_over_from": "m1"}),
     ])
     assert facts.user_requests == ["Fix the bug"]
+
+
+async def test_the_goal_changes_only_when_the_user_is_quoted_replacing_it() -> None:
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    previous = artifact(1, goal="Build a CSV importer", user_messages=["Build a CSV importer"])
+    said = "Forget the importer: build a JSON exporter instead."
+    messages = [HumanMessage(said), AIMessage("Switching.")]
+
+    async def handoff(new_goal: str) -> HandoffArtifact:
+        draft = {"completed_work": ["x"], "remaining_tasks": ["y"],
+                 "current_state_summary": "z", "new_goal": new_goal}
+        model = GenericFakeChatModel(messages=iter([AIMessage(json.dumps(draft))]))
+        result = await generate_handoff(model, messages, previous=previous, session_number=2,
+                                        trigger="auto", utilization=0.8, model_name="m",
+                                        count_tokens=words)
+        return result.artifact
+
+    assert (await handoff(said)).goal == said
+    assert (await handoff("Build an exporter")).goal == "Build a CSV importer"  # not a quote
+    assert (await handoff("")).goal == "Build a CSV importer"
