@@ -10,8 +10,9 @@ parsing, and passes when its text appears in what is handed on (whitespace colla
 - files: every file modified up to the cut (SWE-agent: the submitted diff's files, scored on
   the whole run; aider: the cumulative "Applied edit to" files of the ground truth).
 - commits: every commit hash up to the cut (aider).
-- todos and last failing command: neither dataset records a todo list or an exit status the
-  ground truth keeps, so these kinds have no probes here (reported as n/a).
+- last_failure: the last SWE-agent action whose raw observation holds a Python traceback
+  (its first line must appear); aider's log records no command runs.
+- todos: neither dataset records a todo list, so this kind has no probes (reported as n/a).
 
 Three hand-ons are scored at each cut, all at the same token budget: the facts-only handoff,
 the offline simulator's handoff (the agent's request with the instruction appended), and a
@@ -119,11 +120,14 @@ def _swe_agent(root: Path) -> list[Probes]:
         goal = content if isinstance(content, str) else " ".join(
             part.get("text", "") for part in content if isinstance(part, dict))
         transcript = load_transcript(root / "files" / rel)
+        failing = [step["action"].strip().split("\n")[0] for step in raw.get("trajectory") or []
+                   if "Traceback (most recent call last)" in str(step.get("observation"))]
         cuts.append(Probes(
             name=f"swe:{Path(rel).stem[:28]}", messages=transcript.messages,
             metadata={**transcript.metadata, "format": transcript.format},
             by_kind={"goal": [goal[:200]], "requests": [goal[:40]],
-                     "files": list(expected["files_modified_from_submission"])}))
+                     "files": list(expected["files_modified_from_submission"]),
+                     "last_failure": failing[-1:]}))
     return cuts
 
 

@@ -47,6 +47,9 @@ _CWD_RE = re.compile(r"^\(Current directory: (.+?)\)\s*$", re.MULTILINE)
 _GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
 # SWE-agent actions: a fenced block, or <command>...</command> in its XML templates.
 _ACTION_RE = re.compile(r"```[^\n]*\n(.*?)```|<command>\n?(.*?)</command>", re.DOTALL)
+# Output with no exit status still shows a failure: a Python traceback, ending in its error.
+_TRACEBACK_RE = re.compile(r"Traceback \(most recent call last\):.*?^(\w[\w.]*(?:Error|Exception)\b[^\n]*)",
+                           re.MULTILINE | re.DOTALL)
 _DIFF_FILE_RE = re.compile(r"^diff --git a/(.+?) b/(.+?)\s*$", re.MULTILINE)
 _TEST_CMD_RE = re.compile(
     r"\b(pytest|py\.test|unittest|tox|nox|(npm|yarn|pnpm)( run)? test|jest|vitest|go test"
@@ -167,8 +170,10 @@ def _apply_shell(c: _Collector, command: str, result: str, failed: bool) -> None
     status = int(exit_match.group(1)) if exit_match else (1 if failed else None)
     changed = [raw for kind, raw, _ in c.events[c.edits_seen:] if kind == "modified"]
     c.edits_seen = len(c.events)
+    traceback = _TRACEBACK_RE.search(result) if status is None else None
     c.commands.append(CommandRun(command=command, exit_status=status,
-                                 changed_before=list(dict.fromkeys(changed))))
+                                 changed_before=list(dict.fromkeys(changed)),
+                                 error=traceback.group(1)[:200] if traceback else None))
     for sha, message in _GIT_COMMIT_OUT_RE.findall(result):
         c.commits.setdefault(sha, message)
     if _TEST_CMD_RE.search(command):

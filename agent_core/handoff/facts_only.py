@@ -23,8 +23,8 @@ def squeeze(text: str, limit: int) -> str:
     return f"{text[:half]}\n[… {len(text) - limit} characters omitted …]\n{text[-half:]}"
 
 
-def _failed(run: CommandRun) -> bool:
-    return run.exit_status not in (None, 0)
+def _how(run: CommandRun) -> str:
+    return f"exit {run.exit_status}" if run.exit_status is not None else str(run.error)
 
 
 def errors_and_fixes(commands: list[CommandRun]) -> list[str]:
@@ -33,11 +33,11 @@ def errors_and_fixes(commands: list[CommandRun]) -> list[str]:
     notes: list[str] = []
     reported: set[str] = set()
     for index, run in enumerate(commands):
-        if not _failed(run) or run.command in reported:
+        if not run.failed or run.command in reported:
             continue
         later = commands[index + 1:]
-        at = next((i for i, r in enumerate(later)
-                   if r.command == run.command and r.exit_status == 0), None)
+        at = next((i for i, r in enumerate(later) if r.command == run.command and r.passed),
+                  None)
         if at is None and any(r.command == run.command for r in later):
             continue  # a later failure of the same command reports it
         reported.add(run.command)
@@ -46,9 +46,9 @@ def errors_and_fixes(commands: list[CommandRun]) -> list[str]:
             changed = list(dict.fromkeys(p for r in later[: at + 1] for p in r.changed_before))
             fix = ("after changing " + ", ".join(changed[:8]) if changed
                    else "when run again, with no file changed in between")
-            notes.append(f"`{cmd}` failed (exit {run.exit_status}); passed {fix}")
+            notes.append(f"`{cmd}` failed ({_how(run)}); passed {fix}")
         else:
-            notes.append(f"`{cmd}` failed (exit {run.exit_status}) and has not passed since")
+            notes.append(f"`{cmd}` failed ({_how(run)}) and has not passed since")
     return notes[-_MAX_ERRORS:]
 
 

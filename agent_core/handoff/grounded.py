@@ -16,12 +16,23 @@ _STRICT = ConfigDict(extra="forbid")
 class CommandRun(BaseModel):
     """A shell command the agent ran; ``exit_status`` is None when the tool did not report it.
     ``changed_before`` are the files modified since the previous command (what a passing run
-    after a failing one was fixed by)."""
+    after a failing one was fixed by); ``error`` is the error a run without an exit status
+    printed (a Python traceback's last line)."""
 
     model_config = _STRICT
     command: str
     exit_status: int | None = None
     changed_before: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.exit_status not in (None, 0) or (self.exit_status is None
+                                                      and self.error is not None)
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_status == 0 or (self.exit_status is None and self.error is None)
 
 
 class TestRun(BaseModel):

@@ -112,6 +112,23 @@ def test_a_failed_command_is_reported_with_the_run_that_passed() -> None:
                      "in between"]
 
 
+def test_a_traceback_is_a_failure_when_no_exit_status_is_reported() -> None:
+    facts = extract_facts([
+        AIMessage("", tool_calls=[{"name": "bash", "id": "1",
+                                   "args": {"command": "python reproduce.py"}}]),
+        ToolMessage('Traceback (most recent call last):\n  File "r.py"\nTypeError: bad date',
+                    tool_call_id="1"),
+        AIMessage("", tool_calls=[{"name": "edit_file", "id": "2",
+                                   "args": {"path": "/repo/dates.py"}}]),
+        ToolMessage("edited", tool_call_id="2"),
+        AIMessage("", tool_calls=[{"name": "bash", "id": "3",
+                                   "args": {"command": "python reproduce.py"}}]),
+        ToolMessage("2024-01-01", tool_call_id="3"),
+    ])
+    assert errors_and_fixes(facts.commands) == [
+        "`python reproduce.py` failed (TypeError: bad date); passed after changing dates.py"]
+
+
 async def test_the_facts_only_note_carries_goal_requests_errors_and_real_todo_status() -> None:
     messages = [
         HumanMessage("Build a CSV importer. Never use pandas."),
