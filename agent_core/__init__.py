@@ -18,9 +18,9 @@ from agent_core.errors import (
     StoreError,
     TranscriptFormatError,
 )
-from agent_core.facts import GroundedFacts, extract_facts
-from agent_core.handoff import FileChange, HandoffArtifact, handoff_context_message
-from agent_core.handoff_generation import HandoffResult, generate_handoff
+from agent_core.handoff.artifact import FileChange, HandoffArtifact, handoff_context_message
+from agent_core.handoff.facts import GroundedFacts, extract_facts
+from agent_core.handoff.generation import HandoffResult, generate_handoff
 from agent_core.memory_store import InMemoryStore
 from agent_core.middleware import (
     CompactionMiddleware,

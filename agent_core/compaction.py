@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from agent_core.facts import extract_facts
+from agent_core.handoff.facts import extract_facts
 
 __all__ = ["summarize_for_compaction", "facts_summary", "COMPACTION_PROMPT"]
 

@@ -45,7 +45,11 @@ def context_kind(message: BaseMessage) -> str | None:
 
 def _row_to_message(row: StoredMessage) -> BaseMessage | None:
     if row.role == "user":
-        return HumanMessage(content=row.content, id=row.id)
+        # A message handed over from the previous session says so: it is already among that
+        # session's requests in the handoff.
+        carried = row.meta.get("carried_over_from") if isinstance(row.meta, dict) else None
+        extra = {"carried_over_from": carried} if carried else {}
+        return HumanMessage(content=row.content, id=row.id, additional_kwargs=extra)
     if row.role in ("handoff", "pinned"):
         return HumanMessage(content=row.content, id=row.id, additional_kwargs={"baton_kind": row.role})
     if row.role == "assistant":

@@ -18,9 +18,9 @@ from agent_core.calibration import ContextEstimator, TokenEstimate
 from agent_core.compaction import summarize_for_compaction
 from agent_core.context import build_context, context_kind, from_langchain, to_langchain
 from agent_core.errors import HandoffCancelled, HandoffGenerationError
-from agent_core.facts import extract_facts
-from agent_core.handoff import HandoffArtifact, handoff_context_message, handoff_filename
-from agent_core.handoff_generation import generate_handoff
+from agent_core.handoff.artifact import HandoffArtifact, handoff_context_message, handoff_filename
+from agent_core.handoff.facts import extract_facts
+from agent_core.handoff.generation import generate_handoff
 from agent_core.models import model_info
 from agent_core.records import ContextEdit, NewMessage, StoredMessage
 from agent_core.redaction import known_secrets, redact_text
@@ -240,6 +240,10 @@ class SessionCoordinator:
             pinned=[p for p in self.store.list_files(self.setup.thread_id)
                     if any(fnmatch.fnmatch(p, g) for g in self.setup.policy.pinned_paths)],
             cancel=cancel,
+            # The agent's own request, so the handoff call shares its cached prefix.
+            system_prompt=self.setup.system_prompt or None,
+            tools=list(self.setup.tools),
+            window_tokens=self.info.context_window,
         )
         if cancel is not None and cancel.is_set():
             raise HandoffCancelled("Handoff cancelled")
@@ -249,8 +253,10 @@ class SessionCoordinator:
             # an empty handoff would start a session with no context: a failure, not a cancel
             raise HandoffGenerationError(
                 "the model returned no handoff and there is no tool activity to build one from")
-        task = next((m.content for m in reversed(originals)
-                     if m.type == "human" and context_kind(m) is None), "")
+        # The thread's goal, not this session's last message: a session that started from a
+        # handoff may have no user message of its own.
+        task = artifact.goal or next((m.content for m in reversed(originals)
+                                      if m.type == "human" and context_kind(m) is None), "")
         opening = handoff_context_message(artifact)
         if self.todos.todos:
             opening += _todo_state_block(self.todos.todos, str(task)[:500])

@@ -1,8 +1,11 @@
 """Replay an imported transcript through the engine's decisions, with no network.
 
 For each message the context is measured (calibrated by the transcript's own provider usage
-where it has any), ``plan()`` decides, and resets (facts-only or simulator handoffs) and
-compactions are applied to the replayed context. One JSON line per reset / compaction, then a
+where it has any), ``plan()`` decides, and resets and compactions are applied to the replayed
+context. Handoffs are facts-only, the offline simulator's, or a real model's
+(``--handoff provider:model``, when its key is set); each is the previous one updated by the
+session (chained), and uses only the evidence up to the cut: a SWE-agent submission diff
+counts only once the replay has reached the end. One JSON line per reset / compaction, then a
 summary line.
 
 As in the app, a user message that arrives when the context is full starts the new session
@@ -20,15 +23,17 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from agent_core.calibration import ContextEstimator
 from agent_core.compaction import facts_summary
-from agent_core.facts import extract_facts
-from agent_core.handoff import handoff_context_message
-from agent_core.handoff_generation import generate_handoff
+from agent_core.handoff.artifact import HandoffArtifact, handoff_context_message
+from agent_core.handoff.facts import extract_facts
+from agent_core.handoff.generation import generate_handoff
 from agent_core.models import model_info
 from agent_core.policy import make_policy
+from agent_core.providers.registry import resolve_model
 from agent_core.providers.simulator import SimulatorChatModel
 from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.strategies.plan import confirm_compaction, plan
@@ -37,34 +42,56 @@ from agent_core.transcripts import Transcript, load_transcript
 __all__ = ["replay", "main"]
 
 
+def handoff_model_for(spec: str) -> BaseChatModel | None:
+    """``facts`` (no model), ``simulator``, or a ``provider:model`` spec (a real model when its
+    key or URL is configured, else the simulator, as in the app)."""
+    if spec == "facts":
+        return None
+    if spec == "simulator":
+        return SimulatorChatModel()
+    return resolve_model(spec).model
+
+
 def _handoff(context: list[BaseMessage], *, session: int, utilization: float, model: str,
-             handoff_model: str, metadata: dict[str, Any]) -> tuple[dict[str, Any], str]:
+             handoff_model: BaseChatModel | None, metadata: dict[str, Any],
+             previous: HandoffArtifact | None, budget_tokens: int, window: int
+             ) -> tuple[HandoffArtifact, str]:
     facts = extract_facts(context, metadata=metadata)
-    chat_model = SimulatorChatModel() if handoff_model == "simulator" else None
     result = asyncio.run(generate_handoff(
-        chat_model, context, facts=facts, session_number=session, trigger="auto",
-        utilization=min(utilization, 1.0), model_name=model))
-    return result.artifact.model_dump(mode="json"), handoff_context_message(result.artifact)
+        handoff_model, context, facts=facts, session_number=session, trigger="auto",
+        utilization=min(utilization, 1.0), model_name=model, previous=previous,
+        budget_tokens=budget_tokens, window_tokens=window))
+    return result.artifact, handoff_context_message(result.artifact)
+
+
+# Metadata that describes the finished run (SWE-agent's submitted diff): evidence only at the end.
+_FINAL_ONLY = ("submission", "info")
 
 
 def _session_metadata(transcript: Transcript, origin: list[int | None]) -> dict[str, Any]:
     """The transcript's metadata for a replayed context: importer events (which carry the
     number of transcript messages before them) kept only if the message they follow is in
-    the context, and renumbered to context positions."""
+    the context, and renumbered to context positions; the run's final submission only when
+    the context reaches the transcript's last message."""
     position = {index: i for i, index in enumerate(origin) if index is not None}
     events = []
     for event in transcript.metadata.get("events") or []:
         after = event.get("message_index", 0) - 1
         if after in position:
             events.append({**event, "message_index": position[after] + 1})
-    return {**transcript.metadata, "events": events, "format": transcript.format}
+    metadata = {**transcript.metadata, "events": events, "format": transcript.format}
+    if len(transcript.messages) - 1 not in position:
+        metadata = {k: v for k, v in metadata.items() if k not in _FINAL_ONLY}
+    return metadata
 
 
 def replay(path: str, *, fmt: str = "auto", model: str, window: int | None = None,
            strategy: str = "auto", threshold: float | None = None,
-           handoff_model: str = "facts") -> Iterator[dict[str, Any]]:
+           handoff_model: str = "facts", budget_tokens: int = 1500) -> Iterator[dict[str, Any]]:
     """Yield one event per reset / compaction, then a summary (see the module docstring)."""
     transcript = load_transcript(path, format=fmt)
+    writer = handoff_model_for(handoff_model)
+    previous: HandoffArtifact | None = None
     policy_fields: dict[str, Any] = {"context_strategy": strategy, "window_override": window}
     if threshold is not None:
         policy_fields["reset_threshold"] = threshold
@@ -103,10 +130,13 @@ def replay(path: str, *, fmt: str = "auto", model: str, window: int | None = Non
             incoming = [message] if isinstance(message, HumanMessage) and len(context) > 2 else []
             old = context[: len(context) - len(incoming)]
             metadata = _session_metadata(transcript, origin[: len(old)])
-            handoff, opening = _handoff(old, session=session, utilization=estimate.fraction,
-                                        model=model, handoff_model=handoff_model, metadata=metadata)
+            previous, opening = _handoff(old, session=session, utilization=estimate.fraction,
+                                         model=model, handoff_model=writer, metadata=metadata,
+                                         previous=previous, budget_tokens=budget_tokens,
+                                         window=info.context_window)
             yield {"event": "reset", "message_index": index, "utilization": round(estimate.fraction, 4),
-                   "basis": estimate.basis, "session_number": session + 1, "handoff": handoff}
+                   "basis": estimate.basis, "session_number": session + 1,
+                   "handoff": previous.model_dump(mode="json")}
             context = [HumanMessage(opening), *incoming]
             origin = [None, *([index] if incoming else [])]
             session, resets, pristine = session + 1, resets + 1, False
@@ -129,13 +159,16 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--window", type=int)
     rp.add_argument("--strategy", default="auto", choices=["auto", "compact", "reset"])
     rp.add_argument("--threshold", type=float, help="reset threshold (default 0.80)")
-    rp.add_argument("--handoff", default="facts", choices=["facts", "simulator"],
-                    help="facts-only handoffs or the offline simulator's")
+    rp.add_argument("--handoff", default="facts",
+                    help="facts (no model), simulator, or provider:model (a real model when "
+                         "its key is set)")
+    rp.add_argument("--handoff-budget", type=int, default=1500,
+                    help="tokens each handoff artifact may take (default 1500)")
     args = parser.parse_args(argv)
     try:
         for event in replay(args.file, fmt=args.format, model=args.model, window=args.window,
                             strategy=args.strategy, threshold=args.threshold,
-                            handoff_model=args.handoff):
+                            handoff_model=args.handoff, budget_tokens=args.handoff_budget):
             print(json.dumps(event, ensure_ascii=False), flush=True)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_core.facts import extract_facts
-from agent_core.handoff_generation import generate_handoff
+from agent_core.handoff.facts import extract_facts
+from agent_core.handoff.generation import generate_handoff
 from agent_core.tokens import TokenCounter
 from agent_core.transcripts import load_transcript
 from bench._shared import eval_dir

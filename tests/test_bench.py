@@ -39,3 +39,15 @@ def test_calibrated_estimates_of_aiders_prompts_stay_accurate() -> None:
     assert median["Baton calibrated"] < 0.04
     assert median["Baton calibrated, same chat mode"] <= 0.03
     assert statistics.median(buckets[HISTORY_ONLY]) <= 0.015
+
+
+def test_handoffs_keep_the_goal_and_every_request_where_truncation_does_not(capsys) -> None:
+    from bench.continuity import _aider, _swe_agent, run
+
+    cuts = (_swe_agent(eval_path("swe-agent-trajectories"))
+            + _aider(eval_path("aider-chat-history"), fractions=(0.2,)))
+    tally = run(cuts)
+    for writer in ("facts", "simulator"):
+        for kind in ("goal", "requests", "files", "commits"):
+            assert tally.hits[writer, kind] == tally.totals[kind], (writer, kind)
+    assert tally.hits["baseline", "requests"] < tally.totals["requests"]

@@ -121,7 +121,7 @@ class ProviderErrorMapping(BaseChatModel):
     """A provider chat model with Baton's retries and error mapping around every call.
 
     ``structured_method`` is the provider's native structured-output mechanism, for
-    :func:`agent_core.handoff_generation.generate_handoff`.
+    :func:`agent_core.handoff.generation.generate_handoff`.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)

@@ -20,6 +20,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Syst
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from agent_core.handoff.request import HandoffDraft, is_handoff_request
 from agent_core.providers.simulator_fill import fill_schema
 from agent_core.providers.simulator_script import Step, next_step
 
@@ -74,6 +75,11 @@ class SimulatorChatModel(BaseChatModel):
             args = fill_schema(function.get("parameters", {}), messages)
             call = {"name": function["name"], "args": args, "id": _STRUCTURED_ID, "type": "tool_call"}
             return Step(tool_calls=[call])
+        if messages and is_handoff_request(messages[-1]):
+            # Asked in plain text for a handoff (the agent's request plus the instruction):
+            # the same schema-valid answer, drawn from the conversation, as JSON text.
+            draft = fill_schema(HandoffDraft.model_json_schema(), messages[:-1])
+            return Step(text=json.dumps(draft, ensure_ascii=False))
         if _is_summary_request(messages):
             return Step(text=_summary(messages))
         return next_step(messages, verbosity=self.verbosity)

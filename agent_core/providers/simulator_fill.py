@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from agent_core.handoff.user_text import constraint_sentences
 from agent_core.providers.simulator_script import todo_state
 
 __all__ = ["fill_schema"]
@@ -15,13 +16,6 @@ __all__ = ["fill_schema"]
 _MODIFIED = re.compile(r"^modified: (\S+)", re.MULTILINE)
 _TODO = re.compile(r"^todo \[(\w+)\]: (.+)$", re.MULTILINE)
 _COMMAND = re.compile(r"^command: (.+) -> exit", re.MULTILINE)
-# A sentence of the user's that fixes how the work is done ("never use pandas", "keep it in
-# parser.py"): the only decisions the simulator can honestly report are the user's own.
-_DIRECTIVE = re.compile(r"\b(?:never|always|must|don't|do not|use|keep|prefer|instead|avoid)\b",
-                        re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-
-
 def _from_prompt_text(messages: list[BaseMessage]) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """Evidence a handoff prompt spells out as text (``modified: …``, ``todo [status]: …``)."""
     text = "\n".join(m.content for m in messages if isinstance(m.content, str))
@@ -51,13 +45,7 @@ def _user_texts(messages: list[BaseMessage]) -> list[str]:
 
 def _user_directives(messages: list[BaseMessage]) -> list[str]:
     """The user's own sentences that state a rule or a choice, verbatim, in order."""
-    found: list[str] = []
-    for text in _user_texts(messages):
-        for sentence in _SENTENCE_END.split(text):
-            sentence = sentence.strip()
-            if _DIRECTIVE.search(sentence) and 8 <= len(sentence) <= 300 and sentence not in found:
-                found.append(sentence)
-    return found[:10]
+    return constraint_sentences(_user_texts(messages), limit=10)
 
 
 def _evidence(messages: list[BaseMessage]) -> dict[str, list[str]]:
@@ -74,8 +62,6 @@ def _evidence(messages: list[BaseMessage]) -> dict[str, list[str]]:
                     files.append(path)
                 if call["name"] == "run_command":
                     commands.append(call["args"].get("command", ""))
-        elif isinstance(message, ToolMessage) and "[exit status 1]" in str(message.content):
-            commands.append("(a command failed)")
     done = [t["content"] for t in todos if t.get("status") == "completed"]
     active = [t["content"] for t in todos if t.get("status") == "in_progress"]
     pending = [t["content"] for t in todos if t.get("status") == "pending"]
@@ -90,19 +76,25 @@ def _evidence(messages: list[BaseMessage]) -> dict[str, list[str]]:
         "completed_work": done,
         "in_progress": active,
         "remaining_tasks": pending,
-        "key_decisions": _user_directives(messages),
+        "constraints": _user_directives(messages),
+        "nothing": [],
         "files_modified": files,
         "current_state_summary": [state],
         "commands": commands,
     }
 
 
+# First match wins. The simulator takes no decisions and reads no errors, so those sections
+# stay empty; the user's own rule-like sentences are its constraints.
 _FIELD_SOURCES = {
     "completed": "completed_work",
     "in_progress": "in_progress",
+    "next_step": "in_progress",
     "remaining": "remaining_tasks",
     "next": "remaining_tasks",
-    "decision": "key_decisions",
+    "constraint": "constraints",
+    "decision": "nothing",
+    "error": "nothing",
     "file": "files_modified",
     "summary": "current_state_summary",
     "state": "current_state_summary",
@@ -135,7 +127,7 @@ def _value(name: str, schema: dict[str, Any], defs: dict[str, Any], evidence: di
             return [_object(items, defs, evidence, seed=s) for s in source]
         return []
     if kind == "string":
-        return " ".join(source) if source else f"{name.replace('_', ' ')} (offline simulator)"
+        return " ".join(source) if source else ""  # nothing to say: nothing invented
     if kind == "integer":
         return 0
     if kind == "number":

@@ -3,7 +3,9 @@
 The simulator acts like a coding agent working through a todo list: it plans todos, and
 for each todo writes a file, runs a command, edits the file, runs the tests and marks the
 todo done. Every step is a pure function of the visible messages, so it is deterministic
-and it carries on correctly after a context reset (it reads the handoff's open todos).
+and it carries on correctly after a context reset: it reads the handoff's todo state and
+resumes the in-progress todo from what the handoff proves was done (its file written or
+edited), doing the rest for real.
 """
 
 from __future__ import annotations
@@ -81,13 +83,24 @@ def todo_state(messages: list[BaseMessage]) -> list[dict[str, Any]]:
     return [dict(t) for t in todos if isinstance(t, dict)]
 
 
-def _steps_done(messages: list[BaseMessage]) -> int:
-    """Steps of the active todo already taken. After a handoff the in-progress todo is
-    closed first, so every session finishes at least one todo however small the window."""
+def _resumed_steps(handoff: str, path: str) -> int:
+    """Steps of the active todo a handoff proves were taken: its file written (1), and edited
+    after the run (3). Nothing proven, nothing skipped: the work is done again for real."""
+    match = re.search(rf"^- {re.escape(path)}\n  verified: ([^\n]*)", handoff, re.MULTILINE)
+    if match is None:
+        return 0
+    return 3 if "edit_file" in match.group(1) else 1
+
+
+def _steps_done(messages: list[BaseMessage], path: str) -> int:
+    """Steps of the active todo already taken, counted back to its start or, after a reset,
+    to the handoff (plus what the handoff proves was done before it)."""
     calls = 0
     for message in reversed(messages):
         if isinstance(message, HumanMessage) and is_context_message(message):
-            return calls + len(_STEPS_PER_TODO)
+            if message.additional_kwargs.get("baton_kind") == "handoff":
+                return calls + _resumed_steps(str(message.content), path)
+            continue
         if isinstance(message, AIMessage):
             for call in reversed(message.tool_calls):
                 if call["name"] == "write_todos":
@@ -197,9 +210,9 @@ def next_step(messages: list[BaseMessage], *, verbosity: int = 24) -> Step:
                         "The tests pass and the work is ready for review.")
         started = [dict(t, status="in_progress") if t is pending else t for t in todos]
         return Step(tool_calls=[_tool_call("write_todos", {"todos": started}, task + pending["content"])])
-    done_steps = _steps_done(messages)
-    seed = _digest(task, active["content"])
     path = _file_for(active, task)
+    done_steps = _steps_done(messages, path)
+    seed = _digest(task, active["content"])
     key = f"{active['content']}:{done_steps}:{len(messages)}"
     if done_steps >= len(_STEPS_PER_TODO):
         return Step(

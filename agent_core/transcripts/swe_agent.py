@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from langchain_core.messages import BaseMessage, HumanMessage
+
 from agent_core.errors import TranscriptFormatError
 from agent_core.transcripts.openai_chat import message_from_openai, parse_json_document
 from agent_core.transcripts.transcript import Transcript
 
 __all__ = ["load_swe_agent"]
+
+
+def _marked(message: BaseMessage, item: object) -> BaseMessage:
+    # A demonstration (``is_demo``) is a worked example shown to the model, not the task.
+    if isinstance(item, dict) and item.get("is_demo") and isinstance(message, HumanMessage):
+        message.additional_kwargs["not_user"] = "demonstration"
+    return message
 
 
 def load_swe_agent(path: Path, text: str) -> Transcript:
@@ -24,7 +33,8 @@ def load_swe_agent(path: Path, text: str) -> Transcript:
             path=str(path),
         )
     messages = [
-        message_from_openai(item, index, path) for index, item in enumerate(document["history"])
+        _marked(message_from_openai(item, index, path), item)
+        for index, item in enumerate(document["history"])
     ]
     info = document.get("info") or {}
     metadata = {

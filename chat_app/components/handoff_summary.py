@@ -16,6 +16,31 @@ def _section(title: str, items: rx.Var[list[str]], icon: rx.Component, kind: str
     )
 
 
+def _collapsed(title: str, items: rx.Var[list[str]], kind: str) -> rx.Component:
+    """A long list folded to its title and count (user messages, errors)."""
+    return rx.cond(
+        items.length() > 0,
+        rx.el.details(
+            rx.el.summary(
+                rx.text(title, " (", items.length(), ")", size="1", weight="bold", as_="span"),
+            ),
+            rx.el.ul(
+                rx.foreach(items, lambda text: rx.el.li(text)),
+                class_name=f"baton-handoff-list baton-{kind}",
+            ),
+            class_name="baton-decisions-box",
+        ),
+    )
+
+
+def _line(label: str, value: rx.Var[str], kind: str) -> rx.Component:
+    return rx.cond(
+        value != "",
+        rx.text(rx.text(label, weight="bold", as_="span"), value, size="2",
+                class_name=f"baton-handoff-{kind} baton-ellipsis"),
+    )
+
+
 def _file(entry: rx.Var[FileRow]) -> rx.Component:
     return rx.el.li(
         rx.code(entry.path, variant="ghost"),
@@ -38,10 +63,13 @@ def handoff_summary(row: rx.Var[TimelineRow]) -> rx.Component:
                 rx.text("Focus: ", row.focus, size="2", color_scheme="gray",
                         class_name="baton-handoff-focus"),
             ),
+            _line("Goal: ", row.goal, "goal"),
             rx.cond(
                 row.state_summary != "",
                 rx.text(row.state_summary, weight="bold", size="2"),
             ),
+            _line("Next: ", row.next_step, "next"),
+            _section("Constraints", row.constraints, rx.icon("shield", size=12), "rules"),
             _section(
                 "Completed",
                 row.completed_work,
@@ -73,12 +101,19 @@ def handoff_summary(row: rx.Var[TimelineRow]) -> rx.Component:
                     class_name="baton-decisions-box",
                 ),
             ),
+            _collapsed("User messages", row.user_messages, "requests"),
+            _collapsed("Errors and fixes", row.errors_and_fixes, "errors"),
             rx.cond(
                 row.files_modified.length() > 0,
                 rx.box(
                     rx.text("Files modified", size="1", weight="bold", class_name="baton-handoff-title"),
                     rx.el.ul(rx.foreach(row.files_modified, _file), class_name="baton-handoff-list baton-files"),
                 ),
+            ),
+            rx.cond(
+                row.checks != "",
+                rx.text("Checked against the tool record: ", row.checks, size="1",
+                        color_scheme="gray", class_name="baton-handoff-checks"),
             ),
             rx.cond(
                 row.handoff_markdown != "",

@@ -6,7 +6,7 @@ from sqlmodel import Session
 
 from agent_core.context import build_context
 from agent_core.errors import ConfigurationError
-from agent_core.handoff import HandoffArtifact, handoff_filename
+from agent_core.handoff.artifact import HandoffArtifact, handoff_filename
 from agent_core.models import model_info
 from agent_core.strategies.plan import effective_strategy
 from chat_app.db import repo

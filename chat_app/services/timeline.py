@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agent_core.handoff import HandoffArtifact, handoff_filename
+from agent_core.handoff.artifact import HandoffArtifact, handoff_filename
 from agent_core.providers.registry import SIMULATOR_NAMES
 from agent_core.providers.simulator import SIMULATOR_LABEL
 from agent_core.records import StoredMessage

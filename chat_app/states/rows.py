@@ -18,6 +18,7 @@ __all__ = [
     "MeterBar",
     "ThreadRow",
     "timeline_row",
+    "checks_line",
     "resetting_row",
     "chip_row",
     "meter_bar",
@@ -67,6 +68,12 @@ class TimelineRow:
     files_modified: list[FileRow] = dataclasses.field(default_factory=list)
     state_summary: str = ""
     focus: str = ""
+    goal: str = ""
+    constraints: list[str] = dataclasses.field(default_factory=list)
+    user_messages: list[str] = dataclasses.field(default_factory=list)
+    next_step: str = ""
+    errors_and_fixes: list[str] = dataclasses.field(default_factory=list)
+    checks: str = ""
     # The HANDOFF-n.md file as a data: URL (given a plain string, rx.download saves it as a
     # JSON string literal, not as Markdown).
     handoff_markdown: str = ""
@@ -161,6 +168,16 @@ def _files(value: Any) -> list[FileRow]:
     return rows
 
 
+def checks_line(value: Any) -> str:
+    """The coverage check in one line: ``files 17/17 · todos 4/4 · requests 3/3``; kinds with
+    nothing to check are left out."""
+    parts = []
+    for check in value or []:
+        if isinstance(check, dict) and check.get("total"):
+            parts.append(f"{check.get('kind')} {check.get('covered')}/{check.get('total')}")
+    return " · ".join(parts)
+
+
 _TRIGGER_LABELS = {"auto": "auto reset", "manual": "/handoff", "overflow": "overflow reset"}
 
 
@@ -229,6 +246,12 @@ def timeline_row(item: Any) -> TimelineRow:
     row.files_modified = _files(handoff.get("files_modified"))
     row.state_summary = str(handoff.get("current_state_summary") or "")
     row.focus = str(handoff.get("focus") or "")
+    row.goal = str(handoff.get("goal") or "")
+    row.constraints = _strings(handoff.get("constraints"))
+    row.user_messages = _strings(handoff.get("user_messages"))
+    row.next_step = str(handoff.get("next_step") or "")
+    row.errors_and_fixes = _strings(handoff.get("errors_and_fixes"))
+    row.checks = checks_line(handoff.get("checks"))
     markdown = str(data.get("handoff_markdown") or "")
     row.handoff_markdown = (
         "data:text/markdown;charset=utf-8;base64," + base64.b64encode(markdown.encode()).decode()

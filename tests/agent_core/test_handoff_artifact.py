@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import textwrap
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core.handoff import (
+from agent_core.handoff.artifact import (
+    CoverageCheck,
     FileChange,
     HandoffArtifact,
     Todo,
     artifact_from_json,
     artifact_to_json,
-    draft_from_text,
-    draft_from_value,
     handoff_context_message,
     handoff_filename,
 )
+from agent_core.handoff.draft import draft_from_text, draft_from_value
 
 _TRICKY = [
     "", " ", "# heading", "## Completed Work", "- dash", "* star", "`code`", "```", "\\", "\\#",
@@ -32,12 +33,17 @@ single = st.one_of(st.text(min_size=1, max_size=30), st.sampled_from(_TRICKY[1:]
 paths = single.filter(lambda p: p.split())
 
 files = st.builds(
-    FileChange, path=paths, verified=st.booleans(), evidence=st.one_of(st.none(), single)
+    FileChange, path=paths, verified=st.booleans(), evidence=st.one_of(st.none(), single),
+    sessions=st.lists(st.integers(1, 500), max_size=3),
+)
+checks = st.builds(
+    CoverageCheck, kind=st.sampled_from(["files", "todos", "requests", "commits", "pinned"]),
+    covered=st.integers(0, 999), total=st.integers(0, 999),
 )
 todos = st.builds(
     Todo,
     content=text,
-    status=st.sampled_from(["pending", "in_progress", "completed"]),
+    status=st.sampled_from(["pending", "in_progress", "completed", "blocked"]),
     id=st.one_of(st.none(), single),
     parent_id=st.one_of(st.none(), single),
 )
@@ -49,14 +55,21 @@ artifacts = st.builds(
     model=text,
     created_at=st.datetimes(timezones=st.just(UTC)),
     focus=st.one_of(st.none(), text),
+    goal=text,
+    constraints=items,
+    user_messages=items,
     completed_work=items,
     in_progress=items,
+    next_step=text,
     remaining_tasks=items,
     key_decisions=items,
+    errors_and_fixes=items,
     files_modified=st.lists(files, max_size=3),
+    files_read=st.lists(single, max_size=3),
     current_state_summary=text,
     open_todos=st.lists(todos, max_size=3),
     pinned_files=st.lists(single, max_size=3),
+    checks=st.lists(checks, max_size=3),
     previous_handoff=st.one_of(st.none(), text),
 )
 
@@ -97,6 +110,46 @@ def test_markdown_is_readable_with_the_usual_sections() -> None:
         assert heading in markdown
     assert "- a.py\n  verified: write_file" in markdown
     assert "- [~] write tests" in markdown
+
+
+_DATA = Path(__file__).parent / "data"
+
+
+def test_a_stored_v1_artifact_still_loads_and_renders() -> None:
+    stored = (_DATA / "handoff_v1.json").read_text(encoding="utf-8")
+    artifact = artifact_from_json(stored)
+    assert artifact.completed_work == ["Built the login form"]
+    assert artifact.files_modified[0].sessions == []
+    assert (artifact.goal, artifact.user_messages, artifact.checks) == ("", [], [])
+    assert HandoffArtifact.from_markdown(artifact.to_markdown()) == artifact
+
+
+def test_a_v1_handoff_file_still_parses() -> None:
+    v1 = "\n".join([
+        '<!-- baton-handoff {"created_at": "2025-01-02T03:04:05Z", "focus": null, "model": "m", '
+        '"previous_handoff": null, "session_number": 2, "trigger": "auto", "utilization": 0.8} -->',
+        "# Handoff: session 2 (auto, 80% of context, m)", "",
+        "## Completed Work", "", "- a", "", "## In Progress", "", "## Remaining Tasks", "",
+        "- b", "", "## Key Decisions", "", "## Files Modified", "", "- x.py", "  verified", "",
+        "## State Summary", "", "ok", "", "## Open Todos", "", "- [ ] b", "",
+        "## Pinned Files", "", ""])
+    artifact = HandoffArtifact.from_markdown(v1)
+    assert (artifact.completed_work, artifact.remaining_tasks) == (["a"], ["b"])
+    assert artifact.files_modified[0].path == "x.py" and artifact.current_state_summary == "ok"
+
+
+def test_v2_sections_are_written_in_the_file() -> None:
+    artifact = _sample().model_copy(update={
+        "goal": "Build a CSV importer", "constraints": ["never use pandas"],
+        "user_messages": ["Build a CSV importer", "also handle tabs"],
+        "next_step": "write tests", "files_read": ["README.md"],
+        "checks": [CoverageCheck(kind="files", covered=17, total=17)],
+        "files_modified": [FileChange(path="a.py", verified=True, sessions=[1, 3])]})
+    markdown = artifact.to_markdown()
+    for line in ("## Goal\n\nBuild a CSV importer", "- never use pandas", "- also handle tabs",
+                 "## Next Step\n\nwrite tests", "  sessions: 1, 3", "- files 17/17"):
+        assert line in markdown
+    assert HandoffArtifact.from_markdown(markdown) == artifact
 
 
 def test_strict_model_rejects_unknown_fields_and_bad_values() -> None:
@@ -187,7 +240,7 @@ def test_the_specs_indented_example_reads_like_the_dedented_one() -> None:
 
 
 def test_a_reply_that_cannot_be_read_is_logged_as_a_warning(caplog) -> None:
-    with caplog.at_level("WARNING", logger="agent_core.handoff"):
+    with caplog.at_level("WARNING", logger="agent_core.handoff.draft"):
         assert draft_from_text("I'm sorry, I cannot help with that.") == {}
     assert "no JSON and no recognisable sections" in caplog.text
 

@@ -18,9 +18,9 @@ from langchain_core.runnables import RunnableLambda
 from pydantic import Field
 
 from agent_core.errors import HandoffCancelled, HandoffGenerationError, NothingToHandOff
-from agent_core.facts import extract_facts
-from agent_core.handoff import HandoffArtifact
-from agent_core.handoff_generation import HandoffDraft, generate_handoff
+from agent_core.handoff.artifact import HandoffArtifact
+from agent_core.handoff.facts import extract_facts
+from agent_core.handoff.generation import HandoffDraft, generate_handoff
 
 Reply = str | AIMessage | BaseException
 
@@ -114,8 +114,9 @@ class StructuredModel(FunctionModel):
 
 
 async def test_structured_output_and_reported_usage() -> None:
+    # An overflow reset cannot repeat the agent's request: the transcript goes out, structured.
     model = StructuredModel(fn=lambda *_: AssertionError("plain call not expected"))
-    result = await generate_handoff(model, MESSAGES, **META)
+    result = await generate_handoff(model, MESSAGES, **{**META, "trigger": "overflow"})
     assert result.source == "model"
     assert (result.prompt_tokens, result.output_tokens) == (900, 70)
     assert result.artifact.remaining_tasks == ["Tests"]
@@ -154,14 +155,15 @@ async def test_focus_is_in_prompt_and_on_artifact() -> None:
     model = replies(json.dumps(COMPLETE))
     result = await generate_handoff(model, MESSAGES, focus="the login bug", **META)
     assert result.artifact.focus == "the login bug"
-    assert "the login bug" in model.prompts[0][0].text
+    assert "the login bug" in model.prompts[0][-1].text
 
 
 async def test_newest_messages_are_kept_when_the_transcript_is_long() -> None:
     history = [HumanMessage("ORIGINAL TASK")] + [
         AIMessage(f"step {i} " + "word " * 50) for i in range(200)]
     model = replies(json.dumps(COMPLETE))
-    await generate_handoff(model, history, prompt_budget_tokens=1500, **META)
+    # 200 long replies do not fit a 6,000-token window: the transcript goes out instead.
+    await generate_handoff(model, history, prompt_budget_tokens=1500, window_tokens=6000, **META)
     prompt = model.prompts[0][1].text
     assert "ORIGINAL TASK" in prompt and "step 199" in prompt and "step 3 " not in prompt
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from scripts.swe_to_claude_code import convert
 from tests.shared_data import REPO_ROOT, eval_path
 
@@ -27,12 +29,17 @@ def test_aider_log_resets_with_calibrated_utilization_and_grounded_handoffs() ->
     assert all(e["utilization"] >= 0.8 for e in resets)
     assert {e["basis"] for e in resets} >= {"calibrated"}
     assert all(e["handoff"]["current_state_summary"] for e in resets)
-    worked = [e for e in resets if e["handoff"]["files_modified"] or e["handoff"]["completed_work"]]
-    assert len(worked) >= 0.8 * len(resets)
-    # A session with no edit or commit still hands on what was under way: the user's request.
-    quiet = [e for e in resets if e not in worked and e["handoff"]["in_progress"]]
-    assert quiet and all(e["handoff"]["in_progress"][0].startswith("The user's latest request: ")
-                         for e in quiet)
+    # Chained: every handoff carries the thread's goal and the previous one's requests.
+    goal = resets[0]["handoff"]["goal"]
+    assert goal and all(e["handoff"]["goal"] == goal for e in resets)
+    counts = [len(e["handoff"]["user_messages"]) for e in resets]
+    assert counts == sorted(counts) and counts[-1] > counts[0]
+    # A session with no edit of its own still hands on what was under way.
+    def own_files(e):
+        return [f for f in e["handoff"]["files_modified"]
+                if e["handoff"]["session_number"] in f["sessions"]]
+    quiet = [e for e in resets if not own_files(e)]
+    assert quiet and all(e["handoff"]["next_step"] and e["handoff"]["in_progress"] for e in quiet)
 
 
 def test_each_aider_handoff_lists_the_edits_of_its_own_session() -> None:
@@ -50,7 +57,9 @@ def test_each_aider_handoff_lists_the_edits_of_its_own_session() -> None:
     previous = -1
     for reset in resets:
         index = reset["message_index"]
-        files = reset["handoff"]["files_modified"]
+        number = reset["handoff"]["session_number"]
+        # The artifact is cumulative: this session's files are those it names this session for.
+        files = [f for f in reset["handoff"]["files_modified"] if number in f["sessions"]]
         listed = {f["path"] for f in files}
         inside = {path for at, path in edits if previous + 1 < at <= index}
         around = {path for at, path in edits if previous < at <= index + 1}
@@ -86,3 +95,47 @@ def test_a_malformed_file_is_a_clear_error(tmp_path: Path) -> None:
                           cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "broken.jsonl:2:" in done.stderr and "invalid JSON" in done.stderr
+
+
+def _thread(requests: list[str]) -> list[dict]:
+    """A thread of requests, each answered by long tool work that fills a small window."""
+    messages: list[dict] = []
+    for n, request in enumerate(requests):
+        messages.append({"role": "user", "content": request})
+        for step in range(3):
+            call = f"c{n}_{step}"
+            messages.append({"role": "assistant", "content": "", "tool_calls": [{
+                "id": call, "type": "function", "function": {
+                    "name": "write_file",
+                    "arguments": json.dumps({"path": f"src/m{n}_{step}.py",
+                                             "content": "x = 1\n" * 200})}}]})
+            messages.append({"role": "tool", "tool_call_id": call,
+                             "content": f"wrote src/m{n}_{step}.py\n" + "ok " * 400})
+        messages.append({"role": "assistant", "content": f"Done with request {n}."})
+    return messages
+
+
+@pytest.mark.parametrize("writer", ["facts", "simulator"])
+def test_after_ten_chained_resets_the_goal_constraints_and_every_request_remain(
+        tmp_path: Path, writer: str) -> None:
+    from agent_core.handoff.user_text import same_request
+    from agent_core.replay import replay
+
+    goal = "Build a CSV importer for invoices. Never use pandas; keep everything in importer/."
+    requests = [goal] + [f"Request {n}: also support format {n} and add its test."
+                         for n in range(1, 14)]
+    path = tmp_path / "thread.json"
+    path.write_text(json.dumps({"messages": _thread(requests)}), encoding="utf-8")
+    resets = [e for e in replay(str(path), model="gpt-4o", window=6000, strategy="reset",
+                                handoff_model=writer) if e["event"] == "reset"]
+    assert len(resets) >= 10
+    tenth = resets[9]["handoff"]
+    seen = [r for r in requests if any(
+        r in m["content"] for m in _thread(requests)[: resets[9]["message_index"]]
+        if m["role"] == "user")]
+    assert len(seen) >= 5
+    assert tenth["goal"] == goal
+    assert tenth["constraints"] == ["Never use pandas; keep everything in importer/."]
+    kept = tenth["user_messages"]
+    assert all(sum(same_request(k, r) for k in kept) == 1 for r in seen), (kept, seen)
+    assert tenth["session_number"] == 10

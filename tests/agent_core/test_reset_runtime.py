@@ -222,3 +222,28 @@ async def test_a_request_that_fills_the_context_is_answered_in_the_next_session(
     assert any("<handoff-context>" in str(m.content) for m in last_call)
     reset_done = of_type(events, "context_reset", "reset_complete")[0]["data"]
     assert reset_done["delivered"] == []  # the timeline keeps it where it was typed
+
+
+NOTE = '{"completed_work": ["Answered"], "remaining_tasks": ["--strict"], "current_state_summary": "ok"}'
+
+
+async def test_the_carried_request_is_delivered_once_and_counted_once_in_later_handoffs() -> None:
+    from agent_core.handoff.user_text import same_request
+
+    store = InMemoryStore()
+    model = FunctionChatModel(fn=lambda messages, **kwargs: "Noted.", calls=[])
+    setup = make_setup(store, window=4000, model=model, context_strategy="reset",
+                       handoff_model=FunctionChatModel(fn=lambda m, **k: NOTE, calls=[]))
+    await run(setup, "First: keep the parser in parser.py.")
+    await run(setup, "Second: tests go in tests/.")
+    request = ("Now add a --strict flag. " + "Here is the log you asked for. " * 420).strip()
+    await run(setup, request)
+    await run(setup, "Thanks, that works.")
+    await collect(ThreadRunner().handoff(setup, None, cancel=asyncio.Event()))
+
+    first, second, third = store.sessions("t1")[:3]
+    user_rows = [m for s in (second, third) for m in store.messages(s.id) if m.role == "user"]
+    assert [m.content for m in user_rows].count(request) == 1  # answered, never carried again
+    kept = third.handoff["user_messages"]
+    assert sum(same_request(k, request) for k in kept) == 1
+    assert kept[0] == "First: keep the parser in parser.py." and kept[-1] == "Thanks, that works."

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from langchain_core.messages import HumanMessage, ToolMessage
 from pydantic import BaseModel
 
-from agent_core.handoff_generation import HandoffDraft
+from agent_core.handoff.generation import HandoffDraft
 from agent_core.providers.registry import resolve_model
 from agent_core.providers.simulator import SIMULATOR_LABEL, SimulatorChatModel
 from agent_core.providers.simulator_script import command_output
@@ -78,7 +80,7 @@ def test_it_is_labelled_as_the_simulator_never_as_a_language_model() -> None:
 def test_the_simulators_handoff_decisions_are_the_users_own_words() -> None:
     from langchain_core.messages import AIMessage, HumanMessage
 
-    from agent_core.handoff_generation import HandoffDraft
+    from agent_core.handoff.generation import HandoffDraft
     from agent_core.providers.simulator_fill import fill_schema
 
     conversation = [
@@ -88,16 +90,18 @@ def test_the_simulators_handoff_decisions_are_the_users_own_words() -> None:
                      additional_kwargs={"baton_kind": "handoff"}),
     ]
     draft = fill_schema(HandoffDraft.model_json_schema(), conversation)
-    assert draft["key_decisions"] == ["Never use pandas!", "Keep it in parser.py"]
+    assert draft["constraints"] == ["Never use pandas!", "Keep it in parser.py"]
+    assert draft["key_decisions"] == [] and draft["errors_and_fixes"] == []
     silent = fill_schema(HandoffDraft.model_json_schema(), [HumanMessage("Build a parser")])
-    assert silent["key_decisions"] == []  # nothing canned when the user decided nothing
+    assert silent["constraints"] == []  # nothing canned when the user stated nothing
+    assert silent.get("next_step", "") == ""
 
 
 def test_in_a_handoff_prompt_only_the_users_transcript_entries_count() -> None:
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-    from agent_core.handoff_generation import HandoffDraft
-    from agent_core.handoff_prompt import render_transcript
+    from agent_core.handoff.generation import HandoffDraft
+    from agent_core.handoff.prompt import render_transcript
     from agent_core.providers.simulator_fill import fill_schema
 
     transcript = render_transcript([
@@ -109,4 +113,49 @@ def test_in_a_handoff_prompt_only_the_users_transcript_entries_count() -> None:
     prompt = [SystemMessage("Never invent facts; use the tool evidence."),
               HumanMessage(f"<transcript>\n{transcript}\n</transcript>")]
     draft = fill_schema(HandoffDraft.model_json_schema(), prompt)
-    assert draft["key_decisions"] == ["Always cite the source."]
+    assert draft["constraints"] == ["Always cite the source."]
+
+
+def test_after_a_reset_the_simulator_writes_the_in_progress_todos_file() -> None:
+    # The reset fell after the todo was started and before its file was written: the new
+    # session writes it, instead of marking the todo done.
+    from langchain_core.messages import HumanMessage
+
+    from agent_core.handoff.artifact import HandoffArtifact, Todo, handoff_context_message
+    from agent_core.providers.simulator_script import next_step
+
+    todos = [{"id": "t1", "content": "Sketch the design for csv parser", "status": "completed"},
+             {"id": "t2", "content": "Implement the csv parser module", "status": "in_progress"}]
+    artifact = HandoffArtifact(session_number=1, trigger="auto", utilization=0.8, model="sim",
+                               goal="Build a CSV parser", open_todos=[Todo(**todos[1])])
+    state = json.dumps({"task": "Build a CSV parser", "todos": todos})
+    opening = HumanMessage(f"{handoff_context_message(artifact)}\n<todo-state>{state}</todo-state>",
+                           additional_kwargs={"baton_kind": "handoff"})
+    step = next_step([opening])
+    assert [(c["name"], c["args"]["path"]) for c in step.tool_calls] == [
+        ("write_file", "csv_parser/core.py")]
+    assert "Implement the csv parser module" in step.tool_calls[0]["args"]["content"]
+
+
+async def test_every_todo_the_simulator_finishes_across_resets_has_its_file() -> None:
+    from agent_core.providers.simulator_script import _file_for
+    from tests.agent_core.runtime_helpers import make_setup, of_type, run
+
+    task = "Build a CSV parser for invoices"
+    setup = make_setup(window=2500, context_strategy="reset")
+    events = await run(setup, task)
+    assert len(of_type(events, "context_reset", "reset_complete")) >= 3
+    todos = _final_todos(setup)
+    assert todos and all(t["status"] == "completed" for t in todos)
+    assert all(setup.store.read_file("t1", _file_for(t, task)) for t in todos)
+    # every session's handoff carries the thread's goal, so the work keeps its file names
+    assert {s.handoff["goal"] for s in setup.store.sessions("t1")[1:]} == {task}
+
+
+def _final_todos(setup) -> list[dict]:
+    for session in reversed(setup.store.sessions("t1")):
+        for message in reversed(setup.store.messages(session.id)):
+            for call in reversed(message.tool_calls):
+                if call["name"] == "write_todos":
+                    return call["args"]["todos"]
+    return []

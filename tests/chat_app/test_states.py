@@ -42,6 +42,25 @@ def test_a_divider_row_reads_like_the_design():
     assert row.handoff_filename == "HANDOFF-1.md"
 
 
+def test_the_card_shows_the_v2_handoff_and_its_check_in_one_line():
+    row = timeline_row(_divider(
+        2, goal="Build a CSV importer", constraints=["Never use pandas."],
+        user_messages=["Build a CSV importer", "also tabs"], next_step="write tests",
+        errors_and_fixes=["`pytest` failed (exit 1); passed after the changes that followed"],
+        checks=[{"kind": "files", "covered": 17, "total": 17},
+                {"kind": "todos", "covered": 4, "total": 4},
+                {"kind": "commits", "covered": 0, "total": 0}]))
+    assert (row.goal, row.next_step) == ("Build a CSV importer", "write tests")
+    assert row.constraints == ["Never use pandas."] and len(row.user_messages) == 2
+    assert len(row.errors_and_fixes) == 1
+    assert row.checks == "files 17/17 · todos 4/4"  # kinds with nothing to check left out
+
+
+def test_a_v1_handoff_shows_no_v2_parts():
+    row = timeline_row(_divider(2, completed_work=["Parser"]))
+    assert (row.goal, row.next_step, row.checks, row.user_messages) == ("", "", "", [])
+
+
 def test_files_modified_may_be_dicts_or_plain_paths():
     row = timeline_row(_divider(2, files_modified=[{"path": "a.py", "verified": True}, "b.py", ""]))
     assert row.files_modified == [FileRow("a.py", True), FileRow("b.py", False)]

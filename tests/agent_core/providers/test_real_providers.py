@@ -69,9 +69,11 @@ class Provider:
         assert not resolved.is_simulator
         return resolved.model  # type: ignore[return-value]
 
-    def handoff_reply(self) -> Reply:
-        # OpenAI and Ollama answer a JSON schema in the content; Anthropic with a tool.
-        if self.name in ("openai", "ollama"):
+    def handoff_reply(self, body: dict | None = None) -> Reply:
+        # Asked within the agent's own request, every provider answers JSON text; asked for
+        # structured output, OpenAI and Ollama answer a JSON schema in the content, Anthropic
+        # with a tool.
+        if body is not None and is_appended_handoff(body) or self.name in ("openai", "ollama"):
             return Reply(text=json.dumps(HANDOFF))
         return Reply(tool_calls=[("HandoffDraft", HANDOFF)])
 
@@ -100,9 +102,15 @@ every = pytest.mark.parametrize(
 )
 
 
+def is_appended_handoff(body: dict) -> bool:
+    """The agent's own request with the handoff instruction as its last message."""
+    return "<handoff-request>" in json.dumps(body["messages"][-1])
+
+
 def is_handoff(body: dict) -> bool:
     return (
-        "response_format" in body
+        is_appended_handoff(body)
+        or "response_format" in body
         or isinstance(body.get("format"), dict)  # Ollama's structured output
         or "HandoffDraft" in json.dumps(body.get("tools", []))
     )
@@ -124,7 +132,7 @@ def coding_agent(provider: Provider) -> Callable[[dict, int], Reply]:
 
     def script(body: dict, index: int) -> Reply:
         if is_handoff(body):
-            return provider.handoff_reply()
+            return provider.handoff_reply(body)
         if "<handoff-context>" in json.dumps(body):
             return Reply(text="Session 2: the parser tests pass.", input_tokens=prompt_tokens(body))
         written = provider.tool_results(body)
@@ -151,20 +159,34 @@ async def test_a_reset_cycle_over_http_starts_session_2_from_the_handoff(provide
     sessions = setup.store.sessions("t1")
     assert len(sessions) == 2
     handoff_index = next(i for i, b in enumerate(server.requests) if is_handoff(b))
-    handoff_request = server.requests[handoff_index]
-    if provider.name == "openai":
-        assert handoff_request["response_format"]["type"] == "json_schema"
-    elif provider.name == "ollama":
-        assert "current_state_summary" in handoff_request["format"]["properties"]
-    else:
-        assert handoff_request["tool_choice"]["name"] == "HandoffDraft"
+    assert is_appended_handoff(server.requests[handoff_index])
     first_of_session_2 = json.dumps(server.requests[handoff_index + 1])
     assert "<handoff-context>" in first_of_session_2
     assert "Finish the parser tests" in first_of_session_2
     assert "OLD-SESSION-MARKER" not in first_of_session_2
-    assert TASK not in first_of_session_2
+    # The task reaches session 2 inside the handoff (goal, user messages), not as a message.
+    assert first_of_session_2.count(json.dumps(TASK)[1:-1]) == first_of_session_2.count(
+        "## Goal\\n\\n" + TASK) + first_of_session_2.count("- " + TASK) + \
+        first_of_session_2.count("## Next Step\\n\\n" + TASK)
     final = [m for m in setup.store.messages(sessions[1].id) if m.role == "assistant"][-1]
     assert final.content == "Session 2: the parser tests pass."
+
+
+@both
+async def test_the_handoff_request_repeats_the_agents_last_request_byte_for_byte(provider) -> None:
+    # Same system prompt, tools and messages as the agent's last call, the instruction last:
+    # the provider's prompt cache covers the whole session and the writer sees all of it.
+    with provider.server(coding_agent(provider)) as server:
+        setup = setup_for(provider, server.url, window=4000)
+        await run(setup, TASK)
+    handoff_index = next(i for i, b in enumerate(server.requests) if is_appended_handoff(b))
+    agent, handoff = server.requests[handoff_index - 1], server.requests[handoff_index]
+    assert not is_handoff(agent)
+    assert handoff.get("tools") == agent.get("tools") and handoff.get("system") == agent.get("system")
+    prefix = agent["messages"]
+    assert json.dumps(handoff["messages"][: len(prefix)]) == json.dumps(prefix)
+    assert len(handoff["messages"]) > len(prefix)
+    assert "<handoff-request>" in json.dumps(handoff["messages"][-1])
 
 
 # retries ---------------------------------------------------------------------------------------
@@ -236,7 +258,7 @@ async def test_a_context_length_error_is_recovered_by_a_reset(provider) -> None:
 
     def script(body: dict, index: int):
         if is_handoff(body):
-            return provider.handoff_reply()
+            return provider.handoff_reply(body)
         if not refused:
             refused.append(index)
             return provider.overflow

@@ -8,19 +8,14 @@ one JSON adapter used for storage and events.
 from __future__ import annotations
 
 import json
-import logging
 import re
-import textwrap
-from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from langchain_core.utils.json import parse_partial_json
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
-from agent_core.validation import sanitize_text
-
 __all__ = [
+    "CoverageCheck",
     "FileChange",
     "Todo",
     "HandoffArtifact",
@@ -29,15 +24,11 @@ __all__ = [
     "artifact_from_json",
     "handoff_filename",
     "handoff_context_message",
-    "REQUIRED_FIELDS",
-    "draft_from_text",
-    "draft_from_value",
 ]
 
-log = logging.getLogger(__name__)
-
 HandoffTrigger = Literal["auto", "manual", "overflow"]
-TodoStatus = Literal["pending", "in_progress", "completed"]
+TodoStatus = Literal["pending", "in_progress", "completed", "blocked"]
+CheckKind = Literal["files", "todos", "requests", "commits", "pinned"]
 
 _STRICT = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -48,12 +39,14 @@ def _one_line(value: str) -> str:
 
 
 class FileChange(BaseModel):
-    """A file the session modified; ``verified`` means a tool call proves it."""
+    """A file the thread modified; ``verified`` means a tool call proves it; ``sessions`` are
+    the sessions that modified it (empty in artifacts written before it was recorded)."""
 
     model_config = _STRICT
     path: str = Field(min_length=1)
     verified: bool
     evidence: str | None = None
+    sessions: list[Annotated[int, Field(ge=1)]] = Field(default_factory=list)
 
     @field_validator("path", "evidence")
     @classmethod
@@ -76,6 +69,18 @@ class Todo(BaseModel):
         return None if value is None else _one_line(value)
 
 
+class CoverageCheck(BaseModel):
+    """How many of the grounded items of one kind the artifact holds (e.g. files 17/17)."""
+
+    model_config = _STRICT
+    kind: CheckKind
+    covered: int = Field(ge=0)
+    total: int = Field(ge=0)
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.covered}/{self.total}"
+
+
 Utilization = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
@@ -89,19 +94,27 @@ class HandoffArtifact(BaseModel):
     model: str
     created_at: AwareDatetime = Field(default_factory=lambda: datetime.now(UTC))
     focus: str | None = None
+    # v2: the thread's own words, carried through every reset (absent from v1 artifacts).
+    goal: str = ""
+    constraints: list[str] = Field(default_factory=list)
+    user_messages: list[str] = Field(default_factory=list)
     completed_work: list[str] = Field(default_factory=list)
     in_progress: list[str] = Field(default_factory=list)
+    next_step: str = ""
     remaining_tasks: list[str] = Field(default_factory=list)
     key_decisions: list[str] = Field(default_factory=list)
+    errors_and_fixes: list[str] = Field(default_factory=list)
     files_modified: list[FileChange] = Field(default_factory=list)
+    files_read: list[str] = Field(default_factory=list)
     current_state_summary: str = ""
     open_todos: list[Todo] = Field(default_factory=list)
     pinned_files: list[str] = Field(default_factory=list)
+    checks: list[CoverageCheck] = Field(default_factory=list)
     previous_handoff: str | None = None
 
-    @field_validator("pinned_files")
+    @field_validator("pinned_files", "files_read")
     @classmethod
-    def _pinned_single_line(cls, value: list[str]) -> list[str]:
+    def _paths_single_line(cls, value: list[str]) -> list[str]:
         return [p for p in (_one_line(v) for v in value) if p]
 
     def to_markdown(self) -> str:
@@ -146,23 +159,33 @@ def handoff_context_message(artifact: HandoffArtifact) -> str:
 
 # --- markdown -----------------------------------------------------------------------------
 
-_LIST_SECTIONS = (
-    ("completed_work", "Completed Work"),
-    ("in_progress", "In Progress"),
-    ("remaining_tasks", "Remaining Tasks"),
-    ("key_decisions", "Key Decisions"),
+# (heading, field, how the body is written), in file order. v1 files lack the v2 sections.
+_SECTIONS = (
+    ("Goal", "goal", "text"),
+    ("Constraints", "constraints", "items"),
+    ("User Messages", "user_messages", "items"),
+    ("Completed Work", "completed_work", "items"),
+    ("In Progress", "in_progress", "items"),
+    ("Next Step", "next_step", "text"),
+    ("Remaining Tasks", "remaining_tasks", "items"),
+    ("Key Decisions", "key_decisions", "items"),
+    ("Errors and Fixes", "errors_and_fixes", "items"),
+    ("Files Modified", "files_modified", "files"),
+    ("Files Read", "files_read", "items"),
+    ("State Summary", "current_state_summary", "text"),
+    ("Open Todos", "open_todos", "todos"),
+    ("Pinned Files", "pinned_files", "items"),
+    ("Checks", "checks", "checks"),
 )
-_HEADINGS = [title for _, title in _LIST_SECTIONS] + [
-    "Files Modified",
-    "State Summary",
-    "Open Todos",
-    "Pinned Files",
-]
+_HEADINGS = [title for title, _, _ in _SECTIONS]
+_V1_HEADINGS = ["Completed Work", "In Progress", "Remaining Tasks", "Key Decisions",
+                "Files Modified", "State Summary", "Open Todos", "Pinned Files"]
 _META_PREFIX = "<!-- baton-handoff "
 _META_FIELDS = ("session_number", "trigger", "utilization", "model", "created_at", "focus",
                 "previous_handoff")
-_TODO_MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
+_TODO_MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "blocked": "[!]"}
 _TODO_STATUS = {mark: status for status, mark in _TODO_MARK.items()}
+_CHECK_RE = re.compile(r"^(\w+) (\d+)/(\d+)$")
 
 
 def _render_items(items: list[str]) -> list[str]:
@@ -185,6 +208,8 @@ def _render_files(files: list[FileChange]) -> list[str]:
             lines.append(f"  {status}: {change.evidence}")
         else:
             lines.append(f"  {status}" + ("" if change.verified else " (no tool evidence)"))
+        if change.sessions:
+            lines.append("  sessions: " + ", ".join(map(str, change.sessions)))
     return lines
 
 
@@ -201,6 +226,8 @@ def _render_todos(todos: list[Todo]) -> list[str]:
 
 def _escape_text(text: str) -> list[str]:
     # A backslash guards lines that could be read as a heading (or as an escape themselves).
+    if not text:
+        return []
     return [("\\" + line if line.startswith(("#", "\\")) else line) for line in text.split("\n")]
 
 
@@ -209,27 +236,29 @@ def _title(a: HandoffArtifact) -> str:
     return _one_line(line)
 
 
+_RENDER = {
+    "text": _escape_text,
+    "items": _render_items,
+    "files": _render_files,
+    "todos": _render_todos,
+    "checks": lambda checks: [f"- {check}" for check in checks],
+}
+
+
 def _render(a: HandoffArtifact) -> str:
     meta = a.model_dump(mode="json", include=set(_META_FIELDS))
     # "--" may only occur inside JSON strings; escaping it keeps "-->" out of the comment.
     meta_json = json.dumps(meta, ensure_ascii=True, sort_keys=True).replace("--", "-\\u002d")
     parts = [f"{_META_PREFIX}{meta_json} -->", _title(a), ""]
-    bodies = [_render_items(getattr(a, name)) for name, _ in _LIST_SECTIONS]
-    bodies += [
-        _render_files(a.files_modified),
-        _escape_text(a.current_state_summary) if a.current_state_summary else [],
-        _render_todos(a.open_todos),
-        _render_items(a.pinned_files),
-    ]
-    for heading, body in zip(_HEADINGS, bodies, strict=True):
-        parts += [f"## {heading}", "", *body, ""]
+    for heading, name, kind in _SECTIONS:
+        parts += [f"## {heading}", "", *_RENDER[kind](getattr(a, name)), ""]
     return "\n".join(parts)
 
 
 def _split_sections(lines: list[str]) -> dict[str, list[str]]:
     starts = [i for i, line in enumerate(lines) if line.startswith("## ")]
     titles = [lines[i][3:] for i in starts]
-    if titles != _HEADINGS:
+    if titles not in (_HEADINGS, _V1_HEADINGS):
         raise ValueError(f"not a Baton handoff file: sections {titles!r}, expected {_HEADINGS!r}")
     ends = starts[1:] + [len(lines)]
     return {lines[s][3:]: lines[s + 2 : e - 1] for s, e in zip(starts, ends, strict=True)}
@@ -249,11 +278,14 @@ def _parse_items(body: list[str]) -> list[str]:
 
 def _parse_files(body: list[str]) -> list[FileChange]:
     files = []
-    for path, status in (item.split("\n", 1) for item in _parse_items(body)):
+    for item in _parse_items(body):
+        path, status, *extra = item.split("\n")
         verified = not status.startswith("unverified")
         rest = status.removeprefix("verified" if verified else "unverified")
         evidence = None if rest in ("", " (no tool evidence)") else rest.removeprefix(": ")
-        files.append(FileChange(path=path, verified=verified, evidence=evidence))
+        sessions = [int(n) for n in extra[0].removeprefix("sessions: ").split(", ")] if extra else []
+        files.append(FileChange(path=path, verified=verified, evidence=evidence,
+                                sessions=sessions))
     return files
 
 
@@ -269,6 +301,24 @@ def _parse_todos(body: list[str]) -> list[Todo]:
     return todos
 
 
+def _parse_checks(body: list[str]) -> list[CoverageCheck]:
+    checks = []
+    for item in _parse_items(body):
+        match = _CHECK_RE.match(item)
+        if match is None:
+            raise ValueError(f"unexpected line in the checks section: {item!r}")
+        kind, covered, total = match.groups()
+        checks.append(CoverageCheck.model_validate(
+            {"kind": kind, "covered": int(covered), "total": int(total)}))
+    return checks
+
+
+def _parse_text(body: list[str]) -> str:
+    return "\n".join(line[1:] if line.startswith("\\") else line for line in body)
+
+
+_PARSE = {"text": _parse_text, "items": _parse_items, "files": _parse_files,
+          "todos": _parse_todos, "checks": _parse_checks}
 _META_RE = re.compile(r"^<!-- baton-handoff (\{.*\}) -->$")
 
 
@@ -279,128 +329,6 @@ def _parse(text: str) -> HandoffArtifact:
         raise ValueError("not a Baton handoff file: missing the baton-handoff header line")
     meta = json.loads(match.group(1))
     sections = _split_sections(lines)
-    summary = "\n".join(line[1:] if line.startswith("\\") else line
-                        for line in sections["State Summary"])
-    return HandoffArtifact.model_validate(
-        {
-            **meta,
-            **{name: _parse_items(sections[title]) for name, title in _LIST_SECTIONS},
-            "files_modified": _parse_files(sections["Files Modified"]),
-            "current_state_summary": summary,
-            "open_todos": _parse_todos(sections["Open Todos"]),
-            "pinned_files": _parse_items(sections["Pinned Files"]),
-        }
-    )
-
-
-# --- reading what a model wrote ---------------------------------------------------------------
-
-REQUIRED_FIELDS = ("completed_work", "remaining_tasks", "current_state_summary")
-_DRAFT_LISTS = ("completed_work", "in_progress", "remaining_tasks", "key_decisions",
-                "files_modified")
-_MAX_ITEMS, _MAX_CHARS = 60, 2000
-_SECTION_WORDS = (  # first match wins; keys are checked against the lower-cased heading
-    ("in_progress", ("in progress", "in-progress", "ongoing", "current work")),
-    ("completed_work", ("completed", "done", "finished", "accomplished")),
-    ("remaining_tasks", ("remaining", "next step", "todo", "to do", "pending", "next")),
-    ("key_decisions", ("decision",)),
-    ("files_modified", ("file",)),
-    ("current_state_summary", ("state", "summary", "status")),
-)
-_HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s*(.+?)\s*#*|\*\*(.+?):?\*\*:?|([A-Z][\w /-]{2,40}):)\s*$")
-_BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(?:\[[ xX~]\]\s+)?(.*)$")
-
-
-def _section_of(heading: str) -> str | None:
-    lowered = heading.lower()
-    return next((key for key, words in _SECTION_WORDS if any(w in lowered for w in words)), None)
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= _MAX_CHARS else text[: _MAX_CHARS - 1] + "…"
-
-
-def _as_text(value: Any) -> str:
-    if isinstance(value, str):
-        # A model's JSON may escape a lone surrogate ("\ud800"): make it storable, not fatal.
-        return sanitize_text(value).strip()
-    if isinstance(value, Mapping):
-        for key in ("path", "file", "text", "content", "description", "title", "task", "item"):
-            if isinstance(value.get(key), str):
-                return value[key].strip()
-        return "; ".join(_as_text(v) for v in value.values() if _as_text(v))
-    if isinstance(value, list | tuple):
-        return "; ".join(t for t in map(_as_text, value) if t)
-    return "" if value is None or isinstance(value, bool) else str(value)
-
-
-def _as_list(value: Any) -> list[str]:
-    if isinstance(value, str):
-        value = [line for line in value.split("\n") if line.strip()]
-    if not isinstance(value, list | tuple):
-        value = [] if value is None else [value]
-    items = [_clip(_BULLET_RE.sub(r"\1", text)) for text in map(_as_text, value) if text]
-    return items[:_MAX_ITEMS]
-
-
-def draft_from_value(value: Any) -> dict[str, Any]:
-    """Coerce a model's (possibly malformed) JSON value into handoff draft fields.
-
-    Wrong types are converted where the meaning is clear (a string for a list, a list for the
-    summary); unknown keys are dropped; strings are clipped. Never raises.
-    """
-    if not isinstance(value, Mapping):
-        return {}
-    draft: dict[str, Any] = {}
-    for key, item in value.items():
-        name = key if key in (*_DRAFT_LISTS, "current_state_summary") else _section_of(str(key))
-        if name == "current_state_summary":
-            draft[name] = _clip(_as_text(item) if not isinstance(item, list)
-                                else "\n".join(_as_list(item)))
-        elif name is not None and name not in draft:
-            draft[name] = _as_list(item)
-    return draft
-
-
-def _json_candidates(text: str) -> list[str]:
-    fenced = re.findall(r"```(?:json)?\s*\n(.*?)(?:```|$)", text, re.DOTALL)
-    start = text.find("{")
-    return [*fenced, text[start:] if start >= 0 else ""]
-
-
-def _draft_from_markdown(text: str) -> dict[str, Any]:
-    sections: dict[str, list[str]] = {}
-    current: str | None = None
-    for line in text.split("\n"):
-        heading = _HEADING_RE.match(line)
-        title = heading and next(g for g in heading.groups() if g)
-        if title and (name := _section_of(title)):
-            current = name
-            sections.setdefault(current, [])
-        elif current is not None and line.strip():
-            sections[current].append(line)
-    draft: dict[str, Any] = {}
-    for name, lines in sections.items():
-        if name == "current_state_summary":
-            draft[name] = _clip("\n".join(_BULLET_RE.sub(r"\1", ln).strip() for ln in lines))
-        else:
-            draft[name] = _as_list(lines)
-    return draft
-
-
-def draft_from_text(text: str) -> dict[str, Any]:
-    """Read a model's plain-text answer: JSON (fenced, embedded or truncated), else markdown
-    sections. Prose without recognisable sections yields ``{}``. Never raises."""
-    for candidate in _json_candidates(text or ""):
-        try:
-            value = parse_partial_json(candidate.strip())
-        except (ValueError, TypeError, RecursionError):
-            continue
-        if isinstance(value, Mapping) and (draft := draft_from_value(value)):
-            return draft
-    # A reply indented as a whole (a quoted block, a code sample) is read as if it were not.
-    draft = _draft_from_markdown(textwrap.dedent(text or ""))
-    if not draft and (text or "").strip():
-        log.warning("a handoff reply of %d characters had no JSON and no recognisable sections; "
-                    "the handoff is built from the tool facts", len(text))
-    return draft
+    fields = {name: _PARSE[kind](sections[title])
+              for title, name, kind in _SECTIONS if title in sections}
+    return HandoffArtifact.model_validate({**meta, **fields})

@@ -1,4 +1,4 @@
-"""The grounded-facts records :func:`agent_core.facts.extract_facts` returns."""
+"""The grounded-facts records :func:`agent_core.handoff.facts.extract_facts` returns."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_core.handoff import FileChange, Todo
+from agent_core.handoff.artifact import FileChange, Todo
 
 __all__ = ["CommandRun", "TestRun", "GitCommit", "GroundedFacts"]
 
@@ -14,11 +14,25 @@ _STRICT = ConfigDict(extra="forbid")
 
 
 class CommandRun(BaseModel):
-    """A shell command the agent ran; ``exit_status`` is None when the tool did not report it."""
+    """A shell command the agent ran; ``exit_status`` is None when the tool did not report it.
+    ``changed_before`` are the files modified since the previous command (what a passing run
+    after a failing one was fixed by); ``error`` is the error a run without an exit status
+    printed (a Python traceback's last line)."""
 
     model_config = _STRICT
     command: str
     exit_status: int | None = None
+    changed_before: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.exit_status not in (None, 0) or (self.exit_status is None
+                                                      and self.error is not None)
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_status == 0 or (self.exit_status is None and self.error is None)
 
 
 class TestRun(BaseModel):
@@ -48,8 +62,8 @@ class GroundedFacts(BaseModel):
     test_runs: list[TestRun] = Field(default_factory=list)
     commits: list[GitCommit] = Field(default_factory=list)
     todos: list[Todo] = Field(default_factory=list)
-    # The user's latest requests, oldest first: what the next session must carry on with
-    # even when no model wrote the handoff.
+    # Every real user message of the transcript, verbatim, oldest first: what the next session
+    # must carry on with even when no model wrote the handoff.
     user_requests: list[str] = Field(default_factory=list)
 
     @property

@@ -1,4 +1,5 @@
-"""Rendering a session for the handoff prompt: the newest messages that fit, and the facts."""
+"""Rendering a session for the fallback handoff prompt: the newest messages that fit, and the
+facts."""
 
 from __future__ import annotations
 
@@ -7,23 +8,15 @@ from collections.abc import Callable, Sequence
 
 from langchain_core.messages import BaseMessage
 
-from agent_core.facts import GroundedFacts
+from agent_core.handoff.facts_only import squeeze
+from agent_core.handoff.grounded import GroundedFacts
 
-__all__ = ["TokenCount", "squeeze", "render_transcript", "render_facts"]
+__all__ = ["TokenCount", "render_transcript", "render_facts"]
 
 TokenCount = Callable[[str], int]
 
 _MESSAGE_CHARS = 1500
 _ROLE = {"human": "USER", "ai": "ASSISTANT", "tool": "TOOL RESULT"}
-
-
-def squeeze(text: str, limit: int) -> str:
-    # Head and tail: a command's result and a reply's conclusion usually sit at the end.
-    text = text.strip()
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    return f"{text[:half]}\n[… {len(text) - limit} characters omitted …]\n{text[-half:]}"
 
 
 def _render_message(message: BaseMessage) -> str:
@@ -37,12 +30,19 @@ def _render_message(message: BaseMessage) -> str:
     return "\n".join(lines)
 
 
+def _is_opening(message: BaseMessage) -> bool:
+    # The handoff and pinned files that opened the session: the prompt carries the previous
+    # handoff in full by itself.
+    return bool(message.additional_kwargs.get("baton_kind"))
+
+
 def render_transcript(messages: Sequence[BaseMessage], count: TokenCount, budget: int) -> str:
     """The newest messages that fit ``budget`` tokens, plus the first user request (the task)."""
     # Rendered newest first and only until the budget is spent: a reset of a long session
     # must not pay for rendering thousands of messages the prompt will never hold.
+    messages = [m for m in messages if not _is_opening(m)]
     first_user = next((i for i, m in enumerate(messages) if m.type == "human"), None)
-    head = squeeze(_render_message(messages[first_user]), 600) if first_user is not None else ""
+    head = _render_message(messages[first_user]) if first_user is not None else ""
     used = count(head) if head else 0
     tail: list[str] = []
     for index in range(len(messages) - 1, -1, -1):
@@ -70,5 +70,3 @@ def render_facts(facts: GroundedFacts) -> str:
     lines += [f"todo [{t.status}]: {t.content}" for t in facts.todos]
     return "\n".join(lines) or "(no tool evidence)"
 
-
-# --- grounding and budget ---------------------------------------------------------------------

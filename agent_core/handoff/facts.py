@@ -17,9 +17,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from agent_core import facts_aider as aider
-from agent_core.grounded import CommandRun, GitCommit, GroundedFacts, TestRun
-from agent_core.handoff import FileChange, Todo
+from agent_core.handoff import facts_aider as aider
+from agent_core.handoff.artifact import FileChange, Todo
+from agent_core.handoff.grounded import CommandRun, GitCommit, GroundedFacts, TestRun
 
 __all__ = ["CommandRun", "TestRun", "GitCommit", "GroundedFacts", "extract_facts"]
 
@@ -47,6 +47,9 @@ _CWD_RE = re.compile(r"^\(Current directory: (.+?)\)\s*$", re.MULTILINE)
 _GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
 # SWE-agent actions: a fenced block, or <command>...</command> in its XML templates.
 _ACTION_RE = re.compile(r"```[^\n]*\n(.*?)```|<command>\n?(.*?)</command>", re.DOTALL)
+# Output with no exit status still shows a failure: a Python traceback, ending in its error.
+_TRACEBACK_RE = re.compile(r"Traceback \(most recent call last\):.*?^(\w[\w.]*(?:Error|Exception)\b[^\n]*)",
+                           re.MULTILINE | re.DOTALL)
 _DIFF_FILE_RE = re.compile(r"^diff --git a/(.+?) b/(.+?)\s*$", re.MULTILINE)
 _TEST_CMD_RE = re.compile(
     r"\b(pytest|py\.test|unittest|tox|nox|(npm|yarn|pnpm)( run)? test|jest|vitest|go test"
@@ -67,6 +70,7 @@ class _Collector:
     repo_dirs: set[str] = field(default_factory=set)
     submitted_diff: str | None = None
     pending: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    edits_seen: int = 0  # events already attributed to a command
 
     def touch(self, kind: str, path: object, evidence: str) -> None:
         if isinstance(path, str) and path.strip() and path.strip() != "n/a":
@@ -164,7 +168,12 @@ def _apply_call(c: _Collector, name: str, args: dict[str, Any], result: str, fai
 def _apply_shell(c: _Collector, command: str, result: str, failed: bool) -> None:
     exit_match = _EXIT_RE.search(result)
     status = int(exit_match.group(1)) if exit_match else (1 if failed else None)
-    c.commands.append(CommandRun(command=command, exit_status=status))
+    changed = [raw for kind, raw, _ in c.events[c.edits_seen:] if kind == "modified"]
+    c.edits_seen = len(c.events)
+    traceback = _TRACEBACK_RE.search(result) if status is None else None
+    c.commands.append(CommandRun(command=command, exit_status=status,
+                                 changed_before=list(dict.fromkeys(changed)),
+                                 error=traceback.group(1)[:200] if traceback else None))
     for sha, message in _GIT_COMMIT_OUT_RE.findall(result):
         c.commits.setdefault(sha, message)
     if _TEST_CMD_RE.search(command):
@@ -228,7 +237,7 @@ def _todo(item: Mapping[str, Any]) -> Todo:
     status = item.get("status")
     ids = {key: None if item.get(key) is None else str(item[key]) for key in ("id", "parent_id")}
     return Todo(content=str(item["content"]),
-                status=status if status in ("pending", "in_progress", "completed") else "pending",
+                status=status if status in ("pending", "in_progress", "completed", "blocked") else "pending",
                 **ids)
 
 
@@ -272,30 +281,30 @@ def _walk(c: _Collector, messages: Sequence[BaseMessage], dialect: str) -> bool:
 
 
 # Human-role messages that are not the user speaking: session openings, summaries, aider's
-# /commands (never sent) and reflections (aider's own error reports).
+# /commands (never sent) and reflections (aider's own error reports), records an importer marks
+# ``not_user`` (Claude Code's meta records, notifications, slash commands, hook output), and a
+# message carried over from the previous session (already among its requests).
 _CONTEXT_OPENINGS = ("<handoff-context>", "<summary>", "<pinned")
 _NOT_REQUESTS = frozenset({"handoff", "pinned", "summary"})
-_KEEP_REQUESTS = 3
+_NOT_USER_FLAGS = ("baton_not_sent", "aider_reflection", "not_user", "carried_over_from")
 
 
 def _user_requests(messages: Sequence[BaseMessage], dialect: str) -> list[str]:
-    """The latest things the user asked for. SWE-agent's observations arrive as user turns,
-    so there the task statement (the first user message) is the request."""
+    """Everything the user asked for, oldest first. SWE-agent's observations arrive as user
+    turns, so there the task statement (the first user message) is the request."""
     requests = []
     for message in messages:
         if not isinstance(message, HumanMessage):
             continue
         extra = message.additional_kwargs
-        if extra.get("baton_kind") in _NOT_REQUESTS or extra.get("baton_not_sent"):
-            continue
-        if extra.get("aider_reflection"):
+        if extra.get("baton_kind") in _NOT_REQUESTS or any(map(extra.get, _NOT_USER_FLAGS)):
             continue
         text = _text(message).strip()
         if text and not text.startswith(_CONTEXT_OPENINGS):
             requests.append(text)
             if dialect == "swe_agent":
                 break
-    return requests[-_KEEP_REQUESTS:]
+    return requests
 
 
 def _roots(workspace_root: str | None, metadata: Mapping[str, Any], c: _Collector) -> list[str]:
@@ -376,7 +385,8 @@ def extract_facts(
         files_modified=[FileChange(path=p, verified=True, evidence=e) for p, e in modified.items()],
         files_read=[p for p in read if p not in modified],
         scratch_files=scratch,
-        commands=c.commands,
+        commands=[run.model_copy(update={"changed_before": list(dict.fromkeys(
+            _normalize(p, roots) for p in run.changed_before))}) for run in c.commands],
         test_runs=c.tests,
         commits=[GitCommit(sha=s, message=m) for s, m in c.commits.items()],
         todos=c.todos,
