@@ -10,7 +10,7 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from agent_core.context import to_langchain
-from agent_core.facts import extract_facts
+from agent_core.handoff.facts import extract_facts
 from agent_core.memory_store import InMemoryStore
 from agent_core.runner import ThreadRunner
 from agent_core.sandbox import Sandbox, SandboxLimits, SandboxResult, sandbox_unavailable_reason
