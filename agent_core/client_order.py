@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ClientOrder", "client_order", "queue_slots"]
+__all__ = ["ClientOrder", "client_order", "queue_slots", "predecessor_prefix"]
 
 _CLIENT_ID = re.compile(r"^([A-Za-z0-9_-]{4,20})\.(\d{1,12})\.")
 
@@ -50,3 +50,16 @@ def queue_slots(
     # The tab's later messages shift one slot on, the last into the fresh slot.
     slots = [*later, next_seq]
     return slots[0], dict(zip(later, slots[1:], strict=True))
+
+
+def predecessor_prefix(client_id: str | None) -> str | None:
+    """The client-id prefix of the message the same tab sent just before this one, if any.
+
+    A message whose predecessor has not reached the server yet waits a moment for it
+    (``chat_app.services.chat``): a turn that delivered this one first could not put the
+    earlier one back before it.
+    """
+    order = client_order(client_id)
+    if order is None or order[1] <= 1:
+        return None
+    return f"{order[0]}.{order[1] - 1}."

@@ -164,6 +164,11 @@ class InMemoryStore:
             )
             return record
 
+    def has_client_message(self, thread_id: str, client_id_prefix: str) -> bool:
+        with self._mutex:
+            return any((p.client_id or "").startswith(client_id_prefix)
+                       for p in self._pending[thread_id])
+
     def pending(self, thread_id: str) -> list[PendingRecord]:
         with self._mutex:
             return [p for p in self._pending[thread_id] if p.delivered_session_id is None]

@@ -73,6 +73,11 @@ class SessionStore(Protocol):
         """Undelivered pending messages, in send order."""
         ...
 
+    def has_client_message(self, thread_id: str, client_id_prefix: str) -> bool:
+        """Whether a message whose client id starts with ``client_id_prefix`` was ever queued
+        on the thread (delivered or not)."""
+        ...
+
     def deliver_pending(
         self, thread_id: str, session_id: str, *, limit: int | None = None
     ) -> list[StoredMessage]:

@@ -7,6 +7,10 @@
    what each flush would cost if the streamed text lived in the rows list, i.e. the size of
    a frame that carries the rows list (measured when a finished item is appended).
 
+3. On the long thread: time from a chip click until its session's divider is on screen, the
+   rows in the page afterwards and the p95 frame time while scrolling, for sessions 1, 25
+   and 49 (goals: <= 0.5 s, <= 400 rows, <= 20 ms), and screenshots at 1280 and 390 px.
+
 Needs Debian chromium. Run: ``.venv/bin/python -m bench.ui``
 """
 
@@ -103,6 +107,53 @@ def _measure(browser, url: str, token: str, thread_id: str) -> dict[str, float]:
             "append_bytes": statistics.median(appends) if appends else 0}
 
 
+_FRAME_P95 = """
+async () => {
+  const gaps = [];
+  let last = performance.now();
+  let running = true;
+  const tick = (now) => { gaps.push(now - last); last = now; if (running) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+  for (let i = 0; i < 40; i++) {
+    window.scrollBy(0, i % 20 < 10 ? 300 : -300);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  running = false;
+  gaps.sort((a, b) => a - b);
+  return gaps[Math.floor(gaps.length * 0.95)] || 0;
+}
+"""
+
+
+def _jumps(browser, url: str, token: str, thread_id: str, shots: Path) -> dict[int, dict]:
+    """Chip jumps on the long thread: seconds until the divider shows, rows, scroll p95."""
+    results = {}
+    for width in (1280, 390):
+        context = browser.new_context(base_url=url, viewport={"width": width, "height": 820})
+        context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": url}])
+        page = context.new_page()
+        page.goto(f"/t/{thread_id}")
+        page.wait_for_selector("#timeline .baton-item")
+        page.wait_for_timeout(800)
+        page.screenshot(path=str(shots / f"long-thread-{width}.png"))
+        for number in (1, 25, 49):
+            start = time.perf_counter()
+            page.locator(f'.baton-chip[data-session="{number}"]').click()
+            page.wait_for_function(
+                """(n) => { const el = document.getElementById('session-' + n);
+                             if (!el) return false; const box = el.getBoundingClientRect();
+                             return box.top >= 0 && box.top < window.innerHeight; }""",
+                arg=number, timeout=60_000)
+            seconds = time.perf_counter() - start
+            rows = page.locator("#timeline .baton-item").count()
+            frame = page.evaluate(_FRAME_P95)
+            if width == 1280:
+                results[number] = {"jump_s": seconds, "rows": rows, "frame_p95_ms": frame}
+            page.screenshot(path=str(shots / f"jump-session-{number}-{width}.png"))
+        context.close()
+    return results
+
+
 def main() -> None:
     chromium = _chromium_path()
     if chromium is None:
@@ -123,6 +174,8 @@ def main() -> None:
         for label, thread in (("10-message", short_id), ("10,000-message / 50-session", long_id)):
             runs = [_measure(browser, server.url, token, thread) for _ in range(3)]
             results[label] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+        shots = Path(tempfile.mkdtemp(prefix="baton-bench-ui-shots-"))
+        jumps = _jumps(browser, server.url, token, long_id, shots)
         browser.close()
     short, long = results["10-message"], results["10,000-message / 50-session"]
     print("thread                         interactive   bytes/flush  flushes  naive bytes/flush"
@@ -133,7 +186,11 @@ def main() -> None:
     print(f"long/short interactive ratio {long['interactive_s'] / short['interactive_s']:.2f}x; "
           f"bytes per flush long/short {long['flush_bytes'] / max(short['flush_bytes'], 1):.2f}x; "
           f"naive/flush on the long thread {long['naive_bytes'] / max(long['flush_bytes'], 1):.0f}x")
-    print(json.dumps(results))
+    print("jump to session   seconds   rows in page   scroll frame p95 (goals 0.5 s, 400, 20 ms)")
+    for number, r in jumps.items():
+        print(f"{number:15d} {r['jump_s']:9.2f} {r['rows']:14d} {r['frame_p95_ms']:12.1f} ms")
+    print(f"screenshots (1280 and 390 px): {shots}")
+    print(json.dumps({"load": results, "jumps": jumps}))
 
 
 if __name__ == "__main__":

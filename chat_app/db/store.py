@@ -308,6 +308,15 @@ class SqlStore:
             db.flush()
             return pending_record(row)
 
+    def has_client_message(self, thread_id: str, client_id_prefix: str) -> bool:
+        with self._tx(write=False) as db:
+            escaped = client_id_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            found = db.exec(select(PendingMessage.id).where(
+                PendingMessage.thread_id == thread_id,
+                col(PendingMessage.client_id).like(escaped + "%", escape="\\"),
+            ).limit(1)).first()
+            return found is not None
+
     def pending(self, thread_id: str) -> list[PendingRecord]:
         """Undelivered pending messages, in send order."""
         with self._tx(write=False) as db:

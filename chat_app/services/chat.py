@@ -20,6 +20,7 @@ from typing import Any
 from sqlmodel import Session
 
 from agent_core import events
+from agent_core.client_order import predecessor_prefix
 from agent_core.errors import ConfigurationError, MessageRejected
 from agent_core.models import model_info
 from agent_core.records import StoredMessage
@@ -164,6 +165,23 @@ class _Translator:
             "chip": chip.model_dump(mode="json"),
         }} | ({"followups": [self._labelled(i).model_dump(mode="json") for d in delivered
                              for i in self.folder.add(StoredMessage.model_validate(d))]} if delivered else {})
+
+
+# A tab's message waits this long at most for the one the tab sent before it (in flight on
+# another task or worker): delivered first, it could not be put back behind it.
+PREDECESSOR_WAIT_SECONDS = 3.0
+
+
+async def _after_predecessor(thread_id: str, client_id: str | None) -> None:
+    prefix = predecessor_prefix(client_id)
+    if prefix is None:
+        return
+    the_store = runtime.store()
+    deadline = time.monotonic() + PREDECESSOR_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        if await asyncio.to_thread(the_store.has_client_message, thread_id, prefix):
+            return
+        await asyncio.sleep(0.05)
 
 
 # What only the tab that sent a message needs: its outbox acknowledgement and refusals.
@@ -346,6 +364,7 @@ async def _send_message(owner: str, thread_id: str, text: str,
                                                     "message is kept and will be answered once "
                                                     "it is fixed."}}
         return
+    await _after_predecessor(thread_id, client_id)
     translator = _Translator(thread_id, resolved.label)
     cancel = runtime.cancel_flag(thread_id)
     queued = False

@@ -38,6 +38,7 @@ _watchers: dict[str, set[asyncio.Queue]] = defaultdict(set)
 _local_runs: dict[str, dict[str, float]] = defaultdict(dict)  # thread -> run -> expires
 _redis_client: Any = None
 _listener: asyncio.Task | None = None
+_subscribed: asyncio.Event | None = None
 
 
 def _redis_url() -> str:
@@ -68,6 +69,8 @@ async def _listen() -> None:
     """Fan the Redis channel out to this process's watchers, for as long as it has any."""
     pubsub = _client().pubsub(ignore_subscribe_messages=True)
     await pubsub.psubscribe(_CHANNEL + "*")
+    if _subscribed is not None:
+        _subscribed.set()
     try:
         while _watchers:
             message = await pubsub.get_message(timeout=1.0)
@@ -84,10 +87,20 @@ async def _listen() -> None:
             await pubsub.aclose()
 
 
-def _ensure_listener() -> None:
-    global _listener
-    if _redis_url() and (_listener is None or _listener.done()):
+async def _ensure_listener() -> None:
+    """Start this process's Redis subscription if needed, and wait until it is made: an
+    event published after ``watch`` returns must reach the new watcher."""
+    global _listener, _subscribed
+    if not _redis_url():
+        return
+    if _listener is None or _listener.done():
+        _subscribed = asyncio.Event()
         _listener = asyncio.create_task(_listen(), name="baton-live-listener")
+    if _subscribed is not None:
+        try:
+            await asyncio.wait_for(_subscribed.wait(), 5)
+        except TimeoutError:
+            _log.warning("the live channel's Redis subscription is slow to start")
 
 
 async def publish(thread_id: str, run_id: str, event: dict[str, Any]) -> None:
@@ -107,7 +120,7 @@ async def watch(thread_id: str) -> AsyncIterator[asyncio.Queue]:
     """A queue of the thread's live events for as long as the block runs."""
     queue: asyncio.Queue = asyncio.Queue(maxsize=QUEUE_LIMIT)
     _watchers[thread_id].add(queue)
-    _ensure_listener()
+    await _ensure_listener()
     try:
         yield queue
     finally:

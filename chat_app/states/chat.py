@@ -9,6 +9,7 @@ every 80 ms, and a finished item is appended to the list once.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -121,13 +122,23 @@ class ChatState(IdentityState):
 
     def _set_rows(self, rows: list[TimelineRow]) -> None:
         """Replace the whole timeline (page loads, earlier windows, settling a stream)."""
-        self.rows, self.chips = with_anchors(rows, self.chips, from_start=not self.has_earlier)
+        self.rows, chips = with_anchors(rows, self._chips_copy(), from_start=not self.has_earlier)
+        self._set_chips(chips)
         if self.live_rows and not self.has_later:
             self.live_rows = []
         if self.rows:
             self.earliest_seq = min(row.seq for row in self.rows if not row.resetting) if any(
                 not row.resetting for row in self.rows
             ) else self.earliest_seq
+
+    def _chips_copy(self) -> list[ChipRow]:
+        # Plain copies: changing the state's own chips in place would send them all again.
+        return [dataclasses.replace(chip) for chip in self.chips]
+
+    def _set_chips(self, chips: list[ChipRow]) -> None:
+        """Send the chip bar only when it changed (a step of a turn rarely changes it)."""
+        if chips != list(self.chips):
+            self.chips = chips
 
     def _show(self, view: Any) -> None:
         self.found = True
@@ -143,13 +154,14 @@ class ChatState(IdentityState):
     def _set_live(self, live: list[TimelineRow]) -> None:
         """Replace this run's rows, anchoring them after the settled rows (left untouched)."""
         settled = self.rows
-        self.live_rows, self.chips = anchors_for_tail(
+        self.live_rows, chips = anchors_for_tail(
             live,
-            self.chips,
+            self._chips_copy(),
             seen_sessions={row.session_number for row in settled if row.anchor},
             loaded_anchors={row.anchor for row in settled if row.anchor},
             from_start=not self.has_earlier and not settled,
         )
+        self._set_chips(chips)
 
     def _settle(self) -> None:
         """Fold this run's rows into the window once, trimming it to ``WINDOW`` rows."""
@@ -491,9 +503,46 @@ class ChatState(IdentityState):
     def _remote_run_ended(self) -> None:
         self.remote_running = False
         if self._streams == 0:
-            self._settle()
             self.sending = self.resetting = False
             self.streaming = self.notice = ""
+            if self.has_later:
+                self._settle()
+                return
+            self._reconcile()
+
+    def _reconcile(self) -> None:
+        """Read back what the thread stored after the settled rows and show exactly that:
+        a watcher that subscribed late or lost an event still ends the run right."""
+        settled = [row for row in self.rows if not row.resetting]
+        last = max((row.seq for row in settled), default=0)
+        view = thread_service.load_window_at(self._owner(), self.thread_key, after_seq=last,
+                                             limit=MAX_ROWS)
+        if view is None:
+            return
+        if view.has_later:  # more happened than a window holds: show the newest rows
+            newest = thread_service.load_timeline(self._owner(), self.thread_key)
+            if newest is not None:
+                self._show(newest)
+            return
+        fresh = [timeline_row(item) for item in view.items]
+        rows = [row for row in self.rows if not row.resetting]
+        known = {row.key for row in rows}
+        for row in fresh:
+            if row.key in known:  # a tool call settled before its result came
+                rows = upsert(rows, row)
+        tail = [row for row in fresh if row.key not in known]
+        stored = {row.key for row in tail}
+        waiting = [row for row in self.live_rows if row.queued and row.key not in stored]
+        chips = list(self.chips)
+        for row in tail:  # a reset whose live event was missed still gets its chip
+            if row.kind == "divider" and all(c.number != row.session_number for c in chips):
+                chips = with_new_session(chips, ChipRow(
+                    number=row.session_number, label=f"Session {row.session_number}",
+                    anchor=f"session-{row.session_number}"))
+        self._set_chips(chips)
+        self._set_rows(rows)
+        self._set_live(tail + waiting)
+        self._settle()
 
     def _apply_remote(self, event: dict) -> Any:
         """An event of a run this tab did not start."""

@@ -10,6 +10,7 @@ import urllib.request
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -207,7 +208,10 @@ def test_each_tabs_messages_are_stored_in_the_order_it_sent_them(scaled_server) 
     _DB_URLS[scaled_server.url] = scaled_server.db_url.replace("+psycopg", "")
     assert len(_backend_workers(scaled_server)) >= 2
     for run in range(5):
-        thread_id, sent = asyncio.run(_tabs_send_at_once(scaled_server.url, 4, 50))
+        # Its own event loop, in its own thread: Playwright's may be running in this one.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            thread_id, sent = pool.submit(
+                asyncio.run, _tabs_send_at_once(scaled_server.url, 4, 50)).result()
         stored = _stored_user_texts(scaled_server.url, thread_id)
         missing = sorted(set(sent) - set(stored))
         assert sorted(stored) == sorted(sent), (
@@ -236,6 +240,9 @@ def test_tabs_on_several_workers_follow_one_turn(scaled_server, browser) -> None
     send(first, "Write a config parser with tests")
     send(others[0], "Also add a --verbose flag")
     wait_idle(others[0])  # its send returns once its message is answered, by any worker
+    wait_idle(first)
+    first.reload()  # what the thread stored: a reload's view
+    first.locator("#timeline .baton-item").first.wait_for()
     wait_idle(first)
     expected = timeline(first)
     assert [text for kind, text in expected if kind == "user"] == [

@@ -251,6 +251,9 @@ def test_a_tabs_messages_are_queued_in_the_order_the_tab_sent_them(backend: Back
     send(thread, "A0", client_id="tabA.0.x")
     # The tab's waiting messages move one of its slots on; other messages keep theirs.
     assert [p.content for p in backend.store.pending(thread)] == ["A0", "plain", "A2", "A3"]
+    assert backend.store.has_client_message(thread, "tabA.2.")
+    assert not backend.store.has_client_message(thread, "tabA.4.")
+    assert not backend.store.has_client_message(thread, "tab%.")  # a prefix, not a pattern
     # A re-send under a known id changes nothing.
     send(thread, "A2", client_id="tabA.2.x")
     assert [m.content for m in backend.store.deliver_pending(thread, session.id)] == [
