@@ -107,6 +107,9 @@ async def _stoppable(thread_id: str, flag: asyncio.Event) -> AsyncIterator[None]
         watcher.cancel()
 
 
+FIRST_SEQ = 1  # the seq of a thread's first stored row (``thread.next_seq`` starts there)
+
+
 class _Translator:
     """Turns engine events into UI events for one run."""
 
@@ -122,8 +125,14 @@ class _Translator:
         kind, data = event.get("type"), event.get("data") or {}
         if kind == "message":
             row = StoredMessage.model_validate(data)
+            items = self.folder.add(row)
+            opening = self.sessions.get(row.session_id)
+            if row.seq == FIRST_SEQ and opening is not None:
+                # The thread's first row opens session 1: shown with its divider, as a
+                # reload shows it.
+                items = [divider_item(opening, row.seq), *items]
             return [{"type": "item", "data": self._labelled(i).model_dump(mode="json")}
-                    for i in self.folder.add(row)]
+                    for i in items]
         if kind == "context_reset":
             return [self._reset(data)]
         if kind in ("compaction", "todo_compressed"):
