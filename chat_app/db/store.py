@@ -49,6 +49,7 @@ from chat_app.db.models import (
     Thread,
     ThreadFile,
 )
+from chat_app.db.search import search_message_rows
 
 __all__ = ["SqlStore"]
 
@@ -227,6 +228,14 @@ class SqlStore:
                 .order_by(col(ContextEditRow.position))
             )
             return [ContextEdit.model_validate(row.data) for row in db.exec(query)]
+
+    def search_messages(
+        self, thread_id: str, query: str, *, session_id: str | None = None, limit: int = 20
+    ) -> list[StoredMessage]:
+        """Original rows holding every word of ``query``, in the database's full-text index."""
+        with self._tx(write=False) as db:
+            rows = search_message_rows(db, thread_id, query, session_id=session_id, limit=limit)
+            return [stored_message(row) for row in rows]
 
     # files --------------------------------------------------------------------
     def read_file(self, thread_id: str, path: str) -> str | None:

@@ -40,6 +40,8 @@ class AssistantBase(SQLModel):
     keep_recent_tokens: int = Field(default=2000, ge=0)
     window_override: int | None = Field(default=None, gt=0)
     pinned_paths: list[str] = Field(default_factory=_default_pinned, sa_type=JSONValue)
+    # search_history / read_history over the thread's stored originals.
+    history_tools: bool = True
 
 
 class AssistantCreate(AssistantBase):
@@ -60,6 +62,7 @@ class AssistantUpdate(SQLModel):
     keep_recent_tokens: int | None = Field(default=None, ge=0)
     window_override: int | None = Field(default=None, gt=0)
     pinned_paths: list[str] | None = None
+    history_tools: bool | None = None
 
 
 class Assistant(AssistantBase, table=True):
