@@ -21,6 +21,8 @@ from agent_core.errors import HandoffCancelled, HandoffGenerationError
 from agent_core.handoff.artifact import HandoffArtifact, handoff_context_message, handoff_filename
 from agent_core.handoff.facts import extract_facts
 from agent_core.handoff.generation import generate_handoff
+from agent_core.history.notes import MAX_LISTED_SESSIONS, compacted_note, history_note
+from agent_core.history.tools import HISTORY_TOOL_NAMES
 from agent_core.models import model_info
 from agent_core.records import ContextEdit, NewMessage, StoredMessage
 from agent_core.redaction import known_secrets, redact_text
@@ -257,7 +259,7 @@ class SessionCoordinator:
         # handoff may have no user message of its own.
         task = artifact.goal or next((m.content for m in reversed(originals)
                                       if m.type == "human" and context_kind(m) is None), "")
-        opening = handoff_context_message(artifact)
+        opening = handoff_context_message(artifact, history=self._history_note())
         if self.todos.todos:
             opening += _todo_state_block(self.todos.todos, str(task)[:500])
         context = [NewMessage(role="handoff", content=opening, meta={"handoff_source": result.source})]
@@ -286,6 +288,26 @@ class SessionCoordinator:
         ))
         return to_langchain(rows)
 
+    @property
+    def history_tools(self) -> bool:
+        """Whether this run offers search_history/read_history (the assistant's switch)."""
+        return any(tool.name in HISTORY_TOOL_NAMES for tool in self.setup.tools)
+
+    def _history_note(self) -> str:
+        if not self.history_tools:
+            return ""
+        sessions = self.store.sessions(self.setup.thread_id)
+        listed = sessions[-MAX_LISTED_SESSIONS:]
+        return history_note(sessions, {s.id: self.store.messages(s.id) for s in listed})
+
+    def _compacted_span(self, upto_seq: int) -> tuple[int, int]:
+        """First and last position (1-based, in the session's stored rows) of the
+        conversation up to ``upto_seq``: what a compaction there hides, earlier ones included."""
+        rows = self.store.messages(self.session.id)
+        places = [i for i, row in enumerate(rows, 1)
+                  if row.seq <= upto_seq and row.role not in ("handoff", "pinned", "event")]
+        return (min(places), max(places)) if places else (1, 1)
+
     # compaction ---------------------------------------------------------------------
     def compaction_cut(self, messages: Sequence[BaseMessage]) -> int:
         return safe_cutoff(messages, self.setup.policy.keep_recent_tokens, self.count)
@@ -306,6 +328,9 @@ class SessionCoordinator:
             self.setup.model, older, max_tokens=self.setup.compaction_summary_tokens,
             count_text=self.estimator.counter.count_text,
         )
+        if self.history_tools:
+            first, last = self._compacted_span(max(seqs))
+            summary += "\n\n" + compacted_note(self.session.number, first, last)
         before = sum(self.count(m) for m in older)
         after = self.estimator.counter.count_text(summary)
         edit = ContextEdit(kind="compaction", summary=summary, upto_seq=max(seqs),

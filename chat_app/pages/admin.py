@@ -67,6 +67,18 @@ def _editor() -> rx.Component:
                              rows="3", width="100%"),
                 spacing="1", width="100%",
             ),
+            rx.vstack(
+                rx.text("History tools (search_history, read_history over the originals)",
+                        size="1", weight="medium"),
+                rx.el.select(
+                    rx.el.option("on", value="on"),
+                    rx.el.option("off", value="off"),
+                    name="history_tools",
+                    default_value=AdminState.form.get("history_tools", "on"),
+                    class_name="baton-select",
+                ),
+                spacing="1", width="100%",
+            ),
             rx.button("Save", type="submit", id="admin-save"),
             spacing="3",
             width="100%",

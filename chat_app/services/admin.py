@@ -107,6 +107,7 @@ class AssistantForm(BaseModel):
     keep_recent_tokens: str = "2000"
     window_override: str = ""
     pinned_paths: str = ""  # one per line
+    history_tools: str = "on"  # "on" or "off": search_history and read_history
 
 
 class AssistantView(BaseModel):
@@ -123,6 +124,7 @@ class AssistantView(BaseModel):
     keep_recent_tokens: int
     window_override: int | None
     pinned_paths: list[str]
+    history_tools: bool
     updated_at: datetime
     model_window: int = 0
     """The model's context window as Baton knows it (what an empty override means)."""
@@ -282,6 +284,8 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
         if window <= 0:
             raise SettingsRejected("Window override must be a positive number of tokens, or empty.")
     pinned = [line.strip() for line in form.pinned_paths.splitlines() if line.strip()]
+    if form.history_tools.strip() not in ("on", "off"):
+        raise SettingsRejected("History tools must be on or off.")
     fields = dict(context_strategy=strategy, reset_threshold=reset, compact_threshold=compact,
                   keep_recent_tokens=keep_recent, window_override=window,
                   pinned_paths=tuple(pinned))
@@ -295,7 +299,8 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
                                system_prompt=form.system_prompt, context_strategy=strategy,
                                reset_threshold=reset, compact_threshold=compact,
                                keep_recent_tokens=keep_recent, window_override=window,
-                               pinned_paths=pinned)
+                               pinned_paths=pinned,
+                               history_tools=form.history_tools.strip() == "on")
     except ValidationError as error:
         raise SettingsRejected("; ".join(e["msg"] for e in error.errors())) from None
 
