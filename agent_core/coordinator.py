@@ -1,5 +1,5 @@
-"""Applies context decisions to one thread's session: persist, deliver, measure, reset,
-compact, compress todos. The middleware calls it; it owns no decision logic of its own
+"""Applies context decisions to one thread's session: persist, deliver, measure, mask,
+reset, compact, compress todos. The middleware calls it; it owns no decision logic of its own
 (that is :mod:`agent_core.strategies`)."""
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ from agent_core.handoff.artifact import HandoffArtifact, handoff_context_message
 from agent_core.handoff.facts import extract_facts
 from agent_core.handoff.generation import generate_handoff
 from agent_core.history.notes import MAX_LISTED_SESSIONS, compacted_note, history_note
-from agent_core.history.tools import HISTORY_TOOL_NAMES
+from agent_core.history.tools import HISTORY_TOOL_NAMES, read_history_call
 from agent_core.models import model_info
 from agent_core.records import ContextEdit, NewMessage, StoredMessage
 from agent_core.redaction import known_secrets, redact_text
 from agent_core.strategies.cutoff import safe_cutoff
+from agent_core.strategies.masking import mask_candidates, placeholder
 from agent_core.todos import TodoTracker, span_rows, todo_summary
 from agent_core.turn import EventSink, TurnSetup
 
@@ -307,6 +308,37 @@ class SessionCoordinator:
         places = [i for i, row in enumerate(rows, 1)
                   if row.seq <= upto_seq and row.role not in ("handoff", "pinned", "event")]
         return (min(places), max(places)) if places else (1, 1)
+
+    # masking ------------------------------------------------------------------------
+    def mask(self, messages: Sequence[BaseMessage]) -> list[BaseMessage] | None:
+        """Mask the old tool outputs :func:`mask_candidates` picks; the rebuilt context, or
+        None when there is nothing to mask. Stored as one ``ContextEdit(kind="mask")``."""
+        picked = [(messages[i], self.seq_of(messages[i]))
+                  for i in mask_candidates(messages, self.setup.policy.keep_recent_tokens, self.count)]
+        picked = [(message, seq) for message, seq in picked if seq is not None]
+        if not picked:
+            return None
+        position = {row.seq: i for i, row in enumerate(self.store.messages(self.session.id), 1)}
+        count_text = self.estimator.counter.count_text
+        placeholders: dict[int, str] = {}
+        before = after = 0
+        for message, seq in picked:
+            tokens = self.count(message)
+            reread = (read_history_call(self.session.number, position[seq])
+                      if self.history_tools and seq in position else "running the tool again")
+            placeholders[seq] = placeholder(str(message.name or "tool"), tokens, reread)
+            before += tokens
+            after += count_text(placeholders[seq])
+        edit = ContextEdit(kind="mask", summary="", seqs=sorted(placeholders),
+                           placeholders=placeholders, tokens_before=before, tokens_after=after)
+        note = f"Masked {len(picked)} old tool outputs ({before:,} → {after:,} tokens)"
+        marker = NewMessage(role="event", content=note,
+                            meta={"event": "masking", "tokens_before": before,
+                                  "tokens_after": after, "outputs": len(picked)})
+        self.store.add_context_edit(self.session.id, edit, marker)
+        self.emit(events.masking(message=note, tokens_before=before, tokens_after=after,
+                                 outputs=len(picked), session_number=self.session.number))
+        return self._rebuilt()
 
     # compaction ---------------------------------------------------------------------
     def compaction_cut(self, messages: Sequence[BaseMessage]) -> int:

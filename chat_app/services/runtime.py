@@ -75,6 +75,7 @@ def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, Resolve
         context_strategy=assistant.context_strategy,
         reset_threshold=assistant.reset_threshold,
         compact_threshold=assistant.compact_threshold,
+        mask_threshold=assistant.mask_threshold,
         keep_recent_tokens=assistant.keep_recent_tokens,
         window_override=_window_override(assistant, resolved),
         pinned_paths=tuple(assistant.pinned_paths or ()),

@@ -67,6 +67,7 @@ class AdminState(rx.State):
             "name": view.name, "model": view.model, "system_prompt": view.system_prompt,
             "context_strategy": view.context_strategy,
             "compact_threshold": str(view.compact_threshold),
+            "mask_threshold": "" if view.mask_threshold is None else str(view.mask_threshold),
             "reset_threshold": str(view.reset_threshold),
             "keep_recent_tokens": str(view.keep_recent_tokens),
             "window_override": "" if view.window_override is None else str(view.window_override),

@@ -65,6 +65,8 @@ def test_grant_is_not_the_password_and_dies_with_it(grant: str, monkeypatch: pyt
         ({"name": "  "}, "Name cannot be empty"),
         ({"pinned_paths": "../secrets"}, "inside the workspace"),
         ({"history_tools": "maybe"}, "History tools must be on or off"),
+        ({"mask_threshold": "0.6"}, "mask threshold \\(60%\\) must be below the compact"),
+        ({"mask_threshold": "lots"}, "Mask threshold must be a number"),
     ],
 )
 def test_invalid_settings_are_rejected_with_a_reason(grant: str, fields: dict, message: str) -> None:
@@ -109,6 +111,18 @@ def test_history_tools_are_on_by_default_and_switch_off_per_assistant(grant: str
 
     assert {"search_history", "read_history"} <= names(True)
     assert not {"search_history", "read_history"} & names(False)
+
+
+def test_the_mask_threshold_reaches_the_policy_and_empty_turns_it_off(grant: str) -> None:
+    from chat_app.db.models import Assistant
+    from chat_app.services.runtime import turn_setup
+
+    created = admin.create_assistant(grant, form())
+    assert created.mask_threshold == 0.35
+    off = admin.update_assistant(grant, created.id, form(mask_threshold=""))
+    assert off is not None and off.mask_threshold is None
+    setup, _ = turn_setup("t", Assistant(name="a", mask_threshold=0.2))
+    assert setup.policy.mask_threshold == 0.2
 
 
 def test_default_assistant_is_listed(grant: str) -> None:
