@@ -162,6 +162,7 @@ def _summary_message(edit: ContextEdit) -> HumanMessage:
 def apply_edits(rows: Sequence[StoredMessage], edits: Sequence[ContextEdit]) -> list[BaseMessage]:
     """The model's view of a session: rows with compactions, todo summaries and masked tool
     outputs applied."""
+    edits = [edit for edit in edits if not edit.undone]
     compaction = next((e for e in reversed(edits) if e.kind == "compaction"), None)
     cut = compaction.upto_seq if compaction and compaction.upto_seq is not None else -1
     todo_first: dict[int, ContextEdit] = {}

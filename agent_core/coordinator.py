@@ -28,6 +28,7 @@ from agent_core.records import ContextEdit, NewMessage, StoredMessage
 from agent_core.redaction import known_secrets, redact_text
 from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.strategies.masking import mask_candidates, placeholder
+from agent_core.strategies.undo import undo_hold
 from agent_core.todos import TodoTracker, span_rows, todo_summary
 from agent_core.turn import EventSink, TurnSetup
 
@@ -99,6 +100,8 @@ class SessionCoordinator:
         self._persisted: set[str] = set()
         self._seq: dict[str, int] = {}
         self._replay_todos(self.store.messages(self.session.id))
+        #: Below this utilization automatic masking and compaction wait (after an undo).
+        self.undo_hold = undo_hold(self.store.context_edits(self.session.id))
 
     # bookkeeping ------------------------------------------------------------------
     def _replay_todos(self, rows: Sequence[StoredMessage]) -> None:
@@ -277,6 +280,7 @@ class SessionCoordinator:
             context=context,
         )
         self.session = new
+        self.undo_hold = None
         for row in rows:
             self._remember(row.id, row.seq)
         self.emit(events.context_reset(
@@ -310,7 +314,8 @@ class SessionCoordinator:
         return (min(places), max(places)) if places else (1, 1)
 
     # masking ------------------------------------------------------------------------
-    def mask(self, messages: Sequence[BaseMessage]) -> list[BaseMessage] | None:
+    def mask(self, messages: Sequence[BaseMessage], utilization: float | None = None
+             ) -> list[BaseMessage] | None:
         """Mask the old tool outputs :func:`mask_candidates` picks; the rebuilt context, or
         None when there is nothing to mask. Stored as one ``ContextEdit(kind="mask")``."""
         picked = [(messages[i], self.seq_of(messages[i]))
@@ -330,11 +335,13 @@ class SessionCoordinator:
             before += tokens
             after += count_text(placeholders[seq])
         edit = ContextEdit(kind="mask", summary="", seqs=sorted(placeholders),
-                           placeholders=placeholders, tokens_before=before, tokens_after=after)
+                           placeholders=placeholders, tokens_before=before, tokens_after=after,
+                           utilization=None if utilization is None else round(utilization, 4))
         note = f"Masked {len(picked)} old tool outputs ({before:,} → {after:,} tokens)"
         marker = NewMessage(role="event", content=note,
                             meta={"event": "masking", "tokens_before": before,
-                                  "tokens_after": after, "outputs": len(picked)})
+                                  "tokens_after": after, "outputs": len(picked),
+                                  "edit": len(self.store.context_edits(self.session.id))})
         self.store.add_context_edit(self.session.id, edit, marker)
         self.emit(events.masking(message=note, tokens_before=before, tokens_after=after,
                                  outputs=len(picked), session_number=self.session.number))
@@ -366,11 +373,13 @@ class SessionCoordinator:
         before = sum(self.count(m) for m in older)
         after = self.estimator.counter.count_text(summary)
         edit = ContextEdit(kind="compaction", summary=summary, upto_seq=max(seqs),
-                           tokens_before=before, tokens_after=after)
+                           tokens_before=before, tokens_after=after,
+                           utilization=round(estimate.fraction, 4))
         note = f"Compacted {len(older)} earlier messages ({before:,} → {after:,} tokens)"
         marker = NewMessage(role="event", content=note,
                             meta={"event": "compaction", "tokens_before": before, "tokens_after": after,
-                                  "messages": len(older), "utilization": round(estimate.fraction, 4)})
+                                  "messages": len(older), "utilization": round(estimate.fraction, 4),
+                                  "edit": len(self.store.context_edits(self.session.id))})
         self.store.add_context_edit(self.session.id, edit, marker)
         self.emit(events.compaction(message=note, tokens_before=before, tokens_after=after,
                                     messages=len(older), session_number=self.session.number))

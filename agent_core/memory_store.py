@@ -105,6 +105,14 @@ class InMemoryStore:
         with self._mutex:
             return list(self._edits[session_id])
 
+    def undo_context_edit(self, session_id: str, position: int) -> ContextEdit:
+        with self._mutex:
+            edits = self._edits.get(session_id, [])
+            if not 0 <= position < len(edits):
+                raise StoreError(f"session {session_id} has no context edit {position}")
+            edits[position] = edits[position].model_copy(update={"undone": True})
+            return edits[position]
+
     def search_messages(
         self, thread_id: str, query: str, *, session_id: str | None = None, limit: int = 20
     ) -> list[StoredMessage]:

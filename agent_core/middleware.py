@@ -28,6 +28,7 @@ from agent_core import events
 from agent_core.coordinator import SessionCoordinator
 from agent_core.strategies.masking import should_mask
 from agent_core.strategies.plan import confirm_compaction, plan
+from agent_core.strategies.undo import held_back
 from agent_core.tool_errors import tool_failure
 
 __all__ = [
@@ -100,13 +101,17 @@ class ContextResetMiddleware(_Base):
         messages += delivered
         estimate = c.measure(messages)
         masked = None
-        if should_mask(estimate.fraction, c.setup.policy):
+        held = c.undo_hold is not None and estimate.fraction < c.undo_hold
+        if not held:
+            c.undo_hold = None  # grown past the margin: back to normal
+        if not held and should_mask(estimate.fraction, c.setup.policy):
             # The cheap stage first: compaction or a reset is then judged on what is left.
-            masked = await _off_loop(c, c.mask, messages)
+            masked = await _off_loop(c, c.mask, messages, estimate.fraction)
             if masked is not None:
                 messages = masked
                 estimate = c.measure(messages)
         decision = plan(estimate.fraction, c.setup.policy, model_default=c.info.default_strategy)
+        decision = held_back(decision, c.undo_hold)
         if decision.action == "compact":
             decision = confirm_compaction(decision, c.projected_after_compaction(messages, estimate),
                                           c.setup.policy)

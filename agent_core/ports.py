@@ -49,6 +49,12 @@ class SessionStore(Protocol):
         """The session's context edits in the order they were made."""
         ...
 
+    def undo_context_edit(self, session_id: str, position: int) -> ContextEdit:
+        """Mark the session's edit at ``position`` (0-based, in edit order) undone and return
+        it; the original rows never changed, so the model's view is as before the edit.
+        Raises :class:`agent_core.errors.StoreError` when there is no such edit."""
+        ...
+
     def search_messages(
         self, thread_id: str, query: str, *, session_id: str | None = None, limit: int = 20
     ) -> list[StoredMessage]:

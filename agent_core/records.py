@@ -87,6 +87,10 @@ class ContextEdit(_Record):
     placed where the first of them stood. ``kind`` ``mask``: the tool results whose seq is a
     key of ``placeholders`` show that one-line placeholder instead of their output (the tool
     call and its result stay paired). Originals stay in the store.
+
+    ``undone``: the user undid it; the model's view ignores it. ``utilization`` is the share
+    of the window in use when it was made (an undo holds automatic ones back until the
+    context has grown past it by a margin).
     """
 
     kind: Literal["compaction", "todo", "mask"]
@@ -97,3 +101,5 @@ class ContextEdit(_Record):
     placeholders: dict[int, str] = Field(default_factory=dict)
     tokens_before: int = 0
     tokens_after: int = 0
+    utilization: float | None = None
+    undone: bool = False

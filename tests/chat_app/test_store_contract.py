@@ -469,3 +469,21 @@ def test_search_honours_the_limit_and_ignores_query_syntax(backend: Backend) -> 
     assert len(store.search_messages(thread, 'mango" OR NEAR(* -x:', limit=10)) == 0
     assert len(store.search_messages(thread, '"mango" AND', limit=10)) == 0
     assert store.search_messages(thread, "  ...  ") == []
+
+
+def test_an_undone_context_edit_stays_recorded_as_undone(backend: Backend) -> None:
+    store = backend.store
+    thread = backend.new_thread()
+    session = store.current_session(thread)
+    store.append(thread, session.id, [user("1"), user("2"), user("3")])
+    compaction = ContextEdit(kind="compaction", summary="s1", upto_seq=2, utilization=0.52)
+    mask = ContextEdit(kind="mask", summary="", seqs=[3], placeholders={3: "[masked]"})
+    store.add_context_edit(session.id, compaction)
+    store.add_context_edit(session.id, mask)
+
+    undone = store.undo_context_edit(session.id, 1)
+
+    assert undone == mask.model_copy(update={"undone": True})
+    assert store.context_edits(session.id) == [compaction, undone]
+    with pytest.raises(StoreError):
+        store.undo_context_edit(session.id, 2)
