@@ -134,18 +134,14 @@ def make_history_tools(store: SessionStore, thread_id: str) -> list[BaseTool]:
     """``search_history`` and ``read_history`` bound to ``thread_id``'s stored originals."""
     history = _History(store, thread_id)
 
-    def search_history(query: str, session: int | None = None) -> str:
-        """Search every stored message of this conversation, including earlier sessions and
-        parts summarized, compacted or masked out of your context. Finds messages holding
-        every word of the query (whole words, any case). Optional session: a session
-        number. Each hit names its session and message number for read_history."""
-        return history.search(query, session)
+    def search_history(query: str, session: int = 0) -> str:
+        """Find stored messages of this chat (all sessions, compacted or masked ones too)
+        holding every word of query; session 0 searches all."""
+        return history.search(query, session or None)
 
-    def read_history(session: int, start: int, end: int | None = None) -> str:
-        """Read stored messages start..end (inclusive, numbered from 1) of a session of this
-        conversation, verbatim: earlier sessions, compacted or masked messages included. At
-        most 20 messages per call."""
-        return history.read(session, start, end)
+    def read_history(session: int, start: int, end: int = 0) -> str:
+        """Read stored messages start..end of a session of this chat, verbatim."""
+        return history.read(session, start, end or None)
 
     tools: list[BaseTool] = [StructuredTool.from_function(search_history, name="search_history"),
                              StructuredTool.from_function(read_history, name="read_history")]
