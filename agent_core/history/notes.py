@@ -52,9 +52,10 @@ def history_note(sessions: Sequence[SessionRecord],
     listed = sessions[-MAX_LISTED_SESSIONS:]
     lines = [
         "<history>",
-        "Every message of the earlier sessions is stored verbatim. search_history(query, "
-        "session=None) finds messages holding every word of a query (each hit names its "
-        "session and message number); read_history(session, start, end) reads them. Use "
+        "Every message of the earlier sessions is stored verbatim. search_history(query) "
+        "finds messages holding every word of a query (session=N searches one session; each "
+        "hit names its session and message number); read_history(session, start, end) reads "
+        "them. Use "
         "them when the handoff leaves out a detail you need (an error text, a command's "
         "output, what the user said exactly) instead of redoing work.",
     ]
