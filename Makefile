@@ -48,6 +48,7 @@ bench: install
 	$(BIN)/python -m bench.accuracy
 	$(BIN)/python -m bench.handoff_recall
 	$(BIN)/python -m bench.continuity
+	$(BIN)/python -m bench.masking
 	$(BIN)/python -m bench.runtime
 	$(BIN)/python -m bench.storage
 	$(BIN)/python -m bench.load

@@ -24,6 +24,7 @@ from agent_core.validation import sanitize_text
 
 __all__ = [
     "CONTEXT_KINDS",
+    "MASKED",
     "to_langchain",
     "from_langchain",
     "repair_tool_pairs",
@@ -34,6 +35,8 @@ __all__ = [
 
 #: Roles that start a session (a reset's handoff, pinned files) or stand in for older rows.
 CONTEXT_KINDS = ("handoff", "pinned", "summary")
+#: Marks a tool result whose output a mask edit replaced by a placeholder.
+MASKED = "baton_masked"
 _STOPPED_TOOL = "error: the run stopped before this tool call finished; run it again if needed"
 
 
@@ -157,7 +160,9 @@ def _summary_message(edit: ContextEdit) -> HumanMessage:
 
 
 def apply_edits(rows: Sequence[StoredMessage], edits: Sequence[ContextEdit]) -> list[BaseMessage]:
-    """The model's view of a session: rows with compactions and todo summaries applied."""
+    """The model's view of a session: rows with compactions, todo summaries and masked tool
+    outputs applied."""
+    edits = [edit for edit in edits if not edit.undone]
     compaction = next((e for e in reversed(edits) if e.kind == "compaction"), None)
     cut = compaction.upto_seq if compaction and compaction.upto_seq is not None else -1
     todo_first: dict[int, ContextEdit] = {}
@@ -170,6 +175,10 @@ def apply_edits(rows: Sequence[StoredMessage], edits: Sequence[ContextEdit]) -> 
             hidden.add(seq)
             todo_first.pop(seq, None)
         todo_first[min(edit.seqs)] = edit
+    masked: dict[int, str] = {}
+    for edit in edits:
+        if edit.kind == "mask":
+            masked.update(edit.placeholders)
     out: list[BaseMessage] = []
     summary_placed = compaction is None
     for row in rows:
@@ -185,8 +194,12 @@ def apply_edits(rows: Sequence[StoredMessage], edits: Sequence[ContextEdit]) -> 
             out.append(_summary_message(todo_first[row.seq]))
         if row.seq in hidden:
             continue
+        if row.role == "tool" and row.seq in masked:
+            row = row.model_copy(update={"content": masked[row.seq]})
         message = _row_to_message(row)
         if message is not None:
+            if row.role == "tool" and row.seq in masked:
+                message.additional_kwargs[MASKED] = True
             out.append(message)
     if not summary_placed:
         out.append(_summary_message(compaction))  # type: ignore[arg-type]

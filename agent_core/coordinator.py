@@ -1,5 +1,5 @@
-"""Applies context decisions to one thread's session: persist, deliver, measure, reset,
-compact, compress todos. The middleware calls it; it owns no decision logic of its own
+"""Applies context decisions to one thread's session: persist, deliver, measure, mask,
+reset, compact, compress todos. The middleware calls it; it owns no decision logic of its own
 (that is :mod:`agent_core.strategies`)."""
 
 from __future__ import annotations
@@ -21,10 +21,14 @@ from agent_core.errors import HandoffCancelled, HandoffGenerationError
 from agent_core.handoff.artifact import HandoffArtifact, handoff_context_message, handoff_filename
 from agent_core.handoff.facts import extract_facts
 from agent_core.handoff.generation import generate_handoff
+from agent_core.history.notes import MAX_LISTED_SESSIONS, compacted_note, history_note
+from agent_core.history.tools import HISTORY_TOOL_NAMES, read_history_call
 from agent_core.models import model_info
 from agent_core.records import ContextEdit, NewMessage, StoredMessage
 from agent_core.redaction import known_secrets, redact_text
 from agent_core.strategies.cutoff import safe_cutoff
+from agent_core.strategies.masking import mask_candidates, placeholder
+from agent_core.strategies.undo import undo_hold
 from agent_core.todos import TodoTracker, span_rows, todo_summary
 from agent_core.turn import EventSink, TurnSetup
 
@@ -96,6 +100,8 @@ class SessionCoordinator:
         self._persisted: set[str] = set()
         self._seq: dict[str, int] = {}
         self._replay_todos(self.store.messages(self.session.id))
+        #: Below this utilization automatic masking and compaction wait (after an undo).
+        self.undo_hold = undo_hold(self.store.context_edits(self.session.id))
 
     # bookkeeping ------------------------------------------------------------------
     def _replay_todos(self, rows: Sequence[StoredMessage]) -> None:
@@ -257,7 +263,7 @@ class SessionCoordinator:
         # handoff may have no user message of its own.
         task = artifact.goal or next((m.content for m in reversed(originals)
                                       if m.type == "human" and context_kind(m) is None), "")
-        opening = handoff_context_message(artifact)
+        opening = handoff_context_message(artifact, history=self._history_note())
         if self.todos.todos:
             opening += _todo_state_block(self.todos.todos, str(task)[:500])
         context = [NewMessage(role="handoff", content=opening, meta={"handoff_source": result.source})]
@@ -274,6 +280,7 @@ class SessionCoordinator:
             context=context,
         )
         self.session = new
+        self.undo_hold = None
         for row in rows:
             self._remember(row.id, row.seq)
         self.emit(events.context_reset(
@@ -285,6 +292,60 @@ class SessionCoordinator:
                        if r.role == "user" and CARRIED_OVER not in r.meta],
         ))
         return to_langchain(rows)
+
+    @property
+    def history_tools(self) -> bool:
+        """Whether this run offers search_history/read_history (the assistant's switch)."""
+        return any(tool.name in HISTORY_TOOL_NAMES for tool in self.setup.tools)
+
+    def _history_note(self) -> str:
+        if not self.history_tools:
+            return ""
+        sessions = self.store.sessions(self.setup.thread_id)
+        listed = sessions[-MAX_LISTED_SESSIONS:]
+        return history_note(sessions, {s.id: self.store.messages(s.id) for s in listed})
+
+    def _compacted_span(self, upto_seq: int) -> tuple[int, int]:
+        """First and last position (1-based, in the session's stored rows) of the
+        conversation up to ``upto_seq``: what a compaction there hides, earlier ones included."""
+        rows = self.store.messages(self.session.id)
+        places = [i for i, row in enumerate(rows, 1)
+                  if row.seq <= upto_seq and row.role not in ("handoff", "pinned", "event")]
+        return (min(places), max(places)) if places else (1, 1)
+
+    # masking ------------------------------------------------------------------------
+    def mask(self, messages: Sequence[BaseMessage], utilization: float | None = None
+             ) -> list[BaseMessage] | None:
+        """Mask the old tool outputs :func:`mask_candidates` picks; the rebuilt context, or
+        None when there is nothing to mask. Stored as one ``ContextEdit(kind="mask")``."""
+        picked = [(messages[i], self.seq_of(messages[i]))
+                  for i in mask_candidates(messages, self.setup.policy.keep_recent_tokens, self.count)]
+        picked = [(message, seq) for message, seq in picked if seq is not None]
+        if not picked:
+            return None
+        position = {row.seq: i for i, row in enumerate(self.store.messages(self.session.id), 1)}
+        count_text = self.estimator.counter.count_text
+        placeholders: dict[int, str] = {}
+        before = after = 0
+        for message, seq in picked:
+            tokens = self.count(message)
+            reread = (read_history_call(self.session.number, position[seq])
+                      if self.history_tools and seq in position else "running the tool again")
+            placeholders[seq] = placeholder(str(message.name or "tool"), tokens, reread)
+            before += tokens
+            after += count_text(placeholders[seq])
+        edit = ContextEdit(kind="mask", summary="", seqs=sorted(placeholders),
+                           placeholders=placeholders, tokens_before=before, tokens_after=after,
+                           utilization=None if utilization is None else round(utilization, 4))
+        note = f"Masked {len(picked)} old tool outputs ({before:,} → {after:,} tokens)"
+        marker = NewMessage(role="event", content=note,
+                            meta={"event": "masking", "tokens_before": before,
+                                  "tokens_after": after, "outputs": len(picked),
+                                  "edit": len(self.store.context_edits(self.session.id))})
+        self.store.add_context_edit(self.session.id, edit, marker)
+        self.emit(events.masking(message=note, tokens_before=before, tokens_after=after,
+                                 outputs=len(picked), session_number=self.session.number))
+        return self._rebuilt()
 
     # compaction ---------------------------------------------------------------------
     def compaction_cut(self, messages: Sequence[BaseMessage]) -> int:
@@ -306,14 +367,19 @@ class SessionCoordinator:
             self.setup.model, older, max_tokens=self.setup.compaction_summary_tokens,
             count_text=self.estimator.counter.count_text,
         )
+        if self.history_tools:
+            first, last = self._compacted_span(max(seqs))
+            summary += "\n\n" + compacted_note(self.session.number, first, last)
         before = sum(self.count(m) for m in older)
         after = self.estimator.counter.count_text(summary)
         edit = ContextEdit(kind="compaction", summary=summary, upto_seq=max(seqs),
-                           tokens_before=before, tokens_after=after)
+                           tokens_before=before, tokens_after=after,
+                           utilization=round(estimate.fraction, 4))
         note = f"Compacted {len(older)} earlier messages ({before:,} → {after:,} tokens)"
         marker = NewMessage(role="event", content=note,
                             meta={"event": "compaction", "tokens_before": before, "tokens_after": after,
-                                  "messages": len(older), "utilization": round(estimate.fraction, 4)})
+                                  "messages": len(older), "utilization": round(estimate.fraction, 4),
+                                  "edit": len(self.store.context_edits(self.session.id))})
         self.store.add_context_edit(self.session.id, edit, marker)
         self.emit(events.compaction(message=note, tokens_before=before, tokens_after=after,
                                     messages=len(older), session_number=self.session.number))

@@ -13,6 +13,7 @@ __all__ = [
     "context_reset",
     "compaction",
     "todo_compressed",
+    "masking",
     "utilization",
     "warning",
     "reply_cut_off",
@@ -33,6 +34,10 @@ def compaction(**data: Any) -> dict[str, Any]:
 
 def todo_compressed(**data: Any) -> dict[str, Any]:
     return {"type": "todo_compressed", "data": data}
+
+
+def masking(**data: Any) -> dict[str, Any]:
+    return {"type": "masking", "data": data}
 
 
 def utilization(*, tokens: int, window: int, basis: str, **data: Any) -> dict[str, Any]:

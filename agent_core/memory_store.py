@@ -11,6 +11,7 @@ from typing import Any
 
 from agent_core.client_order import client_order, queue_slots
 from agent_core.errors import StoreError
+from agent_core.history.terms import matches, score, search_terms, searchable_text
 from agent_core.records import (
     ContextEdit,
     NewMessage,
@@ -103,6 +104,30 @@ class InMemoryStore:
     def context_edits(self, session_id: str) -> list[ContextEdit]:
         with self._mutex:
             return list(self._edits[session_id])
+
+    def undo_context_edit(self, session_id: str, position: int) -> ContextEdit:
+        with self._mutex:
+            edits = self._edits.get(session_id, [])
+            if not 0 <= position < len(edits):
+                raise StoreError(f"session {session_id} has no context edit {position}")
+            edits[position] = edits[position].model_copy(update={"undone": True})
+            return edits[position]
+
+    def search_messages(
+        self, thread_id: str, query: str, *, session_id: str | None = None, limit: int = 20
+    ) -> list[StoredMessage]:
+        terms = search_terms(query)
+        with self._mutex:
+            found = []
+            for session in self._sessions[thread_id]:
+                if session_id is not None and session.id != session_id:
+                    continue
+                for row in self._messages[session.id]:
+                    text = searchable_text(row.content, row.tool_calls)
+                    if row.role not in ("event", "system") and matches(text, terms):
+                        found.append((score(text, terms), row))
+        found.sort(key=lambda pair: (-pair[0], -pair[1].seq))
+        return [row for _, row in found[: max(limit, 0)]]
 
     # files --------------------------------------------------------------------
     def read_file(self, thread_id: str, path: str) -> str | None:

@@ -26,7 +26,9 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from agent_core import events
 from agent_core.coordinator import SessionCoordinator
+from agent_core.strategies.masking import should_mask
 from agent_core.strategies.plan import confirm_compaction, plan
+from agent_core.strategies.undo import held_back
 from agent_core.tool_errors import tool_failure
 
 __all__ = [
@@ -81,7 +83,8 @@ async def _off_loop(coordinator: SessionCoordinator, work: Callable[..., Any], *
 
 
 class ContextResetMiddleware(_Base):
-    """Persist, deliver queued input, measure, and reset when the policy says so."""
+    """Persist, deliver queued input, measure, mask old tool outputs above the mask threshold,
+    and reset when the policy says so."""
 
     def __init__(self, coordinator: SessionCoordinator, call: _CallState, *, resets: bool = True):
         super().__init__(coordinator, call)
@@ -97,7 +100,18 @@ class ContextResetMiddleware(_Base):
         delivered = await _off_loop(c, c.deliver_pending)
         messages += delivered
         estimate = c.measure(messages)
+        masked = None
+        held = c.undo_hold is not None and estimate.fraction < c.undo_hold
+        if not held:
+            c.undo_hold = None  # grown past the margin: back to normal
+        if not held and should_mask(estimate.fraction, c.setup.policy):
+            # The cheap stage first: compaction or a reset is then judged on what is left.
+            masked = await _off_loop(c, c.mask, messages, estimate.fraction)
+            if masked is not None:
+                messages = masked
+                estimate = c.measure(messages)
         decision = plan(estimate.fraction, c.setup.policy, model_default=c.info.default_strategy)
+        decision = held_back(decision, c.undo_hold)
         if decision.action == "compact":
             decision = confirm_compaction(decision, c.projected_after_compaction(messages, estimate),
                                           c.setup.policy)
@@ -118,6 +132,8 @@ class ContextResetMiddleware(_Base):
                     self.call.acted = True
                     c.measure(context)
                     return _replace(context)
+        if masked is not None:
+            return _replace(masked)
         return {"messages": delivered} if delivered else None
 
     async def awrap_model_call(

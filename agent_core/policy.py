@@ -1,4 +1,6 @@
-"""Per-assistant context policy: which strategy, at which thresholds, with which pinned files."""
+"""Per-assistant context policy: which strategy, at which thresholds, with which pinned files.
+
+Thresholds are ordered: mask < compact < reset (masking is the first, cheap stage)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,9 @@ class ContextPolicy(BaseModel):
     context_strategy: Strategy = "auto"
     reset_threshold: float = Field(default=0.80, gt=0.0, le=1.0)
     compact_threshold: float = Field(default=0.50, gt=0.0, le=1.0)
+    # Above it, old tool outputs are masked (a placeholder says how to reread them) before
+    # any compaction or reset is considered; None turns masking off.
+    mask_threshold: float | None = Field(default=0.35, gt=0.0, le=1.0)
     keep_recent_tokens: int = Field(default=2000, ge=0)
     window_override: int | None = Field(default=None, gt=0)
     pinned_paths: tuple[str, ...] = DEFAULT_PINNED
@@ -41,6 +46,11 @@ class ContextPolicy(BaseModel):
             raise ValueError(
                 f"compact threshold ({self.compact_threshold:.0%}) must be below the reset "
                 f"threshold ({self.reset_threshold:.0%})"
+            )
+        if self.mask_threshold is not None and self.mask_threshold >= self.compact_threshold:
+            raise ValueError(
+                f"mask threshold ({self.mask_threshold:.0%}) must be below the compact "
+                f"threshold ({self.compact_threshold:.0%}); leave it empty to turn masking off"
             )
         return self
 

@@ -49,6 +49,21 @@ class SessionStore(Protocol):
         """The session's context edits in the order they were made."""
         ...
 
+    def undo_context_edit(self, session_id: str, position: int) -> ContextEdit:
+        """Mark the session's edit at ``position`` (0-based, in edit order) undone and return
+        it; the original rows never changed, so the model's view is as before the edit.
+        Raises :class:`agent_core.errors.StoreError` when there is no such edit."""
+        ...
+
+    def search_messages(
+        self, thread_id: str, query: str, *, session_id: str | None = None, limit: int = 20
+    ) -> list[StoredMessage]:
+        """The thread's original rows (of every session, or of ``session_id`` only, whatever
+        context edits hide from the model) holding every word of ``query``, as
+        :mod:`agent_core.history.terms` splits them; best match first, at most ``limit``.
+        Event and system rows are not searched; a session of another thread finds nothing."""
+        ...
+
     def read_file(self, thread_id: str, path: str) -> str | None: ...
 
     def write_file(self, thread_id: str, path: str, content: str) -> None: ...

@@ -84,13 +84,22 @@ class ContextEdit(_Record):
 
     ``kind`` ``compaction``: messages with ``seq <= upto_seq`` are replaced by ``summary``.
     ``kind`` ``todo``: the messages whose seq is in ``seqs`` are replaced by ``summary``,
-    placed where the first of them stood. Originals stay in the store.
+    placed where the first of them stood. ``kind`` ``mask``: the tool results whose seq is a
+    key of ``placeholders`` show that one-line placeholder instead of their output (the tool
+    call and its result stay paired). Originals stay in the store.
+
+    ``undone``: the user undid it; the model's view ignores it. ``utilization`` is the share
+    of the window in use when it was made (an undo holds automatic ones back until the
+    context has grown past it by a margin).
     """
 
-    kind: Literal["compaction", "todo"]
+    kind: Literal["compaction", "todo", "mask"]
     summary: str
     upto_seq: int | None = None
     seqs: list[int] = Field(default_factory=list)
     todo_id: str | None = None
+    placeholders: dict[int, str] = Field(default_factory=dict)
     tokens_before: int = 0
     tokens_after: int = 0
+    utilization: float | None = None
+    undone: bool = False

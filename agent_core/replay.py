@@ -92,7 +92,10 @@ def replay(path: str, *, fmt: str = "auto", model: str, window: int | None = Non
     transcript = load_transcript(path, format=fmt)
     writer = handoff_model_for(handoff_model)
     previous: HandoffArtifact | None = None
-    policy_fields: dict[str, Any] = {"context_strategy": strategy, "window_override": window}
+    # Replay models compactions and resets; masking is measured by bench.masking. Off, a low
+    # threshold here never collides with the mask threshold's default.
+    policy_fields: dict[str, Any] = {"context_strategy": strategy, "window_override": window,
+                                     "mask_threshold": None}
     if threshold is not None:
         policy_fields["reset_threshold"] = threshold
         policy_fields["compact_threshold"] = min(0.5, threshold - 0.05)

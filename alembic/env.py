@@ -14,6 +14,7 @@ from sqlmodel import SQLModel
 
 import chat_app.db.models  # noqa: F401  (registers every table on SQLModel.metadata)
 from chat_app.db.engine import get_engine
+from chat_app.db.search import is_search_object
 from chat_app.db.settings import database_url
 
 config = context.config
@@ -30,7 +31,13 @@ def _configure(connection) -> None:  # type: ignore[no-untyped-def]
         # SQLite cannot ALTER most things; batch mode rebuilds the table instead.
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        include_object=include_object,
     )
+
+
+def include_object(obj, name, type_, reflected, compare_to) -> bool:  # type: ignore[no-untyped-def]
+    """Autogenerate leaves the full-text search index alone: no model describes it."""
+    return not is_search_object(name)
 
 
 def run_migrations_offline() -> None:

@@ -51,3 +51,26 @@ def test_handoffs_keep_the_goal_and_every_request_where_truncation_does_not(caps
         for kind in ("goal", "requests", "files", "commits"):
             assert tally.hits[writer, kind] == tally.totals[kind], (writer, kind)
     assert tally.hits["baseline", "requests"] < tally.totals["requests"]
+
+
+def test_masking_sends_fewer_tokens_and_keeps_every_tool_pair() -> None:
+    import json
+
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    from agent_core.policy import make_policy
+    from agent_core.transcripts import load_transcript
+    from bench.masking import as_tool_calls, replay
+
+    path = eval_path("swe-agent-trajectories", "files", "trajectories", "demonstrations",
+                     "ctf", "web", "i_got_id_demo.traj")
+    raw = json.loads(path.read_text(encoding="utf-8"))["history"]
+    messages = as_tool_calls(raw, load_transcript(path).messages)
+    assert sum(isinstance(m, ToolMessage) for m in messages) >= 15  # observations as results
+    policy = make_policy(keep_recent_tokens=1_000)
+    plain = replay(messages, policy, False, None)
+    masked = replay(messages, policy, True, None)
+    assert masked.masks and masked.sent < 0.8 * plain.sent
+    calls = {c["id"] for m in masked.view if isinstance(m, AIMessage) for c in m.tool_calls}
+    results = [m.tool_call_id for m in masked.view if isinstance(m, ToolMessage)]
+    assert sorted(calls) == sorted(results)

@@ -145,13 +145,15 @@ def handoff_filename(session_number: int) -> str:
     return f"HANDOFF-{session_number}.md"
 
 
-def handoff_context_message(artifact: HandoffArtifact) -> str:
-    """The text that opens the next session: the artifact plus an instruction to continue."""
+def handoff_context_message(artifact: HandoffArtifact, *, history: str = "") -> str:
+    """The text that opens the next session: the artifact plus an instruction to continue,
+    and ``history`` (which stored session holds what, how to reread it) when given."""
     return (
         "<handoff-context>\n"
         f"{artifact.to_markdown()}"
         "</handoff-context>\n\n"
-        f"This is a fresh session continuing the work of session {artifact.session_number}. "
+        + (f"{history}\n\n" if history else "")
+        + f"This is a fresh session continuing the work of session {artifact.session_number}. "
         "Continue from the handoff above: do not redo completed work, resume what is in "
         "progress, then work through the remaining tasks."
     )

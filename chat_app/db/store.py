@@ -49,6 +49,7 @@ from chat_app.db.models import (
     Thread,
     ThreadFile,
 )
+from chat_app.db.search import search_message_rows
 
 __all__ = ["SqlStore"]
 
@@ -227,6 +228,28 @@ class SqlStore:
                 .order_by(col(ContextEditRow.position))
             )
             return [ContextEdit.model_validate(row.data) for row in db.exec(query)]
+
+    def search_messages(
+        self, thread_id: str, query: str, *, session_id: str | None = None, limit: int = 20
+    ) -> list[StoredMessage]:
+        """Original rows holding every word of ``query``, in the database's full-text index."""
+        with self._tx(write=False) as db:
+            rows = search_message_rows(db, thread_id, query, session_id=session_id, limit=limit)
+            return [stored_message(row) for row in rows]
+
+    def undo_context_edit(self, session_id: str, position: int) -> ContextEdit:
+        """Mark the session's edit at ``position`` undone (see the port)."""
+        with self._tx(write=True) as db:
+            owner = self._session_row(db, session_id)
+            self._lock_turn(db, owner.thread_id)
+            row = db.exec(select(ContextEditRow).where(
+                ContextEditRow.session_id == session_id, ContextEditRow.position == position
+            )).first()
+            if row is None:
+                raise StoreError(f"session {session_id} has no context edit {position}")
+            edit = ContextEdit.model_validate(row.data).model_copy(update={"undone": True})
+            row.data = clean(edit.model_dump(mode="json"))
+            return edit
 
     # files --------------------------------------------------------------------
     def read_file(self, thread_id: str, path: str) -> str | None:

@@ -103,10 +103,12 @@ class AssistantForm(BaseModel):
     system_prompt: str = ""
     context_strategy: str = "auto"
     compact_threshold: str = "0.5"
+    mask_threshold: str = "0.35"  # empty: no masking
     reset_threshold: str = "0.8"
     keep_recent_tokens: str = "2000"
     window_override: str = ""
     pinned_paths: str = ""  # one per line
+    history_tools: str = "on"  # "on" or "off": search_history and read_history
 
 
 class AssistantView(BaseModel):
@@ -119,10 +121,12 @@ class AssistantView(BaseModel):
     context_strategy: str
     effective_strategy: str
     compact_threshold: float
+    mask_threshold: float | None
     reset_threshold: float
     keep_recent_tokens: int
     window_override: int | None
     pinned_paths: list[str]
+    history_tools: bool
     updated_at: datetime
     model_window: int = 0
     """The model's context window as Baton knows it (what an empty override means)."""
@@ -263,6 +267,11 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
     for label, value in (("Compact threshold", compact), ("Reset threshold", reset)):
         if not 0 < value <= 1:
             raise SettingsRejected(f"{label} must be above 0 and at most 1, got {value}.")
+    mask: float | None = None
+    if form.mask_threshold.strip():
+        mask = _float("Mask threshold", form.mask_threshold)
+        if not 0 < mask <= 1:
+            raise SettingsRejected(f"Mask threshold must be above 0 and at most 1, got {mask}.")
     if compact >= reset:
         raise SettingsRejected(
             f"Compact threshold ({compact}) must be below the reset threshold ({reset})."
@@ -282,7 +291,10 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
         if window <= 0:
             raise SettingsRejected("Window override must be a positive number of tokens, or empty.")
     pinned = [line.strip() for line in form.pinned_paths.splitlines() if line.strip()]
+    if form.history_tools.strip() not in ("on", "off"):
+        raise SettingsRejected("History tools must be on or off.")
     fields = dict(context_strategy=strategy, reset_threshold=reset, compact_threshold=compact,
+                  mask_threshold=mask,
                   keep_recent_tokens=keep_recent, window_override=window,
                   pinned_paths=tuple(pinned))
     try:
@@ -294,8 +306,9 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
         return AssistantCreate(name=name, model=_model_name(form.model),
                                system_prompt=form.system_prompt, context_strategy=strategy,
                                reset_threshold=reset, compact_threshold=compact,
-                               keep_recent_tokens=keep_recent, window_override=window,
-                               pinned_paths=pinned)
+                               mask_threshold=mask, keep_recent_tokens=keep_recent, window_override=window,
+                               pinned_paths=pinned,
+                               history_tools=form.history_tools.strip() == "on")
     except ValidationError as error:
         raise SettingsRejected("; ".join(e["msg"] for e in error.errors())) from None
 

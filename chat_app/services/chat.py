@@ -135,7 +135,7 @@ class _Translator:
                     for i in items]
         if kind == "context_reset":
             return [self._reset(data)]
-        if kind in ("compaction", "todo_compressed"):
+        if kind in ("compaction", "todo_compressed", "masking"):
             item = TimelineItem(key=f"{kind}-{id(event)}", kind="marker", role="event",
                                 content=data.get("message", ""), session_number=data.get("session_number", 1))
             return [{"type": kind, "data": {**data, "item": item.model_dump(mode="json")}}]

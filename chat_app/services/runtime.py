@@ -13,6 +13,7 @@ from functools import lru_cache
 from sqlalchemy.engine import Engine
 
 from agent_core.agent import DEFAULT_SYSTEM_PROMPT
+from agent_core.history.tools import make_history_tools
 from agent_core.policy import make_policy
 from agent_core.providers.registry import ResolvedModel, resolve_model
 from agent_core.runner import ThreadRunner
@@ -74,6 +75,7 @@ def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, Resolve
         context_strategy=assistant.context_strategy,
         reset_threshold=assistant.reset_threshold,
         compact_threshold=assistant.compact_threshold,
+        mask_threshold=assistant.mask_threshold,
         keep_recent_tokens=assistant.keep_recent_tokens,
         window_override=_window_override(assistant, resolved),
         pinned_paths=tuple(assistant.pinned_paths or ()),
@@ -87,7 +89,10 @@ def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, Resolve
         policy=policy,
         system_prompt=assistant.system_prompt or DEFAULT_SYSTEM_PROMPT,
         tools=make_tools(the_store, thread_id, commands=command_mode(resolved.is_simulator),
-                         sandbox=_sandbox()),
+                         sandbox=_sandbox())
+        # Offered from the first message, not only once something was compacted: a tool list
+        # that changes mid-thread would break the provider's cached prompt prefix.
+        + (make_history_tools(the_store, thread_id) if assistant.history_tools else []),
     )
     return setup, resolved
 

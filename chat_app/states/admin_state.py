@@ -67,10 +67,12 @@ class AdminState(rx.State):
             "name": view.name, "model": view.model, "system_prompt": view.system_prompt,
             "context_strategy": view.context_strategy,
             "compact_threshold": str(view.compact_threshold),
+            "mask_threshold": "" if view.mask_threshold is None else str(view.mask_threshold),
             "reset_threshold": str(view.reset_threshold),
             "keep_recent_tokens": str(view.keep_recent_tokens),
             "window_override": "" if view.window_override is None else str(view.window_override),
             "pinned_paths": "\n".join(view.pinned_paths),
+            "history_tools": "on" if view.history_tools else "off",
         }
         self.changes = [
             ChangeRow(label=f"{c.changed_at:%Y-%m-%d %H:%M:%S} · {c.field}: "

@@ -568,7 +568,7 @@ class ChatState(IdentityState):
         if kind in ("item", "queued"):
             self._append(data)
             return scripts.scroll_to_bottom()
-        if kind in ("compaction", "todo_compressed") and data.get("item"):
+        if kind in ("compaction", "todo_compressed", "masking") and data.get("item"):
             self._append(data["item"])
             return None
         if kind == "utilization":

@@ -55,17 +55,23 @@ def test_admin_edits_an_assistant_validates_and_keeps_history(page) -> None:
     form.locator("input[name=compact_threshold]").fill("0.4")
     form.locator("input[name=reset_threshold]").fill("0.85")
     form.locator("input[name=model]").fill("anthropic:claude-opus-4-1")
+    form.locator("input[name=mask_threshold]").fill("0.3")
+    form.locator("select[name=history_tools]").select_option("off")
     page.locator("#admin-save").click()
     page.locator("#admin-notice").wait_for()
     page.locator("#admin-effective", has_text="compact").wait_for()  # auto -> compact for Opus
     history = page.locator(".admin-change")
     history.first.wait_for()
-    assert any("reset_threshold" in text for text in history.all_inner_texts())
+    changed = " ".join(history.all_inner_texts())
+    assert "reset_threshold" in changed and "mask_threshold: 0.35 → 0.3" in changed
+    assert "history_tools" in changed
 
     # put the shared test assistant back for the other browser tests
     form.locator("input[name=model]").fill("simulator")
     form.locator("input[name=compact_threshold]").fill("0.5")
     form.locator("input[name=reset_threshold]").fill("0.8")
+    form.locator("input[name=mask_threshold]").fill("0.35")
+    form.locator("select[name=history_tools]").select_option("on")
     page.locator("#admin-save").click()
     page.locator("#admin-effective", has_text="reset").wait_for()
 

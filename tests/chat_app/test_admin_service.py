@@ -64,6 +64,9 @@ def test_grant_is_not_the_password_and_dies_with_it(grant: str, monkeypatch: pyt
         ({"window_override": "-5"}, "positive"),
         ({"name": "  "}, "Name cannot be empty"),
         ({"pinned_paths": "../secrets"}, "inside the workspace"),
+        ({"history_tools": "maybe"}, "History tools must be on or off"),
+        ({"mask_threshold": "0.6"}, "mask threshold \\(60%\\) must be below the compact"),
+        ({"mask_threshold": "lots"}, "Mask threshold must be a number"),
     ],
 )
 def test_invalid_settings_are_rejected_with_a_reason(grant: str, fields: dict, message: str) -> None:
@@ -89,6 +92,37 @@ def test_changes_are_recorded_with_previous_values(grant: str) -> None:
     assert changes == {"reset_threshold": (0.8, 0.7),
                        "pinned_paths": (["PLAN.md"], ["PLAN.md", "docs/**"])}
     assert admin.get_assistant(grant, created.id).reset_threshold == 0.7
+
+
+def test_history_tools_are_on_by_default_and_switch_off_per_assistant(grant: str) -> None:
+    from chat_app.db.models import Assistant
+    from chat_app.services.runtime import turn_setup
+
+    created = admin.create_assistant(grant, form())
+    assert created.history_tools is True
+    switched = admin.update_assistant(grant, created.id, form(history_tools="off"))
+    assert switched is not None and switched.history_tools is False
+    changes = {c.field: (c.previous, c.new) for c in admin.history(grant, created.id)}
+    assert changes == {"history_tools": (True, False)}
+
+    def names(history_tools: bool) -> set[str]:
+        setup, _ = turn_setup("t", Assistant(name="a", history_tools=history_tools))
+        return {tool.name for tool in setup.tools}
+
+    assert {"search_history", "read_history"} <= names(True)
+    assert not {"search_history", "read_history"} & names(False)
+
+
+def test_the_mask_threshold_reaches_the_policy_and_empty_turns_it_off(grant: str) -> None:
+    from chat_app.db.models import Assistant
+    from chat_app.services.runtime import turn_setup
+
+    created = admin.create_assistant(grant, form())
+    assert created.mask_threshold == 0.35
+    off = admin.update_assistant(grant, created.id, form(mask_threshold=""))
+    assert off is not None and off.mask_threshold is None
+    setup, _ = turn_setup("t", Assistant(name="a", mask_threshold=0.2))
+    assert setup.policy.mask_threshold == 0.2
 
 
 def test_default_assistant_is_listed(grant: str) -> None:

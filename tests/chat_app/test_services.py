@@ -35,7 +35,9 @@ def database(request, tmp_path, monkeypatch):
             pytest.skip("PostgreSQL is not reachable at BATON_TEST_PG_URL / 127.0.0.1:5432")
     monkeypatch.setenv("REFLEX_DB_URL", url)
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
-    monkeypatch.setenv("BATON_SIM_WINDOW", "2500")
+    # Small enough for resets within one turn, large enough that the instructions and the
+    # tools' schemas (history tools included) leave room for a message at the reset threshold.
+    monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
     from chat_app.services import runtime
 
     runtime._store_for.cache_clear()
@@ -67,7 +69,7 @@ def test_a_turn_streams_resets_and_persists(database) -> None:
     dividers = [i for i in view.items if i.kind == "divider"]
     assert [d.session_number for d in dividers] == list(range(1, len(view.sessions) + 1))
     assert dividers[1].handoff and dividers[1].handoff_filename == "HANDOFF-1.md"
-    assert view.sessions[-1].current and view.meter.window == 2500
+    assert view.sessions[-1].current and view.meter.window == 3000
     assert threads.load_timeline("someone-else", thread.id) is None
     name, markdown = threads.handoff_markdown(owner, thread.id, 2)
     assert name == "HANDOFF-1.md" and "## Completed Work" in markdown

@@ -394,3 +394,99 @@ def test_turn_lock_does_not_block_other_threads(backend: Backend) -> None:
         assert acquired.wait(LOCK_WAIT_S), "a turn on another thread waited for this thread's lock"
         release.set()
         worker.join(LOCK_WAIT_S)
+
+
+# history search ---------------------------------------------------------------------
+def _found(rows: Any) -> list[str]:
+    return sorted(row.content for row in rows)
+
+
+def test_search_finds_originals_of_every_session_even_when_compacted(backend: Backend) -> None:
+    store = backend.store
+    thread = backend.new_thread()
+    first = store.current_session(thread)
+    store.append(thread, first.id, [user("the deploy key lives in vault/prod.yaml"),
+                                    user("unrelated chatter")])
+    store.add_context_edit(first.id, ContextEdit(kind="compaction", summary="s", upto_seq=2),
+                           NewMessage(role="event", content="Compacted: vault deploy"))
+    second, _ = reset(store, thread, first.id)
+    store.append(thread, second.id, [user("Rotate the DEPLOY key in Vault today")])
+
+    found = store.search_messages(thread, "vault deploy")
+
+    assert _found(found) == ["Rotate the DEPLOY key in Vault today",
+                             "the deploy key lives in vault/prod.yaml"]
+    assert {row.session_id for row in found} == {first.id, second.id}
+
+
+def test_search_needs_every_word_split_at_punctuation(backend: Backend) -> None:
+    store = backend.store
+    thread = backend.new_thread()
+    session = store.current_session(thread)
+    store.append(thread, session.id, [user("edited agent_core/tools.py twice"), user("tools only")])
+
+    assert _found(store.search_messages(thread, "TOOLS.py")) == ["edited agent_core/tools.py twice"]
+    assert _found(store.search_messages(thread, "core tools")) == ["edited agent_core/tools.py twice"]
+    assert store.search_messages(thread, "tools missingword") == []
+    assert store.search_messages(thread, "tool") == []  # whole words, no stemming
+
+
+def test_search_reads_tool_call_arguments_and_skips_event_rows(backend: Backend) -> None:
+    store = backend.store
+    thread = backend.new_thread()
+    session = store.current_session(thread)
+    call = {"name": "write_file", "args": {"path": "notes/zebra.md", "content": "x"}, "id": "c1"}
+    store.append(thread, session.id, [
+        NewMessage(role="assistant", content="writing it", tool_calls=[call]),
+        NewMessage(role="event", content="zebra marker"),
+        NewMessage(role="system", content="zebra system"),
+    ])
+
+    assert _found(store.search_messages(thread, "zebra")) == ["writing it"]
+
+
+def test_search_stays_in_its_thread_and_session(backend: Backend) -> None:
+    store = backend.store
+    mine, theirs = backend.new_thread(), backend.new_thread()
+    first = store.current_session(mine)
+    store.append(mine, first.id, [user("kiwi in session one")])
+    second, _ = reset(store, mine, first.id)
+    store.append(mine, second.id, [user("kiwi in session two")])
+    other = store.current_session(theirs)
+    store.append(theirs, other.id, [user("kiwi of another thread")])
+
+    assert _found(store.search_messages(mine, "kiwi")) == ["kiwi in session one",
+                                                          "kiwi in session two"]
+    assert _found(store.search_messages(mine, "kiwi", session_id=second.id)) == [
+        "kiwi in session two"]
+    assert store.search_messages(mine, "kiwi", session_id=other.id) == []
+
+
+def test_search_honours_the_limit_and_ignores_query_syntax(backend: Backend) -> None:
+    store = backend.store
+    thread = backend.new_thread()
+    session = store.current_session(thread)
+    store.append(thread, session.id, [user(f"mango number {i}") for i in range(5)])
+
+    assert len(store.search_messages(thread, "mango", limit=3)) == 3
+    assert len(store.search_messages(thread, 'mango" OR NEAR(* -x:', limit=10)) == 0
+    assert len(store.search_messages(thread, '"mango" AND', limit=10)) == 0
+    assert store.search_messages(thread, "  ...  ") == []
+
+
+def test_an_undone_context_edit_stays_recorded_as_undone(backend: Backend) -> None:
+    store = backend.store
+    thread = backend.new_thread()
+    session = store.current_session(thread)
+    store.append(thread, session.id, [user("1"), user("2"), user("3")])
+    compaction = ContextEdit(kind="compaction", summary="s1", upto_seq=2, utilization=0.52)
+    mask = ContextEdit(kind="mask", summary="", seqs=[3], placeholders={3: "[masked]"})
+    store.add_context_edit(session.id, compaction)
+    store.add_context_edit(session.id, mask)
+
+    undone = store.undo_context_edit(session.id, 1)
+
+    assert undone == mask.model_copy(update={"undone": True})
+    assert store.context_edits(session.id) == [compaction, undone]
+    with pytest.raises(StoreError):
+        store.undo_context_edit(session.id, 2)

@@ -37,9 +37,12 @@ class AssistantBase(SQLModel):
     context_strategy: ContextStrategy = Field(default="auto", sa_type=String(16))
     reset_threshold: float = Field(default=0.80, gt=0, le=1)
     compact_threshold: float = Field(default=0.50, gt=0, le=1)
+    mask_threshold: float | None = Field(default=0.35, gt=0, le=1)  # None: no masking
     keep_recent_tokens: int = Field(default=2000, ge=0)
     window_override: int | None = Field(default=None, gt=0)
     pinned_paths: list[str] = Field(default_factory=_default_pinned, sa_type=JSONValue)
+    # search_history / read_history over the thread's stored originals.
+    history_tools: bool = True
 
 
 class AssistantCreate(AssistantBase):
@@ -57,9 +60,11 @@ class AssistantUpdate(SQLModel):
     context_strategy: ContextStrategy | None = None
     reset_threshold: float | None = Field(default=None, gt=0, le=1)
     compact_threshold: float | None = Field(default=None, gt=0, le=1)
+    mask_threshold: float | None = Field(default=None, gt=0, le=1)
     keep_recent_tokens: int | None = Field(default=None, ge=0)
     window_override: int | None = Field(default=None, gt=0)
     pinned_paths: list[str] | None = None
+    history_tools: bool | None = None
 
 
 class Assistant(AssistantBase, table=True):

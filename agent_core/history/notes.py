@@ -1,0 +1,73 @@
+"""What the model is told about its stored history: which session holds what, and how to
+reread it. Pure text from records; the coordinator reads the store and calls these."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from agent_core.history.tools import read_history_call
+from agent_core.records import SessionRecord, StoredMessage
+
+__all__ = ["history_note", "compacted_note", "MAX_LISTED_SESSIONS"]
+
+#: Sessions listed one by one in a handoff's history note; older ones get one line together.
+MAX_LISTED_SESSIONS = 12
+_EDIT_TOOLS = ("write_file", "edit_file")
+
+
+def _first_request(rows: Sequence[StoredMessage]) -> tuple[int, str] | None:
+    for position, row in enumerate(rows, 1):
+        if row.role == "user" and not row.meta.get("carried_over_from"):
+            return position, " ".join(row.content.split())[:100]
+    return None
+
+
+def _files_changed(rows: Sequence[StoredMessage]) -> list[str]:
+    paths: list[str] = []
+    for row in rows:
+        for call in row.tool_calls:
+            path = (call.get("args") or {}).get("path")
+            if call.get("name") in _EDIT_TOOLS and isinstance(path, str) and path not in paths:
+                paths.append(path)
+    return paths
+
+
+def _session_line(record: SessionRecord, rows: Sequence[StoredMessage]) -> str:
+    parts = [f"- session {record.number}: messages 1-{len(rows)}"]
+    first = _first_request(rows)
+    if first is not None:
+        parts.append(f"first request at message {first[0]}: “{first[1]}”")
+    files = _files_changed(rows)
+    if files:
+        shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
+        parts.append(f"files changed: {shown}")
+    return "; ".join(parts)
+
+
+def history_note(sessions: Sequence[SessionRecord],
+                 rows: Mapping[str, Sequence[StoredMessage]]) -> str:
+    """The handoff's paragraph on the stored history of the ended ``sessions`` (by number)."""
+    if not sessions:
+        return ""
+    listed = sessions[-MAX_LISTED_SESSIONS:]
+    lines = [
+        "<history>",
+        "Every message of the earlier sessions is stored verbatim. search_history(query) "
+        "finds messages holding every word of a query (session=N searches one session; each "
+        "hit names its session and message number); read_history(session, start, end) reads "
+        "them. Use "
+        "them when the handoff leaves out a detail you need (an error text, a command's "
+        "output, what the user said exactly) instead of redoing work.",
+    ]
+    if len(sessions) > len(listed):
+        lines.append(f"- sessions 1-{listed[0].number - 1}: earlier work (search them)")
+    lines += [_session_line(record, rows.get(record.id, ())) for record in listed]
+    lines.append("</history>")
+    return "\n".join(lines)
+
+
+def compacted_note(session_number: int, first: int, last: int) -> str:
+    """The sentence a compaction summary ends with: where its originals are."""
+    return (f"The summarized messages are stored verbatim as session {session_number}, "
+            f"messages {first}-{last}: {read_history_call(session_number, first, last)} reads "
+            "them (20 at a time) and search_history(query) searches them.")

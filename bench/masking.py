@@ -1,0 +1,250 @@
+"""Observation masking on the SWE-agent trajectories: tokens sent, resets, and what survives.
+
+Each trajectory is replayed call by call with a small window (``WINDOW``): before every
+model call (each assistant message) the context is managed the way the middleware does it,
+with the engine's own pure functions (``should_mask``/``mask_candidates``/``placeholder``,
+``plan``, ``safe_cutoff``, the model-free ``facts_summary`` as the compaction summary, and
+the facts-only handoff for a reset), and the prompt's tokens are added to what was sent.
+Six policies side by side: nothing, masking alone, compaction alone, mask-then-compact,
+resets alone, mask-then-reset.
+
+SWE-agent's non-function-calling trajectories send a command's output back as a user
+message; Baton stores it as a tool result, so those pairs are replayed as a ``run_command``
+call and its result (the action from the raw ``history``), which is what masking acts on.
+
+Figures:
+- tokens sent: the sum over model calls of the prompt's tokens; saved is against nothing.
+- over window: model calls whose prompt exceeded the window (the provider would refuse).
+- resets per million tokens of work: resets over the trajectories' own tokens (every
+  message once, verbatim), in millions.
+- probes: the continuity probes (goal, requests, files, last failure; ``bench.continuity``)
+  in the facts-only handoff written at the end of the run, from the unmasked view and from
+  the masked one (facts come from the stored originals, as in the coordinator).
+- search: of the probes the handoff misses, the share ``search_history`` finds in its first
+  page (a stored message holding the probe), and the tokens of those tool results.
+
+Run: ``.venv/bin/python -m bench.masking``
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from agent_core.compaction import facts_summary
+from agent_core.context import MASKED, from_langchain
+from agent_core.handoff.artifact import handoff_context_message
+from agent_core.handoff.facts import extract_facts
+from agent_core.handoff.generation import generate_handoff
+from agent_core.history.terms import search_terms
+from agent_core.history.tools import MAX_HITS, make_history_tools, read_history_call
+from agent_core.memory_store import InMemoryStore
+from agent_core.policy import ContextPolicy, make_policy
+from agent_core.strategies.cutoff import safe_cutoff
+from agent_core.strategies.masking import mask_candidates, placeholder, should_mask
+from agent_core.strategies.plan import plan
+from agent_core.tokens import TokenCounter
+from agent_core.transcripts import load_transcript
+from bench._shared import eval_dir
+from bench.continuity import Probes, _flat, _swe_agent
+
+WINDOW = 6_000
+KEEP_RECENT = 1_000
+_COUNTER = TokenCounter(model="gpt-4")
+POLICIES = {
+    "none": (None, None),
+    "mask": ("mask", None),
+    "compact": (None, "compact"),
+    "mask+compact": ("mask", "compact"),
+    "reset": (None, "reset"),
+    "mask+reset": ("mask", "reset"),
+}
+
+
+def as_tool_calls(raw_history: list[dict], messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """An assistant action answered by a user-role observation, as a tool call and result."""
+    out: list[BaseMessage] = []
+    for index, message in enumerate(messages):
+        item = raw_history[index] if index < len(raw_history) else {}
+        previous = raw_history[index - 1] if index else {}
+        action = previous.get("action") if isinstance(previous, dict) else None
+        if (isinstance(message, HumanMessage) and out and isinstance(out[-1], AIMessage)
+                and not out[-1].tool_calls and action and item.get("role") == "user"):
+            call_id = f"call_{index}"
+            ai = out[-1]
+            out[-1] = AIMessage(content=ai.content, id=ai.id, tool_calls=[
+                {"name": "run_command", "args": {"command": str(action)}, "id": call_id}])
+            out.append(ToolMessage(content=message.content, tool_call_id=call_id,
+                                   name="run_command", id=f"m{index}"))
+            continue
+        out.append(message.model_copy(update={"id": message.id or f"m{index}"}))
+    return out
+
+
+@dataclass
+class Run:
+    sent: int = 0
+    over: int = 0
+    masks: int = 0
+    compactions: int = 0
+    resets: int = 0
+    view: list[BaseMessage] = field(default_factory=list)
+
+
+def _mask(view: list[BaseMessage], positions: dict[str, int]) -> int:
+    picked = mask_candidates(view, KEEP_RECENT, _COUNTER.count_message)
+    for index in picked:
+        message = view[index]
+        reread = read_history_call(1, positions.get(message.id or "", 0))
+        view[index] = message.model_copy(update={
+            "content": placeholder(str(message.name), _COUNTER.count_message(message), reread),
+            "additional_kwargs": {**message.additional_kwargs, MASKED: True}})
+    return len(picked)
+
+
+def _reset(view: list[BaseMessage], originals: list[BaseMessage]) -> list[BaseMessage]:
+    facts = extract_facts(originals)
+    result = asyncio.run(generate_handoff(
+        None, list(view), facts=facts, session_number=1, trigger="auto", utilization=0.8,
+        model_name="bench", count_tokens=_COUNTER.count_text))
+    head = [m for m in view[:1] if m.type == "system"]
+    opening = HumanMessage(content=handoff_context_message(result.artifact),
+                           additional_kwargs={"baton_kind": "handoff"})
+    return head + [opening]
+
+
+def replay(messages: Sequence[BaseMessage], policy: ContextPolicy, masking: bool,
+           strategy: str | None) -> Run:
+    """One trajectory under one policy (see the module docstring)."""
+    run, session_replies, session_start = Run(), 0, 0
+    positions = {m.id or "": i for i, m in enumerate(messages, 1)}
+    for index, message in enumerate(messages):
+        if isinstance(message, AIMessage) and run.view:
+            fraction = _COUNTER.count(run.view) / WINDOW
+            if masking and should_mask(fraction, policy) and _mask(run.view, positions):
+                run.masks += 1
+                fraction = _COUNTER.count(run.view) / WINDOW
+            if strategy is not None:
+                decision = plan(fraction, policy, model_default=strategy)  # type: ignore[arg-type]
+                if decision.action == "compact":
+                    cut = safe_cutoff(run.view, KEEP_RECENT, _COUNTER.count_message)
+                    head = 1 if run.view[0].type == "system" else 0
+                    if cut - head >= 2:
+                        summary = HumanMessage(
+                            content=f"<summary>\n{facts_summary(run.view[head:cut])}\n</summary>",
+                            additional_kwargs={"baton_kind": "summary"})
+                        run.view = run.view[:head] + [summary] + run.view[cut:]
+                        run.compactions += 1
+                elif decision.action == "reset" and session_replies >= 2:
+                    run.view = _reset(run.view, list(messages[session_start:index]))
+                    run.resets, session_replies, session_start = run.resets + 1, 0, index
+            tokens = _COUNTER.count(run.view)
+            run.sent += tokens
+            run.over += tokens > WINDOW
+            session_replies += 1
+        run.view.append(message)
+    return run
+
+
+def _handoff_text(view: Sequence[BaseMessage], originals: Sequence[BaseMessage],
+                  metadata: dict) -> str:
+    facts = extract_facts(originals, metadata=metadata)
+    result = asyncio.run(generate_handoff(
+        None, list(view), facts=facts, session_number=1, trigger="auto", utilization=0.8,
+        model_name="bench", count_tokens=_COUNTER.count_text))
+    return result.artifact.to_markdown()
+
+
+def _search_recovers(store: InMemoryStore, thread: str, needle: str) -> tuple[bool, int]:
+    words = search_terms(needle)
+    query = " ".join(words[:-1] if len(words) > 3 else words)  # the probe's cut last word
+    search, _ = make_history_tools(store, thread)
+    tokens = _COUNTER.count_text(search.invoke({"query": query})) if query else 0
+    rows = store.search_messages(thread, query, limit=MAX_HITS) if query else []
+    flat = _flat(needle)
+    return any(flat in _flat(row.content + json.dumps(row.tool_calls)) for row in rows), tokens
+
+
+@dataclass
+class ProbeTally:
+    total: int = 0
+    plain: int = 0
+    masked: int = 0
+    missed: int = 0
+    recovered: int = 0
+    search_tokens: int = 0
+
+
+def probe(cut: Probes, messages: list[BaseMessage], masked_view: list[BaseMessage],
+          tally: ProbeTally) -> None:
+    plain = _flat(_handoff_text(messages, messages, cut.metadata))
+    masked = _flat(_handoff_text(masked_view, messages, cut.metadata))
+    store = InMemoryStore()
+    session = store.current_session(cut.name)
+    store.append(cut.name, session.id, [from_langchain(m) for m in messages])
+    for needles in cut.by_kind.values():
+        for needle in needles:
+            tally.total += 1
+            tally.plain += _flat(needle) in plain
+            if _flat(needle) in masked:
+                tally.masked += 1
+                continue
+            tally.missed += 1
+            found, tokens = _search_recovers(store, cut.name, needle)
+            tally.recovered += found
+            tally.search_tokens += tokens
+
+
+def main() -> None:
+    root = eval_dir() / "swe-agent-trajectories"
+    policy = make_policy(keep_recent_tokens=KEEP_RECENT)
+    totals = {name: Run() for name in POLICIES}
+    work, probes = 0, ProbeTally()
+    cuts = {c.name: c for c in _swe_agent(root)}
+    truth = json.loads((root / "derived" / "ground_truth.json").read_text())["trajectories"]
+    print(f"window {WINDOW:,} tokens, keep recent {KEEP_RECENT:,}; thresholds mask "
+          f"{policy.mask_threshold}, compact {policy.compact_threshold}, reset "
+          f"{policy.reset_threshold}\n")
+    print(f"{'trajectory':34}" + "".join(f"{name:>14}" for name in POLICIES))
+    for rel in sorted(truth):
+        path = root / "files" / rel
+        raw = json.loads(path.read_text(encoding="utf-8"))["history"]
+        messages = as_tool_calls(raw, load_transcript(path).messages)
+        work += sum(_COUNTER.count_message(m) for m in messages)
+        runs = {name: replay(messages, policy, masking is not None, strategy)
+                for name, (masking, strategy) in POLICIES.items()}
+        for name, run in runs.items():
+            total = totals[name]
+            total.sent += run.sent
+            total.over += run.over
+            total.masks += run.masks
+            total.compactions += run.compactions
+            total.resets += run.resets
+        print(f"{Path(rel).stem[:33]:34}" + "".join(f"{r.sent:>14,}" for r in runs.values()))
+        name = f"swe:{Path(rel).stem[:28]}"
+        if name in cuts:
+            probe(cuts[name], messages, runs["mask"].view + [], probes)
+    base = totals["none"].sent
+    print(f"\n{'policy':>14}{'tokens sent':>14}{'saved':>8}{'masks':>7}{'compact':>9}"
+          f"{'resets':>8}{'over win':>10}{'resets/Mtok':>13}")
+    for name, run in totals.items():
+        saved = 1 - run.sent / base if base else 0.0
+        per_million = run.resets / (work / 1e6) if work else 0.0
+        print(f"{name:>14}{run.sent:>14,}{saved:>8.1%}{run.masks:>7}{run.compactions:>9}"
+              f"{run.resets:>8}{run.over:>10}{per_million:>13.1f}")
+    print(f"\nwork: {work:,} tokens over {len(truth)} trajectories")
+    print(f"probes in the final handoff: unmasked {probes.plain}/{probes.total}, "
+          f"masked {probes.masked}/{probes.total}")
+    if probes.missed:
+        print(f"missed by the masked handoff: {probes.missed}; found by search_history's first "
+              f"page: {probes.recovered}/{probes.missed} ({probes.recovered / probes.missed:.2f}),"
+              f" {probes.search_tokens:,} tokens of tool results")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""A mask becomes a marker row on the timeline, like a compaction."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_core import events
+
+
+@pytest.fixture
+def translator(tmp_path, monkeypatch):
+    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
+    from chat_app.db.engine import dispose_engine
+    from chat_app.services import chat, runtime
+
+    runtime._store_for.cache_clear()
+    yield chat._Translator("no-such-thread", "Baton")
+    runtime._store_for.cache_clear()
+    dispose_engine()
+
+
+def test_a_masking_event_becomes_a_marker_item(translator) -> None:
+    note = "Masked 37 old tool outputs (41,200 → 1,900 tokens)"
+    [out] = translator.translate(events.masking(message=note, tokens_before=41_200,
+                                                tokens_after=1_900, outputs=37, session_number=2))
+    assert out["type"] == "masking"
+    assert out["data"]["item"]["kind"] == "marker"
+    assert out["data"]["item"]["content"] == note
+    assert out["data"]["item"]["session_number"] == 2

@@ -1,0 +1,57 @@
+"""Undo from a timeline marker, through the services on SQLite."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_core.context import build_context
+from agent_core.records import ContextEdit, NewMessage
+
+
+@pytest.fixture
+def chat(tmp_path, monkeypatch):
+    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
+    from chat_app.db.engine import dispose_engine
+    from chat_app.services import runtime, threads
+
+    runtime._store_for.cache_clear()
+    thread = threads.create_thread("owner-a").id
+    store = runtime.store()
+    session = store.current_session(thread)
+    store.append(thread, session.id, [NewMessage(role="user", content="go"),
+                                      NewMessage(role="assistant", content="working")])
+    before = build_context(store, session)
+    store.add_context_edit(
+        session.id, ContextEdit(kind="compaction", summary="s", upto_seq=2, tokens_before=900,
+                                tokens_after=40, utilization=0.52),
+        NewMessage(role="event", content="Compacted", meta={"event": "compaction", "edit": 0}))
+    marker = store.messages(session.id)[-1]
+    yield store, thread, session, marker, before
+    runtime._store_for.cache_clear()
+    dispose_engine()
+
+
+def test_undo_restores_the_view_and_notes_it_on_the_timeline(chat) -> None:
+    from chat_app.services.undo import undo_marker
+
+    store, thread, session, marker, before = chat
+    assert build_context(store, session) != before
+
+    note = undo_marker("owner-a", thread, marker.id)
+
+    assert note == ("Undid the compaction: the model sees the original messages again "
+                    "(40 → 900 tokens)")
+    assert build_context(store, session) == before
+    assert store.messages(session.id)[-1].content == note
+
+
+def test_undo_is_refused_to_another_owner_and_twice(chat) -> None:
+    from chat_app.services.undo import UndoRefused, undo_marker
+
+    store, thread, session, marker, _ = chat
+    with pytest.raises(UndoRefused, match="no longer exists"):
+        undo_marker("owner-b", thread, marker.id)
+    assert not store.context_edits(session.id)[0].undone
+    undo_marker("owner-a", thread, marker.id)
+    with pytest.raises(UndoRefused, match="already undone"):
+        undo_marker("owner-a", thread, marker.id)
