@@ -19,11 +19,16 @@ def _chip(chip: rx.Var[ChipRow]) -> rx.Component:
 
 
 def session_chips() -> rx.Component:
-    """Session navigator: one chip per session; a click scrolls to its divider."""
+    """Session navigator: one chip per session; a click scrolls to its divider.
+
+    One row at any count, scrolled sideways. The chips are in the page newest first and laid
+    out right to left (``row-reverse``), so they read 1, 2, 3… and the bar opens scrolled to
+    its end, where the current session is, without a script.
+    """
     return rx.cond(
         ChatState.chips.length() > 1,
         rx.hstack(
-            rx.foreach(ChatState.chips, _chip),
+            rx.foreach(ChatState.chips.reverse(), _chip),
             spacing="1",
             class_name="baton-chips",
             role="navigation",
