@@ -102,6 +102,7 @@ def _signed_in() -> rx.Component:
         align="start",
         spacing="5",
         width="100%",
+        class_name="baton-admin",
     )
 
 
