@@ -75,6 +75,19 @@ def test_fifty_sessions_keep_one_chip_row_and_a_jump_shows_the_divider(
         assert _box(divider)["bottom"] <= 820
     page.screenshot(path=str(screenshot_dir / f"chips-jump-{width}.png"))
 
+    # The menu lists every session and jumps too.
+    page.locator("#session-menu").click()
+    items = page.locator(".baton-session-menu-item")
+    items.first.wait_for()
+    assert items.count() == SESSIONS
+    page.screenshot(path=str(screenshot_dir / f"chips-menu-{width}.png"))
+    page.locator(".baton-session-menu-item[data-session='10']").click()
+    divider = page.locator(".baton-divider[data-session='10']")
+    divider.wait_for()
+    page.wait_for_timeout(600)
+    assert _box(divider)["top"] >= _box(header)["bottom"]
+    assert _box(divider)["bottom"] <= 820
+
 
 def test_a_few_chips_sit_at_the_start_of_the_bar(server_db, page) -> None:
     token = identity.mint_token()
