@@ -27,7 +27,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from agent_core import events
 from agent_core.coordinator import SessionCoordinator
 from agent_core.strategies.masking import should_mask
-from agent_core.strategies.plan import confirm_compaction, plan
+from agent_core.strategies.plan import after_short_compaction, confirm_compaction, plan
 from agent_core.strategies.undo import held_back
 from agent_core.tool_errors import tool_failure
 
@@ -50,6 +50,10 @@ class _CallState:
         self.acted = False
         self.estimate = None
         self.decision = None
+        # Set for the rest of the turn (the stack is built per turn) once a compaction left
+        # the context at or above the compact threshold; cleared by a reset.
+        self.compaction_fell_short = False
+        self.warned_short = False
 
 
 class _Base(AgentMiddleware):
@@ -115,6 +119,15 @@ class ContextResetMiddleware(_Base):
         if decision.action == "compact":
             decision = confirm_compaction(decision, c.projected_after_compaction(messages, estimate),
                                           c.setup.policy)
+        if decision.action == "compact" and self.call.compaction_fell_short:
+            decision = after_short_compaction(decision, c.setup.policy)
+            if decision.action == "keep" and not self.call.warned_short:
+                self.call.warned_short = True
+                c.emit(events.warning(
+                    f"Compaction could not get this session below the compact threshold "
+                    f"({c.setup.policy.compact_threshold:.0%}): the recent part it keeps is too "
+                    "large. Not compacting again this turn; lower keep-recent tokens or raise "
+                    "the threshold.", utilization=estimate.fraction))
         self.call.estimate, self.call.decision = estimate, decision
         if decision.action == "reset" and self.resets:
             head = c.head_fraction(messages)
@@ -130,6 +143,7 @@ class ContextResetMiddleware(_Base):
                 context = await c.reset(messages, trigger="auto", utilization=estimate.fraction)
                 if context is not None:
                     self.call.acted = True
+                    self.call.compaction_fell_short = False
                     c.measure(context)
                     return _replace(context)
         if masked is not None:
@@ -166,7 +180,9 @@ class CompactionMiddleware(_Base):
         if context is None:
             return None
         self.call.acted = True
-        self.coordinator.measure(context)
+        after = self.coordinator.measure(context)
+        if after.fraction >= self.coordinator.setup.policy.compact_threshold:
+            self.call.compaction_fell_short = True
         return _replace(context)
 
 

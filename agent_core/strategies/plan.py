@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agent_core.policy import ContextPolicy
 
-__all__ = ["Action", "Decision", "effective_strategy", "plan", "confirm_compaction"]
+__all__ = ["Action", "Decision", "effective_strategy", "plan", "confirm_compaction", "after_short_compaction"]
 
 Action = Literal["keep", "compact", "reset"]
 
@@ -50,3 +50,21 @@ def confirm_compaction(decision: Decision, projected: float, policy: ContextPoli
         return Decision(action="reset", strategy="reset", utilization=decision.utilization,
                         reason=f"compaction would leave {projected:.0%} >= reset threshold {policy.reset_threshold:.0%}")
     return decision
+
+
+def after_short_compaction(decision: Decision, policy: ContextPolicy) -> Decision:
+    """A compaction earlier in this turn left the context at or above the compact threshold.
+
+    Another one would summarize the same kept span and fall short again (it once ran seven
+    times in one turn). With ``auto``, reset instead; an explicit ``compact`` policy keeps the
+    context as it is (the caller says so once).
+    """
+    if decision.action != "compact":
+        return decision
+    if policy.context_strategy == "auto":
+        return Decision(action="reset", strategy="reset", utilization=decision.utilization,
+                        reason="compaction this turn did not get below the compact threshold "
+                               f"{policy.compact_threshold:.0%}")
+    return Decision(action="keep", strategy=decision.strategy, utilization=decision.utilization,
+                    reason="compaction this turn did not get below the compact threshold "
+                           f"{policy.compact_threshold:.0%}; not repeated")

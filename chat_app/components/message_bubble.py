@@ -1,16 +1,16 @@
 import reflex as rx
 
 from chat_app.components.copy_button import copy_button
-from chat_app.components.safe_markdown import safe_markdown
+from chat_app.components.message_text import message_text
 from chat_app.states.rows import TimelineRow
 
 
 def message_bubble(row: rx.Var[TimelineRow]) -> rx.Component:
-    """A user or assistant message: markdown with highlighted code, a copy button, badges."""
+    """A user or assistant message: markdown (collapsed when long), a copy button, badges."""
     is_user = row.role == "user"
     return rx.flex(
         rx.box(
-            safe_markdown(row.content),
+            message_text(row.content),
             rx.hstack(
                 rx.cond(row.queued, rx.badge("queued", color_scheme="amber", variant="soft")),
                 rx.cond(row.stopped, rx.badge("stopped", color_scheme="gray", variant="soft")),

@@ -1,5 +1,6 @@
 import reflex as rx
 
+from chat_app.components.code_block import code_block
 from chat_app.services.web_security import remote_images_allowed
 
 # A rehype plugin: an image from another host becomes a link to it, so a message cannot
@@ -41,9 +42,9 @@ def safe_markdown(source: rx.Var[str] | str) -> rx.Component:
     Raw HTML is shown as text, never rendered (Reflex's default parses it: an iframe, a meta
     refresh, a form or a style block in a message would act on the page). Links keep
     react-markdown's protocol allow-list (no ``javascript:`` or ``data:``) and open in a new
-    tab, images from other hosts are links unless ``BATON_REMOTE_IMAGES`` allows them, and a
-    single newline is a line break.
+    tab, images from other hosts are links unless ``BATON_REMOTE_IMAGES`` allows them, a
+    single newline is a line break, and code blocks carry their language and a copy button.
     """
     plugins = [] if remote_images_allowed() else [_LINK_REMOTE_IMAGES]
     return rx.markdown(source, use_raw=False, rehype_plugins=plugins, remark_plugins=[_LINE_BREAKS],
-                       component_map={"a": _external_link}, class_name="baton-markdown")
+                       component_map={"a": _external_link, "pre": code_block}, class_name="baton-markdown")

@@ -59,9 +59,10 @@ def _editor() -> rx.Component:
                       _field("Compact threshold", "compact_threshold"),
                       _field("Reset threshold", "reset_threshold"), width="100%"),
             rx.hstack(_field("Keep recent tokens", "keep_recent_tokens"),
-                      _field(f"Window override (tokens; empty = the model's {AdminState.model_window})",
+                      _field(f"Window override (tokens; the model table says {AdminState.model_window})",
                              "window_override"),
                       width="100%"),
+            rx.text(AdminState.window_note, size="1", weight="medium", id="admin-window"),
             rx.vstack(
                 rx.text("Pinned paths (one per line)", size="1", weight="medium"),
                 rx.text_area(name="pinned_paths", default_value=AdminState.form.get("pinned_paths", ""),
@@ -114,6 +115,7 @@ def _signed_in() -> rx.Component:
         align="start",
         spacing="5",
         width="100%",
+        class_name="baton-admin",
     )
 
 

@@ -3,6 +3,7 @@ import reflex as rx
 from chat_app.components.app_header import app_header
 from chat_app.components.assistant_problem import assistant_problem
 from chat_app.components.chat_header import chat_header
+from chat_app.components.commands_notice import commands_notice
 from chat_app.components.composer import composer
 from chat_app.components.not_found import not_found
 from chat_app.components.timeline import timeline
@@ -17,7 +18,8 @@ def thread_page() -> rx.Component:
             rx.vstack(
                 chat_header(),
                 rx.box(timeline(), class_name="baton-page baton-chat-body"),
-                rx.box(assistant_problem(), composer(), class_name="baton-composer-dock"),
+                rx.box(assistant_problem(), commands_notice(), composer(),
+                       class_name="baton-composer-dock"),
                 spacing="0",
                 width="100%",
                 min_height="100vh",

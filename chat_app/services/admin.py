@@ -41,6 +41,7 @@ from chat_app.db.models import (
 )
 from chat_app.services import admin_throttle as throttle
 from chat_app.services import runtime
+from chat_app.services.context_window import settings_problem
 
 __all__ = [
     "PASSWORD_ENV",
@@ -129,7 +130,12 @@ class AssistantView(BaseModel):
     history_tools: bool
     updated_at: datetime
     model_window: int = 0
-    """The model's context window as Baton knows it (what an empty override means)."""
+    """The model table's window (what an empty override means without an environment
+    setting)."""
+    window: int = 0
+    """The window the assistant's chats run on: the same function decides it for both."""
+    window_note: str = ""
+    """That window and where it comes from: model table, override or environment."""
     model_note: str = ""
     """What the admin should know about the model: its window, whether Baton knows it, and
     whether its provider is configured (otherwise the offline simulator answers)."""
@@ -324,7 +330,7 @@ def resolved_strategy(model: str, strategy: str) -> str:
 
 
 def _model_facts(spec: str) -> tuple[int, str]:
-    """The model's window and a one-line note about it for the settings form."""
+    """The model table's window and a one-line note about the model for the settings form."""
     try:
         info = model_info(registry_name(spec))
         resolved = resolve_model(spec)
@@ -359,16 +365,38 @@ def _write() -> Session:
     return Session(write_engine(runtime.engine()))
 
 
+def _effective_window(assistant: Assistant) -> tuple[int, str]:
+    try:
+        window = runtime.window_for(assistant, runtime.model_for(assistant))
+    except ConfigurationError as exc:
+        return 0, f"Chats on this assistant cannot run: {exc}"
+    return window.tokens, window.describe()
+
+
+def _check_runnable(data: AssistantCreate) -> None:
+    """Refuse settings the chats could not work with, on the window they would run on."""
+    assistant = Assistant(**data.model_dump())
+    try:
+        setup, resolved = runtime.turn_setup("", assistant)
+        problem = settings_problem(setup, runtime.window_for(assistant, resolved))
+    except ConfigurationError as exc:
+        raise SettingsRejected(str(exc)) from None
+    if problem:
+        raise SettingsRejected(problem)
+
+
 def _view(assistant: Assistant) -> AssistantView:
     # getattr, not model_dump: it refreshes attributes expired by the commit.
-    derived = ("effective_strategy", "model_window", "model_note")
+    derived = ("effective_strategy", "model_window", "model_note", "window", "window_note")
     data = {name: getattr(assistant, name)
             for name in AssistantView.model_fields if name not in derived}
     data["pinned_paths"] = list(assistant.pinned_paths or [])
-    window, note = _model_facts(assistant.model)
+    model_window, note = _model_facts(assistant.model)
+    window, window_note = _effective_window(assistant)
     return AssistantView(**data, effective_strategy=resolved_strategy(assistant.model,
                                                                       assistant.context_strategy),
-                         model_window=window, model_note=note)
+                         model_window=model_window, model_note=note, window=window,
+                         window_note=window_note)
 
 
 def list_assistants(grant: str | None) -> list[AssistantView]:
@@ -389,6 +417,7 @@ def get_assistant(grant: str | None, assistant_id: str) -> AssistantView | None:
 def create_assistant(grant: str | None, form: AssistantForm) -> AssistantView:
     _require(grant)
     data = validate_form(form)
+    _check_runnable(data)
     with _write() as db:
         return _view(repo.create_assistant(session=db, data=data))
 
@@ -397,6 +426,7 @@ def update_assistant(grant: str | None, assistant_id: str, form: AssistantForm) 
     """Save the form over the assistant; recorded per changed field. None if it is gone."""
     _require(grant)
     data = validate_form(form)
+    _check_runnable(data)
     changes = AssistantUpdate(**data.model_dump())
     with _write() as db:
         assistant = repo.update_assistant(session=db, assistant_id=assistant_id, changes=changes)

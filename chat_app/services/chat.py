@@ -29,7 +29,7 @@ from agent_core.turn import TurnSetup
 from agent_core.validation import validate_user_message
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
-from chat_app.services import live, runtime
+from chat_app.services import context_window, live, runtime
 from chat_app.services.threads import misconfigured
 from chat_app.services.timeline import RowFolder, anchor, divider_item
 from chat_app.services.views import MeterView, SessionChip, TimelineItem
@@ -300,8 +300,7 @@ def _check_fits(setup: TurnSetup, text: str) -> None:
     policy = setup.policy
     window = model_info(setup.model_name, window_override=policy.window_override).context_window
     counter = _counter(setup.model_name)
-    fixed = (counter.count_text(setup.system_prompt or "") + counter.count_tools(setup.tools)
-             + setup.handoff_budget_tokens)
+    fixed = context_window.fixed_context_tokens(setup, counter)  # as /admin counts it
     room = int(window * policy.reset_threshold) - fixed
     tokens = counter.count_text(text)
     if tokens > room:

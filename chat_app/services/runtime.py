@@ -23,8 +23,10 @@ from agent_core.turn import TurnSetup
 from chat_app.db.engine import get_engine, migrate
 from chat_app.db.models import Assistant
 from chat_app.db.store import SqlStore
+from chat_app.services.context_window import EffectiveWindow, effective_window
 
-__all__ = ["engine", "store", "runner", "turn_setup", "cancel_flag", "clear_cancel", "model_for"]
+__all__ = ["engine", "store", "runner", "turn_setup", "window_for", "cancel_flag", "clear_cancel",
+           "model_for"]
 
 _migrated: set[str] = set()
 _migrate_lock = threading.Lock()
@@ -61,11 +63,10 @@ def model_for(assistant: Assistant) -> ResolvedModel:
     return resolve_model(assistant.model, window_override=assistant.window_override)
 
 
-def _window_override(assistant: Assistant, resolved: ResolvedModel) -> int | None:
-    # BATON_SIM_WINDOW lets demos and browser tests see resets within a few turns.
-    if resolved.is_simulator and os.environ.get("BATON_SIM_WINDOW"):
-        return int(os.environ["BATON_SIM_WINDOW"])
-    return assistant.window_override
+def window_for(assistant: Assistant, resolved: ResolvedModel) -> EffectiveWindow:
+    """The window the assistant's chats run on (the admin page shows the same)."""
+    return effective_window(resolved.name, is_simulator=resolved.is_simulator,
+                            window_override=assistant.window_override)
 
 
 def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, ResolvedModel]:
@@ -77,7 +78,7 @@ def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, Resolve
         compact_threshold=assistant.compact_threshold,
         mask_threshold=assistant.mask_threshold,
         keep_recent_tokens=assistant.keep_recent_tokens,
-        window_override=_window_override(assistant, resolved),
+        window_override=window_for(assistant, resolved).override,
         pinned_paths=tuple(assistant.pinned_paths or ()),
     )
     the_store = store()

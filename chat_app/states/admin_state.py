@@ -42,6 +42,7 @@ class AdminState(rx.State):
     effective_strategy: str = ""
     model_window: str = ""
     model_note: str = ""
+    window_note: str = ""
     changes: list[ChangeRow] = []
     _grant: str = ""
 
@@ -63,6 +64,7 @@ class AdminState(rx.State):
         self.effective_strategy = view.effective_strategy
         self.model_window = f"{view.model_window:,}" if view.model_window else "unknown"
         self.model_note = view.model_note
+        self.window_note = view.window_note
         self.form = {
             "name": view.name, "model": view.model, "system_prompt": view.system_prompt,
             "context_strategy": view.context_strategy,

@@ -71,6 +71,29 @@ async def test_auto_resets_when_compaction_cannot_get_below_the_reset_threshold(
     assert not of_type(events, "compaction")
 
 
+def _short_compaction_setup(**policy):
+    # Keeping 2,000 recent tokens on a 6,000 window cannot get below 40%: each compaction
+    # leaves the context at about 42%.
+    return make_setup(window=6000, compact_threshold=0.4, keep_recent_tokens=2000, **policy)
+
+
+async def test_compact_does_not_repeat_a_compaction_that_fell_short_and_warns_once() -> None:
+    setup = _short_compaction_setup(context_strategy="compact")
+    events = await run(setup, TASK)
+    assert len(of_type(events, "compaction")) == 1
+    warnings = [e for e in of_type(events, "warning") if "compact threshold" in e["data"]["message"]]
+    assert len(warnings) == 1
+    assert not of_type(events, "context_reset")
+
+
+async def test_auto_resets_after_a_compaction_that_fell_short() -> None:
+    setup = _short_compaction_setup(model_name=OPUS)
+    events = await run(setup, TASK)
+    kinds = [e["type"] for e in events if e["type"] == "compaction"
+             or (e["type"] == "context_reset" and e["data"]["event"] == "reset_complete")]
+    assert kinds[:2] == ["compaction", "context_reset"]
+
+
 async def test_at_most_one_reset_or_compaction_per_model_call() -> None:
     setup = make_setup(model_name=OPUS, window=2500, keep_recent_tokens=400)
     events = await run(setup, TASK)

@@ -9,7 +9,12 @@ from agent_core.errors import ConfigurationError
 from agent_core.models import model_info
 from agent_core.policy import make_policy
 from agent_core.strategies.cutoff import safe_cutoff
-from agent_core.strategies.plan import confirm_compaction, effective_strategy, plan
+from agent_core.strategies.plan import (
+    after_short_compaction,
+    confirm_compaction,
+    effective_strategy,
+    plan,
+)
 
 
 @pytest.mark.parametrize(
@@ -55,6 +60,16 @@ def test_an_explicit_compact_policy_never_resets() -> None:
     policy = make_policy(context_strategy="compact")
     decision = plan(0.95, policy, model_default="reset")
     assert confirm_compaction(decision, projected=0.9, policy=policy).action == "compact"
+
+
+def test_after_a_compaction_fell_short_auto_resets_and_compact_keeps() -> None:
+    auto = make_policy(context_strategy="auto", compact_threshold=0.4)
+    compact = make_policy(context_strategy="compact", compact_threshold=0.4)
+    decision = plan(0.45, auto, model_default="compact")
+    assert after_short_compaction(decision, auto).action == "reset"
+    assert after_short_compaction(plan(0.45, compact, model_default="compact"), compact).action == "keep"
+    # Nothing to change when no compaction was planned.
+    assert after_short_compaction(plan(0.2, auto, model_default="compact"), auto).action == "keep"
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sqlmodel import Session
 
-from chat_app.services import admin
+from agent_core.models import model_info
+from chat_app.db.models import Assistant
+from chat_app.services import admin, runtime
 
 PASSWORD = "correct horse battery staple"
 CLIENT = "203.0.113.7"
@@ -160,3 +163,49 @@ def test_the_form_says_whether_a_real_models_commands_can_run(
     assert allowed.model_note.endswith("run_command runs commands for real in a sandbox")
     simulator = admin.create_assistant(grant, form(model="simulator", name="Offline"))
     assert "run_command" not in simulator.model_note
+
+
+def _chat_window(assistant_id: str) -> int:
+    """The window a chat on the assistant runs on, as the engine computes it."""
+    with Session(runtime.engine()) as db:
+        assistant = db.get(Assistant, assistant_id)
+        setup, _ = runtime.turn_setup("t", assistant)
+    return model_info(setup.model_name, window_override=setup.policy.window_override).context_window
+
+
+def test_the_page_shows_the_window_chats_run_on_and_where_it_comes_from(
+    grant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
+    from_environment = admin.create_assistant(grant, form(model="simulator"))
+    assert from_environment.window == 6000 == _chat_window(from_environment.id)
+    assert "6,000-token window" in from_environment.window_note
+    assert "BATON_SIM_WINDOW" in from_environment.window_note
+
+    overridden = admin.create_assistant(grant, form(model="simulator", window_override="9000"))
+    assert overridden.window == 9000 == _chat_window(overridden.id)
+    assert "window override" in overridden.window_note
+
+    monkeypatch.delenv("BATON_SIM_WINDOW")
+    table = admin.get_assistant(grant, from_environment.id)
+    assert table.window == 32768 == _chat_window(table.id)
+    assert "model table" in table.window_note
+
+
+def test_a_window_override_below_the_fixed_context_is_refused(grant: str) -> None:
+    with pytest.raises(admin.SettingsRejected, match="cannot hold this assistant's fixed context"):
+        admin.create_assistant(grant, form(window_override="100"))
+
+
+def test_a_compaction_that_cannot_get_below_its_threshold_is_refused(
+    grant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fields = {"context_strategy": "compact", "compact_threshold": "0.4",
+              "keep_recent_tokens": "2000"}
+    with pytest.raises(admin.SettingsRejected, match="Compaction cannot get below its threshold"):
+        admin.create_assistant(grant, form(window_override="6000", **fields))
+    monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
+    with pytest.raises(admin.SettingsRejected, match="Compaction cannot get below its threshold"):
+        admin.create_assistant(grant, form(**fields))
+    # The same span on a window where it fits is accepted.
+    assert admin.create_assistant(grant, form(window_override="20000", **fields)).window == 20000

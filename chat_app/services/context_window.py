@@ -1,0 +1,112 @@
+"""The context window a chat runs on, where it comes from, and whether settings fit in it.
+
+One function decides the window for both the chats (:func:`chat_app.services.runtime.turn_setup`)
+and the admin page, so the page cannot show one window while the chats run on another.
+Precedence: the assistant's window override, then ``BATON_SIM_WINDOW`` (only for the offline
+simulator: demos and browser tests see resets within a few turns), then the model table.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from agent_core.models import model_info
+from agent_core.strategies.plan import effective_strategy
+from agent_core.tokens import TokenCounter
+from agent_core.turn import TurnSetup
+
+__all__ = ["SIM_WINDOW_ENV", "EffectiveWindow", "effective_window", "fixed_context_tokens",
+           "settings_problem"]
+
+SIM_WINDOW_ENV = "BATON_SIM_WINDOW"
+
+WindowSource = Literal["model", "override", "environment"]
+
+
+class EffectiveWindow(BaseModel):
+    """The window in tokens and what set it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tokens: int
+    source: WindowSource
+    model_tokens: int
+    """The model table's window (what applies without an override or environment setting)."""
+
+    @property
+    def override(self) -> int | None:
+        """What the policy's ``window_override`` must be for the engine to use this window."""
+        return None if self.source == "model" else self.tokens
+
+    def describe(self) -> str:
+        """One line for the admin page: the window and where it comes from."""
+        if self.source == "override":
+            origin = f"the assistant's window override (the model's own is {self.model_tokens:,})"
+        elif self.source == "environment":
+            origin = (f"{SIM_WINDOW_ENV} on this server, which sets the simulator's window "
+                      f"(its own is {self.model_tokens:,}); a window override wins over it")
+        else:
+            origin = "the model table"
+        return f"Chats run on a {self.tokens:,}-token window, from {origin}."
+
+
+def effective_window(model_name: str, *, is_simulator: bool,
+                     window_override: int | None) -> EffectiveWindow:
+    """The window chats on ``model_name`` (the resolved model's registry name) run on."""
+    table = model_info(model_name).context_window
+    if window_override is not None:
+        return EffectiveWindow(tokens=window_override, source="override", model_tokens=table)
+    environment = os.environ.get(SIM_WINDOW_ENV, "").strip()
+    if is_simulator and environment.isdigit() and int(environment) > 0:
+        return EffectiveWindow(tokens=int(environment), source="environment", model_tokens=table)
+    return EffectiveWindow(tokens=table, source="model", model_tokens=table)
+
+
+@lru_cache(maxsize=16)
+def _counter(model_name: str) -> TokenCounter:
+    return TokenCounter(model_name)
+
+
+def fixed_context_tokens(setup: TurnSetup, counter: TokenCounter | None = None) -> int:
+    """What every session of ``setup`` starts with before any conversation: the system prompt,
+    the tool definitions and the handoff budget."""
+    counter = counter or _counter(setup.model_name)
+    return (counter.count_text(setup.system_prompt or "") + counter.count_tools(setup.tools)
+            + setup.handoff_budget_tokens)
+
+
+def settings_problem(setup: TurnSetup, window: EffectiveWindow) -> str | None:
+    """Why ``setup``'s settings cannot work on ``window``, or None when they can.
+
+    Two settings cannot: a window override that does not even hold the fixed context plus the
+    recent span kept by compaction, and a compaction whose kept span, summary and fixed
+    context already reach the compact threshold (it would run without ever getting below).
+    """
+    policy = setup.policy
+    counter = _counter(setup.model_name)
+    fixed = fixed_context_tokens(setup, counter)
+    keep = policy.keep_recent_tokens
+    if window.source == "override" and window.tokens <= fixed + keep:
+        return (f"A window override of {window.tokens:,} tokens cannot hold this assistant's "
+                f"fixed context: about {fixed:,} tokens of system prompt, tool definitions and "
+                f"handoff, plus {keep:,} keep-recent tokens. Use more than {fixed + keep:,}, or "
+                "leave it empty for the model's window.")
+    default = model_info(setup.model_name).default_strategy
+    if effective_strategy(policy, default) != "compact":
+        return None
+    # After a compaction the session holds the instructions, the tools, the summary and the
+    # kept span (no handoff in a session that only compacts).
+    floor = fixed - setup.handoff_budget_tokens + setup.compaction_summary_tokens + keep
+    limit = int(window.tokens * policy.compact_threshold)
+    if floor >= limit:
+        return (f"Compaction cannot get below its threshold: compacting at "
+                f"{policy.compact_threshold:.0%} of a {window.tokens:,}-token window means "
+                f"{limit:,} tokens, but keeping {keep:,} recent tokens plus a "
+                f"{setup.compaction_summary_tokens:,}-token summary, the system prompt and the "
+                f"tool definitions already take about {floor:,}. Lower keep-recent tokens, raise "
+                "the compact threshold or the window.")
+    return None

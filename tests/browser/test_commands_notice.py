@@ -1,0 +1,72 @@
+"""A chat whose real model cannot run commands on this host says so above the composer."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from sqlmodel import Session
+
+from chat_app.db import repo
+from chat_app.db.engine import write_engine
+from chat_app.services import admin as admin_service
+from chat_app.services import identity, runtime
+from chat_app.services import threads as thread_service
+from tests.browser.app_server import AppServer, running_app
+from tests.browser.conftest import PROVIDER_MODEL, SECRET_KEY
+
+
+@pytest.fixture(scope="module")
+def sandbox_off_server(chromium_path: str, fake_provider,
+                       tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    """The app on a host that cannot sandbox (``BATON_SANDBOX=off`` says so)."""
+    host = fake_provider.url.removeprefix("http://")
+    env = {"BATON_SANDBOX": "off", "BATON_SECRET_KEY": SECRET_KEY,
+           "BATON_OPENAI_BASE_URL": f"http://{host}/v1?api_key=test-key"}
+    with running_app(tmp_path_factory.mktemp("baton-sandbox-off"), env) as server:
+        yield server
+
+
+def _chat(owner: str, model: str) -> str:
+    data = admin_service.validate_form(admin_service.AssistantForm(
+        name=f"{model} {uuid.uuid4().hex[:6]}", model=model))
+    with Session(write_engine(runtime.engine())) as db:
+        assistant_id = repo.create_assistant(session=db, data=data).id
+    return thread_service.create_thread(owner, "Commands", assistant_id=assistant_id).id
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_chat_says_its_assistant_cannot_run_commands_here(
+    sandbox_off_server, browser, monkeypatch, screenshot_dir, width: int
+) -> None:
+    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{sandbox_off_server.db_path}")
+    monkeypatch.setenv("BATON_SECRET_KEY", SECRET_KEY)
+    monkeypatch.setenv("BATON_SANDBOX", "off")
+    identity.secret_key.cache_clear()
+    runtime._store_for.cache_clear()
+    token = identity.mint_token()
+    owner = identity.owner_from_token(token)
+    real, simulated = _chat(owner, PROVIDER_MODEL), _chat(owner, "simulator")
+
+    context = browser.new_context(base_url=sandbox_off_server.url,
+                                  viewport={"width": width, "height": 820})
+    try:
+        context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
+                              "url": sandbox_off_server.url}])
+        page = context.new_page()
+        page.goto(f"/t/{real}")
+        notice = page.locator("#commands-notice")
+        notice.wait_for()
+        assert "cannot run commands here" in notice.inner_text()
+        assert "BATON_SANDBOX" in notice.inner_text()
+        page.screenshot(path=str(screenshot_dir / f"commands-notice-{width}.png"))
+
+        page.goto(f"/t/{simulated}")
+        page.locator("#composer-input").wait_for()
+        page.wait_for_timeout(500)
+        assert page.locator("#commands-notice").count() == 0
+    finally:
+        context.close()
+        identity.secret_key.cache_clear()
+        runtime._store_for.cache_clear()

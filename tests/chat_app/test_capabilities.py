@@ -1,0 +1,48 @@
+"""The chat says when its assistant cannot run commands on this host."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session
+
+from chat_app.db import repo
+from chat_app.db.engine import write_engine
+from chat_app.services import admin, capabilities, runtime
+from chat_app.services import threads as thread_service
+
+OWNER = "owner-1"
+
+
+@pytest.fixture(autouse=True)
+def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path / 'baton.db'}")
+    monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:11434")
+    runtime._store_for.cache_clear()
+
+
+def _chat_with(model: str) -> str:
+    data = admin.validate_form(admin.AssistantForm(name=model, model=model))
+    with Session(write_engine(runtime.engine())) as db:
+        assistant_id = repo.create_assistant(session=db, data=data).id
+    return thread_service.create_thread(OWNER, "Chat", assistant_id=assistant_id).id
+
+
+def test_a_real_model_on_a_host_that_cannot_sandbox_says_commands_are_off(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(capabilities, "sandbox_unavailable_reason",
+                        lambda: "bubblewrap is not installed")
+    real = _chat_with("ollama:llama3.1")
+    note = capabilities.commands_note(OWNER, real)
+    assert note.startswith("This assistant cannot run commands here: bubblewrap is not installed.")
+    # Only its owner learns anything about the chat.
+    assert capabilities.commands_note("someone-else", real) == ""
+    # The simulator's commands are scripted, so nothing is missing there.
+    assert capabilities.commands_note(OWNER, _chat_with("simulator")) == ""
+
+
+def test_a_host_that_can_sandbox_needs_no_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(capabilities, "sandbox_unavailable_reason", lambda: None)
+    assert capabilities.commands_note(OWNER, _chat_with("ollama:llama3.1")) == ""
