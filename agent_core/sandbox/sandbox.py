@@ -7,6 +7,7 @@ pure functions of :mod:`agent_core.sandbox.argv` and :mod:`agent_core.sandbox.ch
 from __future__ import annotations
 
 import asyncio
+import logging
 import contextlib
 import os
 import resource
@@ -34,6 +35,8 @@ from agent_core.sandbox.result import SandboxLimits, SandboxResult
 __all__ = ["Sandbox", "find_bwrap"]
 
 _CHUNK = 64 * 1024
+_KILL_GRACE_SECONDS = 5.0
+_log = logging.getLogger(__name__)
 # When the app runs as root, each run gets its own unprivileged uid from this range: the
 # kernel never applies the process limit to root, and host files readable by root alone
 # stay unreadable even through a bind mount.
@@ -196,7 +199,13 @@ class Sandbox:
             if process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
-            await asyncio.shield(process.wait())
+            # Bounded: a turn (or asyncio.run's clean-up after a cancellation) must never
+            # wait forever on an exit the event loop fails to see.
+            try:
+                await asyncio.wait_for(asyncio.shield(process.wait()), _KILL_GRACE_SECONDS)
+            except TimeoutError:
+                _log.warning("sandbox process %s not reaped %ss after SIGKILL", process.pid,
+                             _KILL_GRACE_SECONDS)
         code = process.returncode if process.returncode is not None else -signal.SIGKILL
         status = _EXIT_TIMED_OUT if timed_out else (128 - code if code < 0 else code)
         text = bytes(output[: self.limits.output_bytes]).decode("utf-8", errors="replace")
