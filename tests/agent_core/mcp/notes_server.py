@@ -1,0 +1,27 @@
+"""A tiny MCP server for the tests, spoken to over stdio: ``python notes_server.py``.
+
+Its ``shout`` tool upper-cases a text and signs it with the ``NOTES_SIGNATURE`` environment
+variable, so a test sees that the server really ran and that its secrets reached it.
+"""
+
+import os
+
+from mcp.server.fastmcp import FastMCP
+
+server = FastMCP("notes")
+
+
+@server.tool()
+def shout(text: str) -> str:
+    """Upper-case a text."""
+    return f"{text.upper()} (signed {os.environ.get('NOTES_SIGNATURE', 'nobody')})"
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Always fails, with the reason given."""
+    raise ValueError(reason)
+
+
+if __name__ == "__main__":
+    server.run("stdio")
