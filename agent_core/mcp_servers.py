@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Literal
@@ -27,7 +27,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.redaction import redact_text
 
-__all__ = ["McpServer", "McpToolbox", "ToolLoad", "MCP_NAME_PATTERN"]
+__all__ = ["McpServer", "McpToolbox", "ToolLoad", "MCP_NAME_PATTERN", "clip_text"]
+
+# What of a tool's text output reaches the model, as for run_command: its start and its end,
+# so one talkative server cannot fill the context window.
+_OUTPUT_HEAD_CHARS, _OUTPUT_TAIL_CHARS = 4_000, 12_000
 
 #: Server names prefix their tools' names (``docs_search``), which providers limit to these.
 MCP_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
@@ -108,11 +112,31 @@ class McpToolbox:
         client = MultiServerMCPClient(
             {server.name: server.connection(call_timeout=self.call_timeout)},  # type: ignore[dict-item]
             tool_name_prefix=True,
+            tool_interceptors=[_clip_output],
         )
         tools = await asyncio.wait_for(client.get_tools(server_name=server.name),
                                        self.load_timeout)
         self._cache[key] = (self._clock(), tools)
         return tools
+
+
+def clip_text(text: str) -> str:
+    """``text`` cut to its head and tail when longer than the model should read at once."""
+    if len(text) <= _OUTPUT_HEAD_CHARS + _OUTPUT_TAIL_CHARS:
+        return text
+    cut = len(text) - _OUTPUT_HEAD_CHARS - _OUTPUT_TAIL_CHARS
+    return (f"{text[:_OUTPUT_HEAD_CHARS]}\n[... {cut} characters of output cut ...]\n"
+            f"{text[-_OUTPUT_TAIL_CHARS:]}")
+
+
+async def _clip_output(request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+    result = await handler(request)
+    content = getattr(result, "content", None)
+    if not isinstance(content, list):
+        return result
+    clipped = [block.model_copy(update={"text": clip_text(block.text)})
+               if isinstance(getattr(block, "text", None), str) else block for block in content]
+    return result.model_copy(update={"content": clipped})
 
 
 def _problem(server: McpServer, error: BaseException, timeout: float) -> str:

@@ -61,7 +61,7 @@ def test_a_server_added_on_admin_lends_its_tool_to_the_chat(
     assert "NOTES_SIGNATURE (set, hidden)" in server.inner_text()
     assert page.locator("#mcp-secrets").input_value() == ""  # the form forgets the secret
     server.get_by_role("button", name="Check").click()
-    page.locator("#mcp-notice", has_text="notes works: 2 tools").wait_for()
+    page.locator("#mcp-notice", has_text="notes works: 3 tools").wait_for()
     assert SECRET not in page.content()
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})

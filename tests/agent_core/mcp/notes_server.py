@@ -23,5 +23,11 @@ def fail(reason: str) -> str:
     raise ValueError(reason)
 
 
+@server.tool()
+def flood(chars: int) -> str:
+    """Returns a text of the given length, opened by 'a' and closed by 'z'."""
+    return "a" + "x" * (chars - 2) + "z"
+
+
 if __name__ == "__main__":
     server.run("stdio")

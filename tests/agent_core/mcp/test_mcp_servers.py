@@ -121,3 +121,14 @@ async def test_tools_are_kept_for_the_cache_time_and_reloaded_after_it_or_on_a_c
     assert (await box.load([changed])).tools[0] is not first.tools[0]
     now[0] = 301
     assert (await box.load([NOTES])).tools[0] is not first.tools[0]
+
+
+async def test_a_flood_of_output_reaches_the_model_as_its_head_and_tail() -> None:
+    setup = _setup([NOTES], _calls_then_reports("notes_flood", {"chars": 100_000}))
+
+    await collect(ThreadRunner().submit(setup, "flood"))
+
+    (tool_row,) = _rows(setup, "tool")
+    assert len(tool_row.content) < 16_100
+    assert tool_row.content.startswith("axxx") and tool_row.content.endswith("xxxz")
+    assert "[... 84000 characters of output cut ...]" in tool_row.content
