@@ -77,6 +77,10 @@ class WorkspaceState(IdentityState):
 
     @rx.event
     async def attach(self, files: list[rx.UploadFile]) -> Any:
+        if not files:
+            # The browser refused every file: it calls this with none and ``rejected`` with
+            # the reasons, in either order; the reasons are what the user should read.
+            return None
         # Read one byte past the limit: enough to refuse a larger file without holding it.
         chosen = [((f.name or "upload"), await f.read(workspace.MAX_FILE_BYTES + 1)) for f in files]
         try:
