@@ -9,6 +9,7 @@ exactly once, in order: at the next model call, or as the first input of a new s
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -128,6 +129,10 @@ class ThreadRunner:
 
     async def _turn(self, setup: TurnSetup, cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
         outbox: list[dict[str, Any]] = []
+        if setup.tool_loader is not None:
+            setup, problems = await _with_loaded_tools(setup, setup.tool_loader)
+            for problem in problems:
+                yield events.warning(problem, source="tools")
         coordinator = await asyncio.to_thread(
             SessionCoordinator, setup, estimator=self.estimator(setup), emit=outbox.append)
         await asyncio.to_thread(coordinator.deliver_pending)
@@ -250,6 +255,22 @@ class ThreadRunner:
         finally:
             await asyncio.to_thread(lock.__exit__, None, None, None)
             self._active.discard(setup.thread_id)
+
+
+async def _with_loaded_tools(setup: TurnSetup, loader) -> tuple[TurnSetup, list[str]]:  # type: ignore[no-untyped-def]
+    """``setup`` with the ``loader``'s tools added, and its problems. A loader that fails
+    outright is a problem too: the turn runs with the tools it has."""
+    try:
+        load = await loader()
+    except Exception as exc:  # a broken tool source must not take the turn down
+        log.exception("loading extra tools for thread %s failed", setup.thread_id)
+        return setup, [f"Extra tools could not be loaded: {_user_error(exc)}"]
+    taken = {tool.name for tool in setup.tools}
+    added = [tool for tool in load.tools if tool.name not in taken]
+    problems = list(load.problems) + [
+        f"The tool {tool.name} was left out: a built-in tool has that name."
+        for tool in load.tools if tool.name in taken]
+    return dataclasses.replace(setup, tools=[*setup.tools, *added], tool_loader=None), problems
 
 
 def _apply_update(state: list[BaseMessage], update: Any) -> None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import BaseTool
 
 from agent_core.policy import ContextPolicy
 from agent_core.ports import SessionStore
+
+if TYPE_CHECKING:
+    from agent_core.mcp_servers import ToolLoad
 
 __all__ = ["TurnSetup", "EventSink"]
 
@@ -19,7 +22,11 @@ EventSink = Callable[[dict[str, Any]], None]
 
 @dataclass
 class TurnSetup:
-    """The configuration of one run. ``handoff_model`` defaults to ``model``."""
+    """The configuration of one run. ``handoff_model`` defaults to ``model``.
+
+    ``tool_loader``, when given, is awaited at the start of each turn for more tools (an
+    assistant's MCP servers); its problems reach the chat as ``warning`` events.
+    """
 
     store: SessionStore
     thread_id: str
@@ -31,3 +38,4 @@ class TurnSetup:
     handoff_model: BaseChatModel | None = None
     handoff_budget_tokens: int = 1500
     compaction_summary_tokens: int = 800
+    tool_loader: Callable[[], Awaitable[ToolLoad]] | None = None

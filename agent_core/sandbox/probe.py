@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 from agent_core.errors import SandboxUnavailable
@@ -23,7 +24,11 @@ def sandbox_unavailable_reason() -> str | None:
     if os.environ.get(SANDBOX_SWITCH, "").strip().lower() in ("off", "0", "false", "no"):
         return f"commands are turned off ({SANDBOX_SWITCH}=off)"
     try:
-        result = Sandbox(SandboxLimits(timeout=20), python_env=False).run({}, "true")
+        # In a thread of its own: the first caller may be a handler on a running event loop
+        # (the admin page), where the synchronous run cannot start its own loop.
+        sandbox = Sandbox(SandboxLimits(timeout=20), python_env=False)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            result = pool.submit(sandbox.run, {}, "true").result()
     except SandboxUnavailable as exc:
         return str(exc)
     except OSError as exc:

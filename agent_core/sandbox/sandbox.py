@@ -7,8 +7,8 @@ pure functions of :mod:`agent_core.sandbox.argv` and :mod:`agent_core.sandbox.ch
 from __future__ import annotations
 
 import asyncio
-import logging
 import contextlib
+import logging
 import os
 import resource
 import secrets

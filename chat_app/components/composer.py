@@ -1,6 +1,9 @@
 import reflex as rx
 
+from chat_app.components.attach_button import attach_button
+from chat_app.components.workspace_panel import workspace_panel
 from chat_app.states.chat import ChatState
+from chat_app.states.workspace_state import WorkspaceState
 
 
 def _stop_button() -> rx.Component:
@@ -31,8 +34,19 @@ def composer() -> rx.Component:
             ChatState.notice != "",
             rx.text(ChatState.notice, size="1", color_scheme="amber", id="composer-notice"),
         ),
+        rx.cond(
+            WorkspaceState.attach_error != "",
+            rx.hstack(
+                rx.text(WorkspaceState.attach_error, size="1", color_scheme="red", id="attach-error"),
+                rx.icon_button(rx.icon("x", size=12), on_click=WorkspaceState.dismiss_error,
+                               size="1", variant="ghost", aria_label="Dismiss"),
+                align="center",
+            ),
+        ),
         rx.form(
             rx.hstack(
+                attach_button(),
+                workspace_panel(),
                 # Uncontrolled on purpose: a controlled Reflex input debounces its change
                 # events, which could reach the server after the submit they belong to.
                 rx.text_area(

@@ -3,6 +3,7 @@
 import reflex as rx
 
 from chat_app.components.app_header import app_header
+from chat_app.components.mcp_servers_panel import mcp_servers_panel
 from chat_app.states.admin_state import AdminState, AssistantRow
 
 NOINDEX = [{"name": "robots", "content": "noindex, nofollow"}]
@@ -102,6 +103,8 @@ def _signed_in() -> rx.Component:
         ),
         rx.vstack(
             rx.cond(AdminState.selected_id != "", _editor()),
+            rx.cond(AdminState.selected_id != "",
+                    rx.box(mcp_servers_panel(), key=AdminState.selected_id, width="100%")),
             rx.heading("History", size="3"),
             rx.cond(
                 AdminState.changes.length() > 0,

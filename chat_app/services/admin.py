@@ -60,6 +60,7 @@ __all__ = [
     "update_assistant",
     "history",
     "validate_form",
+    "require_grant",
 ]
 
 PASSWORD_ENV = "BATON_ADMIN_PASSWORD"
@@ -221,6 +222,11 @@ def _log_failure(scope: str, mine: throttle.FailureCount, everyone: throttle.Fai
     if everyone.locked_until is not None:
         _log.warning("Admin sign-in locked for everyone until %s after %d failures",
                      everyone.locked_until.isoformat(timespec="seconds"), everyone.failures)
+
+
+def require_grant(grant: str | None) -> None:
+    """Refuse (:class:`AdminRefused`) a call without a valid grant; for every admin service."""
+    _require(grant)
 
 
 def _require(grant: str | None) -> None:

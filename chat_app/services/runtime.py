@@ -11,22 +11,25 @@ import threading
 from functools import lru_cache
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from agent_core.agent import DEFAULT_SYSTEM_PROMPT
 from agent_core.history.tools import make_history_tools
+from agent_core.mcp_servers import McpServer, McpToolbox
 from agent_core.policy import make_policy
 from agent_core.providers.registry import ResolvedModel, resolve_model
 from agent_core.runner import ThreadRunner
 from agent_core.sandbox import Sandbox
 from agent_core.tools import command_mode, make_tools
 from agent_core.turn import TurnSetup
+from chat_app.db import mcp_servers as db_mcp
 from chat_app.db.engine import get_engine, migrate
 from chat_app.db.models import Assistant
 from chat_app.db.store import SqlStore
 from chat_app.services.context_window import EffectiveWindow, effective_window
 
 __all__ = ["engine", "store", "runner", "turn_setup", "window_for", "cancel_flag", "clear_cancel",
-           "model_for"]
+           "model_for", "mcp_servers", "toolbox"]
 
 _migrated: set[str] = set()
 _migrate_lock = threading.Lock()
@@ -95,7 +98,25 @@ def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, Resolve
         # that changes mid-thread would break the provider's cached prompt prefix.
         + (make_history_tools(the_store, thread_id) if assistant.history_tools else []),
     )
+    servers = mcp_servers(assistant.id)
+    if servers:
+        # Loaded by the runner at the start of each turn (async, with a time limit per server).
+        setup.tool_loader = lambda: toolbox().load(servers)
     return setup, resolved
+
+
+def mcp_servers(assistant_id: str) -> list[McpServer]:
+    """The assistant's MCP servers, read at every turn so an admin's change applies next turn."""
+    with Session(engine()) as db:
+        return [db_mcp.as_server(row)
+                for row in db_mcp.list_mcp_servers(session=db, assistant_id=assistant_id)]
+
+
+@lru_cache(maxsize=1)
+def toolbox() -> McpToolbox:
+    """The process's MCP tool loader: each server's tools are kept for a few minutes."""
+    return McpToolbox(load_timeout=float(os.environ.get("BATON_MCP_TIMEOUT", "20")),
+                      cache_seconds=float(os.environ.get("BATON_MCP_CACHE_SECONDS", "300")))
 
 
 def _sandbox() -> Sandbox:

@@ -15,6 +15,7 @@ from chat_app.db.models.assistant import (
 )
 from chat_app.db.models.files import PendingMessage, PendingMessagePublic, ThreadFile
 from chat_app.db.models.lease import TurnLease
+from chat_app.db.models.mcp_server import AssistantMcpServer
 from chat_app.db.models.message import ContextEditRow, Message, MessageBase, MessagePublic
 from chat_app.db.models.session import (
     ChatSession,
@@ -33,6 +34,7 @@ __all__ = [
     "AssistantBase",
     "AssistantChange",
     "AssistantCreate",
+    "AssistantMcpServer",
     "AssistantPublic",
     "AssistantUpdate",
     "ChatSession",

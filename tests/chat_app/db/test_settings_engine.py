@@ -16,6 +16,7 @@ from tests.chat_app.db.backends import pg_url, sqlite_url  # noqa: F401
 TABLES = {
     "assistant",
     "assistant_change",
+    "assistant_mcp_server",
     "thread",
     "chat_session",
     "message",

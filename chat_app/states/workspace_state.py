@@ -1,0 +1,123 @@
+"""State of the chat's workspace: attaching files from the composer and the files panel.
+
+Attaching writes the files into the thread's workspace (all or nothing) and adds the line
+"Attached: a.py, b.txt" to the composer; the message itself is sent the ordinary way, through
+the outbox, so a failed attachment sends nothing and leaves the typed text alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import reflex as rx
+
+from chat_app.services import workspace
+from chat_app.states.identity import IdentityState
+
+__all__ = ["WorkspaceState", "WorkspaceFileRow", "ATTACH_UPLOAD_ID"]
+
+ATTACH_UPLOAD_ID = "attach"
+
+# Appends a line to the composer's (uncontrolled) text area through the native setter, so
+# React sees the change like typing and the draft handler runs.
+_APPEND_TO_COMPOSER = """((line) => {
+  const box = document.getElementById("composer-input");
+  if (!box) return;
+  const setValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
+  const kept = box.value.replace(/\\s+$/, "");
+  setValue.call(box, kept ? kept + "\\n\\n" + line : line);
+  box.dispatchEvent(new Event("input", {bubbles: true}));
+  box.focus();
+})(%s)"""
+
+_REJECTIONS = {
+    "file-too-large": f"is larger than {workspace.MAX_FILE_BYTES // 1_000_000} MB",
+    "too-many-files": f"is one file too many (at most {workspace.MAX_FILES} at a time)",
+}
+
+
+@dataclasses.dataclass
+class WorkspaceFileRow:
+    path: str = ""
+    size: str = ""
+
+
+def refusal_text(rejections: list[str]) -> str:
+    """What the composer says about files the browser refused (too large, too many)."""
+    reasons = []
+    for rejection in rejections:
+        name, _, codes = str(rejection).rpartition("|")
+        why = next((_REJECTIONS[c] for c in codes.split(",") if c in _REJECTIONS),
+                   "cannot be attached")
+        reasons.append(f"{name or 'a file'} {why}")
+    return "Nothing attached: " + "; ".join(reasons) + "."
+
+
+def _thread_id(path: str) -> str:
+    parts = [part for part in path.split("/") if part]
+    return parts[-1] if len(parts) >= 2 and parts[-2] == "t" else ""
+
+
+def _size(size: int) -> str:
+    return f"{size:,} B" if size < 10_000 else f"{size / 1000:,.0f} kB"
+
+
+class WorkspaceState(IdentityState):
+    files: list[WorkspaceFileRow] = []
+    attach_error: str = ""
+
+    def _thread(self) -> str:
+        return _thread_id(self.router.url.path)
+
+    def _refresh(self) -> None:
+        self.files = [WorkspaceFileRow(path=f.path, size=_size(f.size))
+                      for f in workspace.list_files(self._owner(), self._thread())]
+
+    @rx.event
+    async def attach(self, files: list[rx.UploadFile]) -> Any:
+        if not files:
+            # The browser refused every file: it calls this with none and ``rejected`` with
+            # the reasons, in either order; the reasons are what the user should read.
+            return None
+        # Read one byte past the limit: enough to refuse a larger file without holding it.
+        chosen = [((f.name or "upload"), await f.read(workspace.MAX_FILE_BYTES + 1)) for f in files]
+        try:
+            paths = workspace.attach_files(self._owner(), self._thread(), chosen)
+        except workspace.AttachmentRefused as refused:
+            self.attach_error = f"Nothing attached: {refused}"
+            return None
+        self.attach_error = ""
+        self._refresh()
+        line = workspace.attached_line(paths)
+        return [rx.call_script(_APPEND_TO_COMPOSER % json.dumps(line)),
+                rx.clear_selected_files(ATTACH_UPLOAD_ID)]
+
+    @rx.event
+    def rejected(self, rejections: list[str]) -> None:
+        """Files the browser refused before sending them, as ``name|code,code``."""
+        self.attach_error = refusal_text(rejections)
+
+    @rx.event
+    def dismiss_error(self) -> None:
+        self.attach_error = ""
+
+    @rx.event
+    def opened(self, is_open: bool) -> None:
+        if is_open:
+            self._refresh()
+
+    @rx.event
+    def download(self, path: str) -> Any:
+        content = workspace.read_file(self._owner(), self._thread(), path)
+        if content is None:
+            return rx.toast.error(f"{path} is no longer in the workspace.")
+        return rx.download(data=content, filename=path.rsplit("/", 1)[-1])
+
+    @rx.event
+    def download_zip(self) -> Any:
+        data = workspace.workspace_zip(self._owner(), self._thread())
+        if data is None:
+            return rx.toast.error("This chat does not exist.")
+        return rx.download(data=data, filename="workspace.zip", mime_type="application/zip")

@@ -1,0 +1,134 @@
+"""MCP servers' tools in a turn, against a real MCP server started over stdio."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from agent_core.mcp_servers import McpServer, McpToolbox
+from agent_core.memory_store import InMemoryStore
+from agent_core.runner import ThreadRunner
+from agent_core.testing import FunctionChatModel
+from tests.agent_core.runtime_helpers import collect, make_setup, of_type
+
+NOTES = McpServer(name="notes", transport="stdio", command=sys.executable,
+                  args=(str(Path(__file__).with_name("notes_server.py")),),
+                  secrets={"NOTES_SIGNATURE": "s3cret-sig"})
+
+
+def _calls_then_reports(tool: str, args: dict) -> FunctionChatModel:
+    """Calls ``tool`` once, then answers with what the tool returned."""
+
+    def answer(messages: list[BaseMessage], **_: object) -> AIMessage:
+        results = [m for m in messages if isinstance(m, ToolMessage)]
+        if results:
+            return AIMessage(content=f"The tool said: {results[-1].text}")
+        return AIMessage(content="", tool_calls=[{"name": tool, "args": args, "id": "call-1"}])
+
+    return FunctionChatModel(fn=answer, calls=[])
+
+
+def _setup(servers: list[McpServer], model: FunctionChatModel, toolbox: McpToolbox | None = None):
+    box = toolbox or McpToolbox(load_timeout=20)
+    setup = make_setup(InMemoryStore(), model=model, window=100_000)
+    setup.tool_loader = lambda: box.load(servers)
+    return setup
+
+
+def _rows(setup, role: str):
+    session = setup.store.sessions(setup.thread_id)[-1]
+    return [r for r in setup.store.messages(session.id) if r.role == role]
+
+
+async def test_the_agent_calls_a_tool_of_a_real_mcp_server() -> None:
+    model = _calls_then_reports("notes_shout", {"text": "hello"})
+    setup = _setup([NOTES], model)
+
+    events = await collect(ThreadRunner().submit(setup, "shout hello"))
+
+    assert not of_type(events, "warning") and not of_type(events, "error")
+    (tool_row,) = _rows(setup, "tool")
+    assert tool_row.name == "notes_shout"
+    # The server ran (upper-cased) with the secret it was given in its environment.
+    assert tool_row.content == "HELLO (signed s3cret-sig)"
+    assert _rows(setup, "assistant")[-1].content == "The tool said: HELLO (signed s3cret-sig)"
+
+
+async def test_a_tool_error_of_the_server_is_an_error_row_not_a_failed_turn() -> None:
+    setup = _setup([NOTES], _calls_then_reports("notes_fail", {"reason": "disk full"}))
+
+    events = await collect(ThreadRunner().submit(setup, "try it"))
+
+    assert not of_type(events, "error")
+    (tool_row,) = _rows(setup, "tool")
+    assert "disk full" in tool_row.content
+    assert tool_row.meta.get("status") == "error"
+
+
+@pytest.mark.parametrize("command, args, why", [
+    (sys.executable, ("-c", "raise SystemExit(3)"), "could not be used"),
+    ("baton-no-such-mcp-server", (), "could not be used"),
+])
+async def test_a_server_that_fails_to_start_is_a_warning_and_the_turn_answers(
+        command: str, args: tuple[str, ...], why: str) -> None:
+    broken = McpServer(name="broken", transport="stdio", command=command, args=args,
+                       secrets={"TOKEN": "hunter2-secret"})
+    offered: set[str] = set()
+
+    def answer(messages: list[BaseMessage], **kwargs: object) -> str:
+        offered.update(tool["function"]["name"] for tool in kwargs.get("tools") or [])
+        return "answered anyway"
+
+    model = FunctionChatModel(fn=answer, calls=[])
+    setup = _setup([broken, NOTES], model)
+
+    events = await collect(ThreadRunner().submit(setup, "hi"))
+
+    (warning,) = of_type(events, "warning")
+    assert warning["data"]["message"].startswith(f"MCP server 'broken' ({command}")
+    assert why in warning["data"]["message"]
+    assert "hunter2-secret" not in str(events)
+    assert not of_type(events, "error")
+    assert _rows(setup, "assistant")[-1].content == "answered anyway"
+    # The working server's tools still joined the turn.
+    assert "notes_shout" in offered and not any(name.startswith("broken") for name in offered)
+
+
+async def test_a_server_that_does_not_answer_in_time_is_left_out() -> None:
+    silent = McpServer(name="silent", transport="stdio", command=sys.executable,
+                       args=("-c", "import time; time.sleep(60)"))
+
+    load = await McpToolbox(load_timeout=1).load([silent])
+
+    assert load.tools == []
+    assert load.problems == [
+        f"MCP server 'silent' ({sys.executable} -c import time; time.sleep(60)) could not be "
+        "used: it did not answer within 1 s. Its tools are left out of this turn; an admin can "
+        "fix it on /admin."]
+
+
+async def test_tools_are_kept_for_the_cache_time_and_reloaded_after_it_or_on_a_change() -> None:
+    now = [0.0]
+    box = McpToolbox(cache_seconds=300, clock=lambda: now[0])
+
+    first = await box.load([NOTES])
+    now[0] = 299
+    assert (await box.load([NOTES])).tools == first.tools  # the same objects: no new start
+    changed = NOTES.model_copy(update={"secrets": {"NOTES_SIGNATURE": "other"}})
+    assert (await box.load([changed])).tools[0] is not first.tools[0]
+    now[0] = 301
+    assert (await box.load([NOTES])).tools[0] is not first.tools[0]
+
+
+async def test_a_flood_of_output_reaches_the_model_as_its_head_and_tail() -> None:
+    setup = _setup([NOTES], _calls_then_reports("notes_flood", {"chars": 100_000}))
+
+    await collect(ThreadRunner().submit(setup, "flood"))
+
+    (tool_row,) = _rows(setup, "tool")
+    assert len(tool_row.content) < 16_100
+    assert tool_row.content.startswith("axxx") and tool_row.content.endswith("xxxz")
+    assert "[... 84000 characters of output cut ...]" in tool_row.content

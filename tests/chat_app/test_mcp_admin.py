@@ -1,0 +1,115 @@
+"""An assistant's MCP servers: the admin form, secrets never shown back, and the turn's tools."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from sqlmodel import Session
+
+from agent_core.testing import FunctionChatModel
+from chat_app.db import repo
+from chat_app.services import admin, mcp_admin, runtime, threads
+from tests.agent_core.runtime_helpers import collect
+
+PASSWORD = "correct horse battery staple"
+NOTES_SERVER = Path(__file__).parents[1] / "agent_core" / "mcp" / "notes_server.py"
+
+
+@pytest.fixture(autouse=True)
+def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BATON_DB_URL", f"sqlite:///{tmp_path / 'baton.db'}")
+    monkeypatch.setenv(admin.PASSWORD_ENV, PASSWORD)
+
+
+@pytest.fixture
+def grant() -> str:
+    return admin.login(PASSWORD, client="203.0.113.7")
+
+
+@pytest.fixture
+def assistant_id(grant: str) -> str:
+    return admin.create_assistant(grant, admin.AssistantForm(name="Tools")).id
+
+
+def notes_form(**fields: str) -> mcp_admin.McpServerForm:
+    return mcp_admin.McpServerForm(**{
+        "name": "notes", "transport": "stdio",
+        "target": f"'{sys.executable}' '{NOTES_SERVER}'",
+        "secrets": "NOTES_SIGNATURE=s3cret-sig\n", **fields})
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"name": "my server"}, "Server name must be"),
+    ({"name": ""}, "Server name must be"),
+    ({"transport": "sse"}, "Transport must be stdio"),
+    ({"target": "  "}, "Give the command"),
+    ({"target": "python 'open"}, "The command has No closing quotation"),
+    ({"transport": "http", "target": "ftp://example.org/mcp", "secrets": ""}, "http:// or https://"),
+    ({"secrets": "NOTES SIGNATURE=x"}, "Secrets line 1 must be NAME=value"),
+    ({"secrets": "\nTOKEN"}, "Secrets line 2 must be NAME=value"),
+])
+def test_a_bad_server_form_is_refused_with_what_to_fix(fields: dict[str, str], message: str) -> None:
+    with pytest.raises(admin.SettingsRejected, match=message):
+        mcp_admin.parse_mcp_form(notes_form(**fields))
+
+
+def test_a_url_server_takes_its_secrets_as_headers() -> None:
+    server = mcp_admin.parse_mcp_form(mcp_admin.McpServerForm(
+        name="docs", transport="http", target="https://mcp.example.org/mcp",
+        secrets="Authorization=Bearer abc=="))
+    assert server.connection(call_timeout=5)["headers"] == {"Authorization": "Bearer abc=="}
+
+
+def test_servers_are_listed_with_their_secrets_by_name_only(grant: str, assistant_id: str) -> None:
+    mcp_admin.add_mcp_server(grant, assistant_id, notes_form())
+
+    (view,) = mcp_admin.list_mcp_servers(grant, assistant_id)
+
+    assert view.name == "notes" and view.secret_names == ["NOTES_SIGNATURE"]
+    assert "s3cret-sig" not in view.model_dump_json()
+    history = admin.history(grant, assistant_id)
+    assert history[0].field == "mcp_server" and "s3cret-sig" not in str(history[0].new)
+
+
+def test_a_name_is_used_once_per_assistant_and_removal_frees_it(grant: str, assistant_id: str) -> None:
+    mcp_admin.add_mcp_server(grant, assistant_id, notes_form())
+    with pytest.raises(admin.SettingsRejected, match="already has a server called notes"):
+        mcp_admin.add_mcp_server(grant, assistant_id, notes_form())
+
+    assert mcp_admin.remove_mcp_server(grant, assistant_id, "notes")
+    assert mcp_admin.list_mcp_servers(grant, assistant_id) == []
+    assert not mcp_admin.remove_mcp_server(grant, assistant_id, "notes")
+
+
+def test_server_calls_need_the_admin_grant(assistant_id: str) -> None:
+    for call in (lambda: mcp_admin.list_mcp_servers("forged", assistant_id),
+                 lambda: mcp_admin.add_mcp_server("forged", assistant_id, notes_form()),
+                 lambda: mcp_admin.remove_mcp_server(None, assistant_id, "notes")):
+        with pytest.raises(admin.AdminRefused):
+            call()
+
+
+async def test_the_assistants_chats_call_the_servers_tools(grant: str, assistant_id: str) -> None:
+    mcp_admin.add_mcp_server(grant, assistant_id, notes_form())
+    thread = threads.create_thread("owner-1", "mcp", assistant_id=assistant_id)
+    with Session(runtime.engine()) as db:
+        assistant = repo.get_assistant(session=db, assistant_id=assistant_id)
+
+    def answer(messages: list[BaseMessage], **_: object) -> AIMessage:
+        results = [m for m in messages if isinstance(m, ToolMessage)]
+        if results:
+            return AIMessage(content=results[-1].text)
+        return AIMessage(content="", tool_calls=[{"name": "notes_shout", "args": {"text": "hi"},
+                                                  "id": "call-1"}])
+
+    setup, _ = runtime.turn_setup(thread.id, assistant)
+    setup.model = FunctionChatModel(fn=answer, calls=[])
+    events = await collect(runtime.runner().submit(setup, "shout"))
+
+    assert not [e for e in events if e["type"] in ("warning", "error")]
+    rows = runtime.store().messages(runtime.store().sessions(thread.id)[-1].id)
+    assert [(r.role, r.name, r.content) for r in rows if r.role == "tool"] == [
+        ("tool", "notes_shout", "HI (signed s3cret-sig)")]

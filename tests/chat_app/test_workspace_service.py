@@ -1,0 +1,65 @@
+"""Attaching files to a thread's workspace, listing it and downloading it as a zip."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from chat_app.services import runtime, threads, workspace
+
+
+@pytest.fixture(autouse=True)
+def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BATON_DB_URL", f"sqlite:///{tmp_path / 'baton.db'}")
+
+
+@pytest.fixture
+def thread_id() -> str:
+    return threads.create_thread("owner-1", "files").id
+
+
+def test_attached_files_land_in_the_workspace_and_the_zip(thread_id: str) -> None:
+    paths = workspace.attach_files("owner-1", thread_id, [("a.py", b"print(1)\n"),
+                                                          ("notes.txt", "h\u00e9llo".encode())])
+
+    assert paths == ["a.py", "notes.txt"]
+    assert workspace.attached_line(paths) == "Attached: a.py, notes.txt"
+    assert runtime.store().read_file(thread_id, "notes.txt") == "h\u00e9llo"
+    assert [(f.path, f.size) for f in workspace.list_files("owner-1", thread_id)] == [
+        ("a.py", 9), ("notes.txt", 6)]
+    archive = zipfile.ZipFile(io.BytesIO(workspace.workspace_zip("owner-1", thread_id)))
+    assert {name: archive.read(name) for name in archive.namelist()} == {
+        "a.py": b"print(1)\n", "notes.txt": "h\u00e9llo".encode()}
+
+
+OK = ("ok.py", b"fine")
+
+
+@pytest.mark.parametrize(("files", "message"), [
+    ([OK, ("big.txt", b"x" * 1_000_001)], "big.txt is 1.0 MB; a file may be at most 1 MB"),
+    ([OK, ("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00")], "logo.png is not a text file"),
+    ([OK, ("latin.txt", "caf\u00e9".encode("latin-1"))], "latin.txt is not UTF-8 text"),
+    ([(f"f{i}.txt", b"x") for i in range(6)], "6 files chosen; attach at most 5"),
+    ([], "No file was chosen"),
+])
+def test_refused_attachments_write_nothing(thread_id: str, files, message: str) -> None:
+    with pytest.raises(workspace.AttachmentRefused, match=message):
+        workspace.attach_files("owner-1", thread_id, files)
+    assert runtime.store().list_files(thread_id) == []
+
+
+def test_a_directory_in_the_uploaded_name_is_dropped(thread_id: str) -> None:
+    assert workspace.attach_files("owner-1", thread_id, [("../../etc/passwd", b"x")]) == ["passwd"]
+
+
+def test_another_owner_can_neither_attach_nor_read(thread_id: str) -> None:
+    workspace.attach_files("owner-1", thread_id, [("a.py", b"secret = 1")])
+
+    with pytest.raises(workspace.AttachmentRefused, match="does not exist"):
+        workspace.attach_files("owner-2", thread_id, [("b.py", b"x")])
+    assert workspace.list_files("owner-2", thread_id) == []
+    assert workspace.read_file("owner-2", thread_id, "a.py") is None
+    assert workspace.workspace_zip("owner-2", thread_id) is None
