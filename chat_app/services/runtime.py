@@ -20,7 +20,8 @@ from agent_core.runner import ThreadRunner
 from agent_core.sandbox import Sandbox
 from agent_core.tools import command_mode, make_tools
 from agent_core.turn import TurnSetup
-from chat_app.db.engine import get_engine, migrate
+from chat_app.db.engine import get_engine
+from chat_app.db.migrate import migrate
 from chat_app.db.models import Assistant
 from chat_app.db.store import SqlStore
 
