@@ -53,6 +53,7 @@ bench: install
 	$(BIN)/python -m bench.storage
 	$(BIN)/python -m bench.load
 	$(BIN)/python -m bench.sandbox
+	$(BIN)/python -m bench.importing
 
 clean:
 	rm -rf $(VENV) .web .states
