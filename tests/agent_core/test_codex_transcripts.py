@@ -55,11 +55,11 @@ def _tokens(last_input: int, output: int = 50, window: int = 272000) -> dict[str
 def rollout_records() -> list[dict[str, Any]]:
     """A two-turn session with a compaction between the turns."""
     return [
-        _line("session_meta", {"id": "sess-1", "cwd": "/work/app", "originator": "codex_cli_rs",
+        _line("session_meta", {"id": "sess-1", "cwd": "/home/dev/app", "originator": "codex_cli_rs",
                                "cli_version": "0.60.1", "model_provider": "openai"}),
         _message("developer", "<permissions instructions>sandboxed</permissions instructions>"),
-        _message("user", "<environment_context>\n  <cwd>/work/app</cwd>\n</environment_context>"),
-        _line("turn_context", {"cwd": "/work/app", "model": "gpt-5-codex"}),
+        _message("user", "<environment_context>\n  <cwd>/home/dev/app</cwd>\n</environment_context>"),
+        _line("turn_context", {"cwd": "/home/dev/app", "model": "gpt-5-codex"}),
         _message("user", "Fix the failing test in tests/test_parse.py"),
         _line("event_msg", {"type": "user_message", "message": "Fix the failing test"}),
         _line("event_msg", {"type": "token_count", "info": None, "rate_limits": {}}),
