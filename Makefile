@@ -25,7 +25,7 @@ install:
 	 fi
 
 migrate: install
-	$(BIN)/python -c "from chat_app.db.engine import migrate; migrate()"
+	$(BIN)/python -c "from chat_app.db.migrate import migrate; migrate()"
 
 run: migrate
 	$(BIN)/reflex run --env prod --single-port --frontend-port $(PORT) --backend-port $(PORT)
@@ -53,6 +53,7 @@ bench: install
 	$(BIN)/python -m bench.storage
 	$(BIN)/python -m bench.load
 	$(BIN)/python -m bench.sandbox
+	$(BIN)/python -m bench.importing
 
 clean:
 	rm -rf $(VENV) .web .states

@@ -1,7 +1,7 @@
-"""``python -m agent_core replay FILE ...`` (see :mod:`agent_core.replay`)."""
+"""``python -m agent_core replay|import FILE ...`` (see :mod:`agent_core.cli`)."""
 
 import sys
 
-from agent_core.replay import main
+from agent_core.cli import main
 
 sys.exit(main())

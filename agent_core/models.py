@@ -245,6 +245,7 @@ def _match(lowered: str) -> tuple[str, list] | None:
 
 
 _CLOUD_VENDOR = re.compile(r"^(?:[a-z0-9-]+\.)+(?=[a-z])")  # "us.anthropic.", "meta."
+_DATE_SUFFIX = re.compile(r"-20\d{6}$")  # "-20250805", a release date
 _CLOUD_VERSION = re.compile(r"(?<=\d)(?P<rest>[a-z-]*)-v\d+:\d+$")  # Bedrock's "-v1:0"
 
 
@@ -274,6 +275,15 @@ def _index() -> dict[str, tuple[str, list]]:
         window = min(votes, key=lambda w: (-votes[w], w))
         key = next(k for k in sorted(keys) if table[k][0] == window)
         index[alias] = (key, table[key])
+    # People type the undated name ("claude-opus-4-1") of a model the table lists only with
+    # its release date; the undated name means the newest dated release.
+    dated: dict[str, str] = {}
+    for name in index:
+        undated = _DATE_SUFFIX.sub("", name)
+        if undated != name and undated not in index and name > dated.get(undated, ""):
+            dated[undated] = name
+    for undated, name in dated.items():
+        index[undated] = index[name]
     return index
 
 

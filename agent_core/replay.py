@@ -15,13 +15,10 @@ for the handoff of the session whose messages they follow.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
-import sys
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -39,7 +36,17 @@ from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.strategies.plan import confirm_compaction, plan
 from agent_core.transcripts import Transcript, load_transcript
 
-__all__ = ["replay", "main"]
+__all__ = ["ReplayStep", "replay"]
+
+
+class ReplayStep(NamedTuple):
+    """The replayed context after one transcript message, before any reset it triggers."""
+
+    message_index: int
+    total: int
+    tokens: int
+    window: int
+    session: int
 
 
 def handoff_model_for(spec: str) -> BaseChatModel | None:
@@ -87,8 +94,12 @@ def _session_metadata(transcript: Transcript, origin: list[int | None]) -> dict[
 
 def replay(path: str, *, fmt: str = "auto", model: str, window: int | None = None,
            strategy: str = "auto", threshold: float | None = None,
-           handoff_model: str = "facts", budget_tokens: int = 1500) -> Iterator[dict[str, Any]]:
-    """Yield one event per reset / compaction, then a summary (see the module docstring)."""
+           handoff_model: str = "facts", budget_tokens: int = 1500,
+           on_step: Callable[[ReplayStep], None] | None = None) -> Iterator[dict[str, Any]]:
+    """Yield one event per reset / compaction, then a summary (see the module docstring).
+
+    ``on_step`` is called after every message with the context's size (progress bars, charts).
+    """
     transcript = load_transcript(path, format=fmt)
     writer = handoff_model_for(handoff_model)
     previous: HandoffArtifact | None = None
@@ -113,6 +124,9 @@ def replay(path: str, *, fmt: str = "auto", model: str, window: int | None = Non
         context.append(message)
         origin.append(index)
         estimate = estimator.estimate(context)
+        if on_step is not None:
+            on_step(ReplayStep(index, len(transcript.messages), estimate.tokens,
+                               estimate.window, session))
         decision = plan(estimate.fraction, policy, model_default=info.default_strategy)
         if decision.action == "compact":
             cut = safe_cutoff(context, policy.keep_recent_tokens, estimator.counter.count_message)
@@ -150,30 +164,3 @@ def replay(path: str, *, fmt: str = "auto", model: str, window: int | None = Non
            "final_utilization": round(final.fraction, 4) if final else 0.0,
            "seconds": round(time.perf_counter() - started, 3)}
 
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agent_core", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    rp = sub.add_parser("replay", help="replay a transcript through the engine")
-    rp.add_argument("file")
-    rp.add_argument("--format", default="auto",
-                    choices=["auto", "claude_code", "openai", "swe_agent", "aider"])
-    rp.add_argument("--model", required=True)
-    rp.add_argument("--window", type=int)
-    rp.add_argument("--strategy", default="auto", choices=["auto", "compact", "reset"])
-    rp.add_argument("--threshold", type=float, help="reset threshold (default 0.80)")
-    rp.add_argument("--handoff", default="facts",
-                    help="facts (no model), simulator, or provider:model (a real model when "
-                         "its key is set)")
-    rp.add_argument("--handoff-budget", type=int, default=1500,
-                    help="tokens each handoff artifact may take (default 1500)")
-    args = parser.parse_args(argv)
-    try:
-        for event in replay(args.file, fmt=args.format, model=args.model, window=args.window,
-                            strategy=args.strategy, threshold=args.threshold,
-                            handoff_model=args.handoff, budget_tokens=args.handoff_budget):
-            print(json.dumps(event, ensure_ascii=False), flush=True)
-    except (ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0

@@ -145,7 +145,8 @@ def _sqlite_store():
     from sqlmodel import Session
 
     from chat_app.db import repo
-    from chat_app.db.engine import get_engine, migrate, write_engine
+    from chat_app.db.engine import get_engine, write_engine
+    from chat_app.db.migrate import migrate
     from chat_app.db.models import Thread
     from chat_app.db.store import SqlStore
 

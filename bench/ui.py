@@ -162,7 +162,7 @@ def main() -> None:
 
     workdir = Path(tempfile.mkdtemp(prefix="baton-bench-ui-"))
     db_url = f"sqlite:///{workdir / 'baton.db'}"
-    from chat_app.db.engine import migrate
+    from chat_app.db.migrate import migrate
 
     migrate(db_url)
     token, long_id, short_id = _fill(db_url)

@@ -74,3 +74,17 @@ def test_masking_sends_fewer_tokens_and_keeps_every_tool_pair() -> None:
     calls = {c["id"] for m in masked.view if isinstance(m, AIMessage) for c in m.tool_calls}
     results = [m.tool_call_id for m in masked.view if isinstance(m, ToolMessage)]
     assert sorted(calls) == sorted(results)
+
+
+def test_the_import_bench_reads_aiders_whole_log_as_one_json_session(tmp_path) -> None:
+    from agent_core.transcripts import load_transcript
+    from bench.importing import measure, session_file
+
+    eval_path("aider-chat-history", "chat-history.md")
+    path = session_file(tmp_path)
+    assert path.stat().st_size > 3_000_000
+    assert len(load_transcript(path).messages) == 3240
+    small = tmp_path / "small.json"
+    small.write_text('[{"role": "user", "content": "hi"}]', encoding="utf-8")
+    timings = measure(small, repeat=1, model="anthropic:claude-sonnet-4-5", window=60000)
+    assert set(timings) == {"json.loads", "load_transcript", "replay"}

@@ -43,3 +43,99 @@ def test_the_check_catches_a_forbidden_import(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("import os\nfrom sqlmodel import Session\n", encoding="utf-8")
     assert _imports(sample) & FORBIDDEN_IN_CORE == {"sqlmodel"}
+
+
+# --- Import cycles (STYLE.md 13): every import counts, including those inside functions,
+# because a deferred import is how a cycle hides. A package's __init__ re-exporting its
+# modules is not an edge back from them.
+PACKAGES = ("agent_core", "chat_app", "bench")
+
+
+def _module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _internal_edges(path: Path, modules: set[str], root: Path = ROOT) -> set[str]:
+    """The project modules ``path`` imports, resolving relative and ``from pkg import mod``."""
+    name = _module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    targets: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            bases = [alias.name for alias in node.names]
+            names: list[str] = []
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            bases, names = [base], [alias.name for alias in node.names]
+        else:
+            continue
+        for base in bases:
+            submodules = {f"{base}.{n}" for n in names} & modules
+            targets |= submodules or ({base} & modules)
+    return targets - {name}
+
+
+def _graph(root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> dict[str, set[str]]:
+    paths = [p for package in packages for p in (root / package).rglob("*.py")]
+    modules = {_module_name(p, root) for p in paths}
+    graph = {}
+    for path in paths:
+        name = _module_name(path, root)
+        edges = _internal_edges(path, modules, root)
+        # An __init__ reaching into its own package is a re-export, not a dependency.
+        if path.name == "__init__.py":
+            edges = {e for e in edges if not e.startswith(name + ".")}
+        graph[name] = edges
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per strongly connected component of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles_between_project_modules() -> None:
+    assert _cycles(_graph()) == []
+
+
+def test_the_cycle_check_sees_a_deferred_import(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from pkg.a import x\n", encoding="utf-8")
+    (package / "a.py").write_text("from pkg.b import y\nx = 1\n", encoding="utf-8")
+    (package / "b.py").write_text("def y():\n    from pkg import a\n", encoding="utf-8")
+    assert _cycles(_graph(tmp_path, ("pkg",))) == [["pkg.a", "pkg.b"]]

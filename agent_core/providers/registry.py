@@ -6,52 +6,16 @@ whenever the configured provider has no credentials, and is labelled as such in 
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
-
-from langchain_core.language_models import BaseChatModel
-
-from agent_core.providers.simulator import SIMULATOR_LABEL, SimulatorChatModel
+from agent_core.providers.real import resolve_real_model
+from agent_core.providers.spec import (
+    SIMULATOR_NAMES,
+    ResolvedModel,
+    registry_name,
+    simulator,
+    split_spec,
+)
 
 __all__ = ["ResolvedModel", "resolve_model", "registry_name", "split_spec", "SIMULATOR_NAMES"]
-
-SIMULATOR_NAMES = ("simulator", "baton:simulator")
-
-
-@dataclass(frozen=True)
-class ResolvedModel:
-    model: BaseChatModel
-    name: str
-    """The model name used for the registry (context window, family)."""
-    label: str
-    """What the UI shows as the answering model."""
-    is_simulator: bool
-
-
-def simulator(label_note: str = "") -> ResolvedModel:
-    delay = float(os.environ.get("BATON_SIM_DELAY", "0.01"))
-    verbosity = int(os.environ.get("BATON_SIM_VERBOSITY", "24"))
-    label = SIMULATOR_LABEL + (f" ({label_note})" if label_note else "")
-    return ResolvedModel(SimulatorChatModel(chunk_delay=delay, verbosity=verbosity),
-                         "simulator", label, True)
-
-
-def split_spec(spec: str) -> tuple[str, str]:
-    """``provider:model`` -> (provider, model); a bare name's provider is guessed by family."""
-    if ":" not in spec:
-        return ("anthropic" if spec.startswith("claude") else "openai"), spec
-    provider, _, name = spec.partition(":")
-    return provider.strip().lower(), name.strip()
-
-
-def registry_name(spec: str) -> str:
-    """The name the model registry knows ``spec`` by (``ResolvedModel.name`` once configured):
-    an OpenAI-compatible server's model goes by its bare name, the others keep the provider."""
-    spec = (spec or "").strip()
-    if not spec or spec in SIMULATOR_NAMES:
-        return "simulator"
-    provider, name = split_spec(spec)
-    return name if provider == "openai-compatible" else f"{provider}:{name}"
 
 
 def resolve_model(spec: str, *, window_override: int | None = None) -> ResolvedModel:
@@ -63,6 +27,4 @@ def resolve_model(spec: str, *, window_override: int | None = None) -> ResolvedM
     spec = (spec or "").strip()
     if not spec or spec in SIMULATOR_NAMES:
         return simulator()
-    from agent_core.providers.real import resolve_real_model
-
     return resolve_real_model(spec, window_override=window_override)

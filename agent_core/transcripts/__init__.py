@@ -1,4 +1,5 @@
-"""Transcript importers: OpenAI chat JSON, Claude Code JSONL, SWE-agent ``.traj``, aider history."""
+"""Transcript importers: OpenAI chat JSON, Claude Code JSONL, Codex CLI rollouts, SWE-agent
+``.traj``, aider history."""
 
 from agent_core.transcripts.loader import FORMATS, detect_format, load_transcript
 from agent_core.transcripts.transcript import Transcript, UsagePoint

@@ -8,6 +8,7 @@ from pathlib import Path
 from agent_core.errors import TranscriptFormatError
 from agent_core.transcripts.aider import load_aider, looks_like_aider
 from agent_core.transcripts.claude_code import load_claude_code, looks_like_claude_code
+from agent_core.transcripts.codex import load_codex, looks_like_codex
 from agent_core.transcripts.openai_chat import load_openai_chat
 from agent_core.transcripts.swe_agent import load_swe_agent
 from agent_core.transcripts.transcript import Transcript
@@ -16,6 +17,7 @@ __all__ = ["FORMATS", "detect_format", "load_transcript"]
 
 FORMATS: dict[str, Callable[[Path, str], Transcript]] = {
     "claude_code": load_claude_code,
+    "codex": load_codex,
     "openai": load_openai_chat,
     "swe_agent": load_swe_agent,
     "aider": load_aider,
@@ -25,8 +27,8 @@ FORMATS: dict[str, Callable[[Path, str], Transcript]] = {
 def load_transcript(path: str | Path, format: str = "auto") -> Transcript:
     """Import a transcript file as langchain messages plus reported usage.
 
-    ``format`` is one of ``claude_code``, ``openai``, ``swe_agent``, ``aider`` or ``auto``
-    (by extension, then by content). Malformed files raise ``TranscriptFormatError`` naming
+    ``format`` is one of ``claude_code``, ``codex``, ``openai``, ``swe_agent``, ``aider`` or
+    ``auto`` (by extension, then by content). Malformed files raise ``TranscriptFormatError`` naming
     the line and what was expected.
     """
     path = Path(path)
@@ -48,6 +50,9 @@ def detect_format(path: Path, text: str) -> str:
     suffix = path.suffix.lower()
     if suffix == ".traj":
         return "swe_agent"
+    # Codex rollouts are .jsonl too: their record envelope tells them from Claude Code's.
+    if looks_like_codex(text):
+        return "codex"
     if suffix == ".jsonl" or looks_like_claude_code(text):
         return "claude_code"
     if suffix == ".md" or looks_like_aider(text):

@@ -29,7 +29,6 @@ __all__ = [
     "read_session",
     "dispose_engine",
     "is_sqlite",
-    "migrate",
 ]
 
 #: Execution option that makes an SQLite transaction start with ``BEGIN IMMEDIATE``.
@@ -124,9 +123,3 @@ def dispose_engine(url: str | None = None) -> None:
     if engine is not None:
         engine.dispose()
 
-
-def migrate(url: str | None = None) -> None:
-    """Bring the database at ``url`` to the newest schema (see :mod:`chat_app.db.migrate`)."""
-    from chat_app.db.migrate import migrate as _migrate
-
-    _migrate(url)

@@ -23,7 +23,8 @@ from agent_core.sandbox import Sandbox
 from agent_core.tools import command_mode, make_tools
 from agent_core.turn import TurnSetup
 from chat_app.db import mcp_servers as db_mcp
-from chat_app.db.engine import get_engine, migrate
+from chat_app.db.engine import get_engine
+from chat_app.db.migrate import migrate
 from chat_app.db.models import Assistant
 from chat_app.db.store import SqlStore
 from chat_app.services.context_window import EffectiveWindow, effective_window

@@ -68,6 +68,27 @@ def test_a_model_listed_only_by_clouds_is_found_by_its_vendor_name(
     assert (info.matched_key, info.context_window, info.known) == (listing, window, True)
 
 
+@pytest.mark.parametrize(
+    ("typed", "dated"),
+    [
+        ("claude-opus-4-1", "claude-opus-4-1-20250805"),
+        ("anthropic:claude-opus-4-1", "claude-opus-4-1-20250805"),
+        ("claude-sonnet-4", "claude-sonnet-4-20250514"),
+        ("anthropic:claude-sonnet-4", "claude-sonnet-4-20250514"),
+    ],
+)
+def test_an_undated_name_people_type_resolves_to_its_dated_entry(typed: str, dated: str) -> None:
+    info = model_info(typed)
+    assert info.known
+    assert (info.matched_key, info.context_window) == (
+        model_info(dated).matched_key, model_info(dated).context_window)
+
+
+def test_an_undated_name_never_takes_a_longer_models_entry() -> None:
+    # "claude-sonnet-4" means Sonnet 4, not "claude-sonnet-4-5" by prefix.
+    assert "4-5" not in (model_info("claude-sonnet-4").matched_key or "")
+
+
 def test_cloud_aliases_never_shorten_a_name_to_its_family() -> None:
     # "anthropic.claude-v2:1" must not become a "claude" entry that every unknown Claude
     # name would then prefix-match with a 100k window.

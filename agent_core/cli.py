@@ -1,0 +1,101 @@
+"""Baton's command line: ``baton replay`` and ``baton import`` (also ``python -m agent_core``).
+
+``replay FILE --model M`` prints one JSON line per reset / compaction and a summary (see
+:mod:`agent_core.replay`); on a terminal it also draws a progress bar on stderr, and
+``--report out.html`` writes a self-contained page with the context chart and the handoffs.
+``import FILE`` reads any supported transcript and writes it as OpenAI chat JSON (``-o``), the
+one shape every format converts to, printing what it found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from agent_core.progress import ProgressBar
+from agent_core.replay import ReplayStep, replay
+from agent_core.replay_report import render_report
+from agent_core.transcripts import FORMATS, load_transcript
+from agent_core.transcripts.export import transcript_summary, transcript_to_openai
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="baton", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    formats = ["auto", *FORMATS]
+    rp = sub.add_parser("replay", help="replay a transcript through the engine")
+    rp.add_argument("file")
+    rp.add_argument("--format", default="auto", choices=formats)
+    rp.add_argument("--model", required=True)
+    rp.add_argument("--window", type=int)
+    rp.add_argument("--strategy", default="auto", choices=["auto", "compact", "reset"])
+    rp.add_argument("--threshold", type=float, help="reset threshold (default 0.80)")
+    rp.add_argument("--handoff", default="facts",
+                    help="facts (no model), simulator, or provider:model (a real model when "
+                         "its key is set)")
+    rp.add_argument("--handoff-budget", type=int, default=1500,
+                    help="tokens each handoff artifact may take (default 1500)")
+    rp.add_argument("--report", metavar="OUT.html",
+                    help="also write a self-contained HTML report (chart and handoffs)")
+    im = sub.add_parser("import", help="read a transcript and write it as OpenAI chat JSON")
+    im.add_argument("file")
+    im.add_argument("--format", default="auto", choices=formats)
+    im.add_argument("-o", "--output", metavar="OUT.json",
+                    help="where to write the messages (default: only print the summary)")
+    return parser
+
+
+def _replay(args: argparse.Namespace) -> None:
+    steps: list[ReplayStep] = []
+    bar: ProgressBar | None = None
+
+    def on_step(step: ReplayStep) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = ProgressBar(sys.stderr, step.total)
+        bar.update(step.message_index + 1)
+        if args.report:
+            steps.append(step)
+
+    events: list[dict[str, Any]] = []
+    try:
+        for event in replay(args.file, fmt=args.format, model=args.model, window=args.window,
+                            strategy=args.strategy, threshold=args.threshold,
+                            handoff_model=args.handoff, budget_tokens=args.handoff_budget,
+                            on_step=on_step):
+            events.append(event)
+            if bar is not None:
+                # On a shared terminal a JSON line would otherwise land after the bar.
+                bar.clear()
+            print(json.dumps(event, ensure_ascii=False), flush=True)
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.report:
+        html = render_report(Path(args.file).name, steps, events)
+        Path(args.report).write_text(html, encoding="utf-8")
+
+
+def _import(args: argparse.Namespace) -> None:
+    transcript = load_transcript(args.file, format=args.format)
+    if args.output:
+        Path(args.output).write_text(
+            json.dumps(transcript_to_openai(transcript), ensure_ascii=False, indent=1),
+            encoding="utf-8")
+    print(json.dumps(transcript_summary(transcript), ensure_ascii=False))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        _replay(args) if args.command == "replay" else _import(args)
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
