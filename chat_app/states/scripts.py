@@ -74,12 +74,12 @@ _RESTORE_PLACE = """
     const first = document.querySelector('#timeline .baton-item');
     const el = document.querySelector(`#timeline .baton-item[data-key="${CSS.escape(place.key)}"]`);
     if (!el || !first || first.dataset.key === place.first) {
-      if (tries++ < 40) setTimeout(fix, 50);
+      if (tries++ < 200) setTimeout(fix, 50);  // the rows may take a while on a busy server
       return;
     }
     const off = el.getBoundingClientRect().top - place.top;
     if (Math.abs(off) > 1) { window.scrollBy(0, off); steady = 0; } else { steady += 1; }
-    if (steady < 3 && tries++ < 60) setTimeout(fix, 50);
+    if (steady < 3 && tries++ < 260) setTimeout(fix, 50);
   };
   fix();
 })()

@@ -96,6 +96,11 @@ def test_loading_earlier_rows_keeps_the_readers_place(long_thread, page) -> None
     page.locator("#load-earlier").click()
     page.wait_for_function(
         "(key) => document.querySelector('#timeline .baton-item').dataset.key !== key", arg=key)
-    page.wait_for_timeout(600)
     again = page.locator(f'#timeline .baton-item[data-key="{key}"]')
+    # The page puts the row back over a few frames once the new rows are painted.
+    page.wait_for_function(
+        """([key, top]) => { const el = document.querySelector(
+             `#timeline .baton-item[data-key="${key}"]`);
+             return el && Math.abs(el.getBoundingClientRect().top - top) <= 40; }""",
+        arg=[key, top], timeout=10_000)
     assert abs(again.bounding_box()["y"] - top) <= 40
