@@ -110,14 +110,18 @@ class SimulatorChatModel(BaseChatModel):
                 run_manager.on_llm_new_token(chunk.message.content, chunk=chunk)
             yield chunk
 
-    def _writing_time(self, step: Step) -> float:
-        """Extra seconds a structured answer (a handoff) takes to "write", at the streaming
-        pace: a real model spends a while on it, and the UI shows the reset meanwhile."""
-        if not self.chunk_delay or step.text or not step.tool_calls:
+    def _writing_time(self, step: Step, messages: list[BaseMessage]) -> float:
+        """Extra seconds a handoff (structured, or asked for in plain text) takes to "write",
+        at the streaming pace: a real model spends a while on it, and the UI shows the reset
+        (and its Cancel) meanwhile."""
+        if not self.chunk_delay:
             return 0.0
-        if step.tool_calls[0]["id"] != _STRUCTURED_ID:
+        if step.tool_calls and step.tool_calls[0]["id"] == _STRUCTURED_ID and not step.text:
+            size = len(json.dumps(step.tool_calls[0]["args"], ensure_ascii=False))
+        elif messages and is_handoff_request(messages[-1]):
+            size = len(step.text)
+        else:
             return 0.0
-        size = len(json.dumps(step.tool_calls[0]["args"], ensure_ascii=False))
         return self.chunk_delay * (size // 20)
 
     async def _agenerate(
@@ -128,7 +132,7 @@ class SimulatorChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         step = self._respond(messages, **kwargs)
-        await asyncio.sleep(self._writing_time(step))
+        await asyncio.sleep(self._writing_time(step, messages))
         return ChatResult(generations=[ChatGeneration(message=self._message(step))])
 
     async def _astream(
@@ -139,7 +143,7 @@ class SimulatorChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         step = self._respond(messages, **kwargs)
-        await asyncio.sleep(self._writing_time(step))
+        await asyncio.sleep(self._writing_time(step, messages))
         for chunk in _chunks(step):
             if self.chunk_delay:
                 await asyncio.sleep(self.chunk_delay)
