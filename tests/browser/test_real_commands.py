@@ -1,0 +1,69 @@
+"""With a real model, the agent's commands run for real in the sandbox, and the chat shows
+their real output, unlabelled (the simulator's scripted shell is labelled "simulated")."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from sqlmodel import Session
+
+from agent_core.sandbox.probe import sandbox_unavailable_reason
+from chat_app.db import repo
+from chat_app.db.engine import write_engine
+from chat_app.services import admin as admin_service
+from chat_app.services import identity, runtime
+from chat_app.services import threads as thread_service
+from tests.agent_core.providers.servers import Reply
+from tests.browser.chat_page import send, wait_idle
+from tests.browser.conftest import PROVIDER_MODEL
+
+TEST_FILE = '''import unittest
+
+
+class Sum(unittest.TestCase):
+    def test_adds(self):
+        self.assertEqual(sum([{token}, 1]), {token} + 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
+'''
+
+
+def test_a_command_the_model_runs_shows_its_real_output(server_db, page, provider_script,
+                                                        screenshot_dir) -> None:
+    reason = sandbox_unavailable_reason()
+    if reason:
+        pytest.skip(f"this host cannot sandbox commands: {reason}")
+    token = uuid.uuid4().int % 10_000  # a value no script could have known in advance
+    data = admin_service.validate_form(admin_service.AssistantForm(
+        name=f"Real {uuid.uuid4().hex[:6]}", model=PROVIDER_MODEL))
+    with Session(write_engine(runtime.engine())) as db:
+        assistant_id = repo.create_assistant(session=db, data=data).id
+    cookie = identity.mint_token()
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": cookie,
+                               "url": server_db.url}])
+    thread = thread_service.create_thread(identity.owner_from_token(cookie), "Real run",
+                                          assistant_id=assistant_id)
+    provider_script.queued[:] = [
+        Reply(tool_calls=[("write_file", {"path": "test_sum.py",
+                                          "content": TEST_FILE.format(token=token)})]),
+        Reply(tool_calls=[("run_command", {"command": "python3 -m unittest -v test_sum; "
+                                                      f"echo made > out-{token}.txt"})]),
+        Reply(text="The test ran."),
+    ]
+    page.goto(f"/t/{thread.id}")
+    page.locator("#composer-input").wait_for()
+    send(page, "Write a test for sum and run it")
+    wait_idle(page)
+    page.locator("[data-role=assistant] .baton-markdown", has_text="The test ran.").wait_for()
+    row = page.locator(".baton-tool", has_text="python3 -m unittest")
+    row.locator("summary").first.click()
+    output = row.locator(".baton-tool-result").inner_text()
+    assert "test_adds" in output and "Ran 1 test" in output and "OK" in output
+    assert "[exit status 0]" in output
+    assert "simulated" not in row.inner_text().lower()
+    # What the command wrote is in the chat's workspace, through the store.
+    assert f"out-{token}.txt" in runtime.store().list_files(thread.id)
+    page.screenshot(path=str(screenshot_dir / "real-command.png"), full_page=True)
