@@ -11,7 +11,6 @@ import asyncio
 import logging
 import re
 import time
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import lru_cache
@@ -23,16 +22,16 @@ from agent_core import events
 from agent_core.client_order import predecessor_prefix
 from agent_core.errors import ConfigurationError, MessageRejected
 from agent_core.models import model_info
-from agent_core.records import StoredMessage
 from agent_core.tokens import TokenCounter
 from agent_core.turn import TurnSetup
 from agent_core.validation import validate_user_message
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.services import context_window, live, runtime
+from chat_app.services.live import new_run_id
+from chat_app.services.run_events import Translator, expand
 from chat_app.services.threads import misconfigured
-from chat_app.services.timeline import RowFolder, anchor, divider_item
-from chat_app.services.views import MeterView, SessionChip, TimelineItem
+from chat_app.services.views import TimelineItem
 
 __all__ = ["send_message", "run_handoff", "resume_queued", "stop", "validate_message",
            "parse_command", "new_run_id"]
@@ -107,75 +106,6 @@ async def _stoppable(thread_id: str, flag: asyncio.Event) -> AsyncIterator[None]
         watcher.cancel()
 
 
-FIRST_SEQ = 1  # the seq of a thread's first stored row (``thread.next_seq`` starts there)
-
-
-class _Translator:
-    """Turns engine events into UI events for one run."""
-
-    def __init__(self, thread_id: str, assistant_label: str):
-        self.thread_id = thread_id
-        self.label = assistant_label
-        the_store = runtime.store()
-        self.sessions = {s.id: s for s in the_store.sessions(thread_id)}
-        self.folder = RowFolder({sid: s.number for sid, s in self.sessions.items()})
-        self.meter_base: dict[str, Any] = {}
-
-    def translate(self, event: dict[str, Any]) -> list[dict[str, Any]]:
-        kind, data = event.get("type"), event.get("data") or {}
-        if kind == "message":
-            row = StoredMessage.model_validate(data)
-            items = self.folder.add(row)
-            opening = self.sessions.get(row.session_id)
-            if row.seq == FIRST_SEQ and opening is not None:
-                # The thread's first row opens session 1: shown with its divider, as a
-                # reload shows it.
-                items = [divider_item(opening, row.seq), *items]
-            return [{"type": "item", "data": self._labelled(i).model_dump(mode="json")}
-                    for i in items]
-        if kind == "context_reset":
-            return [self._reset(data)]
-        if kind in ("compaction", "todo_compressed", "masking"):
-            item = TimelineItem(key=f"{kind}-{id(event)}", kind="marker", role="event",
-                                content=data.get("message", ""), session_number=data.get("session_number", 1))
-            return [{"type": kind, "data": {**data, "item": item.model_dump(mode="json")}}]
-        if kind == "utilization":
-            meter = MeterView(tokens=data["tokens"], window=data["window"], fraction=data["fraction"],
-                              basis=data.get("basis", "exact"),
-                              compact_threshold=data.get("compact_threshold", 0.5),
-                              reset_threshold=data.get("reset_threshold", 0.8), **self.meter_base)
-            return [{"type": "utilization", "data": meter.model_dump(mode="json")}]
-        if kind == "queued":
-            item = TimelineItem(key=data.get("pending_id", ""), kind="message", role="user",
-                                content=data.get("content", ""), queued=True)
-            return [{"type": "queued", "data": item.model_dump(mode="json")}]
-        return [event]
-
-    def _labelled(self, item: TimelineItem) -> TimelineItem:
-        if item.role == "assistant" or item.kind == "tool":
-            return item.model_copy(update={"model": self.label})
-        return item
-
-    def _reset(self, data: dict[str, Any]) -> dict[str, Any]:
-        if data.get("event") != "reset_complete":
-            return {"type": "context_reset", "data": data}
-        the_store = runtime.store()
-        self.sessions = {s.id: s for s in the_store.sessions(self.thread_id)}
-        self.folder.session_numbers.update({sid: s.number for sid, s in self.sessions.items()})
-        new = self.sessions.get(data.get("new_session_id", ""))
-        delivered = data.get("delivered") or []
-        first_seq = min((d["seq"] for d in delivered), default=0)
-        divider = divider_item(new, first_seq) if new else None
-        chip = SessionChip(number=data["session_number"], label=f"Session {data['session_number']} ← current",
-                           anchor=anchor(data["session_number"]), current=True)
-        return {"type": "context_reset", "data": {
-            **{k: v for k, v in data.items() if k not in ("delivered",)},
-            "divider": divider.model_dump(mode="json") if divider else None,
-            "chip": chip.model_dump(mode="json"),
-        }} | ({"followups": [self._labelled(i).model_dump(mode="json") for d in delivered
-                             for i in self.folder.add(StoredMessage.model_validate(d))]} if delivered else {})
-
-
 # A tab's message waits this long at most for the one the tab sent before it (in flight on
 # another task or worker): delivered first, it could not be put back behind it.
 PREDECESSOR_WAIT_SECONDS = 3.0
@@ -193,49 +123,16 @@ async def _after_predecessor(thread_id: str, client_id: str | None) -> None:
         await asyncio.sleep(0.05)
 
 
-# What only the tab that sent a message needs: its outbox acknowledgement and refusals.
-_SENDER_ONLY = frozenset({"accepted"})
-LIVE_FLUSH_SECONDS = 0.08  # streamed tokens reach other tabs in batches, like this one's
-
-
-def new_run_id() -> str:
-    return uuid.uuid4().hex
-
-
 async def _broadcast(owner: str, thread_id: str, run_id: str | None,
                      events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
-    """Pass a run's UI events through, publishing them on the thread's live channel so every
-    other tab on the thread (in any worker) follows the run (:mod:`chat_app.services.live`).
-    Only the thread's owner's runs are published."""
+    """A run's UI events, also relayed to the thread's other tabs (:func:`live.relay`).
+    Only the thread's owner's runs are relayed."""
     if _assistant_for(owner, thread_id)[0] is None:
-        async for event in events:
-            yield event
-        return
-    run_id = run_id or new_run_id()
-    await live.run_started(thread_id, run_id)
-    tokens, flushed_at, renewed_at = "", time.monotonic(), time.monotonic()
-    try:
-        async for event in events:
-            yield event
-            kind = event.get("type")
-            if kind in _SENDER_ONLY or (kind == "error" and event["data"].get("client_id")):
-                continue
-            if kind == "token":
-                tokens += event["data"].get("text", "")
-                if time.monotonic() - flushed_at < LIVE_FLUSH_SECONDS:
-                    continue
-            if tokens:
-                await live.publish(thread_id, run_id, {"type": "token", "data": {"text": tokens}})
-                tokens, flushed_at = "", time.monotonic()
-            if kind != "token":
-                await live.publish(thread_id, run_id, event)
-            if time.monotonic() - renewed_at > live.RUNNING_TTL_SECONDS / 3:
-                await live.run_alive(thread_id, run_id)
-                renewed_at = time.monotonic()
-    finally:
-        if tokens:
-            await live.publish(thread_id, run_id, {"type": "token", "data": {"text": tokens}})
-        await live.run_ended(thread_id, run_id)
+        relayed = events
+    else:
+        relayed = live.relay(thread_id, run_id or new_run_id(), events)
+    async for event in relayed:
+        yield event
 
 
 def _assistant_for(owner: str, thread_id: str):
@@ -261,17 +158,6 @@ def _title_from_first_message(thread, text: str) -> str | None:
 def _touch(thread_id: str) -> None:
     with Session(write_engine(runtime.engine())) as db:
         repo.touch_thread(session=db, thread_id=thread_id)
-
-
-def _expand(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
-    for event in events:
-        followups = event.get("followups") if isinstance(event, dict) else None
-        if followups is not None:
-            event = {k: v for k, v in event.items() if k != "followups"}
-        out.append(event)
-        out.extend({"type": "item", "data": item} for item in followups or [])
-    return out
 
 
 @lru_cache(maxsize=16)
@@ -373,7 +259,7 @@ async def _send_message(owner: str, thread_id: str, text: str,
                                                     "it is fixed."}}
         return
     await _after_predecessor(thread_id, client_id)
-    translator = _Translator(thread_id, resolved.label)
+    translator = Translator(thread_id, resolved.label)
     cancel = runtime.cancel_flag(thread_id)
     queued = False
     try:
@@ -381,7 +267,7 @@ async def _send_message(owner: str, thread_id: str, text: str,
             async for event in runtime.runner().submit(setup, text, cancel=cancel,
                                                        client_id=client_id):
                 queued = queued or event.get("type") == "queued"
-                for ui_event in _expand(translator.translate(event)):
+                for ui_event in expand(translator.translate(event)):
                     yield ui_event
     except MessageRejected as exc:
         yield _refusal(str(exc), client_id)
@@ -416,12 +302,12 @@ async def _resume_queued(owner: str, thread_id: str) -> AsyncIterator[dict[str, 
         setup, resolved = runtime.turn_setup(thread_id, assistant)
     except ConfigurationError:  # the chat's banner says why; the queue waits for the fix
         return
-    translator = _Translator(thread_id, resolved.label)
+    translator = Translator(thread_id, resolved.label)
     cancel = runtime.cancel_flag(thread_id)
     try:
         async with _stoppable(thread_id, cancel):
             async for event in runtime.runner().drain(setup, cancel=cancel):
-                for ui_event in _expand(translator.translate(event)):
+                for ui_event in expand(translator.translate(event)):
                     yield ui_event
     finally:
         runtime.clear_cancel(thread_id, cancel)
@@ -462,12 +348,12 @@ async def _run_handoff(owner: str, thread_id: str, focus: str | None,
         yield {"type": "error", "data": {"message": misconfigured(exc)}}
         yield {"type": "done", "data": {}}
         return
-    translator = _Translator(thread_id, resolved.label)
+    translator = Translator(thread_id, resolved.label)
     flag = cancel or runtime.cancel_flag(thread_id)
     try:
         async with _stoppable(thread_id, flag):
             async for event in runtime.runner().handoff(setup, focus, cancel=flag):
-                for ui_event in _expand(translator.translate(event)):
+                for ui_event in expand(translator.translate(event)):
                     yield ui_event
     finally:
         runtime.clear_cancel(thread_id, flag)

@@ -20,11 +20,12 @@ import json
 import logging
 import os
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from typing import Any
 
-__all__ = ["publish", "watch", "run_started", "run_alive", "run_ended", "is_running",
+__all__ = ["relay", "new_run_id", "publish", "watch", "run_started", "run_alive", "run_ended", "is_running",
            "QUEUE_LIMIT", "RUNNING_TTL_SECONDS"]
 
 _log = logging.getLogger(__name__)
@@ -176,3 +177,42 @@ async def is_running(thread_id: str) -> bool:
         return bool(await _client().zcount(_RUNNING + thread_id, now, "+inf"))
     except Exception:
         return False
+
+
+# What only the tab that sent a message needs: its outbox acknowledgement and refusals.
+_SENDER_ONLY = frozenset({"accepted"})
+LIVE_FLUSH_SECONDS = 0.08  # streamed tokens reach other tabs in batches, like the sender's
+
+
+def new_run_id() -> str:
+    return uuid.uuid4().hex
+
+
+async def relay(thread_id: str, run_id: str,
+                events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+    """Pass a run's UI events through, publishing them under ``run_id`` so every other tab
+    on the thread (in any worker) follows the run; the thread counts as running meanwhile."""
+    await run_started(thread_id, run_id)
+    tokens, flushed_at, renewed_at = "", time.monotonic(), time.monotonic()
+    try:
+        async for event in events:
+            yield event
+            kind = event.get("type")
+            if kind in _SENDER_ONLY or (kind == "error" and event["data"].get("client_id")):
+                continue
+            if kind == "token":
+                tokens += event["data"].get("text", "")
+                if time.monotonic() - flushed_at < LIVE_FLUSH_SECONDS:
+                    continue
+            if tokens:
+                await publish(thread_id, run_id, {"type": "token", "data": {"text": tokens}})
+                tokens, flushed_at = "", time.monotonic()
+            if kind != "token":
+                await publish(thread_id, run_id, event)
+            if time.monotonic() - renewed_at > RUNNING_TTL_SECONDS / 3:
+                await run_alive(thread_id, run_id)
+                renewed_at = time.monotonic()
+    finally:
+        if tokens:
+            await publish(thread_id, run_id, {"type": "token", "data": {"text": tokens}})
+        await run_ended(thread_id, run_id)

@@ -11,10 +11,10 @@ from agent_core import events
 def translator(tmp_path, monkeypatch):
     monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
     from chat_app.db.engine import dispose_engine
-    from chat_app.services import chat, runtime
+    from chat_app.services import run_events, runtime
 
     runtime._store_for.cache_clear()
-    yield chat._Translator("no-such-thread", "Baton")
+    yield run_events.Translator("no-such-thread", "Baton")
     runtime._store_for.cache_clear()
     dispose_engine()
 
