@@ -31,6 +31,7 @@ __all__ = [
     "apply_edits",
     "build_context",
     "context_kind",
+    "content_text",
 ]
 
 #: Roles that start a session (a reset's handoff, pinned files) or stand in for older rows.
@@ -84,7 +85,8 @@ def to_langchain(rows: Iterable[StoredMessage]) -> list[BaseMessage]:
     return repair_tool_pairs(messages)
 
 
-def _text(content: object) -> str:
+def content_text(content: object) -> str:
+    """A message's content as plain text (the text parts of a content-block list)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -106,7 +108,7 @@ def from_langchain(
             meta["incomplete"] = True
         return NewMessage(
             role="assistant",
-            content=sanitize_text(_text(message.content)),
+            content=sanitize_text(content_text(message.content)),
             tool_calls=calls,
             todo_id=todo_id,
             model=model,
@@ -115,7 +117,7 @@ def from_langchain(
     if isinstance(message, ToolMessage):
         return NewMessage(
             role="tool",
-            content=sanitize_text(_text(message.content)),
+            content=sanitize_text(content_text(message.content)),
             tool_call_id=message.tool_call_id,
             name=message.name,
             todo_id=todo_id,
@@ -123,7 +125,7 @@ def from_langchain(
         )
     kind = context_kind(message)
     role = kind if kind in ("handoff", "pinned") else "user"
-    return NewMessage(role=role, content=sanitize_text(_text(message.content)), todo_id=todo_id)
+    return NewMessage(role=role, content=sanitize_text(content_text(message.content)), todo_id=todo_id)
 
 
 def repair_tool_pairs(messages: Sequence[BaseMessage]) -> list[BaseMessage]:

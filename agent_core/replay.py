@@ -36,7 +36,7 @@ from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.strategies.plan import confirm_compaction, plan
 from agent_core.transcripts import Transcript, load_transcript
 
-__all__ = ["ReplayStep", "replay"]
+__all__ = ["ReplayStep", "replay", "replay_transcript"]
 
 
 class ReplayStep(NamedTuple):
@@ -100,7 +100,20 @@ def replay(path: str, *, fmt: str = "auto", model: str, window: int | None = Non
 
     ``on_step`` is called after every message with the context's size (progress bars, charts).
     """
-    transcript = load_transcript(path, format=fmt)
+    return replay_transcript(load_transcript(path, format=fmt), model=model, window=window,
+                             strategy=strategy, threshold=threshold, handoff_model=handoff_model,
+                             budget_tokens=budget_tokens, on_step=on_step)
+
+
+def replay_transcript(transcript: Transcript, *, model: str, window: int | None = None,
+                      strategy: str = "auto", threshold: float | None = None,
+                      compact_threshold: float | None = None, handoff_model: str = "facts",
+                      budget_tokens: int = 1500,
+                      on_step: Callable[[ReplayStep], None] | None = None
+                      ) -> Iterator[dict[str, Any]]:
+    """:func:`replay` over a transcript already loaded. ``threshold`` is the reset threshold;
+    ``compact_threshold`` defaults to 5 points below it (at most 0.5). ``on_step`` may raise to
+    stop the replay (a cancelled replay in the app)."""
     writer = handoff_model_for(handoff_model)
     previous: HandoffArtifact | None = None
     # Replay models compactions and resets; masking is measured by bench.masking. Off, a low
@@ -110,6 +123,8 @@ def replay(path: str, *, fmt: str = "auto", model: str, window: int | None = Non
     if threshold is not None:
         policy_fields["reset_threshold"] = threshold
         policy_fields["compact_threshold"] = min(0.5, threshold - 0.05)
+    if compact_threshold is not None:
+        policy_fields["compact_threshold"] = compact_threshold
     policy = make_policy(**policy_fields)
     info = model_info(model, window_override=window)
     estimator = ContextEstimator(model, window_override=window)

@@ -13,7 +13,7 @@ from agent_core.transcripts.openai_chat import load_openai_chat
 from agent_core.transcripts.swe_agent import load_swe_agent
 from agent_core.transcripts.transcript import Transcript
 
-__all__ = ["FORMATS", "detect_format", "load_transcript"]
+__all__ = ["FORMATS", "detect_format", "load_transcript", "parse_transcript"]
 
 FORMATS: dict[str, Callable[[Path, str], Transcript]] = {
     "claude_code": load_claude_code,
@@ -36,6 +36,13 @@ def load_transcript(path: str | Path, format: str = "auto") -> Transcript:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise TranscriptFormatError(f"not UTF-8 text ({exc.reason})", path=str(path)) from exc
+    return parse_transcript(text, path, format)
+
+
+def parse_transcript(text: str, path: str | Path, format: str = "auto") -> Transcript:
+    """:func:`load_transcript` over text already read (an upload); ``path`` is only its name,
+    used to pick the importer by extension and in error messages."""
+    path = Path(path)
     chosen = detect_format(path, text) if format == "auto" else format
     if chosen not in FORMATS:
         raise TranscriptFormatError(

@@ -53,7 +53,7 @@ def handoff_summary(row: rx.Var[TimelineRow]) -> rx.Component:
     return rx.el.details(
         rx.el.summary(
             rx.icon("chevron-right", size=14, class_name="baton-chevron"),
-            rx.text("Handoff", weight="medium", as_="span", flex_shrink="0"),
+            rx.text(row.card_title, weight="medium", as_="span", flex_shrink="0"),
             rx.text(row.preview, as_="span", color_scheme="gray", class_name="baton-ellipsis"),
             class_name="baton-handoff-summary",
         ),

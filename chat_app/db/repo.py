@@ -20,12 +20,14 @@ from chat_app.db.models import (
     AssistantUpdate,
     ChatSession,
     ContextEditRow,
+    ImportedTranscript,
     Message,
     PendingMessage,
     SessionIndexEntry,
     ShareLink,
     Thread,
     ThreadFile,
+    TranscriptReplay,
     TurnLease,
     utcnow,
 )
@@ -225,7 +227,8 @@ def delete_thread(*, session: Session, thread_id: str) -> bool:
         return False
     session_ids = select(ChatSession.id).where(ChatSession.thread_id == thread_id)
     session.exec(delete(ContextEditRow).where(col(ContextEditRow.session_id).in_(session_ids)))
-    for table in (Message, PendingMessage, ThreadFile, ShareLink, TurnLease):
+    for table in (Message, PendingMessage, ThreadFile, ShareLink, TurnLease, ImportedTranscript,
+                  TranscriptReplay):
         session.exec(delete(table).where(table.thread_id == thread_id))  # type: ignore[attr-defined]
     # Parent links point inside the thread; clear them so sessions delete in any order.
     session.exec(

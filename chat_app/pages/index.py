@@ -1,6 +1,7 @@
 import reflex as rx
 
 from chat_app.components.app_header import app_header
+from chat_app.components.import_dialog import import_dialog
 from chat_app.components.thread_list import thread_list
 
 
@@ -9,7 +10,8 @@ def index_page() -> rx.Component:
     return rx.box(
         rx.vstack(
             app_header(),
-            rx.heading("Your chats", size="6", margin_top="0.5em"),
+            rx.hstack(rx.heading("Your chats", size="6"), import_dialog(),
+                      justify="between", align="center", width="100%", margin_top="0.5em"),
             thread_list(),
             spacing="4",
             class_name="baton-page",

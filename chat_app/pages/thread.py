@@ -6,8 +6,10 @@ from chat_app.components.chat_header import chat_header
 from chat_app.components.commands_notice import commands_notice
 from chat_app.components.composer import composer
 from chat_app.components.not_found import not_found
+from chat_app.components.replay_panel import replay_panel
 from chat_app.components.timeline import timeline
 from chat_app.states.chat import ChatState
+from chat_app.states.import_state import ReplayState
 
 
 def thread_page() -> rx.Component:
@@ -18,7 +20,8 @@ def thread_page() -> rx.Component:
             rx.vstack(
                 chat_header(),
                 rx.box(timeline(), class_name="baton-page baton-chat-body"),
-                rx.box(assistant_problem(), commands_notice(), composer(),
+                rx.box(rx.cond(ReplayState.imported, replay_panel(),
+                               rx.fragment(assistant_problem(), commands_notice(), composer())),
                        class_name="baton-composer-dock"),
                 spacing="0",
                 width="100%",

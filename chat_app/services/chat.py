@@ -27,7 +27,7 @@ from agent_core.turn import TurnSetup
 from agent_core.validation import validate_user_message
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
-from chat_app.services import context_window, live, runtime
+from chat_app.services import context_window, importing, live, runtime
 from chat_app.services.live import new_run_id
 from chat_app.services.run_events import Translator, expand
 from chat_app.services.threads import misconfigured
@@ -230,6 +230,9 @@ async def _send_message(owner: str, thread_id: str, text: str,
     if thread is None or assistant is None:
         yield _refusal("This thread does not exist.", client_id)
         return
+    if importing.is_imported(thread_id):
+        yield _refusal(importing.READ_ONLY, client_id)
+        return
     # One resolution of the assistant serves the size check and the run.
     try:
         setup, resolved = runtime.turn_setup(thread_id, assistant)
@@ -341,6 +344,10 @@ async def _run_handoff(owner: str, thread_id: str, focus: str | None,
     thread, assistant = _assistant_for(owner, thread_id)
     if thread is None or assistant is None:
         yield {"type": "error", "data": {"message": "This thread does not exist."}}
+        return
+    if importing.is_imported(thread_id):
+        yield {"type": "error", "data": {"message": importing.READ_ONLY}}
+        yield {"type": "done", "data": {}}
         return
     try:
         setup, resolved = runtime.turn_setup(thread_id, assistant)

@@ -60,6 +60,7 @@ class TimelineRow:
     header: str = ""
     resetting: bool = False
     has_handoff: bool = False
+    card_title: str = "Handoff"
     preview: str = ""
     completed_work: list[str] = dataclasses.field(default_factory=list)
     in_progress: list[str] = dataclasses.field(default_factory=list)
@@ -192,6 +193,8 @@ def _divider_header(item: dict[str, Any], handoff: dict[str, Any]) -> str:
     if when:
         parts.append(when)
     trigger = item.get("trigger") or handoff.get("trigger") or ""
+    if handoff.get("imported_by"):  # the original agent's own compaction, in an import
+        return " · ".join([*parts, _imported_label(handoff)])
     utilization = item.get("utilization")
     if utilization is None:
         utilization = handoff.get("utilization")
@@ -207,6 +210,18 @@ def _divider_header(item: dict[str, Any], handoff: dict[str, Any]) -> str:
     if model:
         parts.append(model)
     return " · ".join(parts)
+
+
+def _imported_label(handoff: dict[str, Any]) -> str:
+    label = f"{handoff['imported_by']} compacted"
+    if handoff.get("compaction_trigger") in ("auto", "manual"):
+        label += " (auto)" if handoff["compaction_trigger"] == "auto" else " (/compact)"
+    before, after = handoff.get("tokens_before"), handoff.get("tokens_after")
+    if before is not None:
+        label += f" at {int(before):,} tokens"
+        if after is not None:
+            label += f" → {int(after):,}"
+    return label
 
 
 def timeline_row(item: Any) -> TimelineRow:
@@ -238,6 +253,8 @@ def timeline_row(item: Any) -> TimelineRow:
         "Resetting context…" if row.resetting and not handoff else _divider_header(data, handoff)
     )
     row.has_handoff = bool(handoff)
+    if handoff.get("imported_by"):
+        row.card_title = f"Summary by {handoff['imported_by']}"
     row.preview = str(data.get("handoff_preview") or handoff.get("current_state_summary") or "")
     row.completed_work = _strings(handoff.get("completed_work"))
     row.in_progress = _strings(handoff.get("in_progress"))

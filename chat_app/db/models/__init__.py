@@ -14,6 +14,7 @@ from chat_app.db.models.assistant import (
     ContextStrategy,
 )
 from chat_app.db.models.files import PendingMessage, PendingMessagePublic, ThreadFile
+from chat_app.db.models.imported import ImportedTranscript, TranscriptReplay
 from chat_app.db.models.lease import TurnLease
 from chat_app.db.models.mcp_server import AssistantMcpServer
 from chat_app.db.models.message import ContextEditRow, Message, MessageBase, MessagePublic
@@ -42,6 +43,7 @@ __all__ = [
     "ChatSessionPublic",
     "ContextEditRow",
     "ContextStrategy",
+    "ImportedTranscript",
     "Message",
     "MessageBase",
     "MessagePublic",
@@ -58,6 +60,7 @@ __all__ = [
     "ThreadFile",
     "ThreadPublic",
     "ThreadUpdate",
+    "TranscriptReplay",
     "TurnLease",
     "UTCDateTime",
     "new_id",

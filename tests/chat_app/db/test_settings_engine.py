@@ -26,6 +26,8 @@ TABLES = {
     "share_link",
     "sign_in_failure_count",
     "turn_lease",
+    "imported_transcript",
+    "transcript_replay",
     "alembic_version",
 }
 

@@ -1,0 +1,74 @@
+"""Import a Claude Code session in the browser, read its own compaction, replay it with a
+tight reset policy and see both runs on one chart."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.session_files import SUMMARY, claude_code_session
+
+
+def _tight_assistant() -> str:
+    from sqlmodel import Session
+
+    from chat_app.db import repo
+    from chat_app.db.engine import write_engine
+    from chat_app.db.models import AssistantCreate
+    from chat_app.services import runtime
+
+    with Session(write_engine(runtime.engine())) as db:
+        assistant = repo.create_assistant(session=db, data=AssistantCreate(
+            name="Tight resets", model="simulator", context_strategy="reset",
+            reset_threshold=0.8, compact_threshold=0.5, window_override=20000))
+        return assistant.name
+
+
+def test_import_read_the_original_compaction_then_replay_and_chart_both_runs(
+        page, server_db, tmp_path: Path, screenshot_dir: Path) -> None:
+    name = _tight_assistant()
+    session_file = tmp_path / "session.jsonl"
+    session_file.write_text(claude_code_session())
+    page.goto("/")
+    page.locator("#import-session-open").click()
+    page.locator("#import-session input[type=file]").set_input_files(str(session_file))
+    page.wait_for_url("**/t/**")
+
+    # The original agent's compaction is a divider whose card is the summary it wrote.
+    divider = page.locator(".baton-divider[data-session='2']")
+    divider.wait_for()
+    header = divider.locator(".baton-divider-label").inner_text()
+    assert "Claude Code compacted (auto) at" in header and "→" in header
+    divider.locator(".baton-handoff-summary").click()
+    assert "Summary by Claude Code" in divider.inner_text()
+    assert SUMMARY in divider.inner_text()
+    # A read-only record: no composer, the source named.
+    assert page.locator("#composer-input").count() == 0
+    assert "Imported from Claude Code · session.jsonl" in page.locator("#imported-label").inner_text()
+
+    page.locator("#replay-assistant").click()
+    page.get_by_role("option", name=f"{name} · Offline simulator").click()
+    page.locator("#replay-start").click()
+    results = page.locator("#replay-results")
+    results.wait_for(timeout=120_000)
+    chips = results.locator(".baton-replay-run").all_inner_texts()
+    assert len(chips) == 1 and "Tight resets" in chips[0]
+    resets = int(re.search(r"(\d+) resets, ", chips[0]).group(1))
+    assert resets >= 2
+    # Both runs drawn as lines, a mark per Baton reset and one for the original compaction.
+    drawn = results.locator("#replay-chart .recharts-line-curve:not([stroke-width='0'])")
+    assert drawn.count() == 2
+    for curve in drawn.all():
+        box = curve.bounding_box()
+        assert box is not None and box["width"] > 200
+    assert results.locator("#replay-chart .recharts-line-dot").count() == resets + 1
+    events = results.locator(".baton-replay-event")
+    assert events.count() == resets
+    page.screenshot(path=str(screenshot_dir / "import-replay-chart.png"))
+
+    # A reload keeps the run; the chart opens again from the dock.
+    page.reload()
+    page.locator("#replay-show").click()
+    page.locator("#replay-results .recharts-line-curve").nth(1).wait_for()
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(screenshot_dir / "import-replay-chart-390.png"))

@@ -1,0 +1,149 @@
+"""Importing an agent's session as a read-only chat, and replaying it with a policy."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+
+import pytest
+
+from tests.chat_app.test_services import _drain, database  # noqa: F401  (fixture)
+from tests.session_files import SUMMARY, claude_code_session
+
+# On SQLite and on PostgreSQL (``database`` is parametrized; it skips when PG is absent).
+pytestmark = pytest.mark.usefixtures("database")
+
+
+@pytest.fixture
+def alice() -> str:
+    """A fresh owner: the PostgreSQL database is shared by the tests of a run."""
+    return f"alice-{uuid.uuid4().hex}"
+
+
+def _setup_assistant(window: int) -> str:
+    from sqlmodel import Session
+
+    from chat_app.db import repo
+    from chat_app.db.engine import write_engine
+    from chat_app.db.models import AssistantCreate
+    from chat_app.services import runtime
+
+    with Session(write_engine(runtime.engine())) as db:
+        assistant = repo.create_assistant(session=db, data=AssistantCreate(
+            name=f"Tight {window}", model="simulator", context_strategy="reset",
+            reset_threshold=0.8, compact_threshold=0.5, window_override=window))
+        return assistant.id
+
+
+def test_a_claude_code_session_imports_with_its_own_compaction_as_a_divider(alice) -> None:
+    from chat_app.services import importing, threads
+
+    text = claude_code_session()
+    thread_id = importing.import_session(alice, "session.jsonl", text.encode())
+    view = threads.load_timeline(alice, thread_id, limit=500)
+    dividers = [i for i in view.items if i.kind == "divider"]
+    assert [d.session_number for d in dividers] == [1, 2]
+    card = dividers[1].handoff
+    assert card["imported_by"] == "Claude Code"
+    assert SUMMARY in card["current_state_summary"]
+    assert card["tokens_before"] > card["tokens_after"] > 0
+    assert dividers[1].utilization == pytest.approx(card["tokens_before"] / 200_000, rel=0.01)
+    # The summary is the card, not a message; requests and tool calls keep their shape.
+    users = [i.content for i in view.items if i.kind == "message" and i.role == "user"]
+    assert users[0] == "Build a CSV parser for invoices with quoted fields."
+    assert not any(SUMMARY in u for u in users)
+    tools = [i for i in view.items if i.kind == "tool"]
+    assert tools[0].tool_name == "Write" and tools[0].tool_result.startswith("ok ")
+    assert view.thread.title.endswith("(imported)")
+    # Someone else cannot see it.
+    assert threads.load_timeline("bob", thread_id) is None
+
+
+def test_an_imported_chat_is_read_only(alice) -> None:
+    from chat_app.services import chat, importing
+
+    thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
+    events = asyncio.run(_drain(chat.send_message(alice, thread_id, "carry on")))
+    assert events[0]["type"] == "error"
+    assert "read-only" in events[0]["data"]["message"]
+    handoff = asyncio.run(_drain(chat.run_handoff(alice, thread_id, None)))
+    assert "read-only" in handoff[0]["data"]["message"]
+
+
+@pytest.mark.parametrize("name,data,reason", [
+    ("notes.txt", b"just some words", "could not be read"),
+    ("session.jsonl", b'{"type": "user"\n', "could not be read"),
+    ("session.jsonl", b"\xff\xfe\x00", "not UTF-8"),
+])
+def test_a_file_that_is_no_session_is_refused_with_the_reason(alice, name, data,
+                                                               reason) -> None:
+    from chat_app.services import importing, threads
+
+    with pytest.raises(importing.ImportRejected, match=reason):
+        importing.import_session(alice, name, data)
+    assert threads.list_threads(alice) == []
+
+
+def test_a_file_over_the_limit_is_refused_before_it_is_parsed(alice, monkeypatch) -> None:
+    from chat_app.services import importing
+
+    monkeypatch.setenv("BATON_IMPORT_MAX_MB", "0.01")
+    with pytest.raises(importing.ImportRejected, match="limit is"):
+        importing.import_session(alice, "session.jsonl", claude_code_session().encode())
+
+
+def test_a_replay_with_a_tight_window_resets_and_is_stored_with_its_chart(alice) -> None:
+    from chat_app.services import importing, replays
+
+    thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
+    assistant_id = _setup_assistant(20000)
+    seen: list[tuple[int, int]] = []
+    replay_id = replays.run_replay(alice, thread_id, assistant_id,
+                                   progress=lambda n, t: seen.append((n, t)))
+    assert replay_id is not None
+    assert seen[-1][0] == seen[-1][1]  # progress reaches the end
+    (run,) = replays.list_replays(alice, thread_id)
+    assert run.resets >= 2
+    assert [e.kind for e in run.events].count("reset") == run.resets
+    first = next(e for e in run.events if e.kind == "reset")
+    assert first.handoff and first.handoff["completed_work"] is not None
+    rows = replays.chart_rows(alice, thread_id, replay_id)
+    assert any("original" in r for r in rows) and any("baton" in r for r in rows)
+    assert sum("baton_reset" in r for r in rows) == run.resets
+    assert sum("original_compaction" in r for r in rows) == 1
+    json.dumps(rows)  # the chart's data crosses the websocket as JSON
+    # Not the owner: nothing.
+    assert replays.run_replay("bob", thread_id, assistant_id) is None
+    assert replays.list_replays("bob", thread_id) == []
+
+
+def test_a_cancelled_replay_stores_nothing(alice) -> None:
+    from chat_app.services import importing, replays
+
+    thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
+    assistant_id = _setup_assistant(20000)
+    calls = {"n": 0}
+
+    def cancelled() -> bool:
+        calls["n"] += 1
+        return calls["n"] > 5
+
+    with pytest.raises(replays.ReplayCancelled):
+        replays.run_replay(alice, thread_id, assistant_id, cancelled=cancelled)
+    assert replays.list_replays(alice, thread_id) == []
+
+
+def test_deleting_an_imported_chat_deletes_its_file_and_replays(alice) -> None:
+    from sqlmodel import Session, select
+
+    from chat_app.db.models import ImportedTranscript, TranscriptReplay
+    from chat_app.services import importing, replays, runtime, threads
+
+    thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
+    assert replays.run_replay(alice, thread_id, _setup_assistant(20000)) is not None
+    assert threads.delete_thread(alice, thread_id)
+    with Session(runtime.engine()) as db:
+        assert db.get(ImportedTranscript, thread_id) is None
+        assert db.exec(select(TranscriptReplay).where(
+            TranscriptReplay.thread_id == thread_id)).all() == []
