@@ -3,8 +3,9 @@
 The session is aider's real development log (``shared/eval/aider-chat-history``, 3,240
 messages) written out by ``transcripts.export`` as OpenAI chat JSON (about 3.4 MB), so the
 same bytes can be given to ``json.loads``, to ``load_transcript`` (parse plus building
-langchain messages) and to ``replay`` (import, token counting, a decision per message and a
-handoff per reset). Measured in one run, median of ``--repeat`` runs each; the ratio to the
+langchain messages), to the app's "Import a session" (parse, cut at compactions, store
+every message in a scratch SQLite database) and to ``replay`` (import, token counting, a
+decision per message and a handoff per reset). Measured in one run, median of ``--repeat`` runs each; the ratio to the
 plain parse says what importing and replaying cost beyond reading the file at all.
 
 Run: ``.venv/bin/python -m bench.importing [--repeat 5] [--model anthropic:claude-sonnet-4-5]
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -42,7 +44,19 @@ def measure(path: Path, *, repeat: int, model: str, window: int) -> dict[str, fl
 
     return {name: median(time_calls(fn, repeat=repeat)) for name, fn in
             (("json.loads", parse), ("load_transcript", lambda: load_transcript(path)),
-             ("replay", replay_all))}
+             ("app import", _app_import(path)), ("replay", replay_all))}
+
+
+def _app_import(path: Path):
+    """The app's import of ``path`` into a scratch SQLite database beside it."""
+    from chat_app.db.migrate import migrate
+    from chat_app.services import importing
+
+    url = f"sqlite:///{path.parent / 'bench-import.db'}"
+    os.environ["REFLEX_DB_URL"] = url
+    migrate(url)
+    data = path.read_bytes()
+    return lambda: importing.import_session("bench", path.name, data)
 
 
 def main(argv: list[str] | None = None) -> int:
