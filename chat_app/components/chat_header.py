@@ -5,6 +5,7 @@ from chat_app.components.context_meter import context_meter
 from chat_app.components.session_chips import session_chips
 from chat_app.components.share_dialog import share_dialog
 from chat_app.states.chat import ChatState
+from chat_app.states.import_state import ReplayState
 
 
 def chat_header() -> rx.Component:
@@ -14,7 +15,8 @@ def chat_header() -> rx.Component:
             rx.hstack(
                 rx.text(ChatState.title, weight="medium", class_name="baton-ellipsis", id="thread-title"),
                 rx.spacer(),
-                context_meter(),
+                # An imported session ran on another agent's context: no meter of Baton's.
+                rx.cond(ReplayState.imported, rx.fragment(), context_meter()),
                 share_dialog(),
                 align="center",
                 width="100%",

@@ -44,6 +44,7 @@ def test_import_read_the_original_compaction_then_replay_and_chart_both_runs(
     assert SUMMARY in divider.inner_text()
     # A read-only record: no composer, the source named.
     assert page.locator("#composer-input").count() == 0
+    assert page.locator("#context-meter").count() == 0
     assert "Imported from Claude Code · session.jsonl" in page.locator("#imported-label").inner_text()
 
     page.locator("#replay-assistant").click()
