@@ -141,6 +141,8 @@ class ThreadRunner:
         finally:
             self._active.discard(thread_id)
         if waits:
+            for record in await asyncio.to_thread(setup.store.pending, thread_id):
+                yield events.queued(pending_id=record.id, content=record.content)
             yield events.warning(REVIEW_WAITS, reason="review_pending")
         yield {"type": "done", "data": {"cancelled": cancel.is_set()}}
 

@@ -136,6 +136,7 @@ async def test_a_reviewed_handoff_is_what_the_next_session_sees() -> None:
     # A message sent meanwhile waits with the review (stored, not delivered, not lost).
     events = await collect(runner.submit(setup, "Also handle semicolons"))
     assert of_type(events, "warning")[-1]["data"]["reason"] == "review_pending"
+    assert of_type(events, "queued")[-1]["data"]["content"] == "Also handle semicolons"
     assert [p.content for p in setup.store.pending("t1")] == ["Also handle semicolons"]
 
     edited = waiting.model_copy(update={"next_step": "Write the EDITED-NEXT-STEP test first",
