@@ -24,7 +24,7 @@ def reset_notice() -> rx.Component:
                 rx.button("Compact now", on_click=state.compact_now, id="notice-compact",
                           size="1", variant="soft", loading=state.acting),
                 rx.button("Not yet", on_click=state.not_yet, id="notice-defer", size="1",
-                          variant="ghost", disabled=state.acting,
+                          variant="outline", color_scheme="gray", disabled=state.acting,
                           title="Skip the next automatic step once (never past 95% of the window)"),
                 spacing="2",
                 wrap="wrap",

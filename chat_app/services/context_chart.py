@@ -42,7 +42,8 @@ class ChartMarker(_Chart):
 
     series: str
     kind: MarkerKind
-    call: float
+    call: float  # between ``after`` and the next call: where the line is drawn
+    after: int  # the calls before it
     label: str
     color: str
 
@@ -81,7 +82,7 @@ def thread_run(sessions: Sequence[SessionRecord], rows: Mapping[str, Sequence[St
 
     def mark(kind: MarkerKind, label: str) -> None:
         markers.append(ChartMarker(series=series.key, kind=kind, call=len(percents) + 0.5,
-                                   label=label, color=_MARKER_COLORS[kind]))
+                                   after=len(percents), label=label, color=_MARKER_COLORS[kind]))
 
     for session in sorted(sessions, key=lambda s: s.number):
         if session.number > 1:

@@ -111,8 +111,8 @@ def test_a_run_marks_resets_compactions_and_masks_between_its_calls() -> None:
             "s2": [stored("s2", 6, _reply(0.1))]}
     run = thread_run(sessions, rows, ChartSeries(key="chat", label="This chat", color="#000"))
     assert run.percents == [20.0, 50.0, 40.0, 10.0]
-    assert [(m.kind, m.call) for m in run.markers] == [("mask", 2.5), ("compaction", 3.5),
-                                                       ("reset", 3.5)]
+    assert [(m.kind, m.call, m.after) for m in run.markers] == [
+        ("mask", 2.5, 2), ("compaction", 3.5, 3), ("reset", 3.5, 3)]
     replay = run.model_copy(update={"series": ChartSeries(key="replay", label="Replay", color="#f00"),
                                     "percents": [30.0], "tokens": [1], "sessions": [1]})
     points = merge_runs([run, replay])
