@@ -18,9 +18,18 @@ def _marker(marker: rx.Var) -> rx.Component:
 
 
 def _series(series: rx.Var) -> rx.Component:
-    return rx.recharts.line(
-        data_key=series["key"], name=series["label"], stroke=series["color"], unit="%",
-        type_="monotone", is_animation_active=False, dot=True,
+    # The run's line, and its token counts on a hidden axis: drawn in no colour, they only
+    # add "tokens" to the tooltip of each call.
+    return rx.fragment(
+        rx.recharts.line(
+            data_key=series["key"], name=series["label"], stroke=series["color"], unit="%",
+            type_="monotone", is_animation_active=False, dot=True,
+        ),
+        rx.recharts.line(
+            data_key=series["key"].to(str) + "_tokens", name=series["label"].to(str) + " tokens",
+            y_axis_id="tokens", stroke="transparent", dot=False, active_dot=False,
+            legend_type="none", is_animation_active=False,
+        ),
     )
 
 
@@ -38,6 +47,7 @@ def _chart() -> rx.Component:
         rx.recharts.x_axis(data_key="call", type_="number", domain=["dataMin", "dataMax"],
                            allow_decimals=False, name="Model call"),
         rx.recharts.y_axis(domain=[0, 100], unit="%", width=48),
+        rx.recharts.y_axis(y_axis_id="tokens", hide=True),
         rx.foreach(ChartState.thresholds, _threshold),
         rx.foreach(ChartState.markers, _marker),
         rx.foreach(ChartState.series, _series),

@@ -21,8 +21,16 @@ from chat_app.states.identity import IdentityState
 __all__ = ["ResetControlState", "REVIEW_FIELDS"]
 
 CHECK_SECONDS = 10.0
-# Events after which the notice or the review may have changed.
-_REFRESH_ON = ("utilization", "item", "run", "done", "context_reset", "compaction", "masking")
+
+
+def _changes_status(event: dict) -> bool:
+    """Whether the notice or the review may have changed after this live event: a reply
+    (it stores its call's utilization), a marker, a reset, or the end of a run."""
+    kind, data = event.get("type"), event.get("data") or {}
+    if kind == "item":
+        return data.get("role") == "assistant" or data.get("kind") in ("marker", "divider")
+    return kind in ("run", "done", "context_reset", "compaction", "masking")
+
 #: The review form's fields, in order: (field, label, kind) with kind "text" or "lines".
 REVIEW_FIELDS = [
     ("goal", "Goal", "text"),
@@ -91,10 +99,6 @@ class ResetControlState(IdentityState):
         self._refresh()
         return ResetControlState.watch(self.thread_key)
 
-    @rx.event
-    def refresh(self) -> None:
-        self._refresh()
-
     @rx.event(background=True)
     async def watch(self, thread_id: str):
         """Re-read the status after the thread's run events (any tab's, any worker's)."""
@@ -104,21 +108,27 @@ class ResetControlState(IdentityState):
             self._generation += 1
             generation = self._generation
             token = self.router.session.client_token
+        dirty = False
         async with live.watch(thread_id) as queue:
             while True:
                 try:
                     event = await asyncio.wait_for(queue.get(), CHECK_SECONDS)
                 except TimeoutError:
                     event = None
-                if event is None and not connected_here(token):
-                    return
-                if event is not None and (event.get("type") not in _REFRESH_ON or queue.qsize()):
-                    continue
+                if event is None:
+                    if not connected_here(token):
+                        return
+                    async with self:
+                        if self.thread_key != thread_id or self._generation != generation:
+                            return  # the page moved on, or loaded again with its own watcher
+                dirty = dirty or (event is not None and _changes_status(event))
+                if not dirty or queue.qsize():
+                    continue  # read the store once the burst is over
                 async with self:
                     if self.thread_key != thread_id or self._generation != generation:
                         return
-                    if event is not None:
-                        self._refresh()
+                    self._refresh()
+                dirty = False
 
     # ----- the notice's actions ----------------------------------------------------------
 

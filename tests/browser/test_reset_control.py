@@ -213,7 +213,9 @@ def test_the_chart_after_three_resets(server_db, page, screenshot_dir) -> None:
     page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
     tooltip = chart.locator(".recharts-tooltip-wrapper")
     tooltip.filter(has_text="This chat").wait_for()
-    assert "%" in tooltip.inner_text()
+    numbers = tooltip.inner_text()
+    assert re.search(r"This chat : \d+(\.\d)?%", numbers), numbers
+    assert re.search(r"This chat tokens : [\d,]+", numbers), numbers
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
         box = plot.bounding_box()
