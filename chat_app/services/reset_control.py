@@ -55,8 +55,13 @@ class ResetStatus(BaseModel):
 
 
 def owned_setup(owner: str | None, thread_id: str) -> TurnSetup | None:
-    """The run setup of the owner's thread, or None (not theirs, or a broken assistant).
-    Its model's label is ``setup.model_label`` for the timeline's items."""
+    """The run setup of the owner's thread, or None (not theirs, or a broken assistant)."""
+    found = _owned_run(owner, thread_id)
+    return found[0] if found else None
+
+
+def _owned_run(owner: str | None, thread_id: str) -> tuple[TurnSetup, str] | None:
+    """The run setup and the model's label (the timeline's items carry it)."""
     with Session(runtime.engine()) as db:
         thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
         assistant = repo.get_assistant(session=db, assistant_id=thread.assistant_id) if thread else None
@@ -66,12 +71,7 @@ def owned_setup(owner: str | None, thread_id: str) -> TurnSetup | None:
         setup, resolved = runtime.turn_setup(thread_id, assistant)
     except ConfigurationError:  # the chat's banner says why
         return None
-    _labels[thread_id] = resolved.label
-    return setup
-
-
-# The model label of each thread's last setup (items carry it, as a run's items do).
-_labels: dict[str, str] = {}
+    return setup, resolved.label
 
 
 def _model_default(setup: TurnSetup) -> Literal["compact", "reset"]:
@@ -97,8 +97,8 @@ def status(owner: str | None, thread_id: str) -> ResetStatus:
 
 
 async def _publish_rows(thread_id: str, rows: list[Any]) -> None:
-    """Show stored marker rows in every tab on the thread."""
-    translator = Translator(thread_id, _labels.get(thread_id, ""))
+    """Show stored marker rows in every tab on the thread (markers carry no model label)."""
+    translator = Translator(thread_id, "")
     run_id = live.new_run_id()
     for row in rows:
         for event in expand(translator.translate({"type": "message",
@@ -118,28 +118,31 @@ async def defer(owner: str | None, thread_id: str) -> bool:
     return True
 
 
-async def _translated(setup: TurnSetup, events: AsyncIterator[dict[str, Any]]
+async def _translated(setup: TurnSetup, label: str, events: AsyncIterator[dict[str, Any]]
                       ) -> AsyncIterator[dict[str, Any]]:
-    translator = Translator(setup.thread_id, _labels.get(setup.thread_id, ""))
+    translator = Translator(setup.thread_id, label)
     async for event in events:
         for ui_event in expand(translator.translate(event)):
             yield ui_event
 
 
-async def _relayed(setup: TurnSetup, events: AsyncIterator[dict[str, Any]]) -> list[dict[str, Any]]:
+async def _relayed(setup: TurnSetup, label: str,
+                   events: AsyncIterator[dict[str, Any]]) -> list[dict[str, Any]]:
     """Run ``events`` as a run every tab follows; the events it produced, for the caller."""
     seen = []
-    async for event in live.relay(setup.thread_id, live.new_run_id(), _translated(setup, events)):
+    async for event in live.relay(setup.thread_id, live.new_run_id(),
+                                  _translated(setup, label, events)):
         seen.append(event)
     return seen
 
 
 async def compact_now(owner: str | None, thread_id: str) -> str:
     """"Compact now"; the message to show."""
-    setup = owned_setup(owner, thread_id)
-    if setup is None:
+    found = _owned_run(owner, thread_id)
+    if found is None:
         return "This chat cannot run right now."
-    seen = await _relayed(setup, runtime.runner().compact_now(setup))
+    setup, label = found
+    seen = await _relayed(setup, label, runtime.runner().compact_now(setup))
     final = next((e for e in reversed(seen) if e.get("type") == "compact"), None)
     return (final or {}).get("data", {}).get("message", "Compaction finished")
 
@@ -164,9 +167,10 @@ async def settle_review(owner: str | None, thread_id: str, form: dict[str, Any] 
                         discard: bool = False) -> str:
     """Confirm (with the form's edits) or discard the waiting handoff, then let the session
     answer what waits: its handed-over requests and any message queued meanwhile."""
-    setup = owned_setup(owner, thread_id)
-    if setup is None:
+    found = _owned_run(owner, thread_id)
+    if found is None:
         raise ReviewRefused("This chat cannot run right now.")
+    setup, label = found
     if runtime.runner().is_busy(thread_id):
         raise ReviewRefused("The chat is busy; try again in a moment.")
     session = setup.store.current_session(thread_id)
@@ -185,7 +189,8 @@ async def settle_review(owner: str | None, thread_id: str, form: dict[str, Any] 
     if resume or setup.store.pending(thread_id):
         flag = runtime.cancel_flag(thread_id)
         try:
-            await _relayed(setup, runtime.runner().drain(setup, cancel=flag, resume=resume))
+            await _relayed(setup, label,
+                           runtime.runner().drain(setup, cancel=flag, resume=resume))
         finally:
             runtime.clear_cancel(thread_id, flag)
     return marker.content
