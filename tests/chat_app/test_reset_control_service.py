@@ -119,3 +119,17 @@ def test_a_run_marks_resets_compactions_and_masks_between_its_calls() -> None:
     assert points[0] == {"call": 1, "chat": 20.0, "chat_tokens": 1200, "chat_session": 1,
                          "replay": 30.0, "replay_tokens": 1, "replay_session": 1}
     assert points[3] == {"call": 4, "chat": 10.0, "chat_tokens": 100, "chat_session": 2}
+
+
+def test_compact_now_through_the_service_says_what_happened(chat) -> None:
+    import asyncio
+
+    from chat_app.services import reset_control
+
+    store, thread = chat
+    session = store.current_session(thread)
+    store.append(thread, session.id, [NewMessage(role="user", content="go"), _reply(0.75)])
+    # A short session: everything is within the recent part the compaction keeps.
+    assert asyncio.run(reset_control.compact_now("owner-a", thread)).startswith("Nothing to compact")
+    assert asyncio.run(reset_control.compact_now("owner-b", thread)) == "This chat cannot run right now."
+    assert not store.context_edits(session.id)
