@@ -25,6 +25,7 @@ from agent_core.validation import sanitize_text
 __all__ = [
     "CONTEXT_KINDS",
     "MASKED",
+    "CONTEXT_SAMPLE",
     "to_langchain",
     "from_langchain",
     "repair_tool_pairs",
@@ -38,6 +39,8 @@ __all__ = [
 CONTEXT_KINDS = ("handoff", "pinned", "summary")
 #: Marks a tool result whose output a mask edit replaced by a placeholder.
 MASKED = "baton_masked"
+#: ``response_metadata`` key the middleware puts on a reply: its call's context utilization.
+CONTEXT_SAMPLE = "baton_context"
 _STOPPED_TOOL = "error: the run stopped before this tool call finished; run it again if needed"
 
 
@@ -106,6 +109,9 @@ def from_langchain(
         meta: dict[str, object] = {"usage": usage} if usage else {}
         if is_cut_off(message):  # the stream ended before the provider's finish marker
             meta["incomplete"] = True
+        sample = message.response_metadata.get(CONTEXT_SAMPLE)
+        if isinstance(sample, dict):  # the utilization its model call was sent at (the chart)
+            meta["context"] = dict(sample)
         return NewMessage(
             role="assistant",
             content=sanitize_text(content_text(message.content)),
@@ -178,13 +184,20 @@ def apply_edits(rows: Sequence[StoredMessage], edits: Sequence[ContextEdit]) -> 
             todo_first.pop(seq, None)
         todo_first[min(edit.seqs)] = edit
     masked: dict[int, str] = {}
+    revised: dict[int, str] = {}
     for edit in edits:
         if edit.kind == "mask":
             masked.update(edit.placeholders)
+        elif edit.kind == "handoff":  # the user's review: an edited handoff, or none ("")
+            revised.update(edit.placeholders)
     out: list[BaseMessage] = []
     summary_placed = compaction is None
     for row in rows:
         if row.role in ("handoff", "pinned"):
+            if row.seq in revised:
+                if not revised[row.seq]:
+                    continue
+                row = row.model_copy(update={"content": revised[row.seq]})
             out.extend(filter(None, [_row_to_message(row)]))
             continue
         if not summary_placed:

@@ -28,9 +28,11 @@ from agent_core.records import ContextEdit, NewMessage, StoredMessage
 from agent_core.redaction import known_secrets, redact_text
 from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.strategies.masking import mask_candidates, placeholder
+from agent_core.strategies.reset_control import warn_threshold
 from agent_core.strategies.undo import undo_hold
 from agent_core.todos import TodoTracker, span_rows, todo_summary
 from agent_core.turn import EventSink, TurnSetup
+from agent_core.user_control import review_opening, reviewed_artifact
 
 __all__ = ["SessionCoordinator", "pinned_context"]
 
@@ -102,6 +104,8 @@ class SessionCoordinator:
         self._replay_todos(self.store.messages(self.session.id))
         #: Below this utilization automatic masking and compaction wait (after an undo).
         self.undo_hold = undo_hold(self.store.context_edits(self.session.id))
+        #: The latest measure: what the next model call is sent (recorded on its reply).
+        self.last_estimate: TokenEstimate | None = None
 
     # bookkeeping ------------------------------------------------------------------
     def _replay_todos(self, rows: Sequence[StoredMessage]) -> None:
@@ -179,8 +183,10 @@ class SessionCoordinator:
         self.emit(events.utilization(
             tokens=estimate.tokens, window=estimate.window, basis=estimate.basis,
             compact_threshold=policy.compact_threshold, reset_threshold=policy.reset_threshold,
+            warn_threshold=warn_threshold(policy, self.info.default_strategy),
             session_number=self.session.number,
         ))
+        self.last_estimate = estimate
         return estimate
 
     def count(self, message: BaseMessage) -> int:
@@ -229,7 +235,9 @@ class SessionCoordinator:
         originals = to_langchain(self.store.messages(old.id)) if edited else [
             m for m in messages if context_kind(m) is None]
         facts = extract_facts(originals)
-        previous = HandoffArtifact.model_validate(old.handoff) if old.handoff else None
+        # A handoff the user edited on review is the one this session really started from.
+        started_from = reviewed_artifact(old, self.store.context_edits(old.id))
+        previous = HandoffArtifact.model_validate(started_from) if started_from else None
         handoff_model = self.setup.handoff_model or self.setup.model
         result = await generate_handoff(
             handoff_model,
@@ -267,6 +275,8 @@ class SessionCoordinator:
         if self.todos.todos:
             opening += _todo_state_block(self.todos.todos, str(task)[:500])
         context = [NewMessage(role="handoff", content=opening, meta={"handoff_source": result.source})]
+        if self.setup.review_handoffs:
+            context.append(review_opening())
         context += pinned_context(self.store, self.setup.thread_id, self.setup.policy.pinned_paths)
         # A reset before the model saw the newest user messages (they filled the context)
         # hands them over verbatim, so the next session answers them, not just mentions them.
@@ -287,7 +297,7 @@ class SessionCoordinator:
             "reset_complete", old_session_id=old.id, new_session_id=new.id,
             session_number=new.number, trigger=trigger, utilization=round(utilization, 4),
             model=self.setup.model_name, handoff=handoff, handoff_source=result.source,
-            handoff_tokens=result.output_tokens,
+            handoff_tokens=result.output_tokens, review=self.setup.review_handoffs,
             delivered=[r.model_dump(mode="json") for r in rows
                        if r.role == "user" and CARRIED_OVER not in r.meta],
         ))

@@ -19,17 +19,20 @@ from langchain.agents.middleware import (
     ModelRequest,
     ModelResponse,
     ToolErrorMiddleware,
+    hook_config,
 )
 from langchain_core.messages import AIMessage, RemoveMessage
 from langgraph.config import get_stream_writer
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from agent_core import events
+from agent_core.context import CONTEXT_SAMPLE
 from agent_core.coordinator import SessionCoordinator
 from agent_core.strategies.masking import should_mask
 from agent_core.strategies.plan import after_short_compaction, confirm_compaction, plan
 from agent_core.strategies.undo import held_back
 from agent_core.tool_errors import tool_failure
+from agent_core.user_control import skip_deferred
 
 __all__ = [
     "ContextResetMiddleware",
@@ -95,6 +98,7 @@ class ContextResetMiddleware(_Base):
         self.resets = resets
         self.warned: set[str] = set()
 
+    @hook_config(can_jump_to=["end"])
     async def abefore_model(self, state, runtime) -> dict[str, Any] | None:
         c = self.coordinator
         self._bind_writer(c)
@@ -128,6 +132,8 @@ class ContextResetMiddleware(_Base):
                     f"({c.setup.policy.compact_threshold:.0%}): the recent part it keeps is too "
                     "large. Not compacting again this turn; lower keep-recent tokens or raise "
                     "the threshold.", utilization=estimate.fraction))
+        if decision.action != "keep" and await _off_loop(c, skip_deferred, c, decision):
+            decision = decision.model_copy(update={"action": "keep", "reason": "deferred once"})
         self.call.estimate, self.call.decision = estimate, decision
         if decision.action == "reset" and self.resets:
             head = c.head_fraction(messages)
@@ -145,6 +151,8 @@ class ContextResetMiddleware(_Base):
                     self.call.acted = True
                     self.call.compaction_fell_short = False
                     c.measure(context)
+                    if c.setup.review_handoffs:  # the new session waits for the user's review
+                        return {**_replace(context), "jump_to": "end"}
                     return _replace(context)
         if masked is not None:
             return _replace(masked)
@@ -156,12 +164,21 @@ class ContextResetMiddleware(_Base):
         response = await handler(request)
         reply = next((m for m in response.result if isinstance(m, AIMessage)), None)
         usage = reply.usage_metadata if reply is not None else None
-        if usage and usage.get("input_tokens"):
+        reported = int(usage["input_tokens"]) if usage and usage.get("input_tokens") else None
+        if reported:
             self.coordinator.estimator.observe(
-                list(request.messages), int(usage["input_tokens"]),
+                list(request.messages), reported,
                 system=self.coordinator.setup.system_prompt or None,
                 tools=list(self.coordinator.setup.tools) or None,
             )
+        sent = self.coordinator.last_estimate
+        if reply is not None and sent is not None:
+            # Stored with the reply: the thread's utilization at every model call (the chart).
+            tokens = reported or sent.tokens
+            reply.response_metadata[CONTEXT_SAMPLE] = {
+                "tokens": tokens, "window": sent.window,
+                "fraction": round(tokens / sent.window, 4) if sent.window else 0.0,
+                "basis": "exact" if reported else sent.basis}
         return response
 
     async def aafter_agent(self, state, runtime) -> dict[str, Any] | None:

@@ -27,6 +27,9 @@ class ContextPolicy(BaseModel):
     # Above it, old tool outputs are masked (a placeholder says how to reread them) before
     # any compaction or reset is considered; None turns masking off.
     mask_threshold: float | None = Field(default=0.35, gt=0.0, le=1.0)
+    # The chat offers "hand off now / compact now / not yet" once utilization passes it;
+    # None means 10 points below the threshold that acts (see strategies/reset_control.py).
+    warn_threshold: float | None = Field(default=None, gt=0.0, le=1.0)
     keep_recent_tokens: int = Field(default=2000, ge=0)
     window_override: int | None = Field(default=None, gt=0)
     pinned_paths: tuple[str, ...] = DEFAULT_PINNED

@@ -88,12 +88,16 @@ class ContextEdit(_Record):
     key of ``placeholders`` show that one-line placeholder instead of their output (the tool
     call and its result stay paired). Originals stay in the store.
 
+    ``kind`` ``handoff``: the user reviewed the session's handoff; ``placeholders`` maps the
+    handoff row's seq to the text the model sees instead (empty: the handoff was discarded)
+    and ``artifact`` holds the edited artifact (the row and the session keep the original).
+
     ``undone``: the user undid it; the model's view ignores it. ``utilization`` is the share
     of the window in use when it was made (an undo holds automatic ones back until the
     context has grown past it by a margin).
     """
 
-    kind: Literal["compaction", "todo", "mask"]
+    kind: Literal["compaction", "todo", "mask", "handoff"]
     summary: str
     upto_seq: int | None = None
     seqs: list[int] = Field(default_factory=list)
@@ -103,3 +107,4 @@ class ContextEdit(_Record):
     tokens_after: int = 0
     utilization: float | None = None
     undone: bool = False
+    artifact: dict[str, Any] | None = None

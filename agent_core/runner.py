@@ -26,6 +26,7 @@ from agent_core.coordinator import SessionCoordinator
 from agent_core.errors import ContextOverflowError, HandoffCancelled, NothingToHandOff
 from agent_core.records import NewMessage
 from agent_core.redaction import known_secrets, redact_text
+from agent_core.strategies.reset_control import review_pending
 from agent_core.turn import TurnSetup
 from agent_core.validation import validate_user_message
 
@@ -33,6 +34,8 @@ __all__ = ["ThreadRunner"]
 
 log = logging.getLogger(__name__)
 _RECURSION_LIMIT = 2_000
+REVIEW_WAITS = ("The handoff waits for your review: messages wait with it and go out once "
+                "you confirm or discard it.")
 _END = object()
 
 
@@ -108,23 +111,39 @@ class ThreadRunner:
         async for event in self.drain(setup, cancel=cancel or asyncio.Event()):
             yield event
 
-    async def drain(self, setup: TurnSetup, *, cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
-        """Run until the thread's queue is empty (re-checking after the lock is released)."""
+    async def drain(self, setup: TurnSetup, *, cancel: asyncio.Event,
+                    resume: bool = False) -> AsyncIterator[dict[str, Any]]:
+        """Run until the thread's queue is empty (re-checking after the lock is released).
+
+        With ``resume`` one turn runs even when nothing is queued: the open session's own
+        unanswered requests (after its handoff was reviewed). While a handoff waits for
+        review nothing runs: queued messages stay queued and a ``warning`` says why.
+        """
         thread_id = setup.thread_id
         self._active.add(thread_id)
+        waits = False
         try:
-            while await asyncio.to_thread(setup.store.pending, thread_id) and not cancel.is_set():
+            while (not waits and not cancel.is_set()
+                   and (resume or await asyncio.to_thread(setup.store.pending, thread_id))):
                 lock = setup.store.turn_lock(thread_id)
                 await asyncio.to_thread(lock.__enter__)
                 try:
-                    while (await asyncio.to_thread(setup.store.pending, thread_id)
-                           and not cancel.is_set()):
+                    while (not cancel.is_set()
+                           and (resume or await asyncio.to_thread(setup.store.pending, thread_id))):
+                        resume = False
+                        if await asyncio.to_thread(_review_waits, setup):
+                            waits = True
+                            break
                         async for event in self._turn(setup, cancel):
                             yield event
                 finally:
                     await asyncio.to_thread(lock.__exit__, None, None, None)
         finally:
             self._active.discard(thread_id)
+        if waits:
+            for record in await asyncio.to_thread(setup.store.pending, thread_id):
+                yield events.queued(pending_id=record.id, content=record.content)
+            yield events.warning(REVIEW_WAITS, reason="review_pending")
         yield {"type": "done", "data": {"cancelled": cancel.is_set()}}
 
     async def _turn(self, setup: TurnSetup, cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
@@ -255,6 +274,53 @@ class ThreadRunner:
         finally:
             await asyncio.to_thread(lock.__exit__, None, None, None)
             self._active.discard(setup.thread_id)
+
+    # compact now --------------------------------------------------------------------------
+    async def compact_now(self, setup: TurnSetup) -> AsyncIterator[dict[str, Any]]:
+        """"Compact now": summarize the open session's older part at once, whatever the
+        thresholds say. Yields the ``compaction`` events and a ``compact`` status."""
+        if self.is_busy(setup.thread_id):
+            yield _status("compact", "failed", "The agent is still working; stop it first")
+            return
+        self._active.add(setup.thread_id)
+        lock = setup.store.turn_lock(setup.thread_id)
+        await asyncio.to_thread(lock.__enter__)
+        try:
+            outbox: list[dict[str, Any]] = []
+            coordinator = await asyncio.to_thread(
+                SessionCoordinator, setup, estimator=self.estimator(setup), emit=outbox.append)
+            context = await asyncio.to_thread(build_context, setup.store, coordinator.session)
+            coordinator.adopt(context)
+            try:
+                compacted = await coordinator.compact(context, coordinator.measure(context))
+            except Exception as exc:
+                log.exception("compaction of thread %s failed", setup.thread_id)
+                compacted, failure = None, _user_error(exc)
+            else:
+                failure = ""
+            if compacted is not None:
+                coordinator.measure(compacted)
+            for event in outbox:
+                yield event
+            if failure:
+                yield _status("compact", "failed", f"Compaction failed: {failure}")
+            elif compacted is None:
+                yield _status("compact", "nothing", "Nothing to compact yet: the recent part "
+                              "is all there is")
+            else:
+                yield _status("compact", "done", "Compacted the earlier part of this session")
+        finally:
+            await asyncio.to_thread(lock.__exit__, None, None, None)
+            self._active.discard(setup.thread_id)
+
+
+def _status(kind: str, status: str, message: str) -> dict[str, Any]:
+    return {"type": kind, "data": {"status": status, "message": message}}
+
+
+def _review_waits(setup: TurnSetup) -> bool:
+    session = setup.store.current_session(setup.thread_id)
+    return review_pending(setup.store.messages(session.id))
 
 
 async def _with_loaded_tools(setup: TurnSetup, loader) -> tuple[TurnSetup, list[str]]:  # type: ignore[no-untyped-def]

@@ -39,3 +39,5 @@ class TurnSetup:
     handoff_budget_tokens: int = 1500
     compaction_summary_tokens: int = 800
     tool_loader: Callable[[], Awaitable[ToolLoad]] | None = None
+    # After a reset, the new session waits until the user confirms or discards its handoff.
+    review_handoffs: bool = False

@@ -15,6 +15,7 @@ from chat_app.states.admin_state import AdminState
 from chat_app.states.chat import ChatState
 from chat_app.states.commands_notice import CommandsNoticeState
 from chat_app.states.import_state import ReplayState
+from chat_app.states.reset_control import ResetControlState
 from chat_app.states.share_state import SharedThreadState
 from chat_app.states.thread_list import ThreadListState
 
@@ -35,7 +36,7 @@ def _migrate_database() -> None:
 
 
 app = rx.App(
-    stylesheets=["/baton.css"],
+    stylesheets=["/baton.css", "/baton-reset-control.css"],
     head_components=[rx.el.link(rel="icon", href="/favicon.svg", type="image/svg+xml"),
                      rx.el.script(src="/baton-outbox.js")],
     # Origin checks, the signed identity cookie, state tokens bound to it, the page policy.
@@ -54,7 +55,8 @@ async def _resume_queued_messages() -> None:
 app.register_lifespan_task(_migrate_database)
 app.register_lifespan_task(_resume_queued_messages)
 app.add_page(thread_page, route="/t/[thread_id]", title="Baton",
-             on_load=[ChatState.on_load, CommandsNoticeState.load, ReplayState.load])
+             on_load=[ChatState.on_load, CommandsNoticeState.load, ResetControlState.on_load,
+                      ReplayState.load])
 app.add_page(index_page, route="/", title="Baton", on_load=ThreadListState.on_load)
 app.add_page(share_page_module.share_page, route="/share/[share_token]", title="Baton (shared)",
              on_load=SharedThreadState.on_load, meta=share_page_module.NOINDEX)

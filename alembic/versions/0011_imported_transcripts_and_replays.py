@@ -2,7 +2,7 @@
 the what-if replays run over them.
 
 Revision ID: 0011
-Revises: 0008
+Revises: 0010
 Create Date: 2026-12-01 16:10:10.542112
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 
 
 revision: str = '0011'
-down_revision: str | None = '0008'
+down_revision: str | None = '0010'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

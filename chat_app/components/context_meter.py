@@ -1,10 +1,12 @@
 import reflex as rx
 
+from chat_app.components.context_chart import context_chart
 from chat_app.states.chat import ChatState
 
 
 def context_meter() -> rx.Component:
-    """Context utilization: a bar with the compact and reset thresholds marked."""
+    """Context utilization: a bar with the compact and reset thresholds marked; pressing it
+    opens the context chart."""
     meter = ChatState.meter
     fill_color = rx.match(
         meter.level,
@@ -12,7 +14,7 @@ def context_meter() -> rx.Component:
         ("warn", rx.color("amber", 9)),
         rx.color("accent", 9),
     )
-    return rx.hstack(
+    bar = rx.hstack(
         rx.box(
             rx.box(class_name="baton-meter-fill", width=meter.percent.to_string() + "%", background=fill_color),
             rx.cond(
@@ -39,3 +41,6 @@ def context_meter() -> rx.Component:
         aria_valuemin=0,
         aria_valuemax=100,
     )
+    return context_chart(rx.el.button(bar, type="button", id="open-context-chart",
+                                      class_name="baton-meter-button",
+                                      aria_label="Context used: open the context chart"))

@@ -4,6 +4,7 @@ import reflex as rx
 
 from chat_app.components.app_header import app_header
 from chat_app.components.mcp_servers_panel import mcp_servers_panel
+from chat_app.components.reset_control_fields import reset_control_fields
 from chat_app.states.admin_state import AdminState, AssistantRow
 
 NOINDEX = [{"name": "robots", "content": "noindex, nofollow"}]
@@ -82,6 +83,7 @@ def _editor() -> rx.Component:
                 ),
                 spacing="1", width="100%",
             ),
+            reset_control_fields(),
             rx.button("Save", type="submit", id="admin-save"),
             spacing="3",
             width="100%",

@@ -5,8 +5,10 @@ from chat_app.components.assistant_problem import assistant_problem
 from chat_app.components.chat_header import chat_header
 from chat_app.components.commands_notice import commands_notice
 from chat_app.components.composer import composer
+from chat_app.components.handoff_review import handoff_review
 from chat_app.components.not_found import not_found
 from chat_app.components.replay_panel import replay_panel
+from chat_app.components.reset_notice import reset_notice
 from chat_app.components.timeline import timeline
 from chat_app.states.chat import ChatState
 from chat_app.states.import_state import ReplayState
@@ -21,7 +23,8 @@ def thread_page() -> rx.Component:
                 chat_header(),
                 rx.box(timeline(), class_name="baton-page baton-chat-body"),
                 rx.box(rx.cond(ReplayState.imported, replay_panel(),
-                               rx.fragment(assistant_problem(), commands_notice(), composer())),
+                               rx.fragment(assistant_problem(), commands_notice(), reset_notice(),
+                                           handoff_review(), composer())),
                        class_name="baton-composer-dock"),
                 spacing="0",
                 width="100%",

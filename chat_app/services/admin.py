@@ -111,6 +111,8 @@ class AssistantForm(BaseModel):
     window_override: str = ""
     pinned_paths: str = ""  # one per line
     history_tools: str = "on"  # "on" or "off": search_history and read_history
+    warn_threshold: str = ""  # empty: 10 points below the threshold that acts
+    review_handoffs: str = "off"  # "on" or "off"
 
 
 class AssistantView(BaseModel):
@@ -129,6 +131,8 @@ class AssistantView(BaseModel):
     window_override: int | None
     pinned_paths: list[str]
     history_tools: bool
+    warn_threshold: float | None = None
+    review_handoffs: bool = False
     updated_at: datetime
     model_window: int = 0
     """The model table's window (what an empty override means without an environment
@@ -305,8 +309,19 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
     pinned = [line.strip() for line in form.pinned_paths.splitlines() if line.strip()]
     if form.history_tools.strip() not in ("on", "off"):
         raise SettingsRejected("History tools must be on or off.")
+    if form.review_handoffs.strip() not in ("on", "off"):
+        raise SettingsRejected("Review handoffs must be on or off.")
+    warn: float | None = None
+    if form.warn_threshold.strip():
+        warn = _float("Warn threshold", form.warn_threshold)
+        if not 0 < warn <= 1:
+            raise SettingsRejected(f"Warn threshold must be above 0 and at most 1, got {warn}.")
+        trigger = reset if resolved_strategy(form.model.strip(), strategy) == "reset" else compact
+        if warn >= trigger:
+            raise SettingsRejected(
+                f"Warn threshold ({warn}) must be below the threshold that acts ({trigger}).")
     fields = dict(context_strategy=strategy, reset_threshold=reset, compact_threshold=compact,
-                  mask_threshold=mask,
+                  mask_threshold=mask, warn_threshold=warn,
                   keep_recent_tokens=keep_recent, window_override=window,
                   pinned_paths=tuple(pinned))
     try:
@@ -320,7 +335,9 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
                                reset_threshold=reset, compact_threshold=compact,
                                mask_threshold=mask, keep_recent_tokens=keep_recent, window_override=window,
                                pinned_paths=pinned,
-                               history_tools=form.history_tools.strip() == "on")
+                               history_tools=form.history_tools.strip() == "on",
+                               warn_threshold=warn,
+                               review_handoffs=form.review_handoffs.strip() == "on")
     except ValidationError as error:
         raise SettingsRejected("; ".join(e["msg"] for e in error.errors())) from None
 

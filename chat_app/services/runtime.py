@@ -81,6 +81,7 @@ def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, Resolve
         reset_threshold=assistant.reset_threshold,
         compact_threshold=assistant.compact_threshold,
         mask_threshold=assistant.mask_threshold,
+        warn_threshold=assistant.warn_threshold,
         keep_recent_tokens=assistant.keep_recent_tokens,
         window_override=window_for(assistant, resolved).override,
         pinned_paths=tuple(assistant.pinned_paths or ()),
@@ -98,6 +99,7 @@ def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, Resolve
         # Offered from the first message, not only once something was compacted: a tool list
         # that changes mid-thread would break the provider's cached prompt prefix.
         + (make_history_tools(the_store, thread_id) if assistant.history_tools else []),
+        review_handoffs=bool(assistant.review_handoffs),
     )
     servers = mcp_servers(assistant.id)
     if servers:

@@ -70,6 +70,9 @@ def test_grant_is_not_the_password_and_dies_with_it(grant: str, monkeypatch: pyt
         ({"history_tools": "maybe"}, "History tools must be on or off"),
         ({"mask_threshold": "0.6"}, "mask threshold \\(60%\\) must be below the compact"),
         ({"mask_threshold": "lots"}, "Mask threshold must be a number"),
+        ({"warn_threshold": "0.85", "context_strategy": "reset"}, "Warn threshold \\(0.85\\) must be below"),
+        ({"warn_threshold": "0.5", "context_strategy": "compact"}, "must be below the threshold that acts \\(0.5\\)"),
+        ({"review_handoffs": "maybe"}, "Review handoffs must be on or off"),
     ],
 )
 def test_invalid_settings_are_rejected_with_a_reason(grant: str, fields: dict, message: str) -> None:
@@ -209,3 +212,19 @@ def test_a_compaction_that_cannot_get_below_its_threshold_is_refused(
         admin.create_assistant(grant, form(**fields))
     # The same span on a window where it fits is accepted.
     assert admin.create_assistant(grant, form(window_override="20000", **fields)).window == 20000
+
+
+def test_warn_threshold_and_review_reach_the_turn_and_the_history(grant: str) -> None:
+    from chat_app.db.models import Assistant
+    from chat_app.services.runtime import turn_setup
+
+    created = admin.create_assistant(grant, form(context_strategy="reset"))
+    assert created.warn_threshold is None and created.review_handoffs is False
+    changed = admin.update_assistant(grant, created.id, form(context_strategy="reset",
+                                                             warn_threshold="0.6",
+                                                             review_handoffs="on"))
+    assert changed is not None and changed.warn_threshold == 0.6 and changed.review_handoffs
+    changes = {c.field: (c.previous, c.new) for c in admin.history(grant, created.id)}
+    assert changes == {"warn_threshold": (None, 0.6), "review_handoffs": (False, True)}
+    setup, _ = turn_setup("t", Assistant(name="a", warn_threshold=0.6, review_handoffs=True))
+    assert setup.policy.warn_threshold == 0.6 and setup.review_handoffs is True

@@ -490,3 +490,21 @@ def test_an_undone_context_edit_stays_recorded_as_undone(backend: Backend) -> No
     assert store.context_edits(session.id) == [compaction, undone]
     with pytest.raises(StoreError):
         store.undo_context_edit(session.id, 2)
+
+
+def test_a_reviewed_handoff_keeps_both_versions_and_the_context_sample(backend: Backend) -> None:
+    thread = backend.new_thread()
+    session = backend.store.current_session(thread)
+    sample = {"tokens": 4200, "window": 6000, "fraction": 0.7, "basis": "exact"}
+    handoff, reply = backend.store.append(thread, session.id, [
+        NewMessage(role="handoff", content="<handoff-context>\nv1</handoff-context>\n"),
+        NewMessage(role="assistant", content="ok", meta={"context": sample})])
+    review = ContextEdit(kind="handoff", summary="confirmed", seqs=[handoff.seq],
+                         placeholders={handoff.seq: "<handoff-context>\nv2</handoff-context>\n"},
+                         artifact={"next_step": "v2"})
+    backend.store.add_context_edit(session.id, review, NewMessage(
+        role="event", content="confirmed", meta={"event": "handoff_review", "status": "confirmed"}))
+    assert backend.store.context_edits(session.id) == [review]
+    rows = backend.store.messages(session.id)
+    assert rows[0].content.endswith("v1</handoff-context>\n")  # the original stays
+    assert rows[1].meta["context"] == sample

@@ -43,6 +43,10 @@ class AssistantBase(SQLModel):
     pinned_paths: list[str] = Field(default_factory=_default_pinned, sa_type=JSONValue)
     # search_history / read_history over the thread's stored originals.
     history_tools: bool = True
+    # The chat's "hand off now / compact now / not yet" notice; None: 10 points below the trigger.
+    warn_threshold: float | None = Field(default=None, gt=0, le=1)
+    # A new session waits until the user confirms, edits or discards its handoff.
+    review_handoffs: bool = False
 
 
 class AssistantCreate(AssistantBase):
@@ -65,6 +69,8 @@ class AssistantUpdate(SQLModel):
     window_override: int | None = Field(default=None, gt=0)
     pinned_paths: list[str] | None = None
     history_tools: bool | None = None
+    warn_threshold: float | None = Field(default=None, gt=0, le=1)
+    review_handoffs: bool | None = None
 
 
 class Assistant(AssistantBase, table=True):

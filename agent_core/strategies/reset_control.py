@@ -1,0 +1,107 @@
+"""The user's control over resets, decided from a session's stored rows (pure, no I/O).
+
+Three things are read back from the rows, so every tab and every process sees the same:
+
+* the *warn notice*: the last model call's utilization (``meta["context"]`` of its reply) has
+  passed the warn threshold, and the user has not deferred;
+* a *deferral* ("Not yet"): an ``event`` row ``defer`` that the next automatic reset or
+  compaction consumes (an ``event`` row ``deferred``), unless the context is already at
+  :data:`DEFER_LIMIT` of the window;
+* a *handoff review*: an ``event`` row ``handoff_review`` with ``status`` ``pending``,
+  settled by a later one with ``confirmed`` or ``discarded``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from agent_core.policy import ContextPolicy
+from agent_core.records import StoredMessage
+from agent_core.strategies.plan import Decision, effective_strategy
+
+__all__ = [
+    "DEFER_LIMIT",
+    "WARN_MARGIN",
+    "CONTEXT_META",
+    "trigger_threshold",
+    "warn_threshold",
+    "context_samples",
+    "deferral_pending",
+    "deferred",
+    "review_pending",
+    "notice_due",
+]
+
+#: Never defer at or above this share of the window: the next call could not fit.
+DEFER_LIMIT = 0.95
+#: The default warn threshold is this far below the threshold that acts.
+WARN_MARGIN = 0.10
+#: Meta key of an assistant row: the context the model call that wrote it was sent.
+CONTEXT_META = "context"
+_AFTER_EDIT = ("compaction", "masking", "undo")
+
+
+def trigger_threshold(policy: ContextPolicy, model_default: Literal["compact", "reset"]) -> float:
+    """The utilization at which the engine acts by itself (reset, or compact)."""
+    if effective_strategy(policy, model_default) == "reset":
+        return policy.reset_threshold
+    return policy.compact_threshold
+
+
+def warn_threshold(policy: ContextPolicy, model_default: Literal["compact", "reset"]) -> float:
+    """The assistant's warn threshold, else :data:`WARN_MARGIN` below the trigger."""
+    if policy.warn_threshold is not None:
+        return policy.warn_threshold
+    return round(max(trigger_threshold(policy, model_default) - WARN_MARGIN, 0.01), 4)
+
+
+def _event(row: StoredMessage) -> str | None:
+    return row.meta.get("event") if row.role == "event" else None
+
+
+def context_samples(rows: Sequence[StoredMessage]) -> list[tuple[StoredMessage, dict[str, Any]]]:
+    """The replies of ``rows`` that carry the utilization of their model call, in order."""
+    return [(row, row.meta[CONTEXT_META]) for row in rows
+            if row.role == "assistant" and isinstance(row.meta.get(CONTEXT_META), dict)]
+
+
+def deferral_pending(rows: Sequence[StoredMessage]) -> bool:
+    """Whether the user said "Not yet" and no automatic trigger has been skipped since."""
+    pending = False
+    for row in rows:
+        kind = _event(row)
+        if kind == "defer":
+            pending = True
+        elif kind == "deferred":
+            pending = False
+    return pending
+
+
+def deferred(decision: Decision, rows: Sequence[StoredMessage]) -> bool:
+    """Whether this reset or compaction is the one a "Not yet" skips."""
+    return (decision.action in ("reset", "compact") and decision.utilization < DEFER_LIMIT
+            and deferral_pending(rows))
+
+
+def review_pending(rows: Sequence[StoredMessage]) -> bool:
+    """Whether the session waits for the user to confirm or discard its handoff."""
+    pending = False
+    for row in rows:
+        if _event(row) == "handoff_review":
+            pending = row.meta.get("status") == "pending"
+    return pending
+
+
+def notice_due(rows: Sequence[StoredMessage], warn: float) -> float | None:
+    """The utilization to warn about, or None: the last model call since the latest context
+    edit passed ``warn``, nothing is deferred and no handoff waits for review."""
+    if deferral_pending(rows) or review_pending(rows):
+        return None
+    latest: float | None = None
+    for row in rows:
+        if _event(row) in _AFTER_EDIT:
+            latest = None
+        elif row.role == "assistant" and isinstance(row.meta.get(CONTEXT_META), dict):
+            latest = float(row.meta[CONTEXT_META].get("fraction", 0.0))
+    return latest if latest is not None and latest >= warn else None

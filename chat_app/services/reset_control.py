@@ -1,0 +1,196 @@
+"""The chat's control over resets: the warn notice and its actions, and the review of a
+handoff before the session it opens runs.
+
+Everything the page shows is read back from the store (:func:`status`), so every tab and a
+reload agree. Actions that change the timeline run as a relayed run (:func:`live.relay`):
+every tab on the thread, the one that asked included, follows them on the live channel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from sqlmodel import Session
+
+from agent_core.context import build_context
+from agent_core.coordinator import unanswered_requests
+from agent_core.errors import ConfigurationError, StoreError
+from agent_core.handoff.artifact import HandoffArtifact
+from agent_core.models import model_info
+from agent_core.strategies.plan import effective_strategy
+from agent_core.strategies.reset_control import notice_due, trigger_threshold, warn_threshold
+from agent_core.turn import TurnSetup
+from agent_core.user_control import defer_next_trigger, pending_review, resolve_review
+from chat_app.db import repo
+from chat_app.services import live, runtime
+from chat_app.services.run_events import Translator, expand
+
+__all__ = ["ResetStatus", "ReviewRefused", "EDITABLE_TEXT", "EDITABLE_LISTS", "owned_setup",
+           "status", "defer", "compact_now", "settle_review", "edited_artifact"]
+
+#: The artifact's fields the review form edits: free text, and one item per line.
+EDITABLE_TEXT = ("goal", "next_step", "current_state_summary")
+EDITABLE_LISTS = ("constraints", "user_messages", "completed_work", "in_progress",
+                  "remaining_tasks", "key_decisions", "errors_and_fixes", "files_read")
+
+
+class ReviewRefused(Exception):
+    """Why a review could not be settled, in words for the user."""
+
+
+class ResetStatus(BaseModel):
+    """What the chat shows about resets right now."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    notice: float | None = None  # the utilization the warn notice speaks of, if shown
+    warn: float = 0.0
+    trigger: float = 0.0
+    action: Literal["reset", "compaction"] = "reset"
+    review: dict[str, Any] | None = None  # the artifact waiting for review (JSON)
+    review_session: int = 0
+
+
+def owned_setup(owner: str | None, thread_id: str) -> TurnSetup | None:
+    """The run setup of the owner's thread, or None (not theirs, or a broken assistant)."""
+    found = _owned_run(owner, thread_id)
+    return found[0] if found else None
+
+
+def _owned_run(owner: str | None, thread_id: str) -> tuple[TurnSetup, str] | None:
+    """The run setup and the model's label (the timeline's items carry it)."""
+    with Session(runtime.engine()) as db:
+        thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
+        assistant = repo.get_assistant(session=db, assistant_id=thread.assistant_id) if thread else None
+    if assistant is None:
+        return None
+    try:
+        setup, resolved = runtime.turn_setup(thread_id, assistant)
+    except ConfigurationError:  # the chat's banner says why
+        return None
+    return setup, resolved.label
+
+
+def _model_default(setup: TurnSetup) -> Literal["compact", "reset"]:
+    return model_info(setup.model_name, window_override=setup.policy.window_override).default_strategy
+
+
+def status(owner: str | None, thread_id: str) -> ResetStatus:
+    setup = owned_setup(owner, thread_id)
+    if setup is None:
+        return ResetStatus()
+    default = _model_default(setup)
+    warn = warn_threshold(setup.policy, default)
+    store = setup.store
+    session = store.current_session(thread_id)
+    rows = store.messages(session.id)
+    waiting = pending_review(store, session)
+    return ResetStatus(
+        notice=notice_due(rows, warn), warn=warn, trigger=trigger_threshold(setup.policy, default),
+        action="reset" if effective_strategy(setup.policy, default) == "reset" else "compaction",
+        review=waiting.model_dump(mode="json") if waiting else None,
+        review_session=session.number if waiting else 0,
+    )
+
+
+async def _publish_rows(thread_id: str, rows: list[Any]) -> None:
+    """Show stored marker rows in every tab on the thread (markers carry no model label)."""
+    translator = Translator(thread_id, "")
+    run_id = live.new_run_id()
+    for row in rows:
+        for event in expand(translator.translate({"type": "message",
+                                                  "data": row.model_dump(mode="json")})):
+            await live.publish(thread_id, run_id, event)
+
+
+async def defer(owner: str | None, thread_id: str) -> bool:
+    """"Not yet"; False when a deferral already waits (or the chat is not the owner's)."""
+    setup = owned_setup(owner, thread_id)
+    if setup is None:
+        return False
+    marker = await asyncio.to_thread(defer_next_trigger, setup.store, thread_id)
+    if marker is None:
+        return False
+    await _publish_rows(thread_id, [marker])
+    return True
+
+
+async def _translated(setup: TurnSetup, label: str, events: AsyncIterator[dict[str, Any]]
+                      ) -> AsyncIterator[dict[str, Any]]:
+    translator = Translator(setup.thread_id, label)
+    async for event in events:
+        for ui_event in expand(translator.translate(event)):
+            yield ui_event
+
+
+async def _relayed(setup: TurnSetup, label: str,
+                   events: AsyncIterator[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Run ``events`` as a run every tab follows; the events it produced, for the caller."""
+    seen = []
+    async for event in live.relay(setup.thread_id, live.new_run_id(),
+                                  _translated(setup, label, events)):
+        seen.append(event)
+    return seen
+
+
+async def compact_now(owner: str | None, thread_id: str) -> str:
+    """"Compact now"; the message to show."""
+    found = _owned_run(owner, thread_id)
+    if found is None:
+        return "This chat cannot run right now."
+    setup, label = found
+    seen = await _relayed(setup, label, runtime.runner().compact_now(setup))
+    final = next((e for e in reversed(seen) if e.get("type") == "compact"), None)
+    return (final or {}).get("data", {}).get("message", "Compaction finished")
+
+
+def edited_artifact(original: dict[str, Any], form: dict[str, Any]) -> HandoffArtifact:
+    """The artifact with the review form's fields applied (text as typed, lists one item per
+    line, blank lines dropped); raises :class:`ReviewRefused` when the result is invalid."""
+    update: dict[str, Any] = {}
+    for name in EDITABLE_TEXT:
+        if name in form:
+            update[name] = str(form[name]).strip()
+    for name in EDITABLE_LISTS:
+        if name in form:
+            update[name] = [line.strip() for line in str(form[name]).splitlines() if line.strip()]
+    try:
+        return HandoffArtifact.model_validate({**original, **update})
+    except ValidationError as error:
+        raise ReviewRefused("; ".join(e["msg"] for e in error.errors())) from None
+
+
+async def settle_review(owner: str | None, thread_id: str, form: dict[str, Any] | None, *,
+                        discard: bool = False) -> str:
+    """Confirm (with the form's edits) or discard the waiting handoff, then let the session
+    answer what waits: its handed-over requests and any message queued meanwhile."""
+    found = _owned_run(owner, thread_id)
+    if found is None:
+        raise ReviewRefused("This chat cannot run right now.")
+    setup, label = found
+    if runtime.runner().is_busy(thread_id):
+        raise ReviewRefused("The chat is busy; try again in a moment.")
+    session = setup.store.current_session(thread_id)
+    waiting = pending_review(setup.store, session)
+    if waiting is None:
+        raise ReviewRefused("No handoff waits for review in this chat.")
+    edited = None if discard else edited_artifact(waiting.model_dump(mode="json"), form or {})
+    try:
+        marker = await asyncio.to_thread(resolve_review, setup.store, thread_id, edited=edited,
+                                         discard=discard)
+    except StoreError as error:
+        raise ReviewRefused(str(error)) from None
+    await _publish_rows(thread_id, [marker])
+    context = await asyncio.to_thread(build_context, setup.store, session)
+    resume = bool(unanswered_requests(context))
+    if resume or setup.store.pending(thread_id):
+        flag = runtime.cancel_flag(thread_id)
+        try:
+            await _relayed(setup, label,
+                           runtime.runner().drain(setup, cancel=flag, resume=resume))
+        finally:
+            runtime.clear_cancel(thread_id, flag)
+    return marker.content

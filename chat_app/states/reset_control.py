@@ -1,0 +1,198 @@
+"""The warn notice and the handoff review of the open chat.
+
+What it shows is read from the store (``services.reset_control.status``) when the page loads
+and again after each run event of the thread's live channel, so every tab and a reload show
+the same. The actions go through the same services as the composer: "Hand off now" is
+``/handoff``, the others run as relayed runs every tab follows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import reflex as rx
+
+from chat_app.services import live
+from chat_app.services import reset_control as control
+from chat_app.states.chat import ChatState
+from chat_app.states.connection import connected_here
+from chat_app.states.identity import IdentityState
+
+__all__ = ["ResetControlState", "REVIEW_FIELDS"]
+
+CHECK_SECONDS = 10.0
+
+
+def _changes_status(event: dict) -> bool:
+    """Whether the notice or the review may have changed after this live event: a reply
+    (it stores its call's utilization), a marker, a reset, or the end of a run."""
+    kind, data = event.get("type"), event.get("data") or {}
+    if kind == "item":
+        return data.get("role") == "assistant" or data.get("kind") in ("marker", "divider")
+    return kind in ("run", "done", "context_reset", "compaction", "masking")
+
+#: The review form's fields, in order: (field, label, kind) with kind "text" or "lines".
+REVIEW_FIELDS = [
+    ("goal", "Goal", "text"),
+    ("constraints", "Constraints (one per line)", "lines"),
+    ("user_messages", "User messages (one per line)", "lines"),
+    ("completed_work", "Completed work", "lines"),
+    ("in_progress", "In progress", "lines"),
+    ("next_step", "Next step", "text"),
+    ("remaining_tasks", "Remaining tasks", "lines"),
+    ("key_decisions", "Key decisions", "lines"),
+    ("errors_and_fixes", "Errors and fixes", "lines"),
+    ("files_read", "Files read", "lines"),
+    ("current_state_summary", "State summary", "text"),
+]
+
+
+def _thread_id(path: str) -> str:
+    parts = [part for part in path.split("/") if part]
+    return parts[-1] if len(parts) >= 2 and parts[-2] == "t" else ""
+
+
+def _form_values(artifact: dict) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for name, _, kind in REVIEW_FIELDS:
+        value = artifact.get(name)
+        values[name] = "\n".join(map(str, value or [])) if kind == "lines" else str(value or "")
+    return values
+
+
+class ResetControlState(IdentityState):
+    thread_key: str = ""
+    notice_percent: int = 0  # 0: no notice
+    warn_percent: int = 0
+    trigger_percent: int = 0
+    action: str = "reset"
+    acting: bool = False
+    review_session: int = 0  # 0: nothing waits for review
+    review_values: dict[str, str] = {}
+    review_files: list[str] = []
+    review_error: str = ""
+    _generation: int = 0
+
+    def _refresh(self) -> None:
+        found = control.status(self._owner(), self.thread_key) if self.thread_key else None
+        if found is None:
+            return
+        self.notice_percent = round(found.notice * 100) if found.notice is not None else 0
+        self.warn_percent = round(found.warn * 100)
+        self.trigger_percent = round(found.trigger * 100)
+        self.action = found.action
+        if found.review_session != self.review_session:
+            self.review_error = ""
+        self.review_session = found.review_session
+        artifact = found.review or {}
+        self.review_values = _form_values(artifact)
+        self.review_files = [f"{f.get('path', '')}: {f.get('change', '')}".rstrip(": ")
+                             for f in artifact.get("files_modified", []) if isinstance(f, dict)]
+
+    @rx.event
+    def on_load(self):
+        self.thread_key = _thread_id(self.router.url.path)
+        self.notice_percent = self.review_session = 0
+        self.acting = False
+        if not self.thread_key:
+            return None
+        self._refresh()
+        return ResetControlState.watch(self.thread_key)
+
+    @rx.event(background=True)
+    async def watch(self, thread_id: str):
+        """Re-read the status after the thread's run events (any tab's, any worker's)."""
+        async with self:
+            if self.thread_key != thread_id:
+                return
+            self._generation += 1
+            generation = self._generation
+            token = self.router.session.client_token
+        dirty = False
+        async with live.watch(thread_id) as queue:
+            while True:
+                try:
+                    event = await asyncio.wait_for(queue.get(), CHECK_SECONDS)
+                except TimeoutError:
+                    event = None
+                if event is None:
+                    if not connected_here(token):
+                        return
+                    async with self:
+                        if self.thread_key != thread_id or self._generation != generation:
+                            return  # the page moved on, or loaded again with its own watcher
+                dirty = dirty or (event is not None and _changes_status(event))
+                if not dirty or queue.qsize():
+                    continue  # read the store once the burst is over
+                async with self:
+                    if self.thread_key != thread_id or self._generation != generation:
+                        return
+                    self._refresh()
+                dirty = False
+
+    # ----- the notice's actions ----------------------------------------------------------
+
+    @rx.event
+    async def hand_off_now(self):
+        chat = await self.get_state(ChatState)
+        if chat.sending or chat.handoff_running:
+            return rx.toast("Wait for the current turn to finish (or stop it) first.")
+        chat.handoff_running = True
+        self.notice_percent = 0
+        return ChatState.run_handoff(self.thread_key, None)
+
+    @rx.event(background=True)
+    async def compact_now(self):
+        async with self:
+            if self.acting:
+                return
+            self.acting, thread_id, owner = True, self.thread_key, self._owner()
+        try:
+            message = await control.compact_now(owner, thread_id)
+        finally:
+            async with self:
+                self.acting = False
+                self._refresh()
+        yield rx.toast(message)
+
+    @rx.event(background=True)
+    async def not_yet(self):
+        async with self:
+            thread_id, owner = self.thread_key, self._owner()
+            self.notice_percent = 0
+        deferred = await control.defer(owner, thread_id)
+        async with self:
+            self._refresh()
+        if not deferred:
+            yield rx.toast("The next automatic step is already deferred.")
+
+    # ----- the review ----------------------------------------------------------------------
+
+    @rx.event(background=True)
+    async def confirm_review(self, form: dict):
+        async for update in self._settle(form, discard=False):
+            yield update
+
+    @rx.event(background=True)
+    async def discard_review(self):
+        async for update in self._settle(None, discard=True):
+            yield update
+
+    async def _settle(self, form: dict | None, *, discard: bool):
+        async with self:
+            if self.acting:
+                return
+            self.acting, thread_id, owner = True, self.thread_key, self._owner()
+            self.review_error = ""
+        note = ""
+        try:
+            note = await control.settle_review(owner, thread_id, form, discard=discard)
+        except control.ReviewRefused as refused:
+            async with self:
+                self.review_error = str(refused)
+        finally:
+            async with self:
+                self.acting = False
+                self._refresh()
+        if note:
+            yield rx.toast(note)

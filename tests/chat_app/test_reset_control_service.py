@@ -1,0 +1,135 @@
+"""The chat's reset control through the services on SQLite: the notice's status read from the
+store, "Not yet", the review settled with edits, and the context chart's runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_core.context import build_context
+from agent_core.records import NewMessage, SessionRecord
+from chat_app.services.context_chart import ChartSeries, merge_runs, thread_run
+
+
+def _reply(fraction: float, tokens: int = 100) -> NewMessage:
+    return NewMessage(role="assistant", content="ok",
+                      meta={"context": {"fraction": fraction, "tokens": tokens, "window": 6000}})
+
+
+@pytest.fixture
+def chat(tmp_path, monkeypatch):
+    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
+    from chat_app.db.engine import dispose_engine
+    from chat_app.services import runtime, threads
+
+    runtime._store_for.cache_clear()
+    thread = threads.create_thread("owner-a").id
+    yield runtime.store(), thread
+    runtime._store_for.cache_clear()
+    dispose_engine()
+
+
+def test_the_notice_is_read_back_from_the_store_and_not_yet_hides_it(chat) -> None:
+    import asyncio
+
+    from chat_app.services import reset_control
+
+    store, thread = chat
+    session = store.current_session(thread)
+    store.append(thread, session.id, [NewMessage(role="user", content="go"), _reply(0.3), _reply(0.75)])
+
+    found = reset_control.status("owner-a", thread)
+    # The simulator resets at 80%, so the default warning starts at 70%.
+    assert (found.notice, found.warn, found.trigger, found.action) == (0.75, 0.7, 0.8, "reset")
+    assert reset_control.status("owner-b", thread).notice is None  # not theirs
+
+    assert asyncio.run(reset_control.defer("owner-a", thread)) is True
+    assert reset_control.status("owner-a", thread).notice is None
+    assert asyncio.run(reset_control.defer("owner-a", thread)) is False
+    assert store.messages(session.id)[-1].meta == {"event": "defer"}
+
+
+def test_a_review_is_settled_with_the_edited_fields(chat) -> None:
+    import asyncio
+
+    from agent_core.handoff.artifact import HandoffArtifact
+    from agent_core.user_control import review_opening
+    from chat_app.services import reset_control
+
+    store, thread = chat
+    first = store.current_session(thread)
+    store.append(thread, first.id, [NewMessage(role="user", content="go"), _reply(0.5)])
+    artifact = HandoffArtifact(session_number=1, trigger="manual", utilization=0.5,
+                               model="simulator", goal="Parse invoices", next_step="Write tests")
+    store.commit_reset(thread, old_session_id=first.id, trigger="manual", utilization=0.5,
+                       model="simulator", handoff=artifact.model_dump(mode="json"),
+                       handoff_path="HANDOFF-1.md", handoff_markdown=artifact.to_markdown(),
+                       context=[NewMessage(role="handoff", content="<handoff-context>\n"
+                                           f"{artifact.to_markdown()}</handoff-context>\n\nGo on."),
+                                review_opening()])
+    waiting = reset_control.status("owner-a", thread)
+    assert waiting.review is not None and waiting.review_session == 2
+    assert waiting.review["next_step"] == "Write tests"
+
+    with pytest.raises(reset_control.ReviewRefused, match="busy|cannot run|No handoff"):
+        asyncio.run(reset_control.settle_review("owner-b", thread, {}))
+    note = asyncio.run(reset_control.settle_review(
+        "owner-a", thread, {"next_step": "Write the EDITED tests", "constraints": "No pandas\n\n"}))
+    assert note == "Handoff confirmed with your edits"
+    session = store.current_session(thread)
+    seen = "\n".join(str(m.content) for m in build_context(store, session))
+    assert "Write the EDITED tests" in seen and "- No pandas" in seen and "Go on." in seen
+    assert reset_control.status("owner-a", thread).review is None
+
+
+def test_edited_artifact_reads_lines_and_refuses_what_cannot_be_an_artifact() -> None:
+    from chat_app.services.reset_control import ReviewRefused, edited_artifact
+
+    original = {"session_number": 1, "trigger": "auto", "utilization": 0.8, "model": "m",
+                "remaining_tasks": ["a"]}
+    edited = edited_artifact(original, {"remaining_tasks": " b \n\nc", "goal": " G "})
+    assert edited.remaining_tasks == ["b", "c"] and edited.goal == "G"
+    with pytest.raises(ReviewRefused):
+        edited_artifact({**original, "session_number": 0}, {})
+
+
+def test_a_run_marks_resets_compactions_and_masks_between_its_calls() -> None:
+    from datetime import UTC, datetime
+
+    from agent_core.records import StoredMessage
+
+    now = datetime.now(UTC)
+    sessions = [SessionRecord(id=f"s{n}", thread_id="t", number=n, started_at=now) for n in (1, 2)]
+
+    def stored(session: str, seq: int, row: NewMessage) -> StoredMessage:
+        return StoredMessage(**row.model_dump(), id=f"m{seq}", thread_id="t", session_id=session,
+                             seq=seq, created_at=now)
+
+    rows = {"s1": [stored("s1", 1, _reply(0.2, 1200)), stored("s1", 2, _reply(0.5)),
+                   stored("s1", 3, NewMessage(role="event", meta={"event": "masking"})),
+                   stored("s1", 4, _reply(0.4)),
+                   stored("s1", 5, NewMessage(role="event", meta={"event": "compaction"}))],
+            "s2": [stored("s2", 6, _reply(0.1))]}
+    run = thread_run(sessions, rows, ChartSeries(key="chat", label="This chat", color="#000"))
+    assert run.percents == [20.0, 50.0, 40.0, 10.0]
+    assert [(m.kind, m.call, m.after) for m in run.markers] == [
+        ("mask", 2.5, 2), ("compaction", 3.5, 3), ("reset", 3.5, 3)]
+    replay = run.model_copy(update={"series": ChartSeries(key="replay", label="Replay", color="#f00"),
+                                    "percents": [30.0], "tokens": [1], "sessions": [1]})
+    points = merge_runs([run, replay])
+    assert points[0] == {"call": 1, "chat": 20.0, "chat_tokens": 1200, "chat_session": 1,
+                         "replay": 30.0, "replay_tokens": 1, "replay_session": 1}
+    assert points[3] == {"call": 4, "chat": 10.0, "chat_tokens": 100, "chat_session": 2}
+
+
+def test_compact_now_through_the_service_says_what_happened(chat) -> None:
+    import asyncio
+
+    from chat_app.services import reset_control
+
+    store, thread = chat
+    session = store.current_session(thread)
+    store.append(thread, session.id, [NewMessage(role="user", content="go"), _reply(0.75)])
+    # A short session: everything is within the recent part the compaction keeps.
+    assert asyncio.run(reset_control.compact_now("owner-a", thread)).startswith("Nothing to compact")
+    assert asyncio.run(reset_control.compact_now("owner-b", thread)) == "This chat cannot run right now."
+    assert not store.context_edits(session.id)
