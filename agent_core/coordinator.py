@@ -347,6 +347,12 @@ class SessionCoordinator:
                                  outputs=len(picked), session_number=self.session.number))
         return self._rebuilt()
 
+    def _task(self, messages: Sequence[BaseMessage]) -> str:
+        """What the session works on: its newest user request, else the thread's goal."""
+        latest = next((str(m.content) for m in reversed(messages)
+                       if m.type == "human" and context_kind(m) is None), "")
+        return latest or str((self.session.handoff or {}).get("goal") or "")
+
     # compaction ---------------------------------------------------------------------
     def compaction_cut(self, messages: Sequence[BaseMessage]) -> int:
         return safe_cutoff(messages, self.setup.policy.keep_recent_tokens, self.count)
@@ -370,6 +376,10 @@ class SessionCoordinator:
         if self.history_tools:
             first, last = self._compacted_span(max(seqs))
             summary += "\n\n" + compacted_note(self.session.number, first, last)
+        if self.todos.todos:
+            # The span may hold the latest write_todos call; without the list the agent would
+            # plan its work again from the start after every compaction (and loop).
+            summary += _todo_state_block(self.todos.todos, self._task(messages)[:500])
         before = sum(self.count(m) for m in older)
         after = self.estimator.counter.count_text(summary)
         edit = ContextEdit(kind="compaction", summary=summary, upto_seq=max(seqs),
