@@ -313,6 +313,13 @@ class SessionCoordinator:
                   if row.seq <= upto_seq and row.role not in ("handoff", "pinned", "event")]
         return (min(places), max(places)) if places else (1, 1)
 
+    def _marker_ref(self, position: int) -> dict[str, Any]:
+        """The stored marker row of the session's edit at ``position`` and that position:
+        the timeline keys a live marker like a reloaded one, so it can undo and expand it."""
+        marker = next((row for row in reversed(self.store.messages(self.session.id))
+                       if row.role == "event" and row.meta.get("edit") == position), None)
+        return {"marker_id": marker.id if marker else None, "edit": position}
+
     # masking ------------------------------------------------------------------------
     def mask(self, messages: Sequence[BaseMessage], utilization: float | None = None
              ) -> list[BaseMessage] | None:
@@ -344,7 +351,8 @@ class SessionCoordinator:
                                   "edit": len(self.store.context_edits(self.session.id))})
         self.store.add_context_edit(self.session.id, edit, marker)
         self.emit(events.masking(message=note, tokens_before=before, tokens_after=after,
-                                 outputs=len(picked), session_number=self.session.number))
+                                 outputs=len(picked), session_number=self.session.number,
+                                 **self._marker_ref(marker.meta["edit"])))
         return self._rebuilt()
 
     def _task(self, messages: Sequence[BaseMessage]) -> str:
@@ -392,7 +400,8 @@ class SessionCoordinator:
                                   "edit": len(self.store.context_edits(self.session.id))})
         self.store.add_context_edit(self.session.id, edit, marker)
         self.emit(events.compaction(message=note, tokens_before=before, tokens_after=after,
-                                    messages=len(older), session_number=self.session.number))
+                                    messages=len(older), session_number=self.session.number,
+                                    **self._marker_ref(marker.meta["edit"])))
         return self._rebuilt()
 
     # todos ---------------------------------------------------------------------------
@@ -418,10 +427,12 @@ class SessionCoordinator:
             note = f"Compressed finished todo “{todo['content']}” ({before:,} → {after:,} tokens)"
             marker = NewMessage(role="event", content=note,
                                 meta={"event": "todo_compressed", "todo_id": key,
-                                      "tokens_before": before, "tokens_after": after})
+                                      "tokens_before": before, "tokens_after": after,
+                                      "edit": len(self.store.context_edits(self.session.id))})
             self.store.add_context_edit(self.session.id, edit, marker)
             self.emit(events.todo_compressed(message=note, todo_id=key, tokens_before=before,
-                                             tokens_after=after, session_number=self.session.number))
+                                             tokens_after=after, session_number=self.session.number,
+                                             **self._marker_ref(marker.meta["edit"])))
             changed = True
         return self._rebuilt() if changed else None
 

@@ -56,6 +56,9 @@ class TimelineRow:
     tool_result: str = ""
     tool_failed: bool = False
     simulated: bool = False
+    # marker rows (see ``services.views.TimelineItem``); edit -1: none
+    marker_event: str = ""
+    edit: int = -1
     # divider rows
     header: str = ""
     resetting: bool = False
@@ -231,6 +234,8 @@ def timeline_row(item: Any) -> TimelineRow:
         tool_failed=bool(data.get("tool_failed")),
         simulated=bool(data.get("simulated")),
         resetting=bool(data.get("resetting")),
+        marker_event=str(data.get("marker_event") or ""),
+        edit=data["edit"] if isinstance(data.get("edit"), int) else -1,
     )
     if row.kind != "divider":
         return row

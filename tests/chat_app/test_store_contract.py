@@ -490,3 +490,24 @@ def test_an_undone_context_edit_stays_recorded_as_undone(backend: Backend) -> No
     assert store.context_edits(session.id) == [compaction, undone]
     with pytest.raises(StoreError):
         store.undo_context_edit(session.id, 2)
+
+
+def test_history_tools_refuse_another_threads_sessions(backend: Backend) -> None:
+    from agent_core.errors import ToolInputError
+    from agent_core.history.tools import make_history_tools
+
+    store = backend.store
+    mine, theirs = backend.new_thread(), backend.new_thread()
+    store.append(mine, store.current_session(mine).id, [user("kiwi plans of mine")])
+    other = store.current_session(theirs)
+    store.append(theirs, other.id, [user("kiwi secrets of theirs")])
+    reset(store, theirs, other.id)  # theirs has sessions 1 and 2, mine only 1
+    search, read = make_history_tools(store, mine)
+
+    assert "theirs" not in search.invoke({"query": "kiwi"})
+    assert "no stored message of session 1" not in search.invoke({"query": "kiwi", "session": 1})
+    assert "theirs" not in read.invoke({"session": 1, "start": 1, "end": 5})
+    with pytest.raises(ToolInputError, match="no session 2; its sessions are 1"):
+        read.func(session=2, start=1)  # type: ignore[attr-defined]
+    with pytest.raises(ToolInputError, match="no session 2"):
+        search.func(query="kiwi", session=2)  # type: ignore[attr-defined]
