@@ -1,25 +1,10 @@
 import reflex as rx
 
 from chat_app.components.marker_originals import marker_originals
+from chat_app.components.undo_button import undo_button
 from chat_app.states.chat import ChatState
 from chat_app.states.marker_state import MarkerState
 from chat_app.states.rows import TimelineRow
-
-
-def _undo_button(row: rx.Var[TimelineRow]) -> rx.Component:
-    blocked = ChatState.undo_target.blocked
-    return rx.button(
-        rx.icon("undo-2", size=12),
-        "Undo",
-        on_click=MarkerState.undo(row.key),
-        disabled=ChatState.sending | (blocked != ""),
-        title=rx.cond(blocked != "", blocked, rx.cond(
-            ChatState.sending, "The agent is working; undo once it has stopped.",
-            "Undo: the model sees the original messages again")),
-        size="1",
-        variant="soft",
-        class_name="baton-undo",
-    )
 
 
 def _originals_toggle(row: rx.Var[TimelineRow]) -> rx.Component:
@@ -43,14 +28,12 @@ def marker_row(row: rx.Var[TimelineRow]) -> rx.Component:
             rx.icon("shrink", size=12),
             rx.text(row.content, size="1"),
             rx.cond(row.edit >= 0, _originals_toggle(row)),
-            rx.cond(is_undo_target, _undo_button(row)),
+            rx.cond(is_undo_target, undo_button(MarkerState.undo(row.key))),
             align="center",
             spacing="2",
             justify="center",
             wrap="wrap",
         ),
-        rx.cond(is_undo_target & (ChatState.undo_target.blocked != ""),
-                rx.text(ChatState.undo_target.blocked, size="1", class_name="baton-undo-blocked")),
         rx.cond(MarkerState.open_key == row.key, marker_originals()),
         class_name="baton-row baton-marker",
         custom_attrs={"data-marker": row.marker_event},

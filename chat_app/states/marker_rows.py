@@ -1,9 +1,9 @@
 """Which timeline marker offers Undo, and the originals a marker shows (pure functions).
 
-Only the newest context edit of the newest session can be undone, and only while the model
-has not answered since (``agent_core.strategies.undo.undo_position`` decides for real when
-the button is pressed); the timeline shows the button on that one marker, and says so when
-the agent has answered since.
+Only the newest context edit of the newest session can be undone, or the ``/handoff`` that
+opened it, and only while the model has not answered since (``agent_core.strategies.undo``
+decides for real when the button is pressed); the timeline shows the button on that one
+row, and says so when the agent has answered since.
 """
 
 from __future__ import annotations
@@ -36,9 +36,16 @@ class OriginalRow:
     content: str = ""
 
 
+def _undoable(row: TimelineRow) -> bool:
+    if row.kind == "divider":
+        return row.trigger == "manual"
+    return row.marker_event in UNDOABLE_EVENTS
+
+
 def undo_target(rows: Iterable[TimelineRow]) -> UndoTarget:
-    """The marker of the newest session's newest edit, when it is a compaction or mask not
-    undone yet; ``blocked`` when the model has answered after it."""
+    """The row that offers Undo: the newest session's newest edit marker when it is a
+    compaction or mask not undone yet, or, before any edit, the divider of a ``/handoff``
+    that opened it; ``blocked`` when the model has answered after it."""
     rows = [row for row in rows if not row.resetting]
     if not rows:
         return UndoTarget()
@@ -48,16 +55,18 @@ def undo_target(rows: Iterable[TimelineRow]) -> UndoTarget:
     for row in rows:
         if row.session_number != current:
             continue
-        if row.kind == "marker" and row.marker_event in EDIT_EVENTS and row.edit >= 0:
+        opens_or_edits = row.kind == "divider" or (
+            row.kind == "marker" and row.marker_event in EDIT_EVENTS and row.edit >= 0)
+        if opens_or_edits:
             latest, answered = row, False
         elif row.kind == "marker" and row.marker_event == "undo":
-            if latest is not None and row.edit == latest.edit:
+            if latest is not None and latest.kind == "marker" and row.edit == latest.edit:
                 latest = None
         elif latest is not None and row.role == "assistant" and not row.queued:
             answered = True
         elif latest is not None and row.kind == "tool":
             answered = True  # a tool call is a model reply too
-    if latest is None or latest.marker_event not in UNDOABLE_EVENTS:
+    if latest is None or not _undoable(latest):
         return UndoTarget()
     blocked = "The agent has answered since; it can no longer be undone." if answered else ""
     return UndoTarget(key=latest.key, blocked=blocked)

@@ -60,6 +60,7 @@ class TimelineRow:
     marker_event: str = ""
     edit: int = -1
     # divider rows
+    trigger: str = ""
     header: str = ""
     resetting: bool = False
     has_handoff: bool = False
@@ -235,6 +236,7 @@ def timeline_row(item: Any) -> TimelineRow:
         simulated=bool(data.get("simulated")),
         resetting=bool(data.get("resetting")),
         marker_event=str(data.get("marker_event") or ""),
+        trigger=str(data.get("trigger") or ""),
         edit=data["edit"] if isinstance(data.get("edit"), int) else -1,
     )
     if row.kind != "divider":

@@ -132,3 +132,39 @@ def test_undo_waits_for_a_running_turn_and_says_when_it_is_too_late(server_db, p
     assert marker.get_by_role("button", name="Undo").is_disabled() or \
         page.get_by_role("button", name="Undo").count() == 0
     wait_idle(page)
+
+
+def test_undo_a_handoff_from_its_divider_gives_back_the_previous_session(page) -> None:
+    from tests.browser.chat_page import start_chat
+
+    start_chat(page)
+    send(page, "Write a tiny greeting module")
+    wait_idle(page)
+    page.reload()  # the meter as a page load measures the stored session
+    page.locator("[data-role=assistant]").first.wait_for()
+    wait_idle(page)
+    before = _meter(page)
+    page.locator("#composer-input").fill("/handoff")
+    page.locator("#composer-input").press("Enter")
+    divider = page.locator("[data-session='2'].baton-divider")
+    divider.wait_for()
+    wait_idle(page)
+    page.reload()
+    divider.wait_for()
+    wait_idle(page)
+    # the fresh session holds the handoff, not the conversation: the meter shows another
+    # figure (so seeing ``before`` again below means the old session is back)
+    assert _meter(page) != before
+
+    divider.get_by_role("button", name="Undo /handoff").click()
+    _marker(page, "Undid the /handoff: session 1 goes on where it stopped").wait_for()
+    divider.wait_for(state="detached")
+    page.wait_for_function("(before) => +document.getElementById('context-meter')"
+                           ".dataset.percent === before", arg=before)
+    assert page.locator(".baton-chip").count() <= 1
+
+    page.reload()
+    _marker(page, "Undid the /handoff").wait_for()
+    wait_idle(page)
+    assert page.locator("[data-session='2'].baton-divider").count() == 0
+    assert _meter(page) == before

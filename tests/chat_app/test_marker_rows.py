@@ -41,3 +41,20 @@ def test_nothing_to_undo_after_an_undo_a_todo_summary_or_in_an_older_session() -
     # a warning marker is no edit
     assert undo_target([_marker("m0", "masking", 0), _marker("w", "")]).key == "m0"
     assert undo_target([]).key == ""
+
+
+def _divider(key: str, trigger: str, session: int) -> TimelineRow:
+    return TimelineRow(key=key, kind="divider", trigger=trigger, session_number=session)
+
+
+def test_a_handoff_divider_offers_undo_until_an_edit_or_a_reply_follows() -> None:
+    manual = [_reply("a"), _divider("session-2", "manual", 2)]
+    assert undo_target(manual) == undo_target(manual)  # pure
+    assert undo_target(manual).key == "session-2" and not undo_target(manual).blocked
+    assert undo_target([*manual, _reply("b", session=2)]).blocked
+    assert undo_target([*manual, _marker("m", "masking", 0, session=2)]).key == "m"
+    assert undo_target([_divider("session-2", "auto", 2)]).key == ""
+    # the note of an undone handoff in the reopened session does not hide the older divider's
+    # state: session 1's divider (start) is no /handoff
+    reopened = [_divider("session-1", "start", 1), _marker("u", "undo", session=1)]
+    assert undo_target(reopened).key == ""
