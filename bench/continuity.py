@@ -16,7 +16,8 @@ parsing, and passes when its text appears in what is handed on (whitespace colla
 
 Three hand-ons are scored at each cut, all at the same token budget: the facts-only handoff,
 the offline simulator's handoff (the agent's request with the instruction appended), and a
-baseline that keeps the newest messages that fit verbatim (what a plain truncation keeps).
+baseline that keeps the newest messages that fit verbatim (what a plain truncation keeps);
+a fourth, ``facts-1.5k``, is the facts-only handoff at the engine's default budget.
 The compression ratio is the cut's transcript tokens (every message, verbatim) over the
 hand-on's tokens.
 
@@ -33,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +45,18 @@ from agent_core.handoff.generation import generate_handoff
 from agent_core.providers.simulator import SimulatorChatModel
 from agent_core.tokens import TokenCounter
 from agent_core.transcripts import load_transcript
+from agent_core.turn import TurnSetup
 from bench._shared import eval_dir
 from bench.history_probe import NOT_IN_MESSAGES, HistoryTally, search_recovers, stored_thread
 
 _COUNT = TokenCounter(model="gpt-4").count_text
 BUDGET_TOKENS = 32_000  # a sixth of a 200k window: what a handoff may take of the next session
 KINDS = ("goal", "requests", "files", "commits", "todos", "last_failure")
-WRITERS = ("facts", "simulator", "baseline")
+#: ``facts-1.5k``: the facts-only handoff at the engine's own budget (``TurnSetup``'s
+#: ``handoff_budget_tokens``), which has to leave things out: what the history search is for.
+ENGINE_BUDGET_TOKENS = next(f.default for f in fields(TurnSetup)
+                            if f.name == "handoff_budget_tokens")
+WRITERS = ("facts", "simulator", "baseline", "facts-1.5k")
 #: After a reset the agent looks up what its hand-on missed, whichever wrote it (the
 #: truncation baseline misses the most, so it tests the search hardest).
 SEARCHED = WRITERS
@@ -111,11 +117,11 @@ def _baseline(messages: Sequence[BaseMessage]) -> str:
     return "\n\n".join(reversed(kept))
 
 
-def _handoff(model: Any, probes: Probes) -> str:
+def _handoff(model: Any, probes: Probes, budget: int = BUDGET_TOKENS) -> str:
     facts = extract_facts(probes.messages, metadata=probes.metadata)
     result = asyncio.run(generate_handoff(
         model, list(probes.messages), facts=facts, session_number=1, trigger="auto",
-        utilization=0.8, model_name="bench", budget_tokens=BUDGET_TOKENS, count_tokens=_COUNT))
+        utilization=0.8, model_name="bench", budget_tokens=budget, count_tokens=_COUNT))
     return result.artifact.to_markdown()
 
 
@@ -172,6 +178,14 @@ def missed(probes: Probes, text: str) -> list[tuple[str, str]]:
             if _flat(n) not in flat]
 
 
+def _hand_on(writer: str, probes: Probes) -> str:
+    if writer == "baseline":
+        return _baseline(probes.messages)
+    if writer == "facts-1.5k":
+        return _handoff(None, probes, ENGINE_BUDGET_TOKENS)
+    return _handoff(None if writer == "facts" else SimulatorChatModel(), probes)
+
+
 def _ratio_cell(values: list[float]) -> str:
     return f"{sum(values) / len(values):7.1f}x" if values else "      -"
 
@@ -184,8 +198,7 @@ def run(cuts: list[Probes]) -> Tally:
         source = sum(_COUNT(_rendered(m)) for m in probes.messages)
         with stored_thread(probes.messages) as (store, thread_id):
             for writer in WRITERS:
-                text = (_baseline(probes.messages) if writer == "baseline"
-                        else _handoff(None if writer == "facts" else SimulatorChatModel(), probes))
+                text = _hand_on(writer, probes)
                 tokens = _COUNT(text)
                 cells = tally.add(writer, probes, text, source / max(tokens, 1))
                 here = HistoryTally()
