@@ -192,7 +192,7 @@ def _ratio_cell(values: list[float]) -> str:
 
 def run(cuts: list[Probes]) -> Tally:
     tally = Tally()
-    print(f"{'cut':32}{'writer':>10}{'tokens':>9}{'ratio':>9}  "
+    print(f"{'cut':32}{'writer':>11}{'tokens':>9}{'ratio':>9}  "
           + "  ".join(f"{k:>10}" for k in KINDS) + f"{'search':>10}{'search tok':>11}")
     for probes in cuts:
         source = sum(_COUNT(_rendered(m)) for m in probes.messages)
@@ -207,7 +207,7 @@ def run(cuts: list[Probes]) -> Tally:
                         found, cost = search_recovers(store, thread_id, needle)
                         here.add(found, cost)
                         tally.history.setdefault((writer, kind), HistoryTally()).add(found, cost)
-                print(f"{probes.name:32}{writer:>10}{tokens:>9}{source / max(tokens, 1):>8.1f}x  "
+                print(f"{probes.name:32}{writer:>11}{tokens:>9}{source / max(tokens, 1):>8.1f}x  "
                       + "  ".join(f"{cells.get(k, 'n/a'):>10}" for k in KINDS)
                       + f"{here.cell():>10}{here.tokens if here.missed else '-':>11}")
     return tally

@@ -55,7 +55,8 @@ def _marker(page, text: str):
     return page.locator(".baton-marker", has_text=text)
 
 
-def test_a_marker_expands_to_the_original_messages_it_replaced(server_db, page) -> None:
+def test_a_marker_expands_to_the_original_messages_it_replaced(server_db, page,
+                                                                 screenshot_dir) -> None:
     thread_id = _compacted_thread(server_db, page, answered=False)
     page.goto(f"/t/{thread_id}")
     marker = _marker(page, "Compacted 7 earlier messages")
@@ -72,6 +73,8 @@ def test_a_marker_expands_to_the_original_messages_it_replaced(server_db, page) 
     assert "Build a CSV parser for invoices" in originals.nth(0).inner_text()
     assert "Ran `pytest -q part1`" in originals.nth(1).inner_text()
     assert "ORIGINAL OUTPUT 2" in originals.nth(4).inner_text()
+    marker.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_dir / "marker-originals.png"))
 
     marker.get_by_role("button", name="Hide originals").click()
     originals.first.wait_for(state="detached")
