@@ -23,7 +23,7 @@ hand-on's tokens.
 
 After the reset at each cut (every SWE-agent trajectory, and the aider log at 20, 40, 60, 80
 and 100%), the probes a handoff misses are searched for with ``search_history`` over the
-cut's stored originals (``bench.history_probe``): the share found on the first page of
+cut's stored originals (``bench._history_probe``): the share found on the first page of
 results (goal: at least 0.95) and the tokens of those tool results, per handoff writer.
 
 Run: ``.venv/bin/python -m bench.continuity``
@@ -46,8 +46,8 @@ from agent_core.providers.simulator import SimulatorChatModel
 from agent_core.tokens import TokenCounter
 from agent_core.transcripts import load_transcript
 from agent_core.turn import TurnSetup
+from bench._history_probe import NOT_IN_MESSAGES, HistoryTally, search_recovers, stored_thread
 from bench._shared import eval_dir
-from bench.history_probe import NOT_IN_MESSAGES, HistoryTally, search_recovers, stored_thread
 
 _COUNT = TokenCounter(model="gpt-4").count_text
 BUDGET_TOKENS = 32_000  # a sixth of a 200k window: what a handoff may take of the next session

@@ -28,7 +28,7 @@ Figures:
   For aider the probes are those of the whole log (``bench.continuity``'s 100% cut).
 - search: of the probes the handoff misses, the share ``search_history`` finds in its first
   page (a stored message holding the probe), and the tokens of those tool results
-  (``bench.history_probe``, SQLite's FTS5 index).
+  (``bench._history_probe``, SQLite's FTS5 index).
 
 Run: ``.venv/bin/python -m bench.masking``
 """
@@ -56,9 +56,9 @@ from agent_core.strategies.masking import mask_candidates, placeholder, should_m
 from agent_core.strategies.plan import plan
 from agent_core.tokens import TokenCounter
 from agent_core.transcripts import load_transcript
+from bench._history_probe import NOT_IN_MESSAGES, HistoryTally, search_recovers, stored_thread
 from bench._shared import eval_dir
 from bench.continuity import Probes, _aider, _flat, _swe_agent
-from bench.history_probe import NOT_IN_MESSAGES, HistoryTally, search_recovers, stored_thread
 
 WINDOW = 6_000
 KEEP_RECENT = 1_000

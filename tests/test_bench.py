@@ -42,8 +42,8 @@ def test_calibrated_estimates_of_aiders_prompts_stay_accurate() -> None:
 
 
 def test_handoffs_keep_the_goal_and_every_request_where_truncation_does_not(capsys) -> None:
+    from bench._history_probe import NOT_IN_MESSAGES
     from bench.continuity import _aider, _swe_agent, run
-    from bench.history_probe import NOT_IN_MESSAGES
 
     cuts = (_swe_agent(eval_path("swe-agent-trajectories"))
             + _aider(eval_path("aider-chat-history"), fractions=(0.2,)))
