@@ -323,6 +323,13 @@ class SessionCoordinator:
                   if row.seq <= upto_seq and row.role not in ("handoff", "pinned", "event")]
         return (min(places), max(places)) if places else (1, 1)
 
+    def _marker_ref(self, position: int) -> dict[str, Any]:
+        """The stored marker row of the session's edit at ``position`` and that position:
+        the timeline keys a live marker like a reloaded one, so it can undo and expand it."""
+        marker = next((row for row in reversed(self.store.messages(self.session.id))
+                       if row.role == "event" and row.meta.get("edit") == position), None)
+        return {"marker_id": marker.id if marker else None, "edit": position}
+
     # masking ------------------------------------------------------------------------
     def mask(self, messages: Sequence[BaseMessage], utilization: float | None = None
              ) -> list[BaseMessage] | None:
@@ -354,8 +361,15 @@ class SessionCoordinator:
                                   "edit": len(self.store.context_edits(self.session.id))})
         self.store.add_context_edit(self.session.id, edit, marker)
         self.emit(events.masking(message=note, tokens_before=before, tokens_after=after,
-                                 outputs=len(picked), session_number=self.session.number))
+                                 outputs=len(picked), session_number=self.session.number,
+                                 **self._marker_ref(marker.meta["edit"])))
         return self._rebuilt()
+
+    def _task(self, messages: Sequence[BaseMessage]) -> str:
+        """What the session works on: its newest user request, else the thread's goal."""
+        latest = next((str(m.content) for m in reversed(messages)
+                       if m.type == "human" and context_kind(m) is None), "")
+        return latest or str((self.session.handoff or {}).get("goal") or "")
 
     # compaction ---------------------------------------------------------------------
     def compaction_cut(self, messages: Sequence[BaseMessage]) -> int:
@@ -380,6 +394,10 @@ class SessionCoordinator:
         if self.history_tools:
             first, last = self._compacted_span(max(seqs))
             summary += "\n\n" + compacted_note(self.session.number, first, last)
+        if self.todos.todos:
+            # The span may hold the latest write_todos call; without the list the agent would
+            # plan its work again from the start after every compaction (and loop).
+            summary += _todo_state_block(self.todos.todos, self._task(messages)[:500])
         before = sum(self.count(m) for m in older)
         after = self.estimator.counter.count_text(summary)
         edit = ContextEdit(kind="compaction", summary=summary, upto_seq=max(seqs),
@@ -392,7 +410,8 @@ class SessionCoordinator:
                                   "edit": len(self.store.context_edits(self.session.id))})
         self.store.add_context_edit(self.session.id, edit, marker)
         self.emit(events.compaction(message=note, tokens_before=before, tokens_after=after,
-                                    messages=len(older), session_number=self.session.number))
+                                    messages=len(older), session_number=self.session.number,
+                                    **self._marker_ref(marker.meta["edit"])))
         return self._rebuilt()
 
     # todos ---------------------------------------------------------------------------
@@ -418,10 +437,12 @@ class SessionCoordinator:
             note = f"Compressed finished todo “{todo['content']}” ({before:,} → {after:,} tokens)"
             marker = NewMessage(role="event", content=note,
                                 meta={"event": "todo_compressed", "todo_id": key,
-                                      "tokens_before": before, "tokens_after": after})
+                                      "tokens_before": before, "tokens_after": after,
+                                      "edit": len(self.store.context_edits(self.session.id))})
             self.store.add_context_edit(self.session.id, edit, marker)
             self.emit(events.todo_compressed(message=note, todo_id=key, tokens_before=before,
-                                             tokens_after=after, session_number=self.session.number))
+                                             tokens_after=after, session_number=self.session.number,
+                                             **self._marker_ref(marker.meta["edit"])))
             changed = True
         return self._rebuilt() if changed else None
 

@@ -269,6 +269,26 @@ class InMemoryStore:
                 raise
             return new, rows
 
+    def undo_reset(self, thread_id: str, session_id: str, *, handoff_path: str) -> SessionRecord:
+        with self._mutex:
+            sessions = self._sessions[thread_id]
+            if not sessions or sessions[-1].id != session_id:
+                raise StoreError("only the open session's reset can be undone")
+            if len(sessions) < 2:
+                raise StoreError("the first session was not opened by a reset")
+            if any(row.role in ("assistant", "tool") for row in self._messages[session_id]):
+                raise StoreError("the model has answered since the reset")
+            self._pending[thread_id] = [
+                p.model_copy(update={"delivered_session_id": None})
+                if p.delivered_session_id == session_id else p
+                for p in self._pending[thread_id]]
+            self._messages.pop(session_id, None)
+            self._edits.pop(session_id, None)
+            self._files[thread_id].pop(handoff_path, None)
+            sessions.pop()
+            sessions[-1] = sessions[-1].model_copy(update={"ended_at": None})
+            return sessions[-1]
+
     @contextmanager
     def turn_lock(self, thread_id: str) -> Iterator[None]:
         with self._mutex:

@@ -121,6 +121,16 @@ class SessionStore(Protocol):
         """
         ...
 
+    def undo_reset(self, thread_id: str, session_id: str, *, handoff_path: str) -> SessionRecord:
+        """One transaction, the inverse of :meth:`commit_reset` while the model has not
+        answered since: ``session_id`` (the thread's open session, opened by a reset) goes with
+        its opening rows, the pending messages delivered into it wait in the queue again in
+        their order, ``handoff_path`` is removed, and the previous session is open again; it
+        is returned. Raises :class:`agent_core.errors.StoreError` if ``session_id`` is not the
+        open session, has no previous one, or holds a model reply or tool result.
+        """
+        ...
+
     def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:
         """Serialize turns of one thread, across processes where the backend allows it."""
         ...

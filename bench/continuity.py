@@ -16,9 +16,15 @@ parsing, and passes when its text appears in what is handed on (whitespace colla
 
 Three hand-ons are scored at each cut, all at the same token budget: the facts-only handoff,
 the offline simulator's handoff (the agent's request with the instruction appended), and a
-baseline that keeps the newest messages that fit verbatim (what a plain truncation keeps).
+baseline that keeps the newest messages that fit verbatim (what a plain truncation keeps);
+a fourth, ``facts-1.5k``, is the facts-only handoff at the engine's default budget.
 The compression ratio is the cut's transcript tokens (every message, verbatim) over the
 hand-on's tokens.
+
+After the reset at each cut (every SWE-agent trajectory, and the aider log at 20, 40, 60, 80
+and 100%), the probes a handoff misses are searched for with ``search_history`` over the
+cut's stored originals (``bench._history_probe``): the share found on the first page of
+results (goal: at least 0.95) and the tokens of those tool results, per handoff writer.
 
 Run: ``.venv/bin/python -m bench.continuity``
 """
@@ -28,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +45,22 @@ from agent_core.handoff.generation import generate_handoff
 from agent_core.providers.simulator import SimulatorChatModel
 from agent_core.tokens import TokenCounter
 from agent_core.transcripts import load_transcript
+from agent_core.turn import TurnSetup
+from bench._history_probe import NOT_IN_MESSAGES, HistoryTally, search_recovers, stored_thread
 from bench._shared import eval_dir
 
 _COUNT = TokenCounter(model="gpt-4").count_text
 BUDGET_TOKENS = 32_000  # a sixth of a 200k window: what a handoff may take of the next session
 KINDS = ("goal", "requests", "files", "commits", "todos", "last_failure")
-WRITERS = ("facts", "simulator", "baseline")
+#: ``facts-1.5k``: the facts-only handoff at the engine's own budget (``TurnSetup``'s
+#: ``handoff_budget_tokens``), which has to leave things out: what the history search is for.
+ENGINE_BUDGET_TOKENS = next(f.default for f in fields(TurnSetup)
+                            if f.name == "handoff_budget_tokens")
+WRITERS = ("facts", "simulator", "baseline", "facts-1.5k")
+#: After a reset the agent looks up what its hand-on missed, whichever wrote it (the
+#: truncation baseline misses the most, so it tests the search hardest).
+SEARCHED = WRITERS
+HISTORY_GOAL = 0.95
 
 
 def _flat(text: str) -> str:
@@ -66,6 +82,7 @@ class Tally:
     hits: dict[tuple[str, str], int] = field(default_factory=dict)
     totals: dict[str, int] = field(default_factory=dict)
     ratios: dict[str, list[float]] = field(default_factory=dict)
+    history: dict[tuple[str, str], HistoryTally] = field(default_factory=dict)
 
     def add(self, writer: str, probes: Probes, text: str, ratio: float) -> dict[str, str]:
         flat = _flat(text)
@@ -100,11 +117,11 @@ def _baseline(messages: Sequence[BaseMessage]) -> str:
     return "\n\n".join(reversed(kept))
 
 
-def _handoff(model: Any, probes: Probes) -> str:
+def _handoff(model: Any, probes: Probes, budget: int = BUDGET_TOKENS) -> str:
     facts = extract_facts(probes.messages, metadata=probes.metadata)
     result = asyncio.run(generate_handoff(
         model, list(probes.messages), facts=facts, session_number=1, trigger="auto",
-        utilization=0.8, model_name="bench", budget_tokens=BUDGET_TOKENS, count_tokens=_COUNT))
+        utilization=0.8, model_name="bench", budget_tokens=budget, count_tokens=_COUNT))
     return result.artifact.to_markdown()
 
 
@@ -154,23 +171,45 @@ def _aider(root: Path, fractions: Sequence[float] = (0.2, 0.4, 0.6, 0.8, 1.0)) -
     return cuts
 
 
+def missed(probes: Probes, text: str) -> list[tuple[str, str]]:
+    """The probes of a cut that ``text`` does not hold, as (kind, probe)."""
+    flat = _flat(text)
+    return [(kind, n) for kind, needles in probes.by_kind.items() for n in needles
+            if _flat(n) not in flat]
+
+
+def _hand_on(writer: str, probes: Probes) -> str:
+    if writer == "baseline":
+        return _baseline(probes.messages)
+    if writer == "facts-1.5k":
+        return _handoff(None, probes, ENGINE_BUDGET_TOKENS)
+    return _handoff(None if writer == "facts" else SimulatorChatModel(), probes)
+
+
 def _ratio_cell(values: list[float]) -> str:
     return f"{sum(values) / len(values):7.1f}x" if values else "      -"
 
 
 def run(cuts: list[Probes]) -> Tally:
     tally = Tally()
-    print(f"{'cut':32}{'writer':>10}{'tokens':>9}{'ratio':>9}  "
-          + "  ".join(f"{k:>10}" for k in KINDS))
+    print(f"{'cut':32}{'writer':>11}{'tokens':>9}{'ratio':>9}  "
+          + "  ".join(f"{k:>10}" for k in KINDS) + f"{'search':>10}{'search tok':>11}")
     for probes in cuts:
         source = sum(_COUNT(_rendered(m)) for m in probes.messages)
-        for writer in WRITERS:
-            text = (_baseline(probes.messages) if writer == "baseline"
-                    else _handoff(None if writer == "facts" else SimulatorChatModel(), probes))
-            tokens = _COUNT(text)
-            cells = tally.add(writer, probes, text, source / max(tokens, 1))
-            print(f"{probes.name:32}{writer:>10}{tokens:>9}{source / max(tokens, 1):>8.1f}x  "
-                  + "  ".join(f"{cells.get(k, 'n/a'):>10}" for k in KINDS))
+        with stored_thread(probes.messages) as (store, thread_id):
+            for writer in WRITERS:
+                text = _hand_on(writer, probes)
+                tokens = _COUNT(text)
+                cells = tally.add(writer, probes, text, source / max(tokens, 1))
+                here = HistoryTally()
+                if writer in SEARCHED:
+                    for kind, needle in missed(probes, text):
+                        found, cost = search_recovers(store, thread_id, needle)
+                        here.add(found, cost)
+                        tally.history.setdefault((writer, kind), HistoryTally()).add(found, cost)
+                print(f"{probes.name:32}{writer:>11}{tokens:>9}{source / max(tokens, 1):>8.1f}x  "
+                      + "  ".join(f"{cells.get(k, 'n/a'):>10}" for k in KINDS)
+                      + f"{here.cell():>10}{here.tokens if here.missed else '-':>11}")
     return tally
 
 
@@ -190,6 +229,24 @@ def summary(tally: Tally) -> None:
               + f"{_ratio_cell(tally.ratios.get(writer, [])):>12}")
     counts = ", ".join(f"{k} {tally.totals.get(k, 0)}" for k in KINDS)
     print(f"probes: {counts}")
+    print(f"\nafter a reset at each cut: probes the hand-on misses that search_history's first "
+          f"page finds, per kind (goal >= {HISTORY_GOAL}); tokens are the search results'")
+    print(f"{'writer':>10}" + "".join(f"{k:>13}" for k in KINDS) + f"{'overall':>13}"
+          + f"{'searchable':>13}{'tokens':>11}{'per probe':>11}")
+    for writer in SEARCHED:
+        whole, searchable, cells = HistoryTally(), HistoryTally(), []
+        for kind in KINDS:
+            history = tally.history.get((writer, kind), HistoryTally())
+            whole.absorb(history)
+            if kind not in NOT_IN_MESSAGES:
+                searchable.absorb(history)
+            cells.append(f"{history.cell():>13}")
+        share = searchable.share()
+        print(f"{writer:>10}" + "".join(cells) + f"{whole.cell():>13}"
+              + (f"{share:>13.3f}" if share is not None else f"{'n/a':>13}")
+              + f"{whole.tokens:>11,}{whole.tokens / max(whole.missed, 1):>11,.0f}")
+    print(f"searchable: every kind but {', '.join(NOT_IN_MESSAGES)} (aider's commit hashes are "
+          "in its log's notes, which the model never saw, so no stored message holds them)")
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""Observation masking on the SWE-agent trajectories: tokens sent, resets, and what survives.
+"""Observation masking on the SWE-agent trajectories and aider's log: tokens sent, resets, and
+what survives.
 
 Each trajectory is replayed call by call with a small window (``WINDOW``): before every
 model call (each assistant message) the context is managed the way the middleware does it,
@@ -11,6 +12,10 @@ resets alone, mask-then-reset.
 SWE-agent's non-function-calling trajectories send a command's output back as a user
 message; Baton stores it as a tool result, so those pairs are replayed as a ``run_command``
 call and its result (the action from the raw ``history``), which is what masking acts on.
+aider's log is replayed as one long stream the same way: a reflection (lint, test or edit
+error output aider sent back on its own) that answers a reply becomes that reply's
+``run_command`` call and its result; ``/commands`` aider never sent to the model are left out.
+Totals are printed per dataset and for both together.
 
 Figures:
 - tokens sent: the sum over model calls of the prompt's tokens; saved is against nothing.
@@ -20,8 +25,10 @@ Figures:
 - probes: the continuity probes (goal, requests, files, last failure; ``bench.continuity``)
   in the facts-only handoff written at the end of the run, from the unmasked view and from
   the masked one (facts come from the stored originals, as in the coordinator).
+  For aider the probes are those of the whole log (``bench.continuity``'s 100% cut).
 - search: of the probes the handoff misses, the share ``search_history`` finds in its first
-  page (a stored message holding the probe), and the tokens of those tool results.
+  page (a stored message holding the probe), and the tokens of those tool results
+  (``bench._history_probe``, SQLite's FTS5 index).
 
 Run: ``.venv/bin/python -m bench.masking``
 """
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,21 +45,20 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from agent_core.compaction import facts_summary
-from agent_core.context import MASKED, from_langchain
+from agent_core.context import MASKED
 from agent_core.handoff.artifact import handoff_context_message
 from agent_core.handoff.facts import extract_facts
 from agent_core.handoff.generation import generate_handoff
-from agent_core.history.terms import search_terms
-from agent_core.history.tools import MAX_HITS, make_history_tools, read_history_call
-from agent_core.memory_store import InMemoryStore
+from agent_core.history.tools import read_history_call
 from agent_core.policy import ContextPolicy, make_policy
 from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.strategies.masking import mask_candidates, placeholder, should_mask
 from agent_core.strategies.plan import plan
 from agent_core.tokens import TokenCounter
 from agent_core.transcripts import load_transcript
+from bench._history_probe import NOT_IN_MESSAGES, HistoryTally, search_recovers, stored_thread
 from bench._shared import eval_dir
-from bench.continuity import Probes, _flat, _swe_agent
+from bench.continuity import Probes, _aider, _flat, _swe_agent
 
 WINDOW = 6_000
 KEEP_RECENT = 1_000
@@ -79,6 +86,31 @@ def as_tool_calls(raw_history: list[dict], messages: Sequence[BaseMessage]) -> l
             ai = out[-1]
             out[-1] = AIMessage(content=ai.content, id=ai.id, tool_calls=[
                 {"name": "run_command", "args": {"command": str(action)}, "id": call_id}])
+            out.append(ToolMessage(content=message.content, tool_call_id=call_id,
+                                   name="run_command", id=f"m{index}"))
+            continue
+        out.append(message.model_copy(update={"id": message.id or f"m{index}"}))
+    return out
+
+
+_RUNNING = re.compile(r"^## Running: (?P<command>.+)$", re.MULTILINE)
+
+
+def aider_as_tool_calls(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """aider's log as the model saw it, a reflection that answers a reply as that reply's
+    ``run_command`` call and its result (the command is the ``## Running:`` line, if any)."""
+    out: list[BaseMessage] = []
+    for index, message in enumerate(messages):
+        if message.additional_kwargs.get("baton_not_sent"):
+            continue
+        if (message.additional_kwargs.get("aider_reflection") and out
+                and isinstance(out[-1], AIMessage) and not out[-1].tool_calls):
+            found = _RUNNING.search(str(message.content))
+            command = found["command"].strip() if found else "aider (lint, test or edit check)"
+            call_id = f"call_{index}"
+            ai = out[-1]
+            out[-1] = AIMessage(content=ai.content, id=ai.id, tool_calls=[
+                {"name": "run_command", "args": {"command": command}, "id": call_id}])
             out.append(ToolMessage(content=message.content, tool_call_id=call_id,
                                    name="run_command", id=f"m{index}"))
             continue
@@ -160,90 +192,133 @@ def _handoff_text(view: Sequence[BaseMessage], originals: Sequence[BaseMessage],
     return result.artifact.to_markdown()
 
 
-def _search_recovers(store: InMemoryStore, thread: str, needle: str) -> tuple[bool, int]:
-    words = search_terms(needle)
-    query = " ".join(words[:-1] if len(words) > 3 else words)  # the probe's cut last word
-    search, _ = make_history_tools(store, thread)
-    tokens = _COUNTER.count_text(search.invoke({"query": query})) if query else 0
-    rows = store.search_messages(thread, query, limit=MAX_HITS) if query else []
-    flat = _flat(needle)
-    return any(flat in _flat(row.content + json.dumps(row.tool_calls)) for row in rows), tokens
-
-
 @dataclass
 class ProbeTally:
     total: int = 0
     plain: int = 0
     masked: int = 0
-    missed: int = 0
-    recovered: int = 0
-    search_tokens: int = 0
+    search: HistoryTally = field(default_factory=HistoryTally)
+    """Probes the masked handoff misses that some stored message holds."""
+    unsearchable: int = 0
+    """Missed probes no stored message can hold (``NOT_IN_MESSAGES``)."""
+
+    def absorb(self, other: ProbeTally) -> None:
+        self.total += other.total
+        self.plain += other.plain
+        self.masked += other.masked
+        self.search.absorb(other.search)
+        self.unsearchable += other.unsearchable
 
 
 def probe(cut: Probes, messages: list[BaseMessage], masked_view: list[BaseMessage],
           tally: ProbeTally) -> None:
     plain = _flat(_handoff_text(messages, messages, cut.metadata))
     masked = _flat(_handoff_text(masked_view, messages, cut.metadata))
-    store = InMemoryStore()
-    session = store.current_session(cut.name)
-    store.append(cut.name, session.id, [from_langchain(m) for m in messages])
-    for needles in cut.by_kind.values():
-        for needle in needles:
-            tally.total += 1
-            tally.plain += _flat(needle) in plain
-            if _flat(needle) in masked:
-                tally.masked += 1
-                continue
-            tally.missed += 1
-            found, tokens = _search_recovers(store, cut.name, needle)
-            tally.recovered += found
-            tally.search_tokens += tokens
+    with stored_thread(messages) as (store, thread_id):
+        for kind, needles in cut.by_kind.items():
+            for needle in needles:
+                tally.total += 1
+                tally.plain += _flat(needle) in plain
+                if _flat(needle) in masked:
+                    tally.masked += 1
+                elif kind in NOT_IN_MESSAGES:
+                    tally.unsearchable += 1
+                else:
+                    tally.search.add(*search_recovers(store, thread_id, needle))
 
 
-def main() -> None:
-    root = eval_dir() / "swe-agent-trajectories"
-    policy = make_policy(keep_recent_tokens=KEEP_RECENT)
-    totals = {name: Run() for name in POLICIES}
-    work, probes = 0, ProbeTally()
-    cuts = {c.name: c for c in _swe_agent(root)}
-    truth = json.loads((root / "derived" / "ground_truth.json").read_text())["trajectories"]
-    print(f"window {WINDOW:,} tokens, keep recent {KEEP_RECENT:,}; thresholds mask "
-          f"{policy.mask_threshold}, compact {policy.compact_threshold}, reset "
-          f"{policy.reset_threshold}\n")
-    print(f"{'trajectory':34}" + "".join(f"{name:>14}" for name in POLICIES))
-    for rel in sorted(truth):
-        path = root / "files" / rel
-        raw = json.loads(path.read_text(encoding="utf-8"))["history"]
-        messages = as_tool_calls(raw, load_transcript(path).messages)
-        work += sum(_COUNTER.count_message(m) for m in messages)
+@dataclass
+class Dataset:
+    """One dataset's replays: tokens sent per policy, its work, and its probes."""
+
+    name: str
+    totals: dict[str, Run] = field(default_factory=lambda: {name: Run() for name in POLICIES})
+    work: int = 0
+    runs: int = 0
+    probes: ProbeTally = field(default_factory=ProbeTally)
+
+    def replay_all(self, label: str, messages: list[BaseMessage], policy: ContextPolicy,
+                   cut: Probes | None) -> None:
+        self.work += sum(_COUNTER.count_message(m) for m in messages)
+        self.runs += 1
         runs = {name: replay(messages, policy, masking is not None, strategy)
                 for name, (masking, strategy) in POLICIES.items()}
         for name, run in runs.items():
-            total = totals[name]
+            total = self.totals[name]
             total.sent += run.sent
             total.over += run.over
             total.masks += run.masks
             total.compactions += run.compactions
             total.resets += run.resets
-        print(f"{Path(rel).stem[:33]:34}" + "".join(f"{r.sent:>14,}" for r in runs.values()))
-        name = f"swe:{Path(rel).stem[:28]}"
-        if name in cuts:
-            probe(cuts[name], messages, runs["mask"].view + [], probes)
-    base = totals["none"].sent
-    print(f"\n{'policy':>14}{'tokens sent':>14}{'saved':>8}{'masks':>7}{'compact':>9}"
-          f"{'resets':>8}{'over win':>10}{'resets/Mtok':>13}")
-    for name, run in totals.items():
-        saved = 1 - run.sent / base if base else 0.0
-        per_million = run.resets / (work / 1e6) if work else 0.0
-        print(f"{name:>14}{run.sent:>14,}{saved:>8.1%}{run.masks:>7}{run.compactions:>9}"
-              f"{run.resets:>8}{run.over:>10}{per_million:>13.1f}")
-    print(f"\nwork: {work:,} tokens over {len(truth)} trajectories")
-    print(f"probes in the final handoff: unmasked {probes.plain}/{probes.total}, "
-          f"masked {probes.masked}/{probes.total}")
-    if probes.missed:
-        print(f"missed by the masked handoff: {probes.missed}; found by search_history's first "
-              f"page: {probes.recovered}/{probes.missed} ({probes.recovered / probes.missed:.2f}),"
-              f" {probes.search_tokens:,} tokens of tool results")
+        print(f"{label[:33]:34}" + "".join(f"{r.sent:>14,}" for r in runs.values()))
+        if cut is not None:
+            probe(cut, messages, runs["mask"].view + [], self.probes)
+
+
+def _swe_dataset(root: Path, policy: ContextPolicy) -> Dataset:
+    data = Dataset("SWE-agent trajectories")
+    cuts = {c.name: c for c in _swe_agent(root)}
+    truth = json.loads((root / "derived" / "ground_truth.json").read_text())["trajectories"]
+    for rel in sorted(truth):
+        path = root / "files" / rel
+        raw = json.loads(path.read_text(encoding="utf-8"))["history"]
+        messages = as_tool_calls(raw, load_transcript(path).messages)
+        data.replay_all(Path(rel).stem, messages, policy, cuts.get(f"swe:{Path(rel).stem[:28]}"))
+    return data
+
+
+def _aider_dataset(root: Path, policy: ContextPolicy) -> Dataset:
+    data = Dataset("aider log")
+    messages = aider_as_tool_calls(load_transcript(root / "chat-history.md").messages)
+    data.replay_all("aider chat-history.md (whole log)", messages, policy,
+                    _aider(root, fractions=(1.0,))[0])
+    return data
+
+
+def report(data: Sequence[Dataset]) -> None:
+    """Per dataset and for all together: tokens sent and saved per policy, resets per
+    million tokens of work; then the probes and what search_history recovers."""
+    together = Dataset("both")
+    for one in data:
+        together.work += one.work
+        together.runs += one.runs
+        for name, run in one.totals.items():
+            total = together.totals[name]
+            for attr in ("sent", "over", "masks", "compactions", "resets"):
+                setattr(total, attr, getattr(total, attr) + getattr(run, attr))
+        together.probes.absorb(one.probes)
+    for one in [*data, together]:
+        base = one.totals["none"].sent
+        print(f"\n{one.name}: work {one.work:,} tokens over {one.runs} replay(s)")
+        print(f"{'policy':>14}{'tokens sent':>14}{'saved':>8}{'masks':>7}{'compact':>9}"
+              f"{'resets':>8}{'over win':>10}{'resets/Mtok':>13}")
+        for name, run in one.totals.items():
+            saved = 1 - run.sent / base if base else 0.0
+            per_million = run.resets / (one.work / 1e6) if one.work else 0.0
+            print(f"{name:>14}{run.sent:>14,}{saved:>8.1%}{run.masks:>7}{run.compactions:>9}"
+                  f"{run.resets:>8}{run.over:>10}{per_million:>13.1f}")
+        probes = one.probes
+        print(f"probes in the final handoff: unmasked {probes.plain}/{probes.total}, "
+              f"masked {probes.masked}/{probes.total}")
+        search = probes.search
+        if search.missed:
+            print(f"missed by the masked handoff and held by a stored message: {search.missed}; "
+                  f"found by search_history's first page: {search.cell()} "
+                  f"({search.share():.2f}), {search.tokens:,} tokens of tool results")
+        if probes.unsearchable:
+            print(f"missed and held by no stored message ({', '.join(NOT_IN_MESSAGES)}): "
+                  f"{probes.unsearchable}")
+
+
+def main() -> None:
+    root = eval_dir()
+    policy = make_policy(keep_recent_tokens=KEEP_RECENT)
+    print(f"window {WINDOW:,} tokens, keep recent {KEEP_RECENT:,}; thresholds mask "
+          f"{policy.mask_threshold}, compact {policy.compact_threshold}, reset "
+          f"{policy.reset_threshold}\n")
+    print(f"{'replay (tokens sent)':34}" + "".join(f"{name:>14}" for name in POLICIES))
+    report([_swe_dataset(root / "swe-agent-trajectories", policy),
+            _aider_dataset(root / "aider-chat-history", policy)])
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ def test_calibrated_estimates_of_aiders_prompts_stay_accurate() -> None:
 
 
 def test_handoffs_keep_the_goal_and_every_request_where_truncation_does_not(capsys) -> None:
+    from bench._history_probe import NOT_IN_MESSAGES
     from bench.continuity import _aider, _swe_agent, run
 
     cuts = (_swe_agent(eval_path("swe-agent-trajectories"))
@@ -51,6 +52,13 @@ def test_handoffs_keep_the_goal_and_every_request_where_truncation_does_not(caps
         for kind in ("goal", "requests", "files", "commits"):
             assert tally.hits[writer, kind] == tally.totals[kind], (writer, kind)
     assert tally.hits["baseline", "requests"] < tally.totals["requests"]
+    # After a reset, what a hand-on misses is found again by search_history's first page
+    # (aider's commit hashes excepted: no message the model saw holds them).
+    found = missed = 0
+    for (_writer, kind), history in tally.history.items():
+        if kind not in NOT_IN_MESSAGES:
+            found, missed = found + history.found, missed + history.missed
+    assert missed >= 40 and found / missed >= 0.95
 
 
 def test_masking_sends_fewer_tokens_and_keeps_every_tool_pair() -> None:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent_core.records import ContextEdit, StoredMessage
+from agent_core.records import ContextEdit, SessionRecord, StoredMessage
 from agent_core.strategies.plan import Decision
 
-__all__ = ["UNDO_MARGIN", "UNDOABLE_EVENTS", "undo_hold", "held_back", "undo_position"]
+__all__ = ["UNDO_MARGIN", "UNDOABLE_EVENTS", "undo_hold", "held_back", "undo_position",
+           "reset_undo_refusal"]
 
 UNDO_MARGIN = 0.10
 
@@ -57,3 +58,17 @@ def undo_position(rows: Sequence[StoredMessage], edits: Sequence[ContextEdit],
     if any(row.role == "assistant" and row.seq > marker.seq for row in rows):
         return "The agent has answered since; it can no longer be undone."
     return position
+
+
+def reset_undo_refusal(current: SessionRecord, rows: Sequence[StoredMessage],
+                       session_number: int) -> str | None:
+    """Why the reset that opened session ``session_number`` cannot be undone, or None.
+    Only a manual ``/handoff``, only of the open session, only while the model has not
+    answered in it (the previous session then goes on exactly where it stopped)."""
+    if current.number != session_number or current.number < 2:
+        return "Only the latest /handoff can be undone."
+    if current.trigger != "manual":
+        return "Only a /handoff can be undone; an automatic reset cannot."
+    if any(row.role in ("assistant", "tool") for row in rows):
+        return "The agent has answered since; it can no longer be undone."
+    return None

@@ -1,6 +1,9 @@
 import reflex as rx
 
 from chat_app.components.handoff_summary import handoff_summary
+from chat_app.components.undo_button import undo_button
+from chat_app.states.chat import ChatState
+from chat_app.states.marker_state import MarkerState
 from chat_app.states.rows import TimelineRow
 
 
@@ -20,6 +23,8 @@ def session_divider(row: rx.Var[TimelineRow]) -> rx.Component:
             align="center",
             width="100%",
         ),
+        rx.cond(ChatState.undo_target.key == row.key, rx.center(
+            undo_button(MarkerState.undo_handoff(row.session_number), "Undo /handoff"))),
         rx.cond(row.has_handoff, handoff_summary(row)),
         class_name="baton-row baton-divider",
         data_session=row.session_number,

@@ -425,6 +425,36 @@ class SqlStore:
         self._fault("committed")
         return record, rows
 
+    def undo_reset(self, thread_id: str, session_id: str, *, handoff_path: str) -> SessionRecord:
+        """Undo the reset that opened the open session, in one transaction (see the port)."""
+        with self._tx(write=True) as db:
+            self._lock_turn(db, thread_id)
+            new = self._latest(db, thread_id)
+            if new is None or new.id != session_id:
+                raise StoreError("only the open session's reset can be undone")
+            old = db.get(ChatSession, new.parent_id) if new.parent_id else None
+            if old is None:
+                raise StoreError("the first session was not opened by a reset")
+            answered = db.exec(select(Message.id).where(
+                Message.session_id == session_id,
+                col(Message.role).in_(("assistant", "tool"))).limit(1)).first()
+            if answered is not None:
+                raise StoreError("the model has answered since the reset")
+            for pending in db.exec(select(PendingMessage).where(
+                    PendingMessage.delivered_session_id == session_id)):
+                pending.delivered_session_id = None
+            for model in (Message, ContextEditRow):
+                for row in db.exec(select(model).where(model.session_id == session_id)):
+                    db.delete(row)
+            file = db.get(ThreadFile, (thread_id, handoff_path))
+            if file is not None:
+                db.delete(file)
+            db.flush()
+            db.delete(new)
+            old.ended_at = None
+            db.flush()
+            return session_record(old)
+
     def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:
         """Serialize turns of one thread across processes; other threads never wait.
 

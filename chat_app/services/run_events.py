@@ -40,8 +40,11 @@ class Translator:
         if kind == "context_reset":
             return [self._reset(data)]
         if kind in ("compaction", "todo_compressed", "masking"):
-            item = TimelineItem(key=f"{kind}-{id(event)}", kind="marker", role="event",
-                                content=data.get("message", ""), session_number=data.get("session_number", 1))
+            # keyed by the stored marker row, as a reload keys it (undo and expand name it)
+            item = TimelineItem(key=data.get("marker_id") or f"{kind}-{id(event)}", kind="marker",
+                                role="event", content=data.get("message", ""),
+                                session_number=data.get("session_number", 1),
+                                marker_event=kind, edit=data.get("edit"))
             return [{"type": kind, "data": {**data, "item": item.model_dump(mode="json")}}]
         if kind == "utilization":
             meter = MeterView(tokens=data["tokens"], window=data["window"], fraction=data["fraction"],

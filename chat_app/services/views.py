@@ -69,6 +69,10 @@ class TimelineItem(_View):
     tool_failed: bool = False
     simulated: bool = False
     """A tool the offline simulator answered with scripted output (its shell), not a real run."""
+    # marker rows: the stored event (``compaction``, ``masking``, ``todo_compressed``,
+    # ``undo``) and the position of the session's context edit it stands for
+    marker_event: str = ""
+    edit: int | None = None
     # divider rows
     trigger: str = ""
     utilization: float | None = None

@@ -21,7 +21,7 @@ from agent_core.redaction import known_secrets, redact_text
 from chat_app.services import chat as chat_service
 from chat_app.services import live
 from chat_app.services import threads as thread_service
-from chat_app.states import scripts
+from chat_app.states import marker_rows, scripts
 from chat_app.states.connection import connected_here
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import (
@@ -119,6 +119,13 @@ class ChatState(IdentityState):
         if self.sending:
             return "Working… messages sent now are queued and delivered after this turn"
         return "Message Baton (Enter to send, Shift+Enter for a new line)"
+
+    @rx.var
+    def undo_target(self) -> marker_rows.UndoTarget:
+        """The marker that offers Undo (the newest edit of the newest session shown)."""
+        if self.has_later:
+            return marker_rows.UndoTarget()
+        return marker_rows.undo_target([*self.rows, *self.live_rows])
 
     def _set_rows(self, rows: list[TimelineRow]) -> None:
         """Replace the whole timeline (page loads, earlier windows, settling a stream)."""

@@ -56,7 +56,11 @@ class TimelineRow:
     tool_result: str = ""
     tool_failed: bool = False
     simulated: bool = False
+    # marker rows (see ``services.views.TimelineItem``); edit -1: none
+    marker_event: str = ""
+    edit: int = -1
     # divider rows
+    trigger: str = ""
     header: str = ""
     resetting: bool = False
     has_handoff: bool = False
@@ -246,6 +250,9 @@ def timeline_row(item: Any) -> TimelineRow:
         tool_failed=bool(data.get("tool_failed")),
         simulated=bool(data.get("simulated")),
         resetting=bool(data.get("resetting")),
+        marker_event=str(data.get("marker_event") or ""),
+        trigger=str(data.get("trigger") or ""),
+        edit=data["edit"] if isinstance(data.get("edit"), int) else -1,
     )
     if row.kind != "divider":
         return row

@@ -99,7 +99,8 @@ async def test_at_most_one_reset_or_compaction_per_model_call() -> None:
     events = await run(setup, TASK)
     actions_since_call = 0
     for event in events:
-        if event["type"] == "token":
+        # a model reply (steps with tool calls only stream no token) ends one model call
+        if event["type"] == "message" and event["data"]["role"] == "assistant":
             actions_since_call = 0
         elif event["type"] == "compaction" or (
                 event["type"] == "context_reset" and event["data"]["event"] == "reset_complete"):
@@ -212,3 +213,19 @@ async def test_stop_ends_the_run_and_keeps_what_was_said() -> None:
     # the thread is usable afterwards
     more = await collect(ThreadRunner().submit(setup, "continue"))
     assert more[-1]["data"]["cancelled"] is False
+
+
+async def test_the_simulator_finishes_its_todos_when_a_compaction_hides_its_todo_list() -> None:
+    # Each compaction hides the write_todos calls before the kept span; the summary carries
+    # the list, so the simulator goes on instead of planning from the start again (a loop).
+    setup = make_setup(window=4000, context_strategy="compact", keep_recent_tokens=600)
+    events = await run(setup, TASK)
+    session = setup.store.current_session("t1")
+    rows = setup.store.messages(session.id)
+    edits = [e for e in setup.store.context_edits(session.id) if e.kind == "compaction"]
+    todo_seqs = [r.seq for r in rows if any(c["name"] == "write_todos" for c in r.tool_calls)]
+    assert edits and any(seq <= edits[-1].upto_seq for seq in todo_seqs)
+    assert "<todo-state>" in edits[-1].summary
+    assert sum(r.content.startswith("Planning the work") for r in rows) == 1
+    assert rows[-1].content.startswith("All 4 todos are complete")
+    assert not of_type(events, "error")

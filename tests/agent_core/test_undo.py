@@ -29,10 +29,10 @@ def _seed(store: InMemoryStore, steps: int, start: int = 0) -> None:
     store.append("t1", session.id, rows)
 
 
-def _coordinator(store: InMemoryStore, window: int = 12_000) -> SessionCoordinator:
+def _coordinator(store: InMemoryStore, window: int = 12_000, **policy) -> SessionCoordinator:
     model = FunctionChatModel(fn=lambda messages: AIMessage(content="Summary of the steps."))
     setup = make_setup(store, model=model, model_name=OPUS, window=window,
-                       keep_recent_tokens=900)
+                       keep_recent_tokens=900, **policy)
     estimator = ContextEstimator(OPUS, window_override=window)
     return SessionCoordinator(setup, estimator=estimator, emit=lambda e: None)
 
@@ -123,3 +123,51 @@ def test_only_the_latest_edit_may_be_undone_and_only_before_the_next_reply() -> 
         "The agent has answered since; it can no longer be undone.")
     store.undo_context_edit(session.id, 1)
     assert undo_position(rows, store.context_edits(session.id), second.id) == "That is already undone."
+
+
+async def test_edit_events_name_their_stored_marker_so_a_live_marker_can_be_undone() -> None:
+    store = InMemoryStore()
+    _seed(store, 8)
+    emitted: list[dict] = []
+    coordinator = _coordinator(store)
+    coordinator.emit = emitted.append
+    before = build_context(store, _session(store))
+    coordinator.adopt(before)
+    masked = coordinator.mask(before)
+    assert masked is not None
+    await coordinator.compact(masked, coordinator.measure(masked))
+
+    rows = store.messages(_session(store).id)
+    markers = {row.id: row.meta["edit"] for row in rows if row.role == "event"}
+    named = {e["data"]["marker_id"]: e["data"]["edit"] for e in emitted
+             if e["type"] in ("compaction", "masking")}
+    assert named == markers and sorted(markers.values()) == [0, 1]
+
+
+async def _before_model_stack(coordinator: SessionCoordinator) -> None:
+    """One model call's before-model hooks, in stack order (reset, compaction, todos)."""
+    state = {"messages": build_context(coordinator.store, coordinator.session)}
+    coordinator.adopt(state["messages"])
+    for middleware in build_middleware(coordinator):
+        if hasattr(middleware, "abefore_model"):
+            update = await middleware.abefore_model(state, None)
+            if update and "messages" in update:
+                state = {"messages": build_context(coordinator.store, coordinator.session)}
+
+
+async def test_after_an_undone_compaction_the_next_call_does_not_compact_again() -> None:
+    store = InMemoryStore()
+    _seed(store, 8)
+    await _before_model_stack(_coordinator(store, window=5_000, mask_threshold=None))
+    [compaction] = store.context_edits(_session(store).id)
+    assert compaction.kind == "compaction"
+    store.undo_context_edit(_session(store).id, 0)
+
+    # continue at the same size
+    await _before_model_stack(_coordinator(store, window=5_000, mask_threshold=None))
+    assert len(store.context_edits(_session(store).id)) == 1
+
+    _seed(store, 4, start=8)
+    await _before_model_stack(_coordinator(store, window=5_000, mask_threshold=None))
+    edits = store.context_edits(_session(store).id)
+    assert len(edits) == 2 and edits[1].kind == "compaction" and not edits[1].undone

@@ -27,3 +27,10 @@ def test_a_masking_event_becomes_a_marker_item(translator) -> None:
     assert out["data"]["item"]["kind"] == "marker"
     assert out["data"]["item"]["content"] == note
     assert out["data"]["item"]["session_number"] == 2
+
+
+def test_a_live_marker_is_keyed_like_the_stored_row_a_reload_shows(translator) -> None:
+    [out] = translator.translate(events.compaction(message="Compacted 7 earlier messages",
+                                                   session_number=1, marker_id="row-9", edit=2))
+    item = out["data"]["item"]
+    assert (item["key"], item["marker_event"], item["edit"]) == ("row-9", "compaction", 2)

@@ -508,3 +508,64 @@ def test_a_reviewed_handoff_keeps_both_versions_and_the_context_sample(backend: 
     rows = backend.store.messages(session.id)
     assert rows[0].content.endswith("v1</handoff-context>\n")  # the original stays
     assert rows[1].meta["context"] == sample
+
+def test_history_tools_refuse_another_threads_sessions(backend: Backend) -> None:
+    from agent_core.errors import ToolInputError
+    from agent_core.history.tools import make_history_tools
+
+    store = backend.store
+    mine, theirs = backend.new_thread(), backend.new_thread()
+    store.append(mine, store.current_session(mine).id, [user("kiwi plans of mine")])
+    other = store.current_session(theirs)
+    store.append(theirs, other.id, [user("kiwi secrets of theirs")])
+    reset(store, theirs, other.id)  # theirs has sessions 1 and 2, mine only 1
+    search, read = make_history_tools(store, mine)
+
+    assert "theirs" not in search.invoke({"query": "kiwi"})
+    assert "no stored message of session 1" not in search.invoke({"query": "kiwi", "session": 1})
+    assert "theirs" not in read.invoke({"session": 1, "start": 1, "end": 5})
+    with pytest.raises(ToolInputError, match="no session 2; its sessions are 1"):
+        read.func(session=2, start=1)  # type: ignore[attr-defined]
+    with pytest.raises(ToolInputError, match="no session 2"):
+        search.func(query="kiwi", session=2)  # type: ignore[attr-defined]
+
+
+def test_undo_reset_gives_back_exactly_the_thread_before_the_reset(backend: Backend) -> None:
+    store = backend.store
+    thread = backend.new_thread()
+    first = store.current_session(thread)
+    store.append(thread, first.id, [user("plan the parser"), NewMessage(role="assistant",
+                                                                          content="planned")])
+    store.add_context_edit(first.id, ContextEdit(kind="compaction", summary="s", upto_seq=1))
+    store.write_file(thread, "PLAN.md", "# plan")
+    store.enqueue_pending(thread, "and the totals")
+    before = snapshot(store, thread)
+    second, rows = reset(store, thread, first.id)
+    assert [r.content for r in rows] == ["h", "and the totals"]
+    assert len(store.search_messages(thread, "totals")) == 1
+
+    reopened = store.undo_reset(thread, second.id, handoff_path="HANDOFF-1.md")
+
+    assert reopened == before["sessions"][-1]
+    assert snapshot(store, thread) == before
+    assert store.current_session(thread).id == first.id
+    assert store.search_messages(thread, "totals") == []  # the index lost the row too
+    [again] = store.deliver_pending(thread, first.id)  # the queue is intact
+    assert again.content == "and the totals"
+
+
+def test_undo_reset_is_refused_once_the_model_answered_or_for_an_older_session(
+        backend: Backend) -> None:
+    store = backend.store
+    thread = backend.new_thread()
+    first = store.current_session(thread)
+    store.append(thread, first.id, [user("go")])
+    with pytest.raises(StoreError, match="first session"):
+        store.undo_reset(thread, first.id, handoff_path="HANDOFF-0.md")
+    second, _ = reset(store, thread, first.id)
+    with pytest.raises(StoreError, match="open session"):
+        store.undo_reset(thread, first.id, handoff_path="HANDOFF-1.md")
+    store.append(thread, second.id, [NewMessage(role="assistant", content="on it")])
+    with pytest.raises(StoreError, match="answered"):
+        store.undo_reset(thread, second.id, handoff_path="HANDOFF-1.md")
+    assert store.current_session(thread).id == second.id

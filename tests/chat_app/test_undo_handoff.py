@@ -1,0 +1,83 @@
+"""Undo a /handoff through the services on SQLite: the previous session goes on exactly."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agent_core.context import build_context
+from agent_core.records import NewMessage
+
+
+@pytest.fixture
+def chat(tmp_path, monkeypatch):
+    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
+    monkeypatch.setenv("BATON_SIM_DELAY", "0")
+    from chat_app.db.engine import dispose_engine
+    from chat_app.services import runtime, threads
+
+    runtime._store_for.cache_clear()
+    runtime.runner.cache_clear()
+    thread = threads.create_thread("owner-a").id
+    store = runtime.store()
+    session = store.current_session(thread)
+    call = {"name": "write_file", "args": {"path": "parser.py", "content": "x = 1"}, "id": "c1"}
+    store.append(thread, session.id, [
+        NewMessage(role="user", content="Build a CSV parser for invoices"),
+        NewMessage(role="assistant", content="Writing it.", tool_calls=[call]),
+        NewMessage(role="tool", content="wrote parser.py", tool_call_id="c1", name="write_file"),
+        NewMessage(role="assistant", content="The parser is written.")])
+    store.write_file(thread, "parser.py", "x = 1")
+    yield store, thread, session
+    runtime._store_for.cache_clear()
+    dispose_engine()
+
+
+async def _handoff(thread: str) -> list[dict]:
+    from chat_app.services import chat as chat_service
+
+    return [e async for e in chat_service.run_handoff("owner-a", thread, None)]
+
+
+def test_undo_of_a_handoff_gives_back_the_previous_session_and_its_view(chat) -> None:
+    from chat_app.services.undo import undo_handoff
+
+    store, thread, first = chat
+    before = build_context(store, first)
+    asyncio.run(_handoff(thread))
+    second = store.current_session(thread)
+    assert (second.number, second.trigger) == (2, "manual")
+    assert store.read_file(thread, "HANDOFF-1.md") is not None
+
+    note = undo_handoff("owner-a", thread, 2)
+
+    assert note == "Undid the /handoff: session 1 goes on where it stopped"
+    assert [s.id for s in store.sessions(thread)] == [first.id]
+    assert store.current_session(thread).ended_at is None
+    assert build_context(store, first) == before  # the note is an event row, never sent
+    assert store.read_file(thread, "HANDOFF-1.md") is None
+    assert store.list_files(thread) == ["parser.py"]
+
+
+def test_a_handoff_undo_is_refused_when_answered_automatic_or_not_the_latest(chat) -> None:
+    from chat_app.services.undo import UndoRefused, undo_handoff
+
+    store, thread, first = chat
+    with pytest.raises(UndoRefused, match="Only the latest /handoff"):
+        undo_handoff("owner-a", thread, 1)
+    asyncio.run(_handoff(thread))
+    second = store.current_session(thread)
+    with pytest.raises(UndoRefused, match="no longer exists"):
+        undo_handoff("owner-b", thread, 2)
+    store.append(thread, second.id, [NewMessage(role="assistant", content="Carrying on.")])
+    with pytest.raises(UndoRefused, match="answered since"):
+        undo_handoff("owner-a", thread, 2)
+    assert store.current_session(thread).id == second.id
+
+    third, _ = store.commit_reset(thread, old_session_id=second.id, trigger="auto",
+                                  utilization=0.81, model="simulator", handoff={},
+                                  handoff_path="HANDOFF-2.md", handoff_markdown="-",
+                                  context=[NewMessage(role="handoff", content="h")])
+    with pytest.raises(UndoRefused, match="automatic reset cannot"):
+        undo_handoff("owner-a", thread, 3)
