@@ -123,7 +123,8 @@ class RowFolder:
                     "[exit status" in row.content[-40:] or row.content.startswith("error:")))
             return [item.model_copy(update={"tool_result": row.content[:_RESULT_CHARS], "tool_failed": failed})]
         if row.role == "event":
-            return [TimelineItem(key=row.id, kind="marker", role="event", content=row.content, **base)]
+            return [TimelineItem(key=row.id, kind="marker", role="event", content=row.content,
+                                 problem=row.meta.get("event") == "tool_problem", **base)]
         return []  # handoff / pinned rows are shown by the divider
 
     def flush(self) -> list[TimelineItem]:

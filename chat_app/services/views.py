@@ -69,6 +69,8 @@ class TimelineItem(_View):
     tool_failed: bool = False
     simulated: bool = False
     """A tool the offline simulator answered with scripted output (its shell), not a real run."""
+    problem: bool = False
+    """A marker that reports a failure (an MCP server that could not be used)."""
     # divider rows
     trigger: str = ""
     utilization: float | None = None

@@ -56,6 +56,7 @@ class TimelineRow:
     tool_result: str = ""
     tool_failed: bool = False
     simulated: bool = False
+    problem: bool = False  # a marker reporting a failure (an MCP server that did not start)
     # divider rows
     header: str = ""
     resetting: bool = False
@@ -230,6 +231,7 @@ def timeline_row(item: Any) -> TimelineRow:
         tool_result=str(data.get("tool_result") or ""),
         tool_failed=bool(data.get("tool_failed")),
         simulated=bool(data.get("simulated")),
+        problem=bool(data.get("problem")),
         resetting=bool(data.get("resetting")),
     )
     if row.kind != "divider":

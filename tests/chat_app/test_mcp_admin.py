@@ -74,6 +74,19 @@ def test_servers_are_listed_with_their_secrets_by_name_only(grant: str, assistan
     assert history[0].field == "mcp_server" and "s3cret-sig" not in str(history[0].new)
 
 
+def test_a_url_servers_credentials_are_not_shown_back(grant: str, assistant_id: str) -> None:
+    mcp_admin.add_mcp_server(grant, assistant_id, mcp_admin.McpServerForm(
+        name="docs", transport="http", target="https://mcp.example.org/mcp?api_key=k3y-in-url",
+        secrets="Authorization=Bearer hdr-s3cret"))
+
+    (view,) = mcp_admin.list_mcp_servers(grant, assistant_id)
+
+    assert view.where == "https://mcp.example.org/mcp?api_key=[redacted]"
+    assert view.secret_names == ["Authorization"]
+    shown = view.model_dump_json() + str(admin.history(grant, assistant_id)[0].new)
+    assert "k3y-in-url" not in shown and "hdr-s3cret" not in shown
+
+
 def test_a_name_is_used_once_per_assistant_and_removal_frees_it(grant: str, assistant_id: str) -> None:
     mcp_admin.add_mcp_server(grant, assistant_id, notes_form())
     with pytest.raises(admin.SettingsRejected, match="already has a server called notes"):
