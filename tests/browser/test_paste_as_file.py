@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
-from tests.browser.chat_page import start_chat, user_messages, wait_idle
+from sqlmodel import Session
+
+from chat_app.db import repo
+from chat_app.db.engine import write_engine
+from chat_app.db.models import AssistantCreate
+from chat_app.services import identity, runtime
+from chat_app.services import threads as thread_service
+from tests.browser.chat_page import user_messages, wait_idle
 from tests.browser.test_refusals import PASTE
 
 # About 40 KB of log: under the byte limit, over what the simulator's 6,000-token window holds
@@ -12,6 +20,21 @@ from tests.browser.test_refusals import PASTE
 SESSION_SIZED = "2026-12-01 12:00:00 INFO request served in 12 ms\n" * 800
 # About 600 KB: over the 512 KB a message may be, under the 1 MB a file may be.
 BYTE_SIZED = "log line with some text\n" * 25_600
+
+
+def _simulator_chat(page, app_server) -> None:
+    """A new chat on an assistant of its own on the simulator (whatever other tests made the
+    default), for a new owner."""
+    with Session(write_engine(runtime.engine())) as db:
+        assistant_id = repo.create_assistant(session=db, data=AssistantCreate(
+            name=f"Paste {uuid.uuid4().hex[:6]}", model="simulator")).id
+    token = identity.mint_token()
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
+                               "url": app_server.url}])
+    thread = thread_service.create_thread(identity.owner_from_token(token), "New chat",
+                                          assistant_id=assistant_id)
+    page.goto(f"/t/{thread.id}")
+    page.locator("#composer-input").wait_for()
 
 
 def _composer(page) -> str:
@@ -38,8 +61,9 @@ def _downloaded(page, name: str) -> str:
     return Path(downloaded.value.path()).read_text()
 
 
-def test_a_paste_too_large_for_a_session_is_sent_as_a_file(page, screenshot_dir) -> None:
-    start_chat(page)
+def test_a_paste_too_large_for_a_session_is_sent_as_a_file(server_db, page,
+                                                            screenshot_dir) -> None:
+    _simulator_chat(page, server_db)
     _refused_with_offer(page, SESSION_SIZED, "more than this assistant's model can take")
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
@@ -70,8 +94,8 @@ def test_a_paste_too_large_for_a_session_is_sent_as_a_file(page, screenshot_dir)
     assert _downloaded(page, "pasted-1.md") == SESSION_SIZED  # as pasted, to the last newline
 
 
-def test_a_paste_over_the_byte_limit_is_offered_too(page) -> None:
-    start_chat(page)
+def test_a_paste_over_the_byte_limit_is_offered_too(server_db, page) -> None:
+    _simulator_chat(page, server_db)
     _refused_with_offer(page, BYTE_SIZED, "the limit is 512 KB")
 
     page.locator("#paste-offer-attach").click()
