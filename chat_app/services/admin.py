@@ -111,6 +111,7 @@ class AssistantForm(BaseModel):
     window_override: str = ""
     pinned_paths: str = ""  # one per line
     history_tools: str = "on"  # "on" or "off": search_history and read_history
+    sandbox_network: str = "off"  # "on" or "off": sandboxed commands reach the network
 
 
 class AssistantView(BaseModel):
@@ -129,6 +130,7 @@ class AssistantView(BaseModel):
     window_override: int | None
     pinned_paths: list[str]
     history_tools: bool
+    sandbox_network: bool
     updated_at: datetime
     model_window: int = 0
     """The model table's window (what an empty override means without an environment
@@ -305,6 +307,8 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
     pinned = [line.strip() for line in form.pinned_paths.splitlines() if line.strip()]
     if form.history_tools.strip() not in ("on", "off"):
         raise SettingsRejected("History tools must be on or off.")
+    if form.sandbox_network.strip() not in ("on", "off"):
+        raise SettingsRejected("Network for commands must be on or off.")
     fields = dict(context_strategy=strategy, reset_threshold=reset, compact_threshold=compact,
                   mask_threshold=mask,
                   keep_recent_tokens=keep_recent, window_override=window,
@@ -320,7 +324,8 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
                                reset_threshold=reset, compact_threshold=compact,
                                mask_threshold=mask, keep_recent_tokens=keep_recent, window_override=window,
                                pinned_paths=pinned,
-                               history_tools=form.history_tools.strip() == "on")
+                               history_tools=form.history_tools.strip() == "on",
+                               sandbox_network=form.sandbox_network.strip() == "on")
     except ValidationError as error:
         raise SettingsRejected("; ".join(e["msg"] for e in error.errors())) from None
 

@@ -75,6 +75,7 @@ class AdminState(rx.State):
             "window_override": "" if view.window_override is None else str(view.window_override),
             "pinned_paths": "\n".join(view.pinned_paths),
             "history_tools": "on" if view.history_tools else "off",
+            "sandbox_network": "on" if view.sandbox_network else "off",
         }
         self.changes = [
             ChangeRow(label=f"{c.changed_at:%Y-%m-%d %H:%M:%S} · {c.field}: "

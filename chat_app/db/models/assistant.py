@@ -43,6 +43,8 @@ class AssistantBase(SQLModel):
     pinned_paths: list[str] = Field(default_factory=_default_pinned, sa_type=JSONValue)
     # search_history / read_history over the thread's stored originals.
     history_tools: bool = True
+    # Sandboxed commands may reach the network (package installs); off: no network at all.
+    sandbox_network: bool = False
 
 
 class AssistantCreate(AssistantBase):
@@ -65,6 +67,7 @@ class AssistantUpdate(SQLModel):
     window_override: int | None = Field(default=None, gt=0)
     pinned_paths: list[str] | None = None
     history_tools: bool | None = None
+    sandbox_network: bool | None = None
 
 
 class Assistant(AssistantBase, table=True):

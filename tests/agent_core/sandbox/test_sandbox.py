@@ -62,6 +62,18 @@ def test_the_network_is_refused_even_to_the_hosts_loopback() -> None:
     assert accepted == []
 
 
+def test_an_assistant_that_allows_the_network_reaches_it() -> None:
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    accepted: list[object] = []
+    threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True).start()
+    probe = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('in')"
+    result = Sandbox(FAST, network=True).run({}, f'python3 -c "{probe}"')
+    server.close()
+    assert result.exit_status == 0 and result.output == "in\n"
+    assert len(accepted) == 1
+
+
 def test_host_files_outside_the_system_are_not_there(host_secrets: dict[str, Path]) -> None:
     source = Path(agent_core.__file__)
     for name, path in [*host_secrets.items(), ("app source", source)]:
