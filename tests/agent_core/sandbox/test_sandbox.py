@@ -83,6 +83,16 @@ def test_host_files_outside_the_system_are_not_there(host_secrets: dict[str, Pat
             assert "TOP-SECRET" not in result.output and "__all__" not in result.output
 
 
+def test_the_apps_environment_is_not_readable_inside(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BATON_SECRET_KEY", "env-s3cret-5150")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env-s3cret-5150")
+    # Every process the command can see, bubblewrap's own pid 1 included.
+    result = Sandbox(FAST).run(
+        {}, "env; for p in /proc/[0-9]*; do cat $p/environ $p/task/*/environ; done; echo end")
+    assert result.output.rstrip().endswith("end")
+    assert "s3cret-5150" not in result.output
+
+
 def test_writes_outside_the_workspace_fail_or_stay_inside(tmp_path: Path) -> None:
     outside = tmp_path / "planted.txt"
     result = Sandbox(FAST).run(
