@@ -167,6 +167,14 @@ class SessionCoordinator:
             if row.meta.get("incomplete"):
                 self.emit(events.reply_cut_off(message_id=row.id))
 
+    def note_problem(self, text: str) -> None:
+        """Store ``text`` as a problem marker in the session (shown in the chat, reloads
+        included; never sent to the model) and emit it: a tool source that failed."""
+        (row,) = self.store.append(self.setup.thread_id, self.session.id, [NewMessage(
+            role="event", content=text, meta={"event": "tool_problem"})])
+        self._remember(row.id, row.seq)
+        self.emit({"type": "message", "data": row.model_dump(mode="json")})
+
     def deliver_pending(self) -> list[BaseMessage]:
         rows = self.store.deliver_pending(self.setup.thread_id, self.session.id)
         for row in rows:

@@ -12,6 +12,7 @@ __all__ = [
     "NothingToHandOff",
     "StoreError",
     "MessageRejected",
+    "MessageTooLarge",
     "ToolInputError",
     "ProviderError",
     "ContextOverflowError",
@@ -66,6 +67,23 @@ class StoreError(BatonError):
 
 class MessageRejected(BatonError, ValueError):
     """A user message cannot be stored as given (too large, invalid characters)."""
+
+
+class MessageTooLarge(MessageRejected):
+    """A user message larger than Baton or the chat's model takes in one message.
+
+    Nothing was stored. The text can still reach the agent as a file in the thread's
+    workspace, which its file tools read in parts: ``size_bytes`` is the text's UTF-8 size
+    and, when the model's window is the limit, ``tokens`` and ``room_tokens`` say how much it
+    holds and how much one session has room for.
+    """
+
+    def __init__(self, message: str, *, size_bytes: int, tokens: int | None = None,
+                 room_tokens: int | None = None):
+        super().__init__(message)
+        self.size_bytes = size_bytes
+        self.tokens = tokens
+        self.room_tokens = room_tokens
 
 
 class ToolInputError(BatonError, ValueError):

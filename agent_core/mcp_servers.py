@@ -25,7 +25,7 @@ from typing import Any, Literal
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_core.redaction import redact_text
+from agent_core.redaction import redact_text, redact_url, remember_secrets
 
 __all__ = ["McpServer", "McpToolbox", "ToolLoad", "MCP_NAME_PATTERN", "clip_text"]
 
@@ -64,8 +64,9 @@ class McpServer(BaseModel):
         return hashlib.sha256(self.model_dump_json().encode("utf-8")).hexdigest()
 
     def where(self) -> str:
+        """Where the server runs, to show: the command line, or the URL without credentials."""
         return f"{self.command} {' '.join(self.args)}".strip() if self.transport == "stdio" \
-            else self.url
+            else redact_url(self.url)
 
 
 @dataclass
@@ -88,9 +89,14 @@ class McpToolbox:
         self.cache_seconds = cache_seconds
         self._clock = clock
         self._cache: dict[str, tuple[float, list[BaseTool]]] = {}
+        # Loads under way, by fingerprint: a second turn (or a size check) starting while a
+        # server is still starting waits for that start instead of launching another.
+        self._loading: dict[str, asyncio.Task[list[BaseTool]]] = {}
 
     async def load(self, servers: Sequence[McpServer]) -> ToolLoad:
         """Every server's tools, loaded side by side; a failing server becomes a problem."""
+        # Whatever the servers or the libraries under them log, their secrets are redacted.
+        remember_secrets(v for server in servers for v in server.secrets.values())
         results = await asyncio.gather(*(self._server_tools(s) for s in servers),
                                        return_exceptions=True)
         load = ToolLoad()
@@ -106,6 +112,21 @@ class McpToolbox:
         cached = self._cache.get(key)
         if cached is not None and self._clock() - cached[0] < self.cache_seconds:
             return cached[1]
+        loading = self._loading.get(key)
+        if loading is None or loading.get_loop() is not asyncio.get_running_loop():
+            loading = self._loading[key] = asyncio.ensure_future(self._start(server))
+            loading.add_done_callback(lambda task: self._loaded(key, task))
+        # Shielded: one waiter giving up (a cancelled turn) does not cancel the others' load.
+        return await asyncio.shield(loading)
+
+    def _loaded(self, key: str, task: asyncio.Task[list[BaseTool]]) -> None:
+        if self._loading.get(key) is task:
+            del self._loading[key]
+        if not task.cancelled():
+            task.exception()  # retrieved: a failure whose waiters all left is not reported twice
+
+    async def _start(self, server: McpServer) -> list[BaseTool]:
+        key = server.fingerprint()
         # Imported here: the adapters pull in the MCP SDK, which only assistants with servers need.
         from langchain_mcp_adapters.client import MultiServerMCPClient
 

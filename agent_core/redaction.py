@@ -24,6 +24,7 @@ __all__ = [
     "known_secrets",
     "redact_text",
     "redact_url",
+    "remember_secrets",
     "url_secrets",
 ]
 
@@ -168,6 +169,17 @@ def _secrets_in(env: Mapping[str, str]) -> list[str]:
 
 
 _cache: tuple[tuple[str | None, ...], list[str]] | None = None
+# Secrets the process learned outside its environment (an MCP server's environment variables
+# and headers, read from the database): redacted in logs like the environment's own.
+_remembered: set[str] = set()
+
+
+def remember_secrets(values: Iterable[str]) -> None:
+    """Treat ``values`` as secrets from now on in this process: :func:`known_secrets` (and so
+    every log record) includes them. For credentials read from the database at run time."""
+    fresh = {v for v in values if len(v) >= _MIN_SECRET_LENGTH} - _remembered
+    if fresh:
+        _remembered.update(fresh)
 
 
 def known_secrets(env: Mapping[str, str] | None = None) -> list[str]:
@@ -184,6 +196,8 @@ def known_secrets(env: Mapping[str, str] | None = None) -> list[str]:
     watched = tuple(os.environ.get(name) for name in (*SECRET_ENV_VARS, *_BASE_URL_ENV_VARS))
     if _cache is None or _cache[0] != watched:
         _cache = (watched, _secrets_in(os.environ))
+    if _remembered:
+        return _longest_first([*_cache[1], *_remembered])
     return list(_cache[1])
 
 

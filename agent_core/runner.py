@@ -148,13 +148,14 @@ class ThreadRunner:
 
     async def _turn(self, setup: TurnSetup, cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
         outbox: list[dict[str, Any]] = []
+        problems: list[str] = []
         if setup.tool_loader is not None:
             setup, problems = await _with_loaded_tools(setup, setup.tool_loader)
-            for problem in problems:
-                yield events.warning(problem, source="tools")
         coordinator = await asyncio.to_thread(
             SessionCoordinator, setup, estimator=self.estimator(setup), emit=outbox.append)
         await asyncio.to_thread(coordinator.deliver_pending)
+        for problem in problems:  # after the message it answers, stored: a reload shows it
+            await asyncio.to_thread(coordinator.note_problem, problem)
         for attempt in range(2):
             context = await asyncio.to_thread(build_context, setup.store, coordinator.session)
             coordinator.adopt(context)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from agent_core.errors import MessageRejected
+from agent_core.errors import MessageRejected, MessageTooLarge
 
 __all__ = ["MAX_MESSAGE_BYTES", "validate_user_message", "sanitize_text"]
 
@@ -51,9 +51,10 @@ def validate_user_message(text: str, *, max_bytes: int = MAX_MESSAGE_BYTES) -> s
         raise MessageRejected("The message contains NUL bytes, which cannot be stored.")
     size = len(text.encode("utf-8"))
     if size > max_bytes:
-        raise MessageRejected(
+        raise MessageTooLarge(
             f"The message is too large ({size / 1_048_576:.1f} MB; "
-            f"the limit is {max_bytes // 1024} KB). Shorten it or send it in parts."
+            f"the limit is {max_bytes // 1024} KB). Shorten it or send it in parts.",
+            size_bytes=size,
         )
     stripped = text.strip()
     if not stripped:

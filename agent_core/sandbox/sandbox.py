@@ -181,10 +181,13 @@ class Sandbox:
     async def _execute(
         self, argv: list[str], uid: int | None, timeout: float
     ) -> tuple[int, str, bool, bool]:
+        # bubblewrap itself gets an empty environment: --clearenv only clears the command's,
+        # and bubblewrap's own process stays visible inside as pid 1, whose /proc/1/environ
+        # would otherwise hand the command the app's keys and database URL.
         process = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT, preexec_fn=_limit_process(self.limits, uid),
-            start_new_session=True,
+            start_new_session=True, env={},
         )
         output = bytearray()
         timed_out = truncated = False

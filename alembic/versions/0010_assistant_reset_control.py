@@ -1,7 +1,7 @@
 """assistant.warn_threshold and assistant.review_handoffs: the user's control over resets.
 
 Revision ID: 0010
-Revises: 0008
+Revises: 0009
 Create Date: 2026-12-01 16:30:00.000000
 """
 
@@ -14,7 +14,7 @@ from alembic import op
 
 
 revision: str = '0010'
-down_revision: str | None = '0008'
+down_revision: str | None = '0009'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

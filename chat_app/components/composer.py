@@ -1,6 +1,7 @@
 import reflex as rx
 
 from chat_app.components.attach_button import attach_button
+from chat_app.components.paste_offer import paste_offer
 from chat_app.components.workspace_panel import workspace_panel
 from chat_app.states.chat import ChatState
 from chat_app.states.workspace_state import WorkspaceState
@@ -34,6 +35,7 @@ def composer() -> rx.Component:
             ChatState.notice != "",
             rx.text(ChatState.notice, size="1", color_scheme="amber", id="composer-notice"),
         ),
+        paste_offer(),
         rx.cond(
             WorkspaceState.attach_error != "",
             rx.hstack(

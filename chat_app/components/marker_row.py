@@ -21,11 +21,12 @@ def _originals_toggle(row: rx.Var[TimelineRow]) -> rx.Component:
 
 def marker_row(row: rx.Var[TimelineRow]) -> rx.Component:
     """A small inline note: compaction, mask, todo compression, undo, a warning. An edit's
-    note expands to its original messages; the newest one can be undone."""
+    note expands to its original messages; the newest one can be undone. A failed tool source
+    (an MCP server that could not be used) stands out as a problem."""
     is_undo_target = ChatState.undo_target.key == row.key
     return rx.vstack(
         rx.hstack(
-            rx.icon("shrink", size=12),
+            rx.cond(row.problem, rx.icon("triangle-alert", size=12), rx.icon("shrink", size=12)),
             rx.text(row.content, size="1"),
             rx.cond(row.edit >= 0, _originals_toggle(row)),
             rx.cond(is_undo_target, undo_button(MarkerState.undo(row.key))),
@@ -35,7 +36,8 @@ def marker_row(row: rx.Var[TimelineRow]) -> rx.Component:
             wrap="wrap",
         ),
         rx.cond(MarkerState.open_key == row.key, marker_originals()),
-        class_name="baton-row baton-marker",
+        class_name=rx.cond(row.problem, "baton-row baton-marker baton-marker-problem",
+                           "baton-row baton-marker"),
         custom_attrs={"data-marker": row.marker_event},
         align="center",
         spacing="1",

@@ -84,6 +84,18 @@ def _editor() -> rx.Component:
                 spacing="1", width="100%",
             ),
             reset_control_fields(),
+            rx.vstack(
+                rx.text("Network for commands (run_command of a real model; off: none at all)",
+                        size="1", weight="medium"),
+                rx.el.select(
+                    rx.el.option("off", value="off"),
+                    rx.el.option("on", value="on"),
+                    name="sandbox_network",
+                    default_value=AdminState.form.get("sandbox_network", "off"),
+                    class_name="baton-select",
+                ),
+                spacing="1", width="100%",
+            ),
             rx.button("Save", type="submit", id="admin-save"),
             spacing="3",
             width="100%",

@@ -113,6 +113,7 @@ class AssistantForm(BaseModel):
     history_tools: str = "on"  # "on" or "off": search_history and read_history
     warn_threshold: str = ""  # empty: 10 points below the threshold that acts
     review_handoffs: str = "off"  # "on" or "off"
+    sandbox_network: str = "off"  # "on" or "off": sandboxed commands reach the network
 
 
 class AssistantView(BaseModel):
@@ -133,6 +134,7 @@ class AssistantView(BaseModel):
     history_tools: bool
     warn_threshold: float | None = None
     review_handoffs: bool = False
+    sandbox_network: bool
     updated_at: datetime
     model_window: int = 0
     """The model table's window (what an empty override means without an environment
@@ -320,6 +322,8 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
         if warn >= trigger:
             raise SettingsRejected(
                 f"Warn threshold ({warn}) must be below the threshold that acts ({trigger}).")
+    if form.sandbox_network.strip() not in ("on", "off"):
+        raise SettingsRejected("Network for commands must be on or off.")
     fields = dict(context_strategy=strategy, reset_threshold=reset, compact_threshold=compact,
                   mask_threshold=mask, warn_threshold=warn,
                   keep_recent_tokens=keep_recent, window_override=window,
@@ -337,7 +341,8 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
                                pinned_paths=pinned,
                                history_tools=form.history_tools.strip() == "on",
                                warn_threshold=warn,
-                               review_handoffs=form.review_handoffs.strip() == "on")
+                               review_handoffs=form.review_handoffs.strip() == "on",
+                               sandbox_network=form.sandbox_network.strip() == "on")
     except ValidationError as error:
         raise SettingsRejected("; ".join(e["msg"] for e in error.errors())) from None
 

@@ -8,19 +8,22 @@ Yields plain event dicts for the UI: ``title``, ``item``,
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from functools import lru_cache
 from typing import Any
 
+from langchain_core.tools import BaseTool
 from sqlmodel import Session
 
 from agent_core import events
 from agent_core.client_order import predecessor_prefix
-from agent_core.errors import ConfigurationError, MessageRejected
+from agent_core.errors import ConfigurationError, MessageRejected, MessageTooLarge
+from agent_core.mcp_servers import ToolLoad
 from agent_core.models import model_info
 from agent_core.tokens import TokenCounter
 from agent_core.turn import TurnSetup
@@ -34,7 +37,7 @@ from chat_app.services.threads import misconfigured
 from chat_app.services.views import TimelineItem
 
 __all__ = ["send_message", "run_handoff", "resume_queued", "stop", "validate_message",
-           "parse_command", "new_run_id"]
+           "parse_command", "new_run_id", "check_fits"]
 
 _log = logging.getLogger(__name__)
 # How often a running turn looks for a Stop pressed in another worker process.
@@ -165,12 +168,13 @@ def _counter(model_name: str) -> TokenCounter:
     return TokenCounter(model_name)
 
 
-def check_fits(owner: str, thread_id: str, text: str) -> None:
-    """Refuse (:class:`MessageRejected`) a message too large for a fresh session of the chat's
+async def check_fits(owner: str, thread_id: str, text: str) -> None:
+    """Refuse (:class:`MessageTooLarge`) a message too large for a fresh session of the chat's
     model: it would fill the context on its own, reset after reset, and never be answered.
 
-    The room is the reset threshold of the model's window, less the system prompt, the tool
-    definitions and the handoff a new session starts from.
+    The room is the reset threshold of the model's window, less the system prompt, the
+    definitions of every tool offered (the assistant's MCP servers' too) and the handoff a new
+    session starts from.
     """
     thread, assistant = _assistant_for(owner, thread_id)
     if thread is None or assistant is None:
@@ -179,29 +183,58 @@ def check_fits(owner: str, thread_id: str, text: str) -> None:
         setup, _ = runtime.turn_setup(thread_id, assistant)
     except ConfigurationError:
         return  # the chat's banner says why; the message is kept as queued
-    _check_fits(setup, text)
+    setup, offered = await _with_offered_tools(setup)
+    _check_fits(setup, text, offered)
 
 
-def _check_fits(setup: TurnSetup, text: str) -> None:
+async def _with_offered_tools(setup: TurnSetup) -> tuple[TurnSetup, list[BaseTool]]:
+    """The tools ``setup``'s MCP servers offer, loaded now so that the size check counts the
+    tool definitions the model will be sent, and ``setup`` made to reuse that load (the turn's
+    first call of the loader answers with it). A failing server is the turn's to report."""
+    loader = setup.tool_loader
+    if loader is None:
+        return setup, []
+    try:
+        load = await loader()
+    except Exception:  # the runner loads again and says why in the chat
+        return setup, []
+    taken = {tool.name for tool in setup.tools}
+    offered = [tool for tool in load.tools if tool.name not in taken]
+    first = [load]
+
+    async def reuse() -> ToolLoad:
+        return first.pop() if first else await loader()
+
+    return dataclasses.replace(setup, tool_loader=reuse), offered
+
+
+def _check_fits(setup: TurnSetup, text: str, extra_tools: Sequence[BaseTool] = ()) -> None:
     policy = setup.policy
     window = model_info(setup.model_name, window_override=policy.window_override).context_window
     counter = _counter(setup.model_name)
-    fixed = context_window.fixed_context_tokens(setup, counter)  # as /admin counts it
+    # As /admin counts it, plus the MCP servers' tools the turn will offer.
+    fixed = context_window.fixed_context_tokens(setup, counter, extra_tools=extra_tools)
     room = int(window * policy.reset_threshold) - fixed
     tokens = counter.count_text(text)
     if tokens > room:
-        raise MessageRejected(
+        raise MessageTooLarge(
             f"This message is about {tokens:,} tokens, more than this assistant's model can take "
             f"in one session: {window:,} tokens of context, a reset at "
             f"{policy.reset_threshold:.0%}, and about {fixed:,} taken by the instructions, the "
-            f"tools and a handoff leave room for {max(room, 0):,}. Shorten it or send it in parts."
+            f"tools and a handoff leave room for {max(room, 0):,}. Shorten it or send it in parts.",
+            size_bytes=len(text.encode("utf-8")), tokens=tokens, room_tokens=max(room, 0),
         )
 
 
-def _refusal(message: str, client_id: str | None) -> dict[str, Any]:
+def _refusal(message: str, client_id: str | None,
+             rejected: MessageRejected | None = None) -> dict[str, Any]:
     data: dict[str, Any] = {"message": message}
     if client_id:
         data["client_id"] = client_id
+    if isinstance(rejected, MessageTooLarge):
+        # The chat offers to attach the text as a file instead (it stays in the composer).
+        data["too_large"] = {"size_bytes": rejected.size_bytes, "tokens": rejected.tokens,
+                             "room_tokens": rejected.room_tokens}
     return {"type": "error", "data": data}
 
 
@@ -224,7 +257,7 @@ async def _send_message(owner: str, thread_id: str, text: str,
     try:
         text = validate_message(text)
     except MessageRejected as exc:
-        yield _refusal(str(exc), client_id)
+        yield _refusal(str(exc), client_id, exc)
         return
     thread, assistant = _assistant_for(owner, thread_id)
     if thread is None or assistant is None:
@@ -240,10 +273,11 @@ async def _send_message(owner: str, thread_id: str, text: str,
     except ConfigurationError as exc:
         misconfiguration = exc
     if misconfiguration is None:
+        setup, offered = await _with_offered_tools(setup)
         try:
-            _check_fits(setup, text)
+            _check_fits(setup, text, offered)
         except MessageRejected as exc:
-            yield _refusal(str(exc), client_id)
+            yield _refusal(str(exc), client_id, exc)
             return
     title = _title_from_first_message(thread, text)
     if title:
@@ -273,7 +307,7 @@ async def _send_message(owner: str, thread_id: str, text: str,
                 for ui_event in expand(translator.translate(event)):
                     yield ui_event
     except MessageRejected as exc:
-        yield _refusal(str(exc), client_id)
+        yield _refusal(str(exc), client_id, exc)
     finally:
         # A queued message's call returns at once; the flag belongs to the running turn,
         # which must stay stoppable.

@@ -9,9 +9,11 @@ simulator: demos and browser tests see resets within a few turns), then the mode
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
 
+from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict
 
 from agent_core.models import model_info
@@ -71,11 +73,14 @@ def _counter(model_name: str) -> TokenCounter:
     return TokenCounter(model_name)
 
 
-def fixed_context_tokens(setup: TurnSetup, counter: TokenCounter | None = None) -> int:
+def fixed_context_tokens(setup: TurnSetup, counter: TokenCounter | None = None, *,
+                         extra_tools: Sequence[BaseTool] = ()) -> int:
     """What every session of ``setup`` starts with before any conversation: the system prompt,
-    the tool definitions and the handoff budget."""
+    the tool definitions (``setup``'s and ``extra_tools``, such as MCP servers' tools loaded
+    for the turn) and the handoff budget."""
     counter = counter or _counter(setup.model_name)
-    return (counter.count_text(setup.system_prompt or "") + counter.count_tools(setup.tools)
+    tools = [*setup.tools, *extra_tools]
+    return (counter.count_text(setup.system_prompt or "") + counter.count_tools(tools)
             + setup.handoff_budget_tokens)
 
 

@@ -30,7 +30,7 @@ from chat_app.db.store import SqlStore
 from chat_app.services.context_window import EffectiveWindow, effective_window
 
 __all__ = ["engine", "store", "runner", "turn_setup", "window_for", "cancel_flag", "clear_cancel",
-           "model_for", "mcp_servers", "toolbox"]
+           "model_for", "mcp_servers", "toolbox", "sandbox_for"]
 
 _migrated: set[str] = set()
 _migrate_lock = threading.Lock()
@@ -95,7 +95,7 @@ def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, Resolve
         policy=policy,
         system_prompt=assistant.system_prompt or DEFAULT_SYSTEM_PROMPT,
         tools=make_tools(the_store, thread_id, commands=command_mode(resolved.is_simulator),
-                         sandbox=_sandbox())
+                         sandbox=sandbox_for(assistant))
         # Offered from the first message, not only once something was compacted: a tool list
         # that changes mid-thread would break the provider's cached prompt prefix.
         + (make_history_tools(the_store, thread_id) if assistant.history_tools else []),
@@ -122,10 +122,14 @@ def toolbox() -> McpToolbox:
                       cache_seconds=float(os.environ.get("BATON_MCP_CACHE_SECONDS", "300")))
 
 
-def _sandbox() -> Sandbox:
-    # BATON_SANDBOX_NETWORK=on lets commands reach the network (package installs); off by
-    # default so a command the model writes cannot send the workspace anywhere.
-    return Sandbox(network=os.environ.get("BATON_SANDBOX_NETWORK", "").lower() == "on")
+def sandbox_for(assistant: Assistant) -> Sandbox:
+    """The sandbox the assistant's commands run in."""
+    # The assistant's "Network for commands" (or BATON_SANDBOX_NETWORK=on, for every
+    # assistant) lets commands reach the network (package installs); off by default so a
+    # command the model writes cannot send the workspace anywhere.
+    network = bool(assistant.sandbox_network) or \
+        os.environ.get("BATON_SANDBOX_NETWORK", "").lower() == "on"
+    return Sandbox(network=network)
 
 
 def cancel_flag(thread_id: str) -> asyncio.Event:

@@ -126,7 +126,8 @@ class RowFolder:
             edit = row.meta.get("edit")
             return [TimelineItem(key=row.id, kind="marker", role="event", content=row.content,
                                  marker_event=str(row.meta.get("event") or ""),
-                                 edit=edit if isinstance(edit, int) else None, **base)]
+                                 edit=edit if isinstance(edit, int) else None,
+                                 problem=row.meta.get("event") == "tool_problem", **base)]
         return []  # handoff / pinned rows are shown by the divider
 
     def flush(self) -> list[TimelineItem]:

@@ -73,6 +73,8 @@ class TimelineItem(_View):
     # ``undo``) and the position of the session's context edit it stands for
     marker_event: str = ""
     edit: int | None = None
+    problem: bool = False
+    """A marker that reports a failure (an MCP server that could not be used)."""
     # divider rows
     trigger: str = ""
     utilization: float | None = None

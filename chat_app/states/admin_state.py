@@ -77,6 +77,7 @@ class AdminState(rx.State):
             "history_tools": "on" if view.history_tools else "off",
             "warn_threshold": "" if view.warn_threshold is None else str(view.warn_threshold),
             "review_handoffs": "on" if view.review_handoffs else "off",
+            "sandbox_network": "on" if view.sandbox_network else "off",
         }
         self.changes = [
             ChangeRow(label=f"{c.changed_at:%Y-%m-%d %H:%M:%S} · {c.field}: "

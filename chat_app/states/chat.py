@@ -24,6 +24,7 @@ from chat_app.services import threads as thread_service
 from chat_app.states import marker_rows, scripts
 from chat_app.states.connection import connected_here
 from chat_app.states.identity import IdentityState
+from chat_app.states.paste_offer_state import PasteOfferState, refusal_feedback
 from chat_app.states.rows import (
     ChipRow,
     MeterBar,
@@ -332,7 +333,7 @@ class ChatState(IdentityState):
             chat_service.validate_message(text)
         except MessageRejected as rejected:
             return [scripts.outbox_refused(client_id), _restore_composer(typed),
-                    rx.toast.error(str(rejected))]
+                    refusal_feedback(rejected)]
         self.sending = True
         return [
             ChatState.run_send(self.thread_key, text, client_id),
@@ -595,10 +596,13 @@ class ChatState(IdentityState):
             if status in ("failed",):
                 return rx.toast.error(message)
             return rx.toast(message)
-        if kind == "accepted":
-            return scripts.outbox_accepted(data.get("client_id", ""))
+        if kind == "accepted":  # sent: an offer to attach an earlier, refused text is moot
+            return [scripts.outbox_accepted(data.get("client_id", "")), PasteOfferState.dismiss]
         if kind == "error":
-            toast = rx.toast.error(data.get("message", "Something went wrong"))
+            too_large = data.get("too_large") or {}
+            toast = (PasteOfferState.offer(data.get("message", ""), too_large["size_bytes"])
+                     if too_large.get("size_bytes") else
+                     rx.toast.error(data.get("message", "Something went wrong")))
             if data.get("client_id"):
                 return [scripts.outbox_refused(data["client_id"]), toast]
             return toast

@@ -59,6 +59,7 @@ class TimelineRow:
     # marker rows (see ``services.views.TimelineItem``); edit -1: none
     marker_event: str = ""
     edit: int = -1
+    problem: bool = False  # a marker reporting a failure (an MCP server that did not start)
     # divider rows
     trigger: str = ""
     header: str = ""
@@ -249,6 +250,7 @@ def timeline_row(item: Any) -> TimelineRow:
         tool_result=str(data.get("tool_result") or ""),
         tool_failed=bool(data.get("tool_failed")),
         simulated=bool(data.get("simulated")),
+        problem=bool(data.get("problem")),
         resetting=bool(data.get("resetting")),
         marker_event=str(data.get("marker_event") or ""),
         trigger=str(data.get("trigger") or ""),

@@ -135,3 +135,37 @@ async def test_stop_kills_the_running_command_and_its_children() -> None:
         await asyncio.sleep(0.05)
     assert _processes_with(marker) == 0
     assert setup.store.list_files("t1") == []
+
+
+@pytest.mark.usefixtures("sandboxed")
+async def test_a_thread_stays_usable_after_commands_stopped_by_their_limits() -> None:
+    hostile = {"bomb": "bomb() { bomb | bomb & }; bomb; sleep 10",
+               "loop": "while :; do :; done",
+               "flood": "head -c 100000000 /dev/zero | tr '\\0' a; echo never"}
+    model = ScriptedChatModel([
+        *[AIMessage(content="", tool_calls=[call("run_command", {"command": command}, name)])
+          for name, command in hostile.items()],
+        AIMessage(content="", tool_calls=[call("run_command", {"command": "echo alive > a.txt"},
+                                               "after")]),
+        "Survived.",
+        AIMessage(content="", tool_calls=[call("run_command", {"command": "cat a.txt"}, "next")]),
+        "Still here.",
+    ])
+    store = InMemoryStore()
+    setup = make_setup(store, model=model, model_name="openai:gpt-4o", window=200_000)
+    setup.tools = make_tools(store, "t1", commands="sandbox", sandbox=Sandbox(SandboxLimits(
+        timeout=3, processes=32, output_bytes=64 * 1024)))
+
+    first = await collect(ThreadRunner().submit(setup, "try these"))
+    second = await collect(ThreadRunner().submit(setup, "and now?"))
+
+    assert not [e for e in first + second if e["type"] == "error"]
+    rows = store.messages(store.sessions("t1")[0].id)
+    results = {r.tool_call_id: r.content for r in rows if r.role == "tool"}
+    assert "[exit status 0]" not in results["bomb"]
+    assert "[stopped: the command ran out of time]" in results["loop"]
+    assert "[stopped: the command printed more output than the limit]" in results["flood"]
+    assert "never" not in results["flood"] and len(results["flood"]) < 20_000
+    assert results["after"] == "[exit status 0]" and results["next"] == "alive\n[exit status 0]"
+    assert [r.content for r in rows if r.role == "assistant" and r.content] == [
+        "Survived.", "Still here."]

@@ -57,6 +57,8 @@ def test_admin_edits_an_assistant_validates_and_keeps_history(page) -> None:
     form.locator("input[name=model]").fill("anthropic:claude-opus-4-1")
     form.locator("input[name=mask_threshold]").fill("0.3")
     form.locator("select[name=history_tools]").select_option("off")
+    assert form.locator("select[name=sandbox_network]").input_value() == "off"  # the default
+    form.locator("select[name=sandbox_network]").select_option("on")
     page.locator("#admin-save").click()
     page.locator("#admin-notice").wait_for()
     page.locator("#admin-effective", has_text="compact").wait_for()  # auto -> compact for Opus
@@ -64,7 +66,7 @@ def test_admin_edits_an_assistant_validates_and_keeps_history(page) -> None:
     history.first.wait_for()
     changed = " ".join(history.all_inner_texts())
     assert "reset_threshold" in changed and "mask_threshold: 0.35 → 0.3" in changed
-    assert "history_tools" in changed
+    assert "history_tools" in changed and "sandbox_network: false → true" in changed
 
     # put the shared test assistant back for the other browser tests
     form.locator("input[name=model]").fill("simulator")
@@ -72,6 +74,7 @@ def test_admin_edits_an_assistant_validates_and_keeps_history(page) -> None:
     form.locator("input[name=reset_threshold]").fill("0.8")
     form.locator("input[name=mask_threshold]").fill("0.35")
     form.locator("select[name=history_tools]").select_option("on")
+    form.locator("select[name=sandbox_network]").select_option("off")
     page.locator("#admin-save").click()
     page.locator("#admin-effective", has_text="reset").wait_for()
 

@@ -1,4 +1,4 @@
-"""MCP servers added on /admin, their tools called in a chat, and a broken one's warning."""
+"""MCP servers added on /admin, their tools called in a chat, and a broken one's problem row."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from chat_app.services import admin as admin_service
 from chat_app.services import identity, mcp_admin, runtime
 from chat_app.services import threads as thread_service
 from tests.agent_core.providers.servers import Reply
-from tests.browser.chat_page import send, wait_idle
+from tests.browser.chat_page import send, timeline, wait_idle
 from tests.browser.conftest import ADMIN_PASSWORD, PROVIDER_MODEL
 
 NOTES_SERVER = Path(__file__).parents[1] / "agent_core" / "mcp" / "notes_server.py"
@@ -83,19 +83,31 @@ def test_a_server_added_on_admin_lends_its_tool_to_the_chat(
         page.screenshot(path=str(screenshot_dir / f"mcp-chat-{width}.png"))
 
 
-def test_a_server_that_cannot_start_is_a_warning_and_the_reply_still_comes(
-        server_db, page, provider_script, monkeypatch) -> None:
+def test_a_server_that_cannot_start_is_a_problem_in_the_chat_and_the_reply_still_comes(
+        server_db, page, provider_script, monkeypatch, screenshot_dir) -> None:
     assistant_id, _ = _provider_assistant()
     monkeypatch.setenv(admin_service.PASSWORD_ENV, ADMIN_PASSWORD)
     grant = admin_service.login(ADMIN_PASSWORD, client="127.0.0.1")
     mcp_admin.add_mcp_server(grant, assistant_id, mcp_admin.McpServerForm(
-        name="broken", transport="stdio", target=f"{sys.executable} -c 'raise SystemExit(3)'"))
+        name="broken", transport="stdio", target=f"{sys.executable} -c 'raise SystemExit(3)'",
+        secrets=f"BROKEN_TOKEN={SECRET}"))
     provider_script.queued[:] = [Reply(text="Answered without the broken server.")]
 
     page.goto(_chat_as_new_owner(page, server_db, assistant_id))
     page.locator("#composer-input").wait_for()
     send(page, "Hello")
-    page.locator("[data-sonner-toast]", has_text="MCP server 'broken'").first.wait_for()
     wait_idle(page)
     page.locator("[data-role=assistant] .baton-markdown",
                  has_text="Answered without the broken server.").wait_for()
+    problem = page.locator(".baton-marker-problem", has_text="MCP server 'broken'")
+    problem.wait_for()
+    assert "could not be used" in problem.inner_text()
+    page.screenshot(path=str(screenshot_dir / "mcp-problem-1280.png"))
+    # A row of the chat, not a passing toast: a reload shows it where it happened.
+    page.reload()
+    page.locator("[data-role=assistant] .baton-markdown",
+                 has_text="Answered without the broken server.").wait_for()
+    assert page.locator(".baton-marker-problem", has_text="MCP server 'broken'").count() == 1
+    kinds = [kind for kind, _ in timeline(page)]
+    assert kinds[-3:] == ["user", "marker", "assistant"]  # after the message it answers
+    assert SECRET not in page.content()

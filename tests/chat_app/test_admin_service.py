@@ -119,6 +119,30 @@ def test_history_tools_are_on_by_default_and_switch_off_per_assistant(grant: str
     assert not {"search_history", "read_history"} & names(False)
 
 
+def test_network_for_commands_is_off_by_default_and_switches_on_per_assistant(
+        grant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chat_app.db import repo
+
+    monkeypatch.delenv("BATON_SANDBOX_NETWORK", raising=False)
+    created = admin.create_assistant(grant, form())
+    assert created.sandbox_network is False
+    with pytest.raises(admin.SettingsRejected, match="Network for commands must be on or off"):
+        admin.update_assistant(grant, created.id, form(sandbox_network="yes"))
+    switched = admin.update_assistant(grant, created.id, form(sandbox_network="on"))
+    assert switched is not None and switched.sandbox_network is True
+    changes = {c.field: (c.previous, c.new) for c in admin.history(grant, created.id)}
+    assert changes == {"sandbox_network": (False, True)}
+
+    other = admin.create_assistant(grant, form(name="Other")).id
+    with Session(runtime.engine()) as db:
+        stored = repo.get_assistant(session=db, assistant_id=created.id)
+        default = repo.get_assistant(session=db, assistant_id=other)
+        assert runtime.sandbox_for(stored).network is True
+        assert runtime.sandbox_for(default).network is False
+        monkeypatch.setenv("BATON_SANDBOX_NETWORK", "on")  # the server-wide switch
+        assert runtime.sandbox_for(default).network is True
+
+
 def test_the_mask_threshold_reaches_the_policy_and_empty_turns_it_off(grant: str) -> None:
     from chat_app.db.models import Assistant
     from chat_app.services.runtime import turn_setup

@@ -74,6 +74,19 @@ def test_servers_are_listed_with_their_secrets_by_name_only(grant: str, assistan
     assert history[0].field == "mcp_server" and "s3cret-sig" not in str(history[0].new)
 
 
+def test_a_url_servers_credentials_are_not_shown_back(grant: str, assistant_id: str) -> None:
+    mcp_admin.add_mcp_server(grant, assistant_id, mcp_admin.McpServerForm(
+        name="docs", transport="http", target="https://mcp.example.org/mcp?api_key=k3y-in-url",
+        secrets="Authorization=Bearer hdr-s3cret"))
+
+    (view,) = mcp_admin.list_mcp_servers(grant, assistant_id)
+
+    assert view.where == "https://mcp.example.org/mcp?api_key=[redacted]"
+    assert view.secret_names == ["Authorization"]
+    shown = view.model_dump_json() + str(admin.history(grant, assistant_id)[0].new)
+    assert "k3y-in-url" not in shown and "hdr-s3cret" not in shown
+
+
 def test_a_name_is_used_once_per_assistant_and_removal_frees_it(grant: str, assistant_id: str) -> None:
     mcp_admin.add_mcp_server(grant, assistant_id, notes_form())
     with pytest.raises(admin.SettingsRejected, match="already has a server called notes"):
@@ -113,3 +126,28 @@ async def test_the_assistants_chats_call_the_servers_tools(grant: str, assistant
     rows = runtime.store().messages(runtime.store().sessions(thread.id)[-1].id)
     assert [(r.role, r.name, r.content) for r in rows if r.role == "tool"] == [
         ("tool", "notes_shout", "HI (signed s3cret-sig)")]
+
+
+async def test_a_large_mcp_tool_list_leaves_less_room_for_a_message(
+        grant: str, assistant_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_core.errors import MessageTooLarge
+    from chat_app.services import chat
+
+    monkeypatch.setenv("BATON_SIM_WINDOW", "12000")
+    thread = threads.create_thread("owner-1", "paste", assistant_id=assistant_id)
+    with pytest.raises(MessageTooLarge) as bare:
+        await chat.check_fits("owner-1", thread.id, "word " * 20_000)
+    room = bare.value.room_tokens
+    text = "word " * (room - 300)  # fits the assistant's own tools, with 300 tokens to spare
+    await chat.check_fits("owner-1", thread.id, text)
+
+    mcp_admin.add_mcp_server(grant, assistant_id, notes_form(
+        secrets="NOTES_EXTRA_TOOLS=40\nNOTES_SIGNATURE=s3cret-sig"))
+    with pytest.raises(MessageTooLarge) as crowded:
+        await chat.check_fits("owner-1", thread.id, text)
+    # Forty tools of ~130 tokens each: the room shrinks by their schemas, counted for real.
+    assert room - crowded.value.room_tokens > 4_000
+    events = [e async for e in chat.send_message("owner-1", thread.id, text, "c-1")]
+    assert [e["type"] for e in events] == ["error"]
+    assert events[0]["data"]["too_large"]["room_tokens"] == crowded.value.room_tokens
+    assert runtime.store().pending(thread.id) == []

@@ -309,20 +309,26 @@ def test_commands_are_recognised_and_unknown_ones_are_not_sent(text, parsed) -> 
 
 
 def test_a_message_too_large_for_a_fresh_session_is_refused_before_it_is_stored(database) -> None:
-    from agent_core.errors import MessageRejected
+    from agent_core.errors import MessageTooLarge
     from chat_app.services import chat, runtime, threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "Paste")
     paste = "2026-12-01 12:00:00 INFO request served in 12 ms\n" * 800  # ~40 KB of log
-    with pytest.raises(MessageRejected, match="more than this assistant's model can take"):
-        chat.check_fits(owner, thread.id, paste)
+    with pytest.raises(MessageTooLarge, match="more than this assistant's model can take") as big:
+        asyncio.run(chat.check_fits(owner, thread.id, paste.strip()))
+    assert big.value.size_bytes == len(paste.strip().encode())
+    assert big.value.tokens > big.value.room_tokens > 0
     events = asyncio.run(_drain(chat.send_message(owner, thread.id, paste, "c-big")))
     assert [e["type"] for e in events] == ["error"]  # not stored, and the chat is not titled
     assert events[-1]["data"]["client_id"] == "c-big"
     assert "Shorten it or send it in parts" in events[-1]["data"]["message"]
+    # The facts the chat needs to offer the text as an attachment instead.
+    assert events[-1]["data"]["too_large"] == {
+        "size_bytes": big.value.size_bytes, "tokens": big.value.tokens,
+        "room_tokens": big.value.room_tokens}
     assert runtime.store().pending(thread.id) == []
-    chat.check_fits(owner, thread.id, "Build a CSV parser for invoices")  # fits
+    asyncio.run(chat.check_fits(owner, thread.id, "Build a CSV parser for invoices"))  # fits
 
 
 def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(database,

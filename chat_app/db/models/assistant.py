@@ -47,6 +47,8 @@ class AssistantBase(SQLModel):
     warn_threshold: float | None = Field(default=None, gt=0, le=1)
     # A new session waits until the user confirms, edits or discards its handoff.
     review_handoffs: bool = False
+    # Sandboxed commands may reach the network (package installs); off: no network at all.
+    sandbox_network: bool = False
 
 
 class AssistantCreate(AssistantBase):
@@ -71,6 +73,7 @@ class AssistantUpdate(SQLModel):
     history_tools: bool | None = None
     warn_threshold: float | None = Field(default=None, gt=0, le=1)
     review_handoffs: bool | None = None
+    sandbox_network: bool | None = None
 
 
 class Assistant(AssistantBase, table=True):

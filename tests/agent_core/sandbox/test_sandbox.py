@@ -62,6 +62,18 @@ def test_the_network_is_refused_even_to_the_hosts_loopback() -> None:
     assert accepted == []
 
 
+def test_an_assistant_that_allows_the_network_reaches_it() -> None:
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    accepted: list[object] = []
+    threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True).start()
+    probe = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('in')"
+    result = Sandbox(FAST, network=True).run({}, f'python3 -c "{probe}"')
+    server.close()
+    assert result.exit_status == 0 and result.output == "in\n"
+    assert len(accepted) == 1
+
+
 def test_host_files_outside_the_system_are_not_there(host_secrets: dict[str, Path]) -> None:
     source = Path(agent_core.__file__)
     for name, path in [*host_secrets.items(), ("app source", source)]:
@@ -69,6 +81,16 @@ def test_host_files_outside_the_system_are_not_there(host_secrets: dict[str, Pat
             result = Sandbox(FAST).run({}, attempt)
             assert result.exit_status != 0, (name, attempt)
             assert "TOP-SECRET" not in result.output and "__all__" not in result.output
+
+
+def test_the_apps_environment_is_not_readable_inside(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BATON_SECRET_KEY", "env-s3cret-5150")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env-s3cret-5150")
+    # Every process the command can see, bubblewrap's own pid 1 included.
+    result = Sandbox(FAST).run(
+        {}, "env; for p in /proc/[0-9]*; do cat $p/environ $p/task/*/environ; done; echo end")
+    assert result.output.rstrip().endswith("end")
+    assert "s3cret-5150" not in result.output
 
 
 def test_writes_outside_the_workspace_fail_or_stay_inside(tmp_path: Path) -> None:

@@ -1,0 +1,54 @@
+"""A message too large to send, stored as pasted-N.md in the workspace instead."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chat_app.services import pasted, runtime, threads, workspace
+
+
+@pytest.fixture(autouse=True)
+def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BATON_DB_URL", f"sqlite:///{tmp_path / 'baton.db'}")
+
+
+@pytest.fixture
+def thread_id() -> str:
+    return threads.create_thread("owner-1", "paste").id
+
+
+def test_names_count_up_past_those_taken() -> None:
+    assert pasted.pasted_name([]) == "pasted-1.md"
+    assert pasted.pasted_name(["pasted-1.md", "pasted-3.md", "a.py"]) == "pasted-2.md"
+
+
+def test_a_pasted_text_is_stored_whole_under_the_next_free_name(thread_id: str) -> None:
+    log = "2026-12-01 12:00:00 INFO request served in 12 ms\n" * 12_000  # ~600 KB
+
+    first = pasted.attach_pasted("owner-1", thread_id, log)
+    second = pasted.attach_pasted("owner-1", thread_id, "again")
+
+    assert (first, second) == ("pasted-1.md", "pasted-2.md")
+    assert runtime.store().read_file(thread_id, first) == log
+    assert pasted.next_pasted_name("owner-1", thread_id) == "pasted-3.md"
+    assert pasted.pasted_message(first).endswith("\n\nAttached: pasted-1.md")
+
+
+@pytest.mark.parametrize(("owner", "text", "why"), [
+    ("owner-1", "x" * (workspace.MAX_FILE_BYTES + 1), "a file may be at most 1 MB"),
+    ("owner-1", "  \n ", "nothing to attach"),
+    ("owner-2", "mine", "This chat does not exist"),
+])
+def test_what_cannot_be_attached_writes_nothing(thread_id: str, owner: str, text: str,
+                                                 why: str) -> None:
+    with pytest.raises(workspace.AttachmentRefused, match=why):
+        pasted.attach_pasted(owner, thread_id, text)
+    assert runtime.store().list_files(thread_id) == []
+    assert pasted.next_pasted_name("owner-2", thread_id) == ""
+
+
+def test_only_a_text_a_file_can_hold_is_offered_as_one() -> None:
+    assert pasted.attachable(600_000) and pasted.attachable(workspace.MAX_FILE_BYTES)
+    assert not pasted.attachable(workspace.MAX_FILE_BYTES + 1) and not pasted.attachable(0)
