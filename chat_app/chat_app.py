@@ -14,6 +14,8 @@ from chat_app.pages.thread import thread_page
 from chat_app.states.admin_state import AdminState
 from chat_app.states.chat import ChatState
 from chat_app.states.commands_notice import CommandsNoticeState
+from chat_app.states.fork_state import ForkState
+from chat_app.states.message_search_state import MessageSearchState
 from chat_app.states.share_state import SharedThreadState
 from chat_app.states.thread_list import ThreadListState
 
@@ -53,7 +55,8 @@ async def _resume_queued_messages() -> None:
 app.register_lifespan_task(_migrate_database)
 app.register_lifespan_task(_resume_queued_messages)
 app.add_page(thread_page, route="/t/[thread_id]", title="Baton",
-             on_load=[ChatState.on_load, CommandsNoticeState.load])
+             on_load=[ChatState.on_load, CommandsNoticeState.load, ForkState.load,
+                      MessageSearchState.jump_from_url])
 app.add_page(index_page, route="/", title="Baton", on_load=ThreadListState.on_load)
 app.add_page(share_page_module.share_page, route="/share/[share_token]", title="Baton (shared)",
              on_load=SharedThreadState.on_load, meta=share_page_module.NOINDEX)

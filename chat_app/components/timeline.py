@@ -30,7 +30,7 @@ def timeline() -> rx.Component:
                 padding_y="4em",
             ),
         ),
-        rx.foreach(ChatState.rows, timeline_item),
+        rx.foreach(ChatState.rows, lambda row: timeline_item(row, owner=True)),
         rx.cond(
             ChatState.has_later,
             rx.button(
@@ -43,7 +43,7 @@ def timeline() -> rx.Component:
                 id="load-later",
             ),
         ),
-        rx.foreach(ChatState.live_rows, timeline_item),
+        rx.foreach(ChatState.live_rows, lambda row: timeline_item(row, owner=True)),
         streaming_bubble(),
         spacing="3",
         width="100%",

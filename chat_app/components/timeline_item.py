@@ -7,19 +7,20 @@ from chat_app.components.tool_row import tool_row
 from chat_app.states.rows import TimelineRow
 
 
-def timeline_item(row: rx.Var[TimelineRow]) -> rx.Component:
-    """One timeline row, drawn by kind; carries its session's anchor id when it starts one."""
+def timeline_item(row: rx.Var[TimelineRow], owner: bool = False) -> rx.Component:
+    """One timeline row, drawn by kind; carries its session's anchor id when it starts one.
+    ``owner``: the owner's chat page (with its actions), not a read-only share."""
     return rx.box(
         rx.match(
             row.kind,
             ("divider", session_divider(row)),
             ("tool", tool_row(row)),
             ("marker", marker_row(row)),
-            message_bubble(row),
+            message_bubble(row, owner),
         ),
         id=row.anchor,
         key=row.key,
-        custom_attrs={"data-key": row.key},
+        custom_attrs={"data-key": row.key, "data-seq": row.seq},
         class_name="baton-item",
         width="100%",
     )

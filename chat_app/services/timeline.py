@@ -9,6 +9,7 @@ from agent_core.handoff.artifact import HandoffArtifact, handoff_filename
 from agent_core.providers.registry import SIMULATOR_NAMES
 from agent_core.providers.simulator import SIMULATOR_LABEL
 from agent_core.records import StoredMessage
+from chat_app.services.message_usage import usage_label
 from chat_app.services.views import SessionChip, TimelineItem
 
 __all__ = [
@@ -98,13 +99,15 @@ class RowFolder:
         if row.role == "user":
             # keyed like the queued item it replaces, so the UI swaps it in place
             key = str(row.meta.get("pending_id") or row.id)
-            return [TimelineItem(key=key, kind="message", role="user", content=row.content, **base)]
+            return [TimelineItem(key=key, kind="message", role="user", content=row.content,
+                                 usage=usage_label(row), **base)]
         if row.role == "assistant":
             out = []
             if row.content.strip():
                 out.append(TimelineItem(key=row.id, kind="message", role="assistant", content=row.content,
                                         model=model_label(row.model), stopped=bool(row.meta.get("stopped")),
-                                        incomplete=bool(row.meta.get("incomplete")), **base))
+                                        incomplete=bool(row.meta.get("incomplete")),
+                                        usage=usage_label(row), **base))
             for call in row.tool_calls:
                 item = TimelineItem(key=f"{row.id}:{call['id']}", kind="tool", role="tool",
                                     tool_name=call["name"], summary=tool_summary(call["name"], call.get("args", {})),

@@ -62,6 +62,8 @@ class TimelineItem(_View):
     stopped: bool = False
     incomplete: bool = False
     """An assistant reply whose stream was cut off before the provider finished it."""
+    usage: str = ""
+    """A message's tokens, for its tooltip (:func:`chat_app.services.message_usage.usage_label`)."""
     # tool rows
     tool_name: str = ""
     summary: str = ""

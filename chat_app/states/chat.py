@@ -24,6 +24,7 @@ from chat_app.services import threads as thread_service
 from chat_app.states import scripts
 from chat_app.states.connection import connected_here
 from chat_app.states.identity import IdentityState
+from chat_app.states.jump_script import scroll_to_message
 from chat_app.states.rows import (
     ChipRow,
     MeterBar,
@@ -279,6 +280,22 @@ class ChatState(IdentityState):
                 rows = [timeline_row(item) for item in view.items]
                 self._set_rows(rows if self.has_later else rows + self.live_rows)
         return scripts.scroll_to_anchor(chip.anchor)
+
+    @rx.event
+    def jump_to_message(self, seq: int):
+        """Show stored row ``seq`` (a search hit): in place when loaded, else the window
+        that reads forward from just before it."""
+        seq = int(seq)
+        if not any(row.seq == seq for row in [*self.rows, *self.live_rows]):
+            view = thread_service.load_window_at(self._owner(), self.thread_key,
+                                                 after_seq=max(seq - 3, 0), limit=WINDOW)
+            if view is None or all(item.seq != seq for item in view.items):
+                return rx.toast.error("That message is not in this chat.")
+            self.has_earlier, self.has_later = view.has_earlier, view.has_later
+            self._last_seq = view.last_seq
+            rows = [timeline_row(item) for item in view.items]
+            self._set_rows(rows if self.has_later else rows + self.live_rows)
+        return scroll_to_message(seq)
 
     # ----- composer -----------------------------------------------------------------------
 
