@@ -7,9 +7,17 @@ from chat_app.components.tool_row import tool_row
 from chat_app.states.rows import TimelineRow
 
 
-def timeline_item(row: rx.Var[TimelineRow], owner: bool = False) -> rx.Component:
-    """One timeline row, drawn by kind; carries its session's anchor id when it starts one.
-    ``owner``: the owner's chat page (with its actions), not a read-only share."""
+def timeline_item(row: rx.Var[TimelineRow]) -> rx.Component:
+    """One timeline row, drawn by kind; carries its session's anchor id when it starts one."""
+    return _item(row, owner=False)
+
+
+def owner_timeline_item(row: rx.Var[TimelineRow]) -> rx.Component:
+    """A timeline row on the owner's chat page: with its actions (fork from here)."""
+    return _item(row, owner=True)
+
+
+def _item(row: rx.Var[TimelineRow], *, owner: bool) -> rx.Component:
     return rx.box(
         rx.match(
             row.kind,
