@@ -4,6 +4,7 @@ from chat_app.components.copy_button import copy_button
 from chat_app.components.fork_button import fork_button
 from chat_app.components.message_text import message_text
 from chat_app.components.message_time import message_time
+from chat_app.components.replaced_badge import replaced_badge
 from chat_app.states.rows import TimelineRow
 
 
@@ -15,6 +16,7 @@ def message_bubble(row: rx.Var[TimelineRow], owner: bool = False) -> rx.Componen
         rx.box(
             message_text(row.content),
             rx.hstack(
+                replaced_badge(row, owner),
                 rx.cond(row.queued, rx.badge("queued", color_scheme="amber", variant="soft")),
                 rx.cond(row.stopped, rx.badge("stopped", color_scheme="gray", variant="soft")),
                 rx.cond(row.incomplete, rx.badge("cut off", color_scheme="red", variant="soft",
@@ -34,6 +36,7 @@ def message_bubble(row: rx.Var[TimelineRow], owner: bool = False) -> rx.Componen
             ),
             class_name=rx.cond(is_user, "baton-bubble baton-user", "baton-bubble baton-assistant"),
             data_queued=rx.cond(row.queued, "true", "false"),
+            data_replaced=rx.cond(row.replaced, "true", "false"),
         ),
         justify=rx.cond(is_user, "end", "start"),
         width="100%",

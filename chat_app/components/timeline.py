@@ -1,5 +1,6 @@
 import reflex as rx
 
+from chat_app.components.regenerate_button import regenerate_button
 from chat_app.components.streaming_bubble import streaming_bubble
 from chat_app.components.timeline_item import owner_timeline_item
 from chat_app.states import scripts
@@ -45,6 +46,7 @@ def timeline() -> rx.Component:
         ),
         rx.foreach(ChatState.live_rows, owner_timeline_item),
         streaming_bubble(),
+        regenerate_button(),
         spacing="3",
         width="100%",
         id="timeline",

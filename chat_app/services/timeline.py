@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from agent_core.handoff.artifact import HandoffArtifact, handoff_filename
@@ -136,8 +136,10 @@ class RowFolder:
         return items
 
 
-def items_from_rows(rows: Sequence[StoredMessage], sessions: Iterable[Any]) -> list[TimelineItem]:
-    """Timeline items for ``rows``, with a divider before the first row of each session."""
+def items_from_rows(rows: Sequence[StoredMessage], sessions: Iterable[Any],
+                    replaced: Collection[int] = ()) -> list[TimelineItem]:
+    """Timeline items for ``rows``, with a divider before the first row of each session;
+    the replies whose rows are in ``replaced`` (regenerated ones) marked as such."""
     sessions = list(sessions)
     numbers = {s.id: s.number for s in sessions}
     by_id = {s.id: s for s in sessions}
@@ -153,6 +155,10 @@ def items_from_rows(rows: Sequence[StoredMessage], sessions: Iterable[Any]) -> l
                 items.append(divider_item(session, row.seq))
         items.extend(folder.add(row))
     items.extend(folder.flush())
+    if replaced:
+        items = [item.model_copy(update={"replaced": True})
+                 if item.seq in replaced and item.role in ("assistant", "tool") else item
+                 for item in items]
     return items
 
 

@@ -52,6 +52,7 @@ class TimelineRow:
     # The tooltip of a message's time: when exactly, and its tokens.
     time_title: str = ""
     usage: str = ""
+    replaced: bool = False
     queued: bool = False
     stopped: bool = False
     incomplete: bool = False
@@ -239,6 +240,7 @@ def timeline_row(item: Any) -> TimelineRow:
         time_label=relative_time(data.get("created_at")),
         time_title=exact_time(data.get("created_at")),
         usage=str(data.get("usage") or ""),
+        replaced=bool(data.get("replaced")),
         queued=bool(data.get("queued")),
         stopped=bool(data.get("stopped")),
         incomplete=bool(data.get("incomplete")),

@@ -158,3 +158,40 @@ def test_usage_label_prefers_the_providers_accounting() -> None:
         "5 tokens"
     assert usage_label(StoredMessage(role="user", content="hello world", **base)) == \
         "~2 tokens (counted)"
+
+
+def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db) -> None:
+    from agent_core.context import build_context
+    from chat_app.services import chat, replies, runtime, threads
+
+    owner = _owner()
+    thread = threads.create_thread(owner, "Colours").id
+    asyncio.run(_drain(chat.send_message(owner, thread, "Plan a paint mixer")))
+    store = runtime.store()
+    session = store.current_session(thread)
+    first = [m.seq for m in store.messages(session.id) if m.role in ("assistant", "tool")]
+    # What the model saw of the first reply (finished todos may be compressed already).
+    first_seen = {m.id for m in build_context(store, session)} & {
+        m.id for m in store.messages(session.id) if m.seq in first}
+    assert first_seen
+
+    events = asyncio.run(_drain(replies.regenerate(owner, thread)))
+
+    assert events[0] == {"type": "replaced", "data": {"seqs": first}}
+    rows = store.messages(session.id)
+    second = [m.seq for m in rows if m.role in ("assistant", "tool") and m.seq > max(first)]
+    assert second and [m.role for m in rows].count("user") == 1
+    question, groups, shown = replies.reply_groups(rows, store.context_edits(session.id))
+    assert groups == [tuple(first), tuple(second)] and shown == 1
+    seen = {m.id for m in build_context(store, session)}
+    assert not seen & {m.id for m in rows if m.seq in first}
+    assert replies.replaced_seqs(thread) == set(first)
+
+    assert asyncio.run(replies.choose_reply(owner, thread, first[0])) == set(second)
+    seen = {m.id for m in build_context(store, session)}
+    assert first_seen <= seen
+    assert not seen & {m.id for m in rows if m.seq in second}
+    assert replies.reply_groups(store.messages(session.id),
+                                store.context_edits(session.id))[1:] == (groups, 0)
+    with pytest.raises(replies.ReplyRefused):
+        asyncio.run(replies.choose_reply(owner, thread, question))  # the question itself
