@@ -247,3 +247,44 @@ def test_search_finds_a_message_in_another_chat_and_opens_it_there(search_server
         assert page.locator("#load-later").count() == 1
     finally:
         context.close()
+
+
+def test_regenerate_keeps_the_earlier_reply_and_it_can_be_chosen_again(server_db, page,
+                                                                        screenshot_dir):
+    from agent_core.context import build_context
+    from chat_app.services import runtime
+
+    path = start_chat(page)
+    send(page, "Describe a kite in one line")
+    wait_idle(page)
+    thread_id = path.rstrip("/").rsplit("/", 1)[-1]
+    replies_before = page.locator("[data-role=assistant]").count()
+    assert page.locator("[data-replaced=true]").count() == 0
+
+    page.locator("#regenerate").click()
+    page.locator(".baton-item[data-replaced=true]").first.wait_for()
+    wait_idle(page)
+    page.screenshot(path=str(screenshot_dir / "regenerated.png"), full_page=True)
+    # The earlier reply is still there, marked; a new one follows it.
+    earlier = page.locator(".baton-item[data-replaced=true] [data-role=assistant]")
+    assert earlier.count() == replies_before
+    assert page.locator("[data-role=assistant]").count() > replies_before
+    store = runtime.store()
+    session = store.current_session(thread_id)
+    hidden = {int(s) for s in page.locator(".baton-item[data-replaced=true]").evaluate_all(
+        "els => els.map(e => e.dataset.seq)")}
+    seen = {m.id for m in build_context(store, session)}
+    assert not seen & {m.id for m in store.messages(session.id) if m.seq in hidden}
+
+    # Choosing it back: the other reply is the earlier one now; a reload shows the same.
+    page.locator(".baton-use-reply").first.click()
+    page.wait_for_function(
+        "(seq) => document.querySelector(`.baton-item[data-seq='${seq}']`)"
+        "?.dataset.replaced === 'false'", arg=min(hidden))
+    now_hidden = page.locator(".baton-item[data-replaced=true]").evaluate_all(
+        "els => els.map(e => Number(e.dataset.seq))")
+    assert not hidden & set(now_hidden)
+    page.reload()
+    page.locator(".baton-item[data-replaced=true]").first.wait_for()
+    assert page.locator(".baton-item[data-replaced=true]").evaluate_all(
+        "els => els.map(e => Number(e.dataset.seq))") == now_hidden
