@@ -7,6 +7,7 @@ locked. Which edits and files go along is decided by :mod:`agent_core.fork`, as 
 
 from __future__ import annotations
 
+from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from agent_core.errors import StoreError
@@ -52,20 +53,28 @@ def copy_thread(db: Session, source: Thread, target: Thread, before_seq: int) ->
     return [session_record(copy) for copy in copies]
 
 
+_COLUMNS = ("role, content, tool_calls, tool_call_id, name, todo_id, token_count, model, meta, "
+            "created_at, seq")
+# A new 32-hex id per copied row, made by the database: the rows never pass through Python.
+_NEW_ID = {"postgresql": "replace(gen_random_uuid()::text, '-', '')",
+           "sqlite": "lower(hex(randomblob(16)))"}
+
+
 def _copy_rows(db: Session, old: ChatSession, copy: ChatSession, thread_id: str,
                before_seq: int) -> None:
-    rows = list(db.exec(select(Message).where(Message.session_id == old.id)
-                        .order_by(col(Message.seq))))
-    db.add_all(Message(thread_id=thread_id, session_id=copy.id, seq=row.seq, role=row.role,
-                       content=row.content, tool_calls=row.tool_calls,
-                       tool_call_id=row.tool_call_id, name=row.name, todo_id=row.todo_id,
-                       token_count=row.token_count, model=row.model, meta=row.meta,
-                       created_at=row.created_at)
-               for row in rows if row.seq < before_seq)
+    new_id_sql = _NEW_ID[db.get_bind().dialect.name]
+    db.execute(text(
+        f"INSERT INTO message (id, thread_id, session_id, {_COLUMNS}) "
+        f"SELECT {new_id_sql}, :thread_id, :copy_id, {_COLUMNS} FROM message "
+        "WHERE session_id = :old_id AND seq < :before_seq"
+    ), {"thread_id": thread_id, "copy_id": copy.id, "old_id": old.id, "before_seq": before_seq})
+    # Only the markers after the cut matter to which edits are kept.
+    later_markers = db.exec(select(Message).where(
+        Message.session_id == old.id, Message.seq >= before_seq, Message.role == "event"))
     edits = [ContextEdit.model_validate(row.data) for row in db.exec(
         select(ContextEditRow).where(ContextEditRow.session_id == old.id)
         .order_by(col(ContextEditRow.position)))]
-    kept = kept_edits(edits, [stored_message(row) for row in rows], before_seq)
+    kept = kept_edits(edits, [stored_message(row) for row in later_markers], before_seq)
     db.add_all(ContextEditRow(session_id=copy.id, position=position,
                               data=clean(edit.model_dump(mode="json")))
                for position, edit in enumerate(kept))
