@@ -26,6 +26,8 @@ def message_search() -> rx.Component:
         ),
         rx.dialog.content(
             rx.dialog.title("Search messages"),
+            rx.dialog.description("Finds messages of all your chats that hold every word.",
+                                  size="2", margin_bottom="0.75em"),
             rx.form(
                 rx.hstack(
                     rx.input(name="query", placeholder="Words to find in any chat",
