@@ -23,6 +23,7 @@ def chat_header() -> rx.Component:
                 export_menu(),
                 align="center",
                 width="100%",
+                class_name="baton-chat-bar",
             )
         ),
         fork_origin(),
