@@ -169,7 +169,7 @@ def _summary_message(edit: ContextEdit) -> HumanMessage:
 
 def apply_edits(rows: Sequence[StoredMessage], edits: Sequence[ContextEdit]) -> list[BaseMessage]:
     """The model's view of a session: rows with compactions, todo summaries and masked tool
-    outputs applied."""
+    outputs applied, and replies the user regenerated left out."""
     edits = [edit for edit in edits if not edit.undone]
     compaction = next((e for e in reversed(edits) if e.kind == "compaction"), None)
     cut = compaction.upto_seq if compaction and compaction.upto_seq is not None else -1
@@ -190,6 +190,8 @@ def apply_edits(rows: Sequence[StoredMessage], edits: Sequence[ContextEdit]) -> 
             masked.update(edit.placeholders)
         elif edit.kind == "handoff":  # the user's review: an edited handoff, or none ("")
             revised.update(edit.placeholders)
+        elif edit.kind == "reply":  # a regenerated reply the user did not choose
+            hidden.update(edit.seqs)
     out: list[BaseMessage] = []
     summary_placed = compaction is None
     for row in rows:

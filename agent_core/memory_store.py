@@ -11,6 +11,7 @@ from typing import Any
 
 from agent_core.client_order import client_order, queue_slots
 from agent_core.errors import StoreError
+from agent_core.fork import kept_edits, kept_files
 from agent_core.history.terms import matches, score, search_terms, searchable_text
 from agent_core.records import (
     ContextEdit,
@@ -288,6 +289,36 @@ class InMemoryStore:
             sessions.pop()
             sessions[-1] = sessions[-1].model_copy(update={"ended_at": None})
             return sessions[-1]
+    # fork ---------------------------------------------------------------------
+    def fork_thread(self, source_thread_id: str, target_thread_id: str, *,
+                    before_seq: int) -> list[SessionRecord]:
+        with self._mutex:
+            sessions = self._sessions[source_thread_id]
+            cut = next((row for s in sessions for row in self._messages[s.id]
+                        if row.seq == before_seq and row.role == "user"), None)
+            if cut is None:
+                raise StoreError(f"message {before_seq} is not a user message of the thread")
+            if self._sessions[target_thread_id]:
+                raise StoreError("the fork's thread already holds sessions")
+            last = next(s for s in sessions if s.id == cut.session_id)
+            ids = {s.id: _new_id() for s in sessions if s.number <= last.number}
+            for source in sessions[: last.number]:
+                new_id = ids[source.id]
+                rows = self._messages[source.id]
+                self._sessions[target_thread_id].append(source.model_copy(update={
+                    "id": new_id, "thread_id": target_thread_id,
+                    "parent_id": ids.get(source.parent_id or ""),
+                    "ended_at": None if source.id == last.id else source.ended_at}))
+                self._messages[new_id] = [
+                    row.model_copy(update={"id": _new_id(), "thread_id": target_thread_id,
+                                           "session_id": new_id})
+                    for row in rows if row.seq < before_seq]
+                self._edits[new_id] = kept_edits(self._edits[source.id], rows, before_seq)
+            files = self._files[source_thread_id]
+            self._files[target_thread_id] = {
+                path: files[path] for path in kept_files(files, last.number)}
+            self._seq[target_thread_id] = before_seq - 1
+            return list(self._sessions[target_thread_id])
 
     @contextmanager
     def turn_lock(self, thread_id: str) -> Iterator[None]:

@@ -129,6 +129,16 @@ class SessionStore(Protocol):
         is returned. Raises :class:`agent_core.errors.StoreError` if ``session_id`` is not the
         open session, has no previous one, or holds a model reply or tool result.
         """
+    def fork_thread(self, source_thread_id: str, target_thread_id: str, *,
+                    before_seq: int) -> list[SessionRecord]:
+        """One transaction: copy into ``target_thread_id`` (a thread with nothing stored yet)
+        ``source_thread_id`` as it was just before its user row ``before_seq``: the sessions
+        up to the one holding that row (the last left open), their rows with a smaller seq
+        (same seq numbers), the context edits :func:`agent_core.fork.kept_edits` keeps and
+        the files :func:`agent_core.fork.kept_files` keeps. The source is not changed; its
+        pending messages are not copied. Returns the target's sessions. Raises
+        :class:`agent_core.errors.StoreError` when ``before_seq`` is not a user row of the
+        source or the target already holds sessions."""
         ...
 
     def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:

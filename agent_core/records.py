@@ -86,7 +86,10 @@ class ContextEdit(_Record):
     ``kind`` ``todo``: the messages whose seq is in ``seqs`` are replaced by ``summary``,
     placed where the first of them stood. ``kind`` ``mask``: the tool results whose seq is a
     key of ``placeholders`` show that one-line placeholder instead of their output (the tool
-    call and its result stay paired). Originals stay in the store.
+    call and its result stay paired). ``kind`` ``reply``: the rows whose seq is in ``seqs``
+    are an earlier reply the user regenerated; the model does not see them while another
+    reply to the same message is chosen (undoing the edit chooses them again). Originals
+    stay in the store.
 
     ``kind`` ``handoff``: the user reviewed the session's handoff; ``placeholders`` maps the
     handoff row's seq to the text the model sees instead (empty: the handoff was discarded)
@@ -97,7 +100,7 @@ class ContextEdit(_Record):
     context has grown past it by a margin).
     """
 
-    kind: Literal["compaction", "todo", "mask", "handoff"]
+    kind: Literal["compaction", "todo", "mask", "handoff", "reply"]
     summary: str
     upto_seq: int | None = None
     seqs: list[int] = Field(default_factory=list)

@@ -146,6 +146,25 @@ class ThreadRunner:
             yield events.warning(REVIEW_WAITS, reason="review_pending")
         yield {"type": "done", "data": {"cancelled": cancel.is_set()}}
 
+    async def rerun(self, setup: TurnSetup, *, cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
+        """Run one turn on the thread as it stands, with no new message: the model answers
+        its context again (after the caller hid the reply to regenerate). Yields nothing but
+        ``done`` when the thread is busy in this process."""
+        thread_id = setup.thread_id
+        if self.is_busy(thread_id):
+            yield {"type": "done", "data": {"cancelled": False, "busy": True}}
+            return
+        self._active.add(thread_id)
+        lock = setup.store.turn_lock(thread_id)
+        await asyncio.to_thread(lock.__enter__)
+        try:
+            async for event in self._turn(setup, cancel):
+                yield event
+        finally:
+            await asyncio.to_thread(lock.__exit__, None, None, None)
+            self._active.discard(thread_id)
+        yield {"type": "done", "data": {"cancelled": cancel.is_set()}}
+
     async def _turn(self, setup: TurnSetup, cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
         outbox: list[dict[str, Any]] = []
         problems: list[str] = []

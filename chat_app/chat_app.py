@@ -14,7 +14,9 @@ from chat_app.pages.thread import thread_page
 from chat_app.states.admin_state import AdminState
 from chat_app.states.chat import ChatState
 from chat_app.states.commands_notice import CommandsNoticeState
+from chat_app.states.fork_state import ForkState
 from chat_app.states.import_state import ReplayState
+from chat_app.states.message_search_state import MessageSearchState
 from chat_app.states.reset_control import ResetControlState
 from chat_app.states.share_state import SharedThreadState
 from chat_app.states.thread_list import ThreadListState
@@ -56,7 +58,7 @@ app.register_lifespan_task(_migrate_database)
 app.register_lifespan_task(_resume_queued_messages)
 app.add_page(thread_page, route="/t/[thread_id]", title="Baton",
              on_load=[ChatState.on_load, CommandsNoticeState.load, ResetControlState.on_load,
-                      ReplayState.load])
+                      ForkState.load, MessageSearchState.jump_from_url, ReplayState.load])
 app.add_page(index_page, route="/", title="Baton", on_load=ThreadListState.on_load)
 app.add_page(share_page_module.share_page, route="/share/[share_token]", title="Baton (shared)",
              on_load=SharedThreadState.on_load, meta=share_page_module.NOINDEX)

@@ -2,6 +2,9 @@ import reflex as rx
 
 from chat_app.components.app_header import app_header
 from chat_app.components.context_meter import context_meter
+from chat_app.components.export_menu import export_menu
+from chat_app.components.fork_origin import fork_origin
+from chat_app.components.message_search import message_search
 from chat_app.components.session_chips import session_chips
 from chat_app.components.share_dialog import share_dialog
 from chat_app.states.chat import ChatState
@@ -18,10 +21,14 @@ def chat_header() -> rx.Component:
                 # An imported session ran on another agent's context: no meter of Baton's.
                 rx.cond(ReplayState.imported, rx.fragment(), context_meter()),
                 share_dialog(),
+                message_search(),
+                export_menu(),
                 align="center",
                 width="100%",
+                class_name="baton-chat-bar",
             )
         ),
+        fork_origin(),
         session_chips(),
         spacing="2",
         width="100%",

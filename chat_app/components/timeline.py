@@ -1,7 +1,8 @@
 import reflex as rx
 
+from chat_app.components.regenerate_button import regenerate_button
 from chat_app.components.streaming_bubble import streaming_bubble
-from chat_app.components.timeline_item import timeline_item
+from chat_app.components.timeline_item import owner_timeline_item
 from chat_app.states import scripts
 from chat_app.states.chat import ChatState
 
@@ -30,7 +31,7 @@ def timeline() -> rx.Component:
                 padding_y="4em",
             ),
         ),
-        rx.foreach(ChatState.rows, timeline_item),
+        rx.foreach(ChatState.rows, owner_timeline_item),
         rx.cond(
             ChatState.has_later,
             rx.button(
@@ -43,8 +44,9 @@ def timeline() -> rx.Component:
                 id="load-later",
             ),
         ),
-        rx.foreach(ChatState.live_rows, timeline_item),
+        rx.foreach(ChatState.live_rows, owner_timeline_item),
         streaming_bubble(),
+        regenerate_button(),
         spacing="3",
         width="100%",
         id="timeline",

@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 from agent_core.history.terms import matches, search_terms, searchable_text
 from chat_app.db.models import Message
 
-__all__ = ["SEARCH_OBJECTS", "search_message_rows", "is_search_object"]
+__all__ = ["SEARCH_OBJECTS", "search_message_rows", "search_owner_rows", "is_search_object"]
 
 #: Schema objects of the search index that no SQLModel model describes (FTS5's table and
 #: its shadow tables, the PostgreSQL expression index): schema comparison skips them.
@@ -81,3 +81,41 @@ def search_message_rows(db: Session, thread_id: str, query: str, *, session_id: 
     ordered = [rows[i] for i in ids if i in rows]
     return [row for row in ordered
             if matches(searchable_text(row.content, row.tool_calls), terms)]
+
+
+# What a person searches for across their chats: what was said, not tool output or markers.
+_SAID = "('user', 'assistant')"
+
+
+def search_owner_rows(db: Session, owner: str, query: str, *, limit: int) -> list[Message]:
+    """The user and assistant messages of all of ``owner``'s threads holding every word of
+    ``query``, best first, in the same index and with the same re-check as a thread search."""
+    terms = search_terms(query)
+    if not terms or limit <= 0:
+        return []
+    if db.get_bind().dialect.name == "postgresql":
+        sql = (
+            "SELECT m.id FROM message AS m JOIN thread AS t ON t.id = m.thread_id, "
+            "websearch_to_tsquery('simple'::regconfig, :query) AS q "
+            # The index's own predicate and expression (thread has neither column), so the
+            # planner can use ix_message_search.
+            f"WHERE t.owner = :owner AND m.role IN {_SAID} AND m.role NOT IN {_UNSEARCHED} "
+            f"AND {PG_DOCUMENT} @@ q "
+            f"ORDER BY ts_rank({PG_DOCUMENT}, q) DESC, m.created_at DESC LIMIT :limit"
+        )
+        params = {"query": " ".join(terms), "owner": owner, "limit": limit}
+    else:
+        sql = (
+            "SELECT m.id FROM message_search AS s JOIN message AS m ON m.rowid = s.rowid "
+            "JOIN thread AS t ON t.id = m.thread_id "
+            f"WHERE message_search MATCH :query AND t.owner = :owner AND m.role IN {_SAID} "
+            "ORDER BY s.rank, m.created_at DESC LIMIT :limit"
+        )
+        params = {"query": " ".join(f'"{term}"' for term in terms), "owner": owner,
+                  "limit": limit}
+    ids = [row[0] for row in db.execute(text(sql), params)]
+    if not ids:
+        return []
+    rows = {row.id: row for row in db.exec(select(Message).where(col(Message.id).in_(ids)))}
+    return [rows[i] for i in ids if i in rows
+            and matches(searchable_text(rows[i].content, rows[i].tool_calls), terms)]

@@ -39,6 +39,7 @@ from chat_app.db.convert import (
     stored_message,
 )
 from chat_app.db.engine import write_engine
+from chat_app.db.fork import copy_thread
 from chat_app.db.lease import TurnLeaseHold, check_fence, turn_lease
 from chat_app.db.locks import named_lock
 from chat_app.db.models import (
@@ -454,6 +455,14 @@ class SqlStore:
             old.ended_at = None
             db.flush()
             return session_record(old)
+    def fork_thread(self, source_thread_id: str, target_thread_id: str, *,
+                    before_seq: int) -> list[SessionRecord]:
+        """Copy the source up to its user row ``before_seq`` into the target (see the port)."""
+        with self._tx(write=True) as db:
+            # Both threads locked, always in the same order: two forks never deadlock.
+            locked = {tid: self._lock_thread(db, tid)
+                      for tid in sorted({source_thread_id, target_thread_id})}
+            return copy_thread(db, locked[source_thread_id], locked[target_thread_id], before_seq)
 
     def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:
         """Serialize turns of one thread across processes; other threads never wait.

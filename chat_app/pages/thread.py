@@ -5,6 +5,7 @@ from chat_app.components.assistant_problem import assistant_problem
 from chat_app.components.chat_header import chat_header
 from chat_app.components.commands_notice import commands_notice
 from chat_app.components.composer import composer
+from chat_app.components.fork_dialog import fork_dialog
 from chat_app.components.handoff_review import handoff_review
 from chat_app.components.not_found import not_found
 from chat_app.components.replay_panel import replay_panel
@@ -26,6 +27,7 @@ def thread_page() -> rx.Component:
                                rx.fragment(assistant_problem(), commands_notice(), reset_notice(),
                                            handoff_review(), composer())),
                        class_name="baton-composer-dock"),
+                fork_dialog(),
                 spacing="0",
                 width="100%",
                 min_height="100vh",

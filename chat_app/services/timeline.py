@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from agent_core.handoff.artifact import HandoffArtifact, handoff_filename
 from agent_core.providers.registry import SIMULATOR_NAMES
 from agent_core.providers.simulator import SIMULATOR_LABEL
 from agent_core.records import StoredMessage
+from chat_app.services.message_usage import usage_label
 from chat_app.services.views import SessionChip, TimelineItem
 
 __all__ = [
@@ -98,13 +99,15 @@ class RowFolder:
         if row.role == "user":
             # keyed like the queued item it replaces, so the UI swaps it in place
             key = str(row.meta.get("pending_id") or row.id)
-            return [TimelineItem(key=key, kind="message", role="user", content=row.content, **base)]
+            return [TimelineItem(key=key, kind="message", role="user", content=row.content,
+                                 usage=usage_label(row), **base)]
         if row.role == "assistant":
             out = []
             if row.content.strip():
                 out.append(TimelineItem(key=row.id, kind="message", role="assistant", content=row.content,
                                         model=model_label(row.model), stopped=bool(row.meta.get("stopped")),
-                                        incomplete=bool(row.meta.get("incomplete")), **base))
+                                        incomplete=bool(row.meta.get("incomplete")),
+                                        usage=usage_label(row), **base))
             for call in row.tool_calls:
                 item = TimelineItem(key=f"{row.id}:{call['id']}", kind="tool", role="tool",
                                     tool_name=call["name"], summary=tool_summary(call["name"], call.get("args", {})),
@@ -137,8 +140,10 @@ class RowFolder:
         return items
 
 
-def items_from_rows(rows: Sequence[StoredMessage], sessions: Iterable[Any]) -> list[TimelineItem]:
-    """Timeline items for ``rows``, with a divider before the first row of each session."""
+def items_from_rows(rows: Sequence[StoredMessage], sessions: Iterable[Any],
+                    replaced: Collection[int] = ()) -> list[TimelineItem]:
+    """Timeline items for ``rows``, with a divider before the first row of each session;
+    the replies whose rows are in ``replaced`` (regenerated ones) marked as such."""
     sessions = list(sessions)
     numbers = {s.id: s.number for s in sessions}
     by_id = {s.id: s for s in sessions}
@@ -154,6 +159,10 @@ def items_from_rows(rows: Sequence[StoredMessage], sessions: Iterable[Any]) -> l
                 items.append(divider_item(session, row.seq))
         items.extend(folder.add(row))
     items.extend(folder.flush())
+    if replaced:
+        items = [item.model_copy(update={"replaced": True})
+                 if item.seq in replaced and item.role in ("assistant", "tool") else item
+                 for item in items]
     return items
 
 

@@ -62,6 +62,10 @@ class TimelineItem(_View):
     stopped: bool = False
     incomplete: bool = False
     """An assistant reply whose stream was cut off before the provider finished it."""
+    usage: str = ""
+    replaced: bool = False
+    """A reply (or its tool rows) the user regenerated: kept, no longer seen by the model."""
+    """A message's tokens, for its tooltip (:func:`chat_app.services.message_usage.usage_label`)."""
     # tool rows
     tool_name: str = ""
     summary: str = ""

@@ -19,11 +19,12 @@ import reflex as rx
 from agent_core.errors import MessageRejected
 from agent_core.redaction import known_secrets, redact_text
 from chat_app.services import chat as chat_service
-from chat_app.services import live
+from chat_app.services import live, replies
 from chat_app.services import threads as thread_service
 from chat_app.states import marker_rows, scripts
 from chat_app.states.connection import connected_here
 from chat_app.states.identity import IdentityState
+from chat_app.states.jump_script import scroll_to_message
 from chat_app.states.paste_offer_state import PasteOfferState, refusal_feedback
 from chat_app.states.rows import (
     ChipRow,
@@ -288,6 +289,44 @@ class ChatState(IdentityState):
                 self._set_rows(rows if self.has_later else rows + self.live_rows)
         return scripts.scroll_to_anchor(chip.anchor)
 
+    @rx.event
+    def jump_to_message(self, seq: int):
+        """Show stored row ``seq`` (a search hit): in place when loaded, else the window
+        that reads forward from just before it."""
+        seq = int(seq)
+        if not any(row.seq == seq for row in [*self.rows, *self.live_rows]):
+            view = thread_service.load_window_at(self._owner(), self.thread_key,
+                                                 after_seq=max(seq - 3, 0), limit=WINDOW)
+            if view is None or all(item.seq != seq for item in view.items):
+                return rx.toast.error("That message is not in this chat.")
+            self.has_earlier, self.has_later = view.has_earlier, view.has_later
+            self._last_seq = view.last_seq
+            rows = [timeline_row(item) for item in view.items]
+            self._set_rows(rows if self.has_later else rows + self.live_rows)
+        return scroll_to_message(seq)
+
+    def _mark_replaced(self, seqs: set[int], *, exactly: bool) -> None:
+        """Dim the rows of replies the model no longer sees (``exactly``: only these)."""
+        def mark(rows: list[TimelineRow]) -> list[TimelineRow]:
+            return [dataclasses.replace(row, replaced=(row.seq in seqs) or (
+                row.replaced and not exactly)) if row.role in ("assistant", "tool") else row
+                for row in rows]
+        self.rows, self.live_rows = mark(list(self.rows)), mark(list(self.live_rows))
+
+    @rx.event
+    def show_replaced(self, seqs: list[int]) -> None:
+        """After a reply was chosen: exactly these rows are earlier replies now."""
+        self._mark_replaced({int(seq) for seq in seqs}, exactly=True)
+
+    @rx.event
+    def regenerate(self):
+        """Answer the last message again; the earlier reply is kept, dimmed, and can be
+        chosen again (``chat_app.services.replies``)."""
+        if self.sending or self.handoff_running or not self.thread_key:
+            return rx.toast("Wait for the current turn to finish (or stop it) first.")
+        self.sending = True
+        return ChatState.run_regenerate(self.thread_key)
+
     # ----- composer -----------------------------------------------------------------------
 
     @rx.event
@@ -405,6 +444,13 @@ class ChatState(IdentityState):
             owner, run_id = self._owner(), self._new_run()
         stream = chat_service.send_message(owner, thread_id, text, client_id or None, run_id)
         async for update in self._consume(stream):
+            yield update
+
+    @rx.event(background=True)
+    async def run_regenerate(self, thread_id: str):
+        async with self:
+            owner, run_id = self._owner(), self._new_run()
+        async for update in self._consume(replies.regenerate(owner, thread_id, run_id)):
             yield update
 
     @rx.event(background=True)
@@ -578,6 +624,9 @@ class ChatState(IdentityState):
             return scripts.scroll_to_bottom()
         if kind in ("compaction", "todo_compressed", "masking") and data.get("item"):
             self._append(data["item"])
+            return None
+        if kind == "replaced":
+            self._mark_replaced({int(seq) for seq in data.get("seqs", [])}, exactly=False)
             return None
         if kind == "utilization":
             self.meter = meter_bar(data, self.meter)

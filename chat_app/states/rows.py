@@ -24,6 +24,7 @@ __all__ = [
     "meter_bar",
     "thread_row",
     "relative_time",
+    "exact_time",
     "with_anchors",
     "anchors_for_tail",
     "with_new_session",
@@ -48,6 +49,10 @@ class TimelineRow:
     content: str = ""
     model: str = ""
     time_label: str = ""
+    # The tooltip of a message's time: when exactly, and its tokens.
+    time_title: str = ""
+    usage: str = ""
+    replaced: bool = False
     queued: bool = False
     stopped: bool = False
     incomplete: bool = False
@@ -153,6 +158,17 @@ def relative_time(value: Any, now: datetime | None = None) -> str:
     return f"{days} day{'s' if days != 1 else ''} ago"
 
 
+def exact_time(value: Any) -> str:
+    """'Tue 1 Dec 2026, 16:09:07 UTC' (or '' when unknown)."""
+    when = _as_datetime(value)
+    if when is None:
+        return ""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    when = when.astimezone(UTC)
+    return f"{when:%a} {when.day} {when:%b %Y, %H:%M:%S} UTC"
+
+
 def _strings(value: Any) -> list[str]:
     if not value:
         return []
@@ -242,6 +258,9 @@ def timeline_row(item: Any) -> TimelineRow:
         content=str(data.get("content") or ""),
         model=str(data.get("model") or ""),
         time_label=relative_time(data.get("created_at")),
+        time_title=exact_time(data.get("created_at")),
+        usage=str(data.get("usage") or ""),
+        replaced=bool(data.get("replaced")),
         queued=bool(data.get("queued")),
         stopped=bool(data.get("stopped")),
         incomplete=bool(data.get("incomplete")),

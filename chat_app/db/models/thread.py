@@ -48,6 +48,10 @@ class Thread(ThreadBase, table=True):
     # How often Stop was pressed on this thread. A running turn, in whichever worker process
     # runs it, compares this with the figure it started with: Stop works across workers.
     stop_requests: int = 0
+    # A fork: the chat it was copied from (no foreign key: deleting the origin keeps the
+    # fork, whose link then finds nothing) and the seq of the message it was forked at.
+    forked_from_id: str | None = Field(default=None, max_length=32)
+    forked_from_seq: int | None = None
 
 
 class ThreadPublic(ThreadBase):

@@ -1,0 +1,20 @@
+"""Which stored rows are earlier replies the model no longer sees (regenerated replies:
+``ContextEdit(kind="reply")`` rows not undone), for the timeline to show as such."""
+
+from __future__ import annotations
+
+from sqlmodel import Session, col, select
+
+from agent_core.records import ContextEdit
+from chat_app.db.models import ChatSession, ContextEditRow
+
+__all__ = ["replaced_seqs"]
+
+
+def replaced_seqs(*, session: Session, thread_id: str) -> set[int]:
+    """The seqs of the thread's replies that another reply replaced."""
+    data = session.exec(select(ContextEditRow.data).join(
+        ChatSession, col(ChatSession.id) == col(ContextEditRow.session_id)
+    ).where(ChatSession.thread_id == thread_id)).all()
+    edits = [ContextEdit.model_validate(d) for d in data if d.get("kind") == "reply"]
+    return {seq for edit in edits if not edit.undone for seq in edit.seqs}

@@ -1,0 +1,197 @@
+"""Fork, export, message search and per-message usage through the services, on a real
+database (SQLite, and PostgreSQL when it answers) with the offline simulator."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+
+import pytest
+
+from agent_core.errors import MessageRejected, StoreError
+from agent_core.records import NewMessage
+from tests.chat_app.test_services import database  # noqa: F401
+
+
+@pytest.fixture
+def db(database, monkeypatch):  # noqa: F811
+    # Room for a few turns: the only reset is the /handoff the tests ask for.
+    monkeypatch.setenv("BATON_SIM_WINDOW", "60000")
+    return database
+
+
+async def _drain(stream) -> list[dict]:
+    return [e async for e in stream]
+
+
+def _owner() -> str:
+    return f"owner-{uuid.uuid4().hex[:8]}"
+
+
+def _chat_with_a_handoff(owner: str) -> tuple[str, int]:
+    """A chat: a turn, /handoff, two more turns. Returns it and the seq of the last question."""
+    from chat_app.services import chat, runtime, threads
+
+    thread = threads.create_thread(owner, "Garden plan").id
+    asyncio.run(_drain(chat.send_message(owner, thread, "Plan a vegetable garden")))
+    asyncio.run(_drain(chat.send_message(owner, thread, "Add raised beds")))
+    asyncio.run(_drain(chat.run_handoff(owner, thread, None)))
+    asyncio.run(_drain(chat.send_message(owner, thread, "Add a pond")))
+    asyncio.run(_drain(chat.send_message(owner, thread, "Add a shed")))
+    store = runtime.store()
+    last = [m for s in store.sessions(thread) for m in store.messages(s.id) if m.role == "user"]
+    assert [s.number for s in store.sessions(thread)] == [1, 2]
+    return thread, last[-1].seq
+
+
+def test_a_fork_holds_the_chat_before_the_message_and_answers_the_edit(db) -> None:
+    from chat_app.services import chat, forks, runtime
+
+    owner = _owner()
+    origin, seq = _chat_with_a_handoff(owner)
+    store = runtime.store()
+    before = [(m.seq, m.content) for s in store.sessions(origin) for m in store.messages(s.id)]
+
+    fork = forks.fork_at(owner, origin, seq, "Add a greenhouse instead")
+    assert fork is not None
+    asyncio.run(_drain(chat.resume_queued(owner, fork)))
+
+    assert [(m.seq, m.content) for s in store.sessions(origin)
+            for m in store.messages(s.id)] == before
+    sessions = store.sessions(fork)
+    assert [s.number for s in sessions] == [1, 2] and sessions[1].handoff
+    said = [m.content for s in sessions for m in store.messages(s.id) if m.role == "user"
+            and not m.meta.get("carried_over_from")]
+    assert said == ["Plan a vegetable garden", "Add raised beds", "Add a pond",
+                    "Add a greenhouse instead"]
+    assert store.messages(sessions[1].id)[-1].role == "assistant"
+    origin_link = forks.fork_origin(owner, fork)
+    assert origin_link is not None and origin_link.thread_id == origin
+    assert origin_link.title == "Garden plan" and forks.fork_origin(owner, origin) is None
+    assert forks.fork_at(_owner(), origin, seq, "not yours") is None
+    with pytest.raises(MessageRejected):
+        forks.fork_at(owner, origin, seq, "   ")
+    with pytest.raises(StoreError):
+        forks.fork_at(owner, origin, seq + 1, "an assistant row")
+
+
+def test_export_markdown_has_the_sessions_handoff_and_messages_in_order(db) -> None:
+    from chat_app.services import export
+
+    owner = _owner()
+    thread, _ = _chat_with_a_handoff(owner)
+
+    text = export.export_markdown(owner, thread)
+    assert text is not None and text.startswith("# Garden plan\n")
+    marks = ["## Session 1", "Plan a vegetable garden", "Add raised beds", "## Session 2",
+             "/handoff", "### Handoff from session 1", "Add a pond", "Add a shed"]
+    positions = [text.find(mark) for mark in marks]
+    assert -1 not in positions and positions == sorted(positions)
+    data = json.loads(export.export_json(owner, thread) or "")
+    assert data["title"] == "Garden plan"
+    assert [s["number"] for s in data["sessions"]] == [1, 2]
+    assert data["sessions"][1]["handoff"]["session_number"] == 1
+    assert "Add a shed" in [m["content"] for m in data["sessions"][1]["messages"]]
+    assert export.export_markdown(_owner(), thread) is None
+
+
+def test_export_refuses_a_chat_past_the_bound(db, monkeypatch) -> None:
+    from chat_app.services import export
+
+    owner = _owner()
+    thread, _ = _chat_with_a_handoff(owner)
+    monkeypatch.setattr(export, "MAX_EXPORT_BYTES", 2_000)
+    with pytest.raises(export.ExportTooLarge):
+        export.export_json(owner, thread)
+
+
+def test_search_finds_said_words_in_the_owners_chats_only(db) -> None:
+    from chat_app.services import message_search, runtime, threads
+
+    owner, other = _owner(), _owner()
+    store = runtime.store()
+    first = threads.create_thread(owner, "Kites").id
+    second = threads.create_thread(owner, "Boats").id
+    elsewhere = threads.create_thread(other, "Theirs").id
+    for thread, rows in (
+        (first, [NewMessage(role="user", content="build a red kite with a long tail"),
+                 NewMessage(role="assistant", content="A red kite needs a spar.")]),
+        (second, [NewMessage(role="user", content="paint the boat red"),
+                  NewMessage(role="tool", content="red kite in a tool log", tool_call_id="c1",
+                             name="run_command")]),
+        (elsewhere, [NewMessage(role="user", content="a red kite of someone else")]),
+    ):
+        store.append(thread, store.current_session(thread).id, rows)
+
+    hits = message_search.search_messages(owner, "red KITE")
+    assert sorted((h.thread_id, h.role) for h in hits) == [(first, "assistant"), (first, "user")]
+    assert all(h.thread_title == "Kites" and h.session_number == 1 for h in hits)
+    assert {h.seq for h in hits} == {1, 2}
+    assert [h.thread_id for h in message_search.search_messages(owner, "boat")] == [second]
+    assert message_search.search_messages(owner, "kite NEAR(") == []
+    assert message_search.search_messages(None, "kite") == []
+
+
+def test_snippet_shows_the_words_found() -> None:
+    from chat_app.services.message_search import snippet
+
+    text = "x" * 500 + " the kite flew " + "y" * 500
+    clipped = snippet(text, ["kite"], width=60)
+    assert "kite" in clipped and clipped.startswith("…") and clipped.endswith("…")
+    assert len(clipped) <= 62
+
+
+def test_usage_label_prefers_the_providers_accounting() -> None:
+    from datetime import UTC, datetime
+
+    from agent_core.records import StoredMessage
+    from chat_app.services.message_usage import usage_label
+
+    base = {"id": "m", "thread_id": "t", "session_id": "s", "seq": 1,
+            "created_at": datetime.now(UTC)}
+    reply = StoredMessage(role="assistant", content="hi", model="gpt-4o", **base,
+                          meta={"usage": {"input_tokens": 1204, "output_tokens": 87,
+                                          "total_tokens": 1291}})
+    assert usage_label(reply) == "1,204 in · 87 out tokens (provider)"
+    assert usage_label(StoredMessage(role="user", content="x", token_count=5, **base)) == \
+        "5 tokens"
+    assert usage_label(StoredMessage(role="user", content="hello world", **base)) == \
+        "~2 tokens (counted)"
+
+
+def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db) -> None:
+    from agent_core.context import build_context
+    from chat_app.services import chat, replies, runtime, threads
+
+    owner = _owner()
+    thread = threads.create_thread(owner, "Colours").id
+    asyncio.run(_drain(chat.send_message(owner, thread, "Plan a paint mixer")))
+    store = runtime.store()
+    session = store.current_session(thread)
+    first = [m.seq for m in store.messages(session.id) if m.role in ("assistant", "tool")]
+    # What the model saw of the first reply (finished todos may be compressed already).
+    first_seen = {m.id for m in build_context(store, session)} & {
+        m.id for m in store.messages(session.id) if m.seq in first}
+    assert first_seen
+
+    events = asyncio.run(_drain(replies.regenerate(owner, thread)))
+
+    assert events[0] == {"type": "replaced", "data": {"seqs": first}}
+    rows = store.messages(session.id)
+    second = [m.seq for m in rows if m.role in ("assistant", "tool") and m.seq > max(first)]
+    assert second and [m.role for m in rows].count("user") == 1
+    question, groups, shown = replies.reply_groups(rows, store.context_edits(session.id))
+    assert groups == [tuple(first), tuple(second)] and shown == 1
+    seen = {m.id for m in build_context(store, session)}
+    assert not seen & {m.id for m in rows if m.seq in first}
+    assert replies.replaced_seqs(thread) == set(first)
+
+    assert asyncio.run(replies.choose_reply(owner, thread, first[0])) == set(second)
+    seen = {m.id for m in build_context(store, session)}
+    assert first_seen <= seen
+    assert not seen & {m.id for m in rows if m.seq in second}
+    assert replies.reply_groups(store.messages(session.id),
+                                store.context_edits(session.id))[1:] == (groups, 0)
+    with pytest.raises(replies.ReplyRefused):
+        asyncio.run(replies.choose_reply(owner, thread, question))  # the question itself
