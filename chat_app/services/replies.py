@@ -17,7 +17,7 @@ from sqlmodel import Session
 from agent_core.errors import ConfigurationError, StoreError
 from agent_core.records import ContextEdit, StoredMessage
 from chat_app.db import replies as db_replies
-from chat_app.services import live, runtime
+from chat_app.services import importing, live, runtime
 from chat_app.services.chat import _assistant_for, _broadcast, _stoppable, _touch
 from chat_app.services.run_events import Translator, expand
 from chat_app.services.threads import misconfigured
@@ -53,6 +53,8 @@ def replaced_seqs(thread_id: str) -> set[int]:
 
 
 async def _idle(thread_id: str) -> None:
+    if await asyncio.to_thread(importing.is_imported, thread_id):
+        raise ReplyRefused(importing.READ_ONLY)
     store = runtime.store()
     if runtime.runner().is_busy(thread_id) or await live.is_running(thread_id):
         raise ReplyRefused("The agent is working; wait for it to finish (or stop it) first.")

@@ -69,6 +69,10 @@ def test_an_imported_chat_is_read_only(alice) -> None:
     assert "read-only" in events[0]["data"]["message"]
     handoff = asyncio.run(_drain(chat.run_handoff(alice, thread_id, None)))
     assert "read-only" in handoff[0]["data"]["message"]
+    from chat_app.services import replies
+
+    regenerated = asyncio.run(_drain(replies.regenerate(alice, thread_id)))
+    assert "read-only" in regenerated[0]["data"]["message"]
 
 
 @pytest.mark.parametrize("name,data,reason", [
