@@ -53,6 +53,7 @@ __all__ = [
     "update_assistant",
     "delete_assistant",
     "count_threads",
+    "thread_for_client_message",
     "list_assistant_changes",
     "create_thread",
     "get_thread",
@@ -181,6 +182,15 @@ def create_thread(
     session.add(thread)
     session.commit()
     return thread
+
+
+def thread_for_client_message(*, session: Session, owner: str, client_id: str) -> str | None:
+    """The owner's thread that already holds the message the browser sent as ``client_id``."""
+    return session.exec(
+        select(PendingMessage.thread_id)
+        .join(Thread, col(Thread.id) == col(PendingMessage.thread_id))
+        .where(PendingMessage.client_id == client_id, Thread.owner == owner)
+    ).first()
 
 
 def get_thread(*, session: Session, thread_id: str, owner: str | None) -> Thread | None:

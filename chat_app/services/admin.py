@@ -276,6 +276,8 @@ def percent_text(fraction: float) -> str:
 def _policy_field(message: str) -> str:
     """Which threshold a policy refusal is about (it names the lower of the two)."""
     lowered = message.lower()
+    if "pinned" in lowered or "workspace" in lowered:
+        return "pinned_paths"
     for name in ("mask", "compact", "reset"):
         if lowered.startswith(name) or f"{name} threshold" in lowered[:40]:
             return f"{name}_threshold"

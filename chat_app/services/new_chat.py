@@ -20,21 +20,12 @@ from chat_app.services.timeline import model_label
 from chat_app.services.titles import title_from_message
 from chat_app.services.views import AssistantChoice
 
-__all__ = ["start_chat", "draft_assistant", "has_chats"]
+__all__ = ["start_chat", "has_chats", "chat_assistant"]
 
 
 def _assistant(db: Session, assistant_id: str | None):
     chosen = repo.get_assistant(session=db, assistant_id=assistant_id) if assistant_id else None
     return chosen or repo.ensure_default_assistant(session=db)
-
-
-def draft_assistant(assistant_id: str | None) -> AssistantChoice:
-    """The assistant a new chat would start with (the default one when ``assistant_id`` is
-    None or gone), for the draft's header."""
-    with Session(write_engine(runtime.engine())) as db:
-        assistant = _assistant(db, assistant_id)
-        return AssistantChoice(id=assistant.id, name=assistant.name,
-                               model_label=model_label(assistant.model))
 
 
 def has_chats(owner: str) -> bool:
@@ -47,12 +38,17 @@ def start_chat(owner: str, text: str, *, client_id: str | None = None,
                assistant_id: str | None = None) -> str:
     """Create a chat holding ``text`` as its first (queued) message; returns its id.
 
+    The same ``client_id`` again returns the chat it created, so a retried send makes one.
     Raises :class:`~agent_core.errors.MessageRejected` (nothing stored) for a message a send
     would refuse. An assistant whose model cannot run still gets the chat: the message waits
     queued, and the chat page says why, as a send to such a chat does.
     """
     text = validate_message(text)
     with Session(write_engine(runtime.engine())) as db:
+        if client_id:  # sent again (no acknowledgement came): the chat it already made
+            known = repo.thread_for_client_message(session=db, owner=owner, client_id=client_id)
+            if known is not None:
+                return known
         assistant = _assistant(db, assistant_id)
         try:
             setup, _ = runtime.turn_setup("", assistant)
@@ -65,3 +61,14 @@ def start_chat(owner: str, text: str, *, client_id: str | None = None,
         thread_id = thread.id
     runtime.store().enqueue_pending(thread_id, text, client_id=client_id)
     return thread_id
+
+
+def chat_assistant(owner: str, thread_id: str) -> AssistantChoice | None:
+    """The assistant the owner's chat runs on (None for a chat that is not theirs)."""
+    with Session(runtime.engine()) as db:
+        thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
+        assistant = repo.get_assistant(session=db, assistant_id=thread.assistant_id) if thread else None
+        if assistant is None:
+            return None
+        return AssistantChoice(id=assistant.id, name=assistant.name,
+                               model_label=model_label(assistant.model))

@@ -9,6 +9,7 @@ from agent_core.handoff.artifact import HandoffArtifact, handoff_filename
 from agent_core.providers.registry import SIMULATOR_NAMES
 from agent_core.providers.simulator import SIMULATOR_LABEL
 from agent_core.records import StoredMessage
+from chat_app.services.run_labels import RunLabeller
 from chat_app.services.views import SessionChip, TimelineItem
 
 __all__ = [
@@ -150,7 +151,8 @@ def items_from_rows(rows: Sequence[StoredMessage], sessions: Iterable[Any]) -> l
                 items.append(divider_item(session, row.seq))
         items.extend(folder.add(row))
     items.extend(folder.flush())
-    return items
+    labeller = RunLabeller()
+    return [labeller.apply(item) for item in items]
 
 
 def session_chips(sessions: Sequence[Any], earliest_loaded_seq: int | None) -> list[SessionChip]:

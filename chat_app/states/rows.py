@@ -107,6 +107,7 @@ class ThreadRow:
     id: str = ""
     title: str = ""
     updated_label: str = ""
+    updated_iso: str = ""  # the browser keeps updated_label fresh from it
     session_count: int = 1
     model_label: str = ""
 
@@ -145,6 +146,14 @@ def relative_time(value: Any, now: datetime | None = None) -> str:
         return f"{int(seconds // 3600)} h ago"
     days = int(seconds // 86400)
     return f"{days} day{'s' if days != 1 else ''} ago"
+
+
+def _iso(value: Any) -> str:
+    """An aware ISO 8601 time for the browser ("" when unknown)."""
+    when = _as_datetime(value)
+    if when is None:
+        return ""
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
 
 
 def _strings(value: Any) -> list[str]:
@@ -329,6 +338,7 @@ def thread_row(summary: Any) -> ThreadRow:
         id=str(data["id"]),
         title=str(data.get("title") or "Untitled"),
         updated_label=relative_time(data.get("updated_at")),
+        updated_iso=_iso(data.get("updated_at")),
         session_count=int(data.get("session_count") or 1),
         model_label=str(data.get("model_label") or ""),
     )

@@ -76,3 +76,15 @@ def test_chats_nothing_was_sent_to_are_not_listed(database) -> None:
 
 async def _drain(stream) -> list[dict]:
     return [e async for e in stream]
+
+
+def test_the_same_first_message_sent_again_makes_one_chat(database) -> None:
+    from chat_app.services import new_chat, threads
+
+    owner = _owner()
+    first = new_chat.start_chat(owner, "hello", client_id="tab.1.abc")
+    again = new_chat.start_chat(owner, "hello", client_id="tab.1.abc")
+    assert again == first
+    assert [t.id for t in threads.list_threads(owner)] == [first]
+    # Another browser's id is another message, even with the same text.
+    assert new_chat.start_chat(_owner(), "hello", client_id="tab.1.abc") != first
