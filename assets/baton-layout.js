@@ -11,7 +11,10 @@
     const open = phone() ? root.classList.contains("baton-drawer-open")
       : !root.classList.contains("baton-sidebar-collapsed");
     const button = toggle();
-    if (button) button.setAttribute("aria-expanded", open ? "true" : "false");
+    const value = open ? "true" : "false";
+    if (button && button.getAttribute("aria-expanded") !== value) {
+      button.setAttribute("aria-expanded", value);
+    }
   };
   try {
     if (window.localStorage.getItem(KEY) === "collapsed") root.classList.add("baton-sidebar-collapsed");
@@ -108,5 +111,6 @@
     sync();
   };
   window.setInterval(refresh, 30000);
-  new MutationObserver(() => sync()).observe(document.body || root, { childList: true, subtree: false });
+  // A page (or a chat) rendered anew brings a new toggle button: give it its state.
+  new MutationObserver(sync).observe(root, { childList: true, subtree: true });
 })();

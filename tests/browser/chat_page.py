@@ -27,6 +27,9 @@ def start_chat(page, first: str | None = None) -> str:
     send it and wait for the chat to be stored. Returns the page's URL (the chat's, once
     it exists)."""
     page.goto("/")
+    page.locator("#composer-input").wait_for()
+    if not page.locator("#new-chat").is_visible():  # a phone: the chat list is a drawer
+        page.locator("#sidebar-toggle").click()
     page.locator("#new-chat").click()
     page.locator("#composer-input").wait_for()
     if first is not None:

@@ -117,7 +117,7 @@ def test_on_a_phone_the_chat_list_is_a_drawer(page, screenshot_dir) -> None:
     page.wait_for_url(first)
     page.wait_for_timeout(300)
     assert not _sidebar_visible(page)  # opening a chat closes the drawer
-    assert "greeting module" in page.locator("#thread-title").inner_text()
+    page.locator("#thread-title", has_text="greeting module").wait_for()
 
 
 def test_a_first_visit_explains_baton_and_offers_tasks(page, screenshot_dir) -> None:
@@ -177,6 +177,7 @@ def test_keyboard_only_new_chat_send_search_sidebar_sessions_and_help(page, scre
     page.keyboard.press("Enter")
     page.wait_for_url("**/t/**", timeout=TURN_TIMEOUT_MS)
     first_chat = page.url
+    page.locator("[data-role=assistant]").first.wait_for(timeout=TURN_TIMEOUT_MS)
     wait_idle(page)
     page.wait_for_function("() => document.activeElement?.id === 'composer-input'")
 
