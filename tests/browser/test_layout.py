@@ -196,10 +196,13 @@ def test_keyboard_only_new_chat_send_search_sidebar_sessions_and_help(page, scre
     assert chip.evaluate("el => el === document.activeElement")
     outline = chip.evaluate("el => getComputedStyle(el).outlineStyle")
     assert outline not in ("", "none")
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
     page.keyboard.press("Enter")
+    # Session 1's first row is scrolled to the top of the view.
     page.wait_for_function(
-        "() => { const d = document.querySelector(\"[data-session='1'].baton-divider\");"
-        " return d && d.getBoundingClientRect().top < window.innerHeight; }")
+        "() => { const d = document.getElementById('session-1');"
+        " const top = d && d.getBoundingClientRect().top;"
+        " return d && top >= 0 && top < window.innerHeight / 2; }")
 
     # Ctrl+Shift+O: a new chat, focused.
     _press(page, "Control+Shift+O")
