@@ -103,13 +103,25 @@
     const days = Math.floor(seconds / 86400);
     return `${days} day${days === 1 ? "" : "s"} ago`;
   };
+  const PHRASE = /just now|\d+ min ago|\d+ h ago|\d+ days? ago/;
   const refresh = () => {
     document.querySelectorAll("time.baton-reltime[datetime]").forEach((el) => {
       const text = relative(el.getAttribute("datetime"));
       if (text && el.textContent !== text) el.textContent = text;
     });
+    // A session divider's header holds its time among other words: only that phrase
+    // changes, in the text node React rendered (so React's later updates still land).
+    document.querySelectorAll("[data-created]").forEach((el) => {
+      const text = relative(el.dataset.created);
+      if (!text) return;
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (PHRASE.test(node.nodeValue)) node.nodeValue = node.nodeValue.replace(PHRASE, text);
+      }
+    });
     sync();
   };
+  layout.refreshTimes = refresh;
   window.setInterval(refresh, 30000);
   // A page (or a chat) rendered anew brings a new toggle button: give it its state.
   new MutationObserver(sync).observe(root, { childList: true, subtree: true });

@@ -58,6 +58,7 @@ class TimelineRow:
     simulated: bool = False
     # divider rows
     header: str = ""
+    created_iso: str = ""  # the browser keeps the header's "5 min ago" fresh from it
     resetting: bool = False
     has_handoff: bool = False
     preview: str = ""
@@ -231,6 +232,7 @@ def timeline_row(item: Any) -> TimelineRow:
         content=str(data.get("content") or ""),
         model=str(data.get("model") or ""),
         time_label=relative_time(data.get("created_at")),
+        created_iso=_iso(data.get("created_at")),
         queued=bool(data.get("queued")),
         stopped=bool(data.get("stopped")),
         incomplete=bool(data.get("incomplete")),

@@ -93,9 +93,11 @@ class ThreadListState(IdentityState):
         return None
 
     @rx.event
-    def delete(self, thread_id: str):
+    async def delete(self, thread_id: str):
         deleted = thread_service.delete_thread(self._owner(), thread_id)
         self._refresh()
-        if deleted:
-            return rx.toast("Chat deleted")
-        return None
+        if not deleted:
+            return None
+        if (await self.get_state(ChatState)).thread_key == thread_id:  # the open chat: leave it
+            return [rx.toast("Chat deleted"), rx.redirect("/")]
+        return rx.toast("Chat deleted")

@@ -74,6 +74,19 @@ def test_renaming_the_open_chat_renames_the_tab_and_the_header(page) -> None:
     page.wait_for_function("() => document.title === 'Rust port · Baton'")
     assert page.locator("#thread-title").inner_text() == "Rust port"
 
+    # Relative times stay fresh: the list's "just now" follows the clock.
+    when = page.locator("#sidebar time.baton-reltime").first
+    assert when.inner_text() == "just now"
+    when.evaluate("el => el.setAttribute('datetime', new Date(Date.now() - 5 * 60000).toISOString())")
+    page.evaluate("() => window.batonLayout.refreshTimes()")
+    assert when.inner_text() == "5 min ago"
+
+    # Deleting the open chat leaves it for a new one.
+    row.get_by_role("button", name="Delete chat").click()
+    page.get_by_role("alertdialog").get_by_role("button", name="Delete").click()
+    page.wait_for_url("**/")
+    page.locator("#thread-list-empty").wait_for()
+
 
 def test_the_sidebar_folds_away_and_stays_folded(page, screenshot_dir) -> None:
     page.set_viewport_size(DESKTOP)
