@@ -78,10 +78,14 @@ class NewChatState(IdentityState):
         text = typed.strip()
         if not text:
             return scripts.outbox_refused(client_id)
-        if chat_service.parse_command(typed.lstrip("\n")) is not None:
-            return _refuse(client_id, typed, "Commands work in a chat that has begun: send a "
-                                             "message first. To send this as text, start it "
-                                             "with a space.")
+        command = chat_service.parse_command(typed.lstrip("\n"))
+        if command is not None and command[0] == "unknown":  # as a chat says it
+            return _refuse(client_id, typed,
+                           f"/{command[1]} is not a command. Commands: {chat_service.COMMANDS}. "
+                           "To send this as a message, start it with a space.")
+        if command is not None:
+            return _refuse(client_id, typed, "/handoff works in a chat that has begun: send a "
+                                             "message first.")
         chosen = (await self.get_state(ThreadListState)).assistant_id or None
         try:
             thread_id = new_chat.start_chat(self._owner(), text, client_id=client_id or None,

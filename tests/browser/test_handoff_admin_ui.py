@@ -15,7 +15,7 @@ def test_handoff_command_on_a_new_chat_and_after_a_turn(page) -> None:
     # A new chat is a draft until its first message: a command there stores nothing.
     page.locator("#composer-input").fill("/handoff")
     page.locator("#composer-input").press("Enter")
-    _toast(page, "Commands work in a chat that has begun")
+    _toast(page, "/handoff works in a chat that has begun")
     assert "/t/" not in page.url
     assert page.locator("#composer-input").input_value() == "/handoff"
 
