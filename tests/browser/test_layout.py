@@ -86,6 +86,13 @@ def test_renaming_the_open_chat_renames_the_tab_and_the_header(page) -> None:
     page.get_by_role("alertdialog").get_by_role("button", name="Delete").click()
     page.wait_for_url("**/")
     page.locator("#thread-list-empty").wait_for()
+    # Its toast sits top right, below the header, off the rows at the bottom.
+    toast = page.locator("[data-sonner-toast]", has_text="Chat deleted").first
+    toast.wait_for()
+    page.wait_for_timeout(500)  # slid in
+    box = toast.bounding_box()
+    assert box["y"] >= 100 and box["x"] > DESKTOP["width"] / 2
+    assert box["y"] + box["height"] < page.locator("#composer-input").bounding_box()["y"]
 
 
 def test_the_sidebar_folds_away_and_stays_folded(page, screenshot_dir) -> None:
