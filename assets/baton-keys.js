@@ -37,7 +37,7 @@
       if (entry.action === "focus") {
         if (window.batonLayout && target.closest(".baton-sidebar")) window.batonLayout.open();
         // After the sidebar is shown: a hidden element cannot take the focus.
-        requestAnimationFrame(() => field(target).focus());
+        requestAnimationFrame(() => field(target).focus({ preventScroll: true }));
       } else {
         target.click();
       }

@@ -68,7 +68,7 @@
       let tries = 0;
       const go = () => {
         const box = document.getElementById("composer-input");
-        if (box) box.focus();
+        if (box) box.focus({ preventScroll: true });  // always in view: it is docked
         else if (tries++ < 40) setTimeout(go, 50);
       };
       go();
