@@ -77,7 +77,8 @@
   window.setInterval(() => {
     const button = document.getElementById("outbox-retry");
     const thread = threadId();
-    if (!button || !thread) return;
+    // On a new chat's draft (no thread yet) the draft's own button starts the chat.
+    if (!button) return;
     const now = Date.now();
     const items = load();
     const overdue = items.filter(

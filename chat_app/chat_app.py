@@ -13,10 +13,12 @@ from chat_app.pages.index import index_page
 from chat_app.pages.thread import thread_page
 from chat_app.states.admin_state import AdminState
 from chat_app.states.chat import ChatState
+from chat_app.states.chat_assistant import ChatAssistantState
 from chat_app.states.commands_notice import CommandsNoticeState
 from chat_app.states.fork_state import ForkState
 from chat_app.states.import_state import ReplayState
 from chat_app.states.message_search_state import MessageSearchState
+from chat_app.states.new_chat import NewChatState
 from chat_app.states.reset_control import ResetControlState
 from chat_app.states.share_state import SharedThreadState
 from chat_app.states.thread_list import ThreadListState
@@ -38,14 +40,16 @@ def _migrate_database() -> None:
 
 
 app = rx.App(
-    stylesheets=["/baton.css", "/baton-reset-control.css"],
+    stylesheets=["/baton.css", "/baton-layout.css", "/baton-reset-control.css"],
     head_components=[rx.el.link(rel="icon", href="/favicon.svg", type="image/svg+xml"),
-                     rx.el.script(src="/baton-outbox.js")],
+                     rx.el.script(src="/baton-outbox.js"), rx.el.script(src="/baton-layout.js"),
+                     rx.el.script(src="/baton-keys.js")],
     # Origin checks, the signed identity cookie, state tokens bound to it, the page policy.
     api_transformer=MIDDLEWARE_STACK,
-    # Bottom centre, lifted above the composer: at the top they covered the thread's title
-    # and the context meter, at the bottom right the Send button.
-    toaster=rx.toast.provider(position="bottom-center", offset="104px", close_button=True),
+    # Top right, below the chat's header (baton-layout.css): at the bottom they covered the
+    # newest rows, which are what a toast announces (a new session's divider); at the very
+    # top the title and the context meter.
+    toaster=rx.toast.provider(position="top-right", close_button=True),
 )
 async def _resume_queued_messages() -> None:
     """Answer messages that were queued but not delivered when the backend last stopped."""
@@ -56,10 +60,14 @@ async def _resume_queued_messages() -> None:
 
 app.register_lifespan_task(_migrate_database)
 app.register_lifespan_task(_resume_queued_messages)
-app.add_page(thread_page, route="/t/[thread_id]", title="Baton",
-             on_load=[ChatState.on_load, CommandsNoticeState.load, ResetControlState.on_load,
-                      ForkState.load, MessageSearchState.jump_from_url, ReplayState.load])
-app.add_page(index_page, route="/", title="Baton", on_load=ThreadListState.on_load)
+# The tab is named after the chat, and follows a rename or the naming by a first message.
+app.add_page(thread_page, route="/t/[thread_id]",
+             title=rx.cond(ChatState.title != "", ChatState.title + " · Baton", "Baton"),
+             on_load=[ChatState.on_load, CommandsNoticeState.load, ThreadListState.on_load,
+                      ChatAssistantState.load, ResetControlState.on_load, ForkState.load,
+                      MessageSearchState.jump_from_url, ReplayState.load])
+app.add_page(index_page, route="/", title="New chat · Baton",
+             on_load=[ThreadListState.on_load, NewChatState.on_load])
 app.add_page(share_page_module.share_page, route="/share/[share_token]", title="Baton (shared)",
              on_load=SharedThreadState.on_load, meta=share_page_module.NOINDEX)
 app.add_page(admin_page_module.admin_page, route="/admin", title="Baton admin",

@@ -23,7 +23,7 @@ def message_bubble(row: rx.Var[TimelineRow], owner: bool = False) -> rx.Componen
                                                  title="The provider ended the reply early")),
                 rx.cond(
                     ~is_user & (row.model != ""),
-                    rx.text(row.model, size="1", color_scheme="gray"),
+                    rx.text(row.model, size="1", color_scheme="gray", class_name="baton-model-label"),
                 ),
                 message_time(row),
                 rx.spacer(),

@@ -9,10 +9,10 @@ def reset_control_fields() -> rx.Component:
     """Inputs named ``warn_threshold`` and ``review_handoffs`` inside the assistant form."""
     return rx.hstack(
         rx.vstack(
-            rx.text("Warn threshold (empty = 10 points below the threshold that acts)",
+            rx.text("Warn threshold % (empty: 10 points below the threshold that acts)",
                     size="1", weight="medium"),
             rx.input(name="warn_threshold", default_value=AdminState.form.get("warn_threshold", ""),
-                     placeholder="e.g. 0.7", width="100%"),
+                     placeholder="e.g. 70", width="100%"),
             spacing="1", width="100%",
         ),
         rx.vstack(

@@ -18,6 +18,7 @@ def session_divider(row: rx.Var[TimelineRow]) -> rx.Component:
                 align="center",
                 spacing="1",
                 class_name="baton-divider-label",
+                data_created=row.created_iso,
             ),
             rx.separator(size="4", flex="1"),
             align="center",

@@ -4,48 +4,56 @@ from chat_app.components.thread_row import thread_row
 from chat_app.states.thread_list import ThreadListState
 
 
-def thread_list() -> rx.Component:
-    """Search box, new-chat button and the owner's chats, most recent first."""
-    return rx.vstack(
-        rx.hstack(
-            rx.input(
-                rx.input.slot(rx.icon("search", size=14)),
-                placeholder="Search chats by title",
-                default_value=ThreadListState.search,
-                on_change=ThreadListState.set_search.debounce(250),
-                flex="1",
-                id="thread-search",
-            ),
-            # Which assistant a new chat starts with, once the admin has made more than one.
-            rx.cond(
-                ThreadListState.assistants.length() > 1,
-                rx.select.root(
-                    rx.select.trigger(aria_label="Assistant for a new chat", id="assistant-choice"),
-                    rx.select.content(
-                        rx.foreach(
-                            ThreadListState.assistants,
-                            lambda a: rx.select.item(a.label, value=a.id),
-                        ),
-                    ),
-                    value=ThreadListState.assistant_id,
-                    on_change=ThreadListState.set_assistant,
+def _assistant_choice() -> rx.Component:
+    # Which assistant a new chat starts with, once the admin has made more than one.
+    return rx.cond(
+        ThreadListState.assistants.length() > 1,
+        rx.select.root(
+            rx.select.trigger(aria_label="Assistant for a new chat", id="assistant-choice",
+                              width="100%"),
+            rx.select.content(
+                rx.foreach(
+                    ThreadListState.assistants,
+                    lambda a: rx.select.item(a.label, value=a.id),
                 ),
             ),
-            rx.button(rx.icon("plus", size=14), "New chat", on_click=ThreadListState.new_chat, id="new-chat"),
+            value=ThreadListState.assistant_id,
+            on_change=ThreadListState.set_assistant,
+        ),
+    )
+
+
+def thread_list() -> rx.Component:
+    """New chat, search box and the owner's chats, most recent first."""
+    return rx.vstack(
+        rx.button(rx.icon("plus", size=14), "New chat", on_click=ThreadListState.new_chat,
+                  id="new-chat", width="100%", title="New chat (Ctrl+Shift+O)"),
+        _assistant_choice(),
+        rx.input(
+            rx.input.slot(rx.icon("search", size=14)),
+            placeholder="Search chats by title",
+            default_value=ThreadListState.search,
+            on_change=ThreadListState.set_search.debounce(250),
             width="100%",
+            id="thread-search",
+            aria_label="Search chats (Ctrl+K)",
+            type="search",
         ),
         rx.cond(
             ThreadListState.loaded & (ThreadListState.threads.length() == 0),
-            rx.center(
-                rx.text(
-                    rx.cond(ThreadListState.search != "", "No chat matches that title.", "No chats yet. Start one."),
-                    color_scheme="gray",
-                ),
-                width="100%",
-                padding_y="3em",
+            rx.text(
+                rx.cond(ThreadListState.search != "", "No chat matches that title.", "No chats yet."),
+                color_scheme="gray",
+                size="2",
+                padding_y="1em",
+                id="thread-list-empty",
             ),
         ),
-        rx.foreach(ThreadListState.threads, thread_row),
-        spacing="3",
+        rx.el.nav(
+            rx.foreach(ThreadListState.threads, thread_row),
+            class_name="baton-thread-list",
+            aria_label="Your chats",
+        ),
+        spacing="2",
         width="100%",
     )

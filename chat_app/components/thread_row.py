@@ -1,5 +1,6 @@
 import reflex as rx
 
+from chat_app.states.chat import ChatState
 from chat_app.states.rows import ThreadRow
 from chat_app.states.thread_list import ThreadListState
 
@@ -47,6 +48,7 @@ def _delete_button(thread: rx.Var[ThreadRow]) -> rx.Component:
 
 def thread_row(thread: rx.Var[ThreadRow]) -> rx.Component:
     """One chat in the list: open it, or rename / delete it in place."""
+    current = ChatState.thread_key == thread.id
     return rx.card(
         rx.cond(
             ThreadListState.editing_id == thread.id,
@@ -56,7 +58,8 @@ def thread_row(thread: rx.Var[ThreadRow]) -> rx.Component:
                     rx.vstack(
                         rx.text(thread.title, weight="medium", class_name="baton-ellipsis"),
                         rx.text(
-                            thread.updated_label,
+                            rx.el.time(thread.updated_label, date_time=thread.updated_iso,
+                                       class_name="baton-reltime"),
                             rx.cond(thread.session_count > 1, " · " + thread.session_count.to_string() + " sessions", ""),
                             rx.cond(thread.model_label != "", " · " + thread.model_label, ""),
                             size="1",
@@ -72,6 +75,7 @@ def thread_row(thread: rx.Var[ThreadRow]) -> rx.Component:
                     flex="1",
                     min_width="0",
                     class_name="baton-thread-link",
+                    aria_current=rx.cond(current, "page", "false"),
                 ),
                 rx.icon_button(
                     rx.icon("pencil", size=14),
@@ -88,4 +92,5 @@ def thread_row(thread: rx.Var[ThreadRow]) -> rx.Component:
         width="100%",
         class_name="baton-thread-row",
         data_thread=thread.id,
+        data_current=rx.cond(current, "true", "false"),
     )

@@ -10,13 +10,14 @@ both are re-exported here.
 
 from __future__ import annotations
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import delete, func, or_, update
 from sqlmodel import Session, col, select
 
 from chat_app.db.models import (
     Assistant,
     AssistantChange,
     AssistantCreate,
+    AssistantMcpServer,
     AssistantUpdate,
     ChatSession,
     ContextEditRow,
@@ -52,6 +53,9 @@ __all__ = [
     "get_assistant",
     "list_assistants",
     "update_assistant",
+    "delete_assistant",
+    "count_threads",
+    "thread_for_client_message",
     "list_assistant_changes",
     "create_thread",
     "get_thread",
@@ -135,6 +139,32 @@ def update_assistant(
     return assistant
 
 
+def delete_assistant(*, session: Session, assistant_id: str, move_to: str) -> int | None:
+    """Delete the assistant; its threads move to ``move_to``. Returns how many moved.
+
+    None (nothing changed) when either assistant is missing or they are the same one. Its
+    MCP servers and settings history go with it; one transaction.
+    """
+    if assistant_id == move_to or session.get(Assistant, move_to) is None \
+            or session.get(Assistant, assistant_id) is None:
+        return None
+    moved = session.exec(
+        update(Thread).where(col(Thread.assistant_id) == assistant_id).values(assistant_id=move_to)
+    ).rowcount
+    for table in (AssistantMcpServer, AssistantChange):
+        session.exec(delete(table).where(table.assistant_id == assistant_id))  # type: ignore[attr-defined]
+    session.exec(delete(Assistant).where(col(Assistant.id) == assistant_id))
+    session.commit()
+    return int(moved or 0)
+
+
+def count_threads(*, session: Session, assistant_id: str) -> int:
+    """How many threads run on the assistant."""
+    return session.exec(
+        select(func.count()).select_from(Thread).where(Thread.assistant_id == assistant_id)
+    ).one()
+
+
 def list_assistant_changes(*, session: Session, assistant_id: str) -> list[AssistantChange]:
     """An assistant's settings history, newest first."""
     query = (
@@ -156,6 +186,15 @@ def create_thread(
     return thread
 
 
+def thread_for_client_message(*, session: Session, owner: str, client_id: str) -> str | None:
+    """The owner's thread that already holds the message the browser sent as ``client_id``."""
+    return session.exec(
+        select(PendingMessage.thread_id)
+        .join(Thread, col(Thread.id) == col(PendingMessage.thread_id))
+        .where(PendingMessage.client_id == client_id, Thread.owner == owner)
+    ).first()
+
+
 def get_thread(*, session: Session, thread_id: str, owner: str | None) -> Thread | None:
     """The thread, or None when it is missing or belongs to someone other than ``owner``.
 
@@ -169,10 +208,16 @@ def get_thread(*, session: Session, thread_id: str, owner: str | None) -> Thread
 
 
 def list_threads(
-    *, session: Session, owner: str, search: str | None = None, limit: int = 100
+    *, session: Session, owner: str, search: str | None = None, limit: int = 100,
+    with_messages: bool = False,
 ) -> list[Thread]:
-    """The owner's threads, most recently active first; ``search`` matches titles, any case."""
+    """The owner's threads, most recently active first; ``search`` matches titles, any case.
+
+    ``with_messages`` leaves out threads nothing was ever sent to (stored or queued).
+    """
     query = select(Thread).where(Thread.owner == owner)
+    if with_messages:
+        query = query.where(or_(col(Thread.next_seq) > 1, col(Thread.next_pending_seq) > 1))
     if search and search.strip():
         query = query.where(col(Thread.title).icontains(search.strip(), autoescape=True))
     query = query.order_by(col(Thread.updated_at).desc(), col(Thread.id)).limit(limit)

@@ -3,6 +3,7 @@
 import reflex as rx
 
 from chat_app.components.app_header import app_header
+from chat_app.components.delete_assistant import delete_assistant
 from chat_app.components.mcp_servers_panel import mcp_servers_panel
 from chat_app.components.reset_control_fields import reset_control_fields
 from chat_app.states.admin_state import AdminState, AssistantRow
@@ -10,10 +11,24 @@ from chat_app.states.admin_state import AdminState, AssistantRow
 NOINDEX = [{"name": "robots", "content": "noindex, nofollow"}]
 
 
+def _field_error(name: str) -> rx.Component:
+    """The refusal about this field, right under it."""
+    return rx.cond(
+        AdminState.field_errors.contains(name),
+        rx.text(AdminState.field_errors.get(name, ""), size="1", role="alert",
+                class_name="baton-field-error", id=f"{name}-error"),
+    )
+
+
 def _field(label: str, name: str, **props) -> rx.Component:
+    invalid = AdminState.field_errors.contains(name)
     return rx.vstack(
-        rx.text(label, size="1", weight="medium"),
-        rx.input(name=name, default_value=AdminState.form.get(name, ""), width="100%", **props),
+        rx.text(label, size="1", weight="medium", as_="label", html_for=f"admin-{name}"),
+        rx.input(name=name, default_value=AdminState.form.get(name, ""), width="100%",
+                 id=f"admin-{name}", aria_invalid=rx.cond(invalid, "true", "false"),
+                 aria_describedby=f"{name}-error", color_scheme=rx.cond(invalid, "red", "indigo"),
+                 **props),
+        _field_error(name),
         spacing="1",
         width="100%",
     )
@@ -40,6 +55,7 @@ def _editor() -> rx.Component:
             rx.text(AdminState.model_note, size="1", color_scheme="gray", id="admin-model-note"),
             rx.vstack(
                 rx.text("System prompt", size="1", weight="medium"),
+                _field_error("system_prompt"),
                 rx.text_area(name="system_prompt", default_value=AdminState.form.get("system_prompt", ""),
                              rows="5", width="100%"),
                 spacing="1", width="100%",
@@ -52,21 +68,25 @@ def _editor() -> rx.Component:
                     rx.el.option("compact", value="compact"),
                     rx.el.option("reset", value="reset"),
                     name="context_strategy",
+                    aria_describedby="context_strategy-error",
                     default_value=AdminState.form.get("context_strategy", "auto"),
                     class_name="baton-select",
                 ),
                 spacing="1", width="100%",
             ),
-            rx.hstack(_field("Mask threshold (empty = no masking)", "mask_threshold"),
-                      _field("Compact threshold", "compact_threshold"),
-                      _field("Reset threshold", "reset_threshold"), width="100%"),
-            rx.hstack(_field("Keep recent tokens", "keep_recent_tokens"),
-                      _field(f"Window override (tokens; the model table says {AdminState.model_window})",
-                             "window_override"),
-                      width="100%"),
+            rx.flex(_field("Mask threshold, % (empty = no masking)", "mask_threshold",
+                           input_mode="decimal"),
+                    _field("Compact threshold, %", "compact_threshold", input_mode="decimal"),
+                    _field("Reset threshold, %", "reset_threshold", input_mode="decimal"),
+                    width="100%", gap="3", class_name="baton-admin-row"),
+            rx.flex(_field("Keep recent tokens", "keep_recent_tokens", input_mode="numeric"),
+                    _field(f"Window override (tokens; the model table says {AdminState.model_window})",
+                           "window_override", input_mode="numeric"),
+                    width="100%", gap="3", class_name="baton-admin-row"),
             rx.text(AdminState.window_note, size="1", weight="medium", id="admin-window"),
             rx.vstack(
                 rx.text("Pinned paths (one per line)", size="1", weight="medium"),
+                _field_error("pinned_paths"),
                 rx.text_area(name="pinned_paths", default_value=AdminState.form.get("pinned_paths", ""),
                              rows="3", width="100%"),
                 spacing="1", width="100%",
@@ -84,6 +104,8 @@ def _editor() -> rx.Component:
                 spacing="1", width="100%",
             ),
             reset_control_fields(),
+            _field_error("warn_threshold"),
+            _field_error("review_handoffs"),
             rx.vstack(
                 rx.text("Network for commands (run_command of a real model; off: none at all)",
                         size="1", weight="medium"),
@@ -96,6 +118,9 @@ def _editor() -> rx.Component:
                 ),
                 spacing="1", width="100%",
             ),
+            _field_error("sandbox_network"),
+            _field_error("context_strategy"),
+            _field_error("history_tools"),
             rx.button("Save", type="submit", id="admin-save"),
             spacing="3",
             width="100%",
@@ -117,6 +142,7 @@ def _signed_in() -> rx.Component:
         ),
         rx.vstack(
             rx.cond(AdminState.selected_id != "", _editor()),
+            rx.cond(AdminState.selected_id != "", delete_assistant()),
             rx.cond(AdminState.selected_id != "",
                     rx.box(mcp_servers_panel(), key=AdminState.selected_id, width="100%")),
             rx.heading("History", size="3"),
@@ -128,6 +154,8 @@ def _signed_in() -> rx.Component:
             ),
             flex="1",
             width="100%",
+            min_width="0",
+            class_name="baton-admin-editor",
         ),
         align="start",
         spacing="5",

@@ -1,6 +1,6 @@
 import reflex as rx
 
-from chat_app.components.app_header import app_header
+from chat_app.components.app_layout import app_layout
 from chat_app.components.assistant_problem import assistant_problem
 from chat_app.components.chat_header import chat_header
 from chat_app.components.commands_notice import commands_notice
@@ -10,14 +10,15 @@ from chat_app.components.handoff_review import handoff_review
 from chat_app.components.not_found import not_found
 from chat_app.components.replay_panel import replay_panel
 from chat_app.components.reset_notice import reset_notice
+from chat_app.components.sidebar_toggle import sidebar_toggle
 from chat_app.components.timeline import timeline
 from chat_app.states.chat import ChatState
 from chat_app.states.import_state import ReplayState
 
 
 def thread_page() -> rx.Component:
-    """`/t/[thread_id]`: one chat, or the not-found state."""
-    return rx.box(
+    """`/t/[thread_id]`: one chat beside the chat list, or the not-found state."""
+    return app_layout(
         rx.cond(
             ChatState.found,
             rx.vstack(
@@ -32,7 +33,7 @@ def thread_page() -> rx.Component:
                 width="100%",
                 min_height="100vh",
             ),
-            rx.box(app_header(), not_found(), class_name="baton-page"),
+            rx.box(rx.hstack(sidebar_toggle(), class_name="baton-sticky-header"), not_found(),
+                   class_name="baton-page"),
         ),
-        class_name="baton-shell",
     )

@@ -49,6 +49,10 @@ __all__ = [
     "WrongPassword",
     "TooManyAttempts",
     "SettingsRejected",
+    "AssistantInUse",
+    "delete_assistant",
+    "chats_on",
+    "percent_text",
     "AssistantForm",
     "AssistantView",
     "ChangeView",
@@ -92,11 +96,21 @@ class TooManyAttempts(AdminRefused):
 
 
 class SettingsRejected(ValueError):
-    """The submitted settings are invalid; the message says what to fix."""
+    """The submitted settings are invalid; the message says what to fix, ``field`` (a form
+    field's name, or "" for the whole form) where to show it."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class AssistantInUse(ValueError):
+    """The assistant cannot be deleted (the last one, or no other to move its chats to)."""
 
 
 class AssistantForm(BaseModel):
-    """What the admin form submits: text fields as typed, parsed by :func:`validate_form`."""
+    """What the admin form submits: text fields as typed, parsed by :func:`validate_form`.
+    Thresholds are percentages ("80" or "80%"), stored as fractions (0.8)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -104,9 +118,9 @@ class AssistantForm(BaseModel):
     model: str = SIMULATOR
     system_prompt: str = ""
     context_strategy: str = "auto"
-    compact_threshold: str = "0.5"
-    mask_threshold: str = "0.35"  # empty: no masking
-    reset_threshold: str = "0.8"
+    compact_threshold: str = "50"
+    mask_threshold: str = "35"  # empty: no masking
+    reset_threshold: str = "80"
     keep_recent_tokens: str = "2000"
     window_override: str = ""
     pinned_paths: str = ""  # one per line
@@ -246,11 +260,34 @@ def _require(grant: str | None) -> None:
 # ----- validation (pure) --------------------------------------------------------------------
 
 
-def _float(label: str, raw: str) -> float:
+def _percent(label: str, raw: str, field: str) -> float:
+    """A threshold typed as a percentage ("80", "80%", "72.5") as a fraction (0.8)."""
+    typed = raw.strip()
     try:
-        return float(raw.strip())
+        value = float(typed.removesuffix("%").strip())
     except ValueError:
-        raise SettingsRejected(f"{label} must be a number between 0 and 1, e.g. 0.8.") from None
+        raise SettingsRejected(f"{label} must be a percentage, e.g. 80.", field) from None
+    # Below 1 is almost surely a fraction typed the old way (0.8 meaning 80%).
+    if not 1 <= value <= 100:
+        raise SettingsRejected(
+            f"{label} must be a percentage from 1 to 100 (80 means 80%), got {typed}.", field)
+    return round(value / 100, 4)
+
+
+def percent_text(fraction: float) -> str:
+    """A stored threshold as the form shows it: 0.8 -> "80", 0.355 -> "35.5"."""
+    return f"{round(fraction * 100, 2):g}"
+
+
+def _policy_field(message: str) -> str:
+    """Which threshold a policy refusal is about (it names the lower of the two)."""
+    lowered = message.lower()
+    if "pinned" in lowered or "workspace" in lowered:
+        return "pinned_paths"
+    for name in ("mask", "compact", "reset"):
+        if lowered.startswith(name) or f"{name} threshold" in lowered[:40]:
+            return f"{name}_threshold"
+    return ""
 
 
 def _model_name(raw: str) -> str:
@@ -261,13 +298,13 @@ def _model_name(raw: str) -> str:
     if not provider.strip() or not model.strip():
         raise SettingsRejected(
             f"Model must be written provider:model (e.g. anthropic:claude-sonnet-4-6) or "
-            f"'{SIMULATOR}', got {name!r}."
+            f"'{SIMULATOR}', got {name!r}.", "model"
         )
     if provider.strip() not in PROVIDERS and name not in SIMULATOR_NAMES:
         # Saved, it would take down every chat of the assistant; refuse it here instead.
         raise SettingsRejected(
             f"Unknown model provider {provider.strip()!r}: use one of {', '.join(PROVIDERS)} "
-            f"(for example anthropic:claude-sonnet-4-6) or '{SIMULATOR}'."
+            f"(for example anthropic:claude-sonnet-4-6) or '{SIMULATOR}'.", "model"
         )
     return name
 
@@ -276,54 +313,52 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
     """Parse and check the form; raises :class:`SettingsRejected` with a message to show."""
     name = form.name.strip()
     if not name:
-        raise SettingsRejected("Name cannot be empty.")
+        raise SettingsRejected("Name cannot be empty.", "name")
     strategy = form.context_strategy.strip()
     if strategy not in ("auto", "compact", "reset"):
-        raise SettingsRejected("Context strategy must be auto, compact or reset.")
-    compact = _float("Compact threshold", form.compact_threshold)
-    reset = _float("Reset threshold", form.reset_threshold)
-    for label, value in (("Compact threshold", compact), ("Reset threshold", reset)):
-        if not 0 < value <= 1:
-            raise SettingsRejected(f"{label} must be above 0 and at most 1, got {value}.")
+        raise SettingsRejected("Context strategy must be auto, compact or reset.", "context_strategy")
+    compact = _percent("Compact threshold", form.compact_threshold, "compact_threshold")
+    reset = _percent("Reset threshold", form.reset_threshold, "reset_threshold")
     mask: float | None = None
     if form.mask_threshold.strip():
-        mask = _float("Mask threshold", form.mask_threshold)
-        if not 0 < mask <= 1:
-            raise SettingsRejected(f"Mask threshold must be above 0 and at most 1, got {mask}.")
+        mask = _percent("Mask threshold", form.mask_threshold, "mask_threshold")
     if compact >= reset:
         raise SettingsRejected(
-            f"Compact threshold ({compact}) must be below the reset threshold ({reset})."
+            f"Compact threshold ({compact:.0%}) must be below the reset threshold ({reset:.0%}).",
+            "compact_threshold",
         )
     try:
         keep_recent = int(form.keep_recent_tokens.strip() or "0")
     except ValueError:
-        raise SettingsRejected("Keep-recent tokens must be a whole number.") from None
+        raise SettingsRejected("Keep-recent tokens must be a whole number.",
+                               "keep_recent_tokens") from None
     if keep_recent < 0:
-        raise SettingsRejected("Keep-recent tokens cannot be negative.")
+        raise SettingsRejected("Keep-recent tokens cannot be negative.", "keep_recent_tokens")
     window: int | None = None
     if form.window_override.strip():
         try:
             window = int(form.window_override.strip())
         except ValueError:
-            raise SettingsRejected("Window override must be a whole number of tokens, or empty.") from None
+            raise SettingsRejected("Window override must be a whole number of tokens, or empty.",
+                                   "window_override") from None
         if window <= 0:
-            raise SettingsRejected("Window override must be a positive number of tokens, or empty.")
+            raise SettingsRejected("Window override must be a positive number of tokens, or empty.",
+                                   "window_override")
     pinned = [line.strip() for line in form.pinned_paths.splitlines() if line.strip()]
     if form.history_tools.strip() not in ("on", "off"):
-        raise SettingsRejected("History tools must be on or off.")
+        raise SettingsRejected("History tools must be on or off.", "history_tools")
     if form.review_handoffs.strip() not in ("on", "off"):
-        raise SettingsRejected("Review handoffs must be on or off.")
+        raise SettingsRejected("Review handoffs must be on or off.", "review_handoffs")
     warn: float | None = None
     if form.warn_threshold.strip():
-        warn = _float("Warn threshold", form.warn_threshold)
-        if not 0 < warn <= 1:
-            raise SettingsRejected(f"Warn threshold must be above 0 and at most 1, got {warn}.")
+        warn = _percent("Warn threshold", form.warn_threshold, "warn_threshold")
         trigger = reset if resolved_strategy(form.model.strip(), strategy) == "reset" else compact
         if warn >= trigger:
             raise SettingsRejected(
-                f"Warn threshold ({warn}) must be below the threshold that acts ({trigger}).")
+                f"Warn threshold ({warn:.0%}) must be below the threshold that acts "
+                f"({trigger:.0%}).", "warn_threshold")
     if form.sandbox_network.strip() not in ("on", "off"):
-        raise SettingsRejected("Network for commands must be on or off.")
+        raise SettingsRejected("Network for commands must be on or off.", "sandbox_network")
     fields = dict(context_strategy=strategy, reset_threshold=reset, compact_threshold=compact,
                   mask_threshold=mask, warn_threshold=warn,
                   keep_recent_tokens=keep_recent, window_override=window,
@@ -332,7 +367,8 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
         # The same validation the runtime applies each turn, so a saved assistant always runs.
         make_policy(**fields)
     except ConfigurationError as error:
-        raise SettingsRejected(str(error).removeprefix("invalid context policy: ")) from None
+        message = str(error).removeprefix("invalid context policy: ")
+        raise SettingsRejected(message, _policy_field(message)) from None
     try:
         return AssistantCreate(name=name, model=_model_name(form.model),
                                system_prompt=form.system_prompt, context_strategy=strategy,
@@ -408,9 +444,10 @@ def _check_runnable(data: AssistantCreate) -> None:
         setup, resolved = runtime.turn_setup("", assistant)
         problem = settings_problem(setup, runtime.window_for(assistant, resolved))
     except ConfigurationError as exc:
-        raise SettingsRejected(str(exc)) from None
+        raise SettingsRejected(str(exc), "model") from None
     if problem:
-        raise SettingsRejected(problem)
+        field = "window_override" if problem.startswith("A window override") else "keep_recent_tokens"
+        raise SettingsRejected(problem, field)
 
 
 def _view(assistant: Assistant) -> AssistantView:
@@ -467,3 +504,26 @@ def history(grant: str | None, assistant_id: str) -> list[ChangeView]:
     with _read() as db:
         return [ChangeView(field=c.field, previous=c.previous, new=c.new, changed_at=c.changed_at)
                 for c in repo.list_assistant_changes(session=db, assistant_id=assistant_id)]
+
+
+def delete_assistant(grant: str | None, assistant_id: str, move_to: str) -> int:
+    """Delete the assistant; its chats (every owner's) move to ``move_to``. Returns how many
+    moved. Raises :class:`AssistantInUse` for the last assistant or a missing target."""
+    _require(grant)
+    with _write() as db:
+        others = [a.id for a in repo.list_assistants(session=db) if a.id != assistant_id]
+        if not others:
+            raise AssistantInUse("The last assistant cannot be deleted: chats need one.")
+        if move_to not in others:
+            raise AssistantInUse("Choose another assistant for this one's chats.")
+        moved = repo.delete_assistant(session=db, assistant_id=assistant_id, move_to=move_to)
+    if moved is None:
+        raise AssistantInUse("That assistant no longer exists.")
+    return moved
+
+
+def chats_on(grant: str | None, assistant_id: str) -> int:
+    """How many chats (of every owner) run on the assistant."""
+    _require(grant)
+    with _read() as db:
+        return repo.count_threads(session=db, assistant_id=assistant_id)

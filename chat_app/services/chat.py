@@ -34,6 +34,7 @@ from chat_app.services import context_window, importing, live, runtime
 from chat_app.services.live import new_run_id
 from chat_app.services.run_events import Translator, expand
 from chat_app.services.threads import misconfigured
+from chat_app.services.titles import DEFAULT_TITLE, title_from_message
 from chat_app.services.views import TimelineItem
 
 __all__ = ["send_message", "run_handoff", "resume_queued", "stop", "validate_message",
@@ -149,10 +150,9 @@ def _assistant_for(owner: str, thread_id: str):
 
 def _title_from_first_message(thread, text: str) -> str | None:
     """A new chat is named after its first message (the user can rename it)."""
-    if thread.title != "New chat":
+    if thread.title != DEFAULT_TITLE:
         return None
-    title = " ".join(text.split())
-    title = title if len(title) <= 60 else title[:57].rsplit(" ", 1)[0] + "…"
+    title = title_from_message(text)
     with Session(write_engine(runtime.engine())) as db:
         repo.rename_thread(session=db, thread_id=thread.id, title=title)
     return title

@@ -6,6 +6,7 @@ from typing import Any
 
 from agent_core.records import StoredMessage
 from chat_app.services import runtime
+from chat_app.services.run_labels import RunLabeller
 from chat_app.services.timeline import RowFolder, anchor, divider_item
 from chat_app.services.views import MeterView, SessionChip, TimelineItem
 
@@ -24,6 +25,7 @@ class Translator:
         self.sessions = {s.id: s for s in the_store.sessions(thread_id)}
         self.folder = RowFolder({sid: s.number for sid, s in self.sessions.items()})
         self.meter_base: dict[str, Any] = {}
+        self.labeller = RunLabeller()
 
     def translate(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         kind, data = event.get("type"), event.get("data") or {}
@@ -60,12 +62,13 @@ class Translator:
 
     def _labelled(self, item: TimelineItem) -> TimelineItem:
         if item.role == "assistant" or item.kind == "tool":
-            return item.model_copy(update={"model": self.label})
-        return item
+            item = item.model_copy(update={"model": self.label})
+        return self.labeller.apply(item)  # named once per run, not under every reply
 
     def _reset(self, data: dict[str, Any]) -> dict[str, Any]:
         if data.get("event") != "reset_complete":
             return {"type": "context_reset", "data": data}
+        self.labeller.named = ""  # the new session's first reply names its model
         the_store = runtime.store()
         self.sessions = {s.id: s for s in the_store.sessions(self.thread_id)}
         self.folder.session_numbers.update({sid: s.number for sid, s in self.sessions.items()})

@@ -61,7 +61,9 @@ def owned_thread(owner: str | None, thread_id: str) -> Thread | None:
 
 def list_threads(owner: str, search: str = "") -> list[ThreadSummary]:
     with _read() as db:
-        threads = repo.list_threads(session=db, owner=owner, search=search.strip() or None)
+        # A chat nothing was sent to (left by an older "New chat") is not listed.
+        threads = repo.list_threads(session=db, owner=owner, search=search.strip() or None,
+                                    with_messages=True)
         counts = repo.session_counts(session=db, thread_ids=[t.id for t in threads])
         assistants = repo.list_assistants(session=db)
         # With several assistants a chat is known by its assistant as well as by its model.

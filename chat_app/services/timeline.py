@@ -10,6 +10,7 @@ from agent_core.providers.registry import SIMULATOR_NAMES
 from agent_core.providers.simulator import SIMULATOR_LABEL
 from agent_core.records import StoredMessage
 from chat_app.services.message_usage import usage_label
+from chat_app.services.run_labels import RunLabeller
 from chat_app.services.views import SessionChip, TimelineItem
 
 __all__ = [
@@ -163,7 +164,8 @@ def items_from_rows(rows: Sequence[StoredMessage], sessions: Iterable[Any],
         items = [item.model_copy(update={"replaced": True})
                  if item.seq in replaced and item.role in ("assistant", "tool") else item
                  for item in items]
-    return items
+    labeller = RunLabeller()
+    return [labeller.apply(item) for item in items]
 
 
 def session_chips(sessions: Sequence[Any], earliest_loaded_seq: int | None) -> list[SessionChip]:

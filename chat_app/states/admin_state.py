@@ -44,6 +44,8 @@ class AdminState(rx.State):
     model_note: str = ""
     window_note: str = ""
     changes: list[ChangeRow] = []
+    # A refusal about one field, shown under that field: {field name: message}.
+    field_errors: dict[str, str] = {}
     _grant: str = ""
 
     def _load(self) -> None:
@@ -68,14 +70,17 @@ class AdminState(rx.State):
         self.form = {
             "name": view.name, "model": view.model, "system_prompt": view.system_prompt,
             "context_strategy": view.context_strategy,
-            "compact_threshold": str(view.compact_threshold),
-            "mask_threshold": "" if view.mask_threshold is None else str(view.mask_threshold),
-            "reset_threshold": str(view.reset_threshold),
+            # Percentages on the form, fractions in the database.
+            "compact_threshold": admin_service.percent_text(view.compact_threshold),
+            "mask_threshold": "" if view.mask_threshold is None
+            else admin_service.percent_text(view.mask_threshold),
+            "reset_threshold": admin_service.percent_text(view.reset_threshold),
             "keep_recent_tokens": str(view.keep_recent_tokens),
             "window_override": "" if view.window_override is None else str(view.window_override),
             "pinned_paths": "\n".join(view.pinned_paths),
             "history_tools": "on" if view.history_tools else "off",
-            "warn_threshold": "" if view.warn_threshold is None else str(view.warn_threshold),
+            "warn_threshold": "" if view.warn_threshold is None
+            else admin_service.percent_text(view.warn_threshold),
             "review_handoffs": "on" if view.review_handoffs else "off",
             "sandbox_network": "on" if view.sandbox_network else "off",
         }
@@ -86,6 +91,7 @@ class AdminState(rx.State):
         ]
 
     def _guarded(self, action) -> None:  # type: ignore[no-untyped-def]
+        self.field_errors = {}
         try:
             action()
             self.error = ""
@@ -93,7 +99,10 @@ class AdminState(rx.State):
             self.signed_in, self._grant = False, ""
             self.error = str(refused)
         except admin_service.SettingsRejected as rejected:
-            self.error = str(rejected)
+            if rejected.field:
+                self.field_errors, self.error = {rejected.field: str(rejected)}, ""
+            else:
+                self.error = str(rejected)
 
     @rx.event
     def on_load(self) -> None:

@@ -68,6 +68,7 @@ class TimelineRow:
     # divider rows
     trigger: str = ""
     header: str = ""
+    created_iso: str = ""  # the browser keeps the header's "5 min ago" fresh from it
     resetting: bool = False
     has_handoff: bool = False
     card_title: str = "Handoff"
@@ -118,6 +119,7 @@ class ThreadRow:
     id: str = ""
     title: str = ""
     updated_label: str = ""
+    updated_iso: str = ""  # the browser keeps updated_label fresh from it
     session_count: int = 1
     model_label: str = ""
 
@@ -167,6 +169,12 @@ def exact_time(value: Any) -> str:
         when = when.replace(tzinfo=UTC)
     when = when.astimezone(UTC)
     return f"{when:%a} {when.day} {when:%b %Y, %H:%M:%S} UTC"
+def _iso(value: Any) -> str:
+    """An aware ISO 8601 time for the browser ("" when unknown)."""
+    when = _as_datetime(value)
+    if when is None:
+        return ""
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
 
 
 def _strings(value: Any) -> list[str]:
@@ -261,6 +269,7 @@ def timeline_row(item: Any) -> TimelineRow:
         time_title=exact_time(data.get("created_at")),
         usage=str(data.get("usage") or ""),
         replaced=bool(data.get("replaced")),
+        created_iso=_iso(data.get("created_at")),
         queued=bool(data.get("queued")),
         stopped=bool(data.get("stopped")),
         incomplete=bool(data.get("incomplete")),
@@ -374,6 +383,7 @@ def thread_row(summary: Any) -> ThreadRow:
         id=str(data["id"]),
         title=str(data.get("title") or "Untitled"),
         updated_label=relative_time(data.get("updated_at")),
+        updated_iso=_iso(data.get("updated_at")),
         session_count=int(data.get("session_count") or 1),
         model_label=str(data.get("model_label") or ""),
     )

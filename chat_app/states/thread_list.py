@@ -7,6 +7,7 @@ import dataclasses
 import reflex as rx
 
 from chat_app.services import threads as thread_service
+from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import ThreadRow, thread_row
 
@@ -52,12 +53,15 @@ class ThreadListState(IdentityState):
         self.search = value
         self._refresh()
 
+    @rx.var
+    def chosen_assistant(self) -> str:
+        """"name · model" of the assistant a new chat starts with."""
+        return next((a.label for a in self.assistants if a.id == self.assistant_id), "")
+
     @rx.event
     def new_chat(self):
-        summary = thread_service.create_thread(
-            self._owner(), assistant_id=self.assistant_id or None
-        )
-        return rx.redirect(f"/t/{summary.id}")
+        # A draft: the chat is stored with its first message (states/new_chat.py).
+        return [rx.redirect("/"), rx.call_script("window.batonLayout && window.batonLayout.focusComposer()")]
 
     @rx.event
     def start_rename(self, thread_id: str, title: str) -> None:
@@ -73,7 +77,7 @@ class ThreadListState(IdentityState):
         self.editing_id = ""
 
     @rx.event
-    def save_rename(self, _form: dict | None = None):
+    async def save_rename(self, _form: dict | None = None):
         title = self.editing_title.strip()
         if not self.editing_id or not title:
             self.editing_id = ""
@@ -83,12 +87,17 @@ class ThreadListState(IdentityState):
         self._refresh()
         if renamed is None:
             return rx.toast.error("That chat no longer exists.")
+        chat = await self.get_state(ChatState)
+        if chat.thread_key == renamed.id:  # the open chat: its header and the tab's title
+            chat.title = renamed.title
         return None
 
     @rx.event
-    def delete(self, thread_id: str):
+    async def delete(self, thread_id: str):
         deleted = thread_service.delete_thread(self._owner(), thread_id)
         self._refresh()
-        if deleted:
-            return rx.toast("Chat deleted")
-        return None
+        if not deleted:
+            return None
+        if (await self.get_state(ChatState)).thread_key == thread_id:  # the open chat: leave it
+            return [rx.toast("Chat deleted"), rx.redirect("/")]
+        return rx.toast("Chat deleted")

@@ -22,12 +22,19 @@ WATCH_SCRIPT = """
 """
 
 
-def start_chat(page) -> str:
-    """Open the thread list, start a new chat; returns the chat's path."""
+def start_chat(page, first: str | None = None) -> str:
+    """Press "New chat": a draft, stored when its first message is sent. With ``first``,
+    send it and wait for the chat to be stored. Returns the page's URL (the chat's, once
+    it exists)."""
     page.goto("/")
-    page.locator("#new-chat").click()
-    page.wait_for_url("**/t/**")
     page.locator("#composer-input").wait_for()
+    if not page.locator("#new-chat").is_visible():  # a phone: the chat list is a drawer
+        page.locator("#sidebar-toggle").click()
+    page.locator("#new-chat").click()
+    page.locator("#composer-input").wait_for()
+    if first is not None:
+        send(page, first)
+        page.wait_for_url("**/t/**")
     return page.url
 
 

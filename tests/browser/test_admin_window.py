@@ -15,7 +15,8 @@ def _sign_in(page):
 
 def _save_refused(page, reason: str) -> None:
     page.locator("#admin-save").click()
-    page.locator("#admin-error", has_text=reason).wait_for()
+    # Shown next to the field it is about.
+    page.locator(".baton-field-error", has_text=reason).wait_for()
 
 
 def test_admin_shows_the_effective_window_and_refuses_settings_that_cannot_work(
@@ -36,12 +37,12 @@ def test_admin_shows_the_effective_window_and_refuses_settings_that_cannot_work(
 
     form.locator("input[name=window_override]").fill("")
     form.locator("select[name=context_strategy]").select_option("compact")
-    form.locator("input[name=compact_threshold]").fill("0.4")
+    form.locator("input[name=compact_threshold]").fill("40")
     form.locator("input[name=keep_recent_tokens]").fill("2000")
     _save_refused(page, "Compaction cannot get below its threshold")
 
     form.locator("select[name=context_strategy]").select_option("auto")
-    form.locator("input[name=compact_threshold]").fill("0.5")
+    form.locator("input[name=compact_threshold]").fill("50")
     form.locator("input[name=window_override]").fill("9000")
     page.locator("#admin-save").click()
     page.locator("#admin-notice").wait_for()

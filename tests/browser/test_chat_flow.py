@@ -6,10 +6,12 @@ from tests.browser.chat_page import WATCH_SCRIPT, send, start_chat, timeline, wa
 
 
 def test_a_new_chat_streams_a_reply_that_survives_a_reload(page, screenshot_dir):
-    chat_url = start_chat(page)
+    start_chat(page)
     page.evaluate(WATCH_SCRIPT)
 
     send(page, "Hello Baton, please write a tiny greeting module")
+    page.wait_for_url("**/t/**")  # the first message stored the chat
+    chat_url = page.url
     wait_idle(page)
     page.screenshot(path=str(screenshot_dir / "chat-after-reply.png"), full_page=True)
 
@@ -27,7 +29,8 @@ def test_a_new_chat_streams_a_reply_that_survives_a_reload(page, screenshot_dir)
 
 
 def test_the_thread_list_finds_renames_and_deletes_a_chat(page):
-    chat_url = start_chat(page)
+    chat_url = start_chat(page, "Write a tiny greeting module")
+    wait_idle(page)
     thread_id = chat_url.rsplit("/", 1)[-1]
     page.goto("/")
     row = page.locator(f"[data-thread='{thread_id}']")
@@ -49,7 +52,7 @@ def test_the_thread_list_finds_renames_and_deletes_a_chat(page):
 
 
 def test_someone_elses_chat_is_not_found(page, browser, app_server):
-    chat_url = start_chat(page)
+    chat_url = start_chat(page, "hello")
     stranger = browser.new_context(base_url=app_server.url)
     try:
         other = stranger.new_page()

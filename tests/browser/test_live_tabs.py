@@ -46,7 +46,9 @@ def _open(context, path: str):
 
 
 def test_a_second_tab_follows_a_turn_started_in_the_first(page) -> None:
-    path = start_chat(page)
+    # A chat is stored with its first message: the second tab opens it once it exists.
+    path = start_chat(page, "Hello")
+    wait_idle(page)
     other = _open(page.context, path)
     send(page, LONG_TASK)
     # The other tab sees the turn running (with Stop), the message and the reply, live.
@@ -78,7 +80,8 @@ def test_a_tab_reloaded_mid_turn_shows_the_turn_and_can_stop_it(page) -> None:
 
 
 def test_a_message_queued_in_one_tab_during_anothers_turn_is_answered_in_both(page) -> None:
-    path = start_chat(page)
+    path = start_chat(page, "Hello")
+    wait_idle(page)
     other = _open(page.context, path)
     send(page, LONG_TASK)
     _wait_running(other)
@@ -87,7 +90,7 @@ def test_a_message_queued_in_one_tab_during_anothers_turn_is_answered_in_both(pa
     wait_idle(page)
     wait_idle(other)
     for tab in (page, other):
-        assert user_messages(tab) == [LONG_TASK, follow_up]
+        assert user_messages(tab) == ["Hello", LONG_TASK, follow_up]
         # Delivered: no "queued" badge is left on either tab.
         tab.wait_for_function(
             "() => !document.querySelector('[data-queued=true]')", timeout=TURN_TIMEOUT_MS)

@@ -117,8 +117,7 @@ def test_several_workers_serve_one_thread_from_postgres(scaled_server, browser) 
     assert workers >= 3, "Redis should make Reflex start several workers"
     context = browser.new_context(base_url=scaled_server.url)
     page = context.new_page()
-    path = start_chat(page)
-    send(page, "Build a CSV parser for invoices")
+    path = start_chat(page, "Build a CSV parser for invoices")
     wait_idle(page)
     assert page.locator("[data-role=assistant]").count() > 0
     # Another tab has its own websocket (possibly another worker) and reads the same thread.
@@ -246,7 +245,9 @@ def test_tabs_on_several_workers_follow_one_turn(scaled_server, browser) -> None
 
     context = browser.new_context(base_url=scaled_server.url)
     first = context.new_page()
-    path = start_chat(first)
+    # A chat is stored with its first message: the tabs open it once it exists.
+    path = start_chat(first, "Hello")
+    wait_idle(first)
     others = []
     for _ in range(3):  # several sockets, so that some land on other workers
         tab = context.new_page()
@@ -276,6 +277,6 @@ def test_tabs_on_several_workers_follow_one_turn(scaled_server, browser) -> None
             time.sleep(0.5)
         assert seen(tab) == expected
         assert [t for k, t in timeline(tab) if k == "user"] == [
-            "Write a config parser with tests", "Also add a --verbose flag"]
+            "Hello", "Write a config parser with tests", "Also add a --verbose flag"]
         wait_idle(tab)
     context.close()

@@ -19,7 +19,9 @@ def _files(*named: tuple[str, bytes]) -> list[dict]:
 
 
 def test_attach_files_send_them_named_and_download_the_workspace(page, screenshot_dir) -> None:
-    start_chat(page)
+    # Files are attached to a chat that exists: one is stored with its first message.
+    start_chat(page, "Hello")
+    wait_idle(page)
     composer = page.locator("#composer-input")
     upload = page.locator("#attach input[type=file]")
 

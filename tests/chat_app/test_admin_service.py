@@ -58,9 +58,10 @@ def test_grant_is_not_the_password_and_dies_with_it(grant: str, monkeypatch: pyt
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"compact_threshold": "0.9", "reset_threshold": "0.8"}, "must be below the reset"),
-        ({"reset_threshold": "1.5"}, "at most 1"),
-        ({"reset_threshold": "lots"}, "must be a number"),
+        ({"compact_threshold": "90", "reset_threshold": "80"}, "must be below the reset"),
+        ({"reset_threshold": "150"}, "from 1 to 100"),
+        ({"reset_threshold": "0.8"}, "80 means 80%"),
+        ({"reset_threshold": "lots"}, "must be a percentage"),
         ({"model": "claude"}, "provider:model"),
         ({"model": "foo:bar"}, "Unknown model provider 'foo': use one of anthropic, openai"),
         ({"context_strategy": "forget"}, "auto, compact or reset"),
@@ -68,10 +69,10 @@ def test_grant_is_not_the_password_and_dies_with_it(grant: str, monkeypatch: pyt
         ({"name": "  "}, "Name cannot be empty"),
         ({"pinned_paths": "../secrets"}, "inside the workspace"),
         ({"history_tools": "maybe"}, "History tools must be on or off"),
-        ({"mask_threshold": "0.6"}, "mask threshold \\(60%\\) must be below the compact"),
-        ({"mask_threshold": "lots"}, "Mask threshold must be a number"),
-        ({"warn_threshold": "0.85", "context_strategy": "reset"}, "Warn threshold \\(0.85\\) must be below"),
-        ({"warn_threshold": "0.5", "context_strategy": "compact"}, "must be below the threshold that acts \\(0.5\\)"),
+        ({"mask_threshold": "60"}, "mask threshold \\(60%\\) must be below the compact"),
+        ({"mask_threshold": "lots"}, "Mask threshold must be a percentage"),
+        ({"warn_threshold": "85", "context_strategy": "reset"}, "Warn threshold \\(85%\\) must be below"),
+        ({"warn_threshold": "50", "context_strategy": "compact"}, "must be below the threshold that acts \\(50%\\)"),
         ({"review_handoffs": "maybe"}, "Review handoffs must be on or off"),
     ],
 )
@@ -88,9 +89,9 @@ def test_auto_shows_what_it_resolves_to(grant: str) -> None:
 
 
 def test_changes_are_recorded_with_previous_values(grant: str) -> None:
-    created = admin.create_assistant(grant, form(reset_threshold="0.8", pinned_paths="PLAN.md"))
+    created = admin.create_assistant(grant, form(reset_threshold="80", pinned_paths="PLAN.md"))
     admin.update_assistant(
-        grant, created.id, form(reset_threshold="0.7", pinned_paths="PLAN.md\ndocs/**")
+        grant, created.id, form(reset_threshold="70%", pinned_paths="PLAN.md\ndocs/**")
     )
 
     changes = {c.field: (c.previous, c.new) for c in admin.history(grant, created.id)}
@@ -227,7 +228,7 @@ def test_a_window_override_below_the_fixed_context_is_refused(grant: str) -> Non
 def test_a_compaction_that_cannot_get_below_its_threshold_is_refused(
     grant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fields = {"context_strategy": "compact", "compact_threshold": "0.4",
+    fields = {"context_strategy": "compact", "compact_threshold": "40",
               "keep_recent_tokens": "2000"}
     with pytest.raises(admin.SettingsRejected, match="Compaction cannot get below its threshold"):
         admin.create_assistant(grant, form(window_override="6000", **fields))
@@ -245,10 +246,56 @@ def test_warn_threshold_and_review_reach_the_turn_and_the_history(grant: str) ->
     created = admin.create_assistant(grant, form(context_strategy="reset"))
     assert created.warn_threshold is None and created.review_handoffs is False
     changed = admin.update_assistant(grant, created.id, form(context_strategy="reset",
-                                                             warn_threshold="0.6",
+                                                             warn_threshold="60",
                                                              review_handoffs="on"))
     assert changed is not None and changed.warn_threshold == 0.6 and changed.review_handoffs
     changes = {c.field: (c.previous, c.new) for c in admin.history(grant, created.id)}
     assert changes == {"warn_threshold": (None, 0.6), "review_handoffs": (False, True)}
     setup, _ = turn_setup("t", Assistant(name="a", warn_threshold=0.6, review_handoffs=True))
     assert setup.policy.warn_threshold == 0.6 and setup.review_handoffs is True
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"compact_threshold": "90", "reset_threshold": "80"}, "compact_threshold"),
+        ({"reset_threshold": "lots"}, "reset_threshold"),
+        ({"mask_threshold": "60"}, "mask_threshold"),
+        ({"model": "foo:bar"}, "model"),
+        ({"name": ""}, "name"),
+        ({"window_override": "100"}, "window_override"),
+        ({"keep_recent_tokens": "x"}, "keep_recent_tokens"),
+    ],
+)
+def test_a_refusal_names_the_field_it_is_about(grant: str, fields: dict, field: str) -> None:
+    with pytest.raises(admin.SettingsRejected) as refused:
+        admin.create_assistant(grant, form(**fields))
+    assert refused.value.field == field
+
+
+def test_thresholds_are_typed_as_percentages_and_stored_as_fractions(grant: str) -> None:
+    created = admin.create_assistant(grant, form(compact_threshold="45.5", reset_threshold="85%",
+                                                 mask_threshold="30"))
+    assert (created.mask_threshold, created.compact_threshold, created.reset_threshold) == \
+        (0.3, 0.455, 0.85)
+    assert [admin.percent_text(v) for v in (0.3, 0.455, 0.85)] == ["30", "45.5", "85"]
+
+
+def test_deleting_an_assistant_moves_its_chats_and_the_last_one_stays(grant: str) -> None:
+    from chat_app.services import threads
+
+    default = admin.list_assistants(grant)[0]
+    writer = admin.create_assistant(grant, form())
+    chat = threads.create_thread("owner-1", "On the writer", assistant_id=writer.id)
+    assert admin.chats_on(grant, writer.id) == 1
+    with pytest.raises(admin.AssistantInUse, match="another assistant"):
+        admin.delete_assistant(grant, writer.id, writer.id)
+
+    assert admin.delete_assistant(grant, writer.id, default.id) == 1
+
+    assert [a.id for a in admin.list_assistants(grant)] == [default.id]
+    assert threads.owned_thread("owner-1", chat.id).assistant_id == default.id
+    with pytest.raises(admin.AssistantInUse, match="last assistant"):
+        admin.delete_assistant(grant, default.id, default.id)
+    with pytest.raises(admin.AdminRefused):
+        admin.delete_assistant("forged", default.id, default.id)

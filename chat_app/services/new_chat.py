@@ -1,0 +1,74 @@
+"""A new chat: nothing is stored until its first message, and then both at once.
+
+"New chat" opens a draft page that stores nothing. :func:`start_chat` checks the first
+message as a send would (size, content, whether it fits the assistant's model), then creates
+the thread, named after the message, and queues the message on it. The chat page that opens
+next finds it queued and answers it (``resume_queued``), so the message is stored before the
+browser navigates anywhere and cannot be lost on the way.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+
+from agent_core.errors import ConfigurationError
+from chat_app.db import repo
+from chat_app.db.engine import write_engine
+from chat_app.services import runtime
+from chat_app.services.chat import _check_fits, validate_message
+from chat_app.services.timeline import model_label
+from chat_app.services.titles import title_from_message
+from chat_app.services.views import AssistantChoice
+
+__all__ = ["start_chat", "has_chats", "chat_assistant"]
+
+
+def _assistant(db: Session, assistant_id: str | None):
+    chosen = repo.get_assistant(session=db, assistant_id=assistant_id) if assistant_id else None
+    return chosen or repo.ensure_default_assistant(session=db)
+
+
+def has_chats(owner: str) -> bool:
+    """Whether the owner has any chat with a message in it (else: a first visit)."""
+    with Session(runtime.engine()) as db:
+        return bool(repo.list_threads(session=db, owner=owner, limit=1, with_messages=True))
+
+
+def start_chat(owner: str, text: str, *, client_id: str | None = None,
+               assistant_id: str | None = None) -> str:
+    """Create a chat holding ``text`` as its first (queued) message; returns its id.
+
+    The same ``client_id`` again returns the chat it created, so a retried send makes one.
+    Raises :class:`~agent_core.errors.MessageRejected` (nothing stored) for a message a send
+    would refuse. An assistant whose model cannot run still gets the chat: the message waits
+    queued, and the chat page says why, as a send to such a chat does.
+    """
+    text = validate_message(text)
+    with Session(write_engine(runtime.engine())) as db:
+        if client_id:  # sent again (no acknowledgement came): the chat it already made
+            known = repo.thread_for_client_message(session=db, owner=owner, client_id=client_id)
+            if known is not None:
+                return known
+        assistant = _assistant(db, assistant_id)
+        try:
+            setup, _ = runtime.turn_setup("", assistant)
+        except ConfigurationError:
+            setup = None
+        if setup is not None:
+            _check_fits(setup, text)
+        thread = repo.create_thread(session=db, owner=owner, assistant_id=assistant.id,
+                                    title=title_from_message(text))
+        thread_id = thread.id
+    runtime.store().enqueue_pending(thread_id, text, client_id=client_id)
+    return thread_id
+
+
+def chat_assistant(owner: str, thread_id: str) -> AssistantChoice | None:
+    """The assistant the owner's chat runs on (None for a chat that is not theirs)."""
+    with Session(runtime.engine()) as db:
+        thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
+        assistant = repo.get_assistant(session=db, assistant_id=thread.assistant_id) if thread else None
+        if assistant is None:
+            return None
+        return AssistantChoice(id=assistant.id, name=assistant.name,
+                               model_label=model_label(assistant.model))

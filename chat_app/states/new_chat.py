@@ -1,0 +1,95 @@
+"""The draft of a new chat (`/`): nothing is stored until its first message is sent.
+
+The first message goes to ``services.new_chat.start_chat``, which stores the chat and the
+message together; the browser then opens the chat, whose page answers the queued message.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from agent_core.errors import MessageRejected
+from chat_app.services import chat as chat_service
+from chat_app.services import new_chat
+from chat_app.states import scripts
+from chat_app.states.chat import ChatState
+from chat_app.states.identity import IdentityState
+from chat_app.states.thread_list import ThreadListState
+
+__all__ = ["NewChatState", "focus_composer"]
+
+
+def focus_composer() -> rx.event.EventSpec:
+    return rx.call_script("window.batonLayout && window.batonLayout.focusComposer()")
+
+
+def _refuse(client_id: str, typed: str, message: str) -> list:
+    return [scripts.outbox_refused(client_id), rx.set_value("composer-input", typed),
+            rx.toast.error(message)]
+
+
+class NewChatState(IdentityState):
+    # No chat of this browser has a message yet: the page explains Baton.
+    first_visit: bool = False
+
+    @rx.event
+    async def on_load(self):
+        self.first_visit = not new_chat.has_chats(self._owner())
+        # No chat is open: the list marks none, and the last chat's watcher ends.
+        (await self.get_state(ChatState)).thread_key = ""
+        # A first message whose send never reached the server (the outbox kept it) comes
+        # back into the composer rather than being lost.
+        return [focus_composer(), scripts.outbox_unsent("", NewChatState.restore_unsent)]
+
+    @rx.event
+    def restore_unsent(self, unsent: list):
+        if not isinstance(unsent, list) or not unsent:
+            return None
+        entries = [e for e in unsent[-20:] if isinstance(e, dict) and e.get("thread") == ""]
+        if not entries:
+            return None
+        text = str(entries[-1].get("text") or "")
+        # Forgotten by the outbox: the text is now in the composer, to send again.
+        return [*(scripts.outbox_refused(str(e.get("id") or "")) for e in entries),
+                rx.set_value("composer-input", text), focus_composer()]
+
+    @rx.event
+    def retry_unsent(self):
+        """The outbox saw no acknowledgement in time (a send lost in flight): send again."""
+        return scripts.outbox_unsent("", NewChatState.resend_unsent)
+
+    @rx.event
+    async def resend_unsent(self, unsent: list):
+        if not isinstance(unsent, list):
+            return None
+        entries = [e for e in unsent[-20:] if isinstance(e, dict) and e.get("thread") == ""]
+        if not entries:
+            return None
+        first = entries[0]  # the draft's first message; the chat answers anything after it
+        return await self._start(str(first.get("text") or ""), str(first.get("id") or "")[:64])
+
+    @rx.event
+    async def start(self, form: dict):
+        """Send the draft's first message: store the chat with it, then open the chat."""
+        return await self._start(str(form.get("message") or ""),
+                                 str(form.get("client_id") or "")[:64])
+
+    async def _start(self, typed: str, client_id: str):
+        text = typed.strip()
+        if not text:
+            return scripts.outbox_refused(client_id)
+        command = chat_service.parse_command(typed.lstrip("\n"))
+        if command is not None and command[0] == "unknown":  # as a chat says it
+            return _refuse(client_id, typed,
+                           f"/{command[1]} is not a command. Commands: {chat_service.COMMANDS}. "
+                           "To send this as a message, start it with a space.")
+        if command is not None:
+            return _refuse(client_id, typed, "/handoff works in a chat that has begun: send a "
+                                             "message first.")
+        chosen = (await self.get_state(ThreadListState)).assistant_id or None
+        try:
+            thread_id = new_chat.start_chat(self._owner(), text, client_id=client_id or None,
+                                            assistant_id=chosen)
+        except MessageRejected as rejected:
+            return _refuse(client_id, typed, str(rejected))
+        return [scripts.outbox_accepted(client_id), rx.redirect(f"/t/{thread_id}")]

@@ -1,0 +1,103 @@
+"""A new chat is stored with its first message, never before (issue 19)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+
+from agent_core.errors import MessageRejected
+from chat_app.db.engine import dispose_engine
+from tests.chat_app.test_services import _pg_url
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request, tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path}/baton.db" if request.param == "sqlite" else _pg_url()
+    if url is None:
+        pytest.skip("PostgreSQL is not reachable at BATON_TEST_PG_URL / 127.0.0.1:5432")
+    monkeypatch.setenv("REFLEX_DB_URL", url)
+    monkeypatch.setenv("BATON_SIM_DELAY", "0")
+    monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
+    from chat_app.services import runtime
+
+    runtime._store_for.cache_clear()
+    runtime.runner.cache_clear()
+    yield url
+    runtime._store_for.cache_clear()
+    dispose_engine(url)
+
+
+def _owner() -> str:
+    return f"owner-{uuid.uuid4().hex[:8]}"
+
+
+def _answer(owner: str, thread_id: str) -> None:
+    """Answer a chat's queued first message: nothing is left queued in a shared database
+    (the start-up resume of other tests counts the threads that wait)."""
+    from chat_app.services import chat
+
+    asyncio.run(_drain(chat.resume_queued(owner, thread_id)))
+
+
+def test_the_first_message_creates_the_chat_queued_and_named(database) -> None:
+    from chat_app.services import chat, new_chat, threads
+
+    owner = _owner()
+    assert not new_chat.has_chats(owner)
+    thread_id = new_chat.start_chat(owner, "Port the parser\nto Rust", client_id="tab.1.x")
+
+    view = threads.load_timeline(owner, thread_id)
+    assert view.thread.title == "Port the parser to Rust"
+    assert [(i.role, i.content, i.queued) for i in view.items] == [
+        ("user", "Port the parser\nto Rust", True)]
+    assert new_chat.has_chats(owner)
+    # The chat page answers it as it answers any message left queued.
+    events = asyncio.run(_drain(chat.resume_queued(owner, thread_id)))
+    assert any(e["type"] == "item" and e["data"]["role"] == "assistant" for e in events)
+    assert [t.id for t in threads.list_threads(owner)] == [thread_id]
+
+
+def test_a_refused_first_message_stores_nothing(database) -> None:
+    from chat_app.services import new_chat, threads
+
+    owner = _owner()
+    with pytest.raises(MessageRejected):
+        new_chat.start_chat(owner, "\u200b\u200b")
+    with pytest.raises(MessageRejected, match="more than this assistant's model can take"):
+        new_chat.start_chat(owner, "word " * 5000)
+    with pytest.raises(MessageRejected):
+        new_chat.start_chat(owner, "bad\x00byte")
+    assert threads.list_threads(owner) == []
+    assert not new_chat.has_chats(owner)
+
+
+def test_chats_nothing_was_sent_to_are_not_listed(database) -> None:
+    from chat_app.services import new_chat, threads
+
+    owner = _owner()
+    threads.create_thread(owner)  # what an older "New chat" click left behind
+    kept = new_chat.start_chat(owner, "hello")
+    assert [t.id for t in threads.list_threads(owner)] == [kept]
+    _answer(owner, kept)
+
+
+async def _drain(stream) -> list[dict]:
+    return [e async for e in stream]
+
+
+def test_the_same_first_message_sent_again_makes_one_chat(database) -> None:
+    from chat_app.services import new_chat, threads
+
+    owner = _owner()
+    first = new_chat.start_chat(owner, "hello", client_id="tab.1.abc")
+    again = new_chat.start_chat(owner, "hello", client_id="tab.1.abc")
+    assert again == first
+    assert [t.id for t in threads.list_threads(owner)] == [first]
+    # Another browser's id is another message, even with the same text.
+    stranger = _owner()
+    theirs = new_chat.start_chat(stranger, "hello", client_id="tab.1.abc")
+    assert theirs != first
+    _answer(owner, first)
+    _answer(stranger, theirs)
