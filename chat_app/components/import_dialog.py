@@ -1,4 +1,4 @@
-"""The chats page's "Import a session" dialog: one agent session file becomes a read-only chat."""
+"""The chat list's "Import a session" dialog: one agent session file becomes a read-only chat."""
 
 import reflex as rx
 
@@ -12,7 +12,7 @@ def import_dialog() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.trigger(
             rx.button(rx.icon("upload", size=14), "Import a session", variant="soft",
-                      id="import-session-open"),
+                      color_scheme="gray", width="100%", id="import-session-open"),
         ),
         rx.dialog.content(
             rx.dialog.title("Import a session"),

@@ -1,5 +1,6 @@
 import reflex as rx
 
+from chat_app.components.import_dialog import import_dialog
 from chat_app.components.thread_row import thread_row
 from chat_app.states.thread_list import ThreadListState
 
@@ -28,6 +29,7 @@ def thread_list() -> rx.Component:
     return rx.vstack(
         rx.button(rx.icon("plus", size=14), "New chat", on_click=ThreadListState.new_chat,
                   id="new-chat", width="100%", title="New chat (Ctrl+Shift+O)"),
+        import_dialog(),
         _assistant_choice(),
         rx.input(
             rx.input.slot(rx.icon("search", size=14)),

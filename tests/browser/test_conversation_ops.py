@@ -37,8 +37,7 @@ def _stored(thread_id: str) -> list[tuple[int, str, str]]:
 
 def test_fork_from_here_copies_sessions_and_handoffs_and_goes_on_alone(server_db, page,
                                                                        screenshot_dir):
-    origin = start_chat(page)
-    send(page, "Plan a vegetable garden")
+    origin = start_chat(page, "Plan a vegetable garden")
     wait_idle(page)
     _handoff(page, 2)
     send(page, "Add a pond")
@@ -88,8 +87,7 @@ def test_fork_from_here_copies_sessions_and_handoffs_and_goes_on_alone(server_db
 
 
 def test_export_downloads_markdown_with_sections_and_json_that_parses(page):
-    start_chat(page)
-    send(page, "Sketch a bird feeder")
+    start_chat(page, "Sketch a bird feeder")
     wait_idle(page)
     _handoff(page, 2)
     send(page, "Make it squirrel proof")
@@ -121,8 +119,7 @@ def test_export_downloads_markdown_with_sections_and_json_that_parses(page):
 
 
 def test_a_message_shows_its_time_and_tokens_on_hover_and_on_focus(page, screenshot_dir):
-    start_chat(page)
-    send(page, "Count my tokens please")
+    start_chat(page, "Count my tokens please")
     wait_idle(page)
     label = page.locator("[data-role=user] .baton-msg-time").first
     tip = label.get_by_role("tooltip")
@@ -254,8 +251,7 @@ def test_regenerate_keeps_the_earlier_reply_and_it_can_be_chosen_again(server_db
     from agent_core.context import build_context
     from chat_app.services import runtime
 
-    path = start_chat(page)
-    send(page, "Describe a kite in one line")
+    path = start_chat(page, "Describe a kite in one line")
     wait_idle(page)
     thread_id = path.rstrip("/").rsplit("/", 1)[-1]
     replies_before = page.locator("[data-role=assistant]").count()

@@ -140,8 +140,7 @@ def test_undo_waits_for_a_running_turn_and_says_when_it_is_too_late(server_db, p
 def test_undo_a_handoff_from_its_divider_gives_back_the_previous_session(page) -> None:
     from tests.browser.chat_page import start_chat
 
-    start_chat(page)
-    send(page, "Write a tiny greeting module")
+    start_chat(page, "Write a tiny greeting module")
     wait_idle(page)
     page.reload()  # the meter as a page load measures the stored session
     page.locator("[data-role=assistant]").first.wait_for()

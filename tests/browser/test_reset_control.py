@@ -83,7 +83,7 @@ def _shoot(page, locator: str, name: str, screenshot_dir) -> None:
 
 @pytest.mark.timeout(1500)
 def test_the_warn_notice_in_every_tab_and_its_three_actions(server_db, page, screenshot_dir) -> None:
-    assistant = _assistant(context_strategy="reset", warn_threshold="0.3",
+    assistant = _assistant(context_strategy="reset", warn_threshold="30",
                            keep_recent_tokens="300", mask_threshold="")
     path, thread_id = _chat(page, server_db, assistant)
     turn = _work_until(page, lambda: _notice_shown(page))
