@@ -19,7 +19,7 @@ def timeline_item(row: rx.Var[TimelineRow]) -> rx.Component:
         ),
         id=row.anchor,
         key=row.key,
-        custom_attrs={"data-key": row.key},
+        custom_attrs={"data-key": row.key, "data-session": row.session_number},
         class_name="baton-item",
         width="100%",
     )
