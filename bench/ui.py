@@ -36,18 +36,9 @@ SECRET = "bench-ui-signing-key"
 SESSIONS, PER_SESSION = 50, 200
 
 
-def _fill(db_url: str) -> tuple[str, str, str]:
-    """(owner cookie token, long thread id, short thread id) written straight to the store."""
-    import os
-
-    os.environ["REFLEX_DB_URL"] = db_url
-    os.environ["BATON_SECRET_KEY"] = SECRET
-    from chat_app.services import runtime
+def _long_thread(store, owner: str) -> str:
     from chat_app.services import threads as thread_service
 
-    token = identity.mint_token()
-    owner = identity.owner_from_token(token)
-    store = runtime.store()
     long_id = thread_service.create_thread(owner, "Long run").id
     for number in range(SESSIONS):
         session = store.current_session(long_id)
@@ -69,11 +60,35 @@ def _fill(db_url: str) -> tuple[str, str, str]:
                                model="simulator", handoff=handoff,
                                handoff_path=f"HANDOFF-{number + 1}.md", handoff_markdown="-",
                                context=[NewMessage(role="handoff", content="<handoff-context>…")])
+    return long_id
+
+
+def _short_thread(store, owner: str) -> str:
+    from chat_app.services import threads as thread_service
+
     short_id = thread_service.create_thread(owner, "Short").id
     session = store.current_session(short_id)
     store.append(short_id, session.id, [NewMessage(role="user" if n % 2 == 0 else "assistant",
                                                    content=f"message {n}") for n in range(10)])
-    return token, long_id, short_id
+    return short_id
+
+
+def _fill(db_url: str, runs: int) -> tuple[str, list[str], list[str]]:
+    """(owner cookie token, long thread ids, short thread ids) written straight to the store:
+    one pair per measured turn (the simulator plans its whole task only in a thread's first
+    turn; later turns are short follow-ups), and one short thread more to warm up."""
+    import os
+
+    os.environ["REFLEX_DB_URL"] = db_url
+    os.environ["BATON_SECRET_KEY"] = SECRET
+    from chat_app.services import runtime
+
+    token = identity.mint_token()
+    owner = identity.owner_from_token(token)
+    store = runtime.store()
+    longs = [_long_thread(store, owner) for _ in range(runs)]
+    shorts = [_short_thread(store, owner) for _ in range(runs + 1)]
+    return token, longs, shorts
 
 
 def _frame_vars(payload: str) -> dict[str, object]:
@@ -93,6 +108,7 @@ def _frame_vars(payload: str) -> dict[str, object]:
 
 
 _LIVE_VAR = re.compile(r"^(live_\d+|live_pages|rows)_rx_state_$")
+_STREAM_VAR = re.compile(r"^(streaming|stream_\d+)_rx_state_$")
 
 
 def turn_bytes(frames: list[tuple[int, str]]) -> dict[str, float]:
@@ -105,7 +121,7 @@ def turn_bytes(frames: list[tuple[int, str]]) -> dict[str, float]:
     ``BATON_SIM_DELAY``).
     """
     flushes, per_token, steps, end = [], [], [], 0
-    text = ""
+    streamed: dict[str, str] = {}  # the streamed reply's vars (its pieces and the newest)
     # Everything else sent from the first step to the last (scroll calls, the meter, ...)
     # is charged to the steps too: "all in" per step.
     other, pending = 0, 0
@@ -114,18 +130,18 @@ def turn_bytes(frames: list[tuple[int, str]]) -> dict[str, float]:
         if not found:
             pending += size if steps else 0
             continue
+        words = len("".join(streamed[name] for name in sorted(streamed)).split())
+        streamed.update({name: str(value) for name, value in found.items()
+                         if _STREAM_VAR.match(name)})
         if any(_LIVE_VAR.match(name) for name in found):
             steps.append(size)
             other, pending = other + pending, 0
-        elif set(found) == {"streaming_rx_state_"}:
+        elif all(_STREAM_VAR.match(name) for name in found):
             flushes.append(size)
-            new = str(found["streaming_rx_state_"])
-            added = len(new.split()) - len(text.split()) if new.startswith(text) else len(new.split())
+            added = len("".join(streamed[name] for name in sorted(streamed)).split()) - words
             per_token.append(size / max(added, 1))
         elif steps:
             pending += size
-        if "streaming_rx_state_" in found:
-            text = str(found["streaming_rx_state_"])
         if found.get("sending_rx_state_") is False:
             end = size
     quarter = max(len(steps) // 4, 1)
@@ -251,20 +267,20 @@ def main() -> None:
     from chat_app.db.migrate import migrate
 
     migrate(db_url)
-    token, long_id, short_id = _fill(db_url)
+    token, longs, shorts = _fill(db_url, args.runs)
     env = {"BATON_SECRET_KEY": SECRET, "BATON_SIM_DELAY": args.sim_delay,
            "BATON_SIM_WINDOW": "200000"}
     shots = args.shots or Path(tempfile.mkdtemp(prefix="baton-bench-ui-shots-"))
     shots.mkdir(parents=True, exist_ok=True)
     with running_app(workdir, env) as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        _measure(browser, server.url, token, short_id)  # warm the server and the browser
+        _measure(browser, server.url, token, shorts.pop())  # warm the server and the browser
         results = {}
-        for label, thread in (("10-message", short_id), ("10,000-message / 50-session", long_id)):
-            runs = [_measure(browser, server.url, token, thread, args.dump if thread == long_id else None)
-                    for _ in range(args.runs)]
+        for label, threads in (("10-message", shorts), ("10,000-message / 50-session", longs)):
+            runs = [_measure(browser, server.url, token, thread,
+                             args.dump if thread == longs[-1] else None) for thread in threads]
             results[label] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-        jumps = {} if args.no_jumps else _jumps(browser, server.url, token, long_id, shots)
+        jumps = {} if args.no_jumps else _jumps(browser, server.url, token, longs[0], shots)
         browser.close()
     short, long = results["10-message"], results["10,000-message / 50-session"]
     print("thread                       newest shown  B/flush  B/token  flushes  steps"

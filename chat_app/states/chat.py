@@ -39,6 +39,7 @@ from chat_app.states.rows import (
     with_anchors,
     with_new_session,
 )
+from chat_app.states.stream_pieces import StreamPieces
 
 __all__ = ["ChatState", "WINDOW", "FLUSH_SECONDS"]
 
@@ -63,7 +64,7 @@ def _thread_id_from_path(path: str) -> str:
     return parts[-1] if len(parts) >= 2 and parts[-2] == "t" else ""
 
 
-class ChatState(LivePages, IdentityState):
+class ChatState(LivePages, StreamPieces, IdentityState):
     thread_key: str = ""
     found: bool = True
     loading: bool = True
@@ -82,7 +83,6 @@ class ChatState(LivePages, IdentityState):
     # The window ends before the newest rows (after a jump to an earlier session).
     has_later: bool = False
     _last_seq: int = 0  # with has_later: the last stored row the window holds
-    streaming: str = ""
     sending: bool = False
     resetting: bool = False
     handoff_running: bool = False
@@ -186,7 +186,7 @@ class ChatState(LivePages, IdentityState):
     def _append(self, item: Any) -> None:
         row = timeline_row(item)
         if row.kind == "message" and row.role == "assistant":
-            self.streaming = ""
+            self._stream_clear()
         if any(existing.key == row.key for existing in self.rows):
             self._set_rows(upsert([*self.rows, *self._live_rows()], row))
             return
@@ -199,7 +199,8 @@ class ChatState(LivePages, IdentityState):
         thread_id = _thread_id_from_path(self.router.url.path)
         self.thread_key = ""
         self.loading = True
-        self.rows, self.chips, self.streaming, self.notice, self.draft = [], [], "", "", ""
+        self.rows, self.chips, self.notice, self.draft = [], [], "", ""
+        self._stream_clear()
         self._clear_live()
         self.resetting = self.handoff_running = self.remote_running = False
         # A run this tab started before a reload goes on streaming into this state.
@@ -444,12 +445,12 @@ class ChatState(LivePages, IdentityState):
                     if time.monotonic() - flushed_at < FLUSH_SECONDS:
                         continue
                     async with self:
-                        self.streaming += pending
+                        self._stream_add(pending)
                     pending, flushed_at = "", time.monotonic()
                     continue
                 async with self:
                     if pending:
-                        self.streaming += pending
+                        self._stream_add(pending)
                         pending = ""
                     follow_up = self._apply(event)
                 if follow_up is not None:
@@ -466,7 +467,7 @@ class ChatState(LivePages, IdentityState):
                     self._streams = 0
                     self.sending = self.remote_running
                     self.resetting = False
-                    self.streaming = ""
+                    self._stream_clear()
                     self.notice = ""
 
     @rx.event(background=True)
@@ -498,7 +499,7 @@ class ChatState(LivePages, IdentityState):
                         if self.thread_key != thread_id or self._watch_generation != generation:
                             return
                         if tokens and self.remote_running:
-                            self.streaming += tokens
+                            self._stream_add(tokens)
                         tokens, flushed_at = "", time.monotonic()
                         if not running and self.remote_running:
                             self._remote_run_ended()
@@ -509,7 +510,7 @@ class ChatState(LivePages, IdentityState):
                     if event.get("run") in self._own_runs:
                         continue
                     if tokens:
-                        self.streaming += tokens
+                        self._stream_add(tokens)
                         tokens = ""
                     follow_up = self._apply_remote(event)
                 if follow_up is not None:
@@ -519,7 +520,8 @@ class ChatState(LivePages, IdentityState):
         self.remote_running = False
         if self._streams == 0:
             self.sending = self.resetting = False
-            self.streaming = self.notice = ""
+            self.notice = ""
+            self._stream_clear()
             if self.has_later:
                 return
             self._reconcile()
@@ -620,7 +622,7 @@ class ChatState(LivePages, IdentityState):
         phase = data.get("event")
         if phase == "reset_starting":
             self.resetting = True
-            self.streaming = ""
+            self._stream_clear()
             self._set_live(upsert(list(self._live), resetting_row(int(data.get("session_number", 1)))))
             return scripts.scroll_to_bottom()
         if phase == "input_blocked":

@@ -66,48 +66,75 @@ _AUTO_LOAD = """
 })()
 """
 
-# The session of the row just under the sticky header is the one being read: its chip gets
-# data-inview, and the chip bar scrolls sideways to keep that chip in sight.
+# The session of the row at the top of the view (under the sticky header) is the one being
+# read: its chip gets data-inview, and the chip bar scrolls sideways to keep that chip in
+# sight. An IntersectionObserver watches a thin band there, so scrolling costs nothing until
+# a row crosses it.
 _MARK_IN_VIEW = """
 (() => {
   if (window.__batonInView) return;
   window.__batonInView = true;
-  let shown = null;
-  const mark = () => {
-    const header = document.querySelector(".baton-sticky-header");
-    const top = header ? header.getBoundingClientRect().bottom + 8 : 8;
-    const timeline = document.getElementById("timeline");
-    if (!timeline) return;
-    const x = timeline.getBoundingClientRect().left + 24;
-    const row = document.elementFromPoint(x, top)?.closest("#timeline .baton-item")
-      || [...timeline.querySelectorAll(".baton-item")]
-           .find((el) => el.getBoundingClientRect().bottom > top);
-    const session = row ? row.dataset.session : null;
-    const chips = document.querySelectorAll(".baton-chip[data-session]");
+  let timeline = null, observer = null, band = -1, shown = null;
+  const inBand = new Set();
+  const mark = (session) => {
     let current = null;
-    chips.forEach((chip) => {
+    document.querySelectorAll(".baton-chip[data-session]").forEach((chip) => {
       const here = chip.dataset.session === session;
       if (here) current = chip;
       if (here !== (chip.dataset.inview === "true")) chip.dataset.inview = here ? "true" : "false";
     });
-    if (current && current !== shown) {
-      shown = current;
-      const bar = current.parentElement, box = current.getBoundingClientRect(),
-            edge = bar.getBoundingClientRect();
-      if (box.left < edge.left || box.right > edge.right)
-        bar.scrollLeft += box.left - edge.left - (edge.width - box.width) / 2;
+    if (!current || current === shown) return;
+    shown = current;
+    const bar = current.parentElement, box = current.getBoundingClientRect(),
+          edge = bar.getBoundingClientRect();
+    if (box.left < edge.left || box.right > edge.right)
+      bar.scrollLeft += box.left - edge.left - (edge.width - box.width) / 2;
+  };
+  const crossed = (entries) => {
+    for (const entry of entries)
+      entry.isIntersecting ? inBand.add(entry.target) : inBand.delete(entry.target);
+    const row = [...inBand].find((el) => el.isConnected);
+    if (row) mark(row.dataset.session);  // in the gap between two rows: keep the mark
+  };
+  const rows = () => timeline.querySelectorAll(":scope > .baton-item");
+  let watched = null;
+  const headerSize = new ResizeObserver(() => { band = -1; setUp(); });
+  const setUp = () => {
+    const found = document.getElementById("timeline");
+    if (found === timeline && band >= 0) return false;
+    const header = document.querySelector(".baton-sticky-header");
+    if (header !== watched) {  // the band follows the header's height (the chip bar comes and goes)
+      headerSize.disconnect();
+      if (header) headerSize.observe(header);
+      watched = header;
     }
+    timeline = found;
+    // Just under the header, and no higher than where a chip jump puts a divider (the
+    // rows' scroll-margin-top), so a jump marks the session it went to.
+    const margin = parseFloat(getComputedStyle(timeline?.querySelector(".baton-item")
+      || document.body).scrollMarginTop) || 0;
+    band = Math.round(Math.max(header ? header.getBoundingClientRect().bottom + 8 : 8, margin + 4));
+    const top = band;
+    if (observer) observer.disconnect();
+    inBand.clear();
+    shown = null;
+    if (!timeline) return false;
+    const below = Math.max(window.innerHeight - top - 2, 0);
+    observer = new IntersectionObserver(crossed, {rootMargin: `-${top}px 0px -${below}px 0px`});
+    rows().forEach((el) => observer.observe(el));
+    return true;
   };
-  let queued = false;
-  const soon = () => {
-    if (queued) return;
-    queued = true;
-    requestAnimationFrame(() => { queued = false; mark(); });
-  };
-  window.addEventListener("scroll", soon, {passive: true});
-  window.addEventListener("resize", soon, {passive: true});
-  new MutationObserver(soon).observe(document.body, {childList: true, subtree: true});
-  soon();
+  // Rows come and go with the window; the timeline itself is new on another chat.
+  new MutationObserver((records) => {
+    if (setUp() || !observer) return;
+    for (const record of records) {
+      if (record.target !== timeline) continue;
+      record.addedNodes.forEach((el) => el.classList?.contains("baton-item") && observer.observe(el));
+      record.removedNodes.forEach((el) => { if (el.nodeType === 1) { observer.unobserve(el); inBand.delete(el); } });
+    }
+  }).observe(document.body, {childList: true, subtree: true});
+  window.addEventListener("resize", () => { band = -1; setUp(); }, {passive: true});
+  setUp();
 })()
 """
 
