@@ -99,3 +99,22 @@ def test_the_import_bench_reads_aiders_whole_log_as_one_json_session(tmp_path,
     monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/unused.db")
     timings = measure(small, repeat=1, model="anthropic:claude-sonnet-4-5", window=60000)
     assert set(timings) == {"json.loads", "load_transcript", "app import", "replay"}
+
+
+def test_the_ui_bench_tells_streaming_flushes_from_finished_steps() -> None:
+    import json
+
+    from bench.ui import turn_bytes
+
+    def frame(**values) -> tuple[int, str]:
+        payload = "42/_event," + json.dumps(["event", {"delta": {"chat_state": {
+            f"{name}_rx_state_": value for name, value in values.items()}}}])
+        return len(payload), payload
+
+    frames = [frame(streaming="Writing"), frame(streaming="Writing the parser"),
+              frame(streaming="", live_3=[{"key": "a"}]), frame(live_pages=[0, 1]),
+              frame(rows=[]), frame(sending=False)]
+    measured = turn_bytes(frames)
+    assert measured["flushes"] == 2 and measured["steps"] == 3
+    assert measured["token_bytes"] == statistics.median([frames[0][0], frames[1][0] / 2])
+    assert measured["end_bytes"] == frames[-1][0]

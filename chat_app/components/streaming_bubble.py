@@ -2,15 +2,16 @@ import reflex as rx
 
 from chat_app.components.safe_markdown import safe_markdown
 from chat_app.states.chat import ChatState
+from chat_app.states.stream_pieces import is_streaming, streamed_text
 
 
 def streaming_bubble() -> rx.Component:
     """The assistant message being written; replaced by the finished item when it arrives."""
     return rx.cond(
-        ChatState.streaming != "",
+        is_streaming(ChatState),
         rx.flex(
             rx.box(
-                safe_markdown(ChatState.streaming),
+                safe_markdown(streamed_text(ChatState)),
                 class_name="baton-bubble baton-assistant baton-streaming",
                 id="baton-streaming",
             ),

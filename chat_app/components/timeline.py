@@ -1,5 +1,6 @@
 import reflex as rx
 
+from chat_app.components.live_pages import live_pages
 from chat_app.components.regenerate_button import regenerate_button
 from chat_app.components.streaming_bubble import streaming_bubble
 from chat_app.components.timeline_item import owner_timeline_item
@@ -23,7 +24,7 @@ def timeline() -> rx.Component:
             ),
         ),
         rx.cond(
-            (ChatState.rows.length() == 0) & (ChatState.live_rows.length() == 0)
+            (ChatState.rows.length() == 0) & (ChatState.live_pages.length() == 0)
             & ~ChatState.sending,
             rx.center(
                 rx.text("Say hello to start this chat.", color_scheme="gray", size="2"),
@@ -44,7 +45,7 @@ def timeline() -> rx.Component:
                 id="load-later",
             ),
         ),
-        rx.foreach(ChatState.live_rows, owner_timeline_item),
+        live_pages(),
         streaming_bubble(),
         regenerate_button(),
         spacing="3",

@@ -28,7 +28,7 @@ def _item(row: rx.Var[TimelineRow], *, owner: bool) -> rx.Component:
         ),
         id=row.anchor,
         key=row.key,
-        custom_attrs={"data-key": row.key, "data-seq": row.seq,
+        custom_attrs={"data-key": row.key, "data-seq": row.seq, "data-session": row.session_number,
                       "data-replaced": rx.cond(row.replaced, "true", "false")},
         class_name="baton-item",
         width="100%",

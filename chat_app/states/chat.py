@@ -9,6 +9,7 @@ every 80 ms, and a finished item is appended to the list once.
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import time
 from collections.abc import AsyncIterator
@@ -21,10 +22,11 @@ from agent_core.redaction import known_secrets, redact_text
 from chat_app.services import chat as chat_service
 from chat_app.services import live, replies
 from chat_app.services import threads as thread_service
-from chat_app.states import marker_rows, scripts
+from chat_app.states import marker_rows, reading_scripts, scripts
 from chat_app.states.connection import connected_here
 from chat_app.states.identity import IdentityState
 from chat_app.states.jump_script import scroll_to_message
+from chat_app.states.live_pages import LivePages
 from chat_app.states.paste_offer_state import PasteOfferState, refusal_feedback
 from chat_app.states.rows import (
     ChipRow,
@@ -39,6 +41,7 @@ from chat_app.states.rows import (
     with_anchors,
     with_new_session,
 )
+from chat_app.states.stream_pieces import StreamPieces
 
 __all__ = ["ChatState", "WINDOW", "FLUSH_SECONDS"]
 
@@ -63,7 +66,7 @@ def _thread_id_from_path(path: str) -> str:
     return parts[-1] if len(parts) >= 2 and parts[-2] == "t" else ""
 
 
-class ChatState(IdentityState):
+class ChatState(LivePages, StreamPieces, IdentityState):
     thread_key: str = ""
     found: bool = True
     loading: bool = True
@@ -71,11 +74,10 @@ class ChatState(IdentityState):
     model_label: str = ""
     # Why the chat's assistant cannot run (a bad model setting); shown above the composer.
     problem: str = ""
-    # The timeline is rows + live_rows. A running stream only ever writes live_rows, so a
-    # finished item costs the browser this run's rows, not the whole window (Reflex sends a
-    # changed var whole); when the stream ends the two are settled into rows once.
+    # The timeline is rows + the live pages (states/live_pages.py). A running stream only
+    # ever writes live pages, so a finished item costs the browser one small page, not the
+    # window nor the run (Reflex sends a changed var whole).
     rows: list[TimelineRow] = []
-    live_rows: list[TimelineRow] = []
     chips: list[ChipRow] = []
     meter: MeterBar = MeterBar()
     has_earlier: bool = False
@@ -83,7 +85,6 @@ class ChatState(IdentityState):
     # The window ends before the newest rows (after a jump to an earlier session).
     has_later: bool = False
     _last_seq: int = 0  # with has_later: the last stored row the window holds
-    streaming: str = ""
     sending: bool = False
     resetting: bool = False
     handoff_running: bool = False
@@ -127,14 +128,18 @@ class ChatState(IdentityState):
         """The marker that offers Undo (the newest edit of the newest session shown)."""
         if self.has_later:
             return marker_rows.UndoTarget()
-        return marker_rows.undo_target([*self.rows, *self.live_rows])
+        return marker_rows.undo_target([*self.rows, *self._live_rows()])
 
     def _set_rows(self, rows: list[TimelineRow]) -> None:
         """Replace the whole timeline (page loads, earlier windows, settling a stream)."""
-        self.rows, chips = with_anchors(rows, self._chips_copy(), from_start=not self.has_earlier)
+        # Plain copies: anchoring the state's own rows in place would send them all again.
+        rows, chips = with_anchors(copy.deepcopy(list(rows)), self._chips_copy(),
+                                   from_start=not self.has_earlier)
+        if rows != list(self.rows):
+            self.rows = rows
         self._set_chips(chips)
-        if self.live_rows and not self.has_later:
-            self.live_rows = []
+        if self._live and not self.has_later:
+            self._clear_live()
         if self.rows:
             self.earliest_seq = min(row.seq for row in self.rows if not row.resetting) if any(
                 not row.resetting for row in self.rows
@@ -163,33 +168,38 @@ class ChatState(IdentityState):
     def _set_live(self, live: list[TimelineRow]) -> None:
         """Replace this run's rows, anchoring them after the settled rows (left untouched)."""
         settled = self.rows
-        self.live_rows, chips = anchors_for_tail(
+        live, chips = anchors_for_tail(
             live,
             self._chips_copy(),
             seen_sessions={row.session_number for row in settled if row.anchor},
             loaded_anchors={row.anchor for row in settled if row.anchor},
             from_start=not self.has_earlier and not settled,
         )
+        hidden = self._show_live(live)
+        if hidden:
+            # The run outgrew its pages: the rows above them leave the page too (scrolling
+            # up loads them again), so the page stays bounded without re-sending anything.
+            if self.rows:
+                self.rows = []
+            if not self.has_earlier:
+                self.has_earlier = True
+            shown = [row.seq for row in live[hidden:] if row.seq and not row.resetting]
+            earliest = min(shown, default=self.earliest_seq)
+            if earliest != self.earliest_seq:
+                self.earliest_seq = earliest
+            visible = {row.anchor for row in live[hidden:] if row.anchor}
+            for chip in chips:
+                chip.loaded = chip.anchor in visible
         self._set_chips(chips)
-
-    def _settle(self) -> None:
-        """Fold this run's rows into the window once, trimming it to ``WINDOW`` rows."""
-        if not self.live_rows or self.has_later:
-            return  # shown after "Newer messages" until the reader reaches the newest rows
-        rows = [*self.rows, *self.live_rows]
-        if len(rows) > WINDOW:
-            rows = rows[-WINDOW:]
-            self.has_earlier = True
-        self._set_rows(rows)
 
     def _append(self, item: Any) -> None:
         row = timeline_row(item)
         if row.kind == "message" and row.role == "assistant":
-            self.streaming = ""
+            self._stream_clear()
         if any(existing.key == row.key for existing in self.rows):
-            self._set_rows(upsert([*self.rows, *self.live_rows], row))
+            self._set_rows(upsert([*self.rows, *self._live_rows()], row))
             return
-        self._set_live(upsert(list(self.live_rows), row))
+        self._set_live(upsert(list(self._live), row))
 
     # ----- page lifecycle -----------------------------------------------------------------
 
@@ -198,8 +208,9 @@ class ChatState(IdentityState):
         thread_id = _thread_id_from_path(self.router.url.path)
         self.thread_key = ""
         self.loading = True
-        self.rows, self.chips, self.streaming, self.notice, self.draft = [], [], "", "", ""
-        self.live_rows = []
+        self.rows, self.chips, self.notice, self.draft = [], [], "", ""
+        self._stream_clear()
+        self._clear_live()
         self.resetting = self.handoff_running = self.remote_running = False
         # A run this tab started before a reload goes on streaming into this state.
         self.sending = self._streams > 0
@@ -214,6 +225,7 @@ class ChatState(IdentityState):
         self.remote_running = await live.is_running(thread_id)
         self.sending = self.sending or self.remote_running
         loaded = [scripts.scroll_to_bottom(force=True), scripts.escape_stops(),
+                  reading_scripts.auto_load(), reading_scripts.mark_session_in_view(),
                   scripts.outbox_unsent(thread_id, ChatState.resend_unsent),
                   ChatState.watch_thread(thread_id)]
         if view.pending and not self.remote_running:
@@ -235,7 +247,7 @@ class ChatState(IdentityState):
         rows = [timeline_row(item) for item in view.items] + self.rows
         if len(rows) > MAX_ROWS:  # the page stays light: the newest end goes, to load again
             rows, self.has_later = rows[:MAX_ROWS], True
-        self._set_rows(rows if self.has_later else rows + self.live_rows)
+        self._set_rows(rows if self.has_later else rows + self._live_rows())
         return scripts.restore_place()
 
     @rx.event
@@ -247,12 +259,15 @@ class ChatState(IdentityState):
                                              after_seq=self._last_seq, limit=WINDOW)
         if view is None:
             return None
-        if not view.has_later:
-            return self._show_newest()
         rows = self.rows + [timeline_row(item) for item in view.items]
+        if view.has_later:
+            self._last_seq = view.last_seq
+        else:  # the newest rows: this run's rows join the window, and the reader stays put
+            for row in self._live:
+                rows = upsert(rows, row)
+            self.has_later = False
         if len(rows) > MAX_ROWS:
             rows, self.has_earlier = rows[-MAX_ROWS:], True
-        self.has_later, self._last_seq = True, view.last_seq
         self._set_rows(rows)
         return None
 
@@ -260,7 +275,7 @@ class ChatState(IdentityState):
         view = thread_service.load_timeline(self._owner(), self.thread_key)
         if view is None:
             return None
-        live = list(self.live_rows)
+        live = self._live_rows()
         self._show(view)
         rows = self.rows
         for row in live:  # this run's rows not yet in the newest window
@@ -286,7 +301,7 @@ class ChatState(IdentityState):
                 self.has_earlier, self.has_later = view.has_earlier, view.has_later
                 self._last_seq = view.last_seq
                 rows = [timeline_row(item) for item in view.items]
-                self._set_rows(rows if self.has_later else rows + self.live_rows)
+                self._set_rows(rows if self.has_later else rows + self._live_rows())
         return scripts.scroll_to_anchor(chip.anchor)
 
     @rx.event
@@ -294,7 +309,7 @@ class ChatState(IdentityState):
         """Show stored row ``seq`` (a search hit): in place when loaded, else the window
         that reads forward from just before it."""
         seq = int(seq)
-        if not any(row.seq == seq for row in [*self.rows, *self.live_rows]):
+        if not any(row.seq == seq for row in [*self.rows, *self._live_rows()]):
             view = thread_service.load_window_at(self._owner(), self.thread_key,
                                                  after_seq=max(seq - 3, 0), limit=WINDOW)
             if view is None or all(item.seq != seq for item in view.items):
@@ -302,7 +317,7 @@ class ChatState(IdentityState):
             self.has_earlier, self.has_later = view.has_earlier, view.has_later
             self._last_seq = view.last_seq
             rows = [timeline_row(item) for item in view.items]
-            self._set_rows(rows if self.has_later else rows + self.live_rows)
+            self._set_rows(rows if self.has_later else rows + self._live_rows())
         return scroll_to_message(seq)
 
     def _mark_replaced(self, seqs: set[int], *, exactly: bool) -> None:
@@ -311,7 +326,8 @@ class ChatState(IdentityState):
             return [dataclasses.replace(row, replaced=(row.seq in seqs) or (
                 row.replaced and not exactly)) if row.role in ("assistant", "tool") else row
                 for row in rows]
-        self.rows, self.live_rows = mark(list(self.rows)), mark(list(self.live_rows))
+        self.rows = mark(list(self.rows))
+        self._show_live(mark(list(self._live)))
 
     @rx.event
     def show_replaced(self, seqs: list[int]) -> None:
@@ -484,12 +500,12 @@ class ChatState(IdentityState):
                     if time.monotonic() - flushed_at < FLUSH_SECONDS:
                         continue
                     async with self:
-                        self.streaming += pending
+                        self._stream_add(pending)
                     pending, flushed_at = "", time.monotonic()
                     continue
                 async with self:
                     if pending:
-                        self.streaming += pending
+                        self._stream_add(pending)
                         pending = ""
                     follow_up = self._apply(event)
                 if follow_up is not None:
@@ -501,11 +517,12 @@ class ChatState(IdentityState):
             async with self:
                 self._streams -= 1
                 if self._streams <= 0:
+                    # This run's rows stay in their pages: the end of a turn sends no
+                    # window-sized frame, and the next run's rows follow them.
                     self._streams = 0
-                    self._settle()
                     self.sending = self.remote_running
                     self.resetting = False
-                    self.streaming = ""
+                    self._stream_clear()
                     self.notice = ""
 
     @rx.event(background=True)
@@ -537,7 +554,7 @@ class ChatState(IdentityState):
                         if self.thread_key != thread_id or self._watch_generation != generation:
                             return
                         if tokens and self.remote_running:
-                            self.streaming += tokens
+                            self._stream_add(tokens)
                         tokens, flushed_at = "", time.monotonic()
                         if not running and self.remote_running:
                             self._remote_run_ended()
@@ -548,7 +565,7 @@ class ChatState(IdentityState):
                     if event.get("run") in self._own_runs:
                         continue
                     if tokens:
-                        self.streaming += tokens
+                        self._stream_add(tokens)
                         tokens = ""
                     follow_up = self._apply_remote(event)
                 if follow_up is not None:
@@ -558,17 +575,18 @@ class ChatState(IdentityState):
         self.remote_running = False
         if self._streams == 0:
             self.sending = self.resetting = False
-            self.streaming = self.notice = ""
+            self.notice = ""
+            self._stream_clear()
             if self.has_later:
-                self._settle()
                 return
             self._reconcile()
 
     def _reconcile(self) -> None:
         """Read back what the thread stored after the settled rows and show exactly that:
         a watcher that subscribed late or lost an event still ends the run right."""
-        settled = [row for row in self.rows if not row.resetting]
-        last = max((row.seq for row in settled), default=0)
+        rows = [row for row in self.rows if not row.resetting]
+        live = [row for row in self._live if not row.resetting and not row.queued]
+        last = max((row.seq for row in [*rows, *live]), default=0)
         view = thread_service.load_window_at(self._owner(), self.thread_key, after_seq=last,
                                              limit=MAX_ROWS)
         if view is None:
@@ -579,14 +597,15 @@ class ChatState(IdentityState):
                 self._show(newest)
             return
         fresh = [timeline_row(item) for item in view.items]
-        rows = [row for row in self.rows if not row.resetting]
-        known = {row.key for row in rows}
-        for row in fresh:
-            if row.key in known:  # a tool call settled before its result came
+        in_rows, in_live = {row.key for row in rows}, {row.key for row in live}
+        for row in fresh:  # a tool call shown before its result came
+            if row.key in in_rows:
                 rows = upsert(rows, row)
-        tail = [row for row in fresh if row.key not in known]
+            elif row.key in in_live:
+                live = upsert(live, row)
+        tail = [row for row in fresh if row.key not in in_rows | in_live]
         stored = {row.key for row in tail}
-        waiting = [row for row in self.live_rows if row.queued and row.key not in stored]
+        waiting = [row for row in self._live if row.queued and row.key not in stored]
         chips = list(self.chips)
         for row in tail:  # a reset whose live event was missed still gets its chip
             if row.kind == "divider" and all(c.number != row.session_number for c in chips):
@@ -594,9 +613,10 @@ class ChatState(IdentityState):
                     number=row.session_number, label=f"Session {row.session_number}",
                     anchor=f"session-{row.session_number}"))
         self._set_chips(chips)
-        self._set_rows(rows)
-        self._set_live(tail + waiting)
-        self._settle()
+        if rows != list(self.rows):
+            self._set_rows([*rows, *live])
+            live = []
+        self._set_live(live + tail + waiting)
 
     def _apply_remote(self, event: dict) -> Any:
         """An event of a run this tab did not start."""
@@ -663,14 +683,14 @@ class ChatState(IdentityState):
         phase = data.get("event")
         if phase == "reset_starting":
             self.resetting = True
-            self.streaming = ""
-            self._set_live(upsert(list(self.live_rows), resetting_row(int(data.get("session_number", 1)))))
+            self._stream_clear()
+            self._set_live(upsert(list(self._live), resetting_row(int(data.get("session_number", 1)))))
             return scripts.scroll_to_bottom()
         if phase == "input_blocked":
             self.notice = "Resetting context… new messages will be queued and sent after it."
             return None
-        placeholders = [row for row in self.live_rows if row.resetting]
-        rows = [row for row in self.live_rows if not row.resetting]
+        placeholders = [row for row in self._live if row.resetting]
+        rows = [row for row in self._live if not row.resetting]
         self.resetting = False
         self.notice = ""
         if phase == "reset_complete":

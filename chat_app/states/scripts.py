@@ -16,26 +16,33 @@ __all__ = ["scroll_to_bottom", "scroll_to_anchor", "escape_stops", "outbox_accep
 
 # Forced (a chat just opened): keep scrolling to the bottom until the rows are there and the
 # page stops growing (markdown, code and fonts settle over a few frames), for up to 3 s.
+# The forced call (every chat page starts with one) installs the function; the calls that
+# follow each new row only name it, so a finished step does not carry this script again.
 _SCROLL_TO_BOTTOM = """
 (() => {
-  const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 400;
-  if (!nearBottom && !%(force)s) return;
-  if (!%(force)s) {
-    setTimeout(() => window.scrollTo({top: document.body.scrollHeight}), 60);
-    return;
-  }
-  let last = -1, steady = 0, tries = 0;
-  const settle = () => {
-    const height = document.body.scrollHeight;
-    window.scrollTo({top: height});
-    const rows = document.querySelectorAll('#timeline .baton-item').length;
-    steady = rows > 0 && height === last ? steady + 1 : 0;
-    last = height;
-    if (steady < 3 && tries++ < 60) setTimeout(settle, 50);
+  window.batonScrollToBottom = (force) => {
+    const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 400;
+    if (!nearBottom && !force) return;
+    if (!force) {
+      setTimeout(() => window.scrollTo({top: document.body.scrollHeight}), 60);
+      return;
+    }
+    let last = -1, steady = 0, tries = 0;
+    const settle = () => {
+      const height = document.body.scrollHeight;
+      window.scrollTo({top: height});
+      const rows = document.querySelectorAll('#timeline .baton-item').length;
+      steady = rows > 0 && height === last ? steady + 1 : 0;
+      last = height;
+      if (steady < 3 && tries++ < 60) setTimeout(settle, 50);
+    };
+    settle();
   };
-  settle();
+  window.batonScrollToBottom(true);
 })()
 """
+
+_FOLLOW = "window.batonScrollToBottom && window.batonScrollToBottom(false)"
 
 _SCROLL_TO_ANCHOR = """
 (() => {
@@ -97,7 +104,7 @@ def restore_place() -> rx.event.EventSpec:
 
 def scroll_to_bottom(force: bool = False) -> rx.event.EventSpec:
     """Follow new rows to the bottom, unless the reader scrolled away (or ``force``)."""
-    return rx.call_script(_SCROLL_TO_BOTTOM % {"force": "true" if force else "false"})
+    return rx.call_script(_SCROLL_TO_BOTTOM if force else _FOLLOW)
 
 
 def scroll_to_anchor(anchor: str) -> rx.event.EventSpec:

@@ -104,3 +104,85 @@ def test_loading_earlier_rows_keeps_the_readers_place(long_thread, page) -> None
              return el && Math.abs(el.getBoundingClientRect().top - top) <= 40; }""",
         arg=[key, top], timeout=10_000)
     assert abs(again.bounding_box()["y"] - top) <= 40
+
+
+_IN_VIEW = """() => [...document.querySelectorAll('#timeline .baton-item')]
+    .filter((el) => { const box = el.getBoundingClientRect();
+                      return box.bottom > 0 && box.top < window.innerHeight; })
+    .map((el) => el.dataset.key)"""
+
+
+def _first_key(page) -> str:
+    return page.locator("#timeline .baton-item").first.get_attribute("data-key") or ""
+
+
+def _last_key(page) -> str:
+    return page.locator("#timeline .baton-item").last.get_attribute("data-key") or ""
+
+
+def _wheel_until(page, delta: int, changed, steps: int = 60) -> list[str]:
+    """Scroll like a reader, a notch at a time, until ``changed()``; returns the rows that
+    were in view just before the rows changed."""
+    page.mouse.move(400, 400)
+    for _ in range(steps):
+        seen = page.evaluate(_IN_VIEW)
+        page.mouse.wheel(0, delta)
+        page.wait_for_timeout(150)
+        if changed():
+            return seen
+    raise AssertionError("scrolling never loaded rows")
+
+
+def test_scrolling_to_the_top_loads_earlier_rows_in_place(long_thread, page) -> None:
+    page.goto(f"/t/{long_thread}")
+    page.locator("[data-role=assistant] .baton-markdown", has_text="s12 step 28").wait_for()
+    wait_idle(page)
+    first = _first_key(page)
+    # Opening at the newest rows is the page's own scrolling: nothing more loads.
+    page.wait_for_timeout(1500)
+    assert _first_key(page) == first
+    seen = _wheel_until(page, -300, lambda: _first_key(page) != first)
+    page.wait_for_timeout(1500)  # the rows are painted and the place put back
+    # The reader still sees what they saw (no jump to the new rows at the top), and the
+    # button stays for the keyboard.
+    assert set(page.evaluate(_IN_VIEW)) & set(seen)
+    assert page.locator("#load-earlier").count() == 1
+    assert _rows(page) <= 320
+
+
+def test_scrolling_to_the_bottom_loads_later_rows_in_place(long_thread, page) -> None:
+    page.goto(f"/t/{long_thread}")
+    page.locator("[data-role=assistant] .baton-markdown", has_text="s12 step 28").wait_for()
+    wait_idle(page)
+    page.locator('.baton-chip[data-session="2"]').click()
+    page.locator("#session-2").wait_for()
+    page.wait_for_timeout(800)
+    last = _last_key(page)
+    assert page.locator("#load-later").count() == 1
+    # A jump is the page's own scrolling: it loads nothing by itself.
+    assert _last_key(page) == last
+    seen = _wheel_until(page, 300, lambda: _last_key(page) != last)
+    page.wait_for_timeout(1000)
+    assert set(page.evaluate(_IN_VIEW)) & set(seen)
+    assert _rows(page) <= 320
+
+
+def test_the_chip_of_the_session_being_read_is_marked(long_thread, page) -> None:
+    page.goto(f"/t/{long_thread}")
+    page.locator("[data-role=assistant] .baton-markdown", has_text="s12 step 28").wait_for()
+    wait_idle(page)
+    marked = '.baton-chip[data-inview="true"]'
+    page.wait_for_function(f"() => document.querySelector('{marked}')?.dataset.session === '12'")
+    page.locator('.baton-chip[data-session="3"]').click()
+    page.locator("#session-3").wait_for()
+    page.wait_for_function(f"() => document.querySelector('{marked}')?.dataset.session === '3'")
+    assert page.locator(marked).count() == 1
+    # Reading on into session 4 moves the mark.
+    page.mouse.move(400, 400)
+    for _ in range(80):
+        page.mouse.wheel(0, 400)
+        page.wait_for_timeout(100)
+        if page.locator(marked).get_attribute("data-session") == "4":
+            break
+    assert page.locator(marked).get_attribute("data-session") == "4"
+    assert page.locator(marked).count() == 1
