@@ -84,6 +84,7 @@ class ChatState(LivePages, StreamPieces, IdentityState):
     earliest_seq: int = 0
     # The window ends before the newest rows (after a jump to an earlier session).
     has_later: bool = False
+    undo_target: marker_rows.UndoTarget = marker_rows.UndoTarget()
     _last_seq: int = 0  # with has_later: the last stored row the window holds
     sending: bool = False
     resetting: bool = False
@@ -123,12 +124,14 @@ class ChatState(LivePages, StreamPieces, IdentityState):
             return "Working… messages sent now are queued and delivered after this turn"
         return "Message Baton (Enter to send, Shift+Enter for a new line)"
 
-    @rx.var
-    def undo_target(self) -> marker_rows.UndoTarget:
-        """The marker that offers Undo (the newest edit of the newest session shown)."""
-        if self.has_later:
-            return marker_rows.UndoTarget()
-        return marker_rows.undo_target([*self.rows, *self._live_rows()])
+    def _refresh_undo(self) -> None:
+        """Point ``undo_target`` at the marker that offers Undo (the newest edit of the newest
+        session shown). A plain var set only when it changes: a computed one would be sent
+        again with every step of a turn."""
+        target = marker_rows.UndoTarget() if self.has_later else \
+            marker_rows.undo_target([*self.rows, *self._live_rows()])
+        if target != self.undo_target:
+            self.undo_target = target
 
     def _set_rows(self, rows: list[TimelineRow]) -> None:
         """Replace the whole timeline (page loads, earlier windows, settling a stream)."""
@@ -144,6 +147,7 @@ class ChatState(LivePages, StreamPieces, IdentityState):
             self.earliest_seq = min(row.seq for row in self.rows if not row.resetting) if any(
                 not row.resetting for row in self.rows
             ) else self.earliest_seq
+        self._refresh_undo()
 
     def _chips_copy(self) -> list[ChipRow]:
         # Plain copies: changing the state's own chips in place would send them all again.
@@ -191,6 +195,7 @@ class ChatState(LivePages, StreamPieces, IdentityState):
             for chip in chips:
                 chip.loaded = chip.anchor in visible
         self._set_chips(chips)
+        self._refresh_undo()
 
     def _append(self, item: Any) -> None:
         row = timeline_row(item)
@@ -328,6 +333,7 @@ class ChatState(LivePages, StreamPieces, IdentityState):
                 for row in rows]
         self.rows = mark(list(self.rows))
         self._show_live(mark(list(self._live)))
+        self._refresh_undo()
 
     @rx.event
     def show_replaced(self, seqs: list[int]) -> None:
