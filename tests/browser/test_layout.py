@@ -250,3 +250,45 @@ def test_keyboard_only_new_chat_send_search_sidebar_sessions_and_help(page, scre
     link.focus()
     page.keyboard.press("Enter")
     page.wait_for_url(first_chat)
+
+
+def _tab_to(page, locator, limit: int = 80) -> None:
+    """Press Tab until ``locator`` holds the focus (keyboard only; fails if it never does)."""
+    for _ in range(limit):
+        if locator.evaluate("el => el === document.activeElement"):
+            return
+        page.keyboard.press("Tab")
+    assert locator.evaluate("el => el === document.activeElement"), "never reached by Tab"
+
+
+def test_keyboard_only_open_the_context_chart_and_fork_from_a_message(page) -> None:
+    page.set_viewport_size(DESKTOP)
+    page.goto("/")
+    page.wait_for_function("() => document.activeElement?.id === 'composer-input'")
+    page.keyboard.type("Write a tiny greeting module")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/t/**", timeout=TURN_TIMEOUT_MS)
+    origin = page.url
+    page.locator("[data-role=assistant]").first.wait_for(timeout=TURN_TIMEOUT_MS)
+    wait_idle(page)
+
+    # The meter is a button: Tab to it, Enter opens the chart, Escape closes it.
+    _tab_to(page, page.locator("#open-context-chart"))
+    page.keyboard.press("Enter")
+    page.locator("#context-chart").wait_for()
+    _press(page, "Escape")
+    page.locator("#context-chart").wait_for(state="detached")
+
+    # Tab to the message's "fork from here", Enter, edit, Tab to "Fork and send", Enter.
+    _tab_to(page, page.locator("[data-role=user] .baton-fork").first)
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement?.id === 'fork-text'")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("Write a tiny farewell module")
+    _tab_to(page, page.locator("#fork-send"), limit=10)
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => location.href !== {origin!r} && location.pathname.startsWith('/t/')",
+                           timeout=TURN_TIMEOUT_MS)
+    page.locator("[data-role=user]", has_text="Write a tiny farewell module").wait_for(
+        timeout=TURN_TIMEOUT_MS)
+    assert "(fork)" in page.locator("#thread-title").inner_text()
