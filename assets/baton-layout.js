@@ -126,3 +126,26 @@
   // A page (or a chat) rendered anew brings a new toggle button: give it its state.
   new MutationObserver(sync).observe(root, { childList: true, subtree: true });
 })();
+
+// A jump scrolls a row to just under the sticky header, whatever its height (the header
+// grows with a fork's origin line, a wrapped title or the chip bar): its measured height is
+// the rows' scroll margin, kept in --baton-header-h.
+(() => {
+  const root = document.documentElement;
+  let watched = null;
+  const observer = new ResizeObserver((entries) => {
+    for (const entry of entries) {
+      const height = Math.ceil(entry.target.getBoundingClientRect().height);
+      root.style.setProperty("--baton-header-h", `${height}px`);
+    }
+  });
+  const watch = () => {
+    const header = document.querySelector(".baton-sticky-header");
+    if (header === watched) return;
+    if (watched) observer.unobserve(watched);
+    watched = header;
+    if (header) observer.observe(header);
+  };
+  new MutationObserver(watch).observe(document.documentElement, {childList: true, subtree: true});
+  watch();
+})();

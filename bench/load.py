@@ -221,7 +221,7 @@ class ReflexSocket:
 class EventNames:
     hydrate: str
     on_load: str
-    new_chat: str
+    start: str  # the draft page's first message: stores the chat with it, then opens it
     submit: str
 
     @classmethod
@@ -229,12 +229,37 @@ class EventNames:
         from reflex.state import OnLoadInternalState, State
 
         from chat_app.states.chat import ChatState
-        from chat_app.states.thread_list import ThreadListState
+        from chat_app.states.new_chat import NewChatState
 
         return cls(f"{State.get_full_name()}.hydrate_and_load",
                    f"{OnLoadInternalState.get_full_name()}.on_load_internal",
-                   f"{ThreadListState.get_full_name()}.new_chat",
+                   f"{NewChatState.get_full_name()}.start",
                    f"{ChatState.get_full_name()}.submit")
+
+
+async def open_new_chat(socket: ReflexSocket, names: EventNames, first: str,
+                        deadline: float) -> tuple[str, str]:
+    """Start a chat from the draft page with its ``first`` message, as the browser does (the
+    chat is stored with the message queued, then opened, and its page answers it); returns
+    the chat's path and the update that showed it loaded."""
+    await socket.emit(_event(names.start, "/", form={"message": first,
+                                                      "client_id": f"d.1.{uuid.uuid4()}"}))
+    redirect = await _await_update(socket, deadline, lambda u: '"_redirect"' in u)
+    events = json.loads(redirect.split(",", 1)[1])[1]["events"]
+    path = next(e["payload"]["path"] for e in events if "path" in e.get("payload", {}))
+    await socket.emit(_event(names.on_load, path))
+    loaded = f'"thread_key_rx_state_":"{path.rsplit("/", 1)[-1]}"'
+    return path, await _await_update(socket, deadline, lambda u: loaded in u)
+
+
+async def await_turn_end(socket: ReflexSocket, deadline: float, seen: str = "") -> None:
+    """Read updates until a run that started (in ``seen`` or later) has ended."""
+    sending = '"sending_rx_state_":true' in seen
+    while True:
+        update = await socket.next_update(deadline)
+        sending = sending or '"sending_rx_state_":true' in update
+        if sending and '"sending_rx_state_":false' in update:
+            return
 
 
 def _event(name: str, path: str, **payload) -> dict:
@@ -295,13 +320,14 @@ async def run_chat(base_url: str, names: EventNames, number: int, messages: int,
     socket = None
     try:
         socket = await ReflexSocket.open(base_url, cookie, _event(names.hydrate, "/"))
-        await socket.emit(_event(names.new_chat, "/"))
-        redirect = await _await_update(socket, deadline, lambda u: '"_redirect"' in u)
-        path = json.loads(redirect.split(",", 1)[1])[1]["events"][0]["payload"]["path"]
+        # The chat is stored with its first message, which its page then answers: that
+        # turn is waited for and counted (stored, answered), not timed.
+        opener = f"chat {number} opens {uuid.uuid4().hex[:8]}: {TEXT}"
+        outcome.sent.append(opener)
+        path, loaded = await open_new_chat(socket, names, opener, deadline)
         outcome.thread_id = path.rsplit("/", 1)[-1]
-        await socket.emit(_event(names.on_load, path))
-        loaded = f'"thread_key_rx_state_":"{outcome.thread_id}"'
-        await _await_update(socket, deadline, lambda u: loaded in u)
+        await await_turn_end(socket, deadline, loaded)
+        outcome.completed += 1
         for index in range(messages):
             text = f"chat {number} message {index + 1} {uuid.uuid4().hex[:8]}: {TEXT}"
             outcome.sent.append(text)

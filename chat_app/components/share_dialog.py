@@ -30,7 +30,9 @@ def share_dialog() -> rx.Component:
     """The chat page's Share panel: create a read-only link, then refresh or revoke it."""
     return rx.dialog.root(
         rx.dialog.trigger(
-            rx.button(rx.icon("share-2", size=14), "Share", size="1", variant="soft",
+            rx.button(rx.icon("share-2", size=14),
+                      rx.text("Share", as_="span", class_name="baton-share-label"),
+                      size="1", variant="soft", aria_label="Share",
                       on_click=ShareLinksState.open_panel, id="share-open"),
         ),
         rx.dialog.content(

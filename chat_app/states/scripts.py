@@ -76,8 +76,18 @@ _RESTORE_PLACE = """
 (() => {
   const place = window.__batonPlace;
   if (!place) return;
+  // The reader scrolling (wheel, touch, keys) wins: holding the place against them would
+  // pull the page back under their hand for seconds.
+  if (!window.__batonReaderWatch) {
+    window.__batonReaderWatch = true;
+    const moved = () => { window.__batonReaderAt = performance.now(); };
+    for (const kind of ["wheel", "touchmove", "keydown"])
+      window.addEventListener(kind, moved, {passive: true, capture: true});
+  }
+  const started = performance.now();
   let tries = 0, steady = 0;
   const fix = () => {
+    if ((window.__batonReaderAt || 0) > started) return;
     const first = document.querySelector('#timeline .baton-item');
     const el = document.querySelector(`#timeline .baton-item[data-key="${CSS.escape(place.key)}"]`);
     if (!el || !first || first.dataset.key === place.first) {

@@ -136,22 +136,20 @@ async def _tabs_send_at_once(url: str, tabs: int, per_tab: int) -> tuple[str, li
     numbered messages as fast as it can, as the composer's outbox numbers them."""
     import asyncio
 
-    from bench.load import ReflexSocket, _await_update, _event, _fetch_cookie
+    from bench.load import ReflexSocket, _await_update, _event, _fetch_cookie, open_new_chat
 
     names = _event_names()
     cookie = await asyncio.to_thread(_fetch_cookie, url)
     deadline = time.monotonic() + 120
     first = await ReflexSocket.open(url, cookie, _event(names.hydrate, "/"))
-    await first.emit(_event(names.new_chat, "/"))
-    redirect = await _await_update(first, deadline, lambda u: '"_redirect"' in u)
-    import json
-
-    path = json.loads(redirect.split(",", 1)[1])[1]["events"][0]["payload"]["path"]
+    # The chat is stored with its first message (the draft page's way), then opened.
+    opener = "open the chat"
+    path, _ = await open_new_chat(first, names, opener, deadline)
     thread_id = path.rsplit("/", 1)[-1]
-    # Each tab boots as the browser does on "/" and then opens the chat (its on_load).
+    # Each other tab boots as the browser does on "/" and then opens the chat (its on_load).
     sockets = [first] + [await ReflexSocket.open(url, cookie, _event(names.hydrate, "/"))
                          for _ in range(tabs - 1)]
-    for socket in sockets:
+    for socket in sockets[1:]:
         await socket.emit(_event(names.on_load, path))
         await _await_update(socket, deadline, lambda u: f'"thread_key_rx_state_":"{thread_id}"' in u)
 
@@ -167,11 +165,12 @@ async def _tabs_send_at_once(url: str, tabs: int, per_tab: int) -> tuple[str, li
     sent = await asyncio.gather(*(tab(i, s) for i, s in enumerate(sockets)))
     # Keep the sockets open until everything is stored: a closed tab is not the point here.
     stored_by = time.monotonic() + 240
-    while time.monotonic() < stored_by and len(_stored_user_texts(url, thread_id)) < tabs * per_tab:
+    while time.monotonic() < stored_by and \
+            len(_stored_user_texts(url, thread_id)) < tabs * per_tab + 1:
         await asyncio.sleep(1)
     for socket in sockets:
         await socket.close()
-    return thread_id, [text for texts in sent for text in texts]
+    return thread_id, [opener] + [text for texts in sent for text in texts]
 
 
 _DB_URLS: dict[str, str] = {}
