@@ -1,6 +1,7 @@
 import reflex as rx
 
 from chat_app.components.attach_button import attach_button
+from chat_app.components.message_box import message_box
 from chat_app.components.paste_offer import paste_offer
 from chat_app.components.workspace_panel import workspace_panel
 from chat_app.states.chat import ChatState
@@ -49,24 +50,8 @@ def composer() -> rx.Component:
             rx.hstack(
                 attach_button(),
                 workspace_panel(),
-                # Uncontrolled on purpose: a controlled Reflex input debounces its change
-                # events, which could reach the server after the submit they belong to.
-                rx.text_area(
-                    on_change=ChatState.set_draft,
-                    placeholder=ChatState.composer_placeholder,
-                    enter_key_submit=True,
-                    auto_height=True,
-                    rows="1",
-                    name="message",
-                    id="composer-input",
-                    flex="1",
-                    class_name="baton-composer-input",
-                ),
-                # Filled by /baton-outbox.js on submit: the browser's id for this message.
-                rx.el.input(type="hidden", name="client_id", default_value="", id="composer-client-id"),
-                # Pressed by /baton-outbox.js when a send got no acknowledgement in time.
-                rx.el.button(type="button", hidden=True, id="outbox-retry",
-                             on_click=ChatState.retry_unsent),
+                *message_box(ChatState.composer_placeholder, ChatState.retry_unsent,
+                             on_change=ChatState.set_draft),
                 _stop_button(),
                 rx.icon_button(
                     rx.icon("send-horizontal", size=16),
