@@ -22,13 +22,13 @@ from collections.abc import Callable
 from typing import Any
 
 from langchain.agents.middleware import ToolCallRequest
-from langchain_core.tools import BaseTool
-from pydantic import ValidationError
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, ValidationError
 
 from agent_core.errors import StoreError, ToolInputError
 from agent_core.redaction import known_secrets, redact_text
 
-__all__ = ["tool_failure", "invalid_arguments"]
+__all__ = ["tool_failure", "invalid_arguments", "checked_tool"]
 
 log = logging.getLogger(__name__)
 _MAX_PROBLEMS = 5
@@ -48,11 +48,29 @@ def tool_failure(exc: Exception, request: ToolCallRequest) -> str:
     return f"error: {name} failed: {detail}. Check the arguments and try again, or take another way"
 
 
+#: Argument schemas by (module, function, tool name): tools are bound to a thread at every
+#: turn, and inferring a schema (a pydantic model per function) cost more than the rest.
+_SCHEMAS: dict[tuple[str, str, str], type[BaseModel]] = {}
+
+
+def checked_tool(function: Callable[..., Any], *, name: str, **kwargs: Any) -> StructuredTool:
+    """``StructuredTool.from_function`` whose argument errors return to the model
+    (:func:`invalid_arguments`), with the schema inferred once per function and name."""
+    key = (function.__module__, function.__qualname__, name)
+    schema = _SCHEMAS.get(key)
+    tool = StructuredTool.from_function(function, name=name, args_schema=schema, **kwargs)
+    if schema is None and isinstance(tool.args_schema, type):
+        _SCHEMAS[key] = tool.args_schema
+    tool.handle_validation_error = invalid_arguments(tool)
+    return tool
+
+
 def invalid_arguments(tool: BaseTool) -> Callable[[ValidationError], str]:
     """A ``handle_validation_error`` for ``tool``: what was wrong and what it expects."""
-    expected = ", ".join(f"{arg} ({_type_of(spec)})" for arg, spec in tool.args.items())
 
     def describe(exc: ValidationError) -> str:
+        # Built when a call goes wrong, not with the tool: reading tool.args builds a schema.
+        expected = ", ".join(f"{arg} ({_type_of(spec)})" for arg, spec in tool.args.items())
         problems = [
             f"{'.'.join(str(part) for part in error['loc']) or 'arguments'}: {error['msg']}"
             for error in exc.errors()[:_MAX_PROBLEMS]

@@ -15,14 +15,14 @@ import asyncio
 import shlex
 from typing import Literal
 
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.errors import ToolInputError
 from agent_core.ports import SessionStore
 from agent_core.providers.simulator_script import command_output
 from agent_core.sandbox import Sandbox, SandboxResult, sandbox_unavailable_reason
-from agent_core.tool_errors import invalid_arguments
+from agent_core.tool_errors import checked_tool
 from agent_core.validation import sanitize_text
 from agent_core.workspace import workspace_path
 
@@ -151,13 +151,11 @@ def make_tools(
         return command_output(command)
 
     functions = (read_file, write_file, edit_file, write_todos)
-    tools: list[BaseTool] = [StructuredTool.from_function(f, name=f.__name__) for f in functions]
+    tools: list[BaseTool] = [checked_tool(f, name=f.__name__) for f in functions]
     if commands == "simulated":
-        tools.append(StructuredTool.from_function(run_command, name="run_command"))
+        tools.append(checked_tool(run_command, name="run_command"))
     elif commands == "sandbox":
         tools.append(_sandboxed_run_command(store, thread_id, sandbox or Sandbox()))
-    for tool in tools:
-        tool.handle_validation_error = invalid_arguments(tool)
     return tools
 
 
@@ -180,7 +178,7 @@ def _sandboxed_run_command(store: SessionStore, thread_id: str, sandbox: Sandbox
 
     limits = sandbox.limits
     network = "with network access" if sandbox.network else "without network access"
-    return StructuredTool.from_function(
+    return checked_tool(
         run_command_sync, coroutine=run_command, name="run_command",
         description=(
             "Run a shell command (/bin/sh -c) in the workspace directory and return its output "

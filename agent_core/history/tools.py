@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool
 
 from agent_core.errors import ToolInputError
 from agent_core.history.terms import search_terms
 from agent_core.ports import SessionStore
 from agent_core.records import SessionRecord, StoredMessage
-from agent_core.tool_errors import invalid_arguments
+from agent_core.tool_errors import checked_tool
 
 __all__ = ["HISTORY_TOOL_NAMES", "make_history_tools", "render_row", "read_history_call",
            "MAX_HITS", "MAX_READ_MESSAGES", "MAX_OUTPUT_CHARS"]
@@ -143,8 +143,5 @@ def make_history_tools(store: SessionStore, thread_id: str) -> list[BaseTool]:
         """Read stored messages start..end of a session of this chat, verbatim."""
         return history.read(session, start, end or None)
 
-    tools: list[BaseTool] = [StructuredTool.from_function(search_history, name="search_history"),
-                             StructuredTool.from_function(read_history, name="read_history")]
-    for tool in tools:
-        tool.handle_validation_error = invalid_arguments(tool)
-    return tools
+    return [checked_tool(search_history, name="search_history"),
+            checked_tool(read_history, name="read_history")]

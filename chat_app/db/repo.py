@@ -10,6 +10,8 @@ both are re-exported here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import delete, func, or_, update
 from sqlmodel import Session, col, select
 
@@ -255,11 +257,14 @@ def request_stop(*, session: Session, thread_id: str) -> bool:
     return bool(result.rowcount)
 
 
-def stop_requests(*, session: Session, thread_id: str) -> int | None:
-    """How often Stop was pressed on the thread; None if it does not exist."""
-    return session.exec(
-        select(Thread.stop_requests).where(col(Thread.id) == thread_id)
-    ).first()
+def stop_counts(*, session: Session, thread_ids: Sequence[str]) -> dict[str, int]:
+    """How often Stop was pressed on each of the threads that exist."""
+    if not thread_ids:
+        return {}
+    rows = session.exec(
+        select(Thread.id, Thread.stop_requests).where(col(Thread.id).in_(list(thread_ids)))
+    ).all()
+    return {thread_id: count or 0 for thread_id, count in rows}
 
 
 def delete_thread(*, session: Session, thread_id: str) -> bool:

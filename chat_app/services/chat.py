@@ -13,7 +13,6 @@ import logging
 import re
 import time
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -33,6 +32,7 @@ from chat_app.db.engine import write_engine
 from chat_app.services import context_window, importing, live, runtime
 from chat_app.services.live import new_run_id
 from chat_app.services.run_events import Translator, expand
+from chat_app.services.stops import stop, stoppable
 from chat_app.services.threads import misconfigured
 from chat_app.services.titles import DEFAULT_TITLE, title_from_message
 from chat_app.services.views import TimelineItem
@@ -41,8 +41,6 @@ __all__ = ["send_message", "run_handoff", "resume_queued", "stop", "validate_mes
            "parse_command", "new_run_id", "check_fits"]
 
 _log = logging.getLogger(__name__)
-# How often a running turn looks for a Stop pressed in another worker process.
-STOP_POLL_SECONDS = 0.5
 
 
 def validate_message(text: str) -> str:
@@ -67,47 +65,6 @@ def parse_command(text: str) -> tuple[str, str | None] | None:
         return "handoff", focus or None
     word = _COMMAND_WORD.match(stripped)
     return ("unknown", word.group(1)) if word else None
-
-
-def stop(thread_id: str) -> bool:
-    """Stop the thread's running turn (or handoff), in this process or in any other worker.
-
-    A turn running here stops at once; the stop is also counted on the thread's row, where a
-    turn running in another process sees it within ``STOP_POLL_SECONDS`` (a browser tab that
-    reconnected to another worker still stops the turn it started).
-    """
-    here = runtime.request_stop(thread_id)
-    with Session(write_engine(runtime.engine())) as db:
-        counted = repo.request_stop(session=db, thread_id=thread_id)
-    return here or counted
-
-
-def _stop_count(thread_id: str) -> int | None:
-    with Session(runtime.engine()) as db:
-        return repo.stop_requests(session=db, thread_id=thread_id)
-
-
-@asynccontextmanager
-async def _stoppable(thread_id: str, flag: asyncio.Event) -> AsyncIterator[None]:
-    """While the block runs, a Stop pressed on the thread in any worker sets ``flag``."""
-    start = await asyncio.to_thread(_stop_count, thread_id) or 0
-
-    async def watch() -> None:
-        while not flag.is_set():
-            await asyncio.sleep(STOP_POLL_SECONDS)
-            try:
-                count = await asyncio.to_thread(_stop_count, thread_id)
-            except Exception:  # a database hiccup: the local Stop still works; look again
-                _log.warning("could not read stop requests of thread %s", thread_id, exc_info=True)
-                continue
-            if count is not None and count > start:
-                flag.set()
-
-    watcher = asyncio.create_task(watch())
-    try:
-        yield
-    finally:
-        watcher.cancel()
 
 
 # A tab's message waits this long at most for the one the tab sent before it (in flight on
@@ -300,7 +257,7 @@ async def _send_message(owner: str, thread_id: str, text: str,
     cancel = runtime.cancel_flag(thread_id)
     queued = False
     try:
-        async with _stoppable(thread_id, cancel):
+        async with stoppable(thread_id, cancel):
             async for event in runtime.runner().submit(setup, text, cancel=cancel,
                                                        client_id=client_id):
                 queued = queued or event.get("type") == "queued"
@@ -342,7 +299,7 @@ async def _resume_queued(owner: str, thread_id: str) -> AsyncIterator[dict[str, 
     translator = Translator(thread_id, resolved.label)
     cancel = runtime.cancel_flag(thread_id)
     try:
-        async with _stoppable(thread_id, cancel):
+        async with stoppable(thread_id, cancel):
             async for event in runtime.runner().drain(setup, cancel=cancel):
                 for ui_event in expand(translator.translate(event)):
                     yield ui_event
@@ -392,7 +349,7 @@ async def _run_handoff(owner: str, thread_id: str, focus: str | None,
     translator = Translator(thread_id, resolved.label)
     flag = cancel or runtime.cancel_flag(thread_id)
     try:
-        async with _stoppable(thread_id, flag):
+        async with stoppable(thread_id, flag):
             async for event in runtime.runner().handoff(setup, focus, cancel=flag):
                 for ui_event in expand(translator.translate(event)):
                     yield ui_event

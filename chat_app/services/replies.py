@@ -18,8 +18,9 @@ from agent_core.errors import ConfigurationError, StoreError
 from agent_core.records import ContextEdit, StoredMessage
 from chat_app.db import replies as db_replies
 from chat_app.services import importing, live, runtime
-from chat_app.services.chat import _assistant_for, _broadcast, _stoppable, _touch
+from chat_app.services.chat import _assistant_for, _broadcast, _touch
 from chat_app.services.run_events import Translator, expand
+from chat_app.services.stops import stoppable
 from chat_app.services.threads import misconfigured
 
 __all__ = ["ReplyRefused", "regenerate", "choose_reply", "replaced_seqs", "reply_groups"]
@@ -100,7 +101,7 @@ async def _regenerate(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any
     translator = Translator(thread_id, resolved.label)
     cancel = runtime.cancel_flag(thread_id)
     try:
-        async with _stoppable(thread_id, cancel):
+        async with stoppable(thread_id, cancel):
             async for event in runtime.runner().rerun(setup, cancel=cancel):
                 for ui_event in expand(translator.translate(event)):
                     yield ui_event

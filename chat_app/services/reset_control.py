@@ -20,11 +20,18 @@ from agent_core.coordinator import unanswered_requests
 from agent_core.errors import ConfigurationError, StoreError
 from agent_core.handoff.artifact import HandoffArtifact
 from agent_core.models import model_info
+from agent_core.policy import ContextPolicy
 from agent_core.strategies.plan import effective_strategy
-from agent_core.strategies.reset_control import notice_due, trigger_threshold, warn_threshold
+from agent_core.strategies.reset_control import (
+    notice_due,
+    review_pending,
+    trigger_threshold,
+    warn_threshold,
+)
 from agent_core.turn import TurnSetup
 from agent_core.user_control import defer_next_trigger, pending_review, resolve_review
 from chat_app.db import repo
+from chat_app.db.models import Assistant
 from chat_app.services import live, runtime
 from chat_app.services.run_events import Translator, expand
 
@@ -60,11 +67,15 @@ def owned_setup(owner: str | None, thread_id: str) -> TurnSetup | None:
     return found[0] if found else None
 
 
-def _owned_run(owner: str | None, thread_id: str) -> tuple[TurnSetup, str] | None:
-    """The run setup and the model's label (the timeline's items carry it)."""
+def _owned_assistant(owner: str | None, thread_id: str) -> Assistant | None:
     with Session(runtime.engine()) as db:
         thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
-        assistant = repo.get_assistant(session=db, assistant_id=thread.assistant_id) if thread else None
+        return repo.get_assistant(session=db, assistant_id=thread.assistant_id) if thread else None
+
+
+def _owned_run(owner: str | None, thread_id: str) -> tuple[TurnSetup, str] | None:
+    """The run setup and the model's label (the timeline's items carry it)."""
+    assistant = _owned_assistant(owner, thread_id)
     if assistant is None:
         return None
     try:
@@ -74,23 +85,30 @@ def _owned_run(owner: str | None, thread_id: str) -> tuple[TurnSetup, str] | Non
     return setup, resolved.label
 
 
-def _model_default(setup: TurnSetup) -> Literal["compact", "reset"]:
-    return model_info(setup.model_name, window_override=setup.policy.window_override).default_strategy
+def _model_default(model_name: str, policy: ContextPolicy) -> Literal["compact", "reset"]:
+    return model_info(model_name, window_override=policy.window_override).default_strategy
 
 
 def status(owner: str | None, thread_id: str) -> ResetStatus:
-    setup = owned_setup(owner, thread_id)
-    if setup is None:
+    """Read after every reply of every tab's thread: the policy and one read of the open
+    session's rows, never a run's setup (its tools cost more than the rest together)."""
+    assistant = _owned_assistant(owner, thread_id)
+    if assistant is None:
         return ResetStatus()
-    default = _model_default(setup)
-    warn = warn_threshold(setup.policy, default)
-    store = setup.store
+    try:
+        policy, resolved = runtime.policy_for(assistant)
+    except ConfigurationError:
+        return ResetStatus()
+    default = _model_default(resolved.name, policy)
+    warn = warn_threshold(policy, default)
+    store = runtime.store()
     session = store.current_session(thread_id)
     rows = store.messages(session.id)
-    waiting = pending_review(store, session)
+    waiting = (HandoffArtifact.model_validate(session.handoff)
+               if session.handoff is not None and review_pending(rows) else None)
     return ResetStatus(
-        notice=notice_due(rows, warn), warn=warn, trigger=trigger_threshold(setup.policy, default),
-        action="reset" if effective_strategy(setup.policy, default) == "reset" else "compaction",
+        notice=notice_due(rows, warn), warn=warn, trigger=trigger_threshold(policy, default),
+        action="reset" if effective_strategy(policy, default) == "reset" else "compaction",
         review=waiting.model_dump(mode="json") if waiting else None,
         review_session=session.number if waiting else 0,
     )

@@ -16,7 +16,7 @@ from sqlmodel import Session
 from agent_core.agent import DEFAULT_SYSTEM_PROMPT
 from agent_core.history.tools import make_history_tools
 from agent_core.mcp_servers import McpServer, McpToolbox
-from agent_core.policy import make_policy
+from agent_core.policy import ContextPolicy, make_policy
 from agent_core.providers.registry import ResolvedModel, resolve_model
 from agent_core.runner import ThreadRunner
 from agent_core.sandbox import Sandbox
@@ -29,7 +29,7 @@ from chat_app.db.models import Assistant
 from chat_app.db.store import SqlStore
 from chat_app.services.context_window import EffectiveWindow, effective_window
 
-__all__ = ["engine", "store", "runner", "turn_setup", "window_for", "cancel_flag", "clear_cancel",
+__all__ = ["engine", "store", "runner", "policy_for", "turn_setup", "window_for", "cancel_flag", "clear_cancel",
            "model_for", "mcp_servers", "toolbox", "sandbox_for"]
 
 _migrated: set[str] = set()
@@ -73,8 +73,9 @@ def window_for(assistant: Assistant, resolved: ResolvedModel) -> EffectiveWindow
                             window_override=assistant.window_override)
 
 
-def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, ResolvedModel]:
-    """Everything a run of ``thread_id`` needs, from the assistant's current settings."""
+def policy_for(assistant: Assistant) -> tuple[ContextPolicy, ResolvedModel]:
+    """The assistant's context policy and model: what a chat's reset status needs, without
+    the tools a run builds."""
     resolved = model_for(assistant)
     policy = make_policy(
         context_strategy=assistant.context_strategy,
@@ -86,6 +87,12 @@ def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, Resolve
         window_override=window_for(assistant, resolved).override,
         pinned_paths=tuple(assistant.pinned_paths or ()),
     )
+    return policy, resolved
+
+
+def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, ResolvedModel]:
+    """Everything a run of ``thread_id`` needs, from the assistant's current settings."""
+    policy, resolved = policy_for(assistant)
     the_store = store()
     setup = TurnSetup(
         store=the_store,

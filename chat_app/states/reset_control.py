@@ -9,9 +9,12 @@ the same. The actions go through the same services as the composer: "Hand off no
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 
 import reflex as rx
 
+from agent_core.errors import StoreError
 from chat_app.services import live
 from chat_app.services import reset_control as control
 from chat_app.states.chat import ChatState
@@ -20,7 +23,11 @@ from chat_app.states.identity import IdentityState
 
 __all__ = ["ResetControlState", "REVIEW_FIELDS"]
 
+_log = logging.getLogger(__name__)
+
 CHECK_SECONDS = 10.0
+#: The status is read at most this often while a thread's run events keep coming.
+REFRESH_SECONDS = 1.0
 
 
 def _changes_status(event: dict) -> bool:
@@ -74,9 +81,10 @@ class ResetControlState(IdentityState):
     _generation: int = 0
 
     def _refresh(self) -> None:
-        found = control.status(self._owner(), self.thread_key) if self.thread_key else None
-        if found is None:
-            return
+        if self.thread_key:
+            self._show(control.status(self._owner(), self.thread_key))
+
+    def _show(self, found: control.ResetStatus) -> None:
         self.notice_percent = round(found.notice * 100) if found.notice is not None else 0
         self.warn_percent = round(found.warn * 100)
         self.trigger_percent = round(found.trigger * 100)
@@ -108,27 +116,40 @@ class ResetControlState(IdentityState):
             self._generation += 1
             generation = self._generation
             token = self.router.session.client_token
-        dirty = False
+            owner = self._owner()
+        dirty, refreshed_at = False, 0.0
         async with live.watch(thread_id) as queue:
             while True:
+                wait = CHECK_SECONDS
+                if dirty:  # a refresh is due once the burst is over, at most every REFRESH_SECONDS
+                    wait = max(0.0, refreshed_at + REFRESH_SECONDS - time.monotonic())
                 try:
-                    event = await asyncio.wait_for(queue.get(), CHECK_SECONDS)
+                    event = await asyncio.wait_for(queue.get(), wait)
                 except TimeoutError:
                     event = None
-                if event is None:
+                if event is None and not dirty:
                     if not connected_here(token):
                         return
                     async with self:
                         if self.thread_key != thread_id or self._generation != generation:
                             return  # the page moved on, or loaded again with its own watcher
                 dirty = dirty or (event is not None and _changes_status(event))
-                if not dirty or queue.qsize():
-                    continue  # read the store once the burst is over
+                if (not dirty or queue.qsize()
+                        or time.monotonic() - refreshed_at < REFRESH_SECONDS):
+                    continue
+                # Read off the event loop and outside the state's lock: every tab of every
+                # running chat does this after its replies.
+                try:
+                    found = await asyncio.to_thread(control.status, owner, thread_id)
+                except StoreError:  # the database is away: the notice stays, try again
+                    _log.warning("could not read the reset status of thread %s", thread_id)
+                    refreshed_at = time.monotonic()
+                    continue
+                refreshed_at, dirty = time.monotonic(), False
                 async with self:
                     if self.thread_key != thread_id or self._generation != generation:
                         return
-                    self._refresh()
-                dirty = False
+                    self._show(found)
 
     # ----- the notice's actions ----------------------------------------------------------
 

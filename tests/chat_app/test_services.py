@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -198,6 +199,51 @@ def test_stop_reaches_a_turn_running_in_another_worker_process(database) -> None
     # The thread is usable afterwards, and an old Stop does not stop the next turn.
     after = asyncio.run(_drain(chat.send_message(owner, thread.id, "carry on")))
     assert after[-1] == {"type": "done", "data": {"cancelled": False}}
+
+
+def test_running_turns_share_one_stop_poll_and_only_the_stopped_one_stops(database,
+                                                                           monkeypatch) -> None:
+    # Stops counted on the rows (another worker's Stop) are read for every turn running on
+    # this loop in one query per poll: a query per turn was 200 a second with 100 chats.
+    from sqlalchemy import event
+    from sqlmodel import Session
+
+    from chat_app.db import repo
+    from chat_app.db.engine import write_engine
+    from chat_app.services import runtime, stops, threads
+
+    monkeypatch.setattr(stops, "STOP_POLL_SECONDS", 0.05)
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    ids = [threads.create_thread(owner, f"Job {n}").id for n in range(5)]
+    polls: list[str] = []
+
+    def count(conn, cursor, statement, *args) -> None:
+        if "stop_requests" in statement and "UPDATE" not in statement.upper():
+            polls.append(statement)
+
+    engine = runtime.engine()
+    event.listen(engine, "before_cursor_execute", count)
+
+    async def turns() -> list[bool]:
+        flags = [asyncio.Event() for _ in ids]
+        async with contextlib.AsyncExitStack() as stack:
+            for thread_id, flag in zip(ids, flags, strict=True):
+                await stack.enter_async_context(stops.stoppable(thread_id, flag))
+            polls.clear()
+            with Session(write_engine(engine)) as db:  # not this process's flag: the row only
+                repo.request_stop(session=db, thread_id=ids[2])
+            await asyncio.wait_for(flags[2].wait(), 10)
+            await asyncio.sleep(0.2)  # a few more polls
+            return [flag.is_set() for flag in flags]
+
+    try:
+        stopped = asyncio.run(turns())
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert stopped == [False, False, True, False, False]
+    # Each poll is one query naming the running turns (four once the stopped one is set).
+    assert polls and all(s.count("?") + s.count("%(") >= 4 for s in polls)
+    assert len(polls) <= 0.35 / 0.05 + 2  # one query per poll, not one per turn
 
 
 def test_a_new_chat_starts_with_the_chosen_assistant(database) -> None:
