@@ -14,9 +14,11 @@ from agent_core.errors import StoreError
 from agent_core.fork import kept_edits, kept_files
 from agent_core.history.terms import matches, score, search_terms, searchable_text
 from agent_core.records import (
+    MARK_ROLES,
     ContextEdit,
     NewMessage,
     PendingRecord,
+    RowMark,
     SessionRecord,
     StoredMessage,
     utcnow,
@@ -92,6 +94,11 @@ class InMemoryStore:
     def messages(self, session_id: str) -> list[StoredMessage]:
         with self._mutex:
             return list(self._messages[session_id])
+
+    def marks(self, session_id: str) -> list[RowMark]:
+        with self._mutex:
+            return [RowMark(m.seq, m.role, dict(m.meta)) for m in self._messages[session_id]
+                    if m.role in MARK_ROLES]
 
     def add_context_edit(
         self, session_id: str, edit: ContextEdit, marker: NewMessage | None = None

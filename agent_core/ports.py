@@ -12,7 +12,14 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
-from agent_core.records import ContextEdit, NewMessage, PendingRecord, SessionRecord, StoredMessage
+from agent_core.records import (
+    ContextEdit,
+    NewMessage,
+    PendingRecord,
+    RowMark,
+    SessionRecord,
+    StoredMessage,
+)
 
 __all__ = ["SessionStore"]
 
@@ -37,6 +44,10 @@ class SessionStore(Protocol):
 
     def messages(self, session_id: str) -> list[StoredMessage]:
         """Every stored row of a session (including event rows), by seq."""
+        ...
+
+    def marks(self, session_id: str) -> list[RowMark]:
+        """The session's ``assistant`` and ``event`` rows by seq, without their content."""
         ...
 
     def add_context_edit(

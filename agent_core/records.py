@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -14,10 +14,25 @@ __all__ = [
     "SessionRecord",
     "PendingRecord",
     "ContextEdit",
+    "RowMark",
+    "MARK_ROLES",
     "utcnow",
 ]
 
 Role = Literal["system", "user", "assistant", "tool", "handoff", "pinned", "event"]
+
+
+#: The roles :meth:`~agent_core.ports.SessionStore.marks` reads.
+MARK_ROLES = ("assistant", "event")
+
+
+class RowMark(NamedTuple):
+    """A stored row's role and meta without its content: what the reset controls read (the
+    warn notice, "Not yet", a waiting review) after every reply of every open tab."""
+
+    seq: int
+    role: str
+    meta: dict[str, Any]
 
 
 def utcnow() -> datetime:

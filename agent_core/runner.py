@@ -340,7 +340,7 @@ def _status(kind: str, status: str, message: str) -> dict[str, Any]:
 
 def _review_waits(setup: TurnSetup) -> bool:
     session = setup.store.current_session(setup.thread_id)
-    return review_pending(setup.store.messages(session.id))
+    return review_pending(setup.store.marks(session.id))
 
 
 async def _with_loaded_tools(setup: TurnSetup, loader) -> tuple[TurnSetup, list[str]]:  # type: ignore[no-untyped-def]

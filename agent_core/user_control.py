@@ -56,7 +56,7 @@ def defer_next_trigger(store: SessionStore, thread_id: str) -> StoredMessage | N
     """"Not yet": the next automatic reset or compaction of the open session is skipped once.
     Returns the stored marker, or None when a deferral already waits."""
     session = store.current_session(thread_id)
-    if deferral_pending(store.messages(session.id)):
+    if deferral_pending(store.marks(session.id)):
         return None
     return store.append(thread_id, session.id, [NewMessage(
         role="event", content="Not yet: the next automatic reset or compaction waits once",
@@ -69,7 +69,7 @@ def _handoff_row(rows: Sequence[StoredMessage]) -> StoredMessage | None:
 
 def pending_review(store: SessionStore, session: SessionRecord) -> HandoffArtifact | None:
     """The artifact the open session waits on, or None when nothing waits for review."""
-    if session.handoff is None or not review_pending(store.messages(session.id)):
+    if session.handoff is None or not review_pending(store.marks(session.id)):
         return None
     return HandoffArtifact.model_validate(session.handoff)
 

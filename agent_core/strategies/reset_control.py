@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from agent_core.policy import ContextPolicy
-from agent_core.records import StoredMessage
+from agent_core.records import RowMark, StoredMessage
 from agent_core.strategies.plan import Decision, effective_strategy
 
 __all__ = [
@@ -40,6 +40,8 @@ WARN_MARGIN = 0.10
 #: Meta key of an assistant row: the context the model call that wrote it was sent.
 CONTEXT_META = "context"
 _AFTER_EDIT = ("compaction", "masking", "undo")
+#: Rows as the store gives them: whole, or their marks (role and meta) when that is enough.
+Rows = Sequence[StoredMessage] | Sequence[RowMark]
 
 
 def trigger_threshold(policy: ContextPolicy, model_default: Literal["compact", "reset"]) -> float:
@@ -56,7 +58,7 @@ def warn_threshold(policy: ContextPolicy, model_default: Literal["compact", "res
     return round(max(trigger_threshold(policy, model_default) - WARN_MARGIN, 0.01), 4)
 
 
-def _event(row: StoredMessage) -> str | None:
+def _event(row: StoredMessage | RowMark) -> str | None:
     return row.meta.get("event") if row.role == "event" else None
 
 
@@ -66,7 +68,7 @@ def context_samples(rows: Sequence[StoredMessage]) -> list[tuple[StoredMessage, 
             if row.role == "assistant" and isinstance(row.meta.get(CONTEXT_META), dict)]
 
 
-def deferral_pending(rows: Sequence[StoredMessage]) -> bool:
+def deferral_pending(rows: Rows) -> bool:
     """Whether the user said "Not yet" and no automatic trigger has been skipped since."""
     pending = False
     for row in rows:
@@ -78,13 +80,13 @@ def deferral_pending(rows: Sequence[StoredMessage]) -> bool:
     return pending
 
 
-def deferred(decision: Decision, rows: Sequence[StoredMessage]) -> bool:
+def deferred(decision: Decision, rows: Rows) -> bool:
     """Whether this reset or compaction is the one a "Not yet" skips."""
     return (decision.action in ("reset", "compact") and decision.utilization < DEFER_LIMIT
             and deferral_pending(rows))
 
 
-def review_pending(rows: Sequence[StoredMessage]) -> bool:
+def review_pending(rows: Rows) -> bool:
     """Whether the session waits for the user to confirm or discard its handoff."""
     pending = False
     for row in rows:
@@ -93,7 +95,7 @@ def review_pending(rows: Sequence[StoredMessage]) -> bool:
     return pending
 
 
-def notice_due(rows: Sequence[StoredMessage], warn: float) -> float | None:
+def notice_due(rows: Rows, warn: float) -> float | None:
     """The utilization to warn about, or None: the last model call since the latest context
     edit passed ``warn``, nothing is deferred and no handoff waits for review."""
     if deferral_pending(rows) or review_pending(rows):

@@ -22,9 +22,11 @@ from sqlmodel import Session, col, select
 from agent_core.client_order import client_order, queue_slots
 from agent_core.errors import StoreError
 from agent_core.records import (
+    MARK_ROLES,
     ContextEdit,
     NewMessage,
     PendingRecord,
+    RowMark,
     SessionRecord,
     StoredMessage,
     utcnow,
@@ -202,6 +204,17 @@ class SqlStore:
                 select(Message).where(Message.session_id == session_id).order_by(col(Message.seq))
             )
             return [stored_message(row) for row in db.exec(query)]
+
+    def marks(self, session_id: str) -> list[RowMark]:
+        """Three small columns of the session's replies and markers: read after every reply
+        of every open tab, where loading whole messages (content, tool calls) cost most."""
+        with self._tx(write=False) as db:
+            query = (
+                select(Message.seq, Message.role, Message.meta)
+                .where(Message.session_id == session_id, col(Message.role).in_(MARK_ROLES))
+                .order_by(col(Message.seq))
+            )
+            return [RowMark(seq, role, dict(meta or {})) for seq, role, meta in db.exec(query)]
 
     def add_context_edit(
         self, session_id: str, edit: ContextEdit, marker: NewMessage | None = None

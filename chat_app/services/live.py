@@ -22,10 +22,10 @@ import os
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-__all__ = ["relay", "new_run_id", "publish", "watch", "run_started", "run_alive", "run_ended", "is_running",
+__all__ = ["relay", "new_run_id", "publish", "watch", "settled", "run_started", "run_alive", "run_ended", "is_running",
            "QUEUE_LIMIT", "RUNNING_TTL_SECONDS"]
 
 _log = logging.getLogger(__name__)
@@ -128,6 +128,32 @@ async def watch(thread_id: str) -> AsyncIterator[asyncio.Queue]:
         _watchers[thread_id].discard(queue)
         if not _watchers[thread_id]:
             del _watchers[thread_id]
+
+
+async def settled(queue: asyncio.Queue, relevant: Callable[[dict[str, Any]], bool], *,
+                  every: float, idle: float) -> AsyncIterator[bool]:
+    """Take the events of ``queue`` (from :func:`watch`) and yield True once a burst that
+    held a ``relevant`` event is over (the queue is empty), at most every ``every`` seconds;
+    yield False after ``idle`` seconds without events, for the caller's own checks."""
+    dirty, settled_at = False, -every
+    while True:
+        wait = idle
+        if dirty:
+            wait = settled_at + every - time.monotonic()
+            if wait <= 0 and not queue.qsize():
+                dirty, settled_at = False, time.monotonic()
+                yield True
+                continue
+            # Never 0: wait_for(get(), 0) gives up before the get can take an item, and the
+            # loop would spin without ever emptying the queue.
+            wait = max(wait, 0.05)
+        try:
+            event = await asyncio.wait_for(queue.get(), wait)
+        except TimeoutError:
+            if not dirty:
+                yield False
+            continue
+        dirty = dirty or relevant(event)
 
 
 async def _mark(thread_id: str, run_id: str, alive: bool) -> None:

@@ -103,7 +103,7 @@ def status(owner: str | None, thread_id: str) -> ResetStatus:
     warn = warn_threshold(policy, default)
     store = runtime.store()
     session = store.current_session(thread_id)
-    rows = store.messages(session.id)
+    rows = store.marks(session.id)
     waiting = (HandoffArtifact.model_validate(session.handoff)
                if session.handoff is not None and review_pending(rows) else None)
     return ResetStatus(

@@ -9,8 +9,9 @@ the same. The actions go through the same services as the composer: "Hand off no
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-import time
+from concurrent.futures import ThreadPoolExecutor
 
 import reflex as rx
 
@@ -27,7 +28,12 @@ _log = logging.getLogger(__name__)
 
 CHECK_SECONDS = 10.0
 #: The status is read at most this often while a thread's run events keep coming.
-REFRESH_SECONDS = 1.0
+REFRESH_SECONDS = 2.0
+
+
+@functools.cache
+def _status_reader() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="reset-status")
 
 
 def _changes_status(event: dict) -> bool:
@@ -117,39 +123,35 @@ class ResetControlState(IdentityState):
             generation = self._generation
             token = self.router.session.client_token
             owner = self._owner()
-        dirty, refreshed_at = False, 0.0
         async with live.watch(thread_id) as queue:
-            while True:
-                wait = CHECK_SECONDS
-                if dirty:  # a refresh is due once the burst is over, at most every REFRESH_SECONDS
-                    wait = max(0.0, refreshed_at + REFRESH_SECONDS - time.monotonic())
-                try:
-                    event = await asyncio.wait_for(queue.get(), wait)
-                except TimeoutError:
-                    event = None
-                if event is None and not dirty:
-                    if not connected_here(token):
+            async for due in live.settled(queue, _changes_status, every=REFRESH_SECONDS,
+                                          idle=CHECK_SECONDS):
+                if due:
+                    if not await self._reread(owner, thread_id, generation):
                         return
-                    async with self:
-                        if self.thread_key != thread_id or self._generation != generation:
-                            return  # the page moved on, or loaded again with its own watcher
-                dirty = dirty or (event is not None and _changes_status(event))
-                if (not dirty or queue.qsize()
-                        or time.monotonic() - refreshed_at < REFRESH_SECONDS):
                     continue
-                # Read off the event loop and outside the state's lock: every tab of every
-                # running chat does this after its replies.
-                try:
-                    found = await asyncio.to_thread(control.status, owner, thread_id)
-                except StoreError:  # the database is away: the notice stays, try again
-                    _log.warning("could not read the reset status of thread %s", thread_id)
-                    refreshed_at = time.monotonic()
-                    continue
-                refreshed_at, dirty = time.monotonic(), False
+                if not connected_here(token):
+                    return
                 async with self:
                     if self.thread_key != thread_id or self._generation != generation:
-                        return
-                    self._show(found)
+                        return  # the page moved on, or loaded again with its own watcher
+
+    async def _reread(self, owner: str | None, thread_id: str, generation: int) -> bool:
+        """Read the status and show it; False when the page has moved on. Off the event
+        loop, outside the state's lock, and one read at a time per process: every tab of
+        every running chat asks after its replies, and reads side by side starved the
+        turns' own writes of the GIL."""
+        try:
+            found = await asyncio.get_running_loop().run_in_executor(
+                _status_reader(), control.status, owner, thread_id)
+        except StoreError:  # the database is away: the notice stays as it is
+            _log.warning("could not read the reset status of thread %s", thread_id)
+            return True
+        async with self:
+            if self.thread_key != thread_id or self._generation != generation:
+                return False
+            self._show(found)
+        return True
 
     # ----- the notice's actions ----------------------------------------------------------
 

@@ -86,3 +86,40 @@ async def test_a_watcher_that_falls_behind_is_told_to_reload(monkeypatch) -> Non
             await live.publish(thread, "run", {"type": "item", "data": {"n": n}})
         kinds = [queue.get_nowait()["type"] for _ in range(queue.qsize())]
     assert "resync" in kinds and len(kinds) == 3
+
+
+def test_settled_waits_for_a_burst_to_end_and_takes_every_event() -> None:
+    # A burst with a relevant event yields True once, after the queue is empty; while the
+    # minimum interval runs, events are still taken off the queue (an earlier version spun
+    # on wait_for(get(), 0), which never takes an item).
+    async def scenario() -> tuple[list[tuple[bool, int]], int]:
+        queue: asyncio.Queue = asyncio.Queue()
+        seen: list[tuple[bool, int]] = []
+        spins = 0
+
+        def relevant(event: dict) -> bool:
+            return event["kind"] == "reply"
+
+        async def feed() -> None:
+            for n in range(40):  # a burst with a reply early in it, queued at once
+                queue.put_nowait({"kind": "reply" if n == 2 else "token"})
+            await asyncio.sleep(0.3)
+            for _ in range(10):  # tokens only: nothing to read again
+                queue.put_nowait({"kind": "token"})
+            await asyncio.sleep(0.05)
+            queue.put_nowait({"kind": "reply"})  # within `every` of the first read
+
+        feeder = asyncio.create_task(feed())
+        started = asyncio.get_running_loop().time()
+        async for due in live.settled(queue, relevant, every=0.5, idle=0.2):
+            spins += 1
+            seen.append((due, queue.qsize()))
+            if asyncio.get_running_loop().time() - started > 1.2:
+                break
+        await feeder
+        return seen, spins
+
+    seen, spins = asyncio.run(asyncio.wait_for(scenario(), 10))
+    reads = [size for due, size in seen if due]
+    assert reads == [0, 0]  # the first burst, then the late reply after `every`
+    assert spins < 20  # idle ticks and reads only: no loop per event or per poll

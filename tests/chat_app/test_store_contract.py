@@ -130,6 +130,23 @@ def test_append_numbers_rows_consecutively_and_keeps_every_field(backend: Backen
     assert stored[0].created_at.tzinfo is not None
 
 
+def test_marks_are_the_replies_and_markers_without_their_content(backend: Backend) -> None:
+    thread = backend.new_thread()
+    session = backend.store.current_session(thread)
+    backend.store.append(thread, session.id, [
+        user("hi"),
+        NewMessage(role="assistant", content="long " * 500, meta={"context": {"fraction": 0.7}}),
+        NewMessage(role="tool", content="ok", tool_call_id="c1", name="read_file"),
+        NewMessage(role="event", content="Not yet", meta={"event": "defer"}),
+        NewMessage(role="assistant", content="done"),
+    ])
+    marks = backend.store.marks(session.id)
+    assert marks == [(2, "assistant", {"context": {"fraction": 0.7}}),
+                     (4, "event", {"event": "defer"}), (5, "assistant", {})]
+    assert marks == [(m.seq, m.role, m.meta) for m in backend.store.messages(session.id)
+                     if m.role in ("assistant", "event")]
+
+
 def test_append_to_another_threads_session_is_refused(backend: Backend) -> None:
     mine, other = backend.new_thread(), backend.new_thread()
     foreign = backend.store.current_session(other)
