@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import operator
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -102,7 +102,7 @@ class TokenCounter:
         # and langgraph replace messages); in-place edits of a content list or of a tool
         # call's args dict are not seen.
         self._cache: dict[int, tuple[int, Any, Any, Any, weakref.ref]] = {}
-        self._tool_cache: dict[int, tuple[Any, int]] = {}
+        self._tool_cache: dict[int, tuple[Callable[[], Any], int]] = {}
         # The last counted history: (messages, contents, tool_calls, total).
         self._memo: tuple[list, list, list, int] | None = None
 
@@ -199,9 +199,12 @@ class TokenCounter:
         total = 0
         for tool in tools:
             cached = self._tool_cache.get(id(tool))
-            if cached is None or cached[0] is not tool:
+            if cached is None or cached[0]() is not tool:
                 function = convert_to_openai_tool(tool)["function"]
-                cached = (tool, self._function_tokens(function))
+                # Held weakly, like the messages: tools are made for each turn, and a strong
+                # reference here kept every turn's tools (and what they hold) for good.
+                ref = _weak(tool, self._tool_cache, id(tool))
+                cached = (ref, self._function_tokens(function))
                 self._tool_cache[id(tool)] = cached
             total += cached[1]
         return total + _FUNC_END if tools else 0
@@ -269,3 +272,12 @@ class TokenCounter:
 
 def _strip_period(text: str) -> str:
     return text[:-1] if text.endswith(".") else text
+
+
+def _weak(obj: Any, cache: dict[int, Any], key: int) -> Callable[[], Any]:
+    """A reference to ``obj`` that drops ``cache[key]`` when ``obj`` goes; a strong one for
+    objects that cannot be referenced weakly (a plain dict schema)."""
+    try:
+        return weakref.ref(obj, lambda _ref: cache.pop(key, None))
+    except TypeError:
+        return lambda: obj

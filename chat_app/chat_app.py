@@ -17,6 +17,7 @@ from chat_app.states.chat_assistant import ChatAssistantState
 from chat_app.states.commands_notice import CommandsNoticeState
 from chat_app.states.fork_state import ForkState
 from chat_app.states.import_state import ReplayState
+from chat_app.states.left_tabs import evict_left_tabs
 from chat_app.states.message_search_state import MessageSearchState
 from chat_app.states.new_chat import NewChatState
 from chat_app.states.reset_control import ResetControlState
@@ -60,6 +61,7 @@ async def _resume_queued_messages() -> None:
 
 app.register_lifespan_task(_migrate_database)
 app.register_lifespan_task(_resume_queued_messages)
+app.register_lifespan_task(evict_left_tabs)
 # The tab is named after the chat, and follows a rename or the naming by a first message.
 app.add_page(thread_page, route="/t/[thread_id]",
              title=rx.cond(ChatState.title != "", ChatState.title + " · Baton", "Baton"),

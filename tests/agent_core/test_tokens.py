@@ -254,3 +254,22 @@ def test_encoding_follows_the_model() -> None:
     assert TokenCounter("gpt-4o").encoding_name == "o200k_base"
     assert TokenCounter("gpt-4").encoding_name == "cl100k_base"
     assert TokenCounter("simulator").encoding_name == "cl100k_base"
+
+
+def test_counting_a_turns_tools_does_not_keep_them_alive() -> None:
+    # Tools are made for each turn; the count cache held each turn's tools (and the store
+    # and thread they close over) for the life of the process.
+    import gc
+    import weakref
+
+    from agent_core.tools import make_tools
+
+    counter = TokenCounter("gpt-4o")
+    tools = make_tools(None, "thread-a")
+    first = counter.count_tools(tools)
+    assert counter.count_tools(tools) == first  # cached while the turn runs
+    gone = weakref.ref(tools[0])
+    del tools
+    gc.collect()
+    assert gone() is None
+    assert counter.count_tools(make_tools(None, "thread-b")) == first

@@ -1,0 +1,80 @@
+"""Tabs that left stop holding the worker's memory.
+
+Without Redis, Reflex keeps every tab's state tree in the worker's memory until its token
+expires (``redis_token_expiration``, an hour) and also writes it to disk
+(``StateManagerDisk``). A tab whose websocket is no longer open here has no use for the
+copy in memory: :func:`evict_left_tabs` drops it once the tab has been gone for
+``GRACE_SECONDS`` and nothing is pending for it (no unwritten change, no lock held). A tab
+that comes back (a reload, a reconnect) gets its state read back from disk, as after a
+restart; a turn still running for it reads it back at its next update.
+
+With Redis the state lives in Redis, with its own expiry, and this does nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import ctypes.util
+import gc
+import logging
+import time
+from typing import Any
+
+from reflex.istate.manager.disk import StateManagerDisk
+
+__all__ = ["evict_left_tabs", "sweep", "SWEEP_SECONDS", "GRACE_SECONDS"]
+
+_log = logging.getLogger(__name__)
+
+SWEEP_SECONDS = 2.0
+#: How long a tab may be away (a reload, a network blip) before its memory copy goes.
+GRACE_SECONDS = 5.0
+
+
+def sweep(manager: StateManagerDisk, connected: set[str], now: float) -> int:
+    """Drop the in-memory states of tabs not in ``connected`` and untouched for
+    ``GRACE_SECONDS``, whose changes are on disk and whose lock is free. Returns how many."""
+    pending = {token.cache_key for token in manager._write_queue}
+    evicted = 0
+    for cache_key, (touched, token) in list(manager._token_last_touched.items()):
+        if (now - touched < GRACE_SECONDS or token.ident in connected
+                or cache_key in pending or manager._is_locked(token)):
+            continue
+        # Reflex's own _purge_token also unlinks the tree's substates, which would break a
+        # task still holding the old tree; dropped whole, the collector frees it.
+        manager._token_last_touched.pop(cache_key, None)
+        manager._states_locks.pop(token.lock_key, None)
+        manager.states.pop(cache_key, None)
+        evicted += 1
+    return evicted
+
+
+def _connected_tokens(app: Any) -> set[str]:
+    return set(app.event_namespace._token_manager.token_to_socket)
+
+
+def _release_memory() -> None:
+    """Give freed memory back to the system: collected, then the C heap trimmed (glibc)."""
+    gc.collect()
+    libc = ctypes.util.find_library("c")
+    trim = getattr(ctypes.CDLL(libc), "malloc_trim", None) if libc else None
+    if trim is not None:
+        trim(0)
+
+
+async def evict_left_tabs(app: Any) -> None:
+    """A lifespan task (Reflex passes ``app``): sweep every ``SWEEP_SECONDS``."""
+    manager = app.state_manager
+    if not isinstance(manager, StateManagerDisk):
+        return  # Redis (its own expiry) or the in-memory manager (no copy elsewhere)
+    while True:
+        await asyncio.sleep(SWEEP_SECONDS)
+        try:
+            evicted = sweep(manager, _connected_tokens(app), time.time())
+        except Exception:  # Reflex's internals moved: keep serving, stop sweeping
+            _log.warning("cannot drop the states of tabs that left", exc_info=True)
+            return
+        if evicted:
+            _log.info("dropped the in-memory states of %d tabs that left", evicted)
+            await asyncio.to_thread(_release_memory)
