@@ -13,20 +13,21 @@ from __future__ import annotations
 import json
 import operator
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import tiktoken
 from langchain_core.messages import AIMessage, BaseMessage, convert_to_messages
+from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from tiktoken.load import load_tiktoken_bpe
 
 from agent_core.errors import ConfigurationError
 from agent_core.models import model_info
 
-__all__ = ["TokenCounter", "get_encoding"]
+__all__ = ["TokenCounter", "get_encoding", "tool_definition"]
 
 TOKENS_PER_MESSAGE = 3
 TOKENS_PER_NAME = 1
@@ -103,6 +104,10 @@ class TokenCounter:
         # call's args dict are not seen.
         self._cache: dict[int, tuple[int, Any, Any, Any, weakref.ref]] = {}
         self._tool_cache: dict[int, tuple[Callable[[], Any], int]] = {}
+        # By what the model is shown (name, description, schema), shared by every counter
+        # of the encoding: a turn's tools (and counter) are new objects with the same
+        # definitions as the last turn's.
+        self._tool_counts = _TOOL_COUNTS.setdefault(name, {})
         # The last counted history: (messages, contents, tool_calls, total).
         self._memo: tuple[list, list, list, int] | None = None
 
@@ -198,14 +203,22 @@ class TokenCounter:
         """Tool-schema tokens by the cookbook's per-function rule (+12 once for the block)."""
         total = 0
         for tool in tools:
+            key = _tool_key(tool)
+            if key is not None and key in self._tool_counts:
+                total += self._tool_counts[key]
+                continue
             cached = self._tool_cache.get(id(tool))
             if cached is None or cached[0]() is not tool:
-                function = convert_to_openai_tool(tool)["function"]
+                function = tool_definition(tool)["function"]
                 # Held weakly, like the messages: tools are made for each turn, and a strong
                 # reference here kept every turn's tools (and what they hold) for good.
                 ref = _weak(tool, self._tool_cache, id(tool))
                 cached = (ref, self._function_tokens(function))
                 self._tool_cache[id(tool)] = cached
+                if key is not None:
+                    if len(self._tool_counts) >= _MAX_TOOL_KEYS:
+                        self._tool_counts.clear()
+                    self._tool_counts[key] = cached[1]
             total += cached[1]
         return total + _FUNC_END if tools else 0
 
@@ -281,3 +294,36 @@ def _weak(obj: Any, cache: dict[int, Any], key: int) -> Callable[[], Any]:
         return weakref.ref(obj, lambda _ref: cache.pop(key, None))
     except TypeError:
         return lambda: obj
+
+
+_MAX_TOOL_KEYS = 1024
+_TOOL_COUNTS: dict[str, dict[Hashable, int]] = {}
+
+
+def _tool_key(tool: Any) -> Hashable | None:
+    """What a tool's count depends on, for tools whose definition can be keyed cheaply."""
+    if not isinstance(tool, BaseTool):
+        return None
+    schema = tool.args_schema
+    if isinstance(schema, type):  # a pydantic model, shared by the turns' tools
+        return (tool.name, tool.description, schema)
+    if isinstance(schema, dict):  # an MCP tool's JSON schema
+        return (tool.name, tool.description, json.dumps(schema, sort_keys=True, default=str))
+    return None
+
+
+_DEFINITIONS: dict[Hashable, dict[str, Any]] = {}
+
+
+def tool_definition(tool: Any) -> dict[str, Any]:
+    """``convert_to_openai_tool(tool)``, converted once per definition (name, description,
+    schema) rather than at every model call of every turn. Read it, never change it."""
+    key = _tool_key(tool)
+    if key is None:
+        return convert_to_openai_tool(tool)
+    found = _DEFINITIONS.get(key)
+    if found is None:
+        if len(_DEFINITIONS) >= _MAX_TOOL_KEYS:
+            _DEFINITIONS.clear()
+        found = _DEFINITIONS[key] = convert_to_openai_tool(tool)
+    return found

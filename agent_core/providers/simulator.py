@@ -18,11 +18,11 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from agent_core.handoff.request import HandoffDraft, is_handoff_request
 from agent_core.providers.simulator_fill import fill_schema
 from agent_core.providers.simulator_script import Step, next_step
+from agent_core.tokens import tool_definition
 
 __all__ = ["SimulatorChatModel", "SIMULATOR_LABEL"]
 
@@ -64,7 +64,7 @@ class SimulatorChatModel(BaseChatModel):
         return {"verbosity": self.verbosity}
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any):  # type: ignore[override]
-        formatted = [convert_to_openai_tool(tool) for tool in tools]
+        formatted = [tool_definition(tool) for tool in tools]
         return self.bind(tools=formatted, tool_choice=tool_choice, **kwargs)
 
     # decision ------------------------------------------------------------------
