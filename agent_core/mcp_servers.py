@@ -16,15 +16,19 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
+import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, Literal
 
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_core.mcp_stderr import REDACT_ENV
 from agent_core.redaction import redact_text, redact_url, remember_secrets
 
 __all__ = ["McpServer", "McpToolbox", "ToolLoad", "MCP_NAME_PATTERN", "clip_text"]
@@ -35,6 +39,7 @@ _OUTPUT_HEAD_CHARS, _OUTPUT_TAIL_CHARS = 4_000, 12_000
 
 #: Server names prefix their tools' names (``docs_search``), which providers limit to these.
 MCP_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
+_STDERR_WRAPPER = Path(__file__).with_name("mcp_stderr.py")
 
 
 class McpServer(BaseModel):
@@ -54,8 +59,11 @@ class McpServer(BaseModel):
         """The adapters' connection settings for this server."""
         session = {"read_timeout_seconds": timedelta(seconds=call_timeout)}
         if self.transport == "stdio":
-            return {"transport": "stdio", "command": self.command, "args": list(self.args),
-                    "env": dict(self.secrets) or None, "session_kwargs": session}
+            # Started through mcp_stderr.py, which redacts the secrets from its stderr log.
+            env = {**self.secrets, REDACT_ENV: json.dumps(sorted(self.secrets))}
+            return {"transport": "stdio", "command": sys.executable,
+                    "args": [str(_STDERR_WRAPPER), self.command, *self.args],
+                    "env": env, "session_kwargs": session}
         return {"transport": "streamable_http", "url": self.url,
                 "headers": dict(self.secrets) or None, "timeout": call_timeout,
                 "session_kwargs": session}

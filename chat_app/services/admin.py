@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import logging
 import os
 from datetime import datetime, timedelta
@@ -63,6 +64,7 @@ __all__ = [
     "create_assistant",
     "update_assistant",
     "history",
+    "change_text",
     "validate_form",
     "require_grant",
 ]
@@ -277,6 +279,13 @@ def _percent(label: str, raw: str, field: str) -> float:
 def percent_text(fraction: float) -> str:
     """A stored threshold as the form shows it: 0.8 -> "80", 0.355 -> "35.5"."""
     return f"{round(fraction * 100, 2):g}"
+
+
+def change_text(field: str, value: object) -> str:
+    """A value of the change history as the form shows it: thresholds as percentages."""
+    if field.endswith("_threshold") and isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{percent_text(float(value))}%"
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _policy_field(message: str) -> str:

@@ -5,7 +5,6 @@ Every handler passes the grant to the service, which refuses calls without a val
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import reflex as rx
 
@@ -25,10 +24,6 @@ class AssistantRow:
 @dataclasses.dataclass
 class ChangeRow:
     label: str = ""
-
-
-def _text(value: object) -> str:
-    return json.dumps(value) if not isinstance(value, str) else value
 
 
 class AdminState(rx.State):
@@ -86,7 +81,8 @@ class AdminState(rx.State):
         }
         self.changes = [
             ChangeRow(label=f"{c.changed_at:%Y-%m-%d %H:%M:%S} · {c.field}: "
-                            f"{_text(c.previous)} → {_text(c.new)}")
+                            f"{admin_service.change_text(c.field, c.previous)} → "
+                            f"{admin_service.change_text(c.field, c.new)}")
             for c in admin_service.history(self._grant, view.id)
         ]
 

@@ -99,6 +99,11 @@ def test_changes_are_recorded_with_previous_values(grant: str) -> None:
     assert changes == {"reset_threshold": (0.8, 0.7),
                        "pinned_paths": (["PLAN.md"], ["PLAN.md", "docs/**"])}
     assert admin.get_assistant(grant, created.id).reset_threshold == 0.7
+    # Shown as the form takes them: thresholds in percent.
+    shown = {c.field: (admin.change_text(c.field, c.previous), admin.change_text(c.field, c.new))
+             for c in admin.history(grant, created.id)}
+    assert shown == {"reset_threshold": ("80%", "70%"),
+                     "pinned_paths": ('["PLAN.md"]', '["PLAN.md", "docs/**"]')}
 
 
 def test_history_tools_are_on_by_default_and_switch_off_per_assistant(grant: str) -> None:

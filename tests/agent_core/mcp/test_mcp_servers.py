@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from agent_core import mcp_stderr
 from agent_core.mcp_servers import McpServer, McpToolbox, _problem
+from agent_core.mcp_stderr import REDACT_ENV
 from agent_core.memory_store import InMemoryStore
 from agent_core.runner import ThreadRunner
 from agent_core.testing import FunctionChatModel
@@ -167,6 +172,27 @@ async def test_secrets_of_a_failing_server_never_reach_the_chat_or_the_logs(
         assert secret not in problem.content and secret not in str(events)
         assert secret not in caplog.text
     assert "sending [redacted] to" in caplog.text
+
+
+def test_a_stdio_server_runs_behind_the_stderr_redactor() -> None:
+    connection = NOTES.connection(call_timeout=5)
+    assert Path(connection["args"][0]).name == "mcp_stderr.py"
+    assert connection["args"][1:] == [NOTES.command, *NOTES.args]
+    assert json.loads(connection["env"][REDACT_ENV]) == ["NOTES_SIGNATURE"]
+    assert connection["env"]["NOTES_SIGNATURE"] == "s3cret-sig"
+
+
+def test_the_redactor_passes_the_stream_and_redacts_the_servers_stderr() -> None:
+    # A careless server: its secret in a log line on stderr, which is the app's log.
+    server = ("import os, sys; print('starting with', os.environ['NOTES_TOKEN'], file=sys.stderr);"
+              "print(sys.stdin.readline().upper(), end=''); sys.exit(3)")
+    done = subprocess.run(
+        [sys.executable, str(Path(mcp_stderr.__file__)), sys.executable, "-c", server],
+        input="ping\n", capture_output=True, text=True, timeout=30,
+        env={**os.environ, "NOTES_TOKEN": "tok-s3cret-42", REDACT_ENV: '["NOTES_TOKEN"]'})
+    assert done.stdout == "PING\n"  # the MCP stream is the server's own stdin and stdout
+    assert done.stderr == "starting with [redacted]\n"
+    assert done.returncode == 3
 
 
 def test_a_problem_line_redacts_a_secret_the_error_quotes() -> None:

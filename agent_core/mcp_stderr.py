@@ -1,0 +1,54 @@
+"""Run a stdio MCP server with the secrets in its stderr redacted.
+
+Usage (what :meth:`agent_core.mcp_servers.McpServer.connection` starts):
+``python mcp_stderr.py <command> [args...]`` with ``BATON_MCP_REDACT`` naming, as a JSON list,
+the environment variables that hold the server's secrets. The server gets this process's
+stdin and stdout (the MCP stream) and environment; what it writes to stderr (a traceback
+quoting its API key, a debug line with a token) is copied to this process's stderr, which
+is the app's log, with every secret value (six characters or more) replaced by
+``[redacted]``, as :func:`agent_core.redaction.redact_text` does for the app's own logs.
+
+It runs as a script, not as ``-m agent_core...``, so a tool call's server start does not
+import the package. The MCP client stops the server by killing its process group, which
+this process and the server share.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+REDACT_ENV = "BATON_MCP_REDACT"
+REDACTED = b"[redacted]"
+_MIN_SECRET = 6
+
+
+def redact_line(line: bytes, secrets: list[bytes]) -> bytes:
+    for secret in secrets:
+        line = line.replace(secret, REDACTED)
+    return line
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print("usage: mcp_stderr.py <command> [args...]", file=sys.stderr)
+        return 2
+    names = json.loads(os.environ.pop(REDACT_ENV, "[]") or "[]")
+    values = {os.environ.get(name, "") for name in names}
+    secrets = sorted((v.encode() for v in values if len(v) >= _MIN_SECRET), key=len, reverse=True)
+    try:
+        server = subprocess.Popen(argv, stderr=subprocess.PIPE)  # stdin/stdout: the MCP stream
+    except OSError as exc:
+        sys.stderr.write(f"cannot start {argv[0]}: {exc.strerror}\n")
+        return 127
+    assert server.stderr is not None
+    for line in server.stderr:
+        sys.stderr.buffer.write(redact_line(line, secrets))
+        sys.stderr.buffer.flush()
+    return server.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
