@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-__all__ = ["relay", "new_run_id", "publish", "watch", "settled", "run_started", "run_alive", "run_ended", "is_running",
+__all__ = ["relay", "new_run_id", "publish", "resync", "watch", "settled", "run_started", "run_alive", "run_ended", "is_running",
            "QUEUE_LIMIT", "RUNNING_TTL_SECONDS"]
 
 _log = logging.getLogger(__name__)
@@ -114,6 +114,12 @@ async def publish(thread_id: str, run_id: str, event: dict[str, Any]) -> None:
         await _client().publish(_CHANNEL + thread_id, json.dumps(stamped, default=str))
     except Exception:  # other tabs miss a live event; the thread itself is unharmed
         _log.warning("could not publish a live event of thread %s", thread_id, exc_info=True)
+
+
+async def resync(thread_id: str) -> None:
+    """Tell every tab on the thread to read it again: a change made outside a run (an undo,
+    a reply chosen back) that no run event describes."""
+    await publish(thread_id, new_run_id(), {"type": "resync", "data": {}})
 
 
 @contextlib.asynccontextmanager

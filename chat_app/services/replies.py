@@ -134,4 +134,5 @@ async def choose_reply(owner: str, thread_id: str, seq: int) -> set[int]:
                                                            seqs=list(groups[shown])))
     except StoreError as exc:
         raise ReplyRefused(str(exc)) from None
+    await live.resync(thread_id)  # the chat's other tabs dim the other reply too
     return replaced_seqs(thread_id)

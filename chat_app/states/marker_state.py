@@ -67,5 +67,6 @@ class MarkerState(IdentityState):
             note = act(self._owner(), thread_id)
         except UndoRefused as refused:
             return rx.toast.error(str(refused))
+        await live.resync(thread_id)  # the chat's other tabs show the undo too
         # The newest window again: the timeline, the chips and the meter as now stored.
         return [chat._show_newest(), rx.toast.success(note)]

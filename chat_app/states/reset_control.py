@@ -42,7 +42,7 @@ def _changes_status(event: dict) -> bool:
     kind, data = event.get("type"), event.get("data") or {}
     if kind == "item":
         return data.get("role") == "assistant" or data.get("kind") in ("marker", "divider")
-    return kind in ("run", "done", "context_reset", "compaction", "masking")
+    return kind in ("run", "done", "context_reset", "compaction", "masking", "resync")
 
 #: The review form's fields, in order: (field, label, kind) with kind "text" or "lines".
 REVIEW_FIELDS = [

@@ -90,11 +90,17 @@ def test_undo_a_compaction_from_its_marker_restores_the_context(server_db, page)
     marker.wait_for()
     wait_idle(page)
     before = _meter(page)
+    other = page.context.new_page()  # a second tab on the chat sees the undo, live
+    other.goto(f"/t/{thread_id}")
+    _marker(other, "Compacted 7 earlier messages").wait_for()
+    wait_idle(other)
 
     marker.get_by_role("button", name="Undo").click()
     note = _marker(page, "Undid the compaction")
     note.wait_for()
     assert "20 → 2,400 tokens" in note.inner_text()
+    _marker(other, "Undid the compaction").wait_for(timeout=15_000)
+    assert other.get_by_role("button", name="Undo").count() == 0
     page.wait_for_function(
         "(before) => +document.getElementById('context-meter').dataset.percent > before + 10",
         arg=before)
