@@ -137,17 +137,21 @@ async def watch(thread_id: str) -> AsyncIterator[asyncio.Queue]:
 
 
 async def settled(queue: asyncio.Queue, relevant: Callable[[dict[str, Any]], bool], *,
-                  every: float, idle: float) -> AsyncIterator[bool]:
+                  every: float, idle: float,
+                  urgent: Callable[[dict[str, Any]], bool] = lambda _: False,
+                  ) -> AsyncIterator[bool]:
     """Take the events of ``queue`` (from :func:`watch`) and yield True once a burst that
-    held a ``relevant`` event is over (the queue is empty), at most every ``every`` seconds;
-    yield False after ``idle`` seconds without events, for the caller's own checks."""
-    dirty, settled_at = False, -every
+    held a ``relevant`` event is over (the queue is empty), at most every ``every`` seconds,
+    or as soon as it is over when it held an ``urgent`` one (a run's end: what the tab shows
+    then must be current); yield False after ``idle`` seconds without events, for the
+    caller's own checks."""
+    dirty, hurry, settled_at = False, False, -every
     while True:
         wait = idle
         if dirty:
-            wait = settled_at + every - time.monotonic()
+            wait = 0.0 if hurry else settled_at + every - time.monotonic()
             if wait <= 0 and not queue.qsize():
-                dirty, settled_at = False, time.monotonic()
+                dirty, hurry, settled_at = False, False, time.monotonic()
                 yield True
                 continue
             # Never 0: wait_for(get(), 0) gives up before the get can take an item, and the
@@ -160,6 +164,7 @@ async def settled(queue: asyncio.Queue, relevant: Callable[[dict[str, Any]], boo
                 yield False
             continue
         dirty = dirty or relevant(event)
+        hurry = hurry or (dirty and urgent(event))
 
 
 async def _mark(thread_id: str, run_id: str, alive: bool) -> None:

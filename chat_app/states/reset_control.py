@@ -44,6 +44,12 @@ def _changes_status(event: dict) -> bool:
         return data.get("role") == "assistant" or data.get("kind") in ("marker", "divider")
     return kind in ("run", "done", "context_reset", "compaction", "masking", "resync")
 
+def _ends_run(event: dict) -> bool:
+    """A run's end, after which the notice must be current at once (not after the throttle)."""
+    kind, data = event.get("type"), event.get("data") or {}
+    return kind == "done" or (kind == "run" and not data.get("running"))
+
+
 #: The review form's fields, in order: (field, label, kind) with kind "text" or "lines".
 REVIEW_FIELDS = [
     ("goal", "Goal", "text"),
@@ -125,7 +131,7 @@ class ResetControlState(IdentityState):
             owner = self._owner()
         async with live.watch(thread_id) as queue:
             async for due in live.settled(queue, _changes_status, every=REFRESH_SECONDS,
-                                          idle=CHECK_SECONDS):
+                                          idle=CHECK_SECONDS, urgent=_ends_run):
                 if due:
                     if not await self._reread(owner, thread_id, generation):
                         return

@@ -65,7 +65,7 @@ def test_admin_edits_an_assistant_validates_and_keeps_history(page) -> None:
     history = page.locator(".admin-change")
     history.first.wait_for()
     changed = " ".join(history.all_inner_texts())
-    assert "reset_threshold" in changed and "mask_threshold: 0.35 → 0.3" in changed
+    assert "reset_threshold" in changed and "mask_threshold: 35% → 30%" in changed
     assert "history_tools" in changed and "sandbox_network: false → true" in changed
 
     # put the shared test assistant back for the other browser tests

@@ -96,14 +96,15 @@ def test_loading_earlier_rows_keeps_the_readers_place(long_thread, page) -> None
     page.locator("#load-earlier").click()
     page.wait_for_function(
         "(key) => document.querySelector('#timeline .baton-item').dataset.key !== key", arg=key)
-    again = page.locator(f'#timeline .baton-item[data-key="{key}"]')
-    # The page puts the row back over a few frames once the new rows are painted.
+    # The page puts the row back over a few frames once the new rows are painted; this wait
+    # is the check (it times out if the row never returns within 40 px). A second look
+    # afterwards raced the scroll auto-load, which the restored place near the top can
+    # start, and found the row mid-render (bounding_box None).
     page.wait_for_function(
         """([key, top]) => { const el = document.querySelector(
              `#timeline .baton-item[data-key="${key}"]`);
              return el && Math.abs(el.getBoundingClientRect().top - top) <= 40; }""",
         arg=[key, top], timeout=10_000)
-    assert abs(again.bounding_box()["y"] - top) <= 40
 
 
 _IN_VIEW = """() => [...document.querySelectorAll('#timeline .baton-item')]

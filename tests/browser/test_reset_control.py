@@ -60,6 +60,12 @@ def _work_until(page, done, start: int = 0) -> int:
             return turn
         send(page, f"Task {turn}: add a parser for config format number {turn}")
         wait_idle(page)
+        # The notice is read back from the store once the run's events settle, a moment
+        # after the composer goes idle: look again briefly before sending the next turn.
+        for _ in range(10):
+            if done():
+                break
+            page.wait_for_timeout(200)
     assert done(), "the context never got there"
     return start + MAX_TURNS
 

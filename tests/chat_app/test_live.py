@@ -123,3 +123,28 @@ def test_settled_waits_for_a_burst_to_end_and_takes_every_event() -> None:
     reads = [size for due, size in seen if due]
     assert reads == [0, 0]  # the first burst, then the late reply after `every`
     assert spins < 20  # idle ticks and reads only: no loop per event or per poll
+
+
+def test_settled_reads_at_once_after_an_urgent_event_even_within_the_interval() -> None:
+    async def scenario() -> list[float]:
+        queue: asyncio.Queue = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+        started, reads = loop.time(), []
+        queue.put_nowait({"kind": "reply"})
+
+        async def feed() -> None:
+            await asyncio.sleep(0.1)
+            queue.put_nowait({"kind": "done"})  # a run's end, well within `every`
+
+        feeder = asyncio.create_task(feed())
+        async for due in live.settled(queue, lambda e: True, every=5.0, idle=0.05,
+                                      urgent=lambda e: e["kind"] == "done"):
+            if due:
+                reads.append(loop.time() - started)
+            if len(reads) == 2 or loop.time() - started > 2:
+                break
+        await feeder
+        return reads
+
+    reads = asyncio.run(asyncio.wait_for(scenario(), 10))
+    assert len(reads) == 2 and reads[1] < 1.0  # not held back for the 5 s interval
