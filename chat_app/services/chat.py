@@ -37,7 +37,7 @@ from chat_app.services.threads import misconfigured
 from chat_app.services.titles import DEFAULT_TITLE, title_from_message
 from chat_app.services.views import TimelineItem
 
-__all__ = ["send_message", "run_handoff", "resume_queued", "stop", "validate_message",
+__all__ = ["send_message", "run_handoff", "resume_queued", "resume_detached", "stop", "validate_message",
            "parse_command", "new_run_id", "check_fits"]
 
 _log = logging.getLogger(__name__)
@@ -306,6 +306,30 @@ async def _resume_queued(owner: str, thread_id: str) -> AsyncIterator[dict[str, 
     finally:
         runtime.clear_cancel(thread_id, cancel)
         _touch(thread_id)
+
+
+_detached: set[asyncio.Task] = set()
+
+
+def resume_detached(owner: str, thread_id: str) -> None:
+    """Answer the thread's queued messages in a task of the server's own, which no page owns.
+
+    A chat page that finds queued messages when it loads (a new chat's first message, or
+    messages left by a crash) must not run the turn as part of its load: Reflex cancels a
+    page's unfinished on_load chain when the page loads again, so a reload would cut the
+    turn off and leave the message unanswered. The tabs on the thread follow this run on
+    the live channel, like any other tab's run, and Stop reaches it as any turn.
+    """
+    async def answer() -> None:
+        try:
+            async for _ in resume_queued(owner, thread_id):
+                pass
+        except Exception:
+            _log.exception("answering the queued messages of thread %s failed", thread_id)
+
+    task = asyncio.create_task(answer(), name=f"baton-resume-{thread_id}")
+    _detached.add(task)  # held until it ends: the loop keeps only weak references
+    task.add_done_callback(_detached.discard)
 
 
 async def resume_all_queued() -> int:

@@ -234,9 +234,10 @@ class ChatState(LivePages, StreamPieces, IdentityState):
                   scripts.outbox_unsent(thread_id, ChatState.resend_unsent),
                   ChatState.watch_thread(thread_id)]
         if view.pending and not self.remote_running:
-            # Messages queued before the backend stopped: shown as queued, answered now.
-            self.sending = True
-            loaded.append(ChatState.run_resume(thread_id))
+            # Queued messages (a new chat's first one, or ones a crash left): answered now, by
+            # a run no page owns, which this tab follows like another tab's run.
+            chat_service.resume_detached(self._owner(), thread_id)
+            self.sending = self.remote_running = True
         return loaded
 
     @rx.event
@@ -452,13 +453,6 @@ class ChatState(LivePages, StreamPieces, IdentityState):
         run_id = chat_service.new_run_id()
         self._own_runs = [*self._own_runs[-(OWN_RUNS_KEPT - 1):], run_id]
         return run_id
-
-    @rx.event(background=True)
-    async def run_resume(self, thread_id: str):
-        async with self:
-            owner, run_id = self._owner(), self._new_run()
-        async for update in self._consume(chat_service.resume_queued(owner, thread_id, run_id)):
-            yield update
 
     @rx.event(background=True)
     async def run_send(self, thread_id: str, text: str, client_id: str = ""):
