@@ -9,7 +9,6 @@ every 80 ms, and a finished item is appended to the list once.
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
 import time
 from collections.abc import AsyncIterator
@@ -35,8 +34,10 @@ from chat_app.states.rows import (
     anchors_for_tail,
     chip_row,
     meter_bar,
+    plain_rows,
     resetting_row,
     timeline_row,
+    unwrapped,
     upsert,
     with_anchors,
     with_new_session,
@@ -129,16 +130,16 @@ class ChatState(LivePages, StreamPieces, IdentityState):
         session shown). A plain var set only when it changes: a computed one would be sent
         again with every step of a turn."""
         target = marker_rows.UndoTarget() if self.has_later else \
-            marker_rows.undo_target([*self.rows, *self._live_rows()])
+            marker_rows.undo_target([*unwrapped(self.rows), *self._live_rows()])
         if target != self.undo_target:
             self.undo_target = target
 
     def _set_rows(self, rows: list[TimelineRow]) -> None:
         """Replace the whole timeline (page loads, earlier windows, settling a stream)."""
         # Plain copies: anchoring the state's own rows in place would send them all again.
-        rows, chips = with_anchors(copy.deepcopy(list(rows)), self._chips_copy(),
+        rows, chips = with_anchors(plain_rows(rows), self._chips_copy(),
                                    from_start=not self.has_earlier)
-        if rows != list(self.rows):
+        if rows != unwrapped(self.rows):
             self.rows = rows
         self._set_chips(chips)
         if self._live and not self.has_later:
@@ -171,15 +172,15 @@ class ChatState(LivePages, StreamPieces, IdentityState):
 
     def _set_live(self, live: list[TimelineRow]) -> None:
         """Replace this run's rows, anchoring them after the settled rows (left untouched)."""
-        settled = self.rows
+        settled = unwrapped(self.rows)
         live, chips = anchors_for_tail(
-            live,
+            plain_rows(live),
             self._chips_copy(),
             seen_sessions={row.session_number for row in settled if row.anchor},
             loaded_anchors={row.anchor for row in settled if row.anchor},
             from_start=not self.has_earlier and not settled,
         )
-        hidden = self._show_live(live)
+        hidden = self._show_live(live, copied=True)
         if hidden:
             # The run outgrew its pages: the rows above them leave the page too (scrolling
             # up loads them again), so the page stays bounded without re-sending anything.
@@ -201,10 +202,11 @@ class ChatState(LivePages, StreamPieces, IdentityState):
         row = timeline_row(item)
         if row.kind == "message" and row.role == "assistant":
             self._stream_clear()
-        if any(existing.key == row.key for existing in self.rows):
-            self._set_rows(upsert([*self.rows, *self._live_rows()], row))
+        settled = unwrapped(self.rows)
+        if any(existing.key == row.key for existing in settled):
+            self._set_rows(upsert([*settled, *self._live_rows()], row))
             return
-        self._set_live(upsert(list(self._live), row))
+        self._set_live(upsert(unwrapped(self._live), row))
 
     # ----- page lifecycle -----------------------------------------------------------------
 
@@ -492,7 +494,7 @@ class ChatState(LivePages, StreamPieces, IdentityState):
         async with self:
             self._streams += 1
         pending = ""
-        flushed_at = time.monotonic()
+        flushed_at = 0.0  # the first words go out at once, later ones in batches
         try:
             async for event in events:
                 if event.get("type") == "token":
@@ -535,6 +537,7 @@ class ChatState(LivePages, StreamPieces, IdentityState):
             self._watch_generation += 1
             generation = self._watch_generation
             token = self.router.session.client_token
+            own = set(self._own_runs)
         tokens, flushed_at = "", time.monotonic()
         async with live.watch(thread_id) as queue:
             while True:
@@ -542,6 +545,8 @@ class ChatState(LivePages, StreamPieces, IdentityState):
                     event = await asyncio.wait_for(queue.get(), WATCH_CHECK_SECONDS)
                 except TimeoutError:
                     event = None
+                if event is not None and event.get("run") in own:
+                    continue  # this tab's own run reaches it on the run's own stream
                 if event is None or event.get("type") == "token":
                     if event is not None:
                         tokens += event["data"].get("text", "")
@@ -553,7 +558,9 @@ class ChatState(LivePages, StreamPieces, IdentityState):
                     async with self:
                         if self.thread_key != thread_id or self._watch_generation != generation:
                             return
-                        if tokens and self.remote_running:
+                        own = set(self._own_runs)
+                        if tokens and self.remote_running and (
+                                event is None or event.get("run") not in own):
                             self._stream_add(tokens)
                         tokens, flushed_at = "", time.monotonic()
                         if not running and self.remote_running:
@@ -562,7 +569,8 @@ class ChatState(LivePages, StreamPieces, IdentityState):
                 async with self:
                     if self.thread_key != thread_id or self._watch_generation != generation:
                         return
-                    if event.get("run") in self._own_runs:
+                    own = set(self._own_runs)  # learns a run this tab started since
+                    if event.get("run") in own:
                         continue
                     if tokens:
                         self._stream_add(tokens)
@@ -684,7 +692,7 @@ class ChatState(LivePages, StreamPieces, IdentityState):
         if phase == "reset_starting":
             self.resetting = True
             self._stream_clear()
-            self._set_live(upsert(list(self._live), resetting_row(int(data.get("session_number", 1)))))
+            self._set_live(upsert(unwrapped(self._live), resetting_row(int(data.get("session_number", 1)))))
             return scripts.scroll_to_bottom()
         if phase == "input_blocked":
             self.notice = "Resetting context… new messages will be queued and sent after it."

@@ -15,12 +15,11 @@ shown (a tool call's result) or reading the run back works as before.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 
 import reflex as rx
 
-from chat_app.states.rows import TimelineRow
+from chat_app.states.rows import TimelineRow, plain_rows, unwrapped
 
 __all__ = ["PAGES", "PAGE_ROWS", "LivePages", "LiveLayout", "live_layout"]
 
@@ -63,13 +62,18 @@ class LivePages(rx.State, mixin=True):
     _live_base: int = 0
 
     def _live_rows(self) -> list[TimelineRow]:
-        """This run's rows still shown (the ones before them were left out)."""
-        return list(self._live[live_layout(self._live).hidden:])
+        """This run's rows still shown (the ones before them were left out), untracked: to
+        read, or to pass to a setter that copies them."""
+        live = unwrapped(self._live)
+        return list(live[live_layout(live).hidden:])
 
-    def _show_live(self, rows: list[TimelineRow]) -> int:
+    def _show_live(self, rows: list[TimelineRow], *, copied: bool = False) -> int:
         """Make ``rows`` this run's rows; send only the pages that changed. Returns how many
-        rows at the start are no longer shown."""
-        rows = copy.deepcopy(list(rows))  # plain rows: the state's own are change-tracked
+        rows at the start are no longer shown. ``copied``: ``rows`` are already this call's
+        own (``plain_rows``); otherwise they are copied, as rows the state holds are shared
+        with its page vars and must not change in place."""
+        if not copied:
+            rows = plain_rows(rows)
         layout = live_layout(rows)
         rounds = layout.pages[0] // PAGES if layout.pages else 0
         if rounds:  # drop whole rounds: each remaining row keeps its page var
@@ -78,7 +82,9 @@ class LivePages(rx.State, mixin=True):
             layout = live_layout(rows)
         self._live = rows
         for index, slot in enumerate(layout.slots):
-            if list(getattr(self, f"live_{index}")) != slot:
+            shown_now = getattr(self, f"live_{index}")
+            # Compared unwrapped: iterating the tracked list would wrap each of its rows.
+            if getattr(shown_now, "__wrapped__", shown_now) != slot:
                 setattr(self, f"live_{index}", slot)
         shown = [self._live_base + page for page in layout.pages]
         if list(self.live_pages) != shown:

@@ -7,6 +7,7 @@ timeline shows is prepared here, once, when an item arrives. Pure functions, no 
 from __future__ import annotations
 
 import base64
+import copy
 import dataclasses
 from datetime import UTC, datetime
 from typing import Any
@@ -29,6 +30,8 @@ __all__ = [
     "anchors_for_tail",
     "with_new_session",
     "upsert",
+    "plain_rows",
+    "unwrapped",
 ]
 
 
@@ -90,6 +93,33 @@ class TimelineRow:
     # JSON string literal, not as Markdown).
     handoff_markdown: str = ""
     handoff_filename: str = ""
+
+
+_LIST_FIELDS = tuple(f.name for f in dataclasses.fields(TimelineRow) if str(f.type).startswith("list"))
+
+
+def unwrapped(value: Any) -> Any:
+    """A state var's value without Reflex's change tracker: to read it (cheaply) or copy it.
+    Iterating a tracked list wraps each item it yields; reading never needs that."""
+    return getattr(value, "__wrapped__", value)
+
+
+def _plain(row: TimelineRow) -> TimelineRow:
+    raw = unwrapped(row)
+    copied = copy.copy(raw)
+    for name in _LIST_FIELDS:
+        items = getattr(raw, name)
+        if items:
+            setattr(copied, name, [unwrapped(item) for item in items])
+    return copied
+
+
+def plain_rows(rows: list[TimelineRow]) -> list[TimelineRow]:
+    """Untracked copies of ``rows`` to change and assign back. A row's own fields are copied
+    (its lists too); what they hold (strings, ``FileRow``) is shared, as nothing changes it
+    in place. A whole-row ``deepcopy`` did the same at several times the cost, for every row
+    of a run at each of its steps."""
+    return [_plain(row) for row in rows]
 
 
 @dataclasses.dataclass

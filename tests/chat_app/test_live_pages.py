@@ -83,3 +83,28 @@ def test_a_long_reply_streams_in_pieces_so_a_flush_sends_only_the_newest():
     assert text + state.streaming == "".join(words)
     state._stream_clear()
     assert state.streaming == "" and state.stream_0 == ""
+
+
+def test_a_row_updated_in_place_sends_its_page_with_the_change():
+    state = _chat_state()
+    call = {"key": "call-1", "kind": "tool", "seq": 7, "session_number": 1, "role": "assistant",
+            "tool_name": "run_command", "summary": "pytest"}
+    state._append(call)
+    _sent(state)
+    state._append({**call, "tool_result": "3 passed"})
+    sent = _sent(state)
+    assert [name for name in sent if name.startswith("live_")] == ["live_0"], sent
+    assert state.live_0[0].tool_result == "3 passed"
+    assert state._live[0].tool_result == "3 passed"
+
+
+def test_plain_rows_are_copies_down_to_their_lists():
+    from chat_app.states.rows import plain_rows
+
+    state = _chat_state()
+    state._set_rows([TimelineRow(key="d", kind="divider", completed_work=["parser"])])
+    (copy,) = plain_rows(state.rows)
+    assert type(copy) is TimelineRow  # not the state's change tracker
+    copy.completed_work.append("tests")
+    copy.anchor = "elsewhere"
+    assert list(state.rows[0].completed_work) == ["parser"] and state.rows[0].anchor != "elsewhere"
