@@ -16,7 +16,13 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from agent_core import events
 from agent_core.calibration import ContextEstimator, TokenEstimate
 from agent_core.compaction import summarize_for_compaction
-from agent_core.context import build_context, context_kind, from_langchain, to_langchain
+from agent_core.context import (
+    apply_edits,
+    build_context,
+    context_kind,
+    from_langchain,
+    to_langchain,
+)
 from agent_core.errors import HandoffCancelled, HandoffGenerationError
 from agent_core.handoff.artifact import HandoffArtifact, handoff_context_message, handoff_filename
 from agent_core.handoff.facts import extract_facts
@@ -331,11 +337,10 @@ class SessionCoordinator:
                   if row.seq <= upto_seq and row.role not in ("handoff", "pinned", "event")]
         return (min(places), max(places)) if places else (1, 1)
 
-    def _marker_ref(self, position: int) -> dict[str, Any]:
+    @staticmethod
+    def _marker_ref(marker: StoredMessage | None, position: int) -> dict[str, Any]:
         """The stored marker row of the session's edit at ``position`` and that position:
         the timeline keys a live marker like a reloaded one, so it can undo and expand it."""
-        marker = next((row for row in reversed(self.store.messages(self.session.id))
-                       if row.role == "event" and row.meta.get("edit") == position), None)
         return {"marker_id": marker.id if marker else None, "edit": position}
 
     # masking ------------------------------------------------------------------------
@@ -367,10 +372,10 @@ class SessionCoordinator:
                             meta={"event": "masking", "tokens_before": before,
                                   "tokens_after": after, "outputs": len(picked),
                                   "edit": len(self.store.context_edits(self.session.id))})
-        self.store.add_context_edit(self.session.id, edit, marker)
+        stored = self.store.add_context_edit(self.session.id, edit, marker)
         self.emit(events.masking(message=note, tokens_before=before, tokens_after=after,
                                  outputs=len(picked), session_number=self.session.number,
-                                 **self._marker_ref(marker.meta["edit"])))
+                                 **self._marker_ref(stored, marker.meta["edit"])))
         return self._rebuilt()
 
     def _task(self, messages: Sequence[BaseMessage]) -> str:
@@ -416,10 +421,10 @@ class SessionCoordinator:
                             meta={"event": "compaction", "tokens_before": before, "tokens_after": after,
                                   "messages": len(older), "utilization": round(estimate.fraction, 4),
                                   "edit": len(self.store.context_edits(self.session.id))})
-        self.store.add_context_edit(self.session.id, edit, marker)
+        stored = self.store.add_context_edit(self.session.id, edit, marker)
         self.emit(events.compaction(message=note, tokens_before=before, tokens_after=after,
                                     messages=len(older), session_number=self.session.number,
-                                    **self._marker_ref(marker.meta["edit"])))
+                                    **self._marker_ref(stored, marker.meta["edit"])))
         return self._rebuilt()
 
     # todos ---------------------------------------------------------------------------
@@ -428,6 +433,7 @@ class SessionCoordinator:
         if not closed:
             return None
         rows = self.store.messages(self.session.id)
+        edits = len(self.store.context_edits(self.session.id))
         changed = False
         for key in closed:
             todo = self.todos.todos.get(key, {"content": key, "status": "completed"})
@@ -446,15 +452,19 @@ class SessionCoordinator:
             marker = NewMessage(role="event", content=note,
                                 meta={"event": "todo_compressed", "todo_id": key,
                                       "tokens_before": before, "tokens_after": after,
-                                      "edit": len(self.store.context_edits(self.session.id))})
-            self.store.add_context_edit(self.session.id, edit, marker)
+                                      "edit": edits})
+            stored = self.store.add_context_edit(self.session.id, edit, marker)
+            edits += 1
             self.emit(events.todo_compressed(message=note, todo_id=key, tokens_before=before,
                                              tokens_after=after, session_number=self.session.number,
-                                             **self._marker_ref(marker.meta["edit"])))
+                                             **self._marker_ref(stored, marker.meta["edit"])))
             changed = True
-        return self._rebuilt() if changed else None
+        # The rows read above are still the session's model input: only markers (never
+        # model input) were added since.
+        return self._rebuilt(rows) if changed else None
 
-    def _rebuilt(self) -> list[BaseMessage]:
-        context = build_context(self.store, self.session)
+    def _rebuilt(self, rows: Sequence[StoredMessage] | None = None) -> list[BaseMessage]:
+        context = (build_context(self.store, self.session) if rows is None
+                   else apply_edits(rows, self.store.context_edits(self.session.id)))
         self.adopt(context)
         return context

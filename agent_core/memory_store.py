@@ -102,12 +102,11 @@ class InMemoryStore:
 
     def add_context_edit(
         self, session_id: str, edit: ContextEdit, marker: NewMessage | None = None
-    ) -> None:
+    ) -> StoredMessage | None:
         with self._mutex:
             record = self._session(session_id)
             self._edits[session_id].append(edit)
-            if marker is not None:
-                self._store(record.thread_id, session_id, marker)
+            return None if marker is None else self._store(record.thread_id, session_id, marker)
 
     def context_edits(self, session_id: str) -> list[ContextEdit]:
         with self._mutex:

@@ -52,8 +52,9 @@ class SessionStore(Protocol):
 
     def add_context_edit(
         self, session_id: str, edit: ContextEdit, marker: NewMessage | None = None
-    ) -> None:
-        """Record a compaction / todo compression (and its timeline marker) atomically."""
+    ) -> StoredMessage | None:
+        """Record a compaction / todo compression (and its timeline marker) atomically; the
+        stored marker, when there is one."""
         ...
 
     def context_edits(self, session_id: str) -> list[ContextEdit]:

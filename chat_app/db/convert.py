@@ -7,6 +7,7 @@ half-way through a transaction because of what a tool printed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from agent_core.records import NewMessage, PendingRecord, SessionRecord, StoredMessage
@@ -72,6 +73,24 @@ def stored_message(row: Message) -> StoredMessage:
         model=row.model,
         meta=dict(row.meta or {}),
     )
+
+
+#: The columns :func:`stored_from_columns` reads, in its order.
+MESSAGE_COLUMNS = ("id", "thread_id", "session_id", "seq", "created_at", "role", "content",
+                   "tool_calls", "tool_call_id", "name", "todo_id", "token_count", "model", "meta")
+
+
+def message_columns() -> list[Any]:
+    return [getattr(Message, name) for name in MESSAGE_COLUMNS]
+
+
+def stored_from_columns(values: Sequence[Any]) -> StoredMessage:
+    """:func:`stored_message` from a row of :func:`message_columns`: a session's rows read
+    as plain columns, without building (and tracking) an ORM object for each."""
+    fields = dict(zip(MESSAGE_COLUMNS, values, strict=True))
+    fields["tool_calls"] = list(fields["tool_calls"] or [])
+    fields["meta"] = dict(fields["meta"] or {})
+    return StoredMessage(**fields)
 
 
 def session_record(row: ChatSession) -> SessionRecord:

@@ -35,9 +35,11 @@ from agent_core.validation import sanitize_text
 from agent_core.workspace import MAX_PATH_CHARS
 from chat_app.db.convert import (
     clean,
+    message_columns,
     message_row,
     pending_record,
     session_record,
+    stored_from_columns,
     stored_message,
 )
 from chat_app.db.engine import write_engine
@@ -201,9 +203,11 @@ class SqlStore:
         """Every row of the session, by seq."""
         with self._tx(write=False) as db:
             query = (
-                select(Message).where(Message.session_id == session_id).order_by(col(Message.seq))
+                select(*message_columns())
+                .where(Message.session_id == session_id)
+                .order_by(col(Message.seq))
             )
-            return [stored_message(row) for row in db.exec(query)]
+            return [stored_from_columns(row) for row in db.exec(query)]
 
     def marks(self, session_id: str) -> list[RowMark]:
         """Three small columns of the session's replies and markers: read after every reply
@@ -218,7 +222,7 @@ class SqlStore:
 
     def add_context_edit(
         self, session_id: str, edit: ContextEdit, marker: NewMessage | None = None
-    ) -> None:
+    ) -> StoredMessage | None:
         """Record a context edit and its optional timeline marker in one transaction."""
         with self._tx(write=True) as db:
             owner = self._session_row(db, session_id)
@@ -230,8 +234,10 @@ class SqlStore:
             ).one()
             data = clean(edit.model_dump(mode="json"))
             db.add(ContextEditRow(session_id=session_id, position=count, data=data))
-            if marker is not None:
-                self._store_rows(db, thread, session_id, [marker])
+            if marker is None:
+                return None
+            (stored,) = self._store_rows(db, thread, session_id, [marker])
+            return stored
 
     def context_edits(self, session_id: str) -> list[ContextEdit]:
         """The session's context edits in the order they were made."""

@@ -171,13 +171,14 @@ def test_context_edits_keep_order_and_marker_gets_the_next_seq(backend: Backend)
         kind="compaction", summary="s1", upto_seq=2, tokens_before=90, tokens_after=10
     )
     todo = ContextEdit(kind="todo", summary="s2", seqs=[3], todo_id="t1")
-    backend.store.add_context_edit(
+    marker = backend.store.add_context_edit(
         session.id, compaction, NewMessage(role="event", content="compacted")
     )
-    backend.store.add_context_edit(session.id, todo)
+    assert backend.store.add_context_edit(session.id, todo) is None
     assert backend.store.context_edits(session.id) == [compaction, todo]
     rows = backend.store.messages(session.id)
     assert (rows[-1].role, rows[-1].seq) == ("event", 4)
+    assert marker == rows[-1]  # the stored marker itself, id included
 
 
 def test_context_edit_on_unknown_session_fails(backend: Backend) -> None:
