@@ -100,7 +100,8 @@ class ThreadRunner:
         not stored again, and one already delivered yields nothing more.
         """
         text = validate_user_message(text)
-        record = setup.store.enqueue_pending(setup.thread_id, text, client_id=client_id)
+        record = await asyncio.to_thread(setup.store.enqueue_pending, setup.thread_id, text,
+                                         client_id=client_id)
         if client_id is not None:
             yield events.accepted(pending_id=record.id, client_id=client_id)
             if record.delivered_session_id is not None:

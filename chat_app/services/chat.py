@@ -88,7 +88,7 @@ async def _broadcast(owner: str, thread_id: str, run_id: str | None,
                      events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
     """A run's UI events, also relayed to the thread's other tabs (:func:`live.relay`).
     Only the thread's owner's runs are relayed."""
-    if _assistant_for(owner, thread_id)[0] is None:
+    if (await asyncio.to_thread(_assistant_for, owner, thread_id))[0] is None:
         relayed = events
     else:
         relayed = live.relay(thread_id, run_id or new_run_id(), events)
@@ -133,11 +133,11 @@ async def check_fits(owner: str, thread_id: str, text: str) -> None:
     definitions of every tool offered (the assistant's MCP servers' too) and the handoff a new
     session starts from.
     """
-    thread, assistant = _assistant_for(owner, thread_id)
+    thread, assistant = await asyncio.to_thread(_assistant_for, owner, thread_id)
     if thread is None or assistant is None:
         return
     try:
-        setup, _ = runtime.turn_setup(thread_id, assistant)
+        setup, _ = await asyncio.to_thread(runtime.turn_setup, thread_id, assistant)
     except ConfigurationError:
         return  # the chat's banner says why; the message is kept as queued
     setup, offered = await _with_offered_tools(setup)
@@ -216,16 +216,18 @@ async def _send_message(owner: str, thread_id: str, text: str,
     except MessageRejected as exc:
         yield _refusal(str(exc), client_id, exc)
         return
-    thread, assistant = _assistant_for(owner, thread_id)
+    # Database reads and writes run off the event loop: under load a write waits for
+    # SQLite's lock, and every tab of the worker would wait with it.
+    thread, assistant = await asyncio.to_thread(_assistant_for, owner, thread_id)
     if thread is None or assistant is None:
         yield _refusal("This thread does not exist.", client_id)
         return
-    if importing.is_imported(thread_id):
+    if await asyncio.to_thread(importing.is_imported, thread_id):
         yield _refusal(importing.READ_ONLY, client_id)
         return
     # One resolution of the assistant serves the size check and the run.
     try:
-        setup, resolved = runtime.turn_setup(thread_id, assistant)
+        setup, resolved = await asyncio.to_thread(runtime.turn_setup, thread_id, assistant)
         misconfiguration = None
     except ConfigurationError as exc:
         misconfiguration = exc
@@ -242,7 +244,8 @@ async def _send_message(owner: str, thread_id: str, text: str,
     if misconfiguration is not None:
         # The assistant's model cannot run: keep the message (queued, answered once it is
         # fixed, when the chat is next opened) rather than lose it.
-        record = runtime.store().enqueue_pending(thread_id, text, client_id=client_id)
+        record = await asyncio.to_thread(runtime.store().enqueue_pending, thread_id, text,
+                                         client_id=client_id)
         if client_id:
             yield events.accepted(pending_id=record.id, client_id=client_id)
         item = TimelineItem(key=record.id, kind="message", role="user", content=record.content,
@@ -270,7 +273,7 @@ async def _send_message(owner: str, thread_id: str, text: str,
         # which must stay stoppable.
         if not queued:
             runtime.clear_cancel(thread_id, cancel)
-        _touch(thread_id)
+        await asyncio.to_thread(_touch, thread_id)
 
 
 async def resume_queued(owner: str, thread_id: str,
@@ -280,20 +283,22 @@ async def resume_queued(owner: str, thread_id: str,
     Nothing happens while this process already runs the thread; another process running it
     holds the thread's turn lock, so this waits for it and then finds the queue empty.
     """
-    if runtime.runner().is_busy(thread_id) or not runtime.store().pending(thread_id):
+    if runtime.runner().is_busy(thread_id) or not await asyncio.to_thread(
+            runtime.store().pending, thread_id):
         return
     async for event in _broadcast(owner, thread_id, run_id, _resume_queued(owner, thread_id)):
         yield event
 
 
 async def _resume_queued(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any]]:
-    if runtime.runner().is_busy(thread_id) or not runtime.store().pending(thread_id):
+    if runtime.runner().is_busy(thread_id) or not await asyncio.to_thread(
+            runtime.store().pending, thread_id):
         return
-    thread, assistant = _assistant_for(owner, thread_id)
+    thread, assistant = await asyncio.to_thread(_assistant_for, owner, thread_id)
     if thread is None or assistant is None:
         return
     try:
-        setup, resolved = runtime.turn_setup(thread_id, assistant)
+        setup, resolved = await asyncio.to_thread(runtime.turn_setup, thread_id, assistant)
     except ConfigurationError:  # the chat's banner says why; the queue waits for the fix
         return
     translator = Translator(thread_id, resolved.label)
@@ -305,7 +310,7 @@ async def _resume_queued(owner: str, thread_id: str) -> AsyncIterator[dict[str, 
                     yield ui_event
     finally:
         runtime.clear_cancel(thread_id, cancel)
-        _touch(thread_id)
+        await asyncio.to_thread(_touch, thread_id)
 
 
 _detached: set[asyncio.Task] = set()
@@ -356,16 +361,16 @@ async def run_handoff(owner: str, thread_id: str, focus: str | None,
 
 async def _run_handoff(owner: str, thread_id: str, focus: str | None,
                        cancel: asyncio.Event | None) -> AsyncIterator[dict[str, Any]]:
-    thread, assistant = _assistant_for(owner, thread_id)
+    thread, assistant = await asyncio.to_thread(_assistant_for, owner, thread_id)
     if thread is None or assistant is None:
         yield {"type": "error", "data": {"message": "This thread does not exist."}}
         return
-    if importing.is_imported(thread_id):
+    if await asyncio.to_thread(importing.is_imported, thread_id):
         yield {"type": "error", "data": {"message": importing.READ_ONLY}}
         yield {"type": "done", "data": {}}
         return
     try:
-        setup, resolved = runtime.turn_setup(thread_id, assistant)
+        setup, resolved = await asyncio.to_thread(runtime.turn_setup, thread_id, assistant)
     except ConfigurationError as exc:
         yield {"type": "error", "data": {"message": misconfigured(exc)}}
         yield {"type": "done", "data": {}}
@@ -379,5 +384,5 @@ async def _run_handoff(owner: str, thread_id: str, focus: str | None,
                     yield ui_event
     finally:
         runtime.clear_cancel(thread_id, flag)
-        _touch(thread_id)
+        await asyncio.to_thread(_touch, thread_id)
     yield {"type": "done", "data": {}}

@@ -6,6 +6,8 @@ message together; the browser then opens the chat, whose page answers the queued
 
 from __future__ import annotations
 
+import asyncio
+
 import reflex as rx
 
 from agent_core.errors import MessageRejected
@@ -88,8 +90,9 @@ class NewChatState(IdentityState):
                                              "message first.")
         chosen = (await self.get_state(ThreadListState)).assistant_id or None
         try:
-            thread_id = new_chat.start_chat(self._owner(), text, client_id=client_id or None,
-                                            assistant_id=chosen)
+            # Off the event loop: it writes, and a write may wait for SQLite's lock.
+            thread_id = await asyncio.to_thread(new_chat.start_chat, self._owner(), text,
+                                                client_id=client_id or None, assistant_id=chosen)
         except MessageRejected as rejected:
             return _refuse(client_id, typed, str(rejected))
         return [scripts.outbox_accepted(client_id), rx.redirect(f"/t/{thread_id}")]
