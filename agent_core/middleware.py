@@ -25,7 +25,7 @@ from langchain_core.messages import AIMessage, RemoveMessage
 from langgraph.config import get_stream_writer
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from agent_core import events
+from agent_core import events, lanes
 from agent_core.context import CONTEXT_SAMPLE
 from agent_core.coordinator import SessionCoordinator
 from agent_core.strategies.masking import should_mask
@@ -105,6 +105,8 @@ class ContextResetMiddleware(_Base):
         self.call.acted = False
         messages = list(state["messages"])
         await _off_loop(c, c.sync, messages)
+        # The last step is stored: a turn under way lets other turns' starts go first.
+        await lanes.yield_to_starts()
         delivered = await _off_loop(c, c.deliver_pending)
         messages += delivered
         estimate = c.measure(messages)

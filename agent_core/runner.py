@@ -18,7 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from agent_core import events
+from agent_core import events, lanes
 from agent_core.agent import build_agent
 from agent_core.calibration import ContextEstimator, FamilyRatios
 from agent_core.context import build_context
@@ -167,6 +167,17 @@ class ThreadRunner:
         yield {"type": "done", "data": {"cancelled": cancel.is_set()}}
 
     async def _turn(self, setup: TurnSetup, cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
+        lanes.begin_turn()  # it goes first until the model's first output
+        try:
+            async for event in self._turn_events(setup, cancel):
+                if _first_output(event):
+                    lanes.end_start()
+                yield event
+        finally:
+            lanes.end_start()
+
+    async def _turn_events(self, setup: TurnSetup, cancel: asyncio.Event
+                           ) -> AsyncIterator[dict[str, Any]]:
         outbox: list[dict[str, Any]] = []
         problems: list[str] = []
         if setup.tool_loader is not None:
@@ -337,6 +348,14 @@ class ThreadRunner:
 
 def _status(kind: str, status: str, message: str) -> dict[str, Any]:
     return {"type": kind, "data": {"status": status, "message": message}}
+
+
+def _first_output(event: dict[str, Any]) -> bool:
+    """The model's first words or stored reply (or the turn's failure): the turn has started."""
+    kind = event.get("type")
+    if kind == "message":
+        return (event.get("data") or {}).get("role") in ("assistant", "tool")
+    return kind in ("token", "error")
 
 
 def _review_waits(setup: TurnSetup) -> bool:

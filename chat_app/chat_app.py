@@ -52,6 +52,16 @@ app = rx.App(
     # top the title and the context meter.
     toaster=rx.toast.provider(position="top-right", close_button=True),
 )
+async def _start_lane() -> None:
+    """Turn starts get threads of their own (agent_core.lanes): a new message's first words
+    do not wait behind every other chat's steps."""
+    import asyncio
+
+    from agent_core.lanes import LaneExecutor
+
+    asyncio.get_running_loop().set_default_executor(LaneExecutor())
+
+
 async def _resume_queued_messages() -> None:
     """Answer messages that were queued but not delivered when the backend last stopped."""
     from chat_app.services.chat import resume_all_queued
@@ -60,6 +70,7 @@ async def _resume_queued_messages() -> None:
 
 
 app.register_lifespan_task(_migrate_database)
+app.register_lifespan_task(_start_lane)
 app.register_lifespan_task(_resume_queued_messages)
 app.register_lifespan_task(evict_left_tabs)
 # The tab is named after the chat, and follows a rename or the naming by a first message.

@@ -10,6 +10,7 @@ restarted server costs one reconnect, not one failed request.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
@@ -58,10 +60,74 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 
+    if memory:  # one shared connection (StaticPool): nothing to queue
+        @event.listens_for(engine, "begin")
+        def _on_begin_shared(connection: Any) -> None:
+            immediate = connection.get_execution_options().get(IMMEDIATE_OPTION, False)
+            connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        return
+    _queue_writers(engine)
+
+
+def _queue_writers(engine: Engine) -> None:
+    """This process's writers take SQLite's write lock one after the other, in a Python lock
+    held from ``BEGIN IMMEDIATE`` until the commit or rollback is done.
+
+    Without it, writers that find the lock taken wait in SQLite's busy handler, which sleeps
+    (1, 2, 5, ... 100 ms) and retries: the lock sits free while they sleep, and under many
+    chats the worker's writes slowed to a crawl (and a start lane of more threads made it
+    worse). Writers of other processes still queue in the busy handler.
+    """
+    writer = threading.Lock()
+    holder: list[Any] = [None]  # the DBAPI connection holding ``writer``
+    timeout = SQLITE_BUSY_TIMEOUT_MS / 1000
+
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
-        immediate = connection.get_execution_options().get(IMMEDIATE_OPTION, False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        if not connection.get_execution_options().get(IMMEDIATE_OPTION, False):
+            connection.exec_driver_sql("BEGIN")
+            return
+        if not writer.acquire(timeout=timeout):
+            raise OperationalError("BEGIN IMMEDIATE", None, sqlite3.OperationalError(
+                "database is locked (this worker's writers queued too long)"))
+        holder[0] = connection.connection.dbapi_connection
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        except BaseException:
+            _release(holder[0])
+            raise
+
+    def _release(connection: Any) -> None:
+        # The dialect hooks get the pool's wrapper of the connection, the pool events the
+        # DBAPI connection itself.
+        dbapi_connection = getattr(connection, "dbapi_connection", connection)
+        if holder[0] is not None and holder[0] is dbapi_connection:
+            holder[0] = None
+            writer.release()
+
+    dialect = engine.dialect
+    commit, rollback = dialect.do_commit, dialect.do_rollback
+
+    def do_commit(dbapi_connection: Any) -> None:
+        try:
+            commit(dbapi_connection)
+        finally:
+            _release(dbapi_connection)
+
+    def do_rollback(dbapi_connection: Any) -> None:
+        try:
+            rollback(dbapi_connection)
+        finally:
+            _release(dbapi_connection)
+
+    # The dialect's own hooks (per engine): the lock goes once SQLite's lock is gone, after
+    # the COMMIT, not before it as the ``commit`` event would.
+    dialect.do_commit, dialect.do_rollback = do_commit, do_rollback
+
+    # A connection that leaves without either (invalidated after an error, closed) must
+    # not keep the lock: every writer of the process would wait on it.
+    for name in ("checkin", "invalidate", "soft_invalidate", "close", "detach"):
+        event.listen(engine.pool, name, lambda dbapi_connection, *_: _release(dbapi_connection))
 
 
 def _build(url: str) -> Engine:

@@ -19,7 +19,7 @@ from typing import Any
 from langchain_core.tools import BaseTool
 from sqlmodel import Session
 
-from agent_core import events
+from agent_core import events, lanes
 from agent_core.client_order import predecessor_prefix
 from agent_core.errors import ConfigurationError, MessageRejected, MessageTooLarge
 from agent_core.mcp_servers import ToolLoad
@@ -211,6 +211,7 @@ async def send_message(owner: str, thread_id: str, text: str, client_id: str | N
 
 async def _send_message(owner: str, thread_id: str, text: str,
                         client_id: str | None) -> AsyncIterator[dict[str, Any]]:
+    lanes.begin_start()  # until the turn's first output: see agent_core.lanes
     try:
         text = validate_message(text)
     except MessageRejected as exc:
@@ -291,6 +292,7 @@ async def resume_queued(owner: str, thread_id: str,
 
 
 async def _resume_queued(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any]]:
+    lanes.begin_start()
     if runtime.runner().is_busy(thread_id) or not await asyncio.to_thread(
             runtime.store().pending, thread_id):
         return

@@ -126,3 +126,63 @@ def test_the_migrations_build_exactly_the_models_schema(tmp_path: Path) -> None:
             "compare_type": True,
             "include_object": lambda obj, name, *_: not is_search_object(name)})
         assert compare_metadata(context, SQLModel.metadata) == []
+
+
+def _counter_table(url: str):
+    from chat_app.db.engine import write_session
+
+    engine = get_engine(url)
+    with write_session(engine) as db:
+        db.exec(text("CREATE TABLE IF NOT EXISTS tally (n INTEGER)"))
+    return engine
+
+
+def test_sqlite_writers_of_a_worker_queue_and_none_is_refused(tmp_path: Path) -> None:
+    # 16 threads writing at once: in SQLite's busy handler they slept and retried while the
+    # lock sat free; queued in the process they take it in turn.
+    import threading
+
+    from chat_app.db.engine import write_session
+
+    engine = _counter_table(sqlite_url(tmp_path))
+    failures: list[BaseException] = []
+
+    def write_many() -> None:
+        try:
+            for _ in range(25):
+                with write_session(engine) as db:
+                    db.exec(text("INSERT INTO tally VALUES (1)"))
+        except BaseException as error:  # noqa: BLE001  (reported below)
+            failures.append(error)
+
+    threads = [threading.Thread(target=write_many) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not failures
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM tally")).scalar() == 16 * 25
+
+
+def test_a_failed_or_abandoned_write_does_not_keep_the_writers_queue(tmp_path: Path) -> None:
+    import time
+
+    from sqlmodel import Session
+
+    from chat_app.db.engine import write_engine, write_session
+
+    engine = _counter_table(sqlite_url(tmp_path))
+    with pytest.raises(RuntimeError), write_session(engine) as db:
+        db.exec(text("INSERT INTO tally VALUES (1)"))
+        raise RuntimeError("the change fails half-way")
+    abandoned = Session(write_engine(engine))
+    abandoned.exec(text("INSERT INTO tally VALUES (2)"))
+    abandoned.connection().invalidate()  # the connection is dropped, not committed
+    abandoned.close()
+    started = time.monotonic()
+    with write_session(engine) as db:
+        db.exec(text("INSERT INTO tally VALUES (3)"))
+    assert time.monotonic() - started < 2  # not the 10 s wait for a lock nobody holds
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT n FROM tally")).scalars().all() == [3]

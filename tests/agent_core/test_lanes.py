@@ -1,0 +1,131 @@
+"""Turn starts go first: a starting run's blocking calls skip the queue of the others."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from agent_core import lanes
+from agent_core.lanes import LaneExecutor
+from agent_core.memory_store import InMemoryStore
+from tests.agent_core.runtime_helpers import make_setup, run
+
+
+@pytest.fixture
+async def lane_executor():
+    executor = LaneExecutor(max_workers=1, start_workers=2)
+    asyncio.get_running_loop().set_default_executor(executor)
+    yield executor
+    executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _thread_name() -> str:
+    return threading.current_thread().name
+
+
+async def test_a_starting_runs_calls_do_not_wait_behind_the_busy_main_pool(lane_executor):
+    release = threading.Event()
+    busy = [asyncio.create_task(asyncio.to_thread(release.wait, 10)) for _ in range(3)]
+    await asyncio.sleep(0.05)  # the one main thread is taken, two calls queue behind it
+
+    async def starting_run() -> list[str]:
+        lanes.begin_start()
+        first = await asyncio.to_thread(_thread_name)
+        lanes.end_start()
+        later = asyncio.create_task(asyncio.to_thread(_thread_name))
+        await asyncio.sleep(0.1)
+        return [first, "waiting" if not later.done() else later.result(), later]
+
+    first, second, later = await asyncio.wait_for(starting_run(), 5)
+    assert first.startswith("baton-start")
+    assert second == "waiting"  # once started, its calls queue in the main pool again
+    release.set()
+    await asyncio.gather(*busy)
+    assert (await later).startswith("baton-work")
+
+
+async def test_ending_the_start_reaches_tasks_the_run_already_created(lane_executor):
+    seen: list[bool] = []
+    proceed = asyncio.Event()
+
+    async def child() -> None:
+        seen.append(lanes.starting())
+        await proceed.wait()
+        seen.append(lanes.starting())
+
+    lanes.begin_start()
+    task = asyncio.create_task(child())  # copies the run's context now
+    await asyncio.sleep(0)
+    lanes.end_start()
+    proceed.set()
+    await task
+    assert seen == [True, False]
+
+
+class _Recording(InMemoryStore):
+    """Notes whether each store call was made while the run was starting."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, bool]] = []
+
+    def deliver_pending(self, thread_id, session_id, **options):
+        self.calls.append(("deliver_pending", lanes.starting()))
+        return super().deliver_pending(thread_id, session_id, **options)
+
+    def append(self, thread_id, session_id, messages):
+        self.calls.append((f"append {messages[0].role}", lanes.starting()))
+        return super().append(thread_id, session_id, messages)
+
+
+async def test_a_turn_is_starting_until_the_models_first_output_and_not_after():
+    store = _Recording()
+    await run(make_setup(store), "build a CSV parser for the invoices folder")
+    assert store.calls[0] == ("deliver_pending", True)
+    replies = [starting for name, starting in store.calls if name == "append assistant"]
+    assert replies and not any(replies)
+    assert not lanes.starting()  # the turn's end leaves no mark on the caller
+
+
+async def test_a_turn_under_way_waits_for_other_starts_but_not_for_long(monkeypatch):
+    import time
+
+    lanes.end_start()  # this test's own context is no run
+    assert await asyncio.wait_for(lanes.yield_to_starts(), 1) is None  # none starting: at once
+    started = asyncio.Event()
+    finish = asyncio.Event()
+
+    async def other_turn() -> None:
+        lanes.begin_turn()
+        started.set()
+        await finish.wait()
+        lanes.end_start()
+
+    other = asyncio.create_task(other_turn())
+    await started.wait()
+    waiting = asyncio.create_task(lanes.yield_to_starts())
+    await asyncio.sleep(0.1)
+    assert not waiting.done()  # the other turn is starting
+    finish.set()
+    await asyncio.wait_for(waiting, 1)  # and goes once it has started
+    await other
+
+    monkeypatch.setattr(lanes, "MAX_YIELD_SECONDS", 0.2)
+    stuck = asyncio.create_task(other_turn())
+    finish.clear()
+    await asyncio.sleep(0)
+    began = time.monotonic()
+    await lanes.yield_to_starts()  # a start that never ends holds nobody long
+    assert 0.15 < time.monotonic() - began < 1
+    finish.set()
+    await stuck
+
+
+async def test_a_starting_turn_does_not_wait_for_itself():
+    lanes.begin_turn()
+    try:
+        await asyncio.wait_for(lanes.yield_to_starts(), 0.5)
+    finally:
+        lanes.end_start()
