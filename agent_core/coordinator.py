@@ -150,6 +150,10 @@ class SessionCoordinator:
         return sum(1 for m in messages if isinstance(m, AIMessage)) >= 2
 
     # persist ----------------------------------------------------------------------
+    def unsynced(self, messages: Sequence[BaseMessage]) -> bool:
+        """Whether :meth:`sync` has anything to store (checked without leaving the loop)."""
+        return any(m.id not in self._persisted and context_kind(m) is None for m in messages)
+
     def sync(self, messages: Sequence[BaseMessage]) -> None:
         """Store the messages of this run that are not stored yet, in order, tagged."""
         fresh = [m for m in messages if m.id not in self._persisted and context_kind(m) is None]

@@ -57,6 +57,7 @@ class _CallState:
         # the context at or above the compact threshold; cleared by a reset.
         self.compaction_fell_short = False
         self.warned_short = False
+        self.calls = 0  # model calls so far this turn
 
 
 class _Base(AgentMiddleware):
@@ -104,10 +105,13 @@ class ContextResetMiddleware(_Base):
         self._bind_writer(c)
         self.call.acted = False
         messages = list(state["messages"])
-        await _off_loop(c, c.sync, messages)
+        if c.unsynced(messages):  # each hop to a thread waits its turn there under load
+            await _off_loop(c, c.sync, messages)
         # The last step is stored: a turn under way lets other turns' starts go first.
         await lanes.yield_to_starts()
-        delivered = await _off_loop(c, c.deliver_pending)
+        # The turn's first call: the runner delivered the queue just before.
+        delivered = await _off_loop(c, c.deliver_pending) if self.call.calls else []
+        self.call.calls += 1
         messages += delivered
         estimate = c.measure(messages)
         masked = None
@@ -209,7 +213,7 @@ class TodoCompressionMiddleware(_Base):
     """Replace a finished todo's span by its summary (only if smaller)."""
 
     async def abefore_model(self, state, runtime) -> dict[str, Any] | None:
-        if self.call.acted:
+        if self.call.acted or not self.coordinator.todos.closed:
             return None
         context = await _off_loop(self.coordinator, self.coordinator.compress_finished_todos)
         if context is None:
