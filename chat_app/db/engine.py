@@ -36,6 +36,7 @@ __all__ = [
 #: Execution option that makes an SQLite transaction start with ``BEGIN IMMEDIATE``.
 IMMEDIATE_OPTION = "baton_sqlite_immediate"
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+SQLITE_POOL_SIZE, SQLITE_POOL_OVERFLOW = 16, 32
 
 _engines: dict[str, Engine] = {}
 _engines_mutex = threading.Lock()
@@ -136,6 +137,12 @@ def _build(url: str) -> Engine:
         if url in ("sqlite://", "sqlite:///:memory:"):
             # Every connection to ":memory:" is a new empty database; share one.
             kwargs["poolclass"] = StaticPool
+        else:
+            # A connection for every thread that may hold one at once (the executor's two
+            # lanes, agent_core.lanes, the status reader, the event loop) with room to
+            # spare: an SQLite connection is a file handle, and a thread waiting for one
+            # while another waits for the write lock it holds stalls the worker.
+            kwargs.update(pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_POOL_OVERFLOW)
         engine = create_engine(url, **kwargs)
         _configure_sqlite(engine)
         return engine

@@ -86,9 +86,14 @@ DEFAULT_ASSISTANT_NAME = "Baton"
 
 
 # assistants -------------------------------------------------------------------
+def first_assistant(*, session: Session) -> Assistant | None:
+    """The oldest assistant (the default one), if any."""
+    return session.exec(select(Assistant).order_by(col(Assistant.created_at))).first()
+
+
 def ensure_default_assistant(*, session: Session) -> Assistant:
     """The oldest assistant, creating "Baton" on the simulator model when there is none."""
-    existing = session.exec(select(Assistant).order_by(col(Assistant.created_at))).first()
+    existing = first_assistant(session=session)
     if existing is not None:
         return existing
     return create_assistant(session=session, data=AssistantCreate(name=DEFAULT_ASSISTANT_NAME))

@@ -204,6 +204,7 @@ async def send_message(owner: str, thread_id: str, text: str, client_id: str | N
     forgets its copy (the text stays in the composer). The run's events are published
     under ``run_id`` to the thread's other tabs.
     """
+    lanes.begin_start()  # until the turn's first output: see agent_core.lanes
     async for event in _broadcast(owner, thread_id, run_id,
                                   _send_message(owner, thread_id, text, client_id)):
         yield event
@@ -211,7 +212,6 @@ async def send_message(owner: str, thread_id: str, text: str, client_id: str | N
 
 async def _send_message(owner: str, thread_id: str, text: str,
                         client_id: str | None) -> AsyncIterator[dict[str, Any]]:
-    lanes.begin_start()  # until the turn's first output: see agent_core.lanes
     try:
         text = validate_message(text)
     except MessageRejected as exc:

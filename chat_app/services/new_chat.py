@@ -23,11 +23,6 @@ from chat_app.services.views import AssistantChoice
 __all__ = ["start_chat", "has_chats", "chat_assistant"]
 
 
-def _assistant(db: Session, assistant_id: str | None):
-    chosen = repo.get_assistant(session=db, assistant_id=assistant_id) if assistant_id else None
-    return chosen or repo.ensure_default_assistant(session=db)
-
-
 def has_chats(owner: str) -> bool:
     """Whether the owner has any chat with a message in it (else: a first visit)."""
     with Session(runtime.engine()) as db:
@@ -44,18 +39,30 @@ def start_chat(owner: str, text: str, *, client_id: str | None = None,
     queued, and the chat page says why, as a send to such a chat does.
     """
     text = validate_message(text)
-    with Session(write_engine(runtime.engine())) as db:
+    # Read and check first; the write lock (SQLite has one) is taken only to create the
+    # chat. Held over the setup below, which opens sessions of its own, it had every other
+    # writer of the worker wait on a connection this one waited for.
+    with Session(runtime.engine()) as db:
         if client_id:  # sent again (no acknowledgement came): the chat it already made
             known = repo.thread_for_client_message(session=db, owner=owner, client_id=client_id)
             if known is not None:
                 return known
-        assistant = _assistant(db, assistant_id)
-        try:
-            setup, _ = runtime.turn_setup("", assistant)
-        except ConfigurationError:
-            setup = None
-        if setup is not None:
-            _check_fits(setup, text)
+        assistant = (repo.get_assistant(session=db, assistant_id=assistant_id)
+                     if assistant_id else None) or repo.first_assistant(session=db)
+    if assistant is None:  # the very first chat: the default assistant is made with it
+        with Session(write_engine(runtime.engine()), expire_on_commit=False) as db:
+            assistant = repo.ensure_default_assistant(session=db)
+    try:
+        setup, _ = runtime.turn_setup("", assistant)
+    except ConfigurationError:
+        setup = None
+    if setup is not None:
+        _check_fits(setup, text)
+    with Session(write_engine(runtime.engine()), expire_on_commit=False) as db:
+        if client_id:  # the same send, retried meanwhile
+            known = repo.thread_for_client_message(session=db, owner=owner, client_id=client_id)
+            if known is not None:
+                return known
         thread = repo.create_thread(session=db, owner=owner, assistant_id=assistant.id,
                                     title=title_from_message(text))
         thread_id = thread.id
