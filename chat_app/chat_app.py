@@ -52,6 +52,8 @@ app = rx.App(
     # top the title and the context meter.
     toaster=rx.toast.provider(position="top-right", close_button=True),
 )
+
+
 async def _start_lane() -> None:
     """Turn starts get threads of their own (agent_core.lanes): a new message's first words
     do not wait behind every other chat's steps."""

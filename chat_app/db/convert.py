@@ -56,25 +56,6 @@ def message_row(thread_id: str, session_id: str, seq: int, message: NewMessage) 
     )
 
 
-def stored_message(row: Message) -> StoredMessage:
-    return StoredMessage(
-        id=row.id,
-        thread_id=row.thread_id,
-        session_id=row.session_id,
-        seq=row.seq,
-        created_at=row.created_at,
-        role=row.role,  # type: ignore[arg-type]
-        content=row.content,
-        tool_calls=list(row.tool_calls or []),
-        tool_call_id=row.tool_call_id,
-        name=row.name,
-        todo_id=row.todo_id,
-        token_count=row.token_count,
-        model=row.model,
-        meta=dict(row.meta or {}),
-    )
-
-
 #: The columns :func:`stored_from_columns` reads, in its order.
 MESSAGE_COLUMNS = ("id", "thread_id", "session_id", "seq", "created_at", "role", "content",
                    "tool_calls", "tool_call_id", "name", "todo_id", "token_count", "model", "meta")
@@ -85,12 +66,16 @@ def message_columns() -> list[Any]:
 
 
 def stored_from_columns(values: Sequence[Any]) -> StoredMessage:
-    """:func:`stored_message` from a row of :func:`message_columns`: a session's rows read
-    as plain columns, without building (and tracking) an ORM object for each."""
+    """A stored message from a row of :func:`message_columns`: a session's rows are read as
+    plain columns, without building (and tracking) an ORM object for each."""
     fields = dict(zip(MESSAGE_COLUMNS, values, strict=True))
     fields["tool_calls"] = list(fields["tool_calls"] or [])
     fields["meta"] = dict(fields["meta"] or {})
     return StoredMessage(**fields)
+
+
+def stored_message(row: Message) -> StoredMessage:
+    return stored_from_columns([getattr(row, name) for name in MESSAGE_COLUMNS])
 
 
 def session_record(row: ChatSession) -> SessionRecord:
