@@ -12,12 +12,14 @@ from typing import Any
 
 from agent_core.records import NewMessage, PendingRecord, SessionRecord, StoredMessage
 from agent_core.validation import sanitize_text
-from chat_app.db.models import ChatSession, Message, PendingMessage
+from chat_app.db.models import ChatSession, Message, PendingMessage, new_id, utcnow
 
 __all__ = [
     "clean",
     "clean_optional",
     "message_row",
+    "message_values",
+    "stored_from_values",
     "stored_message",
     "session_record",
     "pending_record",
@@ -39,21 +41,29 @@ def clean_optional(value: str | None) -> str | None:
     return None if value is None else sanitize_text(value)
 
 
+def message_values(thread_id: str, session_id: str, message: NewMessage) -> dict[str, Any]:
+    """A new message row's column values, its ``seq`` still 0: made (its strings sanitized)
+    before the write transaction, which then only numbers and inserts the rows."""
+    return {
+        "id": new_id(),
+        "thread_id": thread_id,
+        "session_id": session_id,
+        "seq": 0,
+        "created_at": utcnow(),
+        "role": message.role,
+        "content": sanitize_text(message.content),
+        "tool_calls": clean(message.tool_calls),
+        "tool_call_id": clean_optional(message.tool_call_id),
+        "name": clean_optional(message.name),
+        "todo_id": clean_optional(message.todo_id),
+        "token_count": message.token_count,
+        "model": clean_optional(message.model),
+        "meta": clean(message.meta),
+    }
+
+
 def message_row(thread_id: str, session_id: str, seq: int, message: NewMessage) -> Message:
-    return Message(
-        thread_id=thread_id,
-        session_id=session_id,
-        seq=seq,
-        role=message.role,
-        content=sanitize_text(message.content),
-        tool_calls=clean(message.tool_calls),
-        tool_call_id=clean_optional(message.tool_call_id),
-        name=clean_optional(message.name),
-        todo_id=clean_optional(message.todo_id),
-        token_count=message.token_count,
-        model=clean_optional(message.model),
-        meta=clean(message.meta),
-    )
+    return Message(**{**message_values(thread_id, session_id, message), "seq": seq})
 
 
 #: The columns :func:`stored_from_columns` reads, in its order.
@@ -72,6 +82,10 @@ def stored_from_columns(values: Sequence[Any]) -> StoredMessage:
     fields["tool_calls"] = list(fields["tool_calls"] or [])
     fields["meta"] = dict(fields["meta"] or {})
     return StoredMessage(**fields)
+
+
+def stored_from_values(values: dict[str, Any]) -> StoredMessage:
+    return stored_from_columns([values[name] for name in MESSAGE_COLUMNS])
 
 
 def stored_message(row: Message) -> StoredMessage:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import func, insert, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -37,9 +37,11 @@ from chat_app.db.convert import (
     clean,
     message_columns,
     message_row,
+    message_values,
     pending_record,
     session_record,
     stored_from_columns,
+    stored_from_values,
     stored_message,
 )
 from chat_app.db.engine import write_engine
@@ -152,6 +154,42 @@ class SqlStore:
         db.flush()
         return [stored_message(row) for row in rows]
 
+    @staticmethod
+    def _check_session(db: Session, thread_id: str, session_id: str) -> None:
+        owner = db.execute(select(ChatSession.thread_id).where(ChatSession.id == session_id)
+                           ).scalar_one_or_none()
+        if owner is None:
+            raise StoreError(f"unknown session {session_id}")
+        if owner != thread_id:
+            raise StoreError("session belongs to another thread")
+
+    def _insert_rows(self, db: Session, thread_id: str,
+                     values: list[dict[str, Any]]) -> list[StoredMessage]:
+        """Number and insert rows made by :func:`message_values` before the transaction.
+
+        The turn writes of every chat of a worker queue for SQLite's one write lock, so what
+        runs while it is held is kept to three statements: the thread's counter taken (its
+        row locked on PostgreSQL), the turn's lease checked, the rows inserted.
+        """
+        if not values:
+            return []
+        threads = Thread.__table__
+        end = db.execute(
+            update(threads).where(threads.c.id == thread_id)
+            .values(next_seq=threads.c.next_seq + len(values), updated_at=utcnow())
+            .returning(threads.c.next_seq)
+        ).scalar_one_or_none()
+        if end is None:
+            raise StoreError(f"unknown thread {thread_id}")
+        hold = self._leases.get(thread_id)
+        if hold is not None:
+            check_fence(db, hold)
+        first = end - len(values)
+        for index, row in enumerate(values):
+            row["seq"] = first + index
+        db.execute(insert(Message.__table__), values)
+        return [stored_from_values(row) for row in values]
+
     # sessions -----------------------------------------------------------------
     def current_session(self, thread_id: str) -> SessionRecord:
         """The open (newest) session of the thread; session 1 is created on first use."""
@@ -193,11 +231,10 @@ class SqlStore:
         self, thread_id: str, session_id: str, messages: Sequence[NewMessage]
     ) -> list[StoredMessage]:
         """Store ``messages`` at the end of the thread, with consecutive seq numbers."""
+        values = [message_values(thread_id, session_id, m) for m in messages]
         with self._tx(write=True) as db:
-            if self._session_row(db, session_id).thread_id != thread_id:
-                raise StoreError("session belongs to another thread")
-            thread = self._lock_turn(db, thread_id)
-            return self._store_rows(db, thread, session_id, messages)
+            self._check_session(db, thread_id, session_id)
+            return self._insert_rows(db, thread_id, values)
 
     def messages(self, session_id: str) -> list[StoredMessage]:
         """Every row of the session, by seq."""
@@ -394,12 +431,33 @@ class SqlStore:
     def deliver_pending(
         self, thread_id: str, session_id: str, *, limit: int | None = None
     ) -> list[StoredMessage]:
-        """Move undelivered pending messages into the session as user messages, exactly once."""
+        """Move undelivered pending messages into the session as user messages, exactly once.
+
+        Asked before every model call, and nearly always with nothing queued: that is found
+        by a read, without waiting for (and holding) SQLite's write lock."""
+        with self._tx(write=False) as db:
+            self._check_session(db, thread_id, session_id)
+            if db.execute(self._undelivered(thread_id, PendingMessage.id).limit(1)).first() is None:
+                return []
         with self._tx(write=True) as db:
-            if self._session_row(db, session_id).thread_id != thread_id:
-                raise StoreError("session belongs to another thread")
-            thread = self._lock_turn(db, thread_id)
-            return self._deliver(db, thread, session_id, limit)
+            query = self._undelivered(thread_id, PendingMessage.id, PendingMessage.content)
+            queued = db.execute(query if limit is None else query.limit(limit)).all()
+            if not queued:
+                return []
+            pending = PendingMessage.__table__
+            db.execute(update(pending).where(pending.c.id.in_([row.id for row in queued]))
+                       .values(delivered_session_id=session_id))
+            return self._insert_rows(db, thread_id, [
+                message_values(thread_id, session_id, NewMessage(
+                    role="user", content=row.content, meta={"pending_id": row.id}))
+                for row in queued])
+
+    @staticmethod
+    def _undelivered(thread_id: str, *columns: Any) -> Any:
+        return (select(*columns)
+                .where(PendingMessage.thread_id == thread_id,
+                       col(PendingMessage.delivered_session_id).is_(None))
+                .order_by(col(PendingMessage.seq)))
 
     # reset --------------------------------------------------------------------
     def commit_reset(
