@@ -124,19 +124,21 @@ class ThreadRunner:
         self._active.add(thread_id)
         waits = False
         try:
-            while (not waits and not cancel.is_set()
-                   and (resume or await asyncio.to_thread(setup.store.pending, thread_id))):
-                lock = setup.store.turn_lock(thread_id)
-                await asyncio.to_thread(lock.__enter__)
+            # Each check and the lock are one trip off the loop: under load every trip
+            # waits its turn there, and a new message's first words wait for all of them.
+            while not waits and not cancel.is_set():
+                lock, waits = await _take_turn_lock(setup, resume)
+                if lock is None:
+                    break
                 try:
-                    while (not cancel.is_set()
-                           and (resume or await asyncio.to_thread(setup.store.pending, thread_id))):
+                    due = True
+                    while due and not cancel.is_set():
                         resume = False
-                        if await asyncio.to_thread(_review_waits, setup):
-                            waits = True
-                            break
                         async for event in self._turn(setup, cancel):
                             yield event
+                        if cancel.is_set():
+                            break
+                        due, waits = await asyncio.to_thread(_turn_due, setup)
                 finally:
                     await asyncio.to_thread(lock.__exit__, None, None, None)
         finally:
@@ -182,13 +184,11 @@ class ThreadRunner:
         problems: list[str] = []
         if setup.tool_loader is not None:
             setup, problems = await _with_loaded_tools(setup, setup.tool_loader)
-        coordinator = await asyncio.to_thread(
-            SessionCoordinator, setup, estimator=self.estimator(setup), emit=outbox.append)
-        await asyncio.to_thread(coordinator.deliver_pending)
-        for problem in problems:  # after the message it answers, stored: a reload shows it
-            await asyncio.to_thread(coordinator.note_problem, problem)
+        coordinator, context = await asyncio.to_thread(
+            _open_turn, setup, self.estimator(setup), outbox.append, problems)
         for attempt in range(2):
-            context = await asyncio.to_thread(build_context, setup.store, coordinator.session)
+            if attempt:
+                context = await asyncio.to_thread(build_context, setup.store, coordinator.session)
             coordinator.adopt(context)
             while outbox:
                 yield outbox.pop(0)
@@ -361,6 +361,69 @@ def _first_output(event: dict[str, Any]) -> bool:
 def _review_waits(setup: TurnSetup) -> bool:
     session = setup.store.current_session(setup.thread_id)
     return review_pending(setup.store.marks(session.id))
+
+
+def _turn_due(setup: TurnSetup) -> tuple[bool, bool]:
+    """(a turn is due, a handoff waits for review): a message is queued, and nothing holds
+    it back."""
+    if not setup.store.pending(setup.thread_id):
+        return False, False
+    waits = _review_waits(setup)
+    return not waits, waits
+
+
+def _lock_due_turn(setup: TurnSetup, resume: bool) -> tuple[Any, bool]:
+    """The thread's turn lock, entered, when a turn is due (``resume``, or a message queued,
+    checked again under the lock); None when none is. The bool: a handoff waits for review
+    (nothing runs, the lock is given back)."""
+    store, thread_id = setup.store, setup.thread_id
+    while resume or store.pending(thread_id):
+        lock = store.turn_lock(thread_id)
+        lock.__enter__()
+        waits = False
+        try:
+            if resume or store.pending(thread_id):
+                waits = _review_waits(setup)
+                if not waits:
+                    return lock, False
+        except BaseException as error:
+            lock.__exit__(type(error), error, error.__traceback__)
+            raise
+        lock.__exit__(None, None, None)
+        if waits:
+            return None, True
+        resume = False
+    return None, False
+
+
+async def _take_turn_lock(setup: TurnSetup, resume: bool) -> tuple[Any, bool]:
+    """:func:`_lock_due_turn` off the loop. The wait for the lock may be long (another worker's
+    turn); a run cancelled meanwhile gives the lock back as soon as its thread gets it."""
+    taking = asyncio.ensure_future(asyncio.to_thread(_lock_due_turn, setup, resume))
+    try:
+        return await asyncio.shield(taking)
+    except asyncio.CancelledError:
+        taking.add_done_callback(_give_back)
+        raise
+
+
+def _give_back(taking: asyncio.Future) -> None:
+    if taking.cancelled() or taking.exception() is not None:
+        return
+    lock = taking.result()[0]
+    if lock is not None:
+        asyncio.get_running_loop().run_in_executor(None, lock.__exit__, None, None, None)
+
+
+def _open_turn(setup: TurnSetup, estimator: ContextEstimator, emit: Any,
+               problems: list[str]) -> tuple[SessionCoordinator, list[BaseMessage]]:
+    """A turn's session, its queued messages delivered (and the tool problems noted after
+    them: a reload shows them), and the context the model starts from: one trip off the loop."""
+    coordinator = SessionCoordinator(setup, estimator=estimator, emit=emit)
+    coordinator.deliver_pending()
+    for problem in problems:
+        coordinator.note_problem(problem)
+    return coordinator, build_context(setup.store, coordinator.session)
 
 
 async def _with_loaded_tools(setup: TurnSetup, loader) -> tuple[TurnSetup, list[str]]:  # type: ignore[no-untyped-def]

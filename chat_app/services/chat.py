@@ -205,44 +205,78 @@ async def send_message(owner: str, thread_id: str, text: str, client_id: str | N
     under ``run_id`` to the thread's other tabs.
     """
     lanes.begin_start()  # until the turn's first output: see agent_core.lanes
-    async for event in _broadcast(owner, thread_id, run_id,
-                                  _send_message(owner, thread_id, text, client_id)):
+    # The reads and checks before the turn are one trip off the event loop: under load a
+    # write waits for SQLite's lock (every tab of the worker would wait with it), and each
+    # trip waits its turn on the loop when it comes back.
+    prepared = await asyncio.to_thread(_prepare_send, owner, thread_id, text, client_id)
+    stream = _send_prepared(prepared, thread_id, text, client_id)
+    if prepared.owned:  # only the thread's owner's runs are relayed to its other tabs
+        stream = live.relay(thread_id, run_id or new_run_id(), stream)
+    async for event in stream:
         yield event
 
 
-async def _send_message(owner: str, thread_id: str, text: str,
-                        client_id: str | None) -> AsyncIterator[dict[str, Any]]:
+@dataclasses.dataclass
+class _Prepared:
+    """What a send found before its turn: a refusal, or the run's setup (or why the
+    assistant cannot run), and the chat's new title if this is its first message."""
+
+    owned: bool = False
+    refusal: dict[str, Any] | None = None
+    text: str = ""
+    setup: TurnSetup | None = None
+    label: str = ""
+    misconfiguration: ConfigurationError | None = None
+    thread: Any = None
+    title: str | None = None
+
+
+def _prepare_send(owner: str, thread_id: str, text: str, client_id: str | None) -> _Prepared:
+    thread, assistant = _assistant_for(owner, thread_id)
+    owned = thread is not None
     try:
         text = validate_message(text)
     except MessageRejected as exc:
-        yield _refusal(str(exc), client_id, exc)
-        return
-    # Database reads and writes run off the event loop: under load a write waits for
-    # SQLite's lock, and every tab of the worker would wait with it.
-    thread, assistant = await asyncio.to_thread(_assistant_for, owner, thread_id)
+        return _Prepared(owned, _refusal(str(exc), client_id, exc))
     if thread is None or assistant is None:
-        yield _refusal("This thread does not exist.", client_id)
-        return
-    if await asyncio.to_thread(importing.is_imported, thread_id):
-        yield _refusal(importing.READ_ONLY, client_id)
-        return
-    # One resolution of the assistant serves the size check and the run.
+        return _Prepared(owned, _refusal("This thread does not exist.", client_id))
+    if importing.is_imported(thread_id):
+        return _Prepared(owned, _refusal(importing.READ_ONLY, client_id))
     try:
-        setup, resolved = await asyncio.to_thread(runtime.turn_setup, thread_id, assistant)
-        misconfiguration = None
+        setup, resolved = runtime.turn_setup(thread_id, assistant)
     except ConfigurationError as exc:
-        misconfiguration = exc
-    if misconfiguration is None:
+        return _Prepared(owned, text=text, misconfiguration=exc,
+                         title=_title_from_first_message(thread, text))
+    prepared = _Prepared(owned, text=text, setup=setup, label=resolved.label, thread=thread)
+    if setup.tool_loader is None:  # else checked once its MCP servers' tools are loaded
+        prepared.refusal, prepared.title = _fits_and_title(setup, thread, text, client_id)
+    return prepared
+
+
+def _fits_and_title(setup: TurnSetup, thread: Any, text: str, client_id: str | None,
+                    offered: Sequence[BaseTool] = ()) -> tuple[dict[str, Any] | None, str | None]:
+    """(a refusal of a message too large for the model, the chat's new title)."""
+    try:
+        _check_fits(setup, text, offered)
+    except MessageRejected as exc:
+        return _refusal(str(exc), client_id, exc), None
+    return None, _title_from_first_message(thread, text)
+
+
+async def _send_prepared(prepared: _Prepared, thread_id: str, text: str,
+                         client_id: str | None) -> AsyncIterator[dict[str, Any]]:
+    setup = prepared.setup
+    if prepared.refusal is None and setup is not None and setup.tool_loader is not None:
         setup, offered = await _with_offered_tools(setup)
-        try:
-            _check_fits(setup, text, offered)
-        except MessageRejected as exc:
-            yield _refusal(str(exc), client_id, exc)
-            return
-    title = _title_from_first_message(thread, text)
-    if title:
-        yield {"type": "title", "data": {"title": title}}
-    if misconfiguration is not None:
+        prepared.refusal, prepared.title = await asyncio.to_thread(
+            _fits_and_title, setup, prepared.thread, text, client_id, offered)
+    if prepared.refusal is not None:
+        yield prepared.refusal
+        return
+    text = prepared.text
+    if prepared.title:
+        yield {"type": "title", "data": {"title": prepared.title}}
+    if prepared.misconfiguration is not None:
         # The assistant's model cannot run: keep the message (queued, answered once it is
         # fixed, when the chat is next opened) rather than lose it.
         record = await asyncio.to_thread(runtime.store().enqueue_pending, thread_id, text,
@@ -252,12 +286,13 @@ async def _send_message(owner: str, thread_id: str, text: str,
         item = TimelineItem(key=record.id, kind="message", role="user", content=record.content,
                             queued=True)
         yield {"type": "queued", "data": item.model_dump(mode="json")}
-        yield {"type": "error", "data": {"message": f"{misconfigured(misconfiguration)} Your "
-                                                    "message is kept and will be answered once "
-                                                    "it is fixed."}}
+        yield {"type": "error", "data": {"message": f"{misconfigured(prepared.misconfiguration)} "
+                                                    "Your message is kept and will be answered "
+                                                    "once it is fixed."}}
         return
+    assert setup is not None
     await _after_predecessor(thread_id, client_id)
-    translator = Translator(thread_id, resolved.label)
+    translator = Translator(thread_id, prepared.label)
     cancel = runtime.cancel_flag(thread_id)
     queued = False
     try:
@@ -284,26 +319,38 @@ async def resume_queued(owner: str, thread_id: str,
     Nothing happens while this process already runs the thread; another process running it
     holds the thread's turn lock, so this waits for it and then finds the queue empty.
     """
-    if runtime.runner().is_busy(thread_id) or not await asyncio.to_thread(
-            runtime.store().pending, thread_id):
+    if runtime.runner().is_busy(thread_id):
         return
-    async for event in _broadcast(owner, thread_id, run_id, _resume_queued(owner, thread_id)):
+    lanes.begin_start()
+    found = await asyncio.to_thread(_prepare_resume, owner, thread_id)
+    if found is None:
+        return
+    setup, label = found
+    async for event in live.relay(thread_id, run_id or new_run_id(),
+                                  _resume_prepared(thread_id, setup, label)):
         yield event
 
 
-async def _resume_queued(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any]]:
-    lanes.begin_start()
-    if runtime.runner().is_busy(thread_id) or not await asyncio.to_thread(
-            runtime.store().pending, thread_id):
-        return
-    thread, assistant = await asyncio.to_thread(_assistant_for, owner, thread_id)
+def _prepare_resume(owner: str, thread_id: str) -> tuple[TurnSetup, str] | None:
+    """The run setup and model label of the owner's thread when messages wait in its queue
+    and its assistant can run (else the chat's banner says why and the queue waits)."""
+    if not runtime.store().pending(thread_id):
+        return None
+    thread, assistant = _assistant_for(owner, thread_id)
     if thread is None or assistant is None:
-        return
+        return None
     try:
-        setup, resolved = await asyncio.to_thread(runtime.turn_setup, thread_id, assistant)
-    except ConfigurationError:  # the chat's banner says why; the queue waits for the fix
+        setup, resolved = runtime.turn_setup(thread_id, assistant)
+    except ConfigurationError:
+        return None
+    return setup, resolved.label
+
+
+async def _resume_prepared(thread_id: str, setup: TurnSetup,
+                           label: str) -> AsyncIterator[dict[str, Any]]:
+    if runtime.runner().is_busy(thread_id):  # a send started it meanwhile
         return
-    translator = Translator(thread_id, resolved.label)
+    translator = Translator(thread_id, label)
     cancel = runtime.cancel_flag(thread_id)
     try:
         async with stoppable(thread_id, cancel):

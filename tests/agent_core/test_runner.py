@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
 
+from agent_core.runner import ThreadRunner
 from agent_core.testing import ScriptedChatModel
-from tests.agent_core.runtime_helpers import make_setup, of_type, run
+from tests.agent_core.runtime_helpers import collect, make_setup, of_type, run
 
 KEY = "sk-runner-BATONLEAKCANARY-0123456789"
 
@@ -19,3 +23,45 @@ async def test_a_failed_turn_shows_no_credentials(monkeypatch: pytest.MonkeyPatc
     events = await run(setup, "hi")
     [error] = of_type(events, "error")
     assert error["data"]["message"] == "cannot reach https://host/v1 with Bearer [redacted]"
+
+
+async def test_a_run_stopped_while_it_waits_for_the_turn_lock_gives_the_lock_back() -> None:
+    # Another worker's turn holds the thread; the waiting run is cancelled (its tab closed,
+    # the server shutting down). The lock its thread takes later must not stay taken.
+    setup = make_setup()
+    held = setup.store.turn_lock(setup.thread_id)
+    held.__enter__()
+    setup.store.enqueue_pending(setup.thread_id, "hi")
+    waiting = asyncio.create_task(collect(ThreadRunner().drain(setup, cancel=asyncio.Event())))
+    await asyncio.sleep(0.2)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    held.__exit__(None, None, None)
+
+    def lock_free_again() -> bool:
+        lock = setup.store._turn_locks[setup.thread_id]
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if lock.acquire(timeout=0.05):
+                lock.release()
+                return True
+        return False
+
+    assert await asyncio.to_thread(lock_free_again)
+
+
+async def test_turns_run_one_after_another_while_messages_keep_coming() -> None:
+    # A message queued while a turn runs is answered by the same drain, after it.
+    setup = make_setup()
+    runner = ThreadRunner()
+    first = asyncio.create_task(collect(runner.submit(setup, "build a CSV parser")))
+    await asyncio.sleep(0)
+    queued = await collect(runner.submit(setup, "now add tests"))
+    events = await first
+    assert [e["type"] for e in queued][-1] == "queued"
+    users = [m.content for session in setup.store.sessions(setup.thread_id)
+             for m in setup.store.messages(session.id)
+             if m.role == "user" and "pending_id" in m.meta]
+    assert users == ["build a CSV parser", "now add tests"]
+    assert of_type(events, "done") and not setup.store.pending(setup.thread_id)
