@@ -74,6 +74,11 @@ class _Base(AgentMiddleware):
             pass
 
 
+def _deliver_and_measure(c: SessionCoordinator, messages: list[Any]) -> tuple[list[Any], Any]:
+    delivered = c.deliver_pending()
+    return delivered, c.measure([*messages, *delivered])
+
+
 async def _off_loop(coordinator: SessionCoordinator, work: Callable[..., Any], *args: Any) -> Any:
     """Run the coordinator's store work in a thread; its events are emitted on the loop after.
 
@@ -109,11 +114,14 @@ class ContextResetMiddleware(_Base):
             await _off_loop(c, c.sync, messages)
         # The last step is stored: a turn under way lets other turns' starts go first.
         await lanes.yield_to_starts()
-        # The turn's first call: the runner delivered the queue just before.
-        delivered = await _off_loop(c, c.deliver_pending) if self.call.calls else []
+        # The turn's first call: the runner delivered the queue just before. Later calls
+        # measure in the delivery's trip: counting new tokens on the loop held up every chat.
+        if self.call.calls:
+            delivered, estimate = await _off_loop(c, _deliver_and_measure, c, messages)
+            messages += delivered
+        else:
+            delivered, estimate = [], c.measure(messages)
         self.call.calls += 1
-        messages += delivered
-        estimate = c.measure(messages)
         masked = None
         held = c.undo_hold is not None and estimate.fraction < c.undo_hold
         if not held:
