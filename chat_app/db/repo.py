@@ -51,6 +51,7 @@ from chat_app.db.sign_in import (
 __all__ = [
     "DEFAULT_ASSISTANT_NAME",
     "ensure_default_assistant",
+    "thread_assistant",
     "create_assistant",
     "get_assistant",
     "list_assistants",
@@ -109,6 +110,16 @@ def create_assistant(*, session: Session, data: AssistantCreate) -> Assistant:
 
 def get_assistant(*, session: Session, assistant_id: str) -> Assistant | None:
     return session.get(Assistant, assistant_id)
+
+
+def thread_assistant(*, session: Session, thread_id: str, owner: str | None) -> Assistant | None:
+    """The assistant of the owner's thread, in one query (None as :func:`get_thread` would
+    find no thread): read after every reply of every open tab."""
+    query = (select(Assistant).join(Thread, col(Thread.assistant_id) == col(Assistant.id))
+             .where(col(Thread.id) == thread_id))
+    if owner is not None:
+        query = query.where(col(Thread.owner) == owner)
+    return session.exec(query).first()
 
 
 def list_assistants(*, session: Session) -> list[Assistant]:

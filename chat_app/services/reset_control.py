@@ -69,8 +69,7 @@ def owned_setup(owner: str | None, thread_id: str) -> TurnSetup | None:
 
 def _owned_assistant(owner: str | None, thread_id: str) -> Assistant | None:
     with Session(runtime.engine()) as db:
-        thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
-        return repo.get_assistant(session=db, assistant_id=thread.assistant_id) if thread else None
+        return repo.thread_assistant(session=db, thread_id=thread_id, owner=owner)
 
 
 def _owned_run(owner: str | None, thread_id: str) -> tuple[TurnSetup, str] | None:
