@@ -400,26 +400,14 @@ class SqlStore:
     def pending(self, thread_id: str) -> list[PendingRecord]:
         """Undelivered pending messages, in send order."""
         with self._tx(write=False) as db:
-            query = (
-                select(PendingMessage)
-                .where(PendingMessage.thread_id == thread_id)
-                .where(col(PendingMessage.delivered_session_id).is_(None))
-                .order_by(col(PendingMessage.seq))
-            )
-            return [pending_record(row) for row in db.exec(query)]
+            return [pending_record(row)
+                    for row in db.exec(self._undelivered(thread_id, PendingMessage))]
 
     def _deliver(
         self, db: Session, thread: Thread, session_id: str, limit: int | None
     ) -> list[StoredMessage]:
-        query = (
-            select(PendingMessage)
-            .where(PendingMessage.thread_id == thread.id)
-            .where(col(PendingMessage.delivered_session_id).is_(None))
-            .order_by(col(PendingMessage.seq))
-        )
-        if limit is not None:
-            query = query.limit(limit)
-        queued = list(db.exec(query))
+        query = self._undelivered(thread.id, PendingMessage)
+        queued = list(db.exec(query if limit is None else query.limit(limit)))
         for row in queued:
             row.delivered_session_id = session_id
         messages = [

@@ -209,7 +209,7 @@ async def send_message(owner: str, thread_id: str, text: str, client_id: str | N
     # write waits for SQLite's lock (every tab of the worker would wait with it), and each
     # trip waits its turn on the loop when it comes back.
     prepared = await asyncio.to_thread(_prepare_send, owner, thread_id, text, client_id)
-    stream = _send_prepared(prepared, thread_id, text, client_id)
+    stream = _send_prepared(prepared, thread_id, client_id)
     if prepared.owned:  # only the thread's owner's runs are relayed to its other tabs
         stream = live.relay(thread_id, run_id or new_run_id(), stream)
     async for event in stream:
@@ -263,9 +263,9 @@ def _fits_and_title(setup: TurnSetup, thread: Any, text: str, client_id: str | N
     return None, _title_from_first_message(thread, text)
 
 
-async def _send_prepared(prepared: _Prepared, thread_id: str, text: str,
+async def _send_prepared(prepared: _Prepared, thread_id: str,
                          client_id: str | None) -> AsyncIterator[dict[str, Any]]:
-    setup = prepared.setup
+    setup, text = prepared.setup, prepared.text
     if prepared.refusal is None and setup is not None and setup.tool_loader is not None:
         setup, offered = await _with_offered_tools(setup)
         prepared.refusal, prepared.title = await asyncio.to_thread(
@@ -273,7 +273,6 @@ async def _send_prepared(prepared: _Prepared, thread_id: str, text: str,
     if prepared.refusal is not None:
         yield prepared.refusal
         return
-    text = prepared.text
     if prepared.title:
         yield {"type": "title", "data": {"title": prepared.title}}
     if prepared.misconfiguration is not None:
