@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
@@ -127,7 +127,7 @@ class ThreadRunner:
             # Each check and the lock are one trip off the loop: under load every trip
             # waits its turn there, and a new message's first words wait for all of them.
             while not waits and not cancel.is_set():
-                lock, waits = await _take_turn_lock(setup, resume)
+                lock, waits = await _take_turn_lock(_lock_due_turn, setup, resume)
                 if lock is None:
                     break
                 try:
@@ -158,8 +158,7 @@ class ThreadRunner:
             yield {"type": "done", "data": {"cancelled": False, "busy": True}}
             return
         self._active.add(thread_id)
-        lock = setup.store.turn_lock(thread_id)
-        await asyncio.to_thread(lock.__enter__)
+        lock = await self._turn_lock(setup)
         try:
             async for event in self._turn(setup, cancel):
                 yield event
@@ -167,6 +166,15 @@ class ThreadRunner:
             await asyncio.to_thread(lock.__exit__, None, None, None)
             self._active.discard(thread_id)
         yield {"type": "done", "data": {"cancelled": cancel.is_set()}}
+
+    async def _turn_lock(self, setup: TurnSetup) -> Any:
+        """The thread's turn lock, entered off the loop. Cancelled while waiting for it, the
+        thread is not left busy here and the lock goes back once taken."""
+        try:
+            return (await _take_turn_lock(_enter_turn_lock, setup))[0]
+        except BaseException:
+            self._active.discard(setup.thread_id)
+            raise
 
     async def _turn(self, setup: TurnSetup, cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
         lanes.begin_turn()  # it goes first until the model's first output
@@ -268,8 +276,7 @@ class ThreadRunner:
             yield _handoff_status("failed", "Handoff failed: the agent is still working; stop it first")
             return
         self._active.add(setup.thread_id)
-        lock = setup.store.turn_lock(setup.thread_id)
-        await asyncio.to_thread(lock.__enter__)
+        lock = await self._turn_lock(setup)
         try:
             outbox: list[dict[str, Any]] = []
             coordinator = SessionCoordinator(setup, estimator=self.estimator(setup), emit=outbox.append)
@@ -315,8 +322,7 @@ class ThreadRunner:
             yield _status("compact", "failed", "The agent is still working; stop it first")
             return
         self._active.add(setup.thread_id)
-        lock = setup.store.turn_lock(setup.thread_id)
-        await asyncio.to_thread(lock.__enter__)
+        lock = await self._turn_lock(setup)
         try:
             outbox: list[dict[str, Any]] = []
             coordinator = await asyncio.to_thread(
@@ -380,15 +386,17 @@ def _lock_due_turn(setup: TurnSetup, resume: bool) -> tuple[Any, bool]:
     while resume or store.pending(thread_id):
         lock = store.turn_lock(thread_id)
         lock.__enter__()
-        waits = False
         try:
-            if resume or store.pending(thread_id):
+            if resume:
                 waits = _review_waits(setup)
-                if not waits:
-                    return lock, False
+                due = not waits
+            else:
+                due, waits = _turn_due(setup)
         except BaseException as error:
             lock.__exit__(type(error), error, error.__traceback__)
             raise
+        if due:
+            return lock, False
         lock.__exit__(None, None, None)
         if waits:
             return None, True
@@ -396,10 +404,17 @@ def _lock_due_turn(setup: TurnSetup, resume: bool) -> tuple[Any, bool]:
     return None, False
 
 
-async def _take_turn_lock(setup: TurnSetup, resume: bool) -> tuple[Any, bool]:
-    """:func:`_lock_due_turn` off the loop. The wait for the lock may be long (another worker's
-    turn); a run cancelled meanwhile gives the lock back as soon as its thread gets it."""
-    taking = asyncio.ensure_future(asyncio.to_thread(_lock_due_turn, setup, resume))
+def _enter_turn_lock(setup: TurnSetup) -> tuple[Any, bool]:
+    lock = setup.store.turn_lock(setup.thread_id)
+    lock.__enter__()
+    return lock, False
+
+
+async def _take_turn_lock(take: Callable[..., tuple[Any, bool]], *args: Any) -> tuple[Any, bool]:
+    """``take`` (returning the turn lock it entered, or None) off the loop. The wait for the
+    lock may be long (another worker's turn); a run cancelled meanwhile gives the lock back
+    as soon as its thread gets it."""
+    taking = asyncio.ensure_future(asyncio.to_thread(take, *args))
     try:
         return await asyncio.shield(taking)
     except asyncio.CancelledError:

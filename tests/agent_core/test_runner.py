@@ -25,30 +25,35 @@ async def test_a_failed_turn_shows_no_credentials(monkeypatch: pytest.MonkeyPatc
     assert error["data"]["message"] == "cannot reach https://host/v1 with Bearer [redacted]"
 
 
-async def test_a_run_stopped_while_it_waits_for_the_turn_lock_gives_the_lock_back() -> None:
+def _lock_free_again(setup) -> bool:  # type: ignore[no-untyped-def]
+    lock = setup.store._turn_locks[setup.thread_id]
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        if lock.acquire(timeout=0.05):
+            lock.release()
+            return True
+    return False
+
+
+@pytest.mark.parametrize("kind", ["drain", "rerun"])
+async def test_a_run_stopped_while_it_waits_for_the_turn_lock_gives_the_lock_back(kind: str) -> None:
     # Another worker's turn holds the thread; the waiting run is cancelled (its tab closed,
-    # the server shutting down). The lock its thread takes later must not stay taken.
+    # the server shutting down). The lock its thread takes later must not stay taken, and
+    # the thread must not stay busy in this process.
     setup = make_setup()
+    runner = ThreadRunner()
     held = setup.store.turn_lock(setup.thread_id)
     held.__enter__()
     setup.store.enqueue_pending(setup.thread_id, "hi")
-    waiting = asyncio.create_task(collect(ThreadRunner().drain(setup, cancel=asyncio.Event())))
+    run = getattr(runner, kind)(setup, cancel=asyncio.Event())
+    waiting = asyncio.create_task(collect(run))
     await asyncio.sleep(0.2)
     waiting.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiting
     held.__exit__(None, None, None)
-
-    def lock_free_again() -> bool:
-        lock = setup.store._turn_locks[setup.thread_id]
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            if lock.acquire(timeout=0.05):
-                lock.release()
-                return True
-        return False
-
-    assert await asyncio.to_thread(lock_free_again)
+    assert await asyncio.to_thread(_lock_free_again, setup)
+    assert not runner.is_busy(setup.thread_id)
 
 
 async def test_turns_run_one_after_another_while_messages_keep_coming() -> None:
