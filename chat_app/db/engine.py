@@ -22,9 +22,11 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
+from agent_core import lanes
 from chat_app.db.settings import database_url, normalize_url, pool_settings
 
 __all__ = [
+    "WriterQueue",
     "get_engine",
     "write_engine",
     "write_session",
@@ -70,16 +72,52 @@ def _configure_sqlite(engine: Engine) -> None:
     _queue_writers(engine)
 
 
+class WriterQueue:
+    """A lock whose urgent waiters go before the others.
+
+    SQLite has one write lock, and under many chats it is busy most of the time: a turn's
+    start (storing the user's message, taking the turn lock, delivering it) made three or
+    four writes, each waiting behind the writes of every turn under way, and the message's
+    first words waited for all of them. The calls of a starting run (:mod:`agent_core.lanes`)
+    are few and short; they take the lock first, the others wait at most that much longer.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._held = False
+        self._urgent = 0  # urgent waiters
+
+    def acquire(self, timeout: float, *, urgent: bool = False) -> bool:
+        with self._changed:
+            self._urgent += urgent
+            try:
+                taken = self._changed.wait_for(
+                    lambda: not self._held and (urgent or not self._urgent), timeout)
+                if taken:
+                    self._held = True
+                return taken
+            finally:
+                self._urgent -= urgent
+                if self._urgent == 0 and not self._held:
+                    self._changed.notify_all()  # the last urgent waiter gave up
+
+    def release(self) -> None:
+        with self._changed:
+            self._held = False
+            self._changed.notify_all()
+
+
 def _queue_writers(engine: Engine) -> None:
-    """This process's writers take SQLite's write lock one after the other, in a Python lock
-    held from ``BEGIN IMMEDIATE`` until the commit or rollback is done.
+    """This process's writers take SQLite's write lock one after the other, in a
+    :class:`WriterQueue` held from ``BEGIN IMMEDIATE`` until the commit or rollback is done;
+    a starting run's writes (:func:`agent_core.lanes.starting`) go first.
 
     Without it, writers that find the lock taken wait in SQLite's busy handler, which sleeps
     (1, 2, 5, ... 100 ms) and retries: the lock sits free while they sleep, and under many
     chats the worker's writes slowed to a crawl (and a start lane of more threads made it
     worse). Writers of other processes still queue in the busy handler.
     """
-    writer = threading.Lock()
+    writer = WriterQueue()
     holder: list[Any] = [None]  # the DBAPI connection holding ``writer``
     timeout = SQLITE_BUSY_TIMEOUT_MS / 1000
 
@@ -88,7 +126,7 @@ def _queue_writers(engine: Engine) -> None:
         if not connection.get_execution_options().get(IMMEDIATE_OPTION, False):
             connection.exec_driver_sql("BEGIN")
             return
-        if not writer.acquire(timeout=timeout):
+        if not writer.acquire(timeout, urgent=lanes.starting()):
             raise OperationalError("BEGIN IMMEDIATE", None, sqlite3.OperationalError(
                 "database is locked (this worker's writers queued too long)"))
         holder[0] = connection.connection.dbapi_connection

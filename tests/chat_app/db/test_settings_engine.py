@@ -186,3 +186,59 @@ def test_a_failed_or_abandoned_write_does_not_keep_the_writers_queue(tmp_path: P
     assert time.monotonic() - started < 2  # not the 10 s wait for a lock nobody holds
     with engine.connect() as connection:
         assert connection.execute(text("SELECT n FROM tally")).scalars().all() == [3]
+
+
+def test_a_starting_runs_write_goes_before_writes_that_waited_longer(tmp_path: Path) -> None:
+    # A turn's start writes three or four times before its first words; behind every turn
+    # under way, each of those waited for the whole queue.
+    import contextvars
+    import threading
+    import time
+
+    from agent_core import lanes
+    from chat_app.db.engine import write_session
+
+    engine = _counter_table(sqlite_url(tmp_path))
+    order: list[int] = []
+
+    def write(n: int) -> None:
+        with write_session(engine) as db:
+            db.exec(text(f"INSERT INTO tally VALUES ({n})"))
+            order.append(n)
+
+    def starting_write() -> None:
+        lanes.begin_start()
+        write(99)
+
+    holder = write_session(engine)
+    db = holder.__enter__()
+    db.exec(text("INSERT INTO tally VALUES (0)"))  # holds the worker's write lock
+    waiting = [threading.Thread(target=write, args=(n,)) for n in range(1, 7)]
+    for thread in waiting:
+        thread.start()
+    time.sleep(0.2)  # the six are queued
+    urgent = threading.Thread(target=contextvars.copy_context().run, args=(starting_write,))
+    urgent.start()
+    time.sleep(0.2)
+    holder.__exit__(None, None, None)
+    for thread in [*waiting, urgent]:
+        thread.join(30)
+    assert order[0] == 99 and sorted(order[1:]) == [1, 2, 3, 4, 5, 6]
+
+
+def test_writers_queue_lets_the_others_go_when_an_urgent_waiter_gives_up() -> None:
+    import threading
+
+    from chat_app.db.engine import WriterQueue
+
+    queue = WriterQueue()
+    assert queue.acquire(1.0)
+    assert not queue.acquire(0.1, urgent=True)  # held: the urgent waiter times out
+    got: list[bool] = []
+    other = threading.Thread(target=lambda: got.append(queue.acquire(5.0)))
+    other.start()
+    queue.release()
+    other.join(5)
+    assert got == [True]
+    queue.release()
+    assert queue.acquire(0.1, urgent=True)
