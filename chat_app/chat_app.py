@@ -64,6 +64,13 @@ async def _start_lane() -> None:
     asyncio.get_running_loop().set_default_executor(LaneExecutor())
 
 
+async def _tune_garbage_collector() -> None:
+    """Fewer and shorter collector pauses in the worker (chat_app.serving)."""
+    from chat_app.serving import tune_garbage_collector
+
+    tune_garbage_collector()
+
+
 async def _resume_queued_messages() -> None:
     """Answer messages that were queued but not delivered when the backend last stopped."""
     from chat_app.services.chat import resume_all_queued
@@ -73,6 +80,7 @@ async def _resume_queued_messages() -> None:
 
 app.register_lifespan_task(_migrate_database)
 app.register_lifespan_task(_start_lane)
+app.register_lifespan_task(_tune_garbage_collector)
 app.register_lifespan_task(_resume_queued_messages)
 app.register_lifespan_task(evict_left_tabs)
 # The tab is named after the chat, and follows a rename or the naming by a first message.

@@ -1,4 +1,5 @@
-"""How the production backend runs its workers: a dead worker is replaced.
+"""How the production backend runs its workers: a dead worker is replaced, and each
+worker's garbage collector is tuned for many chats (:func:`tune_garbage_collector`).
 
 Reflex 0.10 serves the backend with granian and starts ``2 × cores + 1`` worker processes when
 Redis holds the state (one otherwise). Granian can respawn a worker that died
@@ -11,9 +12,10 @@ workers; granian itself still exits on a crash loop (the same worker dying withi
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 
-__all__ = ["supervise_workers"]
+__all__ = ["GC_YOUNG_THRESHOLD", "supervise_workers", "tune_garbage_collector"]
 
 
 def supervise_workers() -> bool:
@@ -36,3 +38,26 @@ def supervise_workers() -> bool:
     # Reflex imports ``granian.server.Server`` when it starts the backend, after this ran.
     granian_server.Server = RespawningServer
     return True
+
+
+#: Allocations (net of frees) between youngest-generation collections; CPython's default is
+#: 700. The older generations keep their ratios to it, so they run as much more rarely.
+GC_YOUNG_THRESHOLD = 5_000
+
+
+def tune_garbage_collector() -> None:
+    """Collect less often, and never again walk what the worker built while starting.
+
+    Under a hundred chats (``bench/load.py``) the worker collected cyclic garbage 13 times
+    a second; every collection holds the GIL, so the event loop and every thread stopped
+    with it: about a ninth of the worker's time, and a full collection every ten seconds
+    paused it 0.25-0.3 s. ``gc.freeze`` moves what exists once the app is loaded out of the
+    collector's sight (Instagram's recipe for the same stalls); the larger young threshold
+    lets most short-lived objects be freed by their reference counts before a collection
+    looks at them. Measured the same way after: 4% of the time, peak memory unchanged (a
+    threshold of 20,000 cut it further but raised the peak by 200 MB).
+    """
+    gc.collect()
+    gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
