@@ -21,6 +21,7 @@ from agent_core.redaction import known_secrets, redact_text
 from chat_app.services import chat as chat_service
 from chat_app.services import live, replies
 from chat_app.services import threads as thread_service
+from chat_app.services.batches import in_batches
 from chat_app.states import marker_rows, reading_scripts, scripts
 from chat_app.states.connection import connected_here
 from chat_app.states.identity import IdentityState
@@ -496,22 +497,29 @@ class ChatState(LivePages, StreamPieces, IdentityState):
         pending = ""
         flushed_at = 0.0  # the first words go out at once, later ones in batches
         try:
-            async for event in events:
-                if event.get("type") == "token":
-                    pending += event["data"].get("text", "")
+            # The run goes on while a batch is shown (chat_app.services.batches).
+            async for batch in in_batches(events):
+                if all(event.get("type") == "token" for event in batch):
+                    pending += "".join(event["data"].get("text", "") for event in batch)
                     if time.monotonic() - flushed_at < FLUSH_SECONDS:
                         continue
-                    async with self:
-                        self._stream_add(pending)
-                    pending, flushed_at = "", time.monotonic()
-                    continue
+                    batch = []  # taken: only the words to show
+                follow_ups = []
                 async with self:
+                    for event in batch:
+                        if event.get("type") == "token":
+                            pending += event["data"].get("text", "")
+                            continue
+                        if pending:
+                            self._stream_add(pending)
+                            pending = ""
+                        follow_ups.append(self._apply(event))
                     if pending:
                         self._stream_add(pending)
-                        pending = ""
-                    follow_up = self._apply(event)
-                if follow_up is not None:
-                    yield follow_up
+                        pending, flushed_at = "", time.monotonic()
+                for follow_up in follow_ups:
+                    if follow_up is not None:
+                        yield follow_up
         except Exception as error:  # the stream broke: say so instead of hanging "sending"
             # Whatever broke may quote a request URL or a key.
             yield rx.toast.error(f"Something went wrong: {redact_text(str(error), known_secrets())}")
