@@ -83,28 +83,37 @@ class WriterQueue:
     """
 
     def __init__(self) -> None:
-        self._changed = threading.Condition()
+        # One mutex, two queues: a release wakes one waiter (an urgent one if any), as a
+        # plain lock does, not every writer of the worker to fight over the GIL.
+        mutex = threading.Lock()
+        self._urgent_turn = threading.Condition(mutex)
+        self._normal_turn = threading.Condition(mutex)
         self._held = False
         self._urgent = 0  # urgent waiters
 
     def acquire(self, timeout: float, *, urgent: bool = False) -> bool:
-        with self._changed:
+        turn = self._urgent_turn if urgent else self._normal_turn
+        with turn:
             self._urgent += urgent
+            taken = False
             try:
-                taken = self._changed.wait_for(
+                taken = turn.wait_for(
                     lambda: not self._held and (urgent or not self._urgent), timeout)
                 if taken:
                     self._held = True
                 return taken
             finally:
                 self._urgent -= urgent
-                if self._urgent == 0 and not self._held:
-                    self._changed.notify_all()  # the last urgent waiter gave up
+                if not taken and not self._held:
+                    self._wake_next()  # it gave up (or failed) with the lock free
 
     def release(self) -> None:
-        with self._changed:
+        with self._urgent_turn:
             self._held = False
-            self._changed.notify_all()
+            self._wake_next()
+
+    def _wake_next(self) -> None:
+        (self._urgent_turn if self._urgent else self._normal_turn).notify()
 
 
 def _queue_writers(engine: Engine) -> None:

@@ -499,11 +499,10 @@ class ChatState(LivePages, StreamPieces, IdentityState):
         try:
             # The run goes on while a batch is shown (chat_app.services.batches).
             async for batch in in_batches(events):
-                if all(event.get("type") == "token" for event in batch):
+                if (all(event.get("type") == "token" for event in batch)
+                        and time.monotonic() - flushed_at < FLUSH_SECONDS):
                     pending += "".join(event["data"].get("text", "") for event in batch)
-                    if time.monotonic() - flushed_at < FLUSH_SECONDS:
-                        continue
-                    batch = []  # taken: only the words to show
+                    continue
                 follow_ups = []
                 async with self:
                     for event in batch:
