@@ -55,13 +55,16 @@ app = rx.App(
 
 
 async def _start_lane() -> None:
-    """Turn starts get threads of their own (agent_core.lanes): a new message's first words
-    do not wait behind every other chat's steps."""
+    """Turn starts get threads of their own and go first in the event loop's queue
+    (agent_core.lanes): a new message's first words do not wait behind every other chat's
+    steps."""
     import asyncio
 
-    from agent_core.lanes import LaneExecutor
+    from agent_core.lanes import LaneExecutor, starts_first
 
-    asyncio.get_running_loop().set_default_executor(LaneExecutor())
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(LaneExecutor())
+    starts_first(loop)
 
 
 async def _tune_garbage_collector() -> None:
