@@ -9,9 +9,12 @@ exactly once, in order: at the next model call, or as the first input of a new s
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
+import functools
 import logging
-from collections import OrderedDict
+import threading
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -24,7 +27,7 @@ from agent_core.calibration import ContextEstimator, FamilyRatios
 from agent_core.context import build_context
 from agent_core.coordinator import SessionCoordinator
 from agent_core.errors import ContextOverflowError, HandoffCancelled, NothingToHandOff
-from agent_core.records import NewMessage
+from agent_core.records import NewMessage, PendingRecord
 from agent_core.redaction import known_secrets, redact_text
 from agent_core.strategies.reset_control import review_pending
 from agent_core.turn import TurnSetup
@@ -40,21 +43,60 @@ _END = object()
 
 
 async def _until_cancelled(stream: AsyncIterator[Any], cancel: asyncio.Event) -> AsyncIterator[Any]:
-    """Items of ``stream`` until it ends or ``cancel`` is set (even mid-wait)."""
-    waiter = asyncio.ensure_future(cancel.wait())
+    """Items of ``stream`` until it ends or ``cancel`` is set (even mid-wait).
+
+    A task of its own pumps the stream into a buffer, and the caller takes what it holds:
+    the caller is woken once when it waits for an item, never per item (a task and a wait
+    per item cost every step of every turn several rounds of a busy event loop). Stopped,
+    the pump is cancelled where it waits; the items it had already produced still come out
+    first, so nothing the run did is dropped. An error the stream raises is raised here
+    after the items before it.
+    """
+    loop = asyncio.get_running_loop()
+    buffer: deque[Any] = deque()
+    failure: list[BaseException] = []
+    waiting: list[asyncio.Future[None]] = []
+
+    def wake() -> None:
+        while waiting:
+            waiter = waiting.pop()
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def pump() -> None:
+        try:
+            async for item in stream:
+                buffer.append(item)
+                wake()
+        except asyncio.CancelledError:
+            pass
+        except Exception as error:
+            failure.append(error)
+        finally:
+            buffer.append(_END)
+            wake()
+
+    pumping = asyncio.ensure_future(pump())
+    stopper = asyncio.ensure_future(cancel.wait())
+    stopper.add_done_callback(lambda _: (pumping.cancel(), wake()))
     try:
         while True:
-            step = asyncio.ensure_future(anext(stream, _END))
-            done, _ = await asyncio.wait({step, waiter}, return_when=asyncio.FIRST_COMPLETED)
-            if step not in done:
-                step.cancel()
+            while buffer:
+                item = buffer.popleft()
+                if item is _END:
+                    if failure:
+                        raise failure[0]
+                    return
+                yield item
+            if cancel.is_set() and pumping.done():
                 return
-            item = step.result()
-            if item is _END:
-                return
-            yield item
+            waiter = loop.create_future()
+            waiting.append(waiter)
+            await waiter
     finally:
-        waiter.cancel()
+        stopper.cancel()
+        pumping.cancel()
+        await asyncio.wait({pumping})
         aclose = getattr(stream, "aclose", None)
         if aclose is not None:
             try:
@@ -100,25 +142,59 @@ class ThreadRunner:
         not stored again, and one already delivered yields nothing more.
         """
         text = validate_user_message(text)
-        record = await asyncio.to_thread(setup.store.enqueue_pending, setup.thread_id, text,
-                                         client_id=client_id)
-        if client_id is not None:
-            yield events.accepted(pending_id=record.id, client_id=client_id)
-            if record.delivered_session_id is not None:
+        if self.is_busy(setup.thread_id) or setup.tool_loader is not None:
+            record = await asyncio.to_thread(setup.store.enqueue_pending, setup.thread_id,
+                                             text, client_id=client_id)
+            if client_id is not None:
+                yield events.accepted(pending_id=record.id, client_id=client_id)
+                if record.delivered_session_id is not None:
+                    return
+            if self.is_busy(setup.thread_id):
+                yield events.queued(pending_id=record.id, content=text)
                 return
-        if self.is_busy(setup.thread_id):
-            yield events.queued(pending_id=record.id, content=text)
-            return
-        async for event in self.drain(setup, cancel=cancel or asyncio.Event()):
+            opening = None
+        else:
+            # Queued, locked and opened in one trip off the loop: under load each trip
+            # waits its turn for a thread and for the loop, and the first words wait for all.
+            self._active.add(setup.thread_id)  # a second send meanwhile queues behind it
+            lanes.begin_turn()  # the trip opens the turn: it goes first (see agent_core.lanes)
+            try:
+                outbox: list[dict[str, Any]] = []
+                abandoned = threading.Event()
+                record, opening = await _take_turn_lock(
+                    _queue_and_open, setup, text, client_id, self.estimator(setup),
+                    outbox.append, abandoned, abandoned=abandoned)
+            except BaseException:
+                self._active.discard(setup.thread_id)
+                lanes.end_start()
+                raise
+            if client_id is not None:
+                try:
+                    yield events.accepted(pending_id=record.id, client_id=client_id)
+                except BaseException:  # the caller stopped listening: no turn runs
+                    if opening is not None:
+                        await asyncio.to_thread(opening.lock.__exit__, None, None, None)
+                        self._active.discard(setup.thread_id)
+                    lanes.end_start()
+                    raise
+            if opening is None:
+                lanes.end_start()
+                self._active.discard(setup.thread_id)
+                if client_id is not None and record.delivered_session_id is not None:
+                    return
+            else:
+                opening = dataclasses.replace(opening, outbox=outbox)
+        async for event in self.drain(setup, cancel=cancel or asyncio.Event(), opening=opening):
             yield event
 
-    async def drain(self, setup: TurnSetup, *, cancel: asyncio.Event,
-                    resume: bool = False) -> AsyncIterator[dict[str, Any]]:
+    async def drain(self, setup: TurnSetup, *, cancel: asyncio.Event, resume: bool = False,
+                    opening: _Opening | None = None) -> AsyncIterator[dict[str, Any]]:
         """Run until the thread's queue is empty (re-checking after the lock is released).
 
         With ``resume`` one turn runs even when nothing is queued: the open session's own
         unanswered requests (after its handoff was reviewed). While a handoff waits for
         review nothing runs: queued messages stay queued and a ``warning`` says why.
+        ``opening``: the first turn's lock already taken and its session opened (``submit``).
         """
         thread_id = setup.thread_id
         self._active.add(thread_id)
@@ -126,16 +202,22 @@ class ThreadRunner:
         try:
             # Each check and the lock are one trip off the loop: under load every trip
             # waits its turn there, and a new message's first words wait for all of them.
-            while not waits and not cancel.is_set():
-                lock, waits = await _take_turn_lock(_lock_due_turn, setup, resume)
+            # An opening's turn runs even if stopped meanwhile: its message is delivered, and
+            # a stopped turn stores what it has (nothing), which lets the lock go as usual.
+            while opening is not None or (not waits and not cancel.is_set()):
+                if opening is not None:
+                    lock = opening.lock
+                else:
+                    lock, waits = await _take_turn_lock(_lock_due_turn, setup, resume)
                 if lock is None:
                     break
                 try:
                     due = True
-                    while due and not cancel.is_set():
+                    while due and (opening is not None or not cancel.is_set()):
                         resume = False
-                        async for event in self._turn(setup, cancel):
+                        async for event in self._turn(setup, cancel, opening):
                             yield event
+                        opening = None
                         if cancel.is_set():
                             break
                         due, waits = await asyncio.to_thread(_turn_due, setup)
@@ -176,24 +258,28 @@ class ThreadRunner:
             self._active.discard(setup.thread_id)
             raise
 
-    async def _turn(self, setup: TurnSetup, cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
+    async def _turn(self, setup: TurnSetup, cancel: asyncio.Event,
+                    opening: _Opening | None = None) -> AsyncIterator[dict[str, Any]]:
         lanes.begin_turn()  # it goes first until the model's first output
         try:
-            async for event in self._turn_events(setup, cancel):
+            async for event in self._turn_events(setup, cancel, opening):
                 if _first_output(event):
                     lanes.end_start()
                 yield event
         finally:
             lanes.end_start()
 
-    async def _turn_events(self, setup: TurnSetup, cancel: asyncio.Event
-                           ) -> AsyncIterator[dict[str, Any]]:
-        outbox: list[dict[str, Any]] = []
-        problems: list[str] = []
-        if setup.tool_loader is not None:
-            setup, problems = await _with_loaded_tools(setup, setup.tool_loader)
-        coordinator, context = await asyncio.to_thread(
-            _open_turn, setup, self.estimator(setup), outbox.append, problems)
+    async def _turn_events(self, setup: TurnSetup, cancel: asyncio.Event,
+                           opening: _Opening | None = None) -> AsyncIterator[dict[str, Any]]:
+        if opening is not None:
+            coordinator, context, outbox = opening.coordinator, opening.context, opening.outbox
+        else:
+            outbox = []
+            problems: list[str] = []
+            if setup.tool_loader is not None:
+                setup, problems = await _with_loaded_tools(setup, setup.tool_loader)
+            coordinator, context = await asyncio.to_thread(
+                _open_turn, setup, self.estimator(setup), outbox.append, problems)
         for attempt in range(2):
             if attempt:
                 context = await asyncio.to_thread(build_context, setup.store, coordinator.session)
@@ -404,20 +490,60 @@ def _lock_due_turn(setup: TurnSetup, resume: bool) -> tuple[Any, bool]:
     return None, False
 
 
+@dataclasses.dataclass(frozen=True)
+class _Opening:
+    """A turn made ready in the trip that queued its message: the thread's turn lock
+    (entered), the session opened with the queue delivered, the model's context, and the
+    events that opening emitted."""
+
+    lock: Any
+    coordinator: SessionCoordinator
+    context: list[BaseMessage]
+    outbox: list[dict[str, Any]]
+
+
+def _queue_and_open(setup: TurnSetup, text: str, client_id: str | None,
+                    estimator: ContextEstimator, emit: Any,
+                    abandoned: threading.Event) -> tuple[Any, _Opening | None]:
+    """Queue ``text``; then, unless it was already delivered (a re-send), take the turn lock
+    when a turn is due and open the turn: (the queued record, the opened turn or None).
+    A send ``abandoned`` while it waited for the lock leaves its message queued."""
+    record = setup.store.enqueue_pending(setup.thread_id, text, client_id=client_id)
+    if client_id is not None and record.delivered_session_id is not None:
+        return record, None
+    lock, _ = _lock_due_turn(setup, False)
+    if lock is None:  # nothing due (another worker delivered it), or a review waits
+        return record, None
+    if abandoned.is_set():
+        lock.__exit__(None, None, None)
+        return record, None
+    try:
+        coordinator, context = _open_turn(setup, estimator, emit, [])
+    except BaseException as error:
+        lock.__exit__(type(error), error, error.__traceback__)
+        raise
+    return record, _Opening(lock, coordinator, context, [])
+
+
 def _enter_turn_lock(setup: TurnSetup) -> tuple[Any, bool]:
     lock = setup.store.turn_lock(setup.thread_id)
     lock.__enter__()
     return lock, False
 
 
-async def _take_turn_lock(take: Callable[..., tuple[Any, bool]], *args: Any) -> tuple[Any, bool]:
+async def _take_turn_lock(take: Callable[..., tuple[Any, Any]], *args: Any,
+                         abandoned: threading.Event | None = None) -> tuple[Any, Any]:
     """``take`` (returning the turn lock it entered, or None) off the loop. The wait for the
     lock may be long (another worker's turn); a run cancelled meanwhile gives the lock back
     as soon as its thread gets it."""
-    taking = asyncio.ensure_future(asyncio.to_thread(take, *args))
+    # Handed to a thread now, not on the loop's next round: a send queues in call order.
+    work = functools.partial(contextvars.copy_context().run, take, *args)
+    taking = asyncio.get_running_loop().run_in_executor(None, work)
     try:
         return await asyncio.shield(taking)
     except asyncio.CancelledError:
+        if abandoned is not None:  # ``take`` looks at it once it has the lock
+            abandoned.set()
         taking.add_done_callback(_give_back)
         raise
 
@@ -426,6 +552,9 @@ def _give_back(taking: asyncio.Future) -> None:
     if taking.cancelled() or taking.exception() is not None:
         return
     lock = taking.result()[0]
+    if isinstance(lock, PendingRecord):  # _queue_and_open: the lock is the opening's
+        opening = taking.result()[1]
+        lock = opening.lock if opening is not None else None
     if lock is not None:
         asyncio.get_running_loop().run_in_executor(None, lock.__exit__, None, None, None)
 

@@ -295,7 +295,7 @@ async def _send_prepared(prepared: _Prepared, thread_id: str,
     cancel = runtime.cancel_flag(thread_id)
     queued = False
     try:
-        async with stoppable(thread_id, cancel):
+        async with stoppable(thread_id, cancel, prepared.thread.stop_requests or 0):
             async for event in runtime.runner().submit(setup, text, cancel=cancel,
                                                        client_id=client_id):
                 queued = queued or event.get("type") == "queued"

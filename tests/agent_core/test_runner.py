@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import time
 
 import pytest
@@ -70,3 +71,74 @@ async def test_turns_run_one_after_another_while_messages_keep_coming() -> None:
              if m.role == "user" and "pending_id" in m.meta]
     assert users == ["build a CSV parser", "now add tests"]
     assert of_type(events, "done") and not setup.store.pending(setup.thread_id)
+
+
+class _CountingExecutor(concurrent.futures.ThreadPoolExecutor):
+    def __init__(self) -> None:
+        super().__init__(max_workers=2)
+        self.calls: list[str] = []
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.calls.append(repr(fn))
+        return super().submit(fn, *args, **kwargs)
+
+
+async def test_a_new_turn_is_queued_locked_and_opened_in_one_trip_off_the_loop() -> None:
+    # Under load each trip to a thread waits its turn twice (a thread, then the loop): the
+    # message's first words came after three of them (queue, lock, open), now after one.
+    setup = make_setup()
+    executor = _CountingExecutor()
+    asyncio.get_running_loop().set_default_executor(executor)
+    trips_before_first_output = None
+    async for event in ThreadRunner().submit(setup, "build a CSV parser", client_id="c.1"):
+        if trips_before_first_output is None and event["type"] in ("token", "message"):
+            trips_before_first_output = len(executor.calls)
+    assert trips_before_first_output == 1
+    users = [m.content for session in setup.store.sessions(setup.thread_id)
+             for m in setup.store.messages(session.id) if m.role == "user" and "pending_id" in m.meta]
+    assert users == ["build a CSV parser"]
+
+
+async def test_a_send_stopped_while_it_waits_for_the_turn_lock_gives_the_lock_back() -> None:
+    # The one-trip start takes the lock in the same trip that queues the message.
+    setup = make_setup()
+    runner = ThreadRunner()
+    held = setup.store.turn_lock(setup.thread_id)
+    held.__enter__()
+    waiting = asyncio.create_task(collect(runner.submit(setup, "hi")))
+    await asyncio.sleep(0.2)
+    assert runner.is_busy(setup.thread_id)  # a second send here queues behind this one
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    held.__exit__(None, None, None)
+    assert await asyncio.to_thread(_lock_free_again, setup)
+    assert not runner.is_busy(setup.thread_id)
+    assert [r.content for r in setup.store.pending(setup.thread_id)] == ["hi"]  # kept
+
+
+async def test_a_stopped_stream_still_gives_what_it_had_produced_and_an_error_after_its_items():
+    from agent_core.runner import _until_cancelled
+
+    cancel = asyncio.Event()
+    produced: list[int] = []
+
+    async def items():
+        for number in range(3):
+            produced.append(number)
+            yield number
+        cancel.set()  # stopped while the stream waits for its next item
+        await asyncio.sleep(10)
+        yield 99
+
+    assert [item async for item in _until_cancelled(items(), cancel)] == [0, 1, 2]
+
+    async def failing():
+        yield 1
+        raise ValueError("broken stream")
+
+    seen = []
+    with pytest.raises(ValueError, match="broken stream"):
+        async for item in _until_cancelled(failing(), asyncio.Event()):
+            seen.append(item)
+    assert seen == [1]
