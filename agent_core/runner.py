@@ -157,7 +157,10 @@ class ThreadRunner:
             # Queued, locked and opened in one trip off the loop: under load each trip
             # waits its turn for a thread and for the loop, and the first words wait for all.
             self._active.add(setup.thread_id)  # a second send meanwhile queues behind it
-            lanes.begin_turn()  # the trip opens the turn: it goes first (see agent_core.lanes)
+            # The trip goes first (see agent_core.lanes); the turn counts as a start for the
+            # others only once it holds the lock (``_turn``): this wait may be another
+            # worker's whole turn.
+            lanes.begin_start()
             try:
                 outbox: list[dict[str, Any]] = []
                 abandoned = threading.Event()
