@@ -1,10 +1,21 @@
 """Every tab on a chat follows its runs live: a second tab, a reloaded tab, a tab that queued
-a message while another tab's turn ran (the live thread channel, ``services/live.py``)."""
+a message while another tab's turn ran (the live thread channel, ``services/live.py``).
+
+These tests act while a turn runs, so the turn must outlast what a test does meanwhile
+(open a tab, reload, type). At the shared server's pace a follow-up turn is over in about
+2 s, less than a reload and a Playwright round trip take on a busy machine: this module
+serves its own app with a slower simulator, and each test checks what the other tab showed
+*while* the turn ran (recorded in the page), not what it shows when the test looks.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from tests.browser.app_server import AppServer, running_app
 from tests.browser.chat_page import (
     TURN_TIMEOUT_MS,
     activity,
@@ -16,6 +27,42 @@ from tests.browser.chat_page import (
 )
 
 LONG_TASK = "Write a config parser with tests"
+
+# Seconds between the simulator's words: a follow-up turn takes ~8 s, a whole plan ~20 s.
+SLOW_SIM_DELAY = "0.08"
+
+
+@pytest.fixture(scope="module")
+def app_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
+    """This module's own server, its simulator slow enough to act during a turn."""
+    env = {"BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": SLOW_SIM_DELAY}
+    with running_app(tmp_path_factory.mktemp("baton-live-tabs"), env) as server:
+        yield server
+
+
+# Records in the page each time it shows a turn running (with Stop) and which user messages
+# it shows then: what the tab showed live, whenever the test gets to look.
+RECORD_RUNNING = """
+() => {
+  window.__running = [];
+  const look = () => {
+    const running = document.querySelector('.baton-composer')?.getAttribute('data-activity') !== 'idle'
+      && document.getElementById('stop-button');
+    if (!running) return;
+    const users = [...document.querySelectorAll('[data-role=user] .baton-markdown')]
+      .map(e => e.innerText.trim());
+    const queued = document.querySelectorAll('[data-queued=true]').length;
+    window.__running.push({users, queued});
+  };
+  new MutationObserver(look).observe(document.body,
+    {childList: true, subtree: true, attributes: true, characterData: true});
+  look();
+}
+"""
+
+
+def _shown_while_running(page) -> list[dict]:
+    return page.evaluate("() => window.__running")
 
 
 def _wait_running(page) -> None:
@@ -52,15 +99,17 @@ def test_a_second_tab_follows_a_turn_started_in_the_first(page) -> None:
     path = start_chat(page, "Hello")
     wait_idle(page)
     other = _open(page.context, path)
+    other.evaluate(RECORD_RUNNING)
+    replies_before = other.locator("[data-role=assistant]").count()
     send(page, LONG_TASK)
-    # The other tab sees the turn running (with Stop), the message and the reply, live.
-    _wait_running(other)
-    other.wait_for_function(
-        "(text) => [...document.querySelectorAll('[data-role=user] .baton-markdown')]"
-        ".some(e => e.innerText.trim() === text)", arg=LONG_TASK, timeout=30_000)
+    # The other tab showed the turn running (with Stop) and the new message, live.
+    other.wait_for_function("() => window.__running.length > 0", timeout=30_000)
     wait_idle(page)
     wait_idle(other)
-    assert other.locator("[data-role=assistant]").count() > 0
+    shown = _shown_while_running(other)
+    assert shown, "the other tab never showed the turn running"
+    assert any(LONG_TASK in seen["users"] for seen in shown)
+    assert other.locator("[data-role=assistant]").count() > replies_before
     assert _conversation(timeline(other)) == _stored_timeline(page)
     assert activity(other) == "idle"
 
@@ -77,7 +126,7 @@ def _finished_turns(page) -> int:
 
 
 def _reloaded_mid_turn(page) -> bool:
-    """In a new chat (so the task's whole plan runs: four todos, about 5 s), send the long
+    """In a new chat (so the task's whole plan runs: four todos, about 20 s here), send the long
     task, reload while it runs, and say whether the reloaded page shows it running. False
     only when the turn had already finished when the page came back (a busy machine can
     take longer to reload than the turn lasts): then nothing was tested."""
@@ -119,12 +168,16 @@ def test_a_message_queued_in_one_tab_during_anothers_turn_is_answered_in_both(pa
     path = start_chat(page, "Hello")
     wait_idle(page)
     other = _open(page.context, path)
+    page.evaluate(RECORD_RUNNING)
     send(page, LONG_TASK)
     _wait_running(other)
     follow_up = "Also add a --verbose flag"
     send(other, follow_up)
     wait_idle(page)
     wait_idle(other)
+    # The follow-up was stored while the turn ran: the first tab showed it queued then.
+    assert any(follow_up in seen["users"] and seen["queued"]
+               for seen in _shown_while_running(page)), "the follow-up was not queued"
     for tab in (page, other):
         assert user_messages(tab) == ["Hello", LONG_TASK, follow_up]
         # Delivered: no "queued" badge is left on either tab.
