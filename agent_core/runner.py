@@ -9,13 +9,11 @@ exactly once, in order: at the next model call, or as the first input of a new s
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import dataclasses
-import functools
 import logging
 import threading
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
@@ -27,10 +25,18 @@ from agent_core.calibration import ContextEstimator, FamilyRatios
 from agent_core.context import build_context
 from agent_core.coordinator import SessionCoordinator
 from agent_core.errors import ContextOverflowError, HandoffCancelled, NothingToHandOff
-from agent_core.records import NewMessage, PendingRecord
+from agent_core.records import NewMessage
 from agent_core.redaction import known_secrets, redact_text
-from agent_core.strategies.reset_control import review_pending
 from agent_core.turn import TurnSetup
+from agent_core.turn_start import (
+    Opening,
+    enter_turn_lock,
+    lock_due_turn,
+    open_turn,
+    queue_and_open,
+    take_turn_lock,
+    turn_due,
+)
 from agent_core.validation import validate_user_message
 
 __all__ = ["ThreadRunner"]
@@ -162,11 +168,11 @@ class ThreadRunner:
             # worker's whole turn.
             lanes.begin_start()
             try:
-                outbox: list[dict[str, Any]] = []
                 abandoned = threading.Event()
-                record, opening = await _take_turn_lock(
-                    _queue_and_open, setup, text, client_id, self.estimator(setup),
-                    outbox.append, abandoned, abandoned=abandoned)
+                queued = await take_turn_lock(
+                    queue_and_open, setup, text, client_id, self.estimator(setup), [],
+                    abandoned, abandoned=abandoned)
+                record, opening = queued.record, queued.opening
             except BaseException:
                 self._active.discard(setup.thread_id)
                 lanes.end_start()
@@ -185,13 +191,11 @@ class ThreadRunner:
                 self._active.discard(setup.thread_id)
                 if client_id is not None and record.delivered_session_id is not None:
                     return
-            else:
-                opening = dataclasses.replace(opening, outbox=outbox)
         async for event in self.drain(setup, cancel=cancel or asyncio.Event(), opening=opening):
             yield event
 
     async def drain(self, setup: TurnSetup, *, cancel: asyncio.Event, resume: bool = False,
-                    opening: _Opening | None = None) -> AsyncIterator[dict[str, Any]]:
+                    opening: Opening | None = None) -> AsyncIterator[dict[str, Any]]:
         """Run until the thread's queue is empty (re-checking after the lock is released).
 
         With ``resume`` one turn runs even when nothing is queued: the open session's own
@@ -211,7 +215,7 @@ class ThreadRunner:
                 if opening is not None:
                     lock = opening.lock
                 else:
-                    lock, waits = await _take_turn_lock(_lock_due_turn, setup, resume)
+                    lock, waits = await take_turn_lock(lock_due_turn, setup, resume)
                 if lock is None:
                     break
                 try:
@@ -223,7 +227,7 @@ class ThreadRunner:
                         opening = None
                         if cancel.is_set():
                             break
-                        due, waits = await asyncio.to_thread(_turn_due, setup)
+                        due, waits = await asyncio.to_thread(turn_due, setup)
                 finally:
                     await asyncio.to_thread(lock.__exit__, None, None, None)
         finally:
@@ -256,13 +260,13 @@ class ThreadRunner:
         """The thread's turn lock, entered off the loop. Cancelled while waiting for it, the
         thread is not left busy here and the lock goes back once taken."""
         try:
-            return (await _take_turn_lock(_enter_turn_lock, setup))[0]
+            return (await take_turn_lock(enter_turn_lock, setup)).lock
         except BaseException:
             self._active.discard(setup.thread_id)
             raise
 
     async def _turn(self, setup: TurnSetup, cancel: asyncio.Event,
-                    opening: _Opening | None = None) -> AsyncIterator[dict[str, Any]]:
+                    opening: Opening | None = None) -> AsyncIterator[dict[str, Any]]:
         lanes.begin_turn()  # it goes first until the model's first output
         try:
             async for event in self._turn_events(setup, cancel, opening):
@@ -273,7 +277,7 @@ class ThreadRunner:
             lanes.end_start()
 
     async def _turn_events(self, setup: TurnSetup, cancel: asyncio.Event,
-                           opening: _Opening | None = None) -> AsyncIterator[dict[str, Any]]:
+                           opening: Opening | None = None) -> AsyncIterator[dict[str, Any]]:
         if opening is not None:
             coordinator, context, outbox = opening.coordinator, opening.context, opening.outbox
         else:
@@ -282,7 +286,7 @@ class ThreadRunner:
             if setup.tool_loader is not None:
                 setup, problems = await _with_loaded_tools(setup, setup.tool_loader)
             coordinator, context = await asyncio.to_thread(
-                _open_turn, setup, self.estimator(setup), outbox.append, problems)
+                open_turn, setup, self.estimator(setup), outbox.append, problems)
         for attempt in range(2):
             if attempt:
                 context = await asyncio.to_thread(build_context, setup.store, coordinator.session)
@@ -451,126 +455,6 @@ def _first_output(event: dict[str, Any]) -> bool:
     if kind == "message":
         return (event.get("data") or {}).get("role") in ("assistant", "tool")
     return kind in ("token", "error")
-
-
-def _review_waits(setup: TurnSetup) -> bool:
-    session = setup.store.current_session(setup.thread_id)
-    return review_pending(setup.store.marks(session.id))
-
-
-def _turn_due(setup: TurnSetup) -> tuple[bool, bool]:
-    """(a turn is due, a handoff waits for review): a message is queued, and nothing holds
-    it back."""
-    if not setup.store.pending(setup.thread_id):
-        return False, False
-    waits = _review_waits(setup)
-    return not waits, waits
-
-
-def _lock_due_turn(setup: TurnSetup, resume: bool) -> tuple[Any, bool]:
-    """The thread's turn lock, entered, when a turn is due (``resume``, or a message queued,
-    checked again under the lock); None when none is. The bool: a handoff waits for review
-    (nothing runs, the lock is given back)."""
-    store, thread_id = setup.store, setup.thread_id
-    while resume or store.pending(thread_id):
-        lock = store.turn_lock(thread_id)
-        lock.__enter__()
-        try:
-            if resume:
-                waits = _review_waits(setup)
-                due = not waits
-            else:
-                due, waits = _turn_due(setup)
-        except BaseException as error:
-            lock.__exit__(type(error), error, error.__traceback__)
-            raise
-        if due:
-            return lock, False
-        lock.__exit__(None, None, None)
-        if waits:
-            return None, True
-        resume = False
-    return None, False
-
-
-@dataclasses.dataclass(frozen=True)
-class _Opening:
-    """A turn made ready in the trip that queued its message: the thread's turn lock
-    (entered), the session opened with the queue delivered, the model's context, and the
-    events that opening emitted."""
-
-    lock: Any
-    coordinator: SessionCoordinator
-    context: list[BaseMessage]
-    outbox: list[dict[str, Any]]
-
-
-def _queue_and_open(setup: TurnSetup, text: str, client_id: str | None,
-                    estimator: ContextEstimator, emit: Any,
-                    abandoned: threading.Event) -> tuple[Any, _Opening | None]:
-    """Queue ``text``; then, unless it was already delivered (a re-send), take the turn lock
-    when a turn is due and open the turn: (the queued record, the opened turn or None).
-    A send ``abandoned`` while it waited for the lock leaves its message queued."""
-    record = setup.store.enqueue_pending(setup.thread_id, text, client_id=client_id)
-    if client_id is not None and record.delivered_session_id is not None:
-        return record, None
-    lock, _ = _lock_due_turn(setup, False)
-    if lock is None:  # nothing due (another worker delivered it), or a review waits
-        return record, None
-    if abandoned.is_set():
-        lock.__exit__(None, None, None)
-        return record, None
-    try:
-        coordinator, context = _open_turn(setup, estimator, emit, [])
-    except BaseException as error:
-        lock.__exit__(type(error), error, error.__traceback__)
-        raise
-    return record, _Opening(lock, coordinator, context, [])
-
-
-def _enter_turn_lock(setup: TurnSetup) -> tuple[Any, bool]:
-    lock = setup.store.turn_lock(setup.thread_id)
-    lock.__enter__()
-    return lock, False
-
-
-async def _take_turn_lock(take: Callable[..., tuple[Any, Any]], *args: Any,
-                         abandoned: threading.Event | None = None) -> tuple[Any, Any]:
-    """``take`` (returning the turn lock it entered, or None) off the loop. The wait for the
-    lock may be long (another worker's turn); a run cancelled meanwhile gives the lock back
-    as soon as its thread gets it."""
-    # Handed to a thread now, not on the loop's next round: a send queues in call order.
-    work = functools.partial(contextvars.copy_context().run, take, *args)
-    taking = asyncio.get_running_loop().run_in_executor(None, work)
-    try:
-        return await asyncio.shield(taking)
-    except asyncio.CancelledError:
-        if abandoned is not None:  # ``take`` looks at it once it has the lock
-            abandoned.set()
-        taking.add_done_callback(_give_back)
-        raise
-
-
-def _give_back(taking: asyncio.Future) -> None:
-    if taking.cancelled() or taking.exception() is not None:
-        return
-    lock = taking.result()[0]
-    if isinstance(lock, PendingRecord):  # _queue_and_open: the lock is the opening's
-        opening = taking.result()[1]
-        lock = opening.lock if opening is not None else None
-    if lock is not None:
-        asyncio.get_running_loop().run_in_executor(None, lock.__exit__, None, None, None)
-
-
-def _open_turn(setup: TurnSetup, estimator: ContextEstimator, emit: Any,
-               problems: list[str]) -> tuple[SessionCoordinator, list[BaseMessage]]:
-    """A turn's session, its queued messages delivered (and the tool problems noted after
-    them: a reload shows them), and the context the model starts from: one trip off the loop."""
-    coordinator = SessionCoordinator(setup, estimator=estimator, emit=emit)
-    coordinator.deliver_pending()
-    for problem in problems:
-        coordinator.note_problem(problem)
-    return coordinator, build_context(setup.store, coordinator.session)
 
 
 async def _with_loaded_tools(setup: TurnSetup, loader) -> tuple[TurnSetup, list[str]]:  # type: ignore[no-untyped-def]

@@ -36,24 +36,32 @@ def _lock_free_again(setup) -> bool:  # type: ignore[no-untyped-def]
     return False
 
 
-@pytest.mark.parametrize("kind", ["drain", "rerun"])
-async def test_a_run_stopped_while_it_waits_for_the_turn_lock_gives_the_lock_back(kind: str) -> None:
-    # Another worker's turn holds the thread; the waiting run is cancelled (its tab closed,
-    # the server shutting down). The lock its thread takes later must not stay taken, and
-    # the thread must not stay busy in this process.
-    setup = make_setup()
-    runner = ThreadRunner()
+async def _stopped_while_it_waits_for_the_lock(setup, runner, start) -> None:  # type: ignore[no-untyped-def]
+    """Another worker's turn holds the thread while the run ``start()`` makes waits for it;
+    the run is cancelled (its tab closed, the server shutting down), then the other turn
+    ends. The lock the run's thread takes later must not stay taken."""
     held = setup.store.turn_lock(setup.thread_id)
     held.__enter__()
-    setup.store.enqueue_pending(setup.thread_id, "hi")
-    run = getattr(runner, kind)(setup, cancel=asyncio.Event())
-    waiting = asyncio.create_task(collect(run))
+    waiting = asyncio.create_task(collect(start()))
     await asyncio.sleep(0.2)
+    assert runner.is_busy(setup.thread_id)  # a second send here queues behind this one
     waiting.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiting
     held.__exit__(None, None, None)
     assert await asyncio.to_thread(_lock_free_again, setup)
+
+
+@pytest.mark.parametrize("kind", ["drain", "rerun"])
+async def test_a_run_stopped_while_it_waits_for_the_turn_lock_gives_the_lock_back(kind: str) -> None:
+    setup = make_setup()
+    runner = ThreadRunner()
+    setup.store.enqueue_pending(setup.thread_id, "hi")
+
+    def run():  # type: ignore[no-untyped-def]
+        return getattr(runner, kind)(setup, cancel=asyncio.Event())
+
+    await _stopped_while_it_waits_for_the_lock(setup, runner, run)
     assert not runner.is_busy(setup.thread_id)
 
 
@@ -103,16 +111,11 @@ async def test_a_send_stopped_while_it_waits_for_the_turn_lock_gives_the_lock_ba
     # The one-trip start takes the lock in the same trip that queues the message.
     setup = make_setup()
     runner = ThreadRunner()
-    held = setup.store.turn_lock(setup.thread_id)
-    held.__enter__()
-    waiting = asyncio.create_task(collect(runner.submit(setup, "hi")))
-    await asyncio.sleep(0.2)
-    assert runner.is_busy(setup.thread_id)  # a second send here queues behind this one
-    waiting.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await waiting
-    held.__exit__(None, None, None)
-    assert await asyncio.to_thread(_lock_free_again, setup)
+
+    def send():  # type: ignore[no-untyped-def]
+        return runner.submit(setup, "hi")
+
+    await _stopped_while_it_waits_for_the_lock(setup, runner, send)
     assert not runner.is_busy(setup.thread_id)
     assert [r.content for r in setup.store.pending(setup.thread_id)] == ["hi"]  # kept
 
