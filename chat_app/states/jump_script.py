@@ -6,11 +6,13 @@ import reflex as rx
 
 __all__ = ["scroll_to_message"]
 
-# Retries until the row is rendered; scrolls once more a moment later, so a scroll to the
-# bottom that the page's load asked for first cannot take the reader away from it.
+# Retries until the row is rendered; takes the view from a scroll to the bottom that the
+# page's load started (``__batonScrollGen``, chat_app.states.scripts), and scrolls once more a
+# moment later, in case the rows it scrolled among were still settling.
 _SCROLL_TO_MESSAGE = """
 (() => {
   let tries = 0;
+  window.__batonScrollGen = (window.__batonScrollGen || 0) + 1;
   const go = (again) => {
     const el = document.querySelector('.baton-item[data-seq="%(seq)d"]');
     if (!el) { if (tries++ < 60) setTimeout(() => go(again), 50); return; }

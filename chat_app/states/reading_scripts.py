@@ -21,7 +21,8 @@ _AUTO_LOAD = """
 (() => {
   if (window.__batonAutoLoad) return;
   window.__batonAutoLoad = true;
-  let readerAt = 0, lastY = window.scrollY, busy = false;
+  // No reader input yet: -Infinity, as 0 read as input during the page's first 1.5 s.
+  let readerAt = -Infinity, lastY = window.scrollY, busy = false;
   const reader = () => { readerAt = performance.now(); };
   const keys_ = new Set(["PageUp", "PageDown", "ArrowUp", "ArrowDown", "Home", "End", " "]);
   window.addEventListener("wheel", reader, {passive: true, capture: true});

@@ -187,3 +187,20 @@ def test_the_chip_of_the_session_being_read_is_marked(long_thread, page) -> None
             break
     assert page.locator(marked).get_attribute("data-session") == "4"
     assert page.locator(marked).count() == 1
+
+
+def test_a_chip_jump_while_the_chat_opens_stays_where_it_went(long_thread, page) -> None:
+    # Opening a chat scrolls to the bottom for a few seconds while its rows settle. A chip
+    # pressed meanwhile used to be pulled down to the new rows' bottom, and that scroll,
+    # taken for the reader's, loaded later rows: the reader ended sessions away (3 times in
+    # 8 opens here). Each open gives the race another chance.
+    for _ in range(4):
+        page.goto(f"/t/{long_thread}")
+        page.locator("[data-role=assistant] .baton-markdown", has_text="s12 step 28").wait_for()
+        wait_idle(page)
+        page.locator('.baton-chip[data-session="3"]').click()
+        page.locator("#session-3").wait_for()
+        page.wait_for_timeout(3_000)  # longer than the opening's scrolling lasts
+        top = page.locator("#session-3").bounding_box()["y"]
+        assert 0 <= top <= 200, f"the jump's divider is at {top:.0f} px"
+        assert _rows(page) <= 110  # one window: nothing loaded by itself
