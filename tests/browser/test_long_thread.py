@@ -89,6 +89,11 @@ def test_loading_earlier_rows_keeps_the_readers_place(long_thread, page) -> None
     page.goto(f"/t/{long_thread}")
     page.locator("[data-role=assistant] .baton-markdown", has_text="s12 step 28").wait_for()
     wait_idle(page)
+    # The reader takes the view over (the opening's scroll to the bottom stops), then goes
+    # to the top once a reader's scroll no longer loads rows by itself (1.5 s after).
+    page.mouse.move(400, 400)
+    page.mouse.wheel(0, -1)
+    page.wait_for_timeout(1_600)
     page.evaluate("() => window.scrollTo(0, 0)")
     first = page.locator("#timeline .baton-item").first
     key = first.get_attribute("data-key")
