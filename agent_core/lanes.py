@@ -150,8 +150,6 @@ class LaneExecutor(ThreadPoolExecutor):
         # a call that blocks (a lock held elsewhere) must not hold up every start.
         # A start lane's thread hands its results back to the loop as a starting run
         # (see ReadyQueue): the run's task wakes ahead of the others.
-        # A start lane's thread hands its results back to the loop as a starting run
-        # (see ReadyQueue): the run's task wakes ahead of the others.
         self._starts = ThreadPoolExecutor(start_workers, thread_name_prefix="baton-start",
                                           initializer=_phase.set, initargs=(_ALWAYS_STARTING,))
 
