@@ -13,27 +13,15 @@ import reflex as rx
 
 __all__ = ["auto_load", "mark_session_in_view"]
 
-# Only a scroll the reader makes loads rows (wheel, touch, keys, the scrollbar's drag), never
-# the page's own scrolling (opening at the bottom, a chip jump). The button is pressed when it
-# comes within a screen of the view, so the rows are usually there before the reader gets to
-# the edge; the next press waits until the rows changed.
+# Only a scroll the reader makes loads rows (wheel, touch, keys, the scrollbar's drag: noted
+# by /baton-reader.js), never the page's own scrolling (opening at the bottom, a chip jump).
+# The button is pressed when it comes within a screen of the view, so the rows are usually
+# there before the reader gets to the edge; the next press waits until the rows changed.
 _AUTO_LOAD = """
 (() => {
   if (window.__batonAutoLoad) return;
   window.__batonAutoLoad = true;
-  // No reader input yet: -Infinity, as 0 read as input during the page's first 1.5 s.
-  let readerAt = -Infinity, lastY = window.scrollY, busy = false;
-  const reader = () => { readerAt = performance.now(); };
-  const keys_ = new Set(["PageUp", "PageDown", "ArrowUp", "ArrowDown", "Home", "End", " "]);
-  window.addEventListener("wheel", reader, {passive: true, capture: true});
-  window.addEventListener("touchmove", reader, {passive: true, capture: true});
-  window.addEventListener("keydown", (event) => {
-    if (keys_.has(event.key) && !event.target.closest?.("textarea, input, [role=menu]")) reader();
-  }, {capture: true});
-  // The page's scrollbar (a press on the page itself, not on a chip or a button).
-  window.addEventListener("pointerdown", (event) => {
-    if (event.target === document.documentElement || event.target === document.body) reader();
-  }, {passive: true, capture: true});
+  let lastY = window.scrollY, busy = false;
   const keys = () => [...document.querySelectorAll("#timeline .baton-item")]
     .map((el) => el.dataset.key).join("|");
   const press = (button) => {
@@ -50,7 +38,7 @@ _AUTO_LOAD = """
   const look = () => {
     const y = window.scrollY, up = y < lastY, down = y > lastY;
     lastY = y;
-    if (busy || performance.now() - readerAt > 1500) return;
+    if (busy || performance.now() - (window.__batonReaderAt ?? -Infinity) > 1500) return;
     const margin = window.innerHeight;
     const earlier = document.getElementById("load-earlier");
     if (up && earlier && earlier.getBoundingClientRect().bottom > -margin) return press(earlier);

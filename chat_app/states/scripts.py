@@ -18,24 +18,12 @@ __all__ = ["scroll_to_bottom", "scroll_to_anchor", "escape_stops", "outbox_accep
 # page stops growing (markdown, code and fonts settle over a few frames), for up to 3 s.
 # The forced call (every chat page starts with one) installs the function; the calls that
 # follow each new row only name it, so a finished step does not carry this script again.
-# Whoever moves the view next takes it over (``__batonScrollGen``): the reader (wheel, touch,
-# keys, the scrollbar), a chip or search jump, a restored place. Left running, the settling
-# pulled a chip jump made in the page's first seconds back to the bottom of the new rows.
+# Whoever moves the view next takes it over (``__batonScrollGen``, counted by
+# /baton-reader.js): the reader (wheel, touch, keys, the scrollbar), a chip or search jump, a
+# restored place. Left running, the settling pulled a chip jump made in the page's first
+# seconds back to the bottom of the new rows.
 _SCROLL_TO_BOTTOM = """
 (() => {
-  if (!window.__batonScrollOwners) {
-    window.__batonScrollOwners = true;
-    const take = () => { window.__batonScrollGen = (window.__batonScrollGen || 0) + 1; };
-    const keys = new Set(["PageUp", "PageDown", "ArrowUp", "ArrowDown", "Home", "End", " "]);
-    window.addEventListener("wheel", take, {passive: true, capture: true});
-    window.addEventListener("touchmove", take, {passive: true, capture: true});
-    window.addEventListener("keydown", (event) => {
-      if (keys.has(event.key) && !event.target.closest?.("textarea, input, [role=menu]")) take();
-    }, {capture: true});
-    window.addEventListener("pointerdown", (event) => {
-      if (event.target === document.documentElement || event.target === document.body) take();
-    }, {passive: true, capture: true});
-  }
   window.batonScrollToBottom = (force) => {
     const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 400;
     if (!nearBottom && !force) return;
@@ -95,19 +83,13 @@ _RESTORE_PLACE = """
 (() => {
   const place = window.__batonPlace;
   if (!place) return;
-  // The reader scrolling (wheel, touch, keys) wins: holding the place against them would
+  // The reader scrolling (/baton-reader.js) wins: holding the place against them would
   // pull the page back under their hand for seconds.
-  if (!window.__batonReaderWatch) {
-    window.__batonReaderWatch = true;
-    const moved = () => { window.__batonReaderAt = performance.now(); };
-    for (const kind of ["wheel", "touchmove", "keydown"])
-      window.addEventListener(kind, moved, {passive: true, capture: true});
-  }
   const started = performance.now();
   const gen = window.__batonScrollGen = (window.__batonScrollGen || 0) + 1;
   let tries = 0, steady = 0;
   const fix = () => {
-    if ((window.__batonReaderAt || 0) > started || window.__batonScrollGen !== gen) return;
+    if (window.__batonReaderAt > started || window.__batonScrollGen !== gen) return;
     const first = document.querySelector('#timeline .baton-item');
     const el = document.querySelector(`#timeline .baton-item[data-key="${CSS.escape(place.key)}"]`);
     if (!el || !first || first.dataset.key === place.first) {
