@@ -1,33 +1,29 @@
-"""The chat page: a window of the timeline, the live stream, the chip bar and the meter.
+"""The chat page: a window of the timeline, the live stream, the chip bar and the meter,
+and the composer.
 
 Thin by design: events go to ``chat_app.services``; what comes back is reshaped into rows
-(``chat_app.states.rows``) and held for rendering. Streaming follows DESIGN.md §3: a
-background event consumes the service stream, tokens go to a separate string flushed about
-every 80 ms, and a finished item is appended to the list once.
+(``chat_app.states.rows``) and held for rendering. How a run's events reach the page (this
+tab's streams, other tabs' runs on the live channel) is the ``RunFollowing`` half
+(``chat_app.states.chat_runs``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import reflex as rx
 
 from agent_core.errors import MessageRejected
-from agent_core.redaction import known_secrets, redact_text
 from chat_app.services import chat as chat_service
-from chat_app.services import live, replies
+from chat_app.services import live
 from chat_app.services import threads as thread_service
-from chat_app.services.batches import in_batches
 from chat_app.states import marker_rows, reading_scripts, scripts
-from chat_app.states.connection import connected_here
+from chat_app.states.chat_runs import FLUSH_SECONDS, RunFollowing, handoff_cancels
 from chat_app.states.identity import IdentityState
 from chat_app.states.jump_script import scroll_to_message
 from chat_app.states.live_pages import LivePages
-from chat_app.states.paste_offer_state import PasteOfferState, refusal_feedback
+from chat_app.states.paste_offer_state import refusal_feedback
 from chat_app.states.rows import (
     ChipRow,
     MeterBar,
@@ -36,7 +32,6 @@ from chat_app.states.rows import (
     chip_row,
     meter_bar,
     plain_rows,
-    resetting_row,
     timeline_row,
     unwrapped,
     upsert,
@@ -49,13 +44,6 @@ __all__ = ["ChatState", "WINDOW", "FLUSH_SECONDS"]
 
 WINDOW = 100  # timeline rows loaded at a time; others load on demand
 MAX_ROWS = 3 * WINDOW  # rows kept in the page at most; the far end is dropped beyond it
-FLUSH_SECONDS = 0.08  # how often streamed tokens reach the browser
-WATCH_CHECK_SECONDS = 10.0  # how often an idle watcher checks its tab is still here
-OWN_RUNS_KEPT = 20
-
-# A running /handoff is cancelled through an asyncio.Event, which cannot live in a
-# serializable state; it lives here, keyed by thread, in the worker running the handoff.
-_handoff_cancels: dict[str, asyncio.Event] = {}
 
 
 def _restore_composer(text: str) -> rx.event.EventSpec:
@@ -68,7 +56,7 @@ def _thread_id_from_path(path: str) -> str:
     return parts[-1] if len(parts) >= 2 and parts[-2] == "t" else ""
 
 
-class ChatState(LivePages, StreamPieces, IdentityState):
+class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
     thread_key: str = ""
     found: bool = True
     loading: bool = True
@@ -93,13 +81,6 @@ class ChatState(LivePages, StreamPieces, IdentityState):
     handoff_running: bool = False
     notice: str = ""
     draft: str = ""
-    # A run of this thread started elsewhere (another tab or worker, or before a reload).
-    remote_running: bool = False
-    _streams: int = 0
-    # Runs this tab started: their events arrive on its own stream, so the live channel's
-    # copies are skipped.
-    _own_runs: list[str] = []
-    _watch_generation: int = 0
 
     # ----- view helpers -------------------------------------------------------------------
 
@@ -443,158 +424,10 @@ class ChatState(LivePages, StreamPieces, IdentityState):
     def stop(self) -> None:
         if not self.thread_key or thread_service.owned_thread(self._owner(), self.thread_key) is None:
             return
-        cancel = _handoff_cancels.get(self.thread_key)
+        cancel = handoff_cancels.get(self.thread_key)
         if cancel is not None:
             cancel.set()
         chat_service.stop(self.thread_key)
-
-    # ----- streams ------------------------------------------------------------------------
-
-    # The owner is read server-side inside each stream, never taken from the event payload,
-    # so a crafted event cannot act for another browser; the services check it owns the thread.
-    def _new_run(self) -> str:
-        run_id = chat_service.new_run_id()
-        self._own_runs = [*self._own_runs[-(OWN_RUNS_KEPT - 1):], run_id]
-        return run_id
-
-    @rx.event(background=True)
-    async def run_send(self, thread_id: str, text: str, client_id: str = ""):
-        async with self:
-            owner, run_id = self._owner(), self._new_run()
-        stream = chat_service.send_message(owner, thread_id, text, client_id or None, run_id)
-        async for update in self._consume(stream):
-            yield update
-
-    @rx.event(background=True)
-    async def run_regenerate(self, thread_id: str):
-        async with self:
-            owner, run_id = self._owner(), self._new_run()
-        async for update in self._consume(replies.regenerate(owner, thread_id, run_id)):
-            yield update
-
-    @rx.event(background=True)
-    async def run_handoff(self, thread_id: str, focus: str | None):
-        async with self:
-            owner, run_id = self._owner(), self._new_run()
-        if thread_service.owned_thread(owner, thread_id) is None:
-            return
-        cancel = asyncio.Event()
-        _handoff_cancels[thread_id] = cancel
-        try:
-            async for update in self._consume(
-                chat_service.run_handoff(owner, thread_id, focus, cancel, run_id)
-            ):
-                yield update
-        finally:
-            _handoff_cancels.pop(thread_id, None)
-            async with self:
-                self.handoff_running = False
-
-    async def _consume(self, events: AsyncIterator[dict]) -> AsyncIterator[Any]:
-        """Apply one service stream to the state; yield the toasts and scrolls it asks for."""
-        async with self:
-            self._streams += 1
-        pending = ""
-        flushed_at = 0.0  # the first words go out at once, later ones in batches
-        try:
-            # The run goes on while a batch is shown (chat_app.services.batches).
-            async for batch in in_batches(events):
-                if (all(event.get("type") == "token" for event in batch)
-                        and time.monotonic() - flushed_at < FLUSH_SECONDS):
-                    pending += "".join(event["data"].get("text", "") for event in batch)
-                    continue
-                follow_ups = []
-                async with self:
-                    for event in batch:
-                        if event.get("type") == "token":
-                            pending += event["data"].get("text", "")
-                            continue
-                        if pending:
-                            self._stream_add(pending)
-                            pending = ""
-                        follow_ups.append(self._apply(event))
-                    if pending:
-                        self._stream_add(pending)
-                        pending, flushed_at = "", time.monotonic()
-                for follow_up in follow_ups:
-                    if follow_up is not None:
-                        yield follow_up
-        except Exception as error:  # the stream broke: say so instead of hanging "sending"
-            # Whatever broke may quote a request URL or a key.
-            yield rx.toast.error(f"Something went wrong: {redact_text(str(error), known_secrets())}")
-        finally:
-            async with self:
-                self._streams -= 1
-                if self._streams <= 0:
-                    # This run's rows stay in their pages: the end of a turn sends no
-                    # window-sized frame, and the next run's rows follow them.
-                    self._streams = 0
-                    self.sending = self.remote_running
-                    self.resetting = False
-                    self._stream_clear()
-                    self.notice = ""
-
-    @rx.event(background=True)
-    async def watch_thread(self, thread_id: str):
-        """Follow the runs of this thread that other tabs or workers start (the live
-        channel), while this tab shows the thread and stays connected to this worker."""
-        async with self:
-            if self.thread_key != thread_id:
-                return
-            self._watch_generation += 1
-            generation = self._watch_generation
-            token = self.router.session.client_token
-            own = set(self._own_runs)
-        tokens, flushed_at = "", time.monotonic()
-        async with live.watch(thread_id) as queue:
-            while True:
-                try:
-                    event = await asyncio.wait_for(queue.get(), WATCH_CHECK_SECONDS)
-                except TimeoutError:
-                    event = None
-                if event is not None and event.get("run") in own:
-                    continue  # this tab's own run reaches it on the run's own stream
-                if event is None or event.get("type") == "token":
-                    if event is not None:
-                        tokens += event["data"].get("text", "")
-                        if time.monotonic() - flushed_at < FLUSH_SECONDS and queue.qsize():
-                            continue
-                    elif not connected_here(token):
-                        return
-                    running = await live.is_running(thread_id) if event is None else True
-                    async with self:
-                        if self.thread_key != thread_id or self._watch_generation != generation:
-                            return
-                        own = set(self._own_runs)
-                        if tokens and self.remote_running and (
-                                event is None or event.get("run") not in own):
-                            self._stream_add(tokens)
-                        tokens, flushed_at = "", time.monotonic()
-                        if not running and self.remote_running:
-                            self._remote_run_ended()
-                    continue
-                async with self:
-                    if self.thread_key != thread_id or self._watch_generation != generation:
-                        return
-                    own = set(self._own_runs)  # learns a run this tab started since
-                    if event.get("run") in own:
-                        continue
-                    if tokens:
-                        self._stream_add(tokens)
-                        tokens = ""
-                    follow_up = self._apply_remote(event)
-                if follow_up is not None:
-                    yield follow_up
-
-    def _remote_run_ended(self) -> None:
-        self.remote_running = False
-        if self._streams == 0:
-            self.sending = self.resetting = False
-            self.notice = ""
-            self._stream_clear()
-            if self.has_later:
-                return
-            self._reconcile()
 
     def _reconcile(self) -> None:
         """Read back what the thread stored after the settled rows and show exactly that:
@@ -632,97 +465,3 @@ class ChatState(LivePages, StreamPieces, IdentityState):
             self._set_rows([*rows, *live])
             live = []
         self._set_live(live + tail + waiting)
-
-    def _apply_remote(self, event: dict) -> Any:
-        """An event of a run this tab did not start."""
-        kind, data = event.get("type"), event.get("data") or {}
-        if kind == "run":
-            if data.get("running"):
-                self.remote_running = self.sending = True
-            else:
-                self._remote_run_ended()
-            return None
-        if kind == "resync":  # fell too far behind: read the thread again
-            view = thread_service.load_timeline(self._owner(), self.thread_key)
-            if view is not None:
-                self._show(view)
-            return None
-        if kind == "done":
-            return None
-        return self._apply(event)
-
-    def _apply(self, event: dict) -> Any:
-        """One service event -> state change; returns a toast or scroll to run, if any."""
-        kind, data = event.get("type"), event.get("data") or {}
-        if kind in ("item", "queued"):
-            self._append(data)
-            return scripts.scroll_to_bottom()
-        if kind in ("compaction", "todo_compressed", "masking") and data.get("item"):
-            self._append(data["item"])
-            return None
-        if kind == "replaced":
-            self._mark_replaced({int(seq) for seq in data.get("seqs", [])}, exactly=False)
-            return None
-        if kind == "utilization":
-            self.meter = meter_bar(data, self.meter)
-            return None
-        if kind == "title" and data.get("title"):
-            self.title = data["title"]
-            return None
-        if kind == "context_reset":
-            return self._apply_reset(data)
-        if kind == "handoff":
-            status = data.get("status", "")
-            message = data.get("message", "")
-            self.handoff_running = status == "started"
-            if not message:
-                return None
-            if status in ("failed",):
-                return rx.toast.error(message)
-            return rx.toast(message)
-        if kind == "accepted":  # sent: an offer to attach an earlier, refused text is moot
-            return [scripts.outbox_accepted(data.get("client_id", "")), PasteOfferState.dismiss]
-        if kind == "error":
-            too_large = data.get("too_large") or {}
-            toast = (PasteOfferState.offer(data.get("message", ""), too_large["size_bytes"])
-                     if too_large.get("size_bytes") else
-                     rx.toast.error(data.get("message", "Something went wrong")))
-            if data.get("client_id"):
-                return [scripts.outbox_refused(data["client_id"]), toast]
-            return toast
-        if kind == "warning" and data.get("message"):
-            return rx.toast.warning(data["message"])
-        return None
-
-    def _apply_reset(self, data: dict) -> Any:
-        phase = data.get("event")
-        if phase == "reset_starting":
-            self.resetting = True
-            self._stream_clear()
-            self._set_live(upsert(unwrapped(self._live), resetting_row(int(data.get("session_number", 1)))))
-            return scripts.scroll_to_bottom()
-        if phase == "input_blocked":
-            self.notice = "Resetting context… new messages will be queued and sent after it."
-            return None
-        placeholders = [row for row in self._live if row.resetting]
-        rows = [row for row in self._live if not row.resetting]
-        self.resetting = False
-        self.notice = ""
-        if phase == "reset_complete":
-            chip = data.get("chip")
-            if chip:
-                self.chips = with_new_session(self.chips, chip_row(chip))
-            divider = data.get("divider")
-            self._set_live(upsert(rows, timeline_row(divider)) if divider else rows)
-            if self.handoff_running:
-                return None  # the handoff's own "done" message says it
-            number = data.get("session_number", "")
-            # One id for every reset's toast: back-to-back resets replace it, not pile up.
-            return rx.toast.success(
-                f"Session {number} started — context was reset", id="context-reset"
-            )
-        if phase == "reset_failed":
-            self._set_live(rows)
-            return rx.toast.error(f"Context reset failed: {data.get('reason', 'unknown error')}")
-        self._set_live(rows + placeholders)
-        return None
