@@ -74,6 +74,11 @@ class LivePages(rx.State, mixin=True):
         with its page vars and must not change in place."""
         if not copied:
             rows = plain_rows(rows)
+        # What the page vars hold now: this method is their only writer, so they are the
+        # layout of the rows it last kept. Comparing against that instead of reading each
+        # var saves a tracked read (two proxies deep in a background event) of every page
+        # var at every finished step of every chat.
+        before = live_layout(unwrapped(self._live)).slots
         layout = live_layout(rows)
         rounds = layout.pages[0] // PAGES if layout.pages else 0
         if rounds:  # drop whole rounds: each remaining row keeps its page var
@@ -82,9 +87,7 @@ class LivePages(rx.State, mixin=True):
             layout = live_layout(rows)
         self._live = rows
         for index, slot in enumerate(layout.slots):
-            shown_now = getattr(self, f"live_{index}")
-            # Compared unwrapped: iterating the tracked list would wrap each of its rows.
-            if getattr(shown_now, "__wrapped__", shown_now) != slot:
+            if before[index] != slot:  # a whole round dropped keeps each row's var
                 setattr(self, f"live_{index}", slot)
         shown = [self._live_base + page for page in layout.pages]
         if list(self.live_pages) != shown:
