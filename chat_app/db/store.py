@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from sqlalchemy import func, insert, update
+from sqlalchemy import exists, func, insert, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -163,23 +163,30 @@ class SqlStore:
         if owner != thread_id:
             raise StoreError("session belongs to another thread")
 
-    def _insert_rows(self, db: Session, thread_id: str,
-                     values: list[dict[str, Any]]) -> list[StoredMessage]:
+    def _insert_rows(self, db: Session, thread_id: str, values: list[dict[str, Any]], *,
+                     session_id: str | None = None) -> list[StoredMessage]:
         """Number and insert rows made by :func:`message_values` before the transaction.
 
         The turn writes of every chat of a worker queue for SQLite's one write lock, so what
         runs while it is held is kept to three statements: the thread's counter taken (its
-        row locked on PostgreSQL), the turn's lease checked, the rows inserted.
+        row locked on PostgreSQL) on condition that ``session_id``, when given, is one of
+        the thread's sessions (why not is read only when it is not), the turn's lease
+        checked, the rows inserted.
         """
         if not values:
             return []
-        threads = Thread.__table__
+        threads, sessions = Thread.__table__, ChatSession.__table__
+        counter = update(threads).where(threads.c.id == thread_id)
+        if session_id is not None:
+            counter = counter.where(exists().where(sessions.c.id == session_id,
+                                                   sessions.c.thread_id == thread_id))
         end = db.execute(
-            update(threads).where(threads.c.id == thread_id)
-            .values(next_seq=threads.c.next_seq + len(values), updated_at=utcnow())
+            counter.values(next_seq=threads.c.next_seq + len(values), updated_at=utcnow())
             .returning(threads.c.next_seq)
         ).scalar_one_or_none()
         if end is None:
+            if session_id is not None:
+                self._check_session(db, thread_id, session_id)
             raise StoreError(f"unknown thread {thread_id}")
         hold = self._leases.get(thread_id)
         if hold is not None:
@@ -233,8 +240,7 @@ class SqlStore:
         """Store ``messages`` at the end of the thread, with consecutive seq numbers."""
         values = [message_values(thread_id, session_id, m) for m in messages]
         with self._tx(write=True) as db:
-            self._check_session(db, thread_id, session_id)
-            return self._insert_rows(db, thread_id, values)
+            return self._insert_rows(db, thread_id, values, session_id=session_id)
 
     def messages(self, session_id: str) -> list[StoredMessage]:
         """Every row of the session, by seq."""
