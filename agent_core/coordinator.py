@@ -107,9 +107,14 @@ class SessionCoordinator:
         self.todos = TodoTracker()
         self._persisted: set[str] = set()
         self._seq: dict[str, int] = {}
-        self._replay_todos(self.store.messages(self.session.id))
+        rows, edits = self.store.messages(self.session.id), self.store.context_edits(self.session.id)
+        self._replay_todos(rows)
         #: Below this utilization automatic masking and compaction wait (after an undo).
-        self.undo_hold = undo_hold(self.store.context_edits(self.session.id))
+        self.undo_hold = undo_hold(edits)
+        # The session as read here, plus what this turn stores before its first model call,
+        # until opening_context() takes it (the turn's start reads the session once); any
+        # other write drops it, and opening_context() reads the store again.
+        self._opening: tuple[list[StoredMessage], list[ContextEdit]] | None = (list(rows), edits)
         #: The latest measure: what the next model call is sent (recorded on its reply).
         self.last_estimate: TokenEstimate | None = None
 
@@ -169,6 +174,7 @@ class SessionCoordinator:
                 rows.append(from_langchain(message, todo_id=tag))
             else:
                 rows.append(from_langchain(message))
+        self._opening = None
         stored = self.store.append(self.setup.thread_id, self.session.id, rows)
         for message, row in zip(fresh, stored, strict=True):
             self._remember(message.id, row.seq)
@@ -182,15 +188,32 @@ class SessionCoordinator:
         included; never sent to the model) and emit it: a tool source that failed."""
         (row,) = self.store.append(self.setup.thread_id, self.session.id, [NewMessage(
             role="event", content=text, meta={"event": "tool_problem"})])
+        self._opened([row])
         self._remember(row.id, row.seq)
         self.emit({"type": "message", "data": row.model_dump(mode="json")})
 
     def deliver_pending(self) -> list[BaseMessage]:
         rows = self.store.deliver_pending(self.setup.thread_id, self.session.id)
+        self._opened(rows)
         for row in rows:
             self._remember(row.id, row.seq)
             self.emit({"type": "message", "data": row.model_dump(mode="json")})
         return to_langchain(rows)
+
+    def _opened(self, rows: Sequence[StoredMessage]) -> None:
+        if self._opening is not None:
+            self._opening[0].extend(rows)
+
+    def opening_context(self) -> list[BaseMessage]:
+        """What the model sees at the start of the turn (as ``build_context`` would read it):
+        the session read when the coordinator opened it, with the rows stored since (queued
+        messages delivered, problems noted). The turn holds the thread's lock, so nothing
+        else wrote model input meanwhile. Once; later calls read the store."""
+        if self._opening is None:
+            return build_context(self.store, self.session)
+        rows, edits = self._opening
+        self._opening = None
+        return apply_edits(rows, edits)
 
     # measure ----------------------------------------------------------------------
     def measure(self, messages: Sequence[BaseMessage]) -> TokenEstimate:
@@ -301,6 +324,7 @@ class SessionCoordinator:
         context += [NewMessage(role="user", content=str(m.content), meta={CARRIED_OVER: m.id})
                     for m in unanswered_requests(messages)]
         handoff = artifact.model_dump(mode="json")
+        self._opening = None
         new, rows = self.store.commit_reset(
             self.setup.thread_id, old_session_id=old.id, trigger=trigger, utilization=utilization,
             model=self.setup.model_name, handoff=handoff,
@@ -376,6 +400,7 @@ class SessionCoordinator:
                             meta={"event": "masking", "tokens_before": before,
                                   "tokens_after": after, "outputs": len(picked),
                                   "edit": len(self.store.context_edits(self.session.id))})
+        self._opening = None
         stored = self.store.add_context_edit(self.session.id, edit, marker)
         self.emit(events.masking(message=note, tokens_before=before, tokens_after=after,
                                  outputs=len(picked), session_number=self.session.number,
@@ -425,6 +450,7 @@ class SessionCoordinator:
                             meta={"event": "compaction", "tokens_before": before, "tokens_after": after,
                                   "messages": len(older), "utilization": round(estimate.fraction, 4),
                                   "edit": len(self.store.context_edits(self.session.id))})
+        self._opening = None
         stored = self.store.add_context_edit(self.session.id, edit, marker)
         self.emit(events.compaction(message=note, tokens_before=before, tokens_after=after,
                                     messages=len(older), session_number=self.session.number,
@@ -457,6 +483,7 @@ class SessionCoordinator:
                                 meta={"event": "todo_compressed", "todo_id": key,
                                       "tokens_before": before, "tokens_after": after,
                                       "edit": edits})
+            self._opening = None
             stored = self.store.add_context_edit(self.session.id, edit, marker)
             edits += 1
             self.emit(events.todo_compressed(message=note, todo_id=key, tokens_before=before,

@@ -373,7 +373,7 @@ class ThreadRunner:
         try:
             outbox: list[dict[str, Any]] = []
             coordinator = SessionCoordinator(setup, estimator=self.estimator(setup), emit=outbox.append)
-            context = build_context(setup.store, coordinator.session)
+            context = coordinator.opening_context()
             conversation = [m for m in context if m.type in ("human", "ai") and
                             not m.additional_kwargs.get("baton_kind")]
             if len(conversation) < 2:

@@ -21,7 +21,6 @@ from typing import Any, NamedTuple
 from langchain_core.messages import BaseMessage
 
 from agent_core.calibration import ContextEstimator
-from agent_core.context import build_context
 from agent_core.coordinator import SessionCoordinator
 from agent_core.records import PendingRecord
 from agent_core.strategies.reset_control import review_pending
@@ -117,7 +116,7 @@ def open_turn(setup: TurnSetup, estimator: ContextEstimator, emit: Any,
     coordinator.deliver_pending()
     for problem in problems:
         coordinator.note_problem(problem)
-    return coordinator, build_context(setup.store, coordinator.session)
+    return coordinator, coordinator.opening_context()
 
 
 def queue_and_open(setup: TurnSetup, text: str, client_id: str | None,

@@ -171,3 +171,19 @@ async def test_after_an_undone_compaction_the_next_call_does_not_compact_again()
     await _before_model_stack(_coordinator(store, window=5_000, mask_threshold=None))
     edits = store.context_edits(_session(store).id)
     assert len(edits) == 2 and edits[1].kind == "compaction" and not edits[1].undone
+
+
+def test_a_turns_opening_context_is_the_session_as_a_read_gives_it() -> None:
+    store = InMemoryStore()
+    _seed(store, steps=3)
+    session = store.current_session("t1")
+    store.add_context_edit(session.id, ContextEdit(kind="mask", summary="", seqs=[3]))
+    coordinator = _coordinator(store)
+    store.enqueue_pending("t1", "and run the tests")
+    coordinator.deliver_pending()
+    coordinator.note_problem("the MCP server 'docs' did not answer")
+    assert coordinator.opening_context() == build_context(store, session)
+    # Taken once: later calls read the store.
+    store.append("t1", session.id, [NewMessage(role="user", content="one more")])
+    assert coordinator.opening_context() == build_context(store, session)
+    assert coordinator.opening_context()[-1].content == "one more"

@@ -246,6 +246,8 @@ def test_pending_messages_are_delivered_once_in_send_order(backend: Backend) -> 
     assert [m.content for m in rest] == ["p2"] and all(m.role == "user" for m in rest)
     assert backend.store.deliver_pending(thread, session.id) == []
     assert backend.store.pending(thread) == []
+    # What a delivery returns is what a read gives (a turn's start builds on it unread).
+    assert backend.store.messages(session.id) == first + rest
 
 
 def test_a_tabs_messages_are_queued_in_the_order_the_tab_sent_them(backend: Backend) -> None:
