@@ -555,8 +555,9 @@ def limits(result: PhaseResult, cores: int) -> list[str]:
                     "timeout")
     if result.rss_after > GOAL_MEMORY * result.rss_before:
         held = result.rss_after - result.rss_before
-        why = ("" if result.backend.endswith("+redis") else "; without Redis the worker keeps "
-               "each tab's state until Reflex's token expiry (1 h by default)")
+        why = ("" if result.backend.endswith("+redis") else "; the tabs' states are dropped "
+               "5 s after they leave (chat_app/states/left_tabs.py): docs/architecture.md "
+               "says what stays")
         said.append(f"memory held {held:.0f} MB more {AFTER_SECONDS:.0f} s after the chats left "
                     f"({held / result.clients:.1f} MB a chat){why}")
     if result.errors:
