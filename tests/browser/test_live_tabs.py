@@ -176,8 +176,9 @@ def test_a_message_queued_in_one_tab_during_anothers_turn_is_answered_in_both(pa
     wait_idle(page)
     wait_idle(other)
     # The follow-up was stored while the turn ran: the first tab showed it queued then.
-    assert any(follow_up in seen["users"] and seen["queued"]
-               for seen in _shown_while_running(page)), "the follow-up was not queued"
+    shown = _shown_while_running(page)
+    assert any(follow_up in seen["users"] and seen["queued"] for seen in shown), (
+        f"the follow-up was not shown queued while the turn ran; shown then: {shown[-6:]}")
     for tab in (page, other):
         assert user_messages(tab) == ["Hello", LONG_TASK, follow_up]
         # Delivered: no "queued" badge is left on either tab.
