@@ -36,13 +36,41 @@ def _status_reader() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="reset-status")
 
 
-def _changes_status(event: dict) -> bool:
-    """Whether the notice or the review may have changed after this live event: a reply
-    (it stores its call's utilization), a marker, a reset, or the end of a run."""
-    kind, data = event.get("type"), event.get("data") or {}
-    if kind == "item":
-        return data.get("role") == "assistant" or data.get("kind") in ("marker", "divider")
-    return kind in ("run", "done", "context_reset", "compaction", "masking", "resync")
+#: A reply counts for the notice from this far below the warn threshold: the call's
+#: utilization on the live channel is the estimate before the call, the stored one may be
+#: the provider's exact count.
+WARN_SLACK = 0.05
+
+
+class StatusChanges:
+    """Which live events may change what the notice or the review shows: a marker, a
+    divider, a reset or compaction, the end of a run; and a reply (it stores its call's
+    utilization) only when that call came near the warn threshold or a notice is shown.
+
+    Every running chat's replies used to re-read the status (every tab, every 2 s): a tenth
+    of a busy worker's time, for replies far below the threshold that cannot show a
+    notice. The end of a run always re-reads, so what a tab shows when a turn is over is
+    exact whatever the estimate said.
+    """
+
+    def __init__(self, warn: float, shown: bool) -> None:
+        self.warn, self.shown = warn, shown
+        self.latest: float | None = None  # the last call's utilization seen; None: unknown
+
+    def saw(self, found: control.ResetStatus) -> None:
+        self.warn, self.shown = found.warn, found.notice is not None
+
+    def __call__(self, event: dict) -> bool:
+        kind, data = event.get("type"), event.get("data") or {}
+        if kind == "utilization":
+            self.latest = float(data.get("fraction") or 0.0)
+            return False
+        if kind == "item":
+            if data.get("kind") in ("marker", "divider"):
+                return True
+            return data.get("role") == "assistant" and (
+                self.shown or self.latest is None or self.latest >= self.warn - WARN_SLACK)
+        return kind in ("run", "done", "context_reset", "compaction", "masking", "resync")
 
 def _ends_run(event: dict) -> bool:
     """A run's end, after which the notice must be current at once (not after the throttle)."""
@@ -129,11 +157,12 @@ class ResetControlState(IdentityState):
             generation = self._generation
             token = self.router.session.client_token
             owner = self._owner()
+            changes = StatusChanges(self.warn_percent / 100, self.notice_percent > 0)
         async with live.watch(thread_id) as queue:
-            async for due in live.settled(queue, _changes_status, every=REFRESH_SECONDS,
+            async for due in live.settled(queue, changes, every=REFRESH_SECONDS,
                                           idle=CHECK_SECONDS, urgent=_ends_run):
                 if due:
-                    if not await self._reread(owner, thread_id, generation):
+                    if not await self._reread(owner, thread_id, generation, changes):
                         return
                     continue
                 if not connected_here(token):
@@ -142,7 +171,8 @@ class ResetControlState(IdentityState):
                     if self.thread_key != thread_id or self._generation != generation:
                         return  # the page moved on, or loaded again with its own watcher
 
-    async def _reread(self, owner: str | None, thread_id: str, generation: int) -> bool:
+    async def _reread(self, owner: str | None, thread_id: str, generation: int,
+                      changes: StatusChanges) -> bool:
         """Read the status and show it; False when the page has moved on. Off the event
         loop, outside the state's lock, and one read at a time per process: every tab of
         every running chat asks after its replies, and reads side by side starved the
@@ -157,6 +187,7 @@ class ResetControlState(IdentityState):
             if self.thread_key != thread_id or self._generation != generation:
                 return False
             self._show(found)
+        changes.saw(found)
         return True
 
     # ----- the notice's actions ----------------------------------------------------------

@@ -133,3 +133,37 @@ def test_compact_now_through_the_service_says_what_happened(chat) -> None:
     assert asyncio.run(reset_control.compact_now("owner-a", thread)).startswith("Nothing to compact")
     assert asyncio.run(reset_control.compact_now("owner-b", thread)) == "This chat cannot run right now."
     assert not store.context_edits(session.id)
+
+
+def test_a_tab_rereads_the_status_only_after_replies_that_can_change_the_notice(chat) -> None:
+    """Replies far below the warn threshold leave the notice as it is: no re-read for them
+    (every running chat's tabs re-read after each reply before); one near the threshold, any
+    reply while a notice is shown, a marker, a reset and a run's end do re-read."""
+    from chat_app.services import reset_control
+    from chat_app.states.reset_control import StatusChanges
+
+    store, thread = chat
+    found = reset_control.status("owner-a", thread)
+    assert found.notice is None and found.warn == pytest.approx(0.7)
+    changes = StatusChanges(found.warn, shown=False)
+    reply = {"type": "item", "data": {"role": "assistant", "kind": "message"}}
+    assert changes(reply)  # no utilization seen yet: unknown, so read
+    assert not changes({"type": "utilization", "data": {"fraction": 0.3}})
+    assert not changes(reply)
+    assert not changes({"type": "item", "data": {"role": "user", "kind": "message"}})
+    assert not changes({"type": "token", "data": {"text": "x"}})
+    assert changes({"type": "item", "data": {"role": "event", "kind": "marker"}})
+    assert changes({"type": "context_reset", "data": {"event": "reset_complete"}})
+    assert changes({"type": "run", "data": {"running": False}})
+
+    # A call near the threshold: its reply is read, and the read shows the notice.
+    changes({"type": "utilization", "data": {"fraction": 0.68}})
+    assert changes(reply)
+    session = store.current_session(thread)
+    store.append(thread, session.id, [NewMessage(role="user", content="go"), _reply(0.72)])
+    found = reset_control.status("owner-a", thread)
+    assert found.notice == pytest.approx(0.72)
+    changes.saw(found)
+    # While the notice shows, every reply may move or hide it.
+    changes({"type": "utilization", "data": {"fraction": 0.2}})
+    assert changes(reply)
