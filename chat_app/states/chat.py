@@ -180,15 +180,24 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         self._set_chips(chips)
         self._refresh_undo()
 
-    def _append(self, item: Any) -> None:
-        row = timeline_row(item)
-        if row.kind == "message" and row.role == "assistant":
-            self._stream_clear()
-        settled = unwrapped(self.rows)
-        if any(existing.key == row.key for existing in settled):
-            self._set_rows(upsert([*settled, *self._live_rows()], row))
-            return
-        self._set_live(upsert(unwrapped(self._live), row))
+    def _append(self, *items: Any) -> None:
+        """A run's new rows, in order; the live pages are laid out once for all of them (a
+        step's reply and tool results arrive together, and each layout re-reads the page)."""
+        live: list[TimelineRow] | None = None
+        for item in items:
+            row = timeline_row(item)
+            if row.kind == "message" and row.role == "assistant":
+                self._stream_clear()
+            settled = unwrapped(self.rows)
+            if any(existing.key == row.key for existing in settled):
+                if live is not None:
+                    self._set_live(live)
+                    live = None
+                self._set_rows(upsert([*settled, *self._live_rows()], row))
+                continue
+            live = upsert(unwrapped(self._live) if live is None else live, row)
+        if live is not None:
+            self._set_live(live)
 
     # ----- page lifecycle -----------------------------------------------------------------
 

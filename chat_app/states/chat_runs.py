@@ -11,6 +11,7 @@ separate string flushed about every 80 ms, a finished item is appended once.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -44,6 +45,12 @@ OWN_RUNS_KEPT = 20
 # A running /handoff is cancelled through an asyncio.Event, which cannot live in a
 # serializable state; it lives here, keyed by thread, in the worker running the handoff.
 handoff_cancels: dict[str, asyncio.Event] = {}
+
+
+def _part(event: dict) -> str:
+    """How :meth:`RunFollowing._consume` takes an event: streamed text, a new row, or else."""
+    kind = event.get("type")
+    return "token" if kind == "token" else "rows" if kind in ("item", "queued") else "event"
 
 
 class RunFollowing(rx.State, mixin=True):
@@ -112,14 +119,18 @@ class RunFollowing(rx.State, mixin=True):
                     continue
                 follow_ups = []
                 async with self:
-                    for event in batch:
-                        if event.get("type") == "token":
-                            pending += event["data"].get("text", "")
+                    for part, group in itertools.groupby(batch, key=_part):
+                        if part == "token":
+                            pending += "".join(event["data"].get("text", "") for event in group)
                             continue
                         if pending:
                             self._stream_add(pending)
                             pending = ""
-                        follow_ups.append(self._apply(event))
+                        if part == "rows":  # laid out together (ChatState._append)
+                            self._append(*(event.get("data") or {} for event in group))
+                            follow_ups.append(scripts.scroll_to_bottom())
+                        else:
+                            follow_ups.extend(self._apply(event) for event in group)
                     if pending:
                         self._stream_add(pending)
                         pending, flushed_at = "", time.monotonic()

@@ -108,3 +108,36 @@ def test_plain_rows_are_copies_down_to_their_lists():
     copy.completed_work.append("tests")
     copy.anchor = "elsewhere"
     assert list(state.rows[0].completed_work) == ["parser"] and state.rows[0].anchor != "elsewhere"
+
+
+def test_a_batch_of_rows_is_laid_out_once_and_shows_what_one_at_a_time_shows(monkeypatch):
+    """A step's reply and tool results arrive in one batch: one layout for all of them, and
+    the page ends as it would have row by row (a row updated in place included)."""
+    def step(n: int) -> list[dict]:
+        call = {"key": f"call-{n}", "kind": "tool", "seq": 1000 + 2 * n, "session_number": 1,
+                "role": "assistant", "tool_name": "run_command", "summary": f"step {n}"}
+        reply = {"key": f"reply-{n}", "kind": "message", "seq": 1001 + 2 * n,
+                 "session_number": 1, "role": "assistant", "content": f"done {n}"}
+        return [call, {**call, "tool_result": f"{n} passed"}, reply]
+
+    one_by_one, batched = _chat_state(), _chat_state()
+    for state in (one_by_one, batched):
+        state._set_rows(_rows(30))
+    layouts = []
+    set_live = type(batched)._set_live
+
+    def counted(self, live):
+        if self is batched:
+            layouts.append(len(live))
+        set_live(self, live)
+
+    monkeypatch.setattr(type(batched), "_set_live", counted)
+    for n in range(60):
+        for row in step(n):
+            one_by_one._append(row)
+        batched._append(*step(n))
+        assert len(layouts) == n + 1  # one layout per batch
+    for name in ("rows", "live_pages", "chips", "has_earlier", "earliest_seq",
+                 *(f"live_{page}" for page in range(PAGES))):
+        assert getattr(batched, name) == getattr(one_by_one, name), name
+    assert batched._live == one_by_one._live
