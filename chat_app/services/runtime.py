@@ -29,7 +29,7 @@ from chat_app.db.models import Assistant
 from chat_app.db.store import SqlStore
 from chat_app.services.context_window import EffectiveWindow, effective_window
 
-__all__ = ["engine", "store", "runner", "policy_for", "turn_setup", "window_for", "cancel_flag", "clear_cancel",
+__all__ = ["engine", "store", "runner", "policy_for", "turn_setup", "window_for", "cancel_flag", "clear_cancel", "runs_here",
            "model_for", "mcp_servers", "toolbox", "sandbox_for"]
 
 _migrated: set[str] = set()
@@ -144,6 +144,11 @@ def cancel_flag(thread_id: str) -> asyncio.Event:
     if flag is None or flag.is_set():
         flag = _cancel[thread_id] = asyncio.Event()
     return flag
+
+
+def runs_here() -> int:
+    """How many turns (or handoffs) of this process are running now."""
+    return len(_cancel)
 
 
 def clear_cancel(thread_id: str, flag: asyncio.Event) -> None:

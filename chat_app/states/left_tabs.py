@@ -6,7 +6,9 @@ expires (``redis_token_expiration``, an hour) and also writes it to disk
 copy in memory: :func:`evict_left_tabs` drops it once the tab has been gone for
 ``GRACE_SECONDS`` and nothing is pending for it (no unwritten change, no lock held). A tab
 that comes back (a reload, a reconnect) gets its state read back from disk, as after a
-restart; a turn still running for it reads it back at its next update.
+restart; a turn still running for it reads it back at its next update. The memory they
+held is given back (a full collection, then the C heap trimmed) once no turn runs in the
+worker (:func:`release_due`): the collection stops every chat while it walks the heap.
 
 With Redis the state lives in Redis, with its own expiry, and this does nothing.
 """
@@ -23,13 +25,18 @@ from typing import Any
 
 from reflex.istate.manager.disk import StateManagerDisk
 
-__all__ = ["evict_left_tabs", "sweep", "SWEEP_SECONDS", "GRACE_SECONDS"]
+from chat_app.services import runtime
+
+__all__ = ["evict_left_tabs", "sweep", "release_due", "SWEEP_SECONDS", "GRACE_SECONDS",
+           "RELEASE_WAIT_SECONDS"]
 
 _log = logging.getLogger(__name__)
 
 SWEEP_SECONDS = 2.0
 #: How long a tab may be away (a reload, a network blip) before its memory copy goes.
 GRACE_SECONDS = 5.0
+#: The longest the memory of dropped states waits for a quiet worker to be given back.
+RELEASE_WAIT_SECONDS = 60.0
 
 
 def sweep(manager: StateManagerDisk, connected: set[str], now: float) -> int:
@@ -63,18 +70,30 @@ def _release_memory() -> None:
         trim(0)
 
 
+def release_due(owed_since: float | None, runs: int, now: float) -> bool:
+    """Whether to give memory back now: some is owed, and no turn runs here (a full
+    collection holds the GIL for as long as it walks the heap: every chat's stream and the
+    health check stopped for it while the worker was busy), or it has waited long enough."""
+    return owed_since is not None and (runs == 0 or now - owed_since >= RELEASE_WAIT_SECONDS)
+
+
 async def evict_left_tabs(app: Any) -> None:
     """A lifespan task (Reflex passes ``app``): sweep every ``SWEEP_SECONDS``."""
     manager = app.state_manager
     if not isinstance(manager, StateManagerDisk):
         return  # Redis (its own expiry) or the in-memory manager (no copy elsewhere)
+    owed_since: float | None = None  # when states were dropped whose memory is not given back
     while True:
         await asyncio.sleep(SWEEP_SECONDS)
+        now = time.time()
         try:
-            evicted = sweep(manager, _connected_tokens(app), time.time())
+            evicted = sweep(manager, _connected_tokens(app), now)
         except Exception:  # Reflex's internals moved: keep serving, stop sweeping
             _log.warning("cannot drop the states of tabs that left", exc_info=True)
             return
         if evicted:
             _log.info("dropped the in-memory states of %d tabs that left", evicted)
+            owed_since = owed_since or now
+        if release_due(owed_since, runtime.runs_here(), now):
+            owed_since = None
             await asyncio.to_thread(_release_memory)

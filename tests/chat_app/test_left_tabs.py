@@ -49,3 +49,14 @@ def test_only_tabs_gone_past_the_grace_with_nothing_pending_are_dropped() -> Non
     assert set(manager.states) == {"connected", "recent", "unwritten", "locked"}
     assert set(manager._token_last_touched) == set(manager.states)
     assert "left" not in manager._states_locks
+
+
+def test_the_memory_of_dropped_tabs_is_given_back_once_no_turn_runs() -> None:
+    """A full collection stops the whole worker while it walks the heap: it waits for a
+    moment without turns, or at most ``RELEASE_WAIT_SECONDS``."""
+    from chat_app.states.left_tabs import RELEASE_WAIT_SECONDS, release_due
+
+    assert not release_due(None, 0, 100.0)  # nothing dropped, nothing owed
+    assert not release_due(100.0, 3, 101.0)  # turns running: later
+    assert release_due(100.0, 0, 101.0)  # quiet now
+    assert release_due(100.0, 3, 100.0 + RELEASE_WAIT_SECONDS)  # never quiet: not forever
