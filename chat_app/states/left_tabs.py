@@ -10,7 +10,9 @@ restart; a turn still running for it reads it back at its next update. The memor
 held is given back (a full collection, then the C heap trimmed) once no turn runs in the
 worker (:func:`release_due`): the collection stops every chat while it walks the heap.
 
-With Redis the state lives in Redis, with its own expiry, and this does nothing.
+With Redis the state lives in Redis, with its own expiry; each event's copy read from it
+is garbage after the event, and the same release runs once turns have run and none runs
+now (:func:`_release_after_turns`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import time
 from typing import Any
 
 from reflex.istate.manager.disk import StateManagerDisk
+from reflex.istate.manager.redis import StateManagerRedis
 
 from chat_app.services import runtime
 
@@ -80,8 +83,11 @@ def release_due(owed_since: float | None, runs: int, now: float) -> bool:
 async def evict_left_tabs(app: Any) -> None:
     """A lifespan task (Reflex passes ``app``): sweep every ``SWEEP_SECONDS``."""
     manager = app.state_manager
+    if isinstance(manager, StateManagerRedis):
+        await _release_after_turns()
+        return
     if not isinstance(manager, StateManagerDisk):
-        return  # Redis (its own expiry) or the in-memory manager (no copy elsewhere)
+        return  # the in-memory manager: no copy elsewhere
     owed_since: float | None = None  # when states were dropped whose memory is not given back
     while True:
         await asyncio.sleep(SWEEP_SECONDS)
@@ -95,5 +101,21 @@ async def evict_left_tabs(app: Any) -> None:
             _log.info("dropped the in-memory states of %d tabs that left", evicted)
             owed_since = owed_since or now
         if release_due(owed_since, runtime.runs_here(), now):
+            owed_since = None
+            await asyncio.to_thread(_release_memory)
+
+
+async def _release_after_turns() -> None:
+    """With Redis every event reads its tab's state from Redis and drops it after: the copies
+    are garbage the young collections leave to the rare full one, so a worker kept what a
+    load built up. Give it back once turns have run and none runs now."""
+    owed_since: float | None = None
+    while True:
+        await asyncio.sleep(SWEEP_SECONDS)
+        now = time.time()
+        runs = runtime.runs_here()
+        if runs and owed_since is None:
+            owed_since = now
+        if release_due(owed_since, runs, now):
             owed_since = None
             await asyncio.to_thread(_release_memory)
