@@ -14,10 +14,12 @@ import reflex as rx
 
 from chat_app.db.settings import database_url
 from chat_app.services.web_security import allowed_origins
-from chat_app.serving import supervise_workers
+from chat_app.serving import refuse_opportunistic_locks, supervise_workers
 
 # A worker that dies is replaced instead of taking the whole server down.
 supervise_workers()
+# Reflex's opportunistic Redis locks lose messages across workers (chat_app/serving.py).
+refuse_opportunistic_locks()
 
 # With BATON_ALLOWED_ORIGINS set, Reflex's CORS and Socket.IO checks allow only those origins
 # too; chat_app.asgi.OriginGuard checks Origin and Host on every connection either way.

@@ -14,8 +14,14 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import logging
+import os
+from collections.abc import MutableMapping
 
-__all__ = ["GC_YOUNG_THRESHOLD", "supervise_workers", "tune_garbage_collector"]
+__all__ = ["GC_YOUNG_THRESHOLD", "refuse_opportunistic_locks", "supervise_workers",
+           "tune_garbage_collector"]
+
+_log = logging.getLogger(__name__)
 
 
 def supervise_workers() -> bool:
@@ -37,6 +43,22 @@ def supervise_workers() -> bool:
 
     # Reflex imports ``granian.server.Server`` when it starts the backend, after this ran.
     granian_server.Server = RespawningServer
+    return True
+
+
+def refuse_opportunistic_locks(env: MutableMapping[str, str] = os.environ) -> bool:
+    """Turn Reflex's ``REFLEX_OPLOCK_ENABLED`` off (with a warning) when it is set; True then.
+
+    With it a worker keeps a tab's state in memory between events and writes it to Redis
+    later; several workers then lost messages: 11 of 201 sent from 4 tabs in
+    ``tests/browser/test_scale_out.py`` were never stored. Runs in the supervisor (from
+    ``rxconfig.py``) before the workers start, so they inherit the setting.
+    """
+    value = env.get("REFLEX_OPLOCK_ENABLED", "").strip().lower()
+    if value not in {"true", "1", "yes", "y"}:
+        return False
+    _log.warning("REFLEX_OPLOCK_ENABLED is turned off: with several workers it loses messages")
+    env["REFLEX_OPLOCK_ENABLED"] = "false"
     return True
 
 
