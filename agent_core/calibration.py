@@ -195,8 +195,8 @@ class ContextEstimator:
         anchor = self._anchors.get(key)
         if anchor is None and self._seed(messages, system, tools):
             anchor = self._anchors.get(key)
-        if anchor is None and self._anchors:
-            anchor = next(reversed(self._anchors.values()))
+        if anchor is None:
+            anchor = next(reversed(self._anchors.values()), None)
         return anchor
 
     def _seed(
@@ -233,11 +233,30 @@ class ContextEstimator:
         """Forget every observation (the learned family ratios stay)."""
         self._anchors.clear()
 
+    def release(self) -> None:
+        """Between turns: keep the figures learned, not the prompts they were learned from.
+
+        Each anchor holds a call's messages and tools, and the counter its last history: kept
+        by an estimator per thread, every recent thread's whole context stayed in memory.
+        The newest observation's figures stay as the fallback anchor (the next turn's first
+        estimate reads the newest reply's stored usage first, ``_seed``); the next turn's
+        calls make anchors of their own.
+        """
+        newest = next(reversed(self._anchors.values()), None)
+        self._anchors.clear()
+        if newest is not None:
+            self._anchors[_RELEASED] = _Observation([], newest.reported, newest.counted, [])
+        self.counter.forget_history()
+
     def _result(self, tokens: int, basis: Basis) -> TokenEstimate:
         window = self.info.context_window
         return TokenEstimate(
             tokens=max(tokens, 0), window=window, fraction=max(tokens, 0) / window, basis=basis
         )
+
+
+#: The key of a released anchor: no prompt's key (a system prompt and tool ids) equals it.
+_RELEASED: Hashable = ("released",)
 
 
 def _key(system: str | None, tools: Sequence[Any] | None) -> Hashable:

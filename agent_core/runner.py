@@ -124,6 +124,14 @@ class ThreadRunner:
     def is_busy(self, thread_id: str) -> bool:
         return thread_id in self._active
 
+    def _idle(self, thread_id: str) -> None:
+        """The thread's work here ended: its estimators keep what they learned, not the
+        history and tools they counted (up to ``max_estimators`` whole contexts otherwise)."""
+        self._active.discard(thread_id)
+        for (estimated, _, _), estimator in self._estimators.items():
+            if estimated == thread_id:
+                estimator.release()
+
     def estimator(self, setup: TurnSetup) -> ContextEstimator:
         key = (setup.thread_id, setup.model_name, setup.policy.window_override)
         found = self._estimators.pop(key, None) or ContextEstimator(
@@ -174,7 +182,7 @@ class ThreadRunner:
                     abandoned, abandoned=abandoned)
                 record, opening = queued.record, queued.opening
             except BaseException:
-                self._active.discard(setup.thread_id)
+                self._idle(setup.thread_id)
                 lanes.end_start()
                 raise
             if client_id is not None:
@@ -183,12 +191,12 @@ class ThreadRunner:
                 except BaseException:  # the caller stopped listening: no turn runs
                     if opening is not None:
                         await asyncio.to_thread(opening.lock.__exit__, None, None, None)
-                        self._active.discard(setup.thread_id)
+                        self._idle(setup.thread_id)
                     lanes.end_start()
                     raise
             if opening is None:
                 lanes.end_start()
-                self._active.discard(setup.thread_id)
+                self._idle(setup.thread_id)
                 if client_id is not None and record.delivered_session_id is not None:
                     return
         async for event in self.drain(setup, cancel=cancel or asyncio.Event(), opening=opening):
@@ -231,7 +239,7 @@ class ThreadRunner:
                 finally:
                     await asyncio.to_thread(lock.__exit__, None, None, None)
         finally:
-            self._active.discard(thread_id)
+            self._idle(thread_id)
         if waits:
             for record in await asyncio.to_thread(setup.store.pending, thread_id):
                 yield events.queued(pending_id=record.id, content=record.content)
@@ -253,7 +261,7 @@ class ThreadRunner:
                 yield event
         finally:
             await asyncio.to_thread(lock.__exit__, None, None, None)
-            self._active.discard(thread_id)
+            self._idle(thread_id)
         yield {"type": "done", "data": {"cancelled": cancel.is_set()}}
 
     async def _turn_lock(self, setup: TurnSetup) -> Any:
@@ -262,7 +270,7 @@ class ThreadRunner:
         try:
             return (await take_turn_lock(enter_turn_lock, setup)).lock
         except BaseException:
-            self._active.discard(setup.thread_id)
+            self._idle(setup.thread_id)
             raise
 
     async def _turn(self, setup: TurnSetup, cancel: asyncio.Event,
@@ -405,7 +413,7 @@ class ThreadRunner:
             yield _handoff_status("done", f"Session {coordinator.session.number} started with the handoff")
         finally:
             await asyncio.to_thread(lock.__exit__, None, None, None)
-            self._active.discard(setup.thread_id)
+            self._idle(setup.thread_id)
 
     # compact now --------------------------------------------------------------------------
     async def compact_now(self, setup: TurnSetup) -> AsyncIterator[dict[str, Any]]:
@@ -442,7 +450,7 @@ class ThreadRunner:
                 yield _status("compact", "done", "Compacted the earlier part of this session")
         finally:
             await asyncio.to_thread(lock.__exit__, None, None, None)
-            self._active.discard(setup.thread_id)
+            self._idle(setup.thread_id)
 
 
 def _status(kind: str, status: str, message: str) -> dict[str, Any]:

@@ -111,6 +111,11 @@ class TokenCounter:
         # The last counted history: (messages, contents, tool_calls, total).
         self._memo: tuple[list, list, list, int] | None = None
 
+    def forget_history(self) -> None:
+        """Let go of the last counted history (the memo holds its messages, and with them
+        their cache entries); the next count walks its messages anew."""
+        self._memo = None
+
     @property
     def encoding_name(self) -> str:
         """``cl100k_base`` or ``o200k_base``."""

@@ -125,6 +125,29 @@ def test_reset_forgets_the_anchor() -> None:
     assert estimator.estimate(history).basis == "exact"
 
 
+def test_released_between_turns_it_keeps_the_figures_and_lets_the_prompt_go() -> None:
+    # An estimator per thread lives across turns: holding each call's messages and tools
+    # kept every recent thread's whole context in memory.
+    import gc
+    import weakref
+
+    estimator = ContextEstimator("claude-sonnet-4-5")
+    history = _history(6)
+    overhead = 700
+    estimator.observe(history, round(estimator.counter.count(history) * 1.15) + overhead)
+    estimator.counter.count(history)
+    next_turn = [HumanMessage(m.content) if isinstance(m, HumanMessage) else AIMessage(m.content)
+                 for m in history] + [HumanMessage("and now the tests")]
+    before = estimator.estimate(next_turn)
+    held = [weakref.ref(m) for m in history]
+    estimator.release()
+    del history
+    gc.collect()
+    assert [ref() for ref in held] == [None] * len(held)
+    after = estimator.estimate(next_turn)
+    assert (after.tokens, after.basis) == (before.tokens, before.basis)
+
+
 def test_window_override_sets_the_fraction() -> None:
     estimate = ContextEstimator("gpt-4o", window_override=1000).estimate(_history())
     assert estimate.window == 1000

@@ -145,3 +145,14 @@ async def test_a_stopped_stream_still_gives_what_it_had_produced_and_an_error_af
         async for item in _until_cancelled(failing(), asyncio.Event()):
             seen.append(item)
     assert seen == [1]
+
+
+async def test_a_finished_turn_leaves_no_context_held_by_the_threads_estimator() -> None:
+    # The runner keeps an estimator per thread (up to 512) for what it learned; the turn's
+    # messages and tools must not stay with it.
+    setup = make_setup()
+    runner = ThreadRunner()
+    await run(setup, "build a CSV parser", runner)
+    [estimator] = runner._estimators.values()
+    assert estimator.counter._memo is None
+    assert all(not a.messages and not a.tools for a in estimator._anchors.values())
