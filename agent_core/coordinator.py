@@ -291,6 +291,8 @@ class SessionCoordinator:
             trigger=trigger,
             utilization=min(max(utilization, 0.0), 1.0),
             model_name=self.setup.model_name,
+            # The session's own tokenizer sizes the handoff request, not a stand-in's.
+            count_tokens=self.estimator.counter.count_text,
             previous=previous,
             pinned=[p for p in self.store.list_files(self.setup.thread_id)
                     if any(fnmatch.fnmatch(p, g) for g in self.setup.policy.pinned_paths)],

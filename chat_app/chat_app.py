@@ -55,6 +55,13 @@ app = rx.App(
 )
 
 
+def _load_tokenizers() -> None:
+    """Before the first request: the assistants' tokenizers (chat_app.services.runtime)."""
+    from chat_app.services.runtime import load_tokenizers
+
+    load_tokenizers()
+
+
 async def _start_lane() -> None:
     """Turn starts get threads of their own and go first in the event loop's queue
     (agent_core.lanes): a new message's first words do not wait behind every other chat's
@@ -83,6 +90,7 @@ async def _resume_queued_messages() -> None:
 
 
 app.register_lifespan_task(_migrate_database)
+app.register_lifespan_task(_load_tokenizers)
 app.register_lifespan_task(_start_lane)
 app.register_lifespan_task(_tune_garbage_collector)
 app.register_lifespan_task(_resume_queued_messages)

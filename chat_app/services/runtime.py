@@ -11,26 +11,30 @@ import threading
 from functools import lru_cache
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from agent_core.agent import DEFAULT_SYSTEM_PROMPT
+from agent_core.errors import ConfigurationError
 from agent_core.history.tools import make_history_tools
 from agent_core.mcp_servers import McpServer, McpToolbox
+from agent_core.models import model_info
 from agent_core.policy import ContextPolicy, make_policy
 from agent_core.providers.registry import ResolvedModel, resolve_model
 from agent_core.runner import ThreadRunner
 from agent_core.sandbox import Sandbox
+from agent_core.tokens import get_encoding
 from agent_core.tools import command_mode, make_tools
 from agent_core.turn import TurnSetup
 from chat_app.db import mcp_servers as db_mcp
 from chat_app.db.engine import get_engine
 from chat_app.db.migrate import migrate
-from chat_app.db.models import Assistant
+from chat_app.db.models import Assistant, AssistantCreate
+from chat_app.db.repo import DEFAULT_ASSISTANT_NAME
 from chat_app.db.store import SqlStore
 from chat_app.services.context_window import EffectiveWindow, effective_window
 
 __all__ = ["engine", "store", "runner", "policy_for", "turn_setup", "window_for", "cancel_flag", "clear_cancel", "runs_here",
-           "model_for", "mcp_servers", "toolbox", "sandbox_for"]
+           "model_for", "load_tokenizers", "mcp_servers", "toolbox", "sandbox_for"]
 
 _migrated: set[str] = set()
 _migrate_lock = threading.Lock()
@@ -61,6 +65,30 @@ def store() -> SqlStore:
 @lru_cache(maxsize=1)
 def runner() -> ThreadRunner:
     return ThreadRunner()
+
+
+def load_tokenizers() -> list[str]:
+    """Load the tokenizers the assistants' chats count with; their names, sorted.
+
+    A tokenizer's tables are 35 MB (``cl100k_base``) to 80 MB (``o200k_base``) for the life of
+    the process. Loaded by the first chat, they were built amid that chat's short-lived
+    objects, whose freed blocks then stayed pinned in the allocator's arenas beside them, and
+    the chat waited for them. Called before the first request (the app's lifespan); an
+    assistant added later with another model loads its tokenizer at its first chat.
+    """
+    with Session(engine()) as db:
+        specs = list(db.exec(select(Assistant.model)).all())
+    if not specs:  # the default assistant is made with the first chat
+        specs = [AssistantCreate(name=DEFAULT_ASSISTANT_NAME).model]
+    names = set()
+    for spec in specs:
+        try:
+            names.add(model_info((spec or "").strip() or "simulator").encoding)
+        except ConfigurationError:
+            continue  # a bad model name is refused where the assistant is used
+    for name in names:
+        get_encoding(name)
+    return sorted(names)
 
 
 def model_for(assistant: Assistant) -> ResolvedModel:

@@ -404,3 +404,27 @@ def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(datab
     assert not asyncio.run(live.is_running(thread.id))
     _, strangers = asyncio.run(watched("someone-else"))
     assert strangers == []
+
+
+def test_the_assistants_tokenizers_are_loaded_before_the_first_chat(tmp_path, monkeypatch) -> None:
+    from sqlmodel import Session
+
+    from agent_core.tokens import get_encoding
+    from chat_app.db import repo
+    from chat_app.db.models import AssistantCreate
+    from chat_app.services import runtime
+
+    url = f"sqlite:///{tmp_path}/baton.db"
+    monkeypatch.setenv("REFLEX_DB_URL", url)
+    get_encoding.cache_clear()
+    try:
+        # No assistant yet: the default one the first chat makes runs on the simulator.
+        assert runtime.load_tokenizers() == ["cl100k_base"]
+        assert get_encoding.cache_info().currsize == 1
+        with Session(runtime.engine()) as db:
+            repo.create_assistant(session=db, data=AssistantCreate(name="Omni", model="openai:gpt-4o"))
+            repo.create_assistant(session=db, data=AssistantCreate(name="Sim", model="simulator"))
+        assert runtime.load_tokenizers() == ["cl100k_base", "o200k_base"]
+        assert get_encoding.cache_info().currsize == 2
+    finally:
+        dispose_engine(url)
