@@ -82,6 +82,23 @@ async def _tune_garbage_collector() -> None:
     tune_garbage_collector()
 
 
+async def _hand_turns_to_a_process() -> None:
+    """With one backend worker (the default), turns run in a process of their own beside it
+    (chat_app.services.turn_process): the pages keep one core, the turns get the other."""
+    import asyncio
+
+    from chat_app.db.settings import turn_process_enabled
+    from chat_app.services import turn_process
+
+    if not turn_process_enabled():
+        return
+    turn_process.start()
+    try:
+        await asyncio.Event().wait()  # until the server shuts down
+    finally:
+        turn_process.stop()
+
+
 async def _resume_queued_messages() -> None:
     """Answer messages that were queued but not delivered when the backend last stopped."""
     from chat_app.services.chat import resume_all_queued
@@ -93,6 +110,7 @@ app.register_lifespan_task(_migrate_database)
 app.register_lifespan_task(_load_tokenizers)
 app.register_lifespan_task(_start_lane)
 app.register_lifespan_task(_tune_garbage_collector)
+app.register_lifespan_task(_hand_turns_to_a_process)
 app.register_lifespan_task(_resume_queued_messages)
 app.register_lifespan_task(evict_left_tabs)
 # The tab is named after the chat, and follows a rename or the naming by a first message.

@@ -12,14 +12,16 @@ workers; granian itself still exits on a crash loop (the same worker dying withi
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import importlib.util
 import logging
 import os
 from collections.abc import MutableMapping
 
-__all__ = ["GC_YOUNG_THRESHOLD", "refuse_opportunistic_locks", "supervise_workers",
-           "tune_garbage_collector"]
+__all__ = ["GC_YOUNG_THRESHOLD", "refuse_opportunistic_locks", "release_memory",
+           "supervise_workers", "tune_garbage_collector"]
 
 _log = logging.getLogger(__name__)
 
@@ -83,3 +85,12 @@ def tune_garbage_collector() -> None:
     gc.freeze()
     _, middle, old = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
+
+
+def release_memory() -> None:
+    """Give freed memory back to the system: collected, then the C heap trimmed (glibc)."""
+    gc.collect()
+    libc = ctypes.util.find_library("c")
+    trim = getattr(ctypes.CDLL(libc), "malloc_trim", None) if libc else None
+    if trim is not None:
+        trim(0)

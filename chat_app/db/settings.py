@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["DEFAULT_DB_URL", "backend_workers", "database_url", "normalize_url", "pool_settings"]
+__all__ = ["DEFAULT_DB_URL", "backend_workers", "database_url", "normalize_url", "pool_settings",
+           "turn_process_enabled"]
 
 DEFAULT_DB_URL = "sqlite:///baton.db"
 
@@ -49,17 +50,29 @@ def backend_workers(env: dict[str, str] | None = None) -> int:
     return min((os.cpu_count() or 1) * 2 + 1, _REFLEX_MAX_WORKERS)
 
 
+def turn_process_enabled(env: dict[str, str] | None = None) -> bool:
+    """Whether each backend worker runs its turns in a process of its own
+    (``chat_app.services.turn_process``): ``BATON_TURN_PROCESS`` ``on`` or ``off``; by default
+    on with one backend worker, and off with several, which already spread over the cores."""
+    env = os.environ if env is None else env
+    value = env.get("BATON_TURN_PROCESS", "").strip().lower()
+    if value in {"on", "off"}:
+        return value == "on"
+    return backend_workers(env) == 1
+
+
 def pool_settings(env: dict[str, str] | None = None) -> dict[str, int]:
     """PostgreSQL pool size per worker, derived from the workers and the connection budget.
 
-    ``BATON_DB_CONNECTIONS`` (default 80) is shared by every worker; each gets an equal part
-    (at least 4), two thirds kept open and the rest as overflow. A request that finds its
+    ``BATON_DB_CONNECTIONS`` (default 80) is shared by every worker and its turn process; each
+    process gets an equal part (at least 4), two thirds kept open and the rest as overflow. A request that finds its
     worker's pool exhausted waits ``BATON_DB_POOL_TIMEOUT`` seconds (default 10), then fails
     with a "database busy" error the chat shows, instead of hanging.
     """
     env = os.environ if env is None else env
     budget = int(env.get("BATON_DB_CONNECTIONS", DEFAULT_CONNECTION_BUDGET))
-    per_worker = max(4, budget // backend_workers(env))
+    processes = backend_workers(env) * (2 if turn_process_enabled(env) else 1)
+    per_worker = max(4, budget // processes)
     size = max(2, per_worker * 2 // 3)
     return {"pool_size": size, "max_overflow": per_worker - size,
             "pool_timeout": int(env.get("BATON_DB_POOL_TIMEOUT", "10"))}

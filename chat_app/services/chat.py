@@ -8,6 +8,7 @@ Yields plain event dicts for the UI: ``title``, ``item``,
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import re
@@ -29,7 +30,7 @@ from agent_core.turn import TurnSetup
 from agent_core.validation import validate_user_message
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
-from chat_app.services import context_window, importing, live, runtime
+from chat_app.services import context_window, importing, live, runtime, turn_process
 from chat_app.services.live import new_run_id
 from chat_app.services.run_events import Translator, expand
 from chat_app.services.stops import stop, stoppable
@@ -37,7 +38,7 @@ from chat_app.services.threads import misconfigured
 from chat_app.services.titles import DEFAULT_TITLE, title_from_message
 from chat_app.services.views import TimelineItem
 
-__all__ = ["send_message", "run_handoff", "resume_queued", "resume_detached", "stop", "validate_message",
+__all__ = ["send_message", "send_here", "resume_here", "OWNED", "run_handoff", "resume_queued", "resume_detached", "stop", "validate_message",
            "parse_command", "new_run_id", "check_fits"]
 
 _log = logging.getLogger(__name__)
@@ -202,18 +203,53 @@ async def send_message(owner: str, thread_id: str, text: str, client_id: str | N
     ``client_id`` is the browser's id for the message: sending it again (a retry after a lost
     acknowledgement or a crash) stores nothing twice. A refusal names it, so the browser
     forgets its copy (the text stays in the composer). The run's events are published
-    under ``run_id`` to the thread's other tabs.
+    under ``run_id`` to the thread's other tabs. In the app the run goes to the turn
+    process (:mod:`chat_app.services.turn_process`); elsewhere it runs here.
     """
+    if turn_process.serves():
+        run = turn_process.stream("send", thread_id, owner=owner, text=text, client_id=client_id)
+    else:
+        run = send_here(owner, thread_id, text, client_id)
+    async with contextlib.aclosing(_relayed(thread_id, run_id, run)) as events:
+        async for event in events:
+            yield event
+
+
+# The first event of a run (from send_here or resume_here) when the thread is the owner's:
+# only then is the run relayed to the thread's other tabs. Never shown.
+OWNED = {"type": "owned", "data": {}}
+
+
+async def _relayed(thread_id: str, run_id: str | None,
+                   run: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+    async with contextlib.aclosing(run):
+        first = await anext(run, None)
+        if first is None:
+            return
+        if first == OWNED:
+            events = live.relay(thread_id, run_id or new_run_id(), run)
+        else:
+            yield first
+            events = run
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
+
+
+async def send_here(owner: str, thread_id: str, text: str,
+                    client_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
+    """:func:`send_message`'s run in this process, unrelayed: :data:`OWNED` first when the
+    thread is the owner's, then the run's events."""
     lanes.begin_start()  # until the turn's first output: see agent_core.lanes
     # The reads and checks before the turn are one trip off the event loop: under load a
     # write waits for SQLite's lock (every tab of the worker would wait with it), and each
     # trip waits its turn on the loop when it comes back.
     prepared = await asyncio.to_thread(_prepare_send, owner, thread_id, text, client_id)
-    stream = _send_prepared(prepared, thread_id, client_id)
-    if prepared.owned:  # only the thread's owner's runs are relayed to its other tabs
-        stream = live.relay(thread_id, run_id or new_run_id(), stream)
-    async for event in stream:
-        yield event
+    if prepared.owned:
+        yield OWNED
+    async with contextlib.aclosing(_send_prepared(prepared, thread_id, client_id)) as events:
+        async for event in events:
+            yield event
 
 
 @dataclasses.dataclass
@@ -316,18 +352,32 @@ async def resume_queued(owner: str, thread_id: str,
     """Deliver and answer messages left queued (the backend stopped before their turn).
 
     Nothing happens while this process already runs the thread; another process running it
-    holds the thread's turn lock, so this waits for it and then finds the queue empty.
+    holds the thread's turn lock, so this waits for it and then finds the queue empty. In
+    the app it runs in the turn process, as a send does.
     """
+    if turn_process.serves():
+        run = turn_process.stream("resume", thread_id, owner=owner)
+    else:
+        run = resume_here(owner, thread_id)
+    async with contextlib.aclosing(_relayed(thread_id, run_id, run)) as events:
+        async for event in events:
+            yield event
+
+
+async def resume_here(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any]]:
+    """:func:`resume_queued`'s run in this process, unrelayed: nothing when no message of
+    the owner's thread waits, else :data:`OWNED` and the run's events."""
     if runtime.runner().is_busy(thread_id):
         return
     lanes.begin_start()
     found = await asyncio.to_thread(_prepare_resume, owner, thread_id)
     if found is None:
         return
+    yield OWNED
     setup, label = found
-    async for event in live.relay(thread_id, run_id or new_run_id(),
-                                  _resume_prepared(thread_id, setup, label)):
-        yield event
+    async with contextlib.aclosing(_resume_prepared(thread_id, setup, label)) as events:
+        async for event in events:
+            yield event
 
 
 def _prepare_resume(owner: str, thread_id: str) -> tuple[TurnSetup, str] | None:

@@ -57,7 +57,7 @@ async def _idle(thread_id: str) -> None:
     if await asyncio.to_thread(importing.is_imported, thread_id):
         raise ReplyRefused(importing.READ_ONLY)
     store = runtime.store()
-    if runtime.runner().is_busy(thread_id) or await live.is_running(thread_id):
+    if runtime.is_busy(thread_id) or await live.is_running(thread_id):
         raise ReplyRefused("The agent is working; wait for it to finish (or stop it) first.")
     if await asyncio.to_thread(store.pending, thread_id):
         raise ReplyRefused("Messages are waiting to be answered; regenerate after them.")

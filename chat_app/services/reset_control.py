@@ -188,7 +188,7 @@ async def settle_review(owner: str | None, thread_id: str, form: dict[str, Any] 
     if found is None:
         raise ReviewRefused("This chat cannot run right now.")
     setup, label = found
-    if runtime.runner().is_busy(thread_id):
+    if runtime.is_busy(thread_id):
         raise ReviewRefused("The chat is busy; try again in a moment.")
     session = setup.store.current_session(thread_id)
     waiting = pending_review(setup.store, session)

@@ -31,9 +31,11 @@ from chat_app.db.migrate import migrate
 from chat_app.db.models import Assistant, AssistantCreate
 from chat_app.db.repo import DEFAULT_ASSISTANT_NAME
 from chat_app.db.store import SqlStore
+from chat_app.services import turn_process
 from chat_app.services.context_window import EffectiveWindow, effective_window
 
 __all__ = ["engine", "store", "runner", "policy_for", "turn_setup", "window_for", "cancel_flag", "clear_cancel", "runs_here",
+           "is_busy", "request_stop",
            "model_for", "load_tokenizers", "mcp_servers", "toolbox", "sandbox_for"]
 
 _migrated: set[str] = set()
@@ -175,8 +177,15 @@ def cancel_flag(thread_id: str) -> asyncio.Event:
 
 
 def runs_here() -> int:
-    """How many turns (or handoffs) of this process are running now."""
-    return len(_cancel)
+    """How many turns (or handoffs) of this process are running now, those it has handed
+    to its turn process included."""
+    return len(_cancel) + turn_process.active_runs()
+
+
+def is_busy(thread_id: str) -> bool:
+    """Whether this process runs something of ``thread_id`` now, itself or in its turn
+    process (another worker's turn holds the thread's turn lock instead)."""
+    return runner().is_busy(thread_id) or turn_process.is_busy(thread_id)
 
 
 def clear_cancel(thread_id: str, flag: asyncio.Event) -> None:

@@ -22,7 +22,7 @@ from sqlmodel import Session
 
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
-from chat_app.services import runtime
+from chat_app.services import runtime, turn_process
 
 __all__ = ["STOP_POLL_SECONDS", "stop", "stoppable"]
 
@@ -34,7 +34,7 @@ STOP_POLL_SECONDS = 0.5
 
 def stop(thread_id: str) -> bool:
     """Stop the thread's running turn (or handoff), in this process or in any other worker."""
-    here = runtime.request_stop(thread_id)
+    here = runtime.request_stop(thread_id) | turn_process.request_stop(thread_id)
     with Session(write_engine(runtime.engine())) as db:
         counted = repo.request_stop(session=db, thread_id=thread_id)
     return here or counted

@@ -29,7 +29,7 @@ def undo_marker(owner: str | None, thread_id: str, marker_id: str) -> str:
     """Undo the edit behind the marker row ``marker_id``; returns the note to show."""
     if owned_thread(owner, thread_id) is None:
         raise UndoRefused("That chat no longer exists.")
-    if runtime.runner().is_busy(thread_id):
+    if runtime.is_busy(thread_id):
         raise UndoRefused("The agent is working; undo once it has stopped.")
     store = runtime.store()
     session = store.current_session(thread_id)
@@ -53,7 +53,7 @@ def undo_handoff(owner: str | None, thread_id: str, session_number: int) -> str:
     """Undo the ``/handoff`` that opened session ``session_number``; returns the note shown."""
     if owned_thread(owner, thread_id) is None:
         raise UndoRefused("That chat no longer exists.")
-    if runtime.runner().is_busy(thread_id):
+    if runtime.is_busy(thread_id):
         raise UndoRefused("The agent is working; undo once it has stopped.")
     store = runtime.store()
     current = store.current_session(thread_id)

@@ -18,9 +18,6 @@ now (:func:`_release_after_turns`).
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import ctypes.util
-import gc
 import logging
 import time
 from typing import Any
@@ -29,6 +26,7 @@ from reflex.istate.manager.disk import StateManagerDisk
 from reflex.istate.manager.redis import StateManagerRedis
 
 from chat_app.services import runtime
+from chat_app.serving import release_memory
 
 __all__ = ["evict_left_tabs", "sweep", "release_due", "SWEEP_SECONDS", "GRACE_SECONDS",
            "RELEASE_WAIT_SECONDS"]
@@ -64,15 +62,6 @@ def _connected_tokens(app: Any) -> set[str]:
     return set(app.event_namespace._token_manager.token_to_socket)
 
 
-def _release_memory() -> None:
-    """Give freed memory back to the system: collected, then the C heap trimmed (glibc)."""
-    gc.collect()
-    libc = ctypes.util.find_library("c")
-    trim = getattr(ctypes.CDLL(libc), "malloc_trim", None) if libc else None
-    if trim is not None:
-        trim(0)
-
-
 def release_due(owed_since: float | None, runs: int, now: float) -> bool:
     """Whether to give memory back now: some is owed, and no turn runs here (a full
     collection holds the GIL for as long as it walks the heap: every chat's stream and the
@@ -102,7 +91,7 @@ async def evict_left_tabs(app: Any) -> None:
             owed_since = owed_since or now
         if release_due(owed_since, runtime.runs_here(), now):
             owed_since = None
-            await asyncio.to_thread(_release_memory)
+            await asyncio.to_thread(release_memory)
 
 
 async def _release_after_turns() -> None:
@@ -118,4 +107,4 @@ async def _release_after_turns() -> None:
             owed_since = now
         if release_due(owed_since, runs, now):
             owed_since = None
-            await asyncio.to_thread(_release_memory)
+            await asyncio.to_thread(release_memory)

@@ -79,7 +79,7 @@ def test_with_redis_a_worker_gives_back_what_its_turns_left_once_none_runs(monke
 
     monkeypatch.setattr(left_tabs, "SWEEP_SECONDS", 0.001)
     monkeypatch.setattr(left_tabs.runtime, "runs_here", runs_here)
-    monkeypatch.setattr(left_tabs, "_release_memory", lambda: released.append(len(seen)))
+    monkeypatch.setattr(left_tabs, "release_memory", lambda: released.append(len(seen)))
 
     class _App:
         state_manager = StateManagerRedis.__new__(StateManagerRedis)

@@ -1,0 +1,222 @@
+"""Turns run in a process of their own beside the web worker (the *turn process*).
+
+One worker process runs Python one thread at a time. Under many chats its one core did
+everything: Reflex's events and the state changes sent to every tab, and the agent's turns
+(the graph, the model's stream, the store's writes), so a new message's first words waited
+behind all of it while the machine's other core stayed idle. With the turn process on, the
+worker keeps the pages and hands every send and every resume of queued messages to a child
+process (``python -m chat_app.services.turn_worker``) over a private socket pair; the
+child streams the run's UI events back and the worker relays them to the tab that asked and
+to the thread's other tabs (``live.relay``) exactly as it did for a run of its own.
+
+Nothing durable lives in the child: messages are queued in the database before a turn
+takes them, turn locks are the store's (a file lock or a lease, both across processes), Stop
+is counted on the thread's row (and forwarded at once). If the child dies, the runs it had
+end with a message saying so, and the next send starts a new child; a message it had not
+answered is answered when its chat is next opened, as after a crash of the worker. If the
+worker dies, the child sees its socket close and exits at once.
+
+The frames are pickles (one per message, each behind a 4-byte length): both ends are this
+code base and the socket pair is private to them, never a network socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import pickle
+import socket
+import struct
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+__all__ = ["Channel", "TurnProcessError", "ENDED_MESSAGE", "WORKER_MODULE", "start", "stop",
+           "serves", "stream", "request_stop", "is_busy", "active_runs"]
+
+_log = logging.getLogger(__name__)
+_HEADER = struct.Struct("!I")
+WORKER_MODULE = "chat_app.services.turn_worker"
+ENDED_MESSAGE = ("The process running this chat's turns stopped. What was stored is kept; a "
+                 "message not yet answered is answered when the chat is next opened.")
+
+
+class TurnProcessError(Exception):
+    """A run failed in the turn process; its text is the error the run raised there."""
+
+
+class Channel:
+    """Messages (any picklable value) over one stream, both ways. What is posted within one
+    turn of the event loop leaves in one write."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self._outbox = bytearray()
+
+    def post(self, message: Any) -> None:
+        """Queue ``message``; raises (pickle's error) if it cannot be sent, sending nothing."""
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        if not self._outbox:
+            asyncio.get_running_loop().call_soon(self._flush)
+        self._outbox += _HEADER.pack(len(data))
+        self._outbox += data
+
+    def _flush(self) -> None:
+        if self._outbox and not self.writer.is_closing():
+            self.writer.write(bytes(self._outbox))
+        self._outbox.clear()
+
+    async def receive(self) -> Any:
+        """The next message; ``asyncio.IncompleteReadError`` once the other end has gone."""
+        size = _HEADER.unpack(await self.reader.readexactly(_HEADER.size))[0]
+        return pickle.loads(await self.reader.readexactly(size))
+
+    def close(self) -> None:
+        self._flush()
+        self.writer.close()
+
+
+class _Client:
+    """The worker's side: the child process, the runs it has, and their queues."""
+
+    def __init__(self) -> None:
+        self.channel: Channel | None = None
+        self.process: asyncio.subprocess.Process | None = None
+        self.runs: dict[int, tuple[str, asyncio.Queue]] = {}
+        self.ids = itertools.count(1)
+        self.spawning: asyncio.Lock = asyncio.Lock()
+
+    async def ready(self) -> Channel:
+        """The channel to a running child, started first when there is none."""
+        if self.channel is not None:
+            return self.channel
+        async with self.spawning:
+            if self.channel is None:
+                await self._spawn()
+        assert self.channel is not None
+        return self.channel
+
+    async def _spawn(self) -> None:
+        ours, theirs = socket.socketpair()
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", WORKER_MODULE, str(theirs.fileno()),
+                pass_fds=(theirs.fileno(),), stdin=asyncio.subprocess.DEVNULL)
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        reader, writer = await asyncio.open_unix_connection(sock=ours)
+        # Requests posted before the child has loaded wait in the socket's buffer.
+        self.channel = Channel(reader, writer)
+        asyncio.create_task(self._read(self.channel, self.process), name="baton-turn-process")
+        _log.info("turn process %d started", self.process.pid)
+
+    async def _read(self, channel: Channel, process: asyncio.subprocess.Process) -> None:
+        try:
+            while True:
+                run, kind, payload = await channel.receive()
+                found = self.runs.get(run)
+                if found is not None:
+                    found[1].put_nowait((kind, payload))
+        except (asyncio.IncompleteReadError, ConnectionError, OSError):
+            pass
+        finally:
+            if self.channel is channel:
+                self.channel = None
+            with contextlib.suppress(Exception):
+                channel.close()
+            code = await process.wait() if process.returncode is None else process.returncode
+            if self.runs:
+                _log.warning("the turn process %d ended (exit %s) with %d runs going",
+                             process.pid, code, len(self.runs))
+            for _, queue in list(self.runs.values()):
+                queue.put_nowait(("lost", None))
+
+    def stop(self) -> None:
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
+        if self.process is not None and self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+
+
+_client: _Client | None = None
+
+
+def start() -> None:
+    """Hand this process's turns to a turn process from now on (the app's start-up calls it;
+    tests and the command line never do, and run turns in their own process). The child is
+    started at once, so its imports are done before the first message."""
+    global _client
+    if _client is None:
+        _client = _Client()
+    asyncio.get_running_loop().create_task(_client.ready())
+
+
+def stop() -> None:
+    """Stop handing turns over and end the child (the app's shutdown)."""
+    global _client
+    if _client is not None:
+        _client.stop()
+        _client = None
+
+
+def serves() -> bool:
+    """Whether this process hands its turns to a turn process."""
+    return _client is not None
+
+
+def is_busy(thread_id: str) -> bool:
+    """Whether the turn process runs something of ``thread_id`` for this worker now."""
+    return _client is not None and any(t == thread_id for t, _ in _client.runs.values())
+
+
+def active_runs() -> int:
+    """How many runs this worker has going in the turn process."""
+    return len(_client.runs) if _client is not None else 0
+
+
+def request_stop(thread_id: str) -> bool:
+    """Forward a Stop to the turn process when it runs something of ``thread_id``."""
+    client = _client
+    if client is None or client.channel is None or not is_busy(thread_id):
+        return False
+    client.channel.post((0, "stop", {"thread_id": thread_id}))
+    return True
+
+
+async def stream(op: str, thread_id: str, **args: Any) -> AsyncIterator[dict[str, Any]]:
+    """The events of run ``op`` (``send``, ``resume``: ``turn_worker.OPS``) on ``thread_id``,
+    run in the turn process. Closing it early closes the run there, as closing the run's
+    own stream would have; if the child dies meanwhile, an error event says so and it ends."""
+    client = _client
+    if client is None:
+        raise RuntimeError("the turn process is not started in this process")
+    channel = await client.ready()
+    run = next(client.ids)
+    queue: asyncio.Queue = asyncio.Queue()
+    client.runs[run] = (thread_id, queue)
+    ended = False
+    try:
+        channel.post((run, op, {"thread_id": thread_id, **args}))
+        while True:
+            kind, payload = await queue.get()
+            if kind == "event":
+                yield payload
+                continue
+            ended = True
+            if kind == "error":
+                raise TurnProcessError(payload)
+            if kind == "lost":
+                yield {"type": "error", "data": {"message": ENDED_MESSAGE}}
+            return
+    finally:
+        client.runs.pop(run, None)
+        if not ended and client.channel is channel:
+            with contextlib.suppress(Exception):
+                channel.post((run, "close", None))

@@ -1,0 +1,119 @@
+"""The turn process: runs the sends and resumes a web worker hands it, and streams their
+events back (:mod:`chat_app.services.turn_process` says why and how).
+
+Started by the worker as ``python -m chat_app.services.turn_worker FD``, where ``FD`` is its
+end of a private socket pair. It serves until that socket closes (the worker ended, or was
+killed), then exits at once: its turns end with it, as they would have ended with the
+worker, and their locks go with the process (a lease expires).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import sys
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from agent_core import install_log_redaction
+from agent_core.lanes import LaneExecutor, starts_first
+from agent_core.redaction import known_secrets, redact_text
+from chat_app.services import chat, runtime
+from chat_app.services.turn_process import Channel
+from chat_app.serving import release_memory, tune_garbage_collector
+
+__all__ = ["OPS", "serve", "main"]
+
+_log = logging.getLogger(__name__)
+
+#: What a worker may ask for: the run's name -> the service call that runs it here.
+OPS: dict[str, Callable[..., AsyncIterator[dict[str, Any]]]] = {
+    "send": chat.send_here,
+    "resume": chat.resume_here,
+}
+RELEASE_CHECK_SECONDS = 5.0
+
+
+async def _run(channel: Channel, run: int, op: str, args: dict[str, Any]) -> None:
+    try:
+        async with contextlib.aclosing(OPS[op](**args)) as events:
+            async for event in events:
+                channel.post((run, "event", event))
+    except asyncio.CancelledError:  # the worker stopped reading this run
+        return
+    except Exception as error:  # raised in the worker's stream, as it was raised here
+        channel.post((run, "error", redact_text(str(error), known_secrets())
+                      or type(error).__name__))
+        return
+    channel.post((run, "end", None))
+
+
+async def _release_after_runs(runs: dict[int, asyncio.Task]) -> None:
+    """Once runs have ended and none is going, give what they left back to the system
+    (a full collection holds the GIL: never while turns run)."""
+    owed = False
+    while True:
+        await asyncio.sleep(RELEASE_CHECK_SECONDS)
+        if runs or runtime.runs_here():
+            owed = True
+        elif owed:
+            owed = False
+            await asyncio.to_thread(release_memory)
+
+
+async def serve(channel: Channel) -> None:
+    """Take requests from ``channel`` until it closes."""
+    runs: dict[int, asyncio.Task] = {}
+    releaser = asyncio.create_task(_release_after_runs(runs))
+    try:
+        while True:
+            try:
+                run, op, args = await channel.receive()
+            except (asyncio.IncompleteReadError, ConnectionError, OSError):
+                return
+            if op == "close":
+                task = runs.get(run)
+                if task is not None:
+                    task.cancel()
+            elif op == "stop":
+                runtime.request_stop(args["thread_id"])
+            elif op in OPS:
+                task = asyncio.create_task(_run(channel, run, op, args), name=f"baton-turn-{run}")
+                runs[run] = task
+                task.add_done_callback(lambda _, run=run: runs.pop(run, None))
+            else:
+                channel.post((run, "error", f"unknown request {op!r}"))
+    finally:
+        releaser.cancel()
+
+
+async def _main(fd: int) -> None:
+    loop = asyncio.get_running_loop()
+    # The same start-up as the web worker's lifespan tasks (chat_app.chat_app).
+    loop.set_default_executor(LaneExecutor())
+    starts_first(loop)
+    await asyncio.to_thread(runtime.load_tokenizers)
+    tune_garbage_collector()
+    reader, writer = await asyncio.open_unix_connection(sock=socket.socket(fileno=fd))
+    await serve(Channel(reader, writer))
+    # The worker has gone. Whatever still runs (a turn, a thread in a provider call) ends
+    # with the process now: waiting for it would hold its turn lock from the worker's next
+    # turn process.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def main(argv: list[str]) -> None:
+    install_log_redaction()
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s turn-process %(levelname)s %(name)s: %(message)s")
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_main(int(argv[1])))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
