@@ -19,7 +19,9 @@ first-token p95 <= 2 s, ``/ping`` p95 <= 250 ms, memory back within 10% after th
 leave. The verdict is printed beside the figures; nothing here asserts on time.
 
 Run: ``.venv/bin/python -m bench.load [--clients 10,50,100,200] [--messages 2]
-[--backends sqlite,postgres,postgres+redis] [--timeout 300]``. PostgreSQL (trust auth on
+[--backends sqlite,postgres,postgres+redis] [--turns process,worker] [--timeout 300]``;
+``--turns process,worker`` runs each backend with its turns in a process of their own and in
+the worker, and prints their ratios side by side. PostgreSQL (trust auth on
 127.0.0.1:5432, a scratch database per run) and Redis (127.0.0.1:6379, db 9) are skipped,
 saying why, when they do not answer.
 """
@@ -504,12 +506,16 @@ def redis_db9() -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def serving(backend: str, workdir: Path) -> Iterator[tuple[object, str]]:
-    """(server, database URL) for ``backend``; the web build is shared by every backend."""
+def serving(backend: str, workdir: Path, turns: str = "default") -> Iterator[tuple[object, str]]:
+    """(server, database URL) for ``backend``; the web build is shared by every backend.
+    ``turns``: ``process`` or ``worker`` sets where turns run (``BATON_TURN_PROCESS``),
+    ``default`` leaves it to the app."""
     from tests.browser.app_server import running_app
 
     env = {"BATON_SIM_DELAY": "0.01", "BATON_SIM_WINDOW": "6000",
            "REFLEX_WEB_WORKDIR": str(workdir / "web")}
+    if turns != "default":
+        env["BATON_TURN_PROCESS"] = "on" if turns == "process" else "off"
     with contextlib.ExitStack() as stack:
         rundir = Path(tempfile.mkdtemp(prefix=f"{backend.replace('+', '-')}-", dir=workdir))
         if backend.startswith("postgres"):
@@ -555,7 +561,7 @@ def limits(result: PhaseResult, cores: int) -> list[str]:
                     "timeout")
     if result.rss_after > GOAL_MEMORY * result.rss_before:
         held = result.rss_after - result.rss_before
-        why = ("" if result.backend.endswith("+redis") else "; the tabs' states are dropped "
+        why = ("" if "+redis" in result.backend else "; the tabs' states are dropped "
                "5 s after they leave (chat_app/states/left_tabs.py): docs/architecture.md "
                "says what stays")
         said.append(f"memory held {held:.0f} MB more {AFTER_SECONDS:.0f} s after the chats left "
@@ -574,7 +580,7 @@ def _ms(samples: list[float], pick) -> str:
 
 
 def print_report(results: list[PhaseResult], cores: int) -> None:
-    print(f"\n{'backend':15s} {'N':>4s} {'1st p50':>7s} {'1st p95':>7s} {'answered':>9s} "
+    print(f"\n{'backend':22s} {'N':>4s} {'1st p50':>7s} {'1st p95':>7s} {'answered':>9s} "
           f"{'lost':>4s} {'ping95':>7s} {'RSS before/peak/after MB':>25s} {'after/bef':>9s} "
           f"{'server':>6s} {'thread':>6s} {'client':>6s} {'machine':>7s} {'secs':>5s}  "
           f"goals (N={GOAL_N})")
@@ -582,7 +588,7 @@ def print_report(results: list[PhaseResult], cores: int) -> None:
         answered = f"{r.answered}/{r.sent}"
         rss = f"{r.rss_before:.0f}/{r.rss_peak:.0f}/{r.rss_after:.0f}"
         misses = goal_misses(r)
-        print(f"{r.backend:15s} {r.clients:4d} {_ms(r.first_tokens, statistics.median)} "
+        print(f"{r.backend:22s} {r.clients:4d} {_ms(r.first_tokens, statistics.median)} "
               f"{_ms(r.first_tokens, p95)} {answered:>9s} {r.sent - r.stored:4d} "
               f"{_ms(r.ping, p95)} {rss:>25s} {r.rss_after / r.rss_before:9.2f} "
               f"{r.cpu.server:6.2f} {r.cpu.busiest_thread:6.2f} {r.cpu.client:6.2f} "
@@ -590,10 +596,35 @@ def print_report(results: list[PhaseResult], cores: int) -> None:
               f"{'met' if not misses else '; '.join(misses)}")
     print("(latencies in ms; lost = sent but not stored; cpu columns: cores kept busy over the\n"
           " phase by the server's processes, its busiest thread, this client, the whole machine)")
+    print_turn_ratios(results)
     print("\nWhat limited it:")
     for r in results:
         for line in limits(r, cores):
             print(f"  {r.backend} N={r.clients}: {line}")
+
+
+def print_turn_ratios(results: list[PhaseResult]) -> None:
+    """Turns in a process of their own against turns in the worker, for each backend and N
+    run both ways (``--turns process,worker``)."""
+    by_label = {(r.backend, r.clients): r for r in results}
+    lines = []
+    for (label, clients), there in by_label.items():
+        backend, _, turns = label.partition(" ")
+        here = by_label.get((f"{backend} turns-in-worker", clients))
+        if turns != "turns-in-process" or here is None:
+            continue
+        ratios = []
+        for name, pick in (("first-token p50", lambda r: statistics.median(r.first_tokens)),
+                           ("first-token p95", lambda r: p95(r.first_tokens)),
+                           ("/ping p95", lambda r: p95(r.ping)),
+                           ("phase seconds", lambda r: r.seconds),
+                           ("RSS after/before", lambda r: r.rss_after / r.rss_before)):
+            with contextlib.suppress(ValueError, ZeroDivisionError, statistics.StatisticsError):
+                ratios.append(f"{name} {pick(there) / pick(here):.2f}x")
+        lines.append(f"  {backend} N={clients}: " + ", ".join(ratios))
+    if lines:
+        print("\nTurns in a process of their own, as a ratio of turns in the worker (side by side):")
+        print("\n".join(lines))
 
 
 # ----- entry point -------------------------------------------------------------------------
@@ -616,7 +647,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="seconds over which a phase's clients start (default 2)")
     parser.add_argument("--grace", type=float, default=10.0,
                         help="seconds to wait for the store to catch up (default 10)")
+    parser.add_argument("--turns", default="default",
+                        help="where turns run, comma-separated, of process, worker, default "
+                             "(the app's choice: a process with one worker); 'process,worker' "
+                             "runs each backend both ways and prints their ratios")
     options = parser.parse_args(argv)
+    options.turns = [t.strip() for t in options.turns.split(",") if t.strip()]
+    if set(options.turns) - {"process", "worker", "default"}:
+        parser.error("--turns takes process, worker or default")
     options.backends = [b.strip() for b in options.backends.split(",") if b.strip()]
     unknown = set(options.backends) - set(BACKENDS)
     if unknown:
@@ -641,12 +679,15 @@ def main(argv: list[str] | None = None) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="baton-bench-load-"))
     results: list[PhaseResult] = []
     for backend in options.backends:
-        print(f"{backend}: starting the server (the first build takes about a minute)…", flush=True)
-        try:
-            with serving(backend, workdir) as (server, db_url):
-                results += asyncio.run(_run_backend(backend, server, db_url, options))
-        except Exception as error:  # a backend that is not running is reported, not fatal
-            print(f"{backend}: skipped ({type(error).__name__}: {str(error)[:300]})", flush=True)
+        for turns in options.turns:
+            label = backend if turns == "default" else f"{backend} turns-in-{turns}"
+            print(f"{label}: starting the server (the first build takes about a minute)…",
+                  flush=True)
+            try:
+                with serving(backend, workdir, turns) as (server, db_url):
+                    results += asyncio.run(_run_backend(label, server, db_url, options))
+            except Exception as error:  # a backend that is not running is reported, not fatal
+                print(f"{label}: skipped ({type(error).__name__}: {str(error)[:300]})", flush=True)
     if results:
         print_report(results, cores)
 

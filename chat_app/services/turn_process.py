@@ -87,6 +87,11 @@ class _Client:
         self.runs: dict[int, tuple[str, asyncio.Queue]] = {}
         self.ids = itertools.count(1)
         self.spawning: asyncio.Lock = asyncio.Lock()
+        self.tasks: set[asyncio.Task] = set()  # held until done: the loop keeps weak references
+
+    def keep(self, task: asyncio.Task) -> None:
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     async def ready(self) -> Channel:
         """The channel to a running child, started first when there is none."""
@@ -112,7 +117,8 @@ class _Client:
         reader, writer = await asyncio.open_unix_connection(sock=ours)
         # Requests posted before the child has loaded wait in the socket's buffer.
         self.channel = Channel(reader, writer)
-        asyncio.create_task(self._read(self.channel, self.process), name="baton-turn-process")
+        self.keep(asyncio.create_task(self._read(self.channel, self.process),
+                                      name="baton-turn-process"))
         _log.info("turn process %d started", self.process.pid)
 
     async def _read(self, channel: Channel, process: asyncio.subprocess.Process) -> None:
@@ -155,7 +161,15 @@ def start() -> None:
     global _client
     if _client is None:
         _client = _Client()
-    asyncio.get_running_loop().create_task(_client.ready())
+    client = _client
+
+    async def spawn() -> None:
+        try:
+            await client.ready()
+        except Exception:  # the first run tries again, and says why if it fails too
+            _log.warning("could not start the turn process", exc_info=True)
+
+    client.keep(asyncio.get_running_loop().create_task(spawn(), name="baton-turn-process-start"))
 
 
 def stop() -> None:

@@ -1,0 +1,214 @@
+"""Turns handed to the turn process (chat_app.services.turn_process): a real child process on
+a real SQLite database, with the simulator."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+
+import pytest
+
+from chat_app.db.engine import dispose_engine
+from chat_app.services import turn_process
+
+
+@pytest.fixture
+def database(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path}/baton.db"
+    monkeypatch.setenv("REFLEX_DB_URL", url)  # the child inherits the environment
+    monkeypatch.setenv("BATON_SIM_DELAY", "0")
+    monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
+    monkeypatch.delenv("REFLEX_REDIS_URL", raising=False)
+    from chat_app.services import runtime
+
+    runtime._store_for.cache_clear()
+    runtime.runner.cache_clear()
+    yield url
+    runtime._store_for.cache_clear()
+    dispose_engine(url)
+
+
+def _in_turn_process(work):
+    """Run ``work()`` (a coroutine function) with this process's turns handed over."""
+    async def run():
+        turn_process.start()
+        try:
+            return await work()
+        finally:
+            turn_process.stop()
+
+    return asyncio.run(run())
+
+
+def _child_pid() -> int:
+    client = turn_process._client
+    assert client is not None and client.process is not None
+    return client.process.pid
+
+
+def _shown(events: list[dict]) -> tuple[list[str], str]:
+    return ([e["type"] for e in events if e["type"] != "token"],
+            "".join(e["data"]["text"] for e in events if e["type"] == "token"))
+
+
+def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database) -> None:
+    from chat_app.services import chat, live, runtime, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    here, there = threads.create_thread(owner, "here"), threads.create_thread(owner, "there")
+    text = "Build a CSV parser for invoices"
+
+    async def drain(thread_id: str) -> tuple[list[dict], list[dict]]:
+        async with live.watch(thread_id) as queue:
+            own = [e async for e in chat.send_message(owner, thread_id, text, "tab.1.a", "run-1")]
+            seen = [queue.get_nowait() for _ in range(queue.qsize())]
+        return own, seen
+
+    local, _ = asyncio.run(drain(here.id))
+    assert not runtime.runner().is_busy(here.id)
+
+    async def handed_over():
+        result = await drain(there.id)
+        return result, _child_pid()
+
+    (remote, relayed), child = _in_turn_process(handed_over)
+    assert child != os.getpid()
+    # The simulator is deterministic: the same events, in the same order, from either process.
+    assert _shown(remote) == _shown(local)
+    assert {"item", "utilization", "context_reset", "done"} <= set(_shown(remote)[0])
+    assert _shown(remote)[1]  # and the streamed words
+    # The worker relays the child's run to the thread's other tabs, as it did its own.
+    assert relayed[0]["type"] == "run" and relayed[0]["data"]["running"]
+    assert relayed[-1]["type"] == "run" and not relayed[-1]["data"]["running"]
+    assert {e["run"] for e in relayed} == {"run-1"}
+    # Nothing of that turn ran in this process.
+    assert all(key[0] != there.id for key in runtime.runner()._estimators)
+    view = threads.load_timeline(owner, there.id)
+    assert view is not None and view.items[1].content == text
+
+
+def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_works(
+        database, monkeypatch) -> None:
+    from chat_app.services import chat, threads
+
+    monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
+    monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "Long job")
+
+    async def work():
+        events, killed = [], None
+        async for event in chat.send_message(owner, thread.id, "Build a CSV parser"):
+            events.append(event)
+            if event["type"] == "token" and killed is None:
+                killed = _child_pid()
+                os.kill(killed, signal.SIGKILL)
+        # The killed child's file lock went with it: the next send takes the thread (in a
+        # new child, which reads the environment as it is now).
+        monkeypatch.setenv("BATON_SIM_DELAY", "0")
+        after = [e async for e in chat.send_message(owner, thread.id, "carry on")]
+        return events, killed, after, _child_pid()
+
+    events, killed, after, second = _in_turn_process(work)
+    assert events[-1] == {"type": "error", "data": {"message": turn_process.ENDED_MESSAGE}}
+    assert second != killed
+    assert after[-1]["type"] == "done"
+    view = threads.load_timeline(owner, thread.id)
+    assert view is not None
+    assert [i.content for i in view.items if i.role == "user"][:2] == ["Build a CSV parser",
+                                                                      "carry on"]
+
+
+def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
+        database, monkeypatch) -> None:
+    from chat_app.services import chat, threads
+
+    monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
+    monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    stopped, closed = threads.create_thread(owner, "stopped"), threads.create_thread(owner, "closed")
+
+    async def stopped_at_first_words(thread_id: str, text: str) -> list[dict]:
+        events, pressed = [], False
+        async for event in chat.send_message(owner, thread_id, text):
+            events.append(event)
+            if event["type"] == "token" and not pressed:
+                pressed = chat.stop(thread_id)
+        assert pressed
+        return events
+
+    async def work():
+        events = await stopped_at_first_words(stopped.id, "Build a CSV parser")
+        run = chat.send_message(owner, closed.id, "Build a CSV parser")
+        async for event in run:
+            if event["type"] == "token":
+                break
+        busy_while_open = turn_process.is_busy(closed.id)
+        await run.aclose()
+        idle_after_close = not turn_process.is_busy(closed.id)
+        # Its turn was cancelled in the child: the thread's lock is free for the next send.
+        after = await stopped_at_first_words(closed.id, "carry on")
+        return events, busy_while_open, idle_after_close, after
+
+    events, busy_while_open, idle_after_close, after = _in_turn_process(work)
+    assert events[-1] == {"type": "done", "data": {"cancelled": True}}
+    assert busy_while_open and idle_after_close
+    assert after[-1] == {"type": "done", "data": {"cancelled": True}}
+
+
+_WORKER = textwrap.dedent("""
+    import asyncio, sys
+    from chat_app.services import chat, threads, turn_process
+
+    async def main():
+        turn_process.start()
+        thread = threads.create_thread("owner-x", "Long job")
+        async for event in chat.send_message("owner-x", thread.id, "Build a CSV parser"):
+            if event["type"] == "token":
+                print(turn_process._client.process.pid, thread.id, flush=True)
+                await asyncio.sleep(3600)
+
+    asyncio.run(main())
+""")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_killed_worker_takes_its_turn_process_with_it(database, monkeypatch) -> None:
+    from chat_app.services import chat
+
+    env = os.environ | {"BATON_SIM_DELAY": "0.05", "BATON_SIM_WINDOW": "200000"}
+    worker = subprocess.Popen([sys.executable, "-c", _WORKER], env=env, stdout=subprocess.PIPE,
+                              text=True, start_new_session=True)
+    try:
+        child, thread_id = worker.stdout.readline().split()
+        assert _alive(int(child))
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(timeout=10)
+        deadline = time.monotonic() + 20
+        while _alive(int(child)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(int(child)), "the turn process outlived its worker"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(worker.pid, signal.SIGKILL)
+    # Its turn ended with it: the thread takes the next message here.
+    after = asyncio.run(_drain(chat.send_message("owner-x", thread_id, "carry on")))
+    assert after[-1]["type"] == "done"
+
+
+async def _drain(stream) -> list[dict]:
+    return [e async for e in stream]
