@@ -39,8 +39,9 @@ __all__ = ["Channel", "TurnProcessError", "ENDED_MESSAGE", "WORKER_MODULE", "sta
 _log = logging.getLogger(__name__)
 _HEADER = struct.Struct("!I")
 WORKER_MODULE = "chat_app.services.turn_worker"
-ENDED_MESSAGE = ("The process running this chat's turns stopped. What was stored is kept; a "
-                 "message not yet answered is answered when the chat is next opened.")
+ENDED_MESSAGE = ("The process running this chat's turn stopped; what it had done is kept. "
+                 "Regenerate reply asks again; a message still queued is answered when the "
+                 "chat is next opened.")
 
 
 class TurnProcessError(Exception):
