@@ -85,7 +85,8 @@ class _Client:
     def __init__(self) -> None:
         self.channel: Channel | None = None
         self.process: asyncio.subprocess.Process | None = None
-        self.runs: dict[int, tuple[str, asyncio.Queue]] = {}
+        # run -> (its thread, its queue, the channel it was sent on)
+        self.runs: dict[int, tuple[str, asyncio.Queue, Channel]] = {}
         self.ids = itertools.count(1)
         self.spawning: asyncio.Lock = asyncio.Lock()
         self.tasks: set[asyncio.Task] = set()  # held until done: the loop keeps weak references
@@ -131,17 +132,24 @@ class _Client:
                     found[1].put_nowait((kind, payload))
         except (asyncio.IncompleteReadError, ConnectionError, OSError):
             pass
+        except Exception:  # a frame that does not read: this child cannot be trusted on
+            _log.exception("the turn process %d sent what cannot be read", process.pid)
         finally:
             if self.channel is channel:
                 self.channel = None
+            # Before any wait: a run started meanwhile goes to the next child, not here.
+            lost = [queue for _, queue, sent_on in self.runs.values() if sent_on is channel]
+            for queue in lost:
+                queue.put_nowait(("lost", None))
             with contextlib.suppress(Exception):
                 channel.close()
-            code = await process.wait() if process.returncode is None else process.returncode
-            if self.runs:
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+            code = await process.wait()
+            if lost:
                 _log.warning("the turn process %d ended (exit %s) with %d runs going",
-                             process.pid, code, len(self.runs))
-            for _, queue in list(self.runs.values()):
-                queue.put_nowait(("lost", None))
+                             process.pid, code, len(lost))
 
     def stop(self) -> None:
         if self.channel is not None:
@@ -188,7 +196,7 @@ def serves() -> bool:
 
 def is_busy(thread_id: str) -> bool:
     """Whether the turn process runs something of ``thread_id`` for this worker now."""
-    return _client is not None and any(t == thread_id for t, _ in _client.runs.values())
+    return _client is not None and any(t == thread_id for t, _, _ in _client.runs.values())
 
 
 def active_runs() -> int:
@@ -215,7 +223,7 @@ async def stream(op: str, thread_id: str, **args: Any) -> AsyncIterator[dict[str
     channel = await client.ready()
     run = next(client.ids)
     queue: asyncio.Queue = asyncio.Queue()
-    client.runs[run] = (thread_id, queue)
+    client.runs[run] = (thread_id, queue, channel)
     ended = False
     try:
         channel.post((run, op, {"thread_id": thread_id, **args}))
