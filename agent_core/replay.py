@@ -28,6 +28,7 @@ from agent_core.compaction import facts_summary
 from agent_core.handoff.artifact import HandoffArtifact, handoff_context_message
 from agent_core.handoff.facts import extract_facts
 from agent_core.handoff.generation import generate_handoff
+from agent_core.handoff.inventory import take_inventory
 from agent_core.models import model_info
 from agent_core.policy import make_policy
 from agent_core.providers.registry import resolve_model
@@ -67,7 +68,10 @@ def _handoff(context: list[BaseMessage], *, session: int, utilization: float, mo
     result = asyncio.run(generate_handoff(
         handoff_model, context, facts=facts, session_number=session, trigger="auto",
         utilization=min(utilization, 1.0), model_name=model, previous=previous,
-        budget_tokens=budget_tokens, window_tokens=window))
+        budget_tokens=budget_tokens, window_tokens=window,
+        inventory=take_inventory(context, metadata),
+        # As the app stores it: message i of the replayed session is its row i + 1.
+        locate=lambda index: (session, index + 1)))
     return result.artifact, handoff_context_message(result.artifact)
 
 
