@@ -111,8 +111,17 @@ def handoff_summary(row: rx.Var[TimelineRow]) -> rx.Component:
                 ),
             ),
             rx.cond(
+                row.disagreements.length() > 0,
+                rx.box(
+                    rx.text("Corrected from the evidence", size="1", weight="bold",
+                            class_name="baton-handoff-title"),
+                    rx.el.ul(rx.foreach(row.disagreements, lambda text: rx.el.li(text)),
+                             class_name="baton-handoff-list baton-disagreements"),
+                ),
+            ),
+            rx.cond(
                 row.checks != "",
-                rx.text("Checked against the tool record: ", row.checks, size="1",
+                rx.text("Checked against the raw messages: ", row.checks, size="1",
                         color_scheme="gray", class_name="baton-handoff-checks"),
             ),
             rx.cond(
