@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -58,7 +59,7 @@ from agent_core.tokens import TokenCounter
 from agent_core.transcripts import load_transcript
 from bench._history_probe import NOT_IN_MESSAGES, HistoryTally, search_recovers, stored_thread
 from bench._shared import eval_dir
-from bench.continuity import Probes, _aider, _flat, _swe_agent
+from bench.continuity import Cut, _aider, _flat, _swe_agent
 
 WINDOW = 6_000
 KEEP_RECENT = 1_000
@@ -210,16 +211,18 @@ class ProbeTally:
         self.unsearchable += other.unsearchable
 
 
-def probe(cut: Probes, messages: list[BaseMessage], masked_view: list[BaseMessage],
+def probe(cut: Cut, messages: list[BaseMessage], masked_view: list[BaseMessage],
           tally: ProbeTally) -> None:
     plain = _flat(_handoff_text(messages, messages, cut.metadata))
     masked = _flat(_handoff_text(masked_view, messages, cut.metadata))
     with stored_thread(messages) as (store, thread_id):
         for kind, needles in cut.by_kind.items():
             for needle in needles:
+                # A handoff lists files by directory ("src/: a.py"): a file is its name there.
+                seen = _flat(posixpath.basename(needle) if kind == "files" else needle)
                 tally.total += 1
-                tally.plain += _flat(needle) in plain
-                if _flat(needle) in masked:
+                tally.plain += seen in plain
+                if seen in masked:
                     tally.masked += 1
                 elif kind in NOT_IN_MESSAGES:
                     tally.unsearchable += 1
@@ -238,7 +241,7 @@ class Dataset:
     probes: ProbeTally = field(default_factory=ProbeTally)
 
     def replay_all(self, label: str, messages: list[BaseMessage], policy: ContextPolicy,
-                   cut: Probes | None) -> None:
+                   cut: Cut | None) -> None:
         self.work += sum(_COUNTER.count_message(m) for m in messages)
         self.runs += 1
         runs = {name: replay(messages, policy, masking is not None, strategy)

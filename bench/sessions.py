@@ -148,3 +148,13 @@ def chain(resets: int = 30) -> list[Session]:
         sessions.append(Session(name=f"chain {n}", messages=messages,
                                 probes={"requests": [request[:60]], "files": files}))
     return sessions
+
+
+def main() -> None:
+    """Print each session's messages and probes (what the benchmarks and tests use)."""
+    for session in [todos_cut(), queued_while_working(), failure_fixed(), *chain(2)]:
+        print(f"{session.name}: {len(session.messages)} messages; probes {session.probes}")
+
+
+if __name__ == "__main__":
+    main()
