@@ -28,6 +28,7 @@ from agent_core.handoff.omitted import (
 from agent_core.handoff.user_text import (
     capped,
     constraint_sentences,
+    recapped,
     request_body,
     request_open,
     request_place,
@@ -41,7 +42,7 @@ Step = Callable[[HandoffArtifact, int], "HandoffArtifact | None"]
 #: Items of each kind that always stay, newest first.
 _KEEP_DONE, _KEEP_COMMITS, _KEEP_DECISIONS, _KEEP_ANSWERED, _KEEP_CONSTRAINTS = 3, 3, 2, 3, 8
 _MESSAGE_CAPS = (200, 100)
-_OPEN_CAPS = (300, 150)
+_OPEN_CAPS = (300, 150, 60)
 _GOAL_CAPS = (600, 300)
 
 
@@ -141,15 +142,14 @@ def _shorter_text(name: str) -> Step:
 def _cap_requests(cap: int, *, open_ones: bool) -> Step:
     def step(a: HandoffArtifact, excess: int) -> HandoffArtifact | None:
         items = list(a.user_messages)
+        changed = False
         for n, item in enumerate(items):
             if is_omitted(item) or request_open(item) != open_ones:
                 continue
-            body = request_body(item)
-            if len(body) > cap + 40 and not body.endswith("…"):
-                head = item[: len(item) - len(body)]
-                items[n] = head + capped(body, cap, request_place(item))
-                return a.model_copy(update={"user_messages": items})
-        return None
+            shorter = recapped(item, cap)
+            if shorter is not None:
+                items[n], changed = shorter, True
+        return a.model_copy(update={"user_messages": items}) if changed else None
     return step
 
 

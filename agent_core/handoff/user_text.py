@@ -77,6 +77,23 @@ def capped(text: str, cap: int, where: tuple[int, int] | None = None) -> str:
     return f"{text[:cap].rstrip()}… [+{len(text) - cap:,} characters{call}]"
 
 
+_NOTE_RE = re.compile(r"… \[\+([\d,]+) characters(?:: read_history\([^)]*\) shows it all)?\]$")
+
+
+def recapped(item: str, cap: int) -> str | None:
+    """The item with its text cut to ``cap`` characters (an item cut before is cut again and
+    its note counts both cuts); None when it is short enough already."""
+    match = _TAG_RE.match(item)
+    tag = match.group(0) if match else ""
+    text = item[len(tag):]
+    note = _NOTE_RE.search(text)
+    head = text[: note.start()] if note else text
+    cut_before = int(note.group(1).replace(",", "")) if note else 0
+    if len(head) <= cap + 40:
+        return None
+    return tag + capped(head + "x" * cut_before, cap, request_place(item))
+
+
 def request_body(item: str) -> str:
     """The user's words of an item, without its tag and shortening note (a shortened text
     keeps its "…")."""

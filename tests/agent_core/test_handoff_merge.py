@@ -334,3 +334,17 @@ def test_too_many_omitted_requests_to_list_are_named_by_where_they_end() -> None
     first_kept = int(kept[0].split(":")[1].split("]")[0])
     assert up_to == (1, first_kept - 1)  # every earlier one is named by the rule
     assert int(marker.split()[1]) + len(kept) == 400
+
+
+def test_many_long_open_requests_are_cut_shorter_until_the_artifact_fits() -> None:
+    # Open requests are never dropped; a text cut before is cut again, its note counting both.
+    long = "Please do this. " + "log line with details " * 200
+    messages = [f"[1:{n} open] {long}{n}" for n in range(1, 31)]
+    fitted, tokens = fit_to_budget(artifact(1, goal="start", user_messages=messages), 1500,
+                                   words)
+    assert tokens <= 1500 and len(fitted.user_messages) == 30
+    first = fitted.user_messages[0]
+    assert first.startswith("[1:1 open] Please do this.")
+    cut = int(first.rsplit("[+", 1)[1].split()[0].replace(",", ""))
+    assert len(first.split("] ", 1)[1].split("… [+")[0]) + cut == len(long) + 1
+    assert first.endswith("read_history(session=1, start=1) shows it all]")
