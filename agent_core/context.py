@@ -55,8 +55,11 @@ def _row_to_message(row: StoredMessage) -> BaseMessage | None:
     if row.role == "user":
         # A message handed over from the previous session says so: it is already among that
         # session's requests in the handoff.
-        carried = row.meta.get("carried_over_from") if isinstance(row.meta, dict) else None
-        extra = {"carried_over_from": carried} if carried else {}
+        meta = row.meta if isinstance(row.meta, dict) else {}
+        extra = {"carried_over_from": meta["carried_over_from"]} if meta.get(
+            "carried_over_from") else {}
+        if meta.get("queued"):  # typed while the agent worked: the handoff says so
+            extra["queued"] = True
         return HumanMessage(content=row.content, id=row.id, additional_kwargs=extra)
     if row.role in ("handoff", "pinned"):
         return HumanMessage(content=row.content, id=row.id, additional_kwargs={"baton_kind": row.role})

@@ -27,6 +27,7 @@ from agent_core.errors import HandoffCancelled, HandoffGenerationError
 from agent_core.handoff.artifact import HandoffArtifact, handoff_context_message, handoff_filename
 from agent_core.handoff.facts import extract_facts
 from agent_core.handoff.generation import generate_handoff
+from agent_core.handoff.inventory import take_inventory
 from agent_core.history.notes import MAX_LISTED_SESSIONS, compacted_note, history_note
 from agent_core.history.tools import HISTORY_TOOL_NAMES, read_history_call
 from agent_core.models import model_info
@@ -269,7 +270,8 @@ class SessionCoordinator:
         # Facts come from every original row; without context edits the model's view already
         # is exactly that, so the session is not converted a second time.
         edited = bool(self.store.context_edits(old.id))
-        originals = to_langchain(self.store.messages(old.id)) if edited else [
+        rows = self.store.messages(old.id)
+        originals = to_langchain(rows) if edited else [
             m for m in messages if context_kind(m) is None]
         facts = extract_facts(originals)
         # A handoff the user edited on review is the one this session really started from.
@@ -297,6 +299,9 @@ class SessionCoordinator:
             system_prompt=self.setup.system_prompt or None,
             tools=list(self.setup.tools),
             window_tokens=self.info.context_window,
+            # Checked against the session's original rows, read independently of the facts.
+            inventory=take_inventory(originals),
+            locate=self._locator(originals, rows) if self.history_tools else None,
         )
         if cancel is not None and cancel.is_set():
             raise HandoffCancelled("Handoff cancelled")
@@ -342,6 +347,19 @@ class SessionCoordinator:
                        if r.role == "user" and CARRIED_OVER not in r.meta],
         ))
         return to_langchain(rows)
+
+    def _locator(self, messages: Sequence[BaseMessage], rows: Sequence[StoredMessage]):
+        """Where each of ``messages`` is stored: (session number, 1-based position among the
+        session's rows), as read_history names it."""
+        position = {row.seq: i for i, row in enumerate(rows, 1)}
+        by_id = {row.id: row.seq for row in rows}
+        number = self.session.number
+
+        def locate(index: int) -> tuple[int, int] | None:
+            message_id = messages[index].id if 0 <= index < len(messages) else None
+            seq = by_id.get(message_id or "") or self._seq.get(message_id or "")
+            return (number, position[seq]) if seq in position else None
+        return locate
 
     @property
     def history_tools(self) -> bool:

@@ -27,13 +27,14 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal, NamedTuple
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from agent_core.calibration import ContextEstimator
 from agent_core.context import context_kind
 from agent_core.handoff.artifact import HandoffArtifact, handoff_context_message
 from agent_core.handoff.facts import extract_facts
 from agent_core.handoff.generation import generate_handoff
+from agent_core.handoff.inventory import take_inventory
 from agent_core.models import model_info
 from agent_core.policy import ContextPolicy, make_policy
 from agent_core.providers.registry import resolve_model
@@ -69,15 +70,20 @@ def handoff_model_for(spec: str) -> BaseChatModel | None:
     return resolve_model(spec).model
 
 
-def _handoff(context: list[BaseMessage], originals: list[BaseMessage], *, session: int,
-             utilization: float, model: str, handoff_model: BaseChatModel | None,
-             metadata: dict[str, Any], previous: HandoffArtifact | None, budget_tokens: int,
+def _handoff(replayed: ReplayContext, *, utilization: float, model: str,
+             handoff_model: BaseChatModel | None, metadata: dict[str, Any],
+             previous: HandoffArtifact | None, budget_tokens: int,
              window: int) -> tuple[HandoffArtifact, str]:
+    """The handoff that ends ``replayed``'s open session: asked with its context, its facts
+    and the check's inventory read from the session's original messages, each located at
+    its stored row (as the app stores it), as the coordinator does."""
+    originals = replayed.originals
     facts = extract_facts(originals, metadata=metadata)
     result = asyncio.run(generate_handoff(
-        handoff_model, context, facts=facts, session_number=session, trigger="auto",
-        utilization=min(utilization, 1.0), model_name=model, previous=previous,
-        budget_tokens=budget_tokens, window_tokens=window))
+        handoff_model, replayed.messages, facts=facts, session_number=replayed.session,
+        trigger="auto", utilization=min(utilization, 1.0), model_name=model, previous=previous,
+        budget_tokens=budget_tokens, window_tokens=window,
+        inventory=take_inventory(originals, metadata), locate=replayed.locate))
     return result.artifact, handoff_context_message(result.artifact)
 
 
@@ -212,11 +218,10 @@ def replay_transcript(transcript: Transcript, *, model: str, policy: ContextPoli
                            "messages_summarized": done.summarized, "tokens_after": measured.tokens}
             elif decision.action == "reset":
                 metadata = _session_metadata(transcript, context.original_index, first, after)
-                previous, opening = _handoff(context.messages, context.originals,
-                                             session=context.session,
-                                             utilization=estimate.fraction, model=model,
-                                             handoff_model=writer, metadata=metadata,
-                                             previous=previous, budget_tokens=budget_tokens,
+                previous, opening = _handoff(context, utilization=estimate.fraction,
+                                             model=model, handoff_model=writer,
+                                             metadata=metadata, previous=previous,
+                                             budget_tokens=budget_tokens,
                                              window=info.context_window)
                 yield {"event": "reset", "message_index": after,
                        "utilization": round(estimate.fraction, 4), "basis": estimate.basis,

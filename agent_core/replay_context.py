@@ -19,7 +19,7 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from agent_core.calibration import ContextEstimator, TokenEstimate
 from agent_core.compaction import facts_summary
 from agent_core.context import MASKED, context_kind, summary_message
-from agent_core.coordinator import unanswered_requests
+from agent_core.coordinator import CARRIED_OVER, unanswered_requests
 from agent_core.history.tools import read_history_call
 from agent_core.policy import ContextPolicy
 from agent_core.records import ContextEdit
@@ -111,6 +111,14 @@ class ReplayContext:
         self._rows += 1  # the marker row
         return masked
 
+    def locate(self, index: int) -> tuple[int, int] | None:
+        """Where the open session's original message ``index`` is stored: (session, its
+        1-based row, markers and the handoff counted), as ``read_history`` names it."""
+        if not 0 <= index < len(self.original_index):
+            return None
+        row = self._position.get(self.original_index[index])
+        return (self.session, row) if row else None
+
     # what the replay does --------------------------------------------------------------
     def append(self, message: BaseMessage, index: int) -> None:
         self.messages.append(message)
@@ -142,9 +150,13 @@ class ReplayContext:
     def open_session(self, opening: str) -> None:
         """Start the next session from the handoff text ``opening``; the user's messages the
         model had not answered yet are carried over verbatim."""
-        carried = unanswered_requests(self.messages)
+        unanswered = unanswered_requests(self.messages)
         where = {id(m): i for i, m in enumerate(self.messages)}
-        indexes = [self.origin[where[id(m)]] for m in carried]
+        indexes = [self.origin[where[id(m)]] for m in unanswered]
+        # Marked as the app marks them: already among the requests the handoff holds.
+        carried = [m.model_copy(update={"additional_kwargs": {
+            **m.additional_kwargs, CARRIED_OVER: m.id or f"message-{index}"}})
+            for m, index in zip(unanswered, indexes, strict=True)]
         self.session += 1
         self.messages = [HumanMessage(opening, additional_kwargs={"baton_kind": "handoff"}),
                          *carried]

@@ -19,7 +19,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from agent_core.handoff import facts_aider as aider
 from agent_core.handoff.artifact import FileChange, Todo
-from agent_core.handoff.grounded import CommandRun, GitCommit, GroundedFacts, TestRun
+from agent_core.handoff.evidence import progress_of
+from agent_core.handoff.grounded import CommandRun, GitCommit, GroundedFacts, TestRun, UserRequest
 
 __all__ = ["CommandRun", "TestRun", "GitCommit", "GroundedFacts", "extract_facts"]
 
@@ -56,6 +57,10 @@ _TEST_CMD_RE = re.compile(
     r"|cargo test|mvn test|gradle test|make test|rspec|phpunit)\b"
 )
 _TEST_SUMMARY_RE = re.compile(r"^=+ (.*\b(passed|failed|error|errors|no tests ran)\b.*?) =+$", re.M)
+# The line a failing command's output names its error by (the last one wins).
+_ERROR_LINE_RE = re.compile(
+    r"^(?:E\s+)?(?:\w[\w.]*(?:Error|Exception)\b.*|FAILED .+|error(?:\[\w+\])?: .+|ERROR: .+"
+    r"|fatal: .+|npm ERR! .+|make: \*\*\* .+)$", re.MULTILINE)
 _DEFAULT_ROOTS = ("/repo", "/testbed", "/workspace")
 
 
@@ -71,10 +76,17 @@ class _Collector:
     submitted_diff: str | None = None
     pending: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     edits_seen: int = 0  # events already attributed to a command
+    index: int = 0  # the message being read
+    at: list[int] = field(default_factory=list)  # the message index of each event
+    # (message index, todo list) of every write_todos call, and the indices of final replies
+    todo_lists: list[tuple[int, list[Todo]]] = field(default_factory=list)
+    finals: list[int] = field(default_factory=list)
+    said: list[tuple[int, str]] = field(default_factory=list)  # the assistant's own words
 
     def touch(self, kind: str, path: object, evidence: str) -> None:
         if isinstance(path, str) and path.strip() and path.strip() != "n/a":
             self.events.append((kind, path.strip().strip("\"'"), evidence))
+            self.at.append(self.index)
 
     def observe(self, text: str) -> None:
         """SWE-agent's prompt footer says which file is open and where the shell is."""
@@ -171,9 +183,12 @@ def _apply_shell(c: _Collector, command: str, result: str, failed: bool) -> None
     changed = [raw for kind, raw, _ in c.events[c.edits_seen:] if kind == "modified"]
     c.edits_seen = len(c.events)
     traceback = _TRACEBACK_RE.search(result) if status is None else None
+    error = traceback.group(1) if traceback else (
+        _error_line(result) if status not in (None, 0) else None)
     c.commands.append(CommandRun(command=command, exit_status=status,
                                  changed_before=list(dict.fromkeys(changed)),
-                                 error=traceback.group(1)[:200] if traceback else None))
+                                 error=" ".join(error.split())[:200] if error else None,
+                                 index=c.index))
     for sha, message in _GIT_COMMIT_OUT_RE.findall(result):
         c.commits.setdefault(sha, message)
     if _TEST_CMD_RE.search(command):
@@ -181,6 +196,16 @@ def _apply_shell(c: _Collector, command: str, result: str, failed: bool) -> None
     if status in (None, 0):
         for path in _removed_paths(command):
             c.touch("deleted", path, "rm")
+
+
+def _error_line(result: str) -> str | None:
+    """The last line of a failed command's output that names an error, else its last line."""
+    tail = _EXIT_RE.sub("", result[-8000:])
+    found = _ERROR_LINE_RE.findall(tail)
+    if found:
+        return re.sub(r"^E\s+", "", found[-1])
+    lines = [line for line in tail.splitlines() if line.strip()]
+    return lines[-1] if lines else None
 
 
 def _test_run(command: str, result: str, status: int | None) -> TestRun:
@@ -231,6 +256,7 @@ def _record_todos(c: _Collector, args: Mapping[str, Any]) -> None:
     if isinstance(items, list):
         c.todos = [_todo(item) for item in items
                    if isinstance(item, Mapping) and str(item.get("content", "")).strip()]
+        c.todo_lists.append((c.index, c.todos))
 
 
 def _todo(item: Mapping[str, Any]) -> Todo:
@@ -255,7 +281,8 @@ def _walk(c: _Collector, messages: Sequence[BaseMessage], dialect: str) -> bool:
     """Feed every message to the collector; returns whether aider edit lines were seen."""
     text_action: str | None = None
     aider_applied = False
-    for message in messages:
+    for index, message in enumerate(messages):
+        c.index = index
         text = _text(message)
         if isinstance(message, AIMessage):
             calls = _tool_calls(message)
@@ -263,9 +290,13 @@ def _walk(c: _Collector, messages: Sequence[BaseMessage], dialect: str) -> bool:
                 c.pending[call_id] = (name, args)
                 if name in _TODO_TOOLS:
                     _record_todos(c, args)
+            if text.strip():
+                c.said.append((index, text))
             if dialect == "swe_agent" and not calls:
                 blocks = _ACTION_RE.findall(text)
                 text_action = "".join(blocks[-1]) if blocks else None
+            if _is_final(dialect, calls, text, text_action):
+                c.finals.append(index)
         for call_id, result, is_error in _tool_results(message):
             if call_id in c.pending:
                 name, args = c.pending.pop(call_id)
@@ -287,24 +318,61 @@ def _walk(c: _Collector, messages: Sequence[BaseMessage], dialect: str) -> bool:
 _CONTEXT_OPENINGS = ("<handoff-context>", "<summary>", "<pinned")
 _NOT_REQUESTS = frozenset({"handoff", "pinned", "summary"})
 _NOT_USER_FLAGS = ("baton_not_sent", "aider_reflection", "not_user", "carried_over_from")
+# Text a tool writes as a user turn: aider sends its linter's report this way.
+_TOOL_WRITTEN = ("# Fix any errors below, if possible.",)
+# A harness's instructions after the task (SWE-agent: "INSTRUCTIONS:" up to its prompt footer).
+_HARNESS_TAIL = re.compile(r"\n\s*INSTRUCTIONS:\n.*\Z|\n\(Open file: [^\n]*\)\s*\n.*\Z", re.DOTALL)
 
 
-def _user_requests(messages: Sequence[BaseMessage], dialect: str) -> list[str]:
-    """Everything the user asked for, oldest first. SWE-agent's observations arrive as user
-    turns, so there the task statement (the first user message) is the request."""
+def _is_final(dialect: str, calls: list, text: str, action: str | None) -> bool:
+    """Whether an assistant message completes its turn: a reply with no tool call (aider's
+    every reply); for SWE-agent, whose every step acts, only its submission."""
+    if dialect == "swe_agent":
+        return any(name == "submit" for _, name, _ in calls) or bool(
+            action and action.strip().split("\n", 1)[0].strip() == "submit")
+    return not calls and bool(text.strip())
+
+
+def _is_edit(evidence: str) -> bool:
+    """Whether the tool named by ``evidence`` changed part of a file (not a whole write)."""
+    return any(word in evidence.lower() for word in ("edit", "str_replace", "insert"))
+
+
+def task_text(text: str) -> str:
+    """A request without the harness instructions wrapped around it."""
+    return _HARNESS_TAIL.sub("", text).strip()
+
+
+def _user_requests(messages: Sequence[BaseMessage], dialect: str, finals: Sequence[int]
+                   ) -> list[UserRequest]:
+    """Everything the user asked for, oldest first, typed while the agent worked included.
+    SWE-agent's observations arrive as user turns, so there the task statement (the first user
+    message) is the request. A request is answered once a completed reply follows it."""
+    last_final = finals[-1] if finals else -1
     requests = []
-    for message in messages:
+    for index, message in enumerate(messages):
         if not isinstance(message, HumanMessage):
             continue
         extra = message.additional_kwargs
         if extra.get("baton_kind") in _NOT_REQUESTS or any(map(extra.get, _NOT_USER_FLAGS)):
             continue
-        text = _text(message).strip()
-        if text and not text.startswith(_CONTEXT_OPENINGS):
-            requests.append(text)
+        text = task_text(_text(message))
+        if text and not text.startswith(_CONTEXT_OPENINGS + _TOOL_WRITTEN):
+            requests.append(UserRequest(text=text, index=index, queued=bool(extra.get("queued")),
+                                        answered=index < last_final))
             if dialect == "swe_agent":
                 break
-    return requests
+    return _once(requests)
+
+
+def _once(requests: list[UserRequest]) -> list[UserRequest]:
+    """Each text once, where it was sent last, counting how often it was sent."""
+    times: dict[str, int] = {}
+    for request in requests:
+        times[request.text] = times.get(request.text, 0) + 1
+    last = {request.text: request for request in requests}
+    return [r.model_copy(update={"times": times[r.text]}) for r in requests
+            if last[r.text] is r]
 
 
 def _roots(workspace_root: str | None, metadata: Mapping[str, Any], c: _Collector) -> list[str]:
@@ -381,14 +449,25 @@ def extract_facts(
         aider.apply_edit_blocks(c, (_text(m) for m in messages if isinstance(m, AIMessage)))
     roots = _roots(workspace_root, meta, c)
     modified, read, scratch = _files(c, roots, _submission(meta) or c.submitted_diff)
+    requests = _user_requests(messages, dialect, c.finals)
+    commands = [run.model_copy(update={"changed_before": list(dict.fromkeys(
+        _normalize(p, roots) for p in run.changed_before))}) for run in c.commands]
+    changes = [(at, _normalize(raw, roots), _is_edit(evidence))
+               for (kind, raw, evidence), at in zip(c.events, c.at, strict=True)
+               if kind == "modified"]
+    commands, progress = progress_of(commands=commands, todo_lists=c.todo_lists,
+                                     finals=c.finals, said=c.said, changes=changes,
+                                     requests=requests, kept=set(modified),
+                                     last_index=len(messages) - 1)
     return GroundedFacts(
         files_modified=[FileChange(path=p, verified=True, evidence=e) for p, e in modified.items()],
         files_read=[p for p in read if p not in modified],
         scratch_files=scratch,
-        commands=[run.model_copy(update={"changed_before": list(dict.fromkeys(
-            _normalize(p, roots) for p in run.changed_before))}) for run in c.commands],
+        commands=commands,
         test_runs=c.tests,
         commits=[GitCommit(sha=s, message=m) for s, m in c.commits.items()],
         todos=c.todos,
-        user_requests=_user_requests(messages, dialect),
+        requests=requests,
+        progress=progress,
+        replies=len(c.finals),
     )

@@ -23,6 +23,7 @@ class Evidence(Protocol):
     """The part of the facts collector aider's evidence writes to."""
 
     commits: dict[str, str]
+    index: int  # the message an event belongs to
 
     def touch(self, kind: str, path: object, evidence: str) -> None: ...
 
@@ -47,6 +48,7 @@ def apply_events(c: Evidence, events: object, message_count: int) -> bool:
         if not isinstance(event, Mapping) or event.get("message_index", 0) > message_count:
             continue
         kind = event.get("kind")
+        c.index = max(int(event.get("message_index", 0)) - 1, 0)  # it follows that message
         if kind == "applied_edit":
             c.touch("modified", event.get("path"), "aider applied edit")
             applied = True

@@ -1,16 +1,36 @@
-"""The handoff built from tool evidence alone: what a note says when no model wrote it, and
-what fills the sections a model left empty. Pure functions of ``GroundedFacts``."""
+"""The handoff built from evidence alone: what a note says when no model wrote it, and what
+fills (and checks) the sections a model wrote. Pure functions of ``GroundedFacts``.
+
+Each fact is said once: the goal is the first request and is not repeated among the user
+messages, as a constraint or as the next step; a constraint is listed only when the words
+that state it are not already shown (they were in the part of a long message cut off);
+files are listed by the file sections, not again as completed work.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
-from agent_core.handoff.grounded import CommandRun, GroundedFacts
-from agent_core.handoff.user_text import constraint_sentences
+from agent_core.handoff.evidence import command_key
+from agent_core.handoff.grounded import CommandRun, GroundedFacts, Progress, UserRequest
+from agent_core.handoff.user_text import capped, constraint_sentences, request_item, shorten
 
-__all__ = ["facts_only_fields", "errors_and_fixes", "squeeze"]
+__all__ = ["facts_only_fields", "errors_and_fixes", "squeeze", "in_progress_lines",
+           "next_step_line", "GOAL_CHARS", "MESSAGE_CHARS", "Locate"]
+
+#: (session, message) where a message of the session is stored, by its index; None: unknown.
+Locate = Callable[[int], "tuple[int, int] | None"]
 
 _MAX_ERRORS = 12
+#: Longest goal and user message carried verbatim; a longer one says what was cut and where
+#: it is stored whole.
+GOAL_CHARS = 1500
+MESSAGE_CHARS = 500
+# Commands that look around rather than change anything: not part of a fix.
+_LOOKING = re.compile(r"^(?:ls|cat|head|tail|grep|rg|find|pwd|echo|cd|which|wc|sed -n|less"
+                      r"|git (?:status|diff|log|show))\b")
 
 
 def squeeze(text: str, limit: int) -> str:
@@ -23,65 +43,158 @@ def squeeze(text: str, limit: int) -> str:
     return f"{text[:half]}\n[… {len(text) - limit} characters omitted …]\n{text[-half:]}"
 
 
+def _cmd(run: CommandRun) -> str:
+    return "`" + squeeze(run.command, 120).replace("\n", " ") + "`"
+
+
 def _how(run: CommandRun) -> str:
-    return f"exit {run.exit_status}" if run.exit_status is not None else str(run.error)
+    status = (f"exit {run.exit_status}" if run.exit_status is not None
+              else "error" if run.failed else "no error shown")
+    return f"{status}: {run.error}" if run.error else status
+
+
+def _fix(failed: CommandRun, span: list[CommandRun]) -> str:
+    """``failed`` and what the runs after it up to the passing one (``span``) changed."""
+    key = command_key(failed.command)
+    between = [r for r in span[:-1] if command_key(r.command) != key]
+    changed = list(dict.fromkeys(p for r in span for p in r.changed_before))
+    ran = list(dict.fromkeys(_cmd(r) for r in between
+                             if r.passed and not _LOOKING.match(command_key(r.command))))
+    parts = []
+    if changed:
+        parts.append("editing " + ", ".join(changed[:6])
+                     + (f" (+{len(changed) - 6})" if len(changed) > 6 else ""))
+    if ran:
+        parts.append("running " + ", ".join(ran[:2]))
+    fix = " and ".join(parts) if parts else "running it again, nothing changed in between"
+    line = f"{_cmd(failed)} failed ({_how(failed)}); passed after {fix}"
+    return line + (f"; cause: “{failed.cause}”" if failed.cause else "")
+
+
+def _streaks(commands: list[CommandRun]) -> list[tuple[list[int], int | None]]:
+    """Per command, each run of failures (indices into ``commands``) and the index of the run
+    that ended it by passing (None: still failing), in the order they ended."""
+    open_: dict[str, list[int]] = {}
+    ended: list[tuple[list[int], int | None]] = []
+    for index, run in enumerate(commands):
+        key = command_key(run.command)
+        if run.failed:
+            open_.setdefault(key, []).append(index)
+        elif run.passed and key in open_:
+            ended.append((open_.pop(key), index))
+    ended += [(failures, None) for failures in open_.values()]
+    return ended
 
 
 def errors_and_fixes(commands: list[CommandRun]) -> list[str]:
-    """Each failed command, with the later run of the same command that passed (the fix), or
-    said to be still failing; newest last, at most a dozen."""
-    notes: list[str] = []
-    reported: set[str] = set()
-    for index, run in enumerate(commands):
-        if not run.failed or run.command in reported:
+    """One line per lesson: each command still failing first (its error, and the cause the
+    assistant gave), then each failure that later passed with what changed in between (files
+    edited, commands run) and the stated cause, newest first; at most a dozen."""
+    failing: list[tuple[int, str]] = []
+    fixed: list[tuple[int, str]] = []
+    for failures, passed in _streaks(commands):
+        runs = [commands[i] for i in failures]
+        if passed is None:
+            last = runs[-1]
+            cause = next((r.cause for r in reversed(runs) if r.cause), None)
+            line = f"Still failing: {_cmd(last)} ({_how(last)})"
+            failing.append((failures[-1], line + (f"; cause given: “{cause}”" if cause else "")))
             continue
-        later = commands[index + 1:]
-        at = next((i for i, r in enumerate(later) if r.command == run.command and r.passed),
-                  None)
-        if at is None and any(r.command == run.command for r in later):
-            continue  # a later failure of the same command reports it
-        reported.add(run.command)
-        cmd = squeeze(run.command, 160).replace("\n", " ")
-        if at is not None:
-            changed = list(dict.fromkeys(p for r in later[: at + 1] for p in r.changed_before))
-            fix = ("after changing " + ", ".join(changed[:8]) if changed
-                   else "when run again, with no file changed in between")
-            notes.append(f"`{cmd}` failed ({_how(run)}); passed {fix}")
-        else:
-            notes.append(f"`{cmd}` failed ({_how(run)}) and has not passed since")
-    return notes[-_MAX_ERRORS:]
+        cause = next((r.cause for r in runs if r.cause), None)
+        first = runs[0].model_copy(update={"cause": cause})
+        fixed.append((passed, _fix(first, list(commands[failures[0] + 1: passed + 1]))))
+    ordered = sorted(failing, reverse=True) + sorted(fixed, reverse=True)
+    return [line for _, line in ordered][:_MAX_ERRORS]
 
 
-def facts_only_fields(facts: GroundedFacts, *, session_number: int, utilization: float
+def in_progress_lines(progress: Progress, goal: str, locate: Locate | None = None
+                      ) -> list[str]:
+    """What was under way at the cut: the task (a todo, else the open request, named by its
+    place in User Messages rather than repeated), the files changed since the last completed
+    item, the command still failing (its error is in Errors and Fixes)."""
+    lines = []
+    if progress.todo:
+        place = (f" ({progress.todo_place[0]} of {progress.todo_place[1]})"
+                 if progress.todo_place else "")
+        lines.append(f"Todo{place}: {progress.todo}")
+    elif later := [r for r in progress.unanswered if r.text != goal]:
+        named = []
+        for request in later[-5:]:
+            where = locate(request.index) if locate else None
+            named.append(f"[{where[0]}:{where[1]}]" if where
+                         else f"“{shorten(' '.join(request.text.split()), 120)}”")
+        plural = "s" if len(later) > 1 else ""
+        lines.append(f"Answering the open request{plural} {', '.join(named)} "
+                     "(in User Messages)")
+    elif progress.unanswered:
+        lines.append("The goal, not finished yet")
+    if progress.changed:
+        named = [p + (" (edited)" if p in progress.edited else "") for p in progress.changed]
+        lines.append("Changed since the last completed item: " + ", ".join(named[:10])
+                     + (f" (+{len(named) - 10})" if len(named) > 10 else ""))
+    if progress.failing is not None:
+        lines.append(f"Failing: {_cmd(progress.failing)}")
+    return lines
+
+
+def next_step_line(progress: Progress) -> str:
+    """What to do first: the assistant's own stated next step, else make the failing command
+    pass, else go on with the todo."""
+    if progress.intention:
+        return f"“{progress.intention}”"
+    if progress.failing is not None:
+        return f"Make {_cmd(progress.failing)} pass ({_how(progress.failing)})"
+    if progress.todo:
+        return f"Continue the todo “{progress.todo}”"
+    return ""  # an open request alone: In Progress already names it
+
+
+def request_items(requests: list[UserRequest], locate: Locate | None,
+                  cap: int = MESSAGE_CHARS) -> list[str]:
+    return [request_item(r.text, where=locate(r.index) if locate else None, queued=r.queued,
+                         open_=not r.answered, cap=cap, times=r.times) for r in requests]
+
+
+def _hidden_constraints(requests: list[UserRequest], goal_cap: int) -> list[str]:
+    """Rule-like sentences in the parts of long messages that are cut off."""
+    cut = [r.text[(goal_cap if i == 0 else MESSAGE_CHARS):] for i, r in enumerate(requests)
+           if len(r.text) > (goal_cap if i == 0 else MESSAGE_CHARS) + 40]
+    return constraint_sentences(cut)
+
+
+def facts_only_fields(facts: GroundedFacts, *, session_number: int, utilization: float,
+                      first_session: bool = True, locate: Locate | None = None
                       ) -> dict[str, Any]:
-    """Section contents built from tool evidence and the user's own words alone."""
-    requests = facts.user_requests
-    done = [f"Commit {c.sha}: {c.message}" for c in facts.commits]
-    if facts.files_modified:
-        done.append("Modified " + ", ".join(facts.modified_paths))
+    """Section contents built from the evidence and the user's own words alone. In the first
+    session the first request is the goal; after it, every request is a user message (the
+    goal comes from the previous handoff)."""
+    del session_number, utilization  # the title line says both
+    requests = list(facts.requests)
+    goal_request = requests[0] if first_session and requests else None
+    later = requests[1:] if goal_request is not None else requests
+    goal = ""
+    if goal_request is not None:
+        where = locate(goal_request.index) if locate else None
+        goal = capped(goal_request.text, GOAL_CHARS, where)
+    done = [f"Commit {c.sha[:7]}: {c.message}" for c in facts.commits]
     done += [f"Completed todo: {t.content}" for t in facts.todos if t.status == "completed"]
-    state = [f"Session {session_number} ended at {utilization:.0%} of the context window."]
-    if facts.files_modified:
-        state.append(f"{len(facts.files_modified)} file(s) modified according to tool calls.")
-    if facts.test_runs:
+    state = []
+    if facts.test_runs and facts.test_runs[-1].outcome == "passed":
         last = facts.test_runs[-1]
         summary = f" ({last.summary})" if last.summary else ""
         state.append(f"Last test run `{squeeze(last.command, 200)}`: {last.outcome}{summary}.")
-    if facts.commands:
-        cmd = facts.commands[-1]
-        state.append(f"Last command: `{squeeze(cmd.command, 120)}` (exit {cmd.exit_status}).")
-    active = [t.content for t in facts.todos if t.status == "in_progress"]
-    in_progress = active or ([f"The user's latest request: {squeeze(requests[-1], 400)}"]
-                             if requests else [])
+    elif facts.commands and not facts.commands[-1].failed:
+        state.append(f"Last command: {_cmd(facts.commands[-1])} ({_how(facts.commands[-1])}).")
     return {
-        "goal": requests[0] if requests else "",
-        "constraints": constraint_sentences(requests),
-        "user_messages": list(requests),
+        "goal": goal,
+        "constraints": _hidden_constraints(requests, GOAL_CHARS if goal_request else
+                                           MESSAGE_CHARS),
+        "user_messages": request_items(later, locate),
         "completed_work": done,
-        "in_progress": in_progress,
-        "next_step": active[0] if active else (requests[-1] if requests else ""),
-        "remaining_tasks": [("(blocked) " if t.status == "blocked" else "") + t.content
-                            for t in facts.todos if t.status in ("pending", "blocked")],
+        "in_progress": in_progress_lines(facts.progress, goal_request.text if goal_request
+                                         else "", locate),
+        "next_step": next_step_line(facts.progress),
+        "remaining_tasks": [],  # the open todos are listed as such
         "key_decisions": [],
         "errors_and_fixes": errors_and_fixes(facts.commands),
         "files_read": list(facts.files_read),

@@ -23,12 +23,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.errors import HandoffCancelled, HandoffGenerationError, NothingToHandOff
+from agent_core.handoff.agreement import agree_with_evidence
 from agent_core.handoff.artifact import FileChange, HandoffArtifact, HandoffTrigger
 from agent_core.handoff.budget import fit_to_budget
 from agent_core.handoff.draft import REQUIRED_FIELDS, draft_from_text, draft_from_value
 from agent_core.handoff.facts import GroundedFacts, extract_facts
-from agent_core.handoff.facts_only import facts_only_fields
-from agent_core.handoff.merge import coverage, ground, merge_previous, with_checks
+from agent_core.handoff.facts_only import Locate, facts_only_fields
+from agent_core.handoff.inventory import Inventory, check, take_inventory
+from agent_core.handoff.merge import ground, merge_previous, with_checks
 from agent_core.handoff.prompt import TokenCount
 from agent_core.handoff.request import (
     HANDOFF_INSTRUCTION,
@@ -242,6 +244,8 @@ async def generate_handoff(
     system_prompt: str | None = None,
     tools: Sequence[Any] = (),
     window_tokens: int | None = None,
+    inventory: Inventory | None = None,
+    locate: Locate | None = None,
 ) -> HandoffResult:
     """Produce the handoff artifact that ends session ``session_number``.
 
@@ -273,16 +277,21 @@ async def generate_handoff(
     has_content = any(draft.get(name) for name in (*REQUIRED_FIELDS, "in_progress"))
     source = ("facts_only" if failed or not has_content
               else "model" if reasks == 0 and not _missing(draft) else "repaired")
+    inventory = inventory if inventory is not None else take_inventory(messages)
     try:
         artifact = _assemble(draft if source != "facts_only" else {}, facts, messages,
                              focus=focus, session_number=session_number, trigger=trigger,
                              utilization=utilization, model_name=model_name,
-                             previous=previous, pinned=pinned)
+                             previous=previous, pinned=pinned, locate=locate)
+
+        def checked(a: HandoffArtifact) -> HandoffArtifact:
+            return with_checks(a, check(a, inventory, previous=previous, pinned=pinned,
+                                        locate=locate))
+
         # Fitted with the checks in place (their size barely depends on the numbers), then
         # checked again: the check describes the artifact as handed on.
-        artifact = with_checks(artifact, coverage(artifact, facts, pinned, previous))
-        artifact, _ = fit_to_budget(artifact, max(budget_tokens - 4, 1), count)
-        artifact = with_checks(artifact, coverage(artifact, facts, pinned, previous))
+        artifact, _ = fit_to_budget(checked(artifact), max(budget_tokens - 4, 1), count)
+        artifact = checked(artifact)
         tokens = count(artifact.to_markdown())
     except ValueError as exc:
         raise HandoffGenerationError(
@@ -308,15 +317,22 @@ def _quoted(text: str, messages: Sequence[BaseMessage]) -> bool:
 def _assemble(draft: dict, facts: GroundedFacts, messages: Sequence[BaseMessage], *,
               focus: str | None, session_number: int, trigger: HandoffTrigger,
               utilization: float, model_name: str, previous: HandoffArtifact | None,
-              pinned: Sequence[str]) -> HandoffArtifact:
-    fallback = facts_only_fields(facts, session_number=session_number, utilization=utilization)
+              pinned: Sequence[str], locate: Locate | None = None) -> HandoffArtifact:
+    fallback = facts_only_fields(facts, session_number=session_number, utilization=utilization,
+                                 first_session=previous is None, locate=locate)
+    goal_words = previous.goal if previous is not None and previous.goal else fallback["goal"]
     fields = {key: draft.get(key) or fallback[key]
               for key in ("completed_work", "in_progress", "remaining_tasks", "key_decisions",
                           "errors_and_fixes", "current_state_summary")}
+    disagreements: list[str] = []
+    if draft:  # a model wrote it: checked against the same evidence
+        fields, disagreements = agree_with_evidence(fields, facts, goal_words, draft)
     # The user's own words come from the transcript, never from the model; a constraint or a
     # next step the model offers is kept only when it quotes the conversation verbatim.
     said = [HumanMessage(r) for r in facts.user_requests]
     quoted = [c for c in draft.get("constraints") or [] if _quoted(c, said)]
+    shown = " ".join([fallback["goal"], *fallback["user_messages"]])
+    quoted = [c for c in quoted if " ".join(c.split()) not in " ".join(shown.split())]
     next_step = draft.get("next_step")
     new_goal = draft.get("new_goal")
     # The goal changes only when the model quotes the user replacing it in this session.
@@ -337,11 +353,12 @@ def _assemble(draft: dict, facts: GroundedFacts, messages: Sequence[BaseMessage]
         open_todos=facts.open_todos,
         pinned_files=list(pinned),
         previous_handoff=(f"HANDOFF-{previous.session_number}.md" if previous else None),
+        disagreements=disagreements,
         **fields,
     )
     merged = merge_previous(current, previous, todos_recorded=bool(facts.todos),
-                            goal_changed=goal_changed)
-    return ground(merged, facts, pinned)
+                            goal_changed=goal_changed, replied=facts.replies > 0)
+    return ground(merged, facts, pinned, locate)
 
 
 def claimed_files(facts: GroundedFacts, claimed: Sequence[str]) -> list[FileChange]:

@@ -1,21 +1,26 @@
-"""Anchored handoffs: handoff n is handoff n-1 updated by session n, then checked against the
+"""Anchored handoffs: handoff n is handoff n-1 updated by session n, then completed from the
 grounded facts. Pure functions; nothing here asks a model.
 
 Nothing of the previous handoff is dropped unless session n superseded it: a remaining task or
-todo that is now done, an in-progress item replaced by the current one. The user's goal is
-carried unchanged; constraints, requests, completed work, decisions, errors and files
-accumulate; each modified file says in which sessions it changed.
+todo that is now done, an in-progress item replaced by the current one, a failure that now
+passes. The user's goal is carried unchanged; constraints, requests, completed work,
+decisions, lessons and files accumulate; each modified file says in which sessions it changed.
+What an earlier budget left out stays as its "omitted" line, so nothing leaves silently.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
-from agent_core.handoff.artifact import CoverageCheck, FileChange, HandoffArtifact, Todo
+from agent_core.handoff.artifact import FileChange, HandoffArtifact, Todo
+from agent_core.handoff.facts_only import Locate, request_items
 from agent_core.handoff.grounded import GroundedFacts
-from agent_core.handoff.user_text import same_request
+from agent_core.handoff.user_text import answered, request_body, same_request
 
-__all__ = ["merge_previous", "merge_files", "ground", "coverage", "with_checks"]
+__all__ = ["merge_previous", "merge_files", "merge_lessons", "ground", "with_checks"]
+
+_COMMAND_RE = re.compile(r"`([^`]+)`")
 
 
 def _union(*lists: Iterable[str]) -> list[str]:
@@ -43,11 +48,37 @@ def merge_files(previous: Sequence[FileChange], current: Sequence[FileChange],
     return [FileChange.model_validate(f.model_dump()) for f in merged.values()]
 
 
+def _lesson_command(line: str) -> str | None:
+    found = _COMMAND_RE.search(line)
+    return found.group(1) if found else None
+
+
+def merge_lessons(previous: Sequence[str], current: Sequence[str]) -> list[str]:
+    """Lessons of both, a command's newer line replacing its older one; still failing first."""
+    newer = {_lesson_command(line) for line in current} - {None}
+    kept = [line for line in previous if _lesson_command(line) not in newer]
+    lines = _union(current, kept)
+    return ([line for line in lines if line.startswith("Still failing")]
+            + [line for line in lines if not line.startswith("Still failing")])
+
+
+def _merge_requests(previous: Sequence[str], current: Sequence[str], replied: bool) -> list[str]:
+    """Earlier requests, then this session's; an earlier one left open is answered once the
+    session gave a completed reply. A request asked again is listed once, where it was asked
+    last (with its flags then)."""
+    bodies = {request_body(item) for item in current}
+    earlier = [answered(item) if replied else item for item in previous
+               if request_body(item) not in bodies]
+    return [*earlier, *current]
+
+
 def merge_previous(current: HandoffArtifact, previous: HandoffArtifact | None,
-                   *, todos_recorded: bool, goal_changed: bool = False) -> HandoffArtifact:
+                   *, todos_recorded: bool, goal_changed: bool = False,
+                   replied: bool = False) -> HandoffArtifact:
     """``previous`` updated by the session ``current`` describes. ``todos_recorded`` says
     whether the session wrote its todo list (else the previous open todos still stand);
-    ``goal_changed`` that the user replaced the goal in this session (else it is carried)."""
+    ``goal_changed`` that the user replaced the goal in this session (else it is carried);
+    ``replied`` that the session gave a completed reply (earlier open requests are answered)."""
     if previous is None:
         files = merge_files([], current.files_modified, current.session_number)
         return current.model_copy(update={"files_modified": files})
@@ -60,13 +91,16 @@ def merge_previous(current: HandoffArtifact, previous: HandoffArtifact | None,
     update = {
         "goal": current.goal if goal_changed else (previous.goal or current.goal),
         "constraints": _union(previous.constraints, current.constraints),
-        "user_messages": [*previous.user_messages, *current.user_messages],
+        "user_messages": _merge_requests(previous.user_messages, current.user_messages,
+                                         replied),
         "completed_work": done,
-        "in_progress": current.in_progress or previous.in_progress,
-        "next_step": current.next_step or previous.next_step,
+        # What was under way carries over only a session that finished nothing: one that gave
+        # a completed reply and has nothing under way left nothing under way.
+        "in_progress": current.in_progress or ([] if replied else previous.in_progress),
+        "next_step": current.next_step or ("" if replied else previous.next_step),
         "remaining_tasks": _union(remaining, current.remaining_tasks),
         "key_decisions": _union(previous.key_decisions, current.key_decisions),
-        "errors_and_fixes": _union(previous.errors_and_fixes, current.errors_and_fixes),
+        "errors_and_fixes": merge_lessons(previous.errors_and_fixes, current.errors_and_fixes),
         "files_modified": files,
         "files_read": [p for p in _union(previous.files_read, current.files_read)
                        if p not in modified],
@@ -76,14 +110,14 @@ def merge_previous(current: HandoffArtifact, previous: HandoffArtifact | None,
     return HandoffArtifact.model_validate({**current.model_dump(), **update})
 
 
-# --- the deterministic check against the grounded facts --------------------------------------
+# --- completing the artifact from the grounded facts ------------------------------------------
 
 def _commit_cited(sha: str, texts: Sequence[str]) -> bool:
     return any(sha[:7] in text for text in texts)
 
 
-def ground(artifact: HandoffArtifact, facts: GroundedFacts, pinned: Sequence[str]
-           ) -> HandoffArtifact:
+def ground(artifact: HandoffArtifact, facts: GroundedFacts, pinned: Sequence[str],
+           locate: Locate | None = None) -> HandoffArtifact:
     """Merge in every grounded item the artifact is missing: modified files, open todos, user
     requests, commits and pinned files."""
     paths = {f.path for f in artifact.files_modified}
@@ -91,56 +125,20 @@ def ground(artifact: HandoffArtifact, facts: GroundedFacts, pinned: Sequence[str
              *(f for f in facts.files_modified if f.path not in paths)]
     contents = {t.content for t in artifact.open_todos}
     todos = [*artifact.open_todos, *(t for t in facts.open_todos if t.content not in contents)]
-    kept = artifact.user_messages
-    requests = [*kept, *(r for r in facts.user_requests
-                         if not any(same_request(k, r) for k in kept))]
-    commits = [f"Commit {c.sha}: {c.message}" for c in facts.commits
+    shown = [artifact.goal, *artifact.user_messages]
+    missing = [r for r in facts.requests
+               if not any(same_request(k, r.text) for k in shown if k)]
+    commits = [f"Commit {c.sha[:7]}: {c.message}" for c in facts.commits
                if not _commit_cited(c.sha, artifact.completed_work)]
     return HandoffArtifact.model_validate({
         **artifact.model_dump(),
         "files_modified": [f.model_dump() for f in files],
         "open_todos": [t.model_dump() for t in todos],
-        "user_messages": requests,
+        "user_messages": [*artifact.user_messages, *request_items(missing, locate)],
         "completed_work": [*artifact.completed_work, *commits],
         "pinned_files": _union(artifact.pinned_files, pinned),
     })
 
 
-def coverage(artifact: HandoffArtifact, facts: GroundedFacts, pinned: Sequence[str],
-             previous: HandoffArtifact | None = None) -> list[CoverageCheck]:
-    """How many grounded items of each kind the artifact holds. The grounded set is this
-    session's facts plus what the previous handoff had proven (its verified files, its
-    requests)."""
-    earlier = previous or HandoffArtifact(session_number=1, trigger="auto", utilization=0,
-                                          model="")
-    files = _union((f.path for f in earlier.files_modified if f.verified), facts.modified_paths)
-    have_files = {f.path for f in artifact.files_modified}
-    todos = [t.content for t in facts.open_todos]
-    have_todos = {t.content for t in artifact.open_todos}
-    requests = [*earlier.user_messages, *facts.user_requests]
-    kept = list(artifact.user_messages)
-    covered_requests = 0
-    for request in requests:  # each kept message answers for one request
-        match = next((i for i, k in enumerate(kept) if same_request(k, request)
-                      or same_request(request, k)), None)
-        if match is not None:
-            covered_requests += 1
-            kept.pop(match)
-    commits = [c.sha for c in facts.commits]
-    pins = _union(pinned)
-
-    def check(kind: str, covered: int, total: int) -> CoverageCheck:
-        return CoverageCheck.model_validate({"kind": kind, "covered": covered, "total": total})
-
-    return [
-        check("files", sum(p in have_files for p in files), len(files)),
-        check("todos", sum(t in have_todos for t in todos), len(todos)),
-        check("requests", covered_requests, len(requests)),
-        check("commits", sum(_commit_cited(s, artifact.completed_work) for s in commits),
-              len(commits)),
-        check("pinned", sum(p in artifact.pinned_files for p in pins), len(pins)),
-    ]
-
-
-def with_checks(artifact: HandoffArtifact, checks: list[CoverageCheck]) -> HandoffArtifact:
+def with_checks(artifact: HandoffArtifact, checks: list) -> HandoffArtifact:
     return artifact.model_copy(update={"checks": checks})

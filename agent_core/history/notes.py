@@ -12,7 +12,6 @@ __all__ = ["history_note", "compacted_note", "MAX_LISTED_SESSIONS"]
 
 #: Sessions listed one by one in a handoff's history note; older ones get one line together.
 MAX_LISTED_SESSIONS = 12
-_EDIT_TOOLS = ("write_file", "edit_file")
 
 
 def _first_request(rows: Sequence[StoredMessage]) -> tuple[int, str] | None:
@@ -22,25 +21,13 @@ def _first_request(rows: Sequence[StoredMessage]) -> tuple[int, str] | None:
     return None
 
 
-def _files_changed(rows: Sequence[StoredMessage]) -> list[str]:
-    paths: list[str] = []
-    for row in rows:
-        for call in row.tool_calls:
-            path = (call.get("args") or {}).get("path")
-            if call.get("name") in _EDIT_TOOLS and isinstance(path, str) and path not in paths:
-                paths.append(path)
-    return paths
-
-
 def _session_line(record: SessionRecord, rows: Sequence[StoredMessage]) -> str:
+    # The files each session changed are in the handoff's file list (with their sessions):
+    # not said twice.
     parts = [f"- session {record.number}: messages 1-{len(rows)}"]
     first = _first_request(rows)
     if first is not None:
         parts.append(f"first request at message {first[0]}: “{first[1]}”")
-    files = _files_changed(rows)
-    if files:
-        shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
-        parts.append(f"files changed: {shown}")
     return "; ".join(parts)
 
 

@@ -84,12 +84,16 @@ def todo_state(messages: list[BaseMessage]) -> list[dict[str, Any]]:
 
 
 def _resumed_steps(handoff: str, path: str) -> int:
-    """Steps of the active todo a handoff proves were taken: its file written (1), and edited
-    after the run (3). Nothing proven, nothing skipped: the work is done again for real."""
-    match = re.search(rf"^- {re.escape(path)}\n  verified: ([^\n]*)", handoff, re.MULTILINE)
-    if match is None:
+    """Steps of the active todo the handoff's In Progress proves were taken: its file written
+    (1), its check run and failing (2), the file edited after it (3). Nothing proven, nothing
+    skipped: the work is done again for real."""
+    changed = re.search(r"^- Changed since the last completed item: (.*)$", handoff, re.MULTILINE)
+    if changed is None or not re.search(rf"(?:^|, ){re.escape(path)}(?: \(edited\))?(?:,|$)",
+                                        changed.group(1)):
         return 0
-    return 3 if "edit_file" in match.group(1) else 1
+    if f"{path} (edited)" in changed.group(1):
+        return 3
+    return 2 if re.search(r"^- Failing: `python -m \S+ --check`", handoff, re.MULTILINE) else 1
 
 
 def _steps_done(messages: list[BaseMessage], path: str) -> int:

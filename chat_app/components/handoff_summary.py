@@ -111,8 +111,17 @@ def handoff_summary(card: rx.Var[HandoffCard]) -> rx.Component:
                 ),
             ),
             rx.cond(
+                card.disagreements.length() > 0,
+                rx.box(
+                    rx.text("Corrected from the evidence", size="1", weight="bold",
+                            class_name="baton-handoff-title"),
+                    rx.el.ul(rx.foreach(card.disagreements, lambda text: rx.el.li(text)),
+                             class_name="baton-handoff-list baton-disagreements"),
+                ),
+            ),
+            rx.cond(
                 card.checks != "",
-                rx.text("Checked against the tool record: ", card.checks, size="1",
+                rx.text("Checked against the raw messages: ", card.checks, size="1",
                         color_scheme="gray", class_name="baton-handoff-checks"),
             ),
             rx.cond(

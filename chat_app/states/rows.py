@@ -67,6 +67,8 @@ class HandoffCard:
     next_step: str = ""
     errors_and_fixes: list[str] = dataclasses.field(default_factory=list)
     checks: str = ""
+    # Where the model's handoff disagreed with the evidence (the evidence's items were added).
+    disagreements: list[str] = dataclasses.field(default_factory=list)
     # The HANDOFF-n.md file as a data: URL (given a plain string, rx.download saves it as a
     # JSON string literal, not as Markdown).
     handoff_markdown: str = ""
@@ -269,12 +271,19 @@ def _files(value: Any) -> list[FileRow]:
 
 
 def checks_line(value: Any) -> str:
-    """The coverage check in one line: ``files 17/17 · todos 4/4 · requests 3/3``; kinds with
-    nothing to check are left out."""
+    """The check in one line: ``files 16/17 (missing: b.py) · requests 9/9 (3 by reference)``;
+    kinds with nothing to check are left out."""
     parts = []
     for check in value or []:
-        if isinstance(check, dict) and check.get("total"):
-            parts.append(f"{check.get('kind')} {check.get('covered')}/{check.get('total')}")
+        if not (isinstance(check, dict) and check.get("total")):
+            continue
+        part = f"{check.get('kind')} {check.get('covered')}/{check.get('total')}"
+        notes = []
+        if check.get("referenced"):
+            notes.append(f"{check['referenced']} by reference")
+        if check.get("missing"):
+            notes.append("missing: " + ", ".join(str(m) for m in check["missing"]))
+        parts.append(part + (f" ({'; '.join(notes)})" if notes else ""))
     return " · ".join(parts)
 
 
@@ -372,7 +381,9 @@ def handoff_card(item: dict[str, Any], handoff: dict[str, Any], session_number: 
     return HandoffCard(
         card_title=f"Summary by {handoff['imported_by']}" if handoff.get("imported_by")
         else "Handoff",
-        preview=str(item.get("handoff_preview") or handoff.get("current_state_summary") or ""),
+        preview=str(item.get("handoff_preview") or handoff.get("current_state_summary")
+                    or handoff.get("next_step") or next(iter(handoff.get("in_progress") or []), "")
+                    or handoff.get("goal") or ""),
         completed_work=_strings(handoff.get("completed_work")),
         in_progress=_strings(handoff.get("in_progress")),
         remaining_tasks=_strings(handoff.get("remaining_tasks")),
@@ -386,6 +397,7 @@ def handoff_card(item: dict[str, Any], handoff: dict[str, Any], session_number: 
         next_step=str(handoff.get("next_step") or ""),
         errors_and_fixes=_strings(handoff.get("errors_and_fixes")),
         checks=checks_line(handoff.get("checks")),
+        disagreements=_strings(handoff.get("disagreements")),
         handoff_markdown=(
             "data:text/markdown;charset=utf-8;base64," + base64.b64encode(markdown.encode()).decode()
             if markdown else ""),

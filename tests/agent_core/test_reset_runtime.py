@@ -246,4 +246,6 @@ async def test_the_carried_request_is_delivered_once_and_counted_once_in_later_h
     assert [m.content for m in user_rows].count(request) == 1  # answered, never carried again
     kept = third.handoff["user_messages"]
     assert sum(same_request(k, request) for k in kept) == 1
-    assert kept[0] == "First: keep the parser in parser.py." and kept[-1] == "Thanks, that works."
+    # The first request is the goal, said once; the others follow it in order.
+    assert third.handoff["goal"] == "First: keep the parser in parser.py."
+    assert kept[0] == "Second: tests go in tests/." and kept[-1] == "Thanks, that works."

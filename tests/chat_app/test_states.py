@@ -97,6 +97,20 @@ def test_the_card_shows_the_v2_handoff_and_its_check_in_one_line():
     assert row.checks == "files 17/17 · todos 4/4"  # kinds with nothing to check left out
 
 
+def test_the_card_names_what_the_check_found_missing_and_where_the_model_was_corrected():
+    row = _card(_divider(
+        3, current_state_summary="", next_step="",
+        in_progress=["Todo (3 of 5): Handle quoted fields"],
+        disagreements=["In progress: the todo list has “Handle quoted fields” under way; the "
+                       "model did not name it"],
+        checks=[{"kind": "files", "covered": 16, "total": 17, "missing": ["src/b.py"]},
+                {"kind": "requests", "covered": 9, "total": 9, "referenced": 3}]))
+    assert row.checks == "files 16/17 (missing: src/b.py) · requests 9/9 (3 by reference)"
+    assert row.disagreements[0].startswith("In progress: the todo list has")
+    # With no state summary, the closed card's line says what was under way.
+    assert row.preview == "Todo (3 of 5): Handle quoted fields"
+
+
 def test_a_v1_handoff_shows_no_v2_parts():
     row = _card(_divider(2, completed_work=["Parser"]))
     assert (row.goal, row.next_step, row.checks, row.user_messages) == ("", "", "", [])

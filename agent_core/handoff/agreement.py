@@ -1,0 +1,84 @@
+"""A model-written handoff checked against the evidence: where the two disagree, the
+evidence's item is added to the section and the disagreement is recorded, so the next session
+gets both and the card can show where the model was wrong or silent. Pure functions."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+
+from agent_core.handoff.evidence import command_key
+from agent_core.handoff.facts_only import errors_and_fixes, in_progress_lines
+from agent_core.handoff.grounded import GroundedFacts
+
+__all__ = ["agree_with_evidence"]
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
+
+
+def _mentions(texts: Iterable[str], subject: str) -> bool:
+    """Whether any text names ``subject``: verbatim, or with most of its words."""
+    subject_words = _words(subject)
+    for text in texts:
+        if subject.lower() in text.lower():
+            return True
+        if subject_words and len(subject_words & _words(text)) >= 0.7 * len(subject_words):
+            return True
+    return False
+
+
+def _texts(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def agree_with_evidence(fields: dict, facts: GroundedFacts, goal: str, draft: dict
+                        ) -> tuple[dict, list[str]]:
+    """``fields`` (the model's ``draft`` sections, the evidence's where it left one empty)
+    completed from the evidence where the model missed or contradicted it, and one line per
+    disagreement."""
+    progress = facts.progress
+    in_progress = list(fields.get("in_progress") or [])
+    lessons = list(fields.get("errors_and_fixes") or [])
+    completed = _texts(draft.get("completed_work"))
+    disagreements: list[str] = []
+    said = [t for key in ("in_progress", "errors_and_fixes", "next_step",
+                          "current_state_summary", "remaining_tasks")
+            for t in _texts(draft.get(key))]
+    evidence = in_progress_lines(progress, goal)
+    if progress.todo and not _mentions(_texts(draft.get("in_progress")), progress.todo):
+        disagreements.append(f"In progress: the todo list has “{progress.todo}” under way; "
+                             "the model did not name it")
+        in_progress.insert(0, evidence[0])
+    # The evidence of where the work stands is added wherever the model left it out: the files
+    # changed since the last completed item, the command still failing.
+    model_said = _texts(draft.get("in_progress"))
+    for line in evidence[1:]:
+        if line not in in_progress and not (
+                line.startswith("Changed since") and all(
+                    any(posixpath.basename(path) in text for text in model_said)
+                    for path in progress.changed)):
+            in_progress.append(line)
+    if progress.todo and _mentions(completed, progress.todo):
+        disagreements.append(f"Completed work: the model lists “{progress.todo}” as done; the "
+                             "todo list does not")
+    failing = progress.failing
+    if failing is not None and not any(command_key(failing.command) in command_key(t)
+                                       for t in said if t):
+        disagreements.append(f"Errors: `{failing.command[:120]}` still fails; the model did not "
+                             "say so")
+        lessons = [line for line in errors_and_fixes(facts.commands)
+                   if line.startswith("Still failing")] + lessons
+    later = [r for r in progress.unanswered if r.text != goal]
+    if later and not progress.todo and not any(_mentions(said, r.text) for r in later):
+        disagreements.append("In progress: the user's latest request is not answered yet; the "
+                             "model did not mention it")
+        in_progress.insert(0, evidence[0])
+    return ({**fields, "in_progress": list(dict.fromkeys(in_progress)),
+             "errors_and_fixes": list(dict.fromkeys(lessons))}, disagreements)
