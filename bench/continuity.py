@@ -1,30 +1,43 @@
-"""Does the next session know what the last one knew? Probes against the raw evaluation data.
+"""Does the next session know what the last one knew, what was under way, what the user
+asked (also while the agent worked) and what was learned? Probes against raw data and against
+Baton's own sessions, at the app's own handoff budget.
 
-Each probe is derived from the raw files and their curated ground truth, never from Baton's
-parsing, and passes when its text appears in what is handed on (whitespace collapsed):
+Probes come from the raw files and their curated ground truth, or from how Baton's own
+sessions were built (``bench.sessions``), never from Baton's parsing:
 
 - goal: the thread's first real request (SWE-agent: the first user message of the raw
-  ``history``; aider: the first ``####`` request that is not a ``/command``); its first 200
-  characters must appear.
-- requests: every real user request up to the cut; its first 40 characters must appear.
-- files: every file modified up to the cut (SWE-agent: the submitted diff's files, scored on
-  the whole run; aider: the cumulative "Applied edit to" files of the ground truth).
+  ``history`` up to its template's "INSTRUCTIONS:"; aider: the first ``####`` request that is
+  not a ``/command``), first 200 characters.
+- requests: every real user request up to the cut, first 40 characters (aider's linter
+  reports, which aider sends as a user turn, are tool output: not requests).
+- files: every file modified up to the cut (SWE-agent: the submitted diff's files; aider: the
+  cumulative "Applied edit to" files of the ground truth; Baton's sessions: what they wrote).
 - commits: every commit hash up to the cut (aider).
-- last_failure: the last SWE-agent action whose raw observation holds a Python traceback
-  (its first line must appear); aider's log records no command runs.
-- todos: neither dataset records a todo list, so this kind has no probes (reported as n/a).
+- last_failure: the last SWE-agent action whose raw observation holds a Python traceback.
+- in_progress: the todo under way at the cut (in the In Progress section).
+- next_step: the assistant's last stated plan (in the Next Step section).
+- queued: messages the user typed while the agent worked (in User Messages, marked queued).
+- lessons: for a failure fixed later, its command, the file whose edit fixed it and the cause
+  the assistant gave (in Errors and Fixes).
+- todos: the open todos of Baton's sessions.
 
-Three hand-ons are scored at each cut, all at the same token budget: the facts-only handoff,
-the offline simulator's handoff (the agent's request with the instruction appended), and a
-baseline that keeps the newest messages that fit verbatim (what a plain truncation keeps);
-a fourth, ``facts-1.5k``, is the facts-only handoff at the engine's default budget.
-The compression ratio is the cut's transcript tokens (every message, verbatim) over the
-hand-on's tokens.
+A probe is *held* when its text is in the hand-on (its section, for the last four kinds), and
+*named* when the hand-on names where it is stored instead (an "omitted" line: a request's
+session and message, a commit's place in a ``git log`` range, a file's directory). Coverage is
+held or named; the held share is printed beside it.
 
-After the reset at each cut (every SWE-agent trajectory, and the aider log at 20, 40, 60, 80
-and 100%), the probes a handoff misses are searched for with ``search_history`` over the
-cut's stored originals (``bench._history_probe``): the share found on the first page of
-results (goal: at least 0.95) and the tokens of those tool results, per handoff writer.
+Writers, all at the same budget: the facts-only handoff, the offline simulator's (the agent's
+request with the instruction appended), and the baseline that keeps the newest messages that
+fit verbatim. The app's budget (``TurnSetup.handoff_budget_tokens``) is the headline; at 32k,
+where every writer holds everything, the artifact's tokens are compared with handoff v2's on
+the same cuts (``bench/continuity_v2.json``) and with the transcript's.
+
+Cost at the same cut: the input tokens of the handoff call (the agent's request plus the
+instruction) against a compaction call (the compaction prompt over the same messages), the
+artifact's tokens against the transcript's.
+
+After the hand-on, each probe neither held nor named is searched for with ``search_history``
+over the cut's stored originals (``bench._history_probe``).
 
 Run: ``.venv/bin/python -m bench.continuity``
 """
@@ -33,34 +46,46 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+# The compaction's own rendering of what it replaces (what its call sends).
+from agent_core.compaction import COMPACTION_PROMPT
+from agent_core.compaction import _render as render_for_summary
+from agent_core.handoff.artifact import HandoffArtifact
 from agent_core.handoff.facts import extract_facts
 from agent_core.handoff.generation import generate_handoff
+from agent_core.handoff.inventory import take_inventory
+from agent_core.handoff.omitted import named_before, named_commits, named_places
+from agent_core.handoff.request import appended_request, transcript_request
+from agent_core.policy import ContextPolicy
 from agent_core.providers.simulator import SimulatorChatModel
+from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.tokens import TokenCounter
 from agent_core.transcripts import load_transcript
 from agent_core.turn import TurnSetup
-from bench._history_probe import NOT_IN_MESSAGES, HistoryTally, search_recovers, stored_thread
-from bench._shared import eval_dir
+from bench import sessions as baton_sessions
+from bench._history_probe import HistoryTally, search_recovers, stored_thread
+from bench._shared import REPO_ROOT, eval_dir
 
-_COUNT = TokenCounter(model="gpt-4").count_text
-BUDGET_TOKENS = 32_000  # a sixth of a 200k window: what a handoff may take of the next session
-KINDS = ("goal", "requests", "files", "commits", "todos", "last_failure")
-#: ``facts-1.5k``: the facts-only handoff at the engine's own budget (``TurnSetup``'s
-#: ``handoff_budget_tokens``), which has to leave things out: what the history search is for.
-ENGINE_BUDGET_TOKENS = next(f.default for f in fields(TurnSetup)
-                            if f.name == "handoff_budget_tokens")
-WRITERS = ("facts", "simulator", "baseline", "facts-1.5k")
-#: After a reset the agent looks up what its hand-on missed, whichever wrote it (the
-#: truncation baseline misses the most, so it tests the search hardest).
-SEARCHED = WRITERS
-HISTORY_GOAL = 0.95
+_COUNTER = TokenCounter(model="gpt-4")
+_COUNT = _COUNTER.count_text
+WIDE_BUDGET = 32_000
+#: The app's own handoff budget: what a handoff may take of the next session.
+APP_BUDGET = next(f.default for f in fields(TurnSetup) if f.name == "handoff_budget_tokens")
+KINDS = ("goal", "requests", "files", "commits", "last_failure", "todos", "in_progress",
+         "next_step", "queued", "lessons")
+WRITERS = ("facts", "simulator", "baseline")
+GOAL = 0.98
+V2_REFERENCE = REPO_ROOT / "bench" / "continuity_v2.json"
+LINT_REPORT = "# Fix any errors below, if possible."
+_SECTION_OF = {"in_progress": "In Progress", "next_step": "Next Step", "queued": "User Messages",
+               "lessons": "Errors and Fixes"}
 
 
 def _flat(text: str) -> str:
@@ -68,64 +93,55 @@ def _flat(text: str) -> str:
 
 
 @dataclass
-class Probes:
-    """What must survive one cut, by kind: each entry is a text to find."""
+class Cut:
+    """What must survive one cut: each probe kind's texts, and where each request is stored
+    (session, message) so an "omitted" line can name it."""
 
     name: str
     messages: Sequence[BaseMessage]
     metadata: dict[str, Any]
     by_kind: dict[str, list[str]] = field(default_factory=dict)
+    places: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: The artifact this session started from (a chain), and this session's number.
+    previous: HandoffArtifact | None = None
+    number: int = 1
+
+
+@dataclass
+class HandOn:
+    text: str
+    artifact: HandoffArtifact | None = None
+    input_tokens: int = 0
 
 
 @dataclass
 class Tally:
-    hits: dict[tuple[str, str], int] = field(default_factory=dict)
+    held: dict[tuple[str, str], int] = field(default_factory=dict)
+    covered: dict[tuple[str, str], int] = field(default_factory=dict)
+    found: dict[tuple[str, str], int] = field(default_factory=dict)
     totals: dict[str, int] = field(default_factory=dict)
-    ratios: dict[str, list[float]] = field(default_factory=dict)
-    history: dict[tuple[str, str], HistoryTally] = field(default_factory=dict)
+    tokens: dict[str, list[int]] = field(default_factory=dict)
+    history: dict[str, HistoryTally] = field(default_factory=dict)
 
-    def add(self, writer: str, probes: Probes, text: str, ratio: float) -> dict[str, str]:
-        flat = _flat(text)
-        cells = {}
-        for kind, needles in probes.by_kind.items():
-            found = sum(_flat(n) in flat for n in needles)
-            self.hits[writer, kind] = self.hits.get((writer, kind), 0) + found
-            if writer == WRITERS[0]:
-                self.totals[kind] = self.totals.get(kind, 0) + len(needles)
-            cells[kind] = f"{found}/{len(needles)}"
-        self.ratios.setdefault(writer, []).append(ratio)
-        return cells
+    def add(self, writer: str, kind: str, held: int, covered: int, total: int) -> None:
+        self.held[writer, kind] = self.held.get((writer, kind), 0) + held
+        self.covered[writer, kind] = self.covered.get((writer, kind), 0) + covered
+        if writer == WRITERS[0]:
+            self.totals[kind] = self.totals.get(kind, 0) + total
 
 
-def _rendered(message: BaseMessage) -> str:
-    text = f"{message.type}: {message.text}"
-    for call in getattr(message, "tool_calls", None) or []:
-        text += f"\n{call.get('name')} {json.dumps(call.get('args'), default=str)}"
-    return text
+# --- cuts ----------------------------------------------------------------------------------
+
+def _place(messages: Sequence[BaseMessage], probe: str, number: int = 1
+           ) -> tuple[int, int] | None:
+    needle = _flat(probe)
+    for index, message in enumerate(messages):
+        if isinstance(message, HumanMessage) and _flat(message.text).startswith(needle):
+            return number, index + 1
+    return None
 
 
-def _baseline(messages: Sequence[BaseMessage]) -> str:
-    """The newest messages that fit the budget, verbatim (no task head kept)."""
-    kept, used = [], 0
-    for message in reversed(messages):
-        text = _rendered(message)
-        cost = _COUNT(text)
-        if used + cost > BUDGET_TOKENS:
-            break
-        kept.append(text)
-        used += cost
-    return "\n\n".join(reversed(kept))
-
-
-def _handoff(model: Any, probes: Probes, budget: int = BUDGET_TOKENS) -> str:
-    facts = extract_facts(probes.messages, metadata=probes.metadata)
-    result = asyncio.run(generate_handoff(
-        model, list(probes.messages), facts=facts, session_number=1, trigger="auto",
-        utilization=0.8, model_name="bench", budget_tokens=budget, count_tokens=_COUNT))
-    return result.artifact.to_markdown()
-
-
-def _swe_agent(root: Path) -> list[Probes]:
+def _swe_agent(root: Path) -> list[Cut]:
     truth = json.loads((root / "derived" / "ground_truth.json").read_text())["trajectories"]
     cuts = []
     for rel, expected in sorted(truth.items()):
@@ -136,19 +152,23 @@ def _swe_agent(root: Path) -> list[Probes]:
         content = first["content"]
         goal = content if isinstance(content, str) else " ".join(
             part.get("text", "") for part in content if isinstance(part, dict))
+        # The task is what precedes the harness's INSTRUCTIONS: the rest is SWE-agent's
+        # template, the same in every run, which a handoff must not carry as the goal.
+        goal = goal.split("\n\nINSTRUCTIONS:")[0]
         transcript = load_transcript(root / "files" / rel)
         failing = [step["action"].strip().split("\n")[0] for step in raw.get("trajectory") or []
                    if "Traceback (most recent call last)" in str(step.get("observation"))]
-        cuts.append(Probes(
+        cuts.append(Cut(
             name=f"swe:{Path(rel).stem[:28]}", messages=transcript.messages,
             metadata={**transcript.metadata, "format": transcript.format},
             by_kind={"goal": [goal[:200]], "requests": [goal[:40]],
                      "files": list(expected["files_modified_from_submission"]),
-                     "last_failure": failing[-1:]}))
+                     "last_failure": failing[-1:]},
+            places={goal[:40]: p for p in [_place(transcript.messages, goal[:40])] if p}))
     return cuts
 
 
-def _aider(root: Path, fractions: Sequence[float] = (0.2, 0.4, 0.6, 0.8, 1.0)) -> list[Probes]:
+def _aider(root: Path, fractions: Sequence[float] = (0.2, 0.4, 0.6, 0.8, 1.0)) -> list[Cut]:
     transcript = load_transcript(root / "chat-history.md")
     sessions = json.loads((root / "derived" / "ground_truth.json").read_text())["sessions"]
     starts = transcript.metadata["sessions"]
@@ -158,101 +178,286 @@ def _aider(root: Path, fractions: Sequence[float] = (0.2, 0.4, 0.6, 0.8, 1.0)) -
         end = starts[n]["message_index"] if n < len(starts) else len(transcript.messages)
         last_line = starts[n]["line"] - 1 if n < len(starts) else 10**9
         inside = [s for s in sessions if s["start_line"] <= last_line]
+        # aider's linter report goes to the model as a "####" turn, so the ground truth lists
+        # it among the requests; it is tool output, not the user (12 in the whole log).
         requests = [r["text"] for s in inside for r in s["user_requests"]
-                    if not r["text"].lstrip().startswith("/")]
+                    if not r["text"].lstrip().startswith(("/", LINT_REPORT))]
         files = sorted({e["path"] if isinstance(e, dict) else e for s in inside
                         for e in s["files_modified_applied_edits"]})
         commits = [c["hash"] for s in inside for c in s["commits"]]
-        cuts.append(Probes(
-            name=f"aider:{fraction:.0%}", messages=transcript.messages[:end],
+        messages = transcript.messages[:end]
+        places: dict[str, tuple[int, int]] = {}
+        texts = [(i, _flat(m.text)) for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+        for request in requests:
+            head = _flat(request[:40])
+            found = next((i for i, t in texts if t.startswith(head)), None)
+            if found is not None:
+                places.setdefault(request[:40], (1, found + 1))
+        cuts.append(Cut(
+            name=f"aider:{fraction:.0%}", messages=messages,
             metadata={**transcript.metadata, "format": transcript.format},
             by_kind={"goal": [requests[0][:200]], "requests": [r[:40] for r in requests],
-                     "files": files, "commits": commits}))
+                     "files": files, "commits": commits},
+            places=places))
     return cuts
 
 
-def missed(probes: Probes, text: str) -> list[tuple[str, str]]:
-    """The probes of a cut that ``text`` does not hold, as (kind, probe)."""
-    flat = _flat(text)
-    return [(kind, n) for kind, needles in probes.by_kind.items() for n in needles
-            if _flat(n) not in flat]
+def _own(session: baton_sessions.Session, *, previous: HandoffArtifact | None = None,
+         number: int = 1, probes: dict[str, list[str]] | None = None) -> Cut:
+    probes = probes if probes is not None else session.probes
+    places = {}
+    for text in probes.get("requests", []):
+        if (where := _place(session.messages, text, number)) is not None:
+            places[text] = where
+    return Cut(name=session.name, messages=session.messages, metadata={}, by_kind=probes,
+               places=places, previous=previous, number=number)
 
 
-def _hand_on(writer: str, probes: Probes) -> str:
+def _baton(chain_resets: int = 30) -> list[Cut]:
+    """Baton's own sessions; the chain's last session is probed for every session's requests
+    and files, its artifact being every earlier one merged."""
+    cuts = [_own(baton_sessions.todos_cut(5, n)) for n in (2, 3, 4, 5)]
+    cuts += [_own(baton_sessions.queued_while_working()), _own(baton_sessions.failure_fixed())]
+    chain = baton_sessions.chain(chain_resets)
+    previous = None
+    for number, session in enumerate(chain[:-1], 1):
+        result = asyncio.run(generate_handoff(
+            None, session.messages, session_number=number, trigger="auto", utilization=0.8,
+            model_name="bench", previous=previous, budget_tokens=APP_BUDGET,
+            count_tokens=_COUNT, locate=lambda i, n=number: (n, i + 1)))
+        previous = result.artifact
+    last = chain[-1]
+    every = {kind: [p for s in chain for p in s.probes.get(kind, [])]
+             for kind in ("requests", "files")}
+    cut = _own(last, previous=previous, number=len(chain), probes=every)
+    cut.name = f"chain of {chain_resets} resets"
+    for number, session in enumerate(chain, 1):
+        for text in session.probes["requests"]:
+            if (where := _place(session.messages, text, number)) is not None:
+                cut.places[text] = where
+    return cuts + [cut]
+
+
+# --- hand-ons ------------------------------------------------------------------------------
+
+def _rendered(message: BaseMessage) -> str:
+    text = f"{message.type}: {message.text}"
+    for call in getattr(message, "tool_calls", None) or []:
+        text += f"\n{call.get('name')} {json.dumps(call.get('args'), default=str)}"
+    return text
+
+
+def _baseline(messages: Sequence[BaseMessage], budget: int) -> HandOn:
+    """The newest messages that fit the budget, verbatim (no task head kept)."""
+    kept, used = [], 0
+    for message in reversed(messages):
+        text = _rendered(message)
+        cost = _COUNT(text)
+        if used + cost > budget:
+            break
+        kept.append(text)
+        used += cost
+    return HandOn("\n\n".join(reversed(kept)))
+
+
+def _handoff(model: Any, cut: Cut, budget: int) -> HandOn:
+    facts = extract_facts(cut.messages, metadata=cut.metadata)
+    result = asyncio.run(generate_handoff(
+        model, list(cut.messages), facts=facts, session_number=cut.number, trigger="auto",
+        utilization=0.8, model_name="bench", budget_tokens=budget, count_tokens=_COUNT,
+        previous=cut.previous, inventory=take_inventory(cut.messages, cut.metadata),
+        locate=lambda i: (cut.number, i + 1)))
+    return HandOn(result.artifact.to_markdown(), result.artifact, result.prompt_tokens)
+
+
+def hand_on(writer: str, cut: Cut, budget: int) -> HandOn:
     if writer == "baseline":
-        return _baseline(probes.messages)
-    if writer == "facts-1.5k":
-        return _handoff(None, probes, ENGINE_BUDGET_TOKENS)
-    return _handoff(None if writer == "facts" else SimulatorChatModel(), probes)
+        return _baseline(cut.messages, budget)
+    return _handoff(None if writer == "facts" else SimulatorChatModel(), cut, budget)
 
 
-def _ratio_cell(values: list[float]) -> str:
-    return f"{sum(values) / len(values):7.1f}x" if values else "      -"
+# --- scoring -------------------------------------------------------------------------------
+
+def _section(markdown: str, heading: str) -> str:
+    match = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", markdown, re.M | re.S)
+    return match.group(1) if match else ""
 
 
-def run(cuts: list[Probes]) -> Tally:
+def _file_held(path: str, hand: HandOn) -> tuple[bool, bool]:
+    if hand.artifact is None:
+        return _flat(path) in _flat(hand.text), False
+    shown = [f.path for f in hand.artifact.files_modified]
+    held = any(s == path or s.endswith("/" + path) or path.endswith("/" + s) for s in shown)
+    dirs = [m.group(1) for s in shown
+            if (m := re.match(r"^\(omitted: \d+ files in (.+?)/", s))]
+    return held, any(path.startswith(d + "/") for d in dirs)
+
+
+def score(cut: Cut, hand: HandOn) -> dict[str, tuple[int, int, int, list[str]]]:
+    """Per kind: (held, held or named, total, the probes neither held nor named)."""
+    flat = _flat(hand.text)
+    artifact = hand.artifact
+    out: dict[str, tuple[int, int, int, list[str]]] = {}
+    for kind, needles in cut.by_kind.items():
+        held = covered = 0
+        missed = []
+        for needle in needles:
+            named = False
+            if kind == "files":
+                here, named = _file_held(needle, hand)
+            elif kind in _SECTION_OF and artifact is not None:
+                body = _flat(_section(hand.text, _SECTION_OF[kind]))
+                here = _flat(needle) in body and (
+                    kind != "queued" or re.search(rf"\[[^\]]*queued[^\]]*\] {re.escape(_flat(needle))}", body) is not None)
+            else:
+                here = _flat(needle) in flat
+            if not here and artifact is not None:
+                if kind == "requests" and needle in cut.places:
+                    place, up_to = cut.places[needle], named_before(artifact.user_messages)
+                    named = (place in named_places(artifact.user_messages)
+                             or (up_to is not None and place <= up_to))
+                elif kind == "commits":
+                    named = needle in named_commits(artifact.completed_work, cut.by_kind[kind])
+            held += here
+            covered += here or named
+            if not (here or named):
+                missed.append(needle)
+        out[kind] = (held, covered, len(needles), missed)
+    return out
+
+
+# --- the run -------------------------------------------------------------------------------
+
+def run(cuts: list[Cut], budget: int = APP_BUDGET, search: bool = True) -> Tally:
     tally = Tally()
-    print(f"{'cut':32}{'writer':>11}{'tokens':>9}{'ratio':>9}  "
-          + "  ".join(f"{k:>10}" for k in KINDS) + f"{'search':>10}{'search tok':>11}")
-    for probes in cuts:
-        source = sum(_COUNT(_rendered(m)) for m in probes.messages)
-        with stored_thread(probes.messages) as (store, thread_id):
+    print(f"\nbudget {budget:,} tokens")
+    print(f"{'cut':30}{'writer':>10}{'tokens':>8}  " + " ".join(f"{k[:10]:>10}" for k in KINDS))
+    for cut in cuts:
+        store_ctx = stored_thread(cut.messages) if search else None
+        store = store_ctx.__enter__() if store_ctx else None
+        try:
             for writer in WRITERS:
-                text = _hand_on(writer, probes)
-                tokens = _COUNT(text)
-                cells = tally.add(writer, probes, text, source / max(tokens, 1))
-                here = HistoryTally()
-                if writer in SEARCHED:
-                    for kind, needle in missed(probes, text):
-                        found, cost = search_recovers(store, thread_id, needle)
-                        here.add(found, cost)
-                        tally.history.setdefault((writer, kind), HistoryTally()).add(found, cost)
-                print(f"{probes.name:32}{writer:>11}{tokens:>9}{source / max(tokens, 1):>8.1f}x  "
-                      + "  ".join(f"{cells.get(k, 'n/a'):>10}" for k in KINDS)
-                      + f"{here.cell():>10}{here.tokens if here.missed else '-':>11}")
+                hand = hand_on(writer, cut, budget)
+                tokens = _COUNT(hand.text)
+                tally.tokens.setdefault(writer, []).append(tokens)
+                cells = score(cut, hand)
+                for kind, (held, covered, total, missed) in cells.items():
+                    tally.add(writer, kind, held, covered, total)
+                    if store is not None:
+                        history = tally.history.setdefault(writer, HistoryTally())
+                        for needle in missed:
+                            found, cost = search_recovers(store[0], store[1], needle)
+                            history.add(found, cost)
+                            tally.found[writer, kind] = tally.found.get((writer, kind), 0) + found
+                print(f"{cut.name[:29]:30}{writer:>10}{tokens:>8}  " + " ".join(
+                    f"{cells[k][1]}/{cells[k][2]:<5}".rjust(10) if k in cells else f"{'':>10}"
+                    for k in KINDS))
+        finally:
+            if store_ctx is not None:
+                store_ctx.__exit__(None, None, None)
     return tally
 
 
-def summary(tally: Tally) -> None:
-    print(f"\ncoverage per probe kind (micro over all cuts; budget {BUDGET_TOKENS:,} tokens)")
-    print(f"{'writer':>10}" + "".join(f"{k:>13}" for k in KINDS) + f"{'overall':>10}"
-          + f"{'mean ratio':>12}")
+def summary(tally: Tally, budget: int) -> list[str]:
+    """Prints the per-kind table; returns the kinds under the goal for the v3 writers."""
+    print(f"\ncoverage per probe kind at a budget of {budget:,} tokens (goal >= {GOAL}): "
+          "held / held or named / held, named or found by search_history's first page")
+    print(f"{'writer':>10}" + "".join(f"{k[:14]:>19}" for k in KINDS) + f"{'mean tok':>10}")
+    short = []
     for writer in WRITERS:
-        cells, hit_sum, total_sum = [], 0, 0
+        cells = []
         for kind in KINDS:
             total = tally.totals.get(kind, 0)
-            hits = tally.hits.get((writer, kind), 0)
-            hit_sum, total_sum = hit_sum + hits, total_sum + total
-            cells.append(f"{hits / total:>13.3f}" if total else f"{'n/a':>13}")
-        overall = hit_sum / total_sum if total_sum else 0.0
-        print(f"{writer:>10}" + "".join(cells) + f"{overall:>10.3f}"
-              + f"{_ratio_cell(tally.ratios.get(writer, [])):>12}")
-    counts = ", ".join(f"{k} {tally.totals.get(k, 0)}" for k in KINDS)
-    print(f"probes: {counts}")
-    print(f"\nafter a reset at each cut: probes the hand-on misses that search_history's first "
-          f"page finds, per kind (goal >= {HISTORY_GOAL}); tokens are the search results'")
-    print(f"{'writer':>10}" + "".join(f"{k:>13}" for k in KINDS) + f"{'overall':>13}"
-          + f"{'searchable':>13}{'tokens':>11}{'per probe':>11}")
-    for writer in SEARCHED:
-        whole, searchable, cells = HistoryTally(), HistoryTally(), []
-        for kind in KINDS:
-            history = tally.history.get((writer, kind), HistoryTally())
-            whole.absorb(history)
-            if kind not in NOT_IN_MESSAGES:
-                searchable.absorb(history)
-            cells.append(f"{history.cell():>13}")
-        share = searchable.share()
-        print(f"{writer:>10}" + "".join(cells) + f"{whole.cell():>13}"
-              + (f"{share:>13.3f}" if share is not None else f"{'n/a':>13}")
-              + f"{whole.tokens:>11,}{whole.tokens / max(whole.missed, 1):>11,.0f}")
-    print(f"searchable: every kind but {', '.join(NOT_IN_MESSAGES)} (aider's commit hashes are "
-          "in its log's notes, which the model never saw, so no stored message holds them)")
+            if not total:
+                cells.append(f"{'n/a':>19}")
+                continue
+            held = tally.held.get((writer, kind), 0) / total
+            covered = tally.covered.get((writer, kind), 0) / total
+            found = (tally.covered.get((writer, kind), 0)
+                     + tally.found.get((writer, kind), 0)) / total
+            cells.append(f"{held:.2f}/{covered:.2f}/{found:.2f}".rjust(19))
+            if writer != "baseline" and covered < GOAL:
+                short.append(f"{writer}:{kind} {covered:.2f}")
+        tokens = tally.tokens.get(writer, [])
+        print(f"{writer:>10}" + "".join(cells) + f"{sum(tokens) / max(len(tokens), 1):>10,.0f}")
+    print("probes: " + ", ".join(f"{k} {tally.totals.get(k, 0)}" for k in KINDS))
+    for writer, history in tally.history.items():
+        print(f"{writer}: probes neither held nor named that search_history's first page "
+              f"finds: {history.cell()} ({history.tokens:,} tokens of results)")
+    return short
 
 
-def main() -> None:
+def against_v2(cuts: list[Cut]) -> None:
+    """v3's facts-only artifact against v2's on the same cuts (``bench/continuity_v2.json``),
+    at the app's budget and at 32k: tokens, and the probes (goal, requests, files, commits,
+    last failure) each holds verbatim, v3's held or named beside them."""
+    reference = json.loads(V2_REFERENCE.read_text(encoding="utf-8"))["cuts"]
+    for label, budget in (("1.5k", APP_BUDGET), ("32k", WIDE_BUDGET)):
+        print(f"\nhandoff v3 against v2 (bench/continuity_v2.json), facts-only, budget {budget:,}:"
+              " tokens, probes held (v3: held / held or named)")
+        print(f"{'cut':30}{'v2 tok':>8}{'v3 tok':>8}{'v3/v2':>7}{'v2 held':>9}{'v3 held':>9}"
+              f"{'v3 cov':>8}")
+        v2_sum = v3_sum = 0
+        for key, cut in zip(reference, cuts, strict=False):
+            v2 = reference[key][label]
+            hand = hand_on("facts", cut, budget)
+            cells = score(cut, hand)
+            kinds = [k for k in v2["hits"] if k in cells]
+            v2_held = sum(v2["hits"][k][0] for k in kinds)
+            v3_held = sum(cells[k][0] for k in kinds)
+            v3_cov = sum(cells[k][1] for k in kinds)
+            tokens = _COUNT(hand.text)
+            v2_sum, v3_sum = v2_sum + v2["tokens"], v3_sum + tokens
+            print(f"{cut.name[:29]:30}{v2['tokens']:>8}{tokens:>8}{tokens / v2['tokens']:>7.2f}"
+                  f"{v2_held:>9}{v3_held:>9}{v3_cov:>8}")
+        print(f"{'all':30}{v2_sum:>8}{v3_sum:>8}{v3_sum / v2_sum:>7.2f}")
+
+
+def cost(cuts: list[Cut], window: int = 200_000) -> None:
+    """At each cut, as the engine would send them at a ``window``-token model: the handoff
+    call's input (the agent's request plus the instruction when it fits, else the transcript
+    request sized to the window) against a compaction call's (its prompt over the older part
+    the compaction replaces, rendered to its character budget); the artifact's tokens against
+    the transcript's."""
+    print(f"\ncost at the same cut (cl100k, a {window:,}-token window): handoff call input vs "
+          "compaction call input; artifact vs transcript")
+    print(f"{'cut':30}{'transcript':>11}{'handoff in':>11}{'compact in':>11}{'in ratio':>9}"
+          f"{'artifact':>9}{'art/trans':>10}")
+    policy = ContextPolicy()
+    for cut in cuts:
+        messages = list(cut.messages)
+        transcript = _COUNTER.count(messages)
+        facts = extract_facts(messages, metadata=cut.metadata)
+        request = appended_request(messages, None, None)
+        if _COUNTER.count(request) + min(4096, window // 10) > window:
+            request = transcript_request(messages, facts, None, None, _COUNT,
+                                         window - min(4096, window // 10))
+        handoff_in = _COUNTER.count(request)
+        older = messages[:safe_cutoff(messages, policy.keep_recent_tokens,
+                                      _COUNTER.count_message)]
+        summary_chars = next(f.default for f in fields(TurnSetup)
+                             if f.name == "compaction_summary_tokens") * 24
+        compact_in = _COUNTER.count([SystemMessage(COMPACTION_PROMPT),
+                                     HumanMessage(render_for_summary(older, summary_chars))])
+        artifact = _COUNT(hand_on("facts", cut, APP_BUDGET).text)
+        print(f"{cut.name[:29]:30}{transcript:>11,}{handoff_in:>11,}{compact_in:>11,}"
+              f"{handoff_in / max(compact_in, 1):>9.1f}{artifact:>9,}"
+              f"{artifact / max(transcript, 1):>10.3f}")
+
+
+def all_cuts() -> list[Cut]:
     root = eval_dir()
-    cuts = _swe_agent(root / "swe-agent-trajectories") + _aider(root / "aider-chat-history")
-    summary(run(cuts))
+    return (_swe_agent(root / "swe-agent-trajectories") + _aider(root / "aider-chat-history")
+            + _baton())
+
+
+def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> None:
+    cuts = all_cuts()
+    short = summary(run(cuts), APP_BUDGET)
+    public = [c for c in cuts if c.name.startswith(("swe:", "aider:"))]
+    against_v2(public)
+    cost(cuts)
+    out("\nunder the goal at the app's budget: " + (", ".join(short) or "none"))
 
 
 if __name__ == "__main__":

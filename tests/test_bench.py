@@ -42,23 +42,23 @@ def test_calibrated_estimates_of_aiders_prompts_stay_accurate() -> None:
 
 
 def test_handoffs_keep_the_goal_and_every_request_where_truncation_does_not(capsys) -> None:
-    from bench._history_probe import NOT_IN_MESSAGES
-    from bench.continuity import _aider, _swe_agent, run
+    from bench.continuity import APP_BUDGET, GOAL, WIDE_BUDGET, _aider, _baton, _swe_agent, run
 
-    cuts = (_swe_agent(eval_path("swe-agent-trajectories"))
-            + _aider(eval_path("aider-chat-history"), fractions=(0.2,)))
-    tally = run(cuts)
+    public = (_swe_agent(eval_path("swe-agent-trajectories"))
+              + _aider(eval_path("aider-chat-history"), fractions=(0.2,)))
+    wide = run(public, WIDE_BUDGET, search=False)
     for writer in ("facts", "simulator"):
         for kind in ("goal", "requests", "files", "commits"):
-            assert tally.hits[writer, kind] == tally.totals[kind], (writer, kind)
-    assert tally.hits["baseline", "requests"] < tally.totals["requests"]
-    # After a reset, what a hand-on misses is found again by search_history's first page
-    # (aider's commit hashes excepted: no message the model saw holds them).
-    found = missed = 0
-    for (_writer, kind), history in tally.history.items():
-        if kind not in NOT_IN_MESSAGES:
-            found, missed = found + history.found, missed + history.missed
-    assert missed >= 40 and found / missed >= 0.95
+            assert wide.held[writer, kind] == wide.totals[kind], (writer, kind)
+    assert wide.held["baseline", "requests"] < wide.totals["requests"]
+    # At the app's budget every kind is held, or named where it can be read, by both writers,
+    # Baton's own sessions' in progress, next step, queued messages and lessons included.
+    app = run(public + _baton(chain_resets=12), APP_BUDGET, search=False)
+    for writer in ("facts", "simulator"):
+        for kind, total in app.totals.items():
+            if total:
+                assert app.covered[writer, kind] / total >= GOAL, (writer, kind)
+    assert app.covered["baseline", "requests"] / app.totals["requests"] < GOAL
 
 
 def test_masking_sends_fewer_tokens_and_keeps_every_tool_pair() -> None:

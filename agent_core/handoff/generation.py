@@ -293,6 +293,10 @@ async def generate_handoff(
         artifact, _ = fit_to_budget(checked(artifact), max(budget_tokens - 4, 1), count)
         artifact = checked(artifact)
         tokens = count(artifact.to_markdown())
+        if tokens > budget_tokens:  # the final check came out longer than the fitted one
+            artifact, _ = fit_to_budget(artifact, max(budget_tokens - 4, 1), count)
+            artifact = checked(artifact)
+            tokens = count(artifact.to_markdown())
     except ValueError as exc:
         raise HandoffGenerationError(
             f"Could not build a handoff artifact for session {session_number}: "

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.handoff.artifact import CoverageCheck, HandoffArtifact
 from agent_core.handoff.facts_only import Locate
-from agent_core.handoff.omitted import is_omitted, named_commits, named_places
+from agent_core.handoff.omitted import is_omitted, named_before, named_commits, named_places
 from agent_core.handoff.user_text import request_body, request_place
 
 __all__ = ["Inventory", "take_inventory", "check"]
@@ -35,8 +35,9 @@ _APPLIED_RE = re.compile(r"^>?\s*Applied edit to (.+?)\s*$", re.MULTILINE)
 _DIFF_RE = re.compile(r"^diff --git a/.+? b/(.+?)\s*$", re.MULTILINE)
 _RM_RE = re.compile(r"(?:^|&&|;|\n)\s*rm\s+((?:-\S+\s+)*)([^;&|\n]+)")
 _HEAD = 60
+_NAME_CHARS = 48
 _COUNTED_DIR = re.compile(r"^\(omitted: \d+ files in (.+?)/(?:, sessions [\d,-]+)?\)$")
-_NAMED = 5
+_NAMED = 3
 
 
 class Inventory(BaseModel):
@@ -130,7 +131,9 @@ def take_inventory(messages: Sequence[BaseMessage],
                     one_task and requests):
                 requests.append((words, index))
     for event in meta.get("events") or []:
-        if isinstance(event, Mapping) and event.get("kind") == "commit" and event.get("hash"):
+        # The importer's events carry the number of messages before them: only those inside.
+        if (isinstance(event, Mapping) and event.get("kind") == "commit" and event.get("hash")
+                and event.get("message_index", 0) <= len(messages)):
             commits.append(str(event["hash"]))
     submission = meta.get("submission") or (meta.get("info") or {}).get("submission")
     if isinstance(submission, str):
@@ -159,7 +162,7 @@ def _flat(text: str) -> str:
 def _result(kind: str, total: list[str], held: list[bool], named: list[bool]
             ) -> CoverageCheck:
     missing = [item for item, h, n in zip(total, held, named, strict=True) if not (h or n)]
-    shown = [" ".join(m.split())[:_HEAD] for m in missing[:_NAMED]]
+    shown = [" ".join(m.split())[:_NAME_CHARS] for m in missing[:_NAMED]]
     if len(missing) > _NAMED:
         shown.append(f"+{len(missing) - _NAMED} more")
     return CoverageCheck.model_validate({
@@ -184,6 +187,7 @@ def check(artifact: HandoffArtifact, inventory: Inventory, *,
     file_named = [any(_in_directory(p, d) for d in counted) for p in files]
     bodies = [_flat(request_body(item)) for item in [artifact.goal, *artifact.user_messages]]
     places = named_places(artifact.user_messages)
+    up_to = named_before(artifact.user_messages)
 
     def held_request(text: str) -> bool:
         head = _flat(text)[:_HEAD].rstrip("…")
@@ -206,7 +210,8 @@ def check(artifact: HandoffArtifact, inventory: Inventory, *,
         _result("todos", inventory.todos, [_flat(t) in todo_text for t in inventory.todos],
                 [False] * len(inventory.todos)),
         _result("requests", requests, [held_request(r) for r in requests],
-                [p is not None and p in places for p in request_places]),
+                [p is not None and (p in places or (up_to is not None and p <= up_to))
+                 for p in request_places]),
         _result("commits", shas, [sha[:7] in markdown for sha in shas],
                 [sha in commit_named for sha in shas]),
         _result("pinned", pins, [p in artifact.pinned_files for p in pins], [False] * len(pins)),

@@ -12,14 +12,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-__all__ = ["is_omitted", "requests_line", "named_places", "commits_line", "named_commits",
-           "count_line", "split_marker"]
+__all__ = ["is_omitted", "requests_line", "named_places", "named_before", "commits_line",
+           "named_commits", "count_line", "split_marker"]
 
 _MARK = "(omitted: "
 _COUNT_RE = re.compile(r"^\(omitted: (\d+) ")
 _PLACES_RE = re.compile(r"(\d+):(\d+(?:,\d+)*)")
 _RANGE_RE = re.compile(r"commits, ([0-9a-f]{7,40})…([0-9a-f]{7,40})")
 _SESSIONS_RE = re.compile(r"from sessions (\d+)-(\d+)")
+_UP_TO_RE = re.compile(r"every user message up to (\d+):(\d+) not listed here")
 _MAX_PLACES_CHARS = 400
 
 
@@ -39,13 +40,21 @@ def _count(marker: str | None) -> int:
 
 
 def named_places(items: Iterable[str]) -> set[tuple[int, int]]:
-    """Every (session, message) the request lines among ``items`` name."""
+    """Every (session, message) the request lines among ``items`` name one by one."""
     places: set[tuple[int, int]] = set()
     for item in items:
-        if is_omitted(item) and "requests" in item:
+        if is_omitted(item) and "requests" in item and "read_history" in item:
             for session, numbers in _PLACES_RE.findall(item.split("read_history", 1)[-1]):
                 places.update((int(session), int(n)) for n in numbers.split(","))
     return places
+
+
+def named_before(items: Iterable[str]) -> tuple[int, int] | None:
+    """The place up to which a request line among ``items`` names every user message not
+    listed (when there were too many to name one by one)."""
+    found = [(int(m.group(1)), int(m.group(2))) for item in items if is_omitted(item)
+             for m in [_UP_TO_RE.search(item)] if m]
+    return max(found) if found else None
 
 
 def _places_text(places: Iterable[tuple[int, int]]) -> str:
@@ -64,6 +73,14 @@ def requests_line(marker: str | None, places: Sequence[tuple[int, int] | None], 
     text = _places_text(known)
     if known and len(text) <= _MAX_PLACES_CHARS and len(known) == total:
         return f"(omitted: {total} earlier answered requests; read_history(session, start) at {text})"
+    # Too many to name one by one: they are the oldest, so every user message up to the
+    # newest of them that is not listed is one (or the same words as a listed one).
+    before = named_before([marker] if marker else [])
+    if all(p is not None for p in places) and (known or before) and (before or len(known) ==
+                                                                     total):
+        last = max([*known, *([before] if before else [])])
+        return (f"(omitted: {total} earlier answered requests: every user message up to "
+                f"{last[0]}:{last[1]} not listed here; search_history finds them by words)")
     span = _SESSIONS_RE.search(marker or "")
     sessions = sorted({s for s, _ in known} | ({int(span.group(1)), int(span.group(2))}
                                                if span else set()))

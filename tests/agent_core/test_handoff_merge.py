@@ -320,3 +320,17 @@ async def test_the_goal_changes_only_when_the_user_is_quoted_replacing_it() -> N
     assert (await handoff(said)).goal == said
     assert (await handoff("Build an exporter")).goal == "Build a CSV importer"  # not a quote
     assert (await handoff("")).goal == "Build a CSV importer"
+
+
+def test_too_many_omitted_requests_to_list_are_named_by_where_they_end() -> None:
+    messages = [f"[1:{n}] request {n} " + "word " * 20 for n in range(1, 401)]
+    fitted, tokens = fit_to_budget(artifact(1, goal="Build it", user_messages=messages), 500,
+                                   words)
+    assert tokens <= 500
+    marker = fitted.user_messages[0]
+    kept = fitted.user_messages[1:]
+    from agent_core.handoff.omitted import named_before
+    up_to = named_before([marker])
+    first_kept = int(kept[0].split(":")[1].split("]")[0])
+    assert up_to == (1, first_kept - 1)  # every earlier one is named by the rule
+    assert int(marker.split()[1]) + len(kept) == 400
