@@ -1,8 +1,10 @@
 """Baton's command line: ``baton replay`` and ``baton import`` (also ``python -m agent_core``).
 
-``replay FILE --model M`` prints one JSON line per reset / compaction and a summary (see
-:mod:`agent_core.replay`); on a terminal it also draws a progress bar on stderr, and
-``--report out.html`` writes a self-contained page with the context chart and the handoffs.
+``replay FILE --model M`` runs the app's context pipeline (masking, then compaction or a
+reset, at the app's default thresholds unless given) and prints one JSON line per mask /
+compaction / reset and a summary (see :mod:`agent_core.replay`); on a terminal it also draws
+a progress bar on stderr, and ``--report out.html`` writes a self-contained page with the
+context chart, the masks, compactions and resets, and the handoffs.
 ``import FILE`` reads any supported transcript and writes it as OpenAI chat JSON (``-o``), the
 one shape every format converts to, printing what it found.
 """
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_core.progress import ProgressBar
-from agent_core.replay import ReplayStep, replay
+from agent_core.replay import APP_MASK_THRESHOLD, ReplayStep, replay_policy, replay_transcript
 from agent_core.replay_report import render_report
 from agent_core.transcripts import FORMATS, load_transcript
 from agent_core.transcripts.export import transcript_summary, transcript_to_openai
@@ -36,6 +38,15 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--window", type=int)
     rp.add_argument("--strategy", default="auto", choices=["auto", "compact", "reset"])
     rp.add_argument("--threshold", type=float, help="reset threshold (default 0.80)")
+    rp.add_argument("--compact-threshold", type=float,
+                    help="compact threshold (default 0.50, or 5 points below --threshold)")
+    rp.add_argument("--mask-threshold", type=_mask_threshold, default="app",
+                    help=f"mask old tool outputs from this utilization, as the app does "
+                         f"(default {APP_MASK_THRESHOLD:.2f}, lowered to 5 points below the "
+                         "compact threshold when that is lower); 'off' turns masking off")
+    rp.add_argument("--keep-recent", type=int,
+                    help="tokens of the newest messages masking and compaction keep verbatim "
+                         "(default 2000)")
     rp.add_argument("--handoff", default="facts",
                     help="facts (no model), simulator, or provider:model (a real model when "
                          "its key is set)")
@@ -51,6 +62,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _mask_threshold(value: str) -> float | str | None:
+    if value.strip().lower() in ("off", "none"):
+        return None
+    if value == "app":  # the default: the app's threshold (argparse passes it through here)
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a fraction such as 0.35, or 'off'; got {value!r}") from None
+
+
 def _replay(args: argparse.Namespace) -> None:
     steps: list[ReplayStep] = []
     bar: ProgressBar | None = None
@@ -64,11 +87,15 @@ def _replay(args: argparse.Namespace) -> None:
             steps.append(step)
 
     events: list[dict[str, Any]] = []
+    policy = replay_policy(strategy=args.strategy, window=args.window, threshold=args.threshold,
+                           compact_threshold=args.compact_threshold,
+                           mask_threshold=args.mask_threshold,
+                           keep_recent_tokens=args.keep_recent)
+    transcript = load_transcript(args.file, format=args.format)
     try:
-        for event in replay(args.file, fmt=args.format, model=args.model, window=args.window,
-                            strategy=args.strategy, threshold=args.threshold,
-                            handoff_model=args.handoff, budget_tokens=args.handoff_budget,
-                            on_step=on_step):
+        for event in replay_transcript(transcript, model=args.model, policy=policy,
+                                       handoff_model=args.handoff,
+                                       budget_tokens=args.handoff_budget, on_step=on_step):
             events.append(event)
             if bar is not None:
                 # On a shared terminal a JSON line would otherwise land after the bar.

@@ -30,6 +30,7 @@ __all__ = [
     "from_langchain",
     "repair_tool_pairs",
     "apply_edits",
+    "summary_message",
     "build_context",
     "context_kind",
     "content_text",
@@ -160,7 +161,9 @@ def repair_tool_pairs(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     return repaired
 
 
-def _summary_message(edit: ContextEdit) -> HumanMessage:
+def summary_message(edit: ContextEdit) -> HumanMessage:
+    """The message that stands in the model's view for the rows a compaction or a todo
+    summary replaced."""
     label = "Summary of earlier work in this session" if edit.kind == "compaction" else (
         f"Summary of completed todo {edit.todo_id}"
     )
@@ -206,12 +209,12 @@ def apply_edits(rows: Sequence[StoredMessage], edits: Sequence[ContextEdit]) -> 
             out.extend(filter(None, [_row_to_message(row)]))
             continue
         if not summary_placed:
-            out.append(_summary_message(compaction))  # type: ignore[arg-type]
+            out.append(summary_message(compaction))  # type: ignore[arg-type]
             summary_placed = True
         if row.seq <= cut:
             continue
         if row.seq in todo_first:
-            out.append(_summary_message(todo_first[row.seq]))
+            out.append(summary_message(todo_first[row.seq]))
         if row.seq in hidden:
             continue
         if row.role == "tool" and row.seq in masked:
@@ -222,7 +225,7 @@ def apply_edits(rows: Sequence[StoredMessage], edits: Sequence[ContextEdit]) -> 
                 message.additional_kwargs[MASKED] = True
             out.append(message)
     if not summary_placed:
-        out.append(_summary_message(compaction))  # type: ignore[arg-type]
+        out.append(summary_message(compaction))  # type: ignore[arg-type]
     return repair_tool_pairs(out)
 
 

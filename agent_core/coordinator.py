@@ -35,6 +35,7 @@ from agent_core.records import ContextEdit, NewMessage, StoredMessage
 from agent_core.redaction import known_secrets, redact_text
 from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.strategies.masking import mask_candidates, placeholder
+from agent_core.strategies.pipeline import opening_messages, projected_after_compaction
 from agent_core.strategies.reset_control import warn_threshold
 from agent_core.strategies.undo import undo_hold
 from agent_core.todos import TodoTracker, span_rows, todo_summary
@@ -145,15 +146,10 @@ class SessionCoordinator:
     def head_fraction(self, messages: Sequence[BaseMessage]) -> float:
         """Share of the window the session's opening context (handoff, pinned files, system
         prompt, tool schemas) takes: what any new session would start with at least."""
-        head = [m for m in messages if context_kind(m) in ("handoff", "pinned")]
         tokens = self.estimator.counter.count(
-            head, system=self.setup.system_prompt or None, tools=list(self.setup.tools) or None)
+            opening_messages(messages), system=self.setup.system_prompt or None,
+            tools=list(self.setup.tools) or None)
         return tokens / self.info.context_window
-
-    def conversation_started(self, messages: Sequence[BaseMessage]) -> bool:
-        """Whether the model has answered at least twice in this session: a session gets
-        room for progress before it can be reset again (guards against reset loops)."""
-        return sum(1 for m in messages if isinstance(m, AIMessage)) >= 2
 
     # persist ----------------------------------------------------------------------
     def unsynced(self, messages: Sequence[BaseMessage]) -> bool:
@@ -438,10 +434,10 @@ class SessionCoordinator:
         return safe_cutoff(messages, self.setup.policy.keep_recent_tokens, self.count)
 
     def projected_after_compaction(self, messages: Sequence[BaseMessage], estimate: TokenEstimate) -> float:
-        cut = self.compaction_cut(messages)
-        removed = sum(self.count(m) for m in messages[:cut] if context_kind(m) not in ("handoff", "pinned"))
-        tokens = estimate.tokens - removed + self.setup.compaction_summary_tokens
-        return tokens / estimate.window
+        return projected_after_compaction(
+            messages, estimate.tokens, estimate.window,
+            keep_recent_tokens=self.setup.policy.keep_recent_tokens,
+            summary_tokens=self.setup.compaction_summary_tokens, count=self.count)
 
     async def compact(self, messages: Sequence[BaseMessage], estimate: TokenEstimate) -> list[BaseMessage] | None:
         cut = self.compaction_cut(messages)

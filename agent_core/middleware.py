@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from langchain.agents.middleware import (
@@ -28,9 +29,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from agent_core import events, lanes
 from agent_core.context import CONTEXT_SAMPLE
 from agent_core.coordinator import SessionCoordinator
-from agent_core.strategies.masking import should_mask
-from agent_core.strategies.plan import after_short_compaction, confirm_compaction, plan
-from agent_core.strategies.undo import held_back
+from agent_core.strategies.pipeline import before_call, mask_due
 from agent_core.tool_errors import tool_failure
 from agent_core.user_control import skip_deferred
 
@@ -122,52 +121,43 @@ class ContextResetMiddleware(_Base):
         else:
             delivered, estimate = [], c.measure(messages)
         self.call.calls += 1
-        masked = None
-        held = c.undo_hold is not None and estimate.fraction < c.undo_hold
-        if not held:
+        policy = c.setup.policy
+        prepare = partial(before_call, c, messages, estimate, policy=policy,
+                          model_default=c.info.default_strategy, undo_hold=c.undo_hold,
+                          compaction_fell_short=self.call.compaction_fell_short)
+        # Masking writes to the store: only then does the pipeline leave the loop.
+        due = mask_due(estimate.fraction, policy, c.undo_hold)
+        step = await _off_loop(c, prepare) if due else prepare()
+        if not step.held:
             c.undo_hold = None  # grown past the margin: back to normal
-        if not held and should_mask(estimate.fraction, c.setup.policy):
-            # The cheap stage first: compaction or a reset is then judged on what is left.
-            masked = await _off_loop(c, c.mask, messages, estimate.fraction)
-            if masked is not None:
-                messages = masked
-                estimate = c.measure(messages)
-        decision = plan(estimate.fraction, c.setup.policy, model_default=c.info.default_strategy)
-        decision = held_back(decision, c.undo_hold)
-        if decision.action == "compact":
-            decision = confirm_compaction(decision, c.projected_after_compaction(messages, estimate),
-                                          c.setup.policy)
-        if decision.action == "compact" and self.call.compaction_fell_short:
-            decision = after_short_compaction(decision, c.setup.policy)
-            if decision.action == "keep" and not self.call.warned_short:
-                self.call.warned_short = True
-                c.emit(events.warning(
-                    f"Compaction could not get this session below the compact threshold "
-                    f"({c.setup.policy.compact_threshold:.0%}): the recent part it keeps is too "
-                    "large. Not compacting again this turn; lower keep-recent tokens or raise "
-                    "the threshold.", utilization=estimate.fraction))
+        messages, estimate, decision = step.messages, step.estimate, step.decision
+        masked = messages if step.masked else None
+        if step.blocked == "short_compaction" and not self.call.warned_short:
+            self.call.warned_short = True
+            c.emit(events.warning(
+                f"Compaction could not get this session below the compact threshold "
+                f"({policy.compact_threshold:.0%}): the recent part it keeps is too "
+                "large. Not compacting again this turn; lower keep-recent tokens or raise "
+                "the threshold.", utilization=estimate.fraction))
+        if step.blocked == "reset_head" and self.resets and c.session.id not in self.warned:
+            self.warned.add(c.session.id)
+            c.emit(events.warning(
+                f"This session starts at {step.head:.0%} of the context window (the handoff "
+                "and pinned files are too large for the reset threshold), so another "
+                "reset cannot help; continuing without one. Unpin large files or raise "
+                "the threshold.", utilization=estimate.fraction, head_fraction=round(step.head, 4)))
         if decision.action != "keep" and await _off_loop(c, skip_deferred, c, decision):
             decision = decision.model_copy(update={"action": "keep", "reason": "deferred once"})
         self.call.estimate, self.call.decision = estimate, decision
         if decision.action == "reset" and self.resets:
-            head = c.head_fraction(messages)
-            if not c.conversation_started(messages) or head >= c.setup.policy.reset_threshold:
-                if c.session.id not in self.warned:
-                    self.warned.add(c.session.id)
-                    c.emit(events.warning(
-                        f"This session starts at {head:.0%} of the context window (the handoff "
-                        "and pinned files are too large for the reset threshold), so another "
-                        "reset cannot help; continuing without one. Unpin large files or raise "
-                        "the threshold.", utilization=estimate.fraction, head_fraction=round(head, 4)))
-            else:
-                context = await c.reset(messages, trigger="auto", utilization=estimate.fraction)
-                if context is not None:
-                    self.call.acted = True
-                    self.call.compaction_fell_short = False
-                    c.measure(context)
-                    if c.setup.review_handoffs:  # the new session waits for the user's review
-                        return {**_replace(context), "jump_to": "end"}
-                    return _replace(context)
+            context = await c.reset(messages, trigger="auto", utilization=estimate.fraction)
+            if context is not None:
+                self.call.acted = True
+                self.call.compaction_fell_short = False
+                c.measure(context)
+                if c.setup.review_handoffs:  # the new session waits for the user's review
+                    return {**_replace(context), "jump_to": "end"}
+                return _replace(context)
         if masked is not None:
             return _replace(masked)
         return {"messages": delivered} if delivered else None

@@ -31,9 +31,14 @@ def _downsample(steps: Sequence[ReplayStep]) -> list[ReplayStep]:
     return [max(bucket, key=lambda s: s.tokens) for bucket in buckets if bucket]
 
 
+#: The events marked on the chart, and the word each mark's tooltip uses.
+_MARKED = {"reset": "reset", "compaction": "compaction", "mask": "mask"}
+
+
 def chart_svg(steps: Sequence[ReplayStep], events: Sequence[dict[str, Any]]) -> str:
     """The context size per message as an SVG line, the window as a dashed line, and a
-    vertical mark at each reset (red) and compaction (amber) with its message index."""
+    vertical mark at each reset (red), compaction (amber) and mask (grey) with its message
+    index."""
     total = max((s.total for s in steps), default=1)
     window = max((s.window for s in steps), default=1)
     top = max([window, *(s.tokens for s in steps)])
@@ -60,10 +65,10 @@ def chart_svg(steps: Sequence[ReplayStep], events: Sequence[dict[str, Any]]) -> 
                  f'y2="{y(window):.1f}"><title>window {window} tokens</title></line>')
     for event in events:
         kind = event.get("event")
-        if kind not in ("reset", "compaction"):
+        if kind not in _MARKED:
             continue
         at = x(event["message_index"])
-        label = (f'{kind} at message {event["message_index"]}, '
+        label = (f'{_MARKED[kind]} after message {event["message_index"]}, '
                  f'{event["utilization"]:.0%} of the window')
         parts.append(f'<line class="mark {kind}" x1="{at:.1f}" x2="{at:.1f}" y1="{_TOP}" '
                      f'y2="{_TOP + plot_h}"><title>{escape(label)}</title></line>')
@@ -84,10 +89,12 @@ h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:28px 0 8px}
 .grid{stroke:#e6e9ee} .axis{font-size:11px;fill:#5b6574}
 .window{stroke:#5b6574;stroke-dasharray:6 4} .tokens{fill:none;stroke:#2f6fde;stroke-width:1.4}
 .mark{stroke-width:1.5} .reset{stroke:#d64545} .compaction{stroke:#d89b1d}
+.mark.mask{stroke:#8d8d8d;stroke-dasharray:3 3}
 .legend span{margin-right:16px} .swatch{display:inline-block;width:14px;height:3px;
 vertical-align:middle;margin-right:4px}
 .card{border:1px solid #e1e5ea;border-left:4px solid #d64545;border-radius:6px;
 padding:8px 12px;margin:10px 0} .card.compaction{border-left-color:#d89b1d}
+.card.mask{border-left-color:#8d8d8d}
 .card h3{font-size:14px;margin:0 0 4px} .card ul{margin:2px 0 6px 18px;padding:0}
 pre{white-space:pre-wrap;font-size:12px;background:#f4f6f8;padding:8px;border-radius:4px}
 """
@@ -130,25 +137,39 @@ def _compaction_card(event: dict[str, Any]) -> str:
             f'{event["tokens_after"]} tokens after.</div></section>')
 
 
+def _mask_card(event: dict[str, Any]) -> str:
+    after = event.get("utilization_after")
+    now = f" → {after:.0%}" if isinstance(after, int | float) else ""
+    return (f'<section class="card mask"><h3>Mask after message {event["message_index"]} '
+            f'({event["utilization"]:.0%}{now})</h3>'
+            f'<div>{event["outputs"]} old tool outputs masked: {event["tokens_before"]:,} → '
+            f'{event["tokens_after"]:,} tokens.</div></section>')
+
+
+_CARDS = {"reset": _handoff_card, "compaction": _compaction_card, "mask": _mask_card}
+
+
 def render_report(title: str, steps: Sequence[ReplayStep],
                   events: Sequence[dict[str, Any]]) -> str:
     """The whole HTML page for a replay of ``title`` (usually the transcript's file name)."""
     summary = next((e for e in events if e.get("event") == "summary"), {})
     rows = "".join(f"<tr><th>{escape(k)}</th><td>{escape(str(summary[k]))}</td></tr>"
-                   for k in ("format", "messages", "model", "window", "strategy", "sessions",
-                             "resets", "compactions", "final_utilization", "seconds")
+                   for k in ("format", "messages", "model", "window", "strategy",
+                             "effective_strategy", "mask_threshold", "compact_threshold",
+                             "reset_threshold", "sessions", "masks", "compactions", "resets",
+                             "final_utilization", "seconds")
                    if k in summary)
-    cards = [_handoff_card(e) if e["event"] == "reset" else _compaction_card(e)
-             for e in events if e.get("event") in ("reset", "compaction")]
+    cards = [_CARDS[e["event"]](e) for e in events if e.get("event") in _CARDS]
     legend = ('<div class="legend"><span><i class="swatch" style="background:#2f6fde"></i>'
               'context tokens</span><span><i class="swatch" style="background:#5b6574"></i>'
               'window</span><span><i class="swatch" style="background:#d64545"></i>reset</span>'
-              '<span><i class="swatch" style="background:#d89b1d"></i>compaction</span></div>')
+              '<span><i class="swatch" style="background:#d89b1d"></i>compaction</span>'
+              '<span><i class="swatch" style="background:#8d8d8d"></i>mask</span></div>')
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f"<title>Baton replay: {escape(title)}</title><style>{_CSS}</style></head><body>"
             f"<h1>Baton replay: {escape(title)}</h1>"
             f'<p class="meta">What Baton\'s engine would have done over this transcript: the '
-            f"context size after each message, and where it reset or compacted.</p>"
+            f"context size after each message, and where it masked, compacted or reset.</p>"
             f"<table>{rows}</table><h2>Context</h2>{legend}{chart_svg(steps, events)}"
-            f"<h2>Handoffs and compactions ({len(cards)})</h2>"
+            f"<h2>Masks, compactions and handoffs ({len(cards)})</h2>"
             f'{"".join(cards) or "<p>None: the context never filled.</p>"}</body></html>')

@@ -1,7 +1,10 @@
 """The chat page on a long thread, in headless chromium, measured side by side in one run.
 
 1. Time until a 10,000-message, 50-session thread is interactive (timeline rendered and the
-   composer usable) vs a 10-message thread. Goal: <= 1.5 s.
+   composer usable) vs a 10-message thread. Goal: <= 1.5 s. And the page-load payload: the
+   bytes of the websocket frames the browser receives from opening the chat until it is
+   interactive (and half a second more), in all and for the timeline's rows. Goal: <= 60 KB
+   on the long thread.
 2. Bytes the server sends while a turn of the simulator runs (about 25 model steps, 40 to
    60 finished rows), on the long thread vs the short one, read from the websocket: per
    streaming flush and per streamed word, per finished step (a frame that changes the
@@ -155,11 +158,23 @@ def turn_bytes(frames: list[tuple[int, str]]) -> dict[str, float]:
             "turn_bytes": sum(size for size, _ in frames), "end_bytes": end}
 
 
+def load_bytes(frames: list[tuple[int, str]]) -> dict[str, float]:
+    """The page load's websocket frames: how many, their bytes, and the bytes of the
+    timeline's rows among them (the state var ``rows``, as sent)."""
+    rows = 0
+    for _, payload in frames:
+        value = _frame_vars(payload).get("rows_rx_state_")
+        if value is not None:
+            rows += len(json.dumps(value, separators=(",", ":")).encode())
+    return {"load_frames": len(frames), "load_bytes": sum(size for size, _ in frames),
+            "load_rows_bytes": rows}
+
+
 _ACTIVITY = "document.querySelector('.baton-composer')?.getAttribute('data-activity')"
 
 
 def _measure(browser, url: str, token: str, thread_id: str,
-             dump: Path | None = None) -> dict[str, float]:
+             dump: Path | None = None, turn: bool = True) -> dict[str, float]:
     context = browser.new_context(base_url=url, viewport={"width": 1100, "height": 820})
     context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": url}])
     page = context.new_page()
@@ -175,7 +190,11 @@ def _measure(browser, url: str, token: str, thread_id: str,
                            " return c && c.getAttribute('data-activity') === 'idle'; }")
     interactive = time.perf_counter() - start
     page.wait_for_timeout(500)
+    loaded = load_bytes(list(frames))
     frames.clear()
+    if not turn:
+        context.close()
+        return {"interactive_s": interactive, **loaded}
     page.locator("#composer-input").fill("Build a CSV parser for invoices")
     page.locator("#composer-input").press("Enter")
     # The composer is still idle right after Enter: wait for the turn to start, then to end
@@ -190,7 +209,7 @@ def _measure(browser, url: str, token: str, thread_id: str,
     if not measured["steps"]:
         sample = "\n".join(text[:300] for _, text in frames[:5])
         raise SystemExit(f"no timeline frame seen during the turn ({len(frames)} frames):\n{sample}")
-    return {"interactive_s": interactive, **measured}
+    return {"interactive_s": interactive, **loaded, **measured}
 
 
 _FRAME_P95 = """
@@ -252,6 +271,8 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--dump", type=Path, default=None,
                         help="write the long thread's last measured turn's frames to this file")
     parser.add_argument("--no-jumps", action="store_true", help="skip the chip jumps")
+    parser.add_argument("--load-only", action="store_true",
+                        help="measure the page loads only (no turn, no chip jumps)")
     return parser.parse_args()
 
 
@@ -278,11 +299,22 @@ def main() -> None:
         results = {}
         for label, threads in (("10-message", shorts), ("10,000-message / 50-session", longs)):
             runs = [_measure(browser, server.url, token, thread,
-                             args.dump if thread == longs[-1] else None) for thread in threads]
+                             args.dump if thread == longs[-1] else None, turn=not args.load_only)
+                    for thread in threads]
             results[label] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-        jumps = {} if args.no_jumps else _jumps(browser, server.url, token, longs[0], shots)
+        jumps = {} if args.no_jumps or args.load_only else _jumps(browser, server.url, token,
+                                                                   longs[0], shots)
         browser.close()
     short, long = results["10-message"], results["10,000-message / 50-session"]
+    print("page load: websocket frames from opening the chat until it is interactive (+0.5 s)")
+    print("thread                       frames     bytes  of which rows")
+    for label, r in results.items():
+        print(f"{label:28s} {r['load_frames']:6.0f} {r['load_bytes']:9.0f} {r['load_rows_bytes']:14.0f}")
+    print(f"long/short page load {long['load_bytes'] / max(short['load_bytes'], 1):.2f}x; "
+          f"long thread {long['load_bytes'] / 1000:.1f} kB (goal: <= 60 kB)")
+    if args.load_only:
+        print(json.dumps({"load": results}))
+        return
     print("thread                       newest shown  B/flush  B/token  flushes  steps"
           "  B/step (median, first 1/4, last 1/4, max, all in)  end of turn  whole turn")
     for label, r in results.items():

@@ -45,7 +45,7 @@ app = rx.App(
     head_components=[rx.el.link(rel="icon", href="/favicon.svg", type="image/svg+xml"),
                      rx.el.script(src="/baton-outbox.js"), rx.el.script(src="/baton-layout.js"),
                      rx.el.script(src="/baton-keys.js"),
-                     rx.el.script(src="/baton-reader.js")],
+                     rx.el.script(src="/baton-reader.js"), rx.el.script(src="/baton-chat.js")],
     # Origin checks, the signed identity cookie, state tokens bound to it, the page policy.
     api_transformer=MIDDLEWARE_STACK,
     # Top right, below the chat's header (baton-layout.css): at the bottom they covered the

@@ -1,6 +1,6 @@
 import reflex as rx
 
-from chat_app.states.rows import FileRow, TimelineRow
+from chat_app.states.rows import FileRow, HandoffCard
 
 
 def _section(title: str, items: rx.Var[list[str]], icon: rx.Component, kind: str) -> rx.Component:
@@ -48,90 +48,90 @@ def _file(entry: rx.Var[FileRow]) -> rx.Component:
     )
 
 
-def handoff_summary(row: rx.Var[TimelineRow]) -> rx.Component:
+def handoff_summary(card: rx.Var[HandoffCard]) -> rx.Component:
     """The handoff card: a one-line preview that opens, in the browser, to the full artifact."""
     return rx.el.details(
         rx.el.summary(
             rx.icon("chevron-right", size=14, class_name="baton-chevron"),
-            rx.text(row.card_title, weight="medium", as_="span", flex_shrink="0"),
-            rx.text(row.preview, as_="span", color_scheme="gray", class_name="baton-ellipsis"),
+            rx.text(card.card_title, weight="medium", as_="span", flex_shrink="0"),
+            rx.text(card.preview, as_="span", color_scheme="gray", class_name="baton-ellipsis"),
             class_name="baton-handoff-summary",
         ),
         rx.vstack(
             rx.cond(
-                row.focus != "",
-                rx.text("Focus: ", row.focus, size="2", color_scheme="gray",
+                card.focus != "",
+                rx.text("Focus: ", card.focus, size="2", color_scheme="gray",
                         class_name="baton-handoff-focus"),
             ),
-            _line("Goal: ", row.goal, "goal"),
+            _line("Goal: ", card.goal, "goal"),
             rx.cond(
-                row.state_summary != "",
-                rx.text(row.state_summary, weight="bold", size="2"),
+                card.state_summary != "",
+                rx.text(card.state_summary, weight="bold", size="2"),
             ),
-            _line("Next: ", row.next_step, "next"),
-            _section("Constraints", row.constraints, rx.icon("shield", size=12), "rules"),
+            _line("Next: ", card.next_step, "next"),
+            _section("Constraints", card.constraints, rx.icon("shield", size=12), "rules"),
             _section(
                 "Completed",
-                row.completed_work,
+                card.completed_work,
                 rx.icon("check", size=14, color=rx.color("grass", 10)),
                 "done",
             ),
             _section(
                 "In progress",
-                row.in_progress,
+                card.in_progress,
                 rx.icon("circle-dot", size=12, color=rx.color("amber", 10)),
                 "doing",
             ),
-            _section("Remaining", row.remaining_tasks, rx.icon("dot", size=14), "todo"),
+            _section("Remaining", card.remaining_tasks, rx.icon("dot", size=14), "todo"),
             rx.cond(
-                row.key_decisions.length() > 0,
+                card.key_decisions.length() > 0,
                 rx.el.details(
                     rx.el.summary(
                         rx.text(
-                            "Key decisions (", row.key_decisions.length(), ")",
+                            "Key decisions (", card.key_decisions.length(), ")",
                             size="1",
                             weight="bold",
                             as_="span",
                         ),
                     ),
                     rx.el.ul(
-                        rx.foreach(row.key_decisions, lambda text: rx.el.li(text)),
+                        rx.foreach(card.key_decisions, lambda text: rx.el.li(text)),
                         class_name="baton-handoff-list baton-decisions",
                     ),
                     class_name="baton-decisions-box",
                 ),
             ),
-            _collapsed("User messages", row.user_messages, "requests"),
-            _collapsed("Errors and fixes", row.errors_and_fixes, "errors"),
+            _collapsed("User messages", card.user_messages, "requests"),
+            _collapsed("Errors and fixes", card.errors_and_fixes, "errors"),
             rx.cond(
-                row.files_modified.length() > 0,
+                card.files_modified.length() > 0,
                 rx.box(
                     rx.text("Files modified", size="1", weight="bold", class_name="baton-handoff-title"),
-                    rx.el.ul(rx.foreach(row.files_modified, _file), class_name="baton-handoff-list baton-files"),
+                    rx.el.ul(rx.foreach(card.files_modified, _file), class_name="baton-handoff-list baton-files"),
                 ),
             ),
             rx.cond(
-                row.disagreements.length() > 0,
+                card.disagreements.length() > 0,
                 rx.box(
                     rx.text("Corrected from the evidence", size="1", weight="bold",
                             class_name="baton-handoff-title"),
-                    rx.el.ul(rx.foreach(row.disagreements, lambda text: rx.el.li(text)),
+                    rx.el.ul(rx.foreach(card.disagreements, lambda text: rx.el.li(text)),
                              class_name="baton-handoff-list baton-disagreements"),
                 ),
             ),
             rx.cond(
-                row.checks != "",
-                rx.text("Checked against the raw messages: ", row.checks, size="1",
+                card.checks != "",
+                rx.text("Checked against the raw messages: ", card.checks, size="1",
                         color_scheme="gray", class_name="baton-handoff-checks"),
             ),
             rx.cond(
-                row.handoff_markdown != "",
+                card.handoff_markdown != "",
                 rx.link(
-                    rx.hstack(rx.icon("download", size=14), rx.text(row.handoff_filename), spacing="1", align="center"),
+                    rx.hstack(rx.icon("download", size=14), rx.text(card.handoff_filename), spacing="1", align="center"),
                     href="#",
                     on_click=rx.download(
-                        data=row.handoff_markdown,
-                        filename=row.handoff_filename,
+                        data=card.handoff_markdown,
+                        filename=card.handoff_filename,
                         mime_type="text/markdown",
                     ).prevent_default,
                     size="2",

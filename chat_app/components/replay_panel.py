@@ -30,6 +30,7 @@ def _chart() -> rx.Component:
         rx.recharts.line(data_key="baton", name="Baton replay", stroke="#3e63dd", dot=False,
                          connect_nulls=True, is_animation_active=False),
         _marks("original_compaction", "original compaction", "#e5484d"),
+        _marks("baton_mask", "Baton mask", "#8d8d8d"),
         _marks("baton_reset", "Baton reset", "#3e63dd"),
         _marks("baton_compaction", "Baton compaction", "#f76b15"),
         rx.recharts.reference_line(y=ReplayState.threshold_tokens, stroke="#3e63dd",
@@ -54,7 +55,8 @@ def _event(event: rx.Var[ReplayEventView]) -> rx.Component:
 
 def _run_chip(run: rx.Var[ReplayView]) -> rx.Component:
     return rx.button(
-        run.label, " · ", run.resets, " resets, ", run.compactions, " compactions",
+        run.label, " · ", run.masks, " masks, ", run.resets, " resets, ", run.compactions,
+        " compactions",
         size="1",
         variant=rx.cond(ReplayState.chosen == run.id, "solid", "soft"),
         on_click=ReplayState.choose(run.id),
@@ -68,8 +70,9 @@ def _results() -> rx.Component:
             rx.dialog.title("Replays of this session"),
             rx.dialog.description(
                 "The original agent's context at each call it reported, and Baton's after each "
-                "message, with where each compacted or reset. Baton's handoffs here are "
-                "facts-only: built from what the tools did, with no model call.", size="2"),
+                "message as the assistant's chats would run it: where it masked old tool "
+                "outputs, compacted or reset. Baton's handoffs here are facts-only: built "
+                "from what the tools did, with no model call.", size="2"),
             rx.hstack(rx.foreach(ReplayState.runs, _run_chip), wrap="wrap", margin_y="0.5em"),
             _chart(),
             rx.foreach(ReplayState.runs, lambda run: rx.cond(

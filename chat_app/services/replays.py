@@ -1,12 +1,16 @@
-"""What-if replays of an imported session: "Replay with…" an assistant's policy.
+"""What-if replays of an imported session: "Replay with…" an assistant.
 
 The engine's own replay (:func:`agent_core.replay.replay_transcript`) runs over the file kept
-with the import: the context after every message is measured (calibrated by the original
-agent's reported usage), and the assistant's strategy and thresholds decide where Baton would
-have compacted or reset, writing its facts-only handoffs (no model call, so a replay costs
-nothing and is the same every time). Tokens are counted for the original model, whose window
-applies unless the assistant overrides it. A finished run is stored with its series, events
-and summary; a cancelled one stores nothing.
+with the import, through the pipeline the assistant's chats run: before each model call of
+the original, old tool outputs are masked at the assistant's mask threshold, then its
+strategy and thresholds decide where Baton would have compacted or reset, with the same
+guards, writing facts-only handoffs (no model call, so a replay costs nothing and is the
+same every time). The window is the one the assistant's chats run on
+(:func:`chat_app.services.runtime.window_for`: its override, ``BATON_SIM_WINDOW`` for the
+simulator, else its model's), ``auto`` means what it means for the assistant's model, and
+its system prompt and tool definitions are counted as in a chat. Tokens are counted for the
+original model and calibrated by its reported usage. A finished run is stored with its
+series, events and summary; a cancelled one stores nothing.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from sqlmodel import Session, col, select
 
 from agent_core.models import model_info
 from agent_core.replay import ReplayStep, replay_transcript
+from agent_core.strategies.plan import effective_strategy
 from agent_core.transcripts import parse_transcript
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
@@ -55,6 +60,7 @@ class ReplayView(BaseModel):
 
     id: str
     label: str
+    masks: int = 0
     resets: int
     compactions: int
     window: int
@@ -82,12 +88,21 @@ def run_replay(owner: str, thread_id: str, assistant_id: str, *,
         if record is None or assistant is None:
             return None
         source, filename, model = record.source, record.filename, record.model or _DEFAULT_MODEL
-        policy = {"assistant": assistant.name, "strategy": assistant.context_strategy,
-                  "reset_threshold": assistant.reset_threshold,
-                  "compact_threshold": assistant.compact_threshold,
-                  "window_override": assistant.window_override, "model": model}
+    # What the assistant's chats run with: its policy, on the window its chats get, with
+    # its instructions and tools (raises ConfigurationError for a model that cannot run).
+    setup, resolved = runtime.turn_setup(thread_id, assistant)
+    window = runtime.window_for(assistant, resolved).tokens
+    assistant_policy = setup.policy.model_copy(update={"window_override": window})
+    model_default = model_info(resolved.name).default_strategy
+    policy = {"assistant": assistant.name, "strategy": assistant_policy.context_strategy,
+              "effective_strategy": effective_strategy(assistant_policy, model_default),
+              "mask_threshold": assistant_policy.mask_threshold,
+              "reset_threshold": assistant_policy.reset_threshold,
+              "compact_threshold": assistant_policy.compact_threshold,
+              "keep_recent_tokens": assistant_policy.keep_recent_tokens,
+              "window_override": assistant.window_override, "model": model,
+              "assistant_model": resolved.name}
     transcript = parse_transcript(source, filename)
-    window = policy["window_override"] or model_info(model).context_window
     series: list[list[int]] = []
 
     def on_step(step: ReplayStep) -> None:
@@ -100,10 +115,11 @@ def run_replay(owner: str, thread_id: str, assistant_id: str, *,
 
     events, summary = [], {}
     for event in replay_transcript(
-            transcript, model=model, window=policy["window_override"],
-            strategy=policy["strategy"], threshold=policy["reset_threshold"],
-            compact_threshold=policy["compact_threshold"], handoff_model="facts",
-            on_step=on_step):
+            transcript, model=model, policy=assistant_policy, model_default=model_default,
+            system_prompt=setup.system_prompt, tools=setup.tools,
+            history_tools=bool(assistant.history_tools),
+            summary_tokens=setup.compaction_summary_tokens, handoff_model="facts",
+            budget_tokens=setup.handoff_budget_tokens, on_step=on_step):
         if event["event"] == "summary":
             summary = event
         else:
@@ -150,6 +166,11 @@ def _view(number: int, run: TranscriptReplay) -> ReplayView:
         if kind == "reset":
             label = f"Reset at {percent}% after message {after:,}: session " \
                     f"{event.get('session_number')} starts from the handoff"
+        elif kind == "mask":
+            now = round(float(event.get("utilization_after") or 0) * 100)
+            outputs = int(event.get("outputs") or 0)
+            label = f"Mask at {percent}% after message {after:,}: {outputs:,} old tool " \
+                    f"output{'' if outputs == 1 else 's'} masked, {percent}% → {now}%"
         else:
             label = f"Compaction at {percent}% after message {after:,}: " \
                     f"{event.get('messages_summarized', 0):,} messages summarized"
@@ -158,19 +179,36 @@ def _view(number: int, run: TranscriptReplay) -> ReplayView:
                                       utilization=float(event.get("utilization") or 0),
                                       label=label, preview=handoff_preview(handoff),
                                       handoff=handoff))
-    label = (f"Replay {number} · {run.assistant_name} · {policy.get('strategy')}, reset at "
-             f"{round(float(policy.get('reset_threshold') or 0) * 100)}%, {window:,}-token window")
-    return ReplayView(id=run.id, label=label, resets=int(summary.get("resets") or 0),
+    label = (f"Replay {number} · {run.assistant_name} · {_policy_label(policy)}, "
+             f"{window:,}-token window")
+    return ReplayView(id=run.id, label=label, masks=int(summary.get("masks") or 0),
+                      resets=int(summary.get("resets") or 0),
                       compactions=int(summary.get("compactions") or 0), window=window,
                       reset_threshold=float(policy.get("reset_threshold") or 0.8),
                       seconds=float(summary.get("seconds") or 0.0), events=events)
 
 
+def _policy_label(policy: dict[str, Any]) -> str:
+    """``auto (compact): mask at 35%, compact at 50%, reset at 80%``: what acted, and when.
+    Runs stored before masking was replayed name no mask threshold."""
+    strategy = str(policy.get("strategy") or "")
+    effective = policy.get("effective_strategy")
+    parts = []
+    if policy.get("mask_threshold") is not None:
+        parts.append(f"mask at {round(float(policy['mask_threshold']) * 100)}%")
+    if (effective or strategy) == "compact":
+        parts.append(f"compact at {round(float(policy.get('compact_threshold') or 0) * 100)}%")
+    if strategy != "compact":
+        parts.append(f"reset at {round(float(policy.get('reset_threshold') or 0) * 100)}%")
+    name = f"{strategy} ({effective})" if strategy == "auto" and effective else strategy
+    return f"{name}: {', '.join(parts)}"
+
+
 def chart_rows(owner: str, thread_id: str, replay_id: str | None) -> list[dict[str, Any]]:
     """Rows for the chart of both runs, one per message index that has a point:
     ``original`` (the original agent's context at each call it reported), ``baton`` (the
-    replay's), and the marker series ``original_compaction`` / ``baton_reset`` /
-    ``baton_compaction`` (the tokens where each happened)."""
+    replay's), and the marker series ``original_compaction`` / ``baton_mask`` /
+    ``baton_reset`` / ``baton_compaction`` (the tokens where each happened)."""
     with Session(runtime.engine()) as db:
         record = _own_import(db, owner, thread_id)
         if record is None:
@@ -194,9 +232,12 @@ def chart_rows(owner: str, thread_id: str, replay_id: str | None) -> list[dict[s
                 at(index)["baton"] = tokens
             for event in run.events:
                 index = int(event.get("message_index") or 0)
-                key = "baton_reset" if event.get("event") == "reset" else "baton_compaction"
+                key = _MARKER_KEYS.get(event.get("event"), "baton_compaction")
                 at(index)[key] = points.get(index, 0)
         return [rows[i] for i in sorted(rows)]
+
+
+_MARKER_KEYS = {"reset": "baton_reset", "mask": "baton_mask", "compaction": "baton_compaction"}
 
 
 def agent_name(record: ImportedTranscript) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from agent_core.strategies.undo import UNDOABLE_EVENTS
-from chat_app.states.rows import TimelineRow
+from chat_app.states.rows import MarkerPart, TimelineRow
 
 __all__ = ["EDIT_EVENTS", "UndoTarget", "OriginalRow", "undo_target", "original_row"]
 
@@ -36,10 +36,15 @@ class OriginalRow:
     content: str = ""
 
 
+def _note(row: TimelineRow) -> MarkerPart:
+    """A marker row's note (an empty one for any other row)."""
+    return row.marker[0] if row.marker else MarkerPart()
+
+
 def _undoable(row: TimelineRow) -> bool:
     if row.kind == "divider":
-        return row.trigger == "manual"
-    return row.marker_event in UNDOABLE_EVENTS
+        return bool(row.divider) and row.divider[0].trigger == "manual"
+    return _note(row).marker_event in UNDOABLE_EVENTS
 
 
 def undo_target(rows: Iterable[TimelineRow]) -> UndoTarget:
@@ -55,12 +60,13 @@ def undo_target(rows: Iterable[TimelineRow]) -> UndoTarget:
     for row in rows:
         if row.session_number != current:
             continue
+        note = _note(row)
         opens_or_edits = row.kind == "divider" or (
-            row.kind == "marker" and row.marker_event in EDIT_EVENTS and row.edit >= 0)
+            row.kind == "marker" and note.marker_event in EDIT_EVENTS and note.edit >= 0)
         if opens_or_edits:
             latest, answered = row, False
-        elif row.kind == "marker" and row.marker_event == "undo":
-            if latest is not None and latest.kind == "marker" and row.edit == latest.edit:
+        elif row.kind == "marker" and note.marker_event == "undo":
+            if latest is not None and latest.kind == "marker" and note.edit == _note(latest).edit:
                 latest = None
         elif latest is not None and row.role == "assistant" and not row.queued:
             answered = True

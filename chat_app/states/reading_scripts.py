@@ -1,10 +1,10 @@
 """Client-side helpers for reading a long chat: loading rows while scrolling, and marking
 the session in view on the chip bar.
 
-Both are installed once per page by the chat's ``on_load`` and act only through what the
-page already has: auto-loading presses the "Load earlier" / "Newer messages" buttons (which
-stay as the keyboard's way, and keep the reader's place the same way), and the in-view mark
-reads each row's ``data-session``.
+Both live in /baton-chat.js (loaded with every page) and are started once per page by the
+chat's ``on_load``; they act only through what the page already has: auto-loading presses
+the "Load earlier" / "Newer messages" buttons (which stay as the keyboard's way, and keep
+the reader's place the same way), and the in-view mark reads each row's ``data-session``.
 """
 
 from __future__ import annotations
@@ -13,126 +13,12 @@ import reflex as rx
 
 __all__ = ["auto_load", "mark_session_in_view"]
 
-# Only a scroll the reader makes loads rows (wheel, touch, keys, the scrollbar's drag: noted
-# by /baton-reader.js), never the page's own scrolling (opening at the bottom, a chip jump).
-# The button is pressed when it comes within a screen of the view, so the rows are usually
-# there before the reader gets to the edge; the next press waits until the rows changed.
-_AUTO_LOAD = """
-(() => {
-  if (window.__batonAutoLoad) return;
-  window.__batonAutoLoad = true;
-  let lastY = window.scrollY, busy = false;
-  const keys = () => [...document.querySelectorAll("#timeline .baton-item")]
-    .map((el) => el.dataset.key).join("|");
-  const press = (button) => {
-    busy = true;
-    const before = keys();
-    button.click();
-    let tries = 0;
-    const wait = () => {
-      if (keys() !== before || tries++ > 100) { busy = false; lastY = window.scrollY; return; }
-      setTimeout(wait, 50);
-    };
-    setTimeout(wait, 50);
-  };
-  const look = () => {
-    const y = window.scrollY, up = y < lastY, down = y > lastY;
-    lastY = y;
-    if (busy || performance.now() - (window.__batonReaderAt ?? -Infinity) > 1500) return;
-    const margin = window.innerHeight;
-    const earlier = document.getElementById("load-earlier");
-    if (up && earlier && earlier.getBoundingClientRect().bottom > -margin) return press(earlier);
-    const later = document.getElementById("load-later");
-    if (down && later && later.getBoundingClientRect().top < window.innerHeight + margin)
-      press(later);
-  };
-  let queued = false;
-  window.addEventListener("scroll", () => {
-    if (queued) return;
-    queued = true;
-    requestAnimationFrame(() => { queued = false; look(); });
-  }, {passive: true});
-})()
-"""
-
-# The session of the row at the top of the view (under the sticky header) is the one being
-# read: its chip gets data-inview, and the chip bar scrolls sideways to keep that chip in
-# sight. An IntersectionObserver watches a thin band there, so scrolling costs nothing until
-# a row crosses it.
-_MARK_IN_VIEW = """
-(() => {
-  if (window.__batonInView) return;
-  window.__batonInView = true;
-  let timeline = null, observer = null, band = -1, shown = null;
-  const inBand = new Set();
-  const mark = (session) => {
-    let current = null;
-    document.querySelectorAll(".baton-chip[data-session]").forEach((chip) => {
-      const here = chip.dataset.session === session;
-      if (here) current = chip;
-      if (here !== (chip.dataset.inview === "true")) chip.dataset.inview = here ? "true" : "false";
-    });
-    if (!current || current === shown) return;
-    shown = current;
-    const bar = current.parentElement, box = current.getBoundingClientRect(),
-          edge = bar.getBoundingClientRect();
-    if (box.left < edge.left || box.right > edge.right)
-      bar.scrollLeft += box.left - edge.left - (edge.width - box.width) / 2;
-  };
-  const crossed = (entries) => {
-    for (const entry of entries)
-      entry.isIntersecting ? inBand.add(entry.target) : inBand.delete(entry.target);
-    const row = [...inBand].find((el) => el.isConnected);
-    if (row) mark(row.dataset.session);  // in the gap between two rows: keep the mark
-  };
-  const rows = () => timeline.querySelectorAll(":scope > .baton-item");
-  let watched = null;
-  const headerSize = new ResizeObserver(() => { band = -1; setUp(); });
-  const setUp = () => {
-    const found = document.getElementById("timeline");
-    if (found === timeline && band >= 0) return false;
-    const header = document.querySelector(".baton-sticky-header");
-    if (header !== watched) {  // the band follows the header's height (the chip bar comes and goes)
-      headerSize.disconnect();
-      if (header) headerSize.observe(header);
-      watched = header;
-    }
-    timeline = found;
-    // Just under the header, and no higher than where a chip jump puts a divider (the
-    // rows' scroll-margin-top), so a jump marks the session it went to.
-    const margin = parseFloat(getComputedStyle(timeline?.querySelector(".baton-item")
-      || document.body).scrollMarginTop) || 0;
-    band = Math.round(Math.max(header ? header.getBoundingClientRect().bottom + 8 : 8, margin + 4));
-    const top = band;
-    if (observer) observer.disconnect();
-    inBand.clear();
-    shown = null;
-    if (!timeline) return false;
-    const below = Math.max(window.innerHeight - top - 2, 0);
-    observer = new IntersectionObserver(crossed, {rootMargin: `-${top}px 0px -${below}px 0px`});
-    rows().forEach((el) => observer.observe(el));
-    return true;
-  };
-  // Rows come and go with the window; the timeline itself is new on another chat.
-  new MutationObserver((records) => {
-    if (setUp() || !observer) return;
-    for (const record of records) {
-      if (record.target !== timeline) continue;
-      record.addedNodes.forEach((el) => el.classList?.contains("baton-item") && observer.observe(el));
-      record.removedNodes.forEach((el) => { if (el.nodeType === 1) { observer.unobserve(el); inBand.delete(el); } });
-    }
-  }).observe(document.body, {childList: true, subtree: true});
-  window.addEventListener("resize", () => { band = -1; setUp(); }, {passive: true});
-  setUp();
-})()
-"""
-
 
 def auto_load() -> rx.event.EventSpec:
     """Load earlier or newer rows when the reader scrolls near the window's edge."""
-    return rx.call_script(_AUTO_LOAD)
+    return rx.call_script("window.batonChat && window.batonChat.autoLoad()")
 
 
 def mark_session_in_view() -> rx.event.EventSpec:
     """Keep the chip of the session being read marked (``data-inview``) and in sight."""
-    return rx.call_script(_MARK_IN_VIEW)
+    return rx.call_script("window.batonChat && window.batonChat.markInView()")

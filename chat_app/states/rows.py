@@ -14,11 +14,16 @@ from typing import Any
 
 __all__ = [
     "FileRow",
+    "HandoffCard",
+    "ToolCallPart",
+    "MarkerPart",
+    "DividerPart",
     "TimelineRow",
     "ChipRow",
     "MeterBar",
     "ThreadRow",
     "timeline_row",
+    "handoff_card",
     "checks_line",
     "resetting_row",
     "chip_row",
@@ -42,38 +47,11 @@ class FileRow:
 
 
 @dataclasses.dataclass
-class TimelineRow:
-    key: str = ""
-    kind: str = "message"
-    seq: int = 0
-    session_number: int = 1
-    anchor: str = ""
-    role: str = ""
-    content: str = ""
-    model: str = ""
-    time_label: str = ""
-    # The tooltip of a message's time: when exactly, and its tokens.
-    time_title: str = ""
-    usage: str = ""
-    replaced: bool = False
-    queued: bool = False
-    stopped: bool = False
-    incomplete: bool = False
-    tool_name: str = ""
-    summary: str = ""
-    tool_result: str = ""
-    tool_failed: bool = False
-    simulated: bool = False
-    # marker rows (see ``services.views.TimelineItem``); edit -1: none
-    marker_event: str = ""
-    edit: int = -1
-    problem: bool = False  # a marker reporting a failure (an MCP server that did not start)
-    # divider rows
-    trigger: str = ""
-    header: str = ""
-    created_iso: str = ""  # the browser keeps the header's "5 min ago" fresh from it
-    resetting: bool = False
-    has_handoff: bool = False
+class HandoffCard:
+    """A divider's handoff card. A row carries the fields of its own kind only, each kind's
+    in a list of one (none on other rows): sent empty with every row, the fields of all kinds
+    were most of a long chat's page load."""
+
     card_title: str = "Handoff"
     preview: str = ""
     completed_work: list[str] = dataclasses.field(default_factory=list)
@@ -95,6 +73,68 @@ class TimelineRow:
     # JSON string literal, not as Markdown).
     handoff_markdown: str = ""
     handoff_filename: str = ""
+
+
+@dataclasses.dataclass
+class ToolCallPart:
+    """A tool row's call and result (see :class:`HandoffCard` for why it is a part)."""
+
+    tool_name: str = ""
+    summary: str = ""
+    tool_result: str = ""
+    tool_failed: bool = False
+    simulated: bool = False
+
+
+@dataclasses.dataclass
+class MarkerPart:
+    """A marker row's note: the stored event (``compaction``, ``masking``,
+    ``todo_compressed``, ``undo``; see ``services.views.TimelineItem``), the position of the
+    session's context edit it stands for (-1: none), and whether it reports a failure (an
+    MCP server that did not start)."""
+
+    marker_event: str = ""
+    edit: int = -1
+    problem: bool = False
+
+
+@dataclasses.dataclass
+class DividerPart:
+    """A divider's label, the time the browser keeps its "5 min ago" fresh from, how the
+    session started, and its handoff card (none until the reset has one)."""
+
+    trigger: str = ""
+    header: str = ""
+    created_iso: str = ""
+    card: list[HandoffCard] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class TimelineRow:
+    key: str = ""
+    kind: str = "message"
+    seq: int = 0
+    session_number: int = 1
+    anchor: str = ""
+    role: str = ""
+    content: str = ""
+    model: str = ""
+    time_label: str = ""
+    # The tooltip of a message's time: when exactly, and its tokens (messages only: no
+    # other row shows a time).
+    time_title: str = ""
+    usage: str = ""
+    replaced: bool = False
+    queued: bool = False
+    stopped: bool = False
+    incomplete: bool = False
+    # tool rows: one call and its result; none on every other row
+    tool: list[ToolCallPart] = dataclasses.field(default_factory=list)
+    # marker rows: their note; none on every other row
+    marker: list[MarkerPart] = dataclasses.field(default_factory=list)
+    # divider rows: the divider (none on every other row); a placeholder while resetting
+    divider: list[DividerPart] = dataclasses.field(default_factory=list)
+    resetting: bool = False
 
 
 _LIST_FIELDS = tuple(f.name for f in dataclasses.fields(TimelineRow) if str(f.type).startswith("list"))
@@ -304,59 +344,65 @@ def timeline_row(item: Any) -> TimelineRow:
         role=str(data.get("role") or ""),
         content=str(data.get("content") or ""),
         model=str(data.get("model") or ""),
-        time_label=relative_time(data.get("created_at")),
-        time_title=exact_time(data.get("created_at")),
         usage=str(data.get("usage") or ""),
         replaced=bool(data.get("replaced")),
-        created_iso=_iso(data.get("created_at")),
         queued=bool(data.get("queued")),
         stopped=bool(data.get("stopped")),
         incomplete=bool(data.get("incomplete")),
-        tool_name=str(data.get("tool_name") or ""),
-        summary=str(data.get("summary") or ""),
-        tool_result=str(data.get("tool_result") or ""),
-        tool_failed=bool(data.get("tool_failed")),
-        simulated=bool(data.get("simulated")),
-        problem=bool(data.get("problem")),
         resetting=bool(data.get("resetting")),
-        marker_event=str(data.get("marker_event") or ""),
-        trigger=str(data.get("trigger") or ""),
-        edit=data["edit"] if isinstance(data.get("edit"), int) else -1,
     )
+    if row.kind == "message":
+        row.time_label = relative_time(data.get("created_at"))
+        row.time_title = exact_time(data.get("created_at"))
+    elif row.kind == "marker":
+        row.marker = [MarkerPart(
+            marker_event=str(data.get("marker_event") or ""),
+            edit=data["edit"] if isinstance(data.get("edit"), int) else -1,
+            problem=bool(data.get("problem")))]
+    elif row.kind == "tool":
+        row.tool = [ToolCallPart(
+            tool_name=str(data.get("tool_name") or ""), summary=str(data.get("summary") or ""),
+            tool_result=str(data.get("tool_result") or ""),
+            tool_failed=bool(data.get("tool_failed")), simulated=bool(data.get("simulated")))]
     if row.kind != "divider":
         return row
-    row.header = (
-        "Resetting context…" if row.resetting and not handoff else _divider_header(data, handoff)
-    )
-    row.has_handoff = bool(handoff)
-    if handoff.get("imported_by"):
-        row.card_title = f"Summary by {handoff['imported_by']}"
-    row.preview = str(data.get("handoff_preview") or handoff.get("current_state_summary")
-                      or handoff.get("next_step") or next(iter(handoff.get("in_progress") or []), "")
-                      or handoff.get("goal") or "")
-    row.completed_work = _strings(handoff.get("completed_work"))
-    row.in_progress = _strings(handoff.get("in_progress"))
-    row.remaining_tasks = _strings(handoff.get("remaining_tasks"))
-    row.key_decisions = _strings(handoff.get("key_decisions"))
-    row.files_modified = _files(handoff.get("files_modified"))
-    row.state_summary = str(handoff.get("current_state_summary") or "")
-    row.focus = str(handoff.get("focus") or "")
-    row.goal = str(handoff.get("goal") or "")
-    row.constraints = _strings(handoff.get("constraints"))
-    row.user_messages = _strings(handoff.get("user_messages"))
-    row.next_step = str(handoff.get("next_step") or "")
-    row.errors_and_fixes = _strings(handoff.get("errors_and_fixes"))
-    row.checks = checks_line(handoff.get("checks"))
-    row.disagreements = _strings(handoff.get("disagreements"))
-    markdown = str(data.get("handoff_markdown") or "")
-    row.handoff_markdown = (
-        "data:text/markdown;charset=utf-8;base64," + base64.b64encode(markdown.encode()).decode()
-        if markdown else ""
-    )
-    row.handoff_filename = str(
-        data.get("handoff_filename") or f"HANDOFF-{row.session_number}.md"
-    )
+    header = ("Resetting context…" if row.resetting and not handoff
+              else _divider_header(data, handoff))
+    row.divider = [DividerPart(
+        trigger=str(data.get("trigger") or ""), header=header,
+        created_iso=_iso(data.get("created_at")),
+        card=[handoff_card(data, handoff, row.session_number)] if handoff else [])]
     return row
+
+
+def handoff_card(item: dict[str, Any], handoff: dict[str, Any], session_number: int) -> HandoffCard:
+    """A divider's handoff (``item`` is its ``TimelineItem``) as its card."""
+    markdown = str(item.get("handoff_markdown") or "")
+    return HandoffCard(
+        card_title=f"Summary by {handoff['imported_by']}" if handoff.get("imported_by")
+        else "Handoff",
+        preview=str(item.get("handoff_preview") or handoff.get("current_state_summary")
+                    or handoff.get("next_step") or next(iter(handoff.get("in_progress") or []), "")
+                    or handoff.get("goal") or ""),
+        completed_work=_strings(handoff.get("completed_work")),
+        in_progress=_strings(handoff.get("in_progress")),
+        remaining_tasks=_strings(handoff.get("remaining_tasks")),
+        key_decisions=_strings(handoff.get("key_decisions")),
+        files_modified=_files(handoff.get("files_modified")),
+        state_summary=str(handoff.get("current_state_summary") or ""),
+        focus=str(handoff.get("focus") or ""),
+        goal=str(handoff.get("goal") or ""),
+        constraints=_strings(handoff.get("constraints")),
+        user_messages=_strings(handoff.get("user_messages")),
+        next_step=str(handoff.get("next_step") or ""),
+        errors_and_fixes=_strings(handoff.get("errors_and_fixes")),
+        checks=checks_line(handoff.get("checks")),
+        disagreements=_strings(handoff.get("disagreements")),
+        handoff_markdown=(
+            "data:text/markdown;charset=utf-8;base64," + base64.b64encode(markdown.encode()).decode()
+            if markdown else ""),
+        handoff_filename=str(item.get("handoff_filename") or f"HANDOFF-{session_number}.md"),
+    )
 
 
 def resetting_row(session_number: int) -> TimelineRow:
@@ -365,7 +411,7 @@ def resetting_row(session_number: int) -> TimelineRow:
         key=f"resetting-{session_number}",
         kind="divider",
         session_number=session_number + 1,
-        header="Resetting context…",
+        divider=[DividerPart(header="Resetting context…")],
         resetting=True,
     )
 

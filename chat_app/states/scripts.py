@@ -1,7 +1,9 @@
 """Client-side helpers returned by chat events: scrolling, and Escape to stop.
 
 The scroll helpers run after the state update that precedes them, but React may not have
-painted the new rows yet, so each one waits for the target to exist before scrolling.
+painted the new rows yet, so each one waits for the target to exist before scrolling. Those
+every chat page installs live in /baton-chat.js, loaded with the page: here they are only
+called, so a page load does not carry their code over the websocket.
 """
 
 from __future__ import annotations
@@ -14,40 +16,10 @@ import reflex as rx
 __all__ = ["scroll_to_bottom", "scroll_to_anchor", "escape_stops", "outbox_accepted",
            "outbox_refused", "outbox_unsent", "remember_place", "restore_place"]
 
-# Forced (a chat just opened): keep scrolling to the bottom until the rows are there and the
-# page stops growing (markdown, code and fonts settle over a few frames), for up to 3 s.
-# The forced call (every chat page starts with one) installs the function; the calls that
-# follow each new row only name it, so a finished step does not carry this script again.
-# Whoever moves the view next takes it over (``__batonScrollGen``, counted by
-# /baton-reader.js): the reader (wheel, touch, keys, the scrollbar), a chip or search jump, a
-# restored place. Left running, the settling pulled a chip jump made in the page's first
-# seconds back to the bottom of the new rows.
-_SCROLL_TO_BOTTOM = """
-(() => {
-  window.batonScrollToBottom = (force) => {
-    const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 400;
-    if (!nearBottom && !force) return;
-    if (!force) {
-      setTimeout(() => window.scrollTo({top: document.body.scrollHeight}), 60);
-      return;
-    }
-    let last = -1, steady = 0, tries = 0;
-    const gen = window.__batonScrollGen = (window.__batonScrollGen || 0) + 1;
-    const settle = () => {
-      if (window.__batonScrollGen !== gen) return;  // the view is someone else's now
-      const height = document.body.scrollHeight;
-      window.scrollTo({top: height});
-      const rows = document.querySelectorAll('#timeline .baton-item').length;
-      steady = rows > 0 && height === last ? steady + 1 : 0;
-      last = height;
-      if (steady < 3 && tries++ < 60) setTimeout(settle, 50);
-    };
-    settle();
-  };
-  window.batonScrollToBottom(true);
-})()
-"""
-
+# window.batonScrollToBottom is /baton-chat.js's (loaded with the page): forced (a chat just
+# opened, a message sent) it keeps the view at the bottom while the rows settle; otherwise it
+# follows a new row only when the reader is near the bottom.
+_SCROLL_TO_BOTTOM = "window.batonScrollToBottom && window.batonScrollToBottom(true)"
 _FOLLOW = "window.batonScrollToBottom && window.batonScrollToBottom(false)"
 
 _SCROLL_TO_ANCHOR = """
@@ -124,28 +96,9 @@ def scroll_to_anchor(anchor: str) -> rx.event.EventSpec:
     return rx.call_script(_SCROLL_TO_ANCHOR % {"anchor": json.dumps(anchor)})
 
 
-# Escape presses the Stop / Cancel handoff button while it is shown, unless a dialog is open
-# (Escape closes the dialog then). Installed once per page load; the button's own click
-# handler does the rest, so the keyboard and the mouse take the same path.
-_ESCAPE_STOPS = """
-(() => {
-  if (window.__batonEscapeStops) return;
-  window.__batonEscapeStops = true;
-  document.addEventListener("keydown", (event) => {
-    if (event.key !== "Escape" || event.defaultPrevented || event.isComposing) return;
-    if (document.querySelector("[role=dialog], [role=alertdialog]")) return;
-    const stop = document.getElementById("stop-button");
-    if (!stop) return;
-    event.preventDefault();
-    stop.click();
-  });
-})()
-"""
-
-
 def escape_stops() -> rx.event.EventSpec:
-    """Let Escape stop a running turn or cancel a running handoff."""
-    return rx.call_script(_ESCAPE_STOPS)
+    """Let Escape stop a running turn or cancel a running handoff (/baton-chat.js)."""
+    return rx.call_script("window.batonChat && window.batonChat.escapeStops()")
 
 
 # The composer's outbox lives in /baton-outbox.js (loaded by every page); these tell it what

@@ -82,6 +82,47 @@ def test_report_draws_the_context_and_marks_every_reset(tmp_path: Path) -> None:
     assert not re.search(r"(src|href)\s*=|<script|@import|url\(", html)
 
 
+def _replay_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "agent_core", "replay", *args], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_replay_masks_first_as_the_app_does_and_the_report_marks_each_mask(
+        tmp_path: Path) -> None:
+    thread, report = str(_thread_file(tmp_path)), tmp_path / "out.html"
+    common = ("--model", "anthropic:claude-sonnet-4-5", "--window", "8000", "--keep-recent", "800")
+    done = _replay_cli(thread, *common, "--report", str(report))
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    masks = [e for e in events if e["event"] == "mask"]
+    summary = events[-1]
+    # The app's default threshold; each mask shrinks the context before anything else.
+    assert summary["mask_threshold"] == 0.35 and summary["masks"] == len(masks) >= 3
+    for mask in masks:
+        assert mask["utilization"] >= 0.35
+        assert 0 < mask["tokens_after"] < mask["tokens_before"]
+        assert mask["utilization_after"] < mask["utilization"]
+    first_reset = next(e for e in events if e["event"] == "reset")
+    assert masks[0]["message_index"] < first_reset["message_index"]
+    html = report.read_text(encoding="utf-8")
+    assert html.count('class="mark mask"') == len(masks)
+    assert html.count('class="card mask"') == len(masks)
+
+    off = _replay_cli(thread, *common, "--mask-threshold", "off")
+    unmasked = [json.loads(line) for line in off.stdout.splitlines()]
+    assert unmasked[-1]["masks"] == 0 and unmasked[-1]["mask_threshold"] is None
+    assert not any(e["event"] == "mask" for e in unmasked)
+
+
+def test_a_mask_threshold_at_or_above_the_compact_threshold_is_refused(tmp_path: Path) -> None:
+    done = _replay_cli(str(_thread_file(tmp_path)), "--model", "gpt-4o",
+                       "--mask-threshold", "0.6")
+    assert done.returncode == 2 and done.stdout == ""
+    assert "mask threshold (60%) must be below the compact threshold (50%)" in done.stderr
+    typo = _replay_cli(str(_thread_file(tmp_path)), "--model", "gpt-4o", "--mask-threshold", "x")
+    assert typo.returncode == 2 and "expected a fraction such as 0.35, or 'off'" in typo.stderr
+
+
 def test_import_writes_openai_chat_that_reads_back_the_same(tmp_path: Path) -> None:
     source = _thread_file(tmp_path, requests=2)
     out = tmp_path / "exported.json"

@@ -1,5 +1,6 @@
 """Import a Claude Code session in the browser, read its own compaction, replay it with a
-tight reset policy and see both runs on one chart."""
+tight reset policy and see both runs on one chart, with Baton's masks and resets marked; then
+replay it with the default assistant, on the window its chats get."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from tests.session_files import SUMMARY, claude_code_session
 
 
-def _tight_assistant() -> str:
+def _assistant(name: str, **settings) -> str:
     from sqlmodel import Session
 
     from chat_app.db import repo
@@ -19,14 +20,17 @@ def _tight_assistant() -> str:
 
     with Session(write_engine(runtime.engine())) as db:
         assistant = repo.create_assistant(session=db, data=AssistantCreate(
-            name="Tight resets", model="simulator", context_strategy="reset",
-            reset_threshold=0.8, compact_threshold=0.5, window_override=20000))
+            name=name, model="simulator", **settings))
         return assistant.name
 
 
 def test_import_read_the_original_compaction_then_replay_and_chart_both_runs(
         page, server_db, tmp_path: Path, screenshot_dir: Path) -> None:
-    name = _tight_assistant()
+    name = _assistant("Tight resets", context_strategy="reset", reset_threshold=0.8,
+                      compact_threshold=0.5, window_override=14000)
+    # No window of its own: its chats run on the simulator's window, which the test server
+    # sets to 6,000 tokens (BATON_SIM_WINDOW).
+    plain = _assistant("Simulator defaults")
     session_file = tmp_path / "session.jsonl"
     session_file.write_text(claude_code_session())
     page.goto("/")
@@ -54,18 +58,35 @@ def test_import_read_the_original_compaction_then_replay_and_chart_both_runs(
     results.wait_for(timeout=120_000)
     chips = results.locator(".baton-replay-run").all_inner_texts()
     assert len(chips) == 1 and "Tight resets" in chips[0]
+    assert "mask at 35%, reset at 80%, 14,000-token window" in chips[0]
+    masks = int(re.search(r"(\d+) masks, ", chips[0]).group(1))
     resets = int(re.search(r"(\d+) resets, ", chips[0]).group(1))
-    assert resets >= 2
+    assert resets >= 2 and masks >= 2
     # Both runs drawn as lines, a mark per Baton reset and one for the original compaction.
     drawn = results.locator("#replay-chart .recharts-line-curve:not([stroke-width='0'])")
     assert drawn.count() == 2
     for curve in drawn.all():
         box = curve.bounding_box()
         assert box is not None and box["width"] > 200
-    assert results.locator("#replay-chart .recharts-line-dot").count() == resets + 1
+    # A dot per Baton mask and reset, and one for the original's compaction.
+    assert results.locator("#replay-chart .recharts-line-dot").count() == masks + resets + 1
     events = results.locator(".baton-replay-event")
-    assert events.count() == resets
+    assert events.count() == masks + resets
+    labels = events.all_inner_texts()
+    assert sum(text.startswith("Mask at ") for text in labels) == masks
+    assert labels[0].startswith("Mask at ")  # the app masks before it resets
     page.screenshot(path=str(screenshot_dir / "import-replay-chart.png"))
+    results.get_by_role("button", name="Close").click()
+
+    # An assistant with no window of its own replays on the window its chats get, and
+    # resets there (on the imported model's 200,000 tokens it never would).
+    page.locator("#replay-assistant").click()
+    page.get_by_role("option", name=f"{plain} · Offline simulator").click()
+    page.locator("#replay-start").click()
+    results.locator(".baton-replay-run").nth(1).wait_for(timeout=120_000)
+    second = results.locator(".baton-replay-run").nth(1).inner_text()
+    assert plain in second and "6,000-token window" in second
+    assert int(re.search(r"(\d+) resets, ", second).group(1)) >= 3
 
     # A reload keeps the run; the chart opens again from the dock.
     page.reload()

@@ -21,7 +21,7 @@ def alice() -> str:
     return f"alice-{uuid.uuid4().hex}"
 
 
-def _setup_assistant(window: int) -> str:
+def _setup_assistant(window: int | None, **fields) -> str:
     from sqlmodel import Session
 
     from chat_app.db import repo
@@ -29,10 +29,11 @@ def _setup_assistant(window: int) -> str:
     from chat_app.db.models import AssistantCreate
     from chat_app.services import runtime
 
+    settings = {"model": "simulator", "context_strategy": "reset", "reset_threshold": 0.8,
+                "compact_threshold": 0.5, **fields}
     with Session(write_engine(runtime.engine())) as db:
         assistant = repo.create_assistant(session=db, data=AssistantCreate(
-            name=f"Tight {window}", model="simulator", context_strategy="reset",
-            reset_threshold=0.8, compact_threshold=0.5, window_override=window))
+            name=f"Tight {window} {uuid.uuid4().hex[:6]}", window_override=window, **settings))
         return assistant.id
 
 
@@ -97,29 +98,67 @@ def test_a_file_over_the_limit_is_refused_before_it_is_parsed(alice, monkeypatch
         importing.import_session(alice, "session.jsonl", claude_code_session().encode())
 
 
-def test_a_replay_with_a_tight_window_resets_and_is_stored_with_its_chart(alice) -> None:
+def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(alice) -> None:
     from chat_app.services import importing, replays
 
     thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
-    assistant_id = _setup_assistant(20000)
+    assistant_id = _setup_assistant(14000)
     seen: list[tuple[int, int]] = []
     replay_id = replays.run_replay(alice, thread_id, assistant_id,
                                    progress=lambda n, t: seen.append((n, t)))
     assert replay_id is not None
     assert seen[-1][0] == seen[-1][1]  # progress reaches the end
     (run,) = replays.list_replays(alice, thread_id)
-    assert run.resets >= 2
+    assert run.resets >= 2 and run.masks >= 2
     assert [e.kind for e in run.events].count("reset") == run.resets
+    assert [e.kind for e in run.events].count("mask") == run.masks
+    # The app's order: the first mask comes before the first reset, at the mask threshold.
+    kinds = [e.kind for e in run.events]
+    assert kinds.index("mask") < kinds.index("reset")
+    mask = next(e for e in run.events if e.kind == "mask")
+    assert mask.label.startswith("Mask at ") and "old tool output" in mask.label
+    assert mask.utilization >= 0.35
+    assert "mask at 35%, reset at 80%, 14,000-token window" in run.label
     first = next(e for e in run.events if e.kind == "reset")
     assert first.handoff and first.handoff["completed_work"] is not None
     rows = replays.chart_rows(alice, thread_id, replay_id)
     assert any("original" in r for r in rows) and any("baton" in r for r in rows)
     assert sum("baton_reset" in r for r in rows) == run.resets
+    assert sum("baton_mask" in r for r in rows) == len({e.message_index for e in run.events
+                                                         if e.kind == "mask"})
     assert sum("original_compaction" in r for r in rows) == 1
     json.dumps(rows)  # the chart's data crosses the websocket as JSON
     # Not the owner: nothing.
     assert replays.run_replay("bob", thread_id, assistant_id) is None
     assert replays.list_replays("bob", thread_id) == []
+
+
+def test_a_replay_runs_on_the_window_the_assistants_chats_get(alice, monkeypatch) -> None:
+    # BATON_SIM_WINDOW sets the simulator's window for chats; the replay of the same
+    # assistant must use it too, not the imported agent's model's 200,000 tokens.
+    from chat_app.services import importing, replays
+
+    monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
+    thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
+    assert replays.run_replay(alice, thread_id, _setup_assistant(None)) is not None
+    (run,) = replays.list_replays(alice, thread_id)
+    assert run.window == 6000 and "6,000-token window" in run.label
+    assert run.resets >= 5
+
+
+def test_auto_means_what_it_means_for_the_assistants_model(alice) -> None:
+    # An Opus-class session (auto would compact) replayed by an assistant on the simulator
+    # (auto resets): the replay does what that assistant's chats do.
+    from chat_app.services import importing, replays
+
+    session = claude_code_session().replace("claude-sonnet-4-5", "claude-opus-4-1")
+    thread_id = importing.import_session(alice, "session.jsonl", session.encode())
+    assert replays.run_replay(alice, thread_id, _setup_assistant(
+        14000, context_strategy="auto")) is not None
+    (run,) = replays.list_replays(alice, thread_id)
+    assert "auto (reset)" in run.label
+    kinds = {e.kind for e in run.events}
+    assert "reset" in kinds and "compaction" not in kinds
 
 
 def test_a_cancelled_replay_stores_nothing(alice) -> None:

@@ -94,20 +94,21 @@ def test_a_row_updated_in_place_sends_its_page_with_the_change():
     state._append({**call, "tool_result": "3 passed"})
     sent = _sent(state)
     assert [name for name in sent if name.startswith("live_")] == ["live_0"], sent
-    assert state.live_0[0].tool_result == "3 passed"
-    assert state._live[0].tool_result == "3 passed"
+    assert state.live_0[0].tool[0].tool_result == "3 passed"
+    assert state._live[0].tool[0].tool_result == "3 passed"
 
 
 def test_plain_rows_are_copies_down_to_their_lists():
-    from chat_app.states.rows import plain_rows
+    from chat_app.states.rows import DividerPart, plain_rows
 
     state = _chat_state()
-    state._set_rows([TimelineRow(key="d", kind="divider", completed_work=["parser"])])
+    state._set_rows([TimelineRow(key="d", kind="divider", divider=[DividerPart(header="S2")])])
     (copy,) = plain_rows(state.rows)
     assert type(copy) is TimelineRow  # not the state's change tracker
-    copy.completed_work.append("tests")
+    copy.divider.append(DividerPart(header="another"))
     copy.anchor = "elsewhere"
-    assert list(state.rows[0].completed_work) == ["parser"] and state.rows[0].anchor != "elsewhere"
+    assert len(state.rows[0].divider) == 1 and state.rows[0].anchor != "elsewhere"
+    assert type(copy.divider[0]) is DividerPart
 
 
 def test_a_batch_of_rows_is_laid_out_once_and_shows_what_one_at_a_time_shows(monkeypatch):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from chat_app.states.marker_rows import undo_target
-from chat_app.states.rows import TimelineRow
+from chat_app.states.rows import DividerPart, MarkerPart, TimelineRow
 
 
 def _marker(key: str, event: str, edit: int = -1, session: int = 1) -> TimelineRow:
-    return TimelineRow(key=key, kind="marker", role="event", marker_event=event, edit=edit,
-                       session_number=session)
+    return TimelineRow(key=key, kind="marker", role="event", session_number=session,
+                       marker=[MarkerPart(marker_event=event, edit=edit)])
 
 
 def _reply(key: str, session: int = 1) -> TimelineRow:
@@ -44,7 +44,8 @@ def test_nothing_to_undo_after_an_undo_a_todo_summary_or_in_an_older_session() -
 
 
 def _divider(key: str, trigger: str, session: int) -> TimelineRow:
-    return TimelineRow(key=key, kind="divider", trigger=trigger, session_number=session)
+    return TimelineRow(key=key, kind="divider", session_number=session,
+                       divider=[DividerPart(trigger=trigger)])
 
 
 def test_a_handoff_divider_offers_undo_until_an_edit_or_a_reply_follows() -> None:

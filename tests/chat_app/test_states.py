@@ -32,18 +32,59 @@ def _divider(number: int, **handoff) -> TimelineItem:
     )
 
 
+def _divider_of(item: TimelineItem):
+    (divider,) = timeline_row(item).divider  # a divider row has exactly one
+    return divider
+
+
+def _card(item: TimelineItem):
+    (card,) = _divider_of(item).card  # a divider with a handoff has exactly one card
+    return card
+
+
 def test_a_divider_row_reads_like_the_design():
-    row = timeline_row(_divider(2, completed_work=["Parser"], key_decisions=["Use TOML"]))
-    assert row.header.startswith("Session 2 started")
-    assert "auto reset at 82%" in row.header
-    assert row.header.endswith("claude-sonnet-4-5")
-    assert row.has_handoff and row.state_summary == "Parser done"
-    assert row.completed_work == ["Parser"] and row.key_decisions == ["Use TOML"]
-    assert row.handoff_filename == "HANDOFF-1.md"
+    divider = _divider_of(_divider(2, completed_work=["Parser"], key_decisions=["Use TOML"]))
+    assert divider.header.startswith("Session 2 started")
+    assert "auto reset at 82%" in divider.header
+    assert divider.header.endswith("claude-sonnet-4-5")
+    assert divider.trigger == "auto"
+    (card,) = divider.card
+    assert card.state_summary == "Parser done"
+    assert card.completed_work == ["Parser"] and card.key_decisions == ["Use TOML"]
+    assert card.handoff_filename == "HANDOFF-1.md"
+
+
+def test_a_row_carries_only_its_own_kinds_fields():
+    # The fields of the other kinds stay out of the page (sent empty with every row, they
+    # were most of a long thread's page-load payload).
+    message = timeline_row(TimelineItem(key="m", kind="message", role="user", content="hi",
+                                        created_at=NOW))
+    assert (message.divider, message.tool, message.marker) == ([], [], [])
+    assert message.time_title and message.time_label
+    first = _divider_of(TimelineItem(key="session-1", kind="divider", session_number=1,
+                                     trigger="start", created_at=NOW))
+    assert first.card == [] and first.created_iso == NOW.isoformat()
+    (placeholder,) = resetting_row(1).divider
+    assert placeholder.card == []
+    marker = timeline_row(TimelineItem(key="k", kind="marker", role="event", content="Masked",
+                                       marker_event="masking", edit=2))
+    assert marker.marker[0].marker_event == "masking" and marker.marker[0].edit == 2
+    assert (marker.tool, marker.divider) == ([], [])
+
+
+def test_a_tool_row_carries_its_call_and_no_time_it_does_not_show():
+    row = timeline_row(TimelineItem(key="c", kind="tool", role="tool", tool_name="run_command",
+                                    summary="Ran `pytest`", tool_result="3 passed",
+                                    tool_failed=True, simulated=True, created_at=NOW))
+    (call,) = row.tool
+    assert (call.tool_name, call.summary, call.tool_result) == ("run_command", "Ran `pytest`",
+                                                                "3 passed")
+    assert call.tool_failed and call.simulated
+    assert row.time_title == row.time_label == "" and row.divider == []
 
 
 def test_the_card_shows_the_v2_handoff_and_its_check_in_one_line():
-    row = timeline_row(_divider(
+    row = _card(_divider(
         2, goal="Build a CSV importer", constraints=["Never use pandas."],
         user_messages=["Build a CSV importer", "also tabs"], next_step="write tests",
         errors_and_fixes=["`pytest` failed (exit 1); passed after the changes that followed"],
@@ -57,7 +98,7 @@ def test_the_card_shows_the_v2_handoff_and_its_check_in_one_line():
 
 
 def test_the_card_names_what_the_check_found_missing_and_where_the_model_was_corrected():
-    row = timeline_row(_divider(
+    row = _card(_divider(
         3, current_state_summary="", next_step="",
         in_progress=["Todo (3 of 5): Handle quoted fields"],
         disagreements=["In progress: the todo list has “Handle quoted fields” under way; the "
@@ -71,17 +112,17 @@ def test_the_card_names_what_the_check_found_missing_and_where_the_model_was_cor
 
 
 def test_a_v1_handoff_shows_no_v2_parts():
-    row = timeline_row(_divider(2, completed_work=["Parser"]))
+    row = _card(_divider(2, completed_work=["Parser"]))
     assert (row.goal, row.next_step, row.checks, row.user_messages) == ("", "", "", [])
 
 
 def test_files_modified_may_be_dicts_or_plain_paths():
-    row = timeline_row(_divider(2, files_modified=[{"path": "a.py", "verified": True}, "b.py", ""]))
+    row = _card(_divider(2, files_modified=[{"path": "a.py", "verified": True}, "b.py", ""]))
     assert row.files_modified == [FileRow("a.py", True), FileRow("b.py", False)]
 
 
 def test_a_divider_without_handoff_yet_says_it_is_resetting():
-    assert resetting_row(1).header == "Resetting context…"
+    assert resetting_row(1).divider[0].header == "Resetting context…"
     assert resetting_row(1).session_number == 2
 
 
@@ -145,21 +186,21 @@ def test_the_thread_id_comes_from_the_chat_route():
 
 def test_the_first_session_divider_names_no_reset():
     first = TimelineItem(key="session-1", kind="divider", session_number=1, trigger="start")
-    assert timeline_row(first).header == "Session 1 started"
+    assert _divider_of(first).header == "Session 1 started"
 
 
 def test_the_handoff_download_is_the_markdown_file_itself():
     import base64
 
-    row = timeline_row(_divider(2))
+    row = _card(_divider(2))
     prefix = "data:text/markdown;charset=utf-8;base64,"
     assert row.handoff_markdown.startswith(prefix)
     assert base64.b64decode(row.handoff_markdown[len(prefix):]).decode() == "# Handoff"
 
 
 def test_a_focused_handoff_names_its_focus_on_the_divider_and_the_card():
-    row = timeline_row(_divider(3, trigger="manual", focus="the  CSV\nparser"))
+    row = _divider_of(_divider(3, trigger="manual", focus="the  CSV\nparser"))
     assert "focus: the CSV parser" in row.header
-    assert row.focus == "the  CSV\nparser"
-    plain = timeline_row(_divider(3))
-    assert "focus" not in plain.header and plain.focus == ""
+    assert row.card[0].focus == "the  CSV\nparser"
+    plain = _divider_of(_divider(3))
+    assert "focus" not in plain.header and plain.card[0].focus == ""
