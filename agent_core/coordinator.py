@@ -30,7 +30,7 @@ from agent_core.handoff.generation import generate_handoff
 from agent_core.history.notes import MAX_LISTED_SESSIONS, compacted_note, history_note
 from agent_core.history.tools import HISTORY_TOOL_NAMES, read_history_call
 from agent_core.models import model_info
-from agent_core.records import ContextEdit, NewMessage, StoredMessage
+from agent_core.records import QUEUED, ContextEdit, NewMessage, StoredMessage
 from agent_core.redaction import known_secrets, redact_text
 from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.strategies.masking import mask_candidates, placeholder
@@ -192,13 +192,26 @@ class SessionCoordinator:
         self._remember(row.id, row.seq)
         self.emit({"type": "message", "data": row.model_dump(mode="json")})
 
-    def deliver_pending(self) -> list[BaseMessage]:
-        rows = self.store.deliver_pending(self.setup.thread_id, self.session.id)
+    def deliver_pending(self, *, mid_turn: bool = False) -> list[BaseMessage]:
+        """Deliver the queue into the session. ``mid_turn``: at a model call of a turn under
+        way, so the rows say the user typed them while the agent worked (``queued``)."""
+        rows = self.store.deliver_pending(self.setup.thread_id, self.session.id, queued=mid_turn)
         self._opened(rows)
         for row in rows:
             self._remember(row.id, row.seq)
             self.emit({"type": "message", "data": row.model_dump(mode="json")})
         return to_langchain(rows)
+
+    def note_turn_end(self, event: str, text: str) -> None:
+        """Store and emit the marker of a turn that ended without the model's answer
+        (``turn_failed`` with the reason, ``turn_stopped``): the chat shows it, a reload too,
+        and the message it was for is not due a turn any more (:mod:`agent_core.strategies.
+        awaiting`), so a provider that keeps failing is not asked again by itself."""
+        (row,) = self.store.append(self.setup.thread_id, self.session.id, [NewMessage(
+            role="event", content=text, meta={"event": event})])
+        self._opened([row])
+        self._remember(row.id, row.seq)
+        self.emit({"type": "message", "data": row.model_dump(mode="json")})
 
     def _opened(self, rows: Sequence[StoredMessage]) -> None:
         if self._opening is not None:
@@ -323,7 +336,9 @@ class SessionCoordinator:
         context += pinned_context(self.store, self.setup.thread_id, self.setup.policy.pinned_paths)
         # A reset before the model saw the newest user messages (they filled the context)
         # hands them over verbatim, so the next session answers them, not just mentions them.
-        context += [NewMessage(role="user", content=str(m.content), meta={CARRIED_OVER: m.id})
+        context += [NewMessage(role="user", content=str(m.content), meta={
+                        CARRIED_OVER: m.id, **({QUEUED: True} if m.additional_kwargs.get(QUEUED)
+                                              else {})})
                     for m in unanswered_requests(messages)]
         handoff = artifact.model_dump(mode="json")
         self._opening = None

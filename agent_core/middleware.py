@@ -75,7 +75,7 @@ class _Base(AgentMiddleware):
 
 
 def _deliver_and_measure(c: SessionCoordinator, messages: list[Any]) -> tuple[list[Any], Any]:
-    delivered = c.deliver_pending()
+    delivered = c.deliver_pending(mid_turn=True)
     return delivered, c.measure([*messages, *delivered])
 
 

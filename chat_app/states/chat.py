@@ -226,9 +226,10 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
                   reading_scripts.auto_load(), reading_scripts.mark_session_in_view(),
                   scripts.outbox_unsent(thread_id, ChatState.resend_unsent),
                   ChatState.watch_thread(thread_id)]
-        if view.pending and not self.remote_running:
-            # Queued messages (a new chat's first one, or ones a crash left): answered now, by
-            # a run no page owns, which this tab follows like another tab's run.
+        if (view.pending or view.awaiting_reply) and not self.remote_running:
+            # Queued messages (a new chat's first one, or ones a crash left), or one delivered
+            # that no turn took: answered now, by a run no page owns, which this tab follows
+            # like another tab's run.
             chat_service.resume_detached(self._owner(), thread_id)
             self.sending = self.remote_running = True
         return loaded
