@@ -135,6 +135,31 @@ def test_compact_now_through_the_service_says_what_happened(chat) -> None:
     assert not store.context_edits(session.id)
 
 
+def test_a_message_queued_while_compact_now_ran_is_answered_after_it(chat, monkeypatch) -> None:
+    import asyncio
+
+    from chat_app.services import chat as chat_service
+    from chat_app.services import reset_control
+
+    monkeypatch.setenv("BATON_SIM_DELAY", "0")
+    store, thread = chat
+    session = store.current_session(thread)
+    store.append(thread, session.id, [NewMessage(role="user", content="go"), _reply(0.75)])
+    store.enqueue_pending(thread, "and the dates too")  # sent while it held the thread
+
+    async def compact_then_answer() -> str:
+        said = await reset_control.compact_now("owner-a", thread)
+        await asyncio.gather(*chat_service._detached)
+        return said
+
+    assert asyncio.run(compact_then_answer()).startswith("Nothing to compact")
+    rows = store.messages(store.current_session(thread).id)
+    asked = [r for r in rows if r.role == "user" and r.content == "and the dates too"]
+    assert len(asked) == 1
+    assert [r.role for r in rows if r.seq > asked[0].seq][:1] == ["assistant"]
+    assert store.pending(thread) == []
+
+
 def test_a_tab_rereads_the_status_only_after_replies_that_can_change_the_notice(chat) -> None:
     """Replies far below the warn threshold leave the notice as it is: no re-read for them
     (every running chat's tabs re-read after each reply before); one near the threshold, any
