@@ -461,6 +461,9 @@ class ThreadRunner:
                 yield event
             if failure:
                 yield _status("compact", "failed", f"Compaction failed: {failure}")
+            elif coordinator.compaction_discarded:
+                yield _status("compact", "discarded", "Nothing changed: the summary was not "
+                              "smaller than what it would replace")
             elif compacted is None:
                 yield _status("compact", "nothing", "Nothing to compact yet: the recent part "
                               "is all there is")

@@ -8,6 +8,7 @@ seconds at this pace.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -92,3 +93,11 @@ def test_a_second_tab_sends_during_handoff_and_is_answered_once(page,
         assert _answers(tab) == 1
         assert not tab.locator("[data-queued=true]").count()
     other.screenshot(path=str(screenshot_dir / "handoff-arrival-reloaded.png"), full_page=True)
+
+    # The context chart lists what the handoff call cost, with its reset.
+    page.locator("#open-context-chart").click()
+    marker = page.locator(f".baton-chart-marker[data-kind='reset']:has-text('Session {new_session}')")
+    marker.wait_for()
+    assert re.search(r"handoff call: [\d,]+ in · [\d,]+ out tokens", marker.inner_text())
+    assert "handoff and summary calls:" in page.locator("#context-chart-summary").inner_text()
+    page.screenshot(path=str(screenshot_dir / "handoff-arrival-chart.png"))
