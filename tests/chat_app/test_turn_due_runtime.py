@@ -199,3 +199,34 @@ async def test_a_turn_stopped_before_any_reply_is_not_answered_later(backend: Ba
     await collect(ThreadRunner().drain(dataclasses.replace(setup, model=_answering(calls)),
                                        cancel=asyncio.Event()))
     assert calls == []
+
+
+async def test_a_send_queued_behind_a_failed_handoff_is_answered_in_the_old_session(
+        backend: Backend) -> None:
+    store, thread = backend.store, backend.thread
+    setup = make_setup(store, thread_id=thread, window=200_000)
+    await run(setup, TASK)
+    gate, entered = asyncio.Event(), asyncio.Event()
+    runner = ThreadRunner()
+
+    def refuse(*args, **kwargs):
+        raise OSError("disk full")
+
+    original = store.commit_reset
+    store.commit_reset = refuse  # type: ignore[method-assign]
+    try:
+        handoff = await _started_handoff(
+            runner, dataclasses.replace(setup, handoff_model=_gated_writer(gate, entered)),
+            gate, entered)
+        await collect(runner.submit(setup, LATE))  # queued behind it
+        gate.set()
+        handed = await asyncio.wait_for(handoff, WAIT_S)
+    finally:
+        store.commit_reset = original  # type: ignore[method-assign]
+    assert [e["data"]["status"] for e in of_type(handed, "handoff")][-1] == "failed"
+    assert [p.content for p in store.pending(thread)] == [LATE]  # nothing was delivered
+    calls: list = []
+    await collect(runner.drain(dataclasses.replace(setup, model=_answering(calls)),
+                               cancel=asyncio.Event()))
+    assert len(store.sessions(thread)) == 1 and len(calls) == 1
+    assert len(_late_rows(_open_rows(store, thread))) == 1
