@@ -19,7 +19,7 @@ from langchain_core.messages import (
 
 from agent_core.ports import SessionStore
 from agent_core.providers.stream_end import is_cut_off
-from agent_core.records import QUEUED, ContextEdit, NewMessage, SessionRecord, StoredMessage
+from agent_core.records import ContextEdit, NewMessage, SessionRecord, StoredMessage
 from agent_core.validation import sanitize_text
 
 __all__ = [
@@ -55,10 +55,10 @@ def _row_to_message(row: StoredMessage) -> BaseMessage | None:
         # A message handed over from the previous session says so: it is already among that
         # session's requests in the handoff.
         meta = row.meta if isinstance(row.meta, dict) else {}
-        carried = meta.get("carried_over_from")
-        extra = {"carried_over_from": carried} if carried else {}
-        if meta.get(QUEUED):  # typed while the agent worked: the handoff says so
-            extra[QUEUED] = True
+        extra = {"carried_over_from": meta["carried_over_from"]} if meta.get(
+            "carried_over_from") else {}
+        if meta.get("queued"):  # typed while the agent worked: the handoff says so
+            extra["queued"] = True
         return HumanMessage(content=row.content, id=row.id, additional_kwargs=extra)
     if row.role in ("handoff", "pinned"):
         return HumanMessage(content=row.content, id=row.id, additional_kwargs={"baton_kind": row.role})
