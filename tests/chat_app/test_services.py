@@ -329,7 +329,7 @@ def test_a_message_delivered_by_a_handoff_is_answered_after_it_once(database) ->
              and not r.meta.get("carried_over_from")]
     assert len(asked) == 1 and asked[0].meta.get("queued") is True
     assert any(r.role == "assistant" and r.seq > asked[0].seq for r in rows)
-    view = threads.load_timeline(owner, thread.id)
+    view = threads.load_timeline(owner, thread.id, limit=10_000)  # the whole thread
     assert [i.content for i in view.items if i.role == "user"].count(late) == 1
     assert not view.awaiting_reply and view.pending == 0
     assert asyncio.run(_drain(chat.resume_queued(owner, thread.id))) == []  # nothing twice
