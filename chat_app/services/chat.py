@@ -25,6 +25,7 @@ from agent_core.client_order import predecessor_prefix
 from agent_core.errors import ConfigurationError, MessageRejected, MessageTooLarge
 from agent_core.mcp_servers import ToolLoad
 from agent_core.models import model_info
+from agent_core.strategies.reset_control import review_pending
 from agent_core.tokens import TokenCounter
 from agent_core.turn import TurnSetup
 from agent_core.turn_start import awaits_turn
@@ -390,8 +391,9 @@ def _prepare_resume(owner: str, thread_id: str) -> tuple[TurnSetup, str] | None:
     is read-only: its last message may be unanswered, and stays so."""
     store = runtime.store()
     if not store.pending(thread_id) and (
-            importing.is_imported(thread_id) or not awaits_turn(store, thread_id)):
-        return None
+            importing.is_imported(thread_id) or not awaits_turn(store, thread_id)
+            or review_pending(store.marks(store.current_session(thread_id).id))):
+        return None  # (a review holds handed-over requests back: confirming answers them)
     thread, assistant = _assistant_for(owner, thread_id)
     if thread is None or assistant is None:
         return None

@@ -11,6 +11,7 @@ from agent_core.models import model_info
 from agent_core.records import RowMark
 from agent_core.strategies.awaiting import awaits_reply
 from agent_core.strategies.plan import effective_strategy
+from agent_core.strategies.reset_control import review_pending
 from chat_app.db import repo
 from chat_app.db.convert import stored_message
 from chat_app.db.engine import write_engine
@@ -176,12 +177,12 @@ def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None =
 
 def _awaits_turn(rows: list, open_session_id: str) -> bool:
     """Whether the open session's last user row in ``rows`` (the newest window) waits for a
-    turn. A window holding none of its rows from that user row on holds only later rows,
-    a reply among them."""
-    tail = [row for row in rows if row.session_id == open_session_id]
-    last = max((i for i, row in enumerate(tail) if row.role == "user"), default=None)
-    return last is not None and awaits_reply(
-        [RowMark(row.seq, row.role, dict(row.meta or {})) for row in tail[last:]])
+    turn, and no handoff review holds it back. A window holding none of its rows from that
+    user row on holds only later rows, a reply among them."""
+    marks = [RowMark(row.seq, row.role, dict(row.meta or {}))
+             for row in rows if row.session_id == open_session_id]
+    last = max((i for i, mark in enumerate(marks) if mark.role == "user"), default=None)
+    return last is not None and awaits_reply(marks[last:]) and not review_pending(marks)
 
 
 def load_from_session(owner: str | None, thread_id: str, session_number: int, *,

@@ -352,6 +352,28 @@ def test_a_delivered_message_no_turn_took_is_offered_to_the_page(database) -> No
     assert not threads.load_timeline(owner, thread.id).awaiting_reply
 
 
+def test_a_handed_over_request_waits_while_its_handoff_waits_for_review(database) -> None:
+    from agent_core.records import NewMessage
+    from agent_core.user_control import review_opening
+    from chat_app.services import chat, runtime, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "Under review")
+    store = runtime.store()
+    old = store.current_session(thread.id)
+    store.append(thread.id, old.id, [NewMessage(role="user", content="Parse the dates")])
+    store.commit_reset(thread.id, old_session_id=old.id, trigger="auto", utilization=0.85,
+                       model="simulator", handoff={"goal": "Parse the dates"},
+                       handoff_path="HANDOFF-1.md", handoff_markdown="# Handoff\n",
+                       context=[NewMessage(role="handoff", content="<handoff-context>"),
+                                review_opening(),
+                                NewMessage(role="user", content="Parse the dates",
+                                           meta={"carried_over_from": "x"})])
+    # Unanswered, but the review holds it: opening the chat runs nothing (confirming does).
+    assert not threads.load_timeline(owner, thread.id).awaiting_reply
+    assert asyncio.run(_drain(chat.resume_queued(owner, thread.id))) == []
+
+
 def test_a_chat_whose_assistant_cannot_run_opens_and_keeps_what_is_typed(database) -> None:
     from sqlmodel import Session
 
