@@ -1,16 +1,21 @@
-"""In-place compaction: the summary that replaces a session's older messages."""
+"""In-place compaction: the summary that replaces a session's older messages, what its model
+call cost, and whether it is worth keeping (:func:`worth_keeping`: never a summary that is
+not smaller than what it replaces)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.handoff.facts import extract_facts
 
-__all__ = ["summarize_for_compaction", "facts_summary", "COMPACTION_PROMPT"]
+__all__ = ["summarize_for_compaction", "facts_summary", "worth_keeping", "call_usage",
+           "CompactionSummary", "COMPACTION_PROMPT"]
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +42,32 @@ def _render(messages: Sequence[BaseMessage], budget_chars: int) -> str:
     return rendered[-budget_chars:]
 
 
+class CompactionSummary(BaseModel):
+    """A summary and what writing it cost: the model call's input and output tokens (the
+    provider's figures when it reported them, else counted; zero for the facts-only
+    fallback of a call that failed, which the provider did not bill)."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str
+    source: Literal["model", "facts"]
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    reported: bool = False  # the provider's own figures
+
+
+def worth_keeping(tokens_before: int, tokens_after: int) -> bool:
+    """A summary is kept only when it is smaller than the messages it replaces: a summary of
+    78 tokens' worth that takes 91 would make the context bigger, and the agent would lose
+    the originals for nothing."""
+    return tokens_after < tokens_before
+
+
+def call_usage(input_tokens: int, output_tokens: int) -> dict[str, int]:
+    """A summarizing call's tokens as a row's ``meta["usage"]``, the shape a reply's has."""
+    return {"input_tokens": input_tokens, "output_tokens": output_tokens,
+            "total_tokens": input_tokens + output_tokens}
+
+
 def facts_summary(messages: Sequence[BaseMessage]) -> str:
     """A model-free summary from what the tools prove (the fallback)."""
     facts = extract_facts(messages)
@@ -61,21 +92,31 @@ async def summarize_for_compaction(
     *,
     max_tokens: int,
     count_text: Callable[[str], int],
-) -> str:
-    """Ask the model for a summary; fall back to :func:`facts_summary`, never error text."""
+) -> CompactionSummary:
+    """Ask the model for a summary; fall back to :func:`facts_summary`, never error text.
+    The result says what the call cost (the provider's usage, else counted)."""
     prompt = [
         SystemMessage(content=COMPACTION_PROMPT),
         HumanMessage(content=_render(messages, budget_chars=max_tokens * 24)),
     ]
+    sent = sum(count_text(str(m.content)) for m in prompt)
+    input_tokens = output_tokens = 0
+    reported = False
     try:
         reply = await model.ainvoke(prompt)
         text = reply.content if isinstance(reply.content, str) else ""
+        usage = getattr(reply, "usage_metadata", None) or {}
+        reported = bool(usage.get("input_tokens"))
+        input_tokens = int(usage.get("input_tokens") or sent)
+        output_tokens = int(usage.get("output_tokens") or count_text(text))
     except Exception:  # the provider failed: the facts still hold
         log.warning("compaction summary failed; using the facts-only summary", exc_info=True)
         text = ""
     text = text.strip()
+    source: Literal["model", "facts"] = "model"
     if not text:
-        text = facts_summary(messages)
+        text, source = facts_summary(messages), "facts"
     if count_text(text) > max_tokens:
         text = text[: max_tokens * 3].rsplit(" ", 1)[0] + " …"
-    return text
+    return CompactionSummary(text=text, source=source, input_tokens=input_tokens,
+                             output_tokens=output_tokens, reported=reported)

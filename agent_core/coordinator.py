@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from agent_core import events
 from agent_core.calibration import ContextEstimator, TokenEstimate
-from agent_core.compaction import summarize_for_compaction
+from agent_core.compaction import call_usage, summarize_for_compaction, worth_keeping
 from agent_core.context import (
     apply_edits,
     build_context,
@@ -31,7 +31,7 @@ from agent_core.handoff.inventory import take_inventory
 from agent_core.history.notes import MAX_LISTED_SESSIONS, compacted_note, history_note
 from agent_core.history.tools import HISTORY_TOOL_NAMES, read_history_call
 from agent_core.models import model_info
-from agent_core.records import ContextEdit, NewMessage, StoredMessage
+from agent_core.records import QUEUED, ContextEdit, NewMessage, StoredMessage
 from agent_core.redaction import known_secrets, redact_text
 from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.strategies.masking import mask_candidates, placeholder
@@ -83,6 +83,8 @@ def _has_evidence(facts: Any) -> bool:
 
 #: Meta key of a user message handed to the next session verbatim (the id of the original).
 CARRIED_OVER = "carried_over_from"
+#: ``meta["event"]`` of the marker of a compaction whose summary was not smaller.
+COMPACTION_DISCARDED = "compaction_discarded"
 
 
 def unanswered_requests(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
@@ -119,6 +121,8 @@ class SessionCoordinator:
         self._opening: tuple[list[StoredMessage], list[ContextEdit]] | None = (list(rows), edits)
         #: The latest measure: what the next model call is sent (recorded on its reply).
         self.last_estimate: TokenEstimate | None = None
+        #: The last compaction's summary was not smaller than what it would replace.
+        self.compaction_discarded = False
 
     # bookkeeping ------------------------------------------------------------------
     def _replay_todos(self, rows: Sequence[StoredMessage]) -> None:
@@ -189,13 +193,26 @@ class SessionCoordinator:
         self._remember(row.id, row.seq)
         self.emit({"type": "message", "data": row.model_dump(mode="json")})
 
-    def deliver_pending(self) -> list[BaseMessage]:
-        rows = self.store.deliver_pending(self.setup.thread_id, self.session.id)
+    def deliver_pending(self, *, mid_turn: bool = False) -> list[BaseMessage]:
+        """Deliver the queue into the session. ``mid_turn``: at a model call of a turn under
+        way, so the rows say the user typed them while the agent worked (``queued``)."""
+        rows = self.store.deliver_pending(self.setup.thread_id, self.session.id, queued=mid_turn)
         self._opened(rows)
         for row in rows:
             self._remember(row.id, row.seq)
             self.emit({"type": "message", "data": row.model_dump(mode="json")})
         return to_langchain(rows)
+
+    def note_turn_end(self, event: str, text: str) -> None:
+        """Store and emit the marker of a turn that ended without the model's answer
+        (``turn_failed`` with the reason, ``turn_stopped``): the chat shows it, a reload too,
+        and the message it was for is not due a turn any more (:mod:`agent_core.strategies.
+        awaiting`), so a provider that keeps failing is not asked again by itself."""
+        (row,) = self.store.append(self.setup.thread_id, self.session.id, [NewMessage(
+            role="event", content=text, meta={"event": event})])
+        self._opened([row])
+        self._remember(row.id, row.seq)
+        self.emit({"type": "message", "data": row.model_dump(mode="json")})
 
     def _opened(self, rows: Sequence[StoredMessage]) -> None:
         if self._opening is not None:
@@ -318,13 +335,19 @@ class SessionCoordinator:
         opening = handoff_context_message(artifact, history=self._history_note())
         if self.todos.todos:
             opening += _todo_state_block(self.todos.todos, str(task)[:500])
-        context = [NewMessage(role="handoff", content=opening, meta={"handoff_source": result.source})]
+        # The handoff call is a model call like the others: its tokens stay with the row
+        # that opens the session (the chart and a reload read them there).
+        usage = call_usage(result.prompt_tokens, result.output_tokens)
+        context = [NewMessage(role="handoff", content=opening,
+                              meta={"handoff_source": result.source, "usage": usage})]
         if self.setup.review_handoffs:
             context.append(review_opening())
         context += pinned_context(self.store, self.setup.thread_id, self.setup.policy.pinned_paths)
         # A reset before the model saw the newest user messages (they filled the context)
         # hands them over verbatim, so the next session answers them, not just mentions them.
-        context += [NewMessage(role="user", content=str(m.content), meta={CARRIED_OVER: m.id})
+        context += [NewMessage(role="user", content=str(m.content), meta={
+                        CARRIED_OVER: m.id, **({QUEUED: True} if m.additional_kwargs.get(QUEUED)
+                                              else {})})
                     for m in unanswered_requests(messages)]
         handoff = artifact.model_dump(mode="json")
         self._opening = None
@@ -342,7 +365,8 @@ class SessionCoordinator:
             "reset_complete", old_session_id=old.id, new_session_id=new.id,
             session_number=new.number, trigger=trigger, utilization=round(utilization, 4),
             model=self.setup.model_name, handoff=handoff, handoff_source=result.source,
-            handoff_tokens=result.output_tokens, review=self.setup.review_handoffs,
+            handoff_tokens=result.output_tokens, handoff_input_tokens=result.prompt_tokens,
+            review=self.setup.review_handoffs,
             delivered=[r.model_dump(mode="json") for r in rows
                        if r.role == "user" and CARRIED_OVER not in r.meta],
         ))
@@ -440,15 +464,20 @@ class SessionCoordinator:
             summary_tokens=self.setup.compaction_summary_tokens, count=self.count)
 
     async def compact(self, messages: Sequence[BaseMessage], estimate: TokenEstimate) -> list[BaseMessage] | None:
+        """Summarize the part before the keep-recent cut; the new context, or None when
+        there is nothing to compact or the summary was discarded (``compaction_discarded``)."""
+        self.compaction_discarded = False
         cut = self.compaction_cut(messages)
         older = [m for m in messages[:cut] if context_kind(m) not in ("handoff", "pinned")]
         seqs = [s for s in (self.seq_of(m) for m in older) if s is not None]
         if len(older) < 2 or not seqs:
             return None
-        summary = await summarize_for_compaction(
+        written = await summarize_for_compaction(
             self.setup.model, older, max_tokens=self.setup.compaction_summary_tokens,
             count_text=self.estimator.counter.count_text,
         )
+        summary = written.text
+        usage = call_usage(written.input_tokens, written.output_tokens)
         if self.history_tools:
             first, last = self._compacted_span(max(seqs))
             summary += "\n\n" + compacted_note(self.session.number, first, last)
@@ -458,6 +487,10 @@ class SessionCoordinator:
             summary += _todo_state_block(self.todos.todos, self._task(messages)[:500])
         before = sum(self.count(m) for m in older)
         after = self.estimator.counter.count_text(summary)
+        self.compaction_discarded = not worth_keeping(before, after)
+        if self.compaction_discarded:
+            self._discard_compaction(len(older), before, after, usage, estimate)
+            return None
         edit = ContextEdit(kind="compaction", summary=summary, upto_seq=max(seqs),
                            tokens_before=before, tokens_after=after,
                            utilization=round(estimate.fraction, 4))
@@ -465,13 +498,37 @@ class SessionCoordinator:
         marker = NewMessage(role="event", content=note,
                             meta={"event": "compaction", "tokens_before": before, "tokens_after": after,
                                   "messages": len(older), "utilization": round(estimate.fraction, 4),
-                                  "edit": len(self.store.context_edits(self.session.id))})
+                                  "edit": len(self.store.context_edits(self.session.id)),
+                                  "usage": usage})
         self._opening = None
         stored = self.store.add_context_edit(self.session.id, edit, marker)
         self.emit(events.compaction(message=note, tokens_before=before, tokens_after=after,
                                     messages=len(older), session_number=self.session.number,
+                                    call_input_tokens=usage["input_tokens"],
+                                    call_output_tokens=usage["output_tokens"],
                                     **self._marker_ref(stored, marker.meta["edit"])))
         return self._rebuilt()
+
+    def _discard_compaction(self, messages: int, before: int, after: int,
+                            usage: dict[str, int], estimate: TokenEstimate) -> None:
+        """The summary is not smaller than what it would replace: nothing is stored as a
+        context edit (the model keeps the originals); a marker row says so, with what the
+        summarizing call cost, and so does the ``compaction`` event (``discarded``)."""
+        note = (f"Compaction discarded: its summary ({after:,} tokens) was not smaller than the "
+                f"{messages} earlier messages it would replace ({before:,} tokens)")
+        (stored,) = self.store.append(self.setup.thread_id, self.session.id, [NewMessage(
+            role="event", content=note,
+            meta={"event": COMPACTION_DISCARDED, "tokens_before": before, "tokens_after": after,
+                  "messages": messages, "utilization": round(estimate.fraction, 4),
+                  "usage": usage})])
+        self._opening = None
+        self._remember(stored.id, stored.seq)
+        self.emit(events.compaction(message=note, tokens_before=before, tokens_after=after,
+                                    messages=messages, session_number=self.session.number,
+                                    discarded=True, marker_event=COMPACTION_DISCARDED,
+                                    call_input_tokens=usage["input_tokens"],
+                                    call_output_tokens=usage["output_tokens"],
+                                    marker_id=stored.id, edit=None))
 
     # todos ---------------------------------------------------------------------------
     def compress_finished_todos(self) -> list[BaseMessage] | None:

@@ -21,6 +21,7 @@ from agent_core.records import (
     RowMark,
     SessionRecord,
     StoredMessage,
+    delivered_meta,
     utcnow,
 )
 from agent_core.workspace import MAX_PATH_CHARS
@@ -99,6 +100,13 @@ class InMemoryStore:
         with self._mutex:
             return [RowMark(m.seq, m.role, dict(m.meta)) for m in self._messages[session_id]
                     if m.role in MARK_ROLES]
+
+    def tail_marks(self, session_id: str) -> list[RowMark]:
+        with self._mutex:
+            rows = self._messages[session_id]
+            last = max((i for i, m in enumerate(rows) if m.role == "user"), default=None)
+            return [] if last is None else [RowMark(m.seq, m.role, dict(m.meta))
+                                            for m in rows[last:]]
 
     def add_context_edit(
         self, session_id: str, edit: ContextEdit, marker: NewMessage | None = None
@@ -205,7 +213,8 @@ class InMemoryStore:
         with self._mutex:
             return [p for p in self._pending[thread_id] if p.delivered_session_id is None]
 
-    def _deliver(self, thread_id: str, session_id: str, limit: int | None) -> list[StoredMessage]:
+    def _deliver(self, thread_id: str, session_id: str, limit: int | None,
+                 queued: bool) -> list[StoredMessage]:
         delivered: list[StoredMessage] = []
         queue = self._pending[thread_id]
         for index, record in enumerate(queue):
@@ -218,16 +227,18 @@ class InMemoryStore:
                 self._store(
                     thread_id,
                     session_id,
-                    NewMessage(role="user", content=record.content, meta={"pending_id": record.id}),
+                    NewMessage(role="user", content=record.content,
+                               meta=delivered_meta(record.id, queued=queued)),
                 )
             )
         return delivered
 
     def deliver_pending(
-        self, thread_id: str, session_id: str, *, limit: int | None = None
+        self, thread_id: str, session_id: str, *, limit: int | None = None,
+        queued: bool = False,
     ) -> list[StoredMessage]:
         with self._mutex:
-            return self._deliver(thread_id, session_id, limit)
+            return self._deliver(thread_id, session_id, limit, queued)
 
     # reset --------------------------------------------------------------------
     def commit_reset(
@@ -268,7 +279,7 @@ class InMemoryStore:
                 sessions.append(new)
                 self._files[thread_id][handoff_path] = handoff_markdown
                 rows = [self._store(thread_id, new.id, m) for m in context]
-                rows += self._deliver(thread_id, new.id, None)
+                rows += self._deliver(thread_id, new.id, None, True)
             except BaseException:
                 sessions[:], files, self._seq[thread_id], self._pending[thread_id] = saved
                 self._files[thread_id] = files

@@ -74,7 +74,7 @@ class _Base(AgentMiddleware):
 
 
 def _deliver_and_measure(c: SessionCoordinator, messages: list[Any]) -> tuple[list[Any], Any]:
-    delivered = c.deliver_pending()
+    delivered = c.deliver_pending(mid_turn=True)
     return delivered, c.measure([*messages, *delivered])
 
 
@@ -199,6 +199,10 @@ class CompactionMiddleware(_Base):
             return None
         context = await self.coordinator.compact(list(state["messages"]), self.call.estimate)
         if context is None:
+            if self.coordinator.compaction_discarded:
+                # Another summary of the same span would be discarded too: not again this
+                # turn (with auto the next step resets). Its marker already said why.
+                self.call.compaction_fell_short = self.call.warned_short = True
             return None
         self.call.acted = True
         after = self.coordinator.measure(context)

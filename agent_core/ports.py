@@ -50,6 +50,12 @@ class SessionStore(Protocol):
         """The session's ``assistant`` and ``event`` rows by seq, without their content."""
         ...
 
+    def tail_marks(self, session_id: str) -> list[RowMark]:
+        """The session's last ``user`` row and every row after it, by seq, without their
+        content (empty when the session holds no user row): whether that message still
+        waits for a turn (:func:`agent_core.strategies.awaiting.awaits_reply`)."""
+        ...
+
     def add_context_edit(
         self, session_id: str, edit: ContextEdit, marker: NewMessage | None = None
     ) -> StoredMessage | None:
@@ -106,9 +112,12 @@ class SessionStore(Protocol):
         ...
 
     def deliver_pending(
-        self, thread_id: str, session_id: str, *, limit: int | None = None
+        self, thread_id: str, session_id: str, *, limit: int | None = None,
+        queued: bool = False,
     ) -> list[StoredMessage]:
-        """Move undelivered pending messages into a session as user messages, exactly once."""
+        """Move undelivered pending messages into a session as user messages, exactly once.
+        With ``queued`` (delivered while a turn runs: at a model call) each row's meta has
+        ``queued: True``: the user typed it while the agent worked."""
         ...
 
     def commit_reset(
@@ -125,7 +134,8 @@ class SessionStore(Protocol):
         context: Sequence[NewMessage],
     ) -> tuple[SessionRecord, list[StoredMessage]]:
         """One transaction: end the old session, write ``handoff_path``, open session n+1
-        (parent = old) whose first rows are ``context`` followed by all pending messages.
+        (parent = old) whose first rows are ``context`` followed by all pending messages
+        (meta ``queued: True``: they were sent while the reset ran).
 
         Returns the new session and its stored first rows. Raises
         :class:`agent_core.errors.StoreError` if ``old_session_id`` is no longer the open

@@ -16,6 +16,8 @@ __all__ = [
     "ContextEdit",
     "RowMark",
     "MARK_ROLES",
+    "QUEUED",
+    "delivered_meta",
     "utcnow",
 ]
 
@@ -33,6 +35,18 @@ class RowMark(NamedTuple):
     seq: int
     role: str
     meta: dict[str, Any]
+
+
+#: Meta key of a user row delivered while a turn ran (at a model call, or into the session a
+#: reset opened): the user typed it while the agent worked. Imported transcripts mark such
+#: messages the same way (``additional_kwargs``).
+QUEUED = "queued"
+
+
+def delivered_meta(pending_id: str, *, queued: bool) -> dict[str, Any]:
+    """The meta of the user row a pending message becomes: its queue id (the timeline keys
+    the row by it, replacing the queued placeholder) and whether it was queued mid-turn."""
+    return {"pending_id": pending_id, QUEUED: True} if queued else {"pending_id": pending_id}
 
 
 def utcnow() -> datetime:

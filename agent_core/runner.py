@@ -27,6 +27,7 @@ from agent_core.coordinator import SessionCoordinator
 from agent_core.errors import ContextOverflowError, HandoffCancelled, NothingToHandOff
 from agent_core.records import NewMessage
 from agent_core.redaction import known_secrets, redact_text
+from agent_core.strategies.awaiting import TURN_FAILED, TURN_STOPPED, awaits_reply
 from agent_core.turn import TurnSetup
 from agent_core.turn_start import (
     Opening,
@@ -46,6 +47,7 @@ _RECURSION_LIMIT = 2_000
 REVIEW_WAITS = ("The handoff waits for your review: messages wait with it and go out once "
                 "you confirm or discard it.")
 _END = object()
+STOPPED_NOTE = "Stopped before a reply"
 
 
 async def _until_cancelled(stream: AsyncIterator[Any], cancel: asyncio.Event) -> AsyncIterator[Any]:
@@ -206,14 +208,20 @@ class ThreadRunner:
                     opening: Opening | None = None) -> AsyncIterator[dict[str, Any]]:
         """Run until the thread's queue is empty (re-checking after the lock is released).
 
-        With ``resume`` one turn runs even when nothing is queued: the open session's own
-        unanswered requests (after its handoff was reviewed). While a handoff waits for
-        review nothing runs: queued messages stay queued and a ``warning`` says why.
-        ``opening``: the first turn's lock already taken and its session opened (``submit``).
+        The first look also takes a message the open session holds that no turn took yet
+        (:func:`~agent_core.turn_start.awaits_turn`: delivered by a ``/handoff``, a reset or
+        a process that died before the model's reply; the session's handed-over requests
+        after its handoff was reviewed). Later looks count only the queue: a turn that
+        ended without a reply is not run again by this drain. With ``resume`` one turn runs
+        even when nothing waits (the work a reset interrupted, after its review). While a
+        handoff waits for review nothing runs: queued messages stay queued and a
+        ``warning`` says why. ``opening``: the first turn's lock already taken and its
+        session opened (``submit``).
         """
         thread_id = setup.thread_id
         self._active.add(thread_id)
         waits = False
+        unanswered = True
         try:
             # Each check and the lock are one trip off the loop: under load every trip
             # waits its turn there, and a new message's first words wait for all of them.
@@ -223,13 +231,14 @@ class ThreadRunner:
                 if opening is not None:
                     lock = opening.lock
                 else:
-                    lock, waits = await take_turn_lock(lock_due_turn, setup, resume)
+                    lock, waits = await take_turn_lock(lock_due_turn, setup, resume,
+                                                       unanswered)
+                resume = unanswered = False
                 if lock is None:
                     break
                 try:
                     due = True
                     while due and (opening is not None or not cancel.is_set()):
-                        resume = False
                         async for event in self._turn(setup, cancel, opening):
                             yield event
                         opening = None
@@ -310,12 +319,17 @@ class ThreadRunner:
                 if attempt:
                     message = redact_text(str(exc), known_secrets())
                     yield {"type": "error", "data": {"message": message}}
+                    for event in await asyncio.to_thread(_turn_ended, coordinator, message):
+                        yield event
                     return
                 async for event in self._recover_overflow(coordinator, context, outbox):
                     yield event
             except Exception as exc:
                 log.exception("run of thread %s failed", setup.thread_id)
-                yield {"type": "error", "data": {"message": _user_error(exc)}}
+                message = _user_error(exc)
+                yield {"type": "error", "data": {"message": message}}
+                for event in await asyncio.to_thread(_turn_ended, coordinator, message):
+                    yield event
                 return
 
     async def _recover_overflow(self, coordinator, context, outbox) -> AsyncIterator[dict[str, Any]]:
@@ -366,6 +380,10 @@ class ThreadRunner:
                 NewMessage(role="assistant", content=partial, model=coordinator.setup.model_name,
                            meta={"stopped": True})])[0]
             outbox.append({"type": "message", "data": row.model_dump(mode="json")})
+        elif awaits_reply(coordinator.store.tail_marks(coordinator.session.id)):
+            # Stopped before the model said anything: the message had its turn (the user
+            # stopped it), so opening the chat again must not answer it after all.
+            coordinator.note_turn_end(TURN_STOPPED, STOPPED_NOTE)
         return outbox
 
     # manual handoff -------------------------------------------------------------------
@@ -443,6 +461,9 @@ class ThreadRunner:
                 yield event
             if failure:
                 yield _status("compact", "failed", f"Compaction failed: {failure}")
+            elif coordinator.compaction_discarded:
+                yield _status("compact", "discarded", "Nothing changed: the summary was not "
+                              "smaller than what it would replace")
             elif compacted is None:
                 yield _status("compact", "nothing", "Nothing to compact yet: the recent part "
                               "is all there is")
@@ -451,6 +472,20 @@ class ThreadRunner:
         finally:
             await asyncio.to_thread(lock.__exit__, None, None, None)
             self._idle(setup.thread_id)
+
+
+def _turn_ended(coordinator: SessionCoordinator, reason: str) -> list[dict[str, Any]]:
+    """Store the marker of a turn that failed (its events): the chat shows why after a
+    reload too, and the message is not due again, so a failing provider is not retried in a
+    loop (:mod:`agent_core.strategies.awaiting`). A store that fails too is only logged: the
+    drain that ran the turn does not run it again either way."""
+    outbox: list[dict[str, Any]] = []
+    coordinator.emit = outbox.append
+    try:
+        coordinator.note_turn_end(TURN_FAILED, f"The turn ended with an error: {reason}")
+    except Exception:
+        log.exception("storing the failure of thread %s failed", coordinator.setup.thread_id)
+    return outbox
 
 
 def _status(kind: str, status: str, message: str) -> dict[str, Any]:

@@ -22,12 +22,14 @@ from langchain_core.messages import BaseMessage
 
 from agent_core.calibration import ContextEstimator
 from agent_core.coordinator import SessionCoordinator
+from agent_core.ports import SessionStore
 from agent_core.records import PendingRecord
+from agent_core.strategies.awaiting import awaits_reply
 from agent_core.strategies.reset_control import review_pending
 from agent_core.turn import TurnSetup
 
-__all__ = ["Locked", "Opening", "Queued", "enter_turn_lock", "lock_due_turn", "open_turn",
-           "queue_and_open", "take_turn_lock", "turn_due"]
+__all__ = ["Locked", "Opening", "Queued", "awaits_turn", "enter_turn_lock", "lock_due_turn",
+           "open_turn", "queue_and_open", "take_turn_lock", "turn_due", "turn_waits"]
 
 
 class Locked(NamedTuple):
@@ -68,20 +70,33 @@ def _review_waits(setup: TurnSetup) -> bool:
     return review_pending(setup.store.marks(session.id))
 
 
-def turn_due(setup: TurnSetup) -> tuple[bool, bool]:
-    """(a turn is due, a handoff waits for review): a message is queued, and nothing holds
-    it back."""
-    if not setup.store.pending(setup.thread_id):
+def awaits_turn(store: SessionStore, thread_id: str) -> bool:
+    """The open session's last user message was delivered but no turn took it yet (see
+    :mod:`agent_core.strategies.awaiting`): a ``/handoff`` or "Compact now" held the thread
+    when it arrived, or the process died between its delivery and the model's reply."""
+    return awaits_reply(store.tail_marks(store.current_session(thread_id).id))
+
+
+def turn_waits(store: SessionStore, thread_id: str) -> bool:
+    """Whether anything waits for a turn: a queued message, or a delivered one no turn took."""
+    return bool(store.pending(thread_id)) or awaits_turn(store, thread_id)
+
+
+def turn_due(setup: TurnSetup, *, unanswered: bool = False) -> tuple[bool, bool]:
+    """(a turn is due, a handoff waits for review): a message is queued (or, with
+    ``unanswered``, the open session holds one no turn took), and nothing holds it back."""
+    store, thread_id = setup.store, setup.thread_id
+    if not store.pending(thread_id) and not (unanswered and awaits_turn(store, thread_id)):
         return False, False
     waits = _review_waits(setup)
     return not waits, waits
 
 
-def lock_due_turn(setup: TurnSetup, resume: bool) -> Locked:
-    """The thread's turn lock, entered, when a turn is due (``resume``, or a message queued,
-    checked again under the lock)."""
+def lock_due_turn(setup: TurnSetup, resume: bool, unanswered: bool = False) -> Locked:
+    """The thread's turn lock, entered, when a turn is due (``resume``, a message queued or,
+    with ``unanswered``, one delivered that no turn took), checked again under the lock."""
     store, thread_id = setup.store, setup.thread_id
-    while resume or store.pending(thread_id):
+    while resume or store.pending(thread_id) or (unanswered and awaits_turn(store, thread_id)):
         lock = store.turn_lock(thread_id)
         lock.__enter__()
         try:
@@ -89,7 +104,7 @@ def lock_due_turn(setup: TurnSetup, resume: bool) -> Locked:
                 waits = _review_waits(setup)
                 due = not waits
             else:
-                due, waits = turn_due(setup)
+                due, waits = turn_due(setup, unanswered=unanswered)
         except BaseException as error:
             lock.__exit__(type(error), error, error.__traceback__)
             raise
@@ -128,8 +143,10 @@ def queue_and_open(setup: TurnSetup, text: str, client_id: str | None,
     record = setup.store.enqueue_pending(setup.thread_id, text, client_id=client_id)
     if client_id is not None and record.delivered_session_id is not None:
         return Queued(record, None)
-    lock = lock_due_turn(setup, False).lock
-    if lock is None:  # nothing due (another worker delivered it), or a review waits
+    # A run elsewhere may have delivered it meanwhile (a /handoff commits the queue into its
+    # new session and runs no turn): then it is due as an unanswered message.
+    lock = lock_due_turn(setup, False, unanswered=True).lock
+    if lock is None:  # nothing due (another worker answered it), or a review waits
         return Queued(record, None)
     if abandoned.is_set():
         lock.__exit__(None, None, None)

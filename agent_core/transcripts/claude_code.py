@@ -8,6 +8,10 @@ input and output, interruptions, hook output and system reminders, compaction su
 marked ``not_user`` with the reason, so they are never taken for requests. Compaction markers
 (``isCompactSummary`` user records, ``system`` records of subtype ``compact_boundary``) are kept
 in ``metadata["compactions"]``.
+
+Messages the user typed while the agent worked (Claude Code's ``queue-operation`` records and
+``queued_command`` attachments, :mod:`agent_core.transcripts.claude_queue`) are HumanMessages
+at their place with ``additional_kwargs["queued"]``, each request once.
 """
 
 from __future__ import annotations
@@ -19,6 +23,13 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from agent_core.errors import TranscriptFormatError
+from agent_core.records import QUEUED
+from agent_core.transcripts.claude_queue import (
+    ATTACHMENT_RECORD,
+    QUEUE_RECORD,
+    attachment_prompt,
+    kept_enqueues,
+)
 from agent_core.transcripts.transcript import Transcript, UsagePoint
 
 __all__ = ["load_claude_code", "looks_like_claude_code"]
@@ -37,7 +48,7 @@ def looks_like_claude_code(text: str) -> bool:
 def load_claude_code(path: Path, text: str) -> Transcript:
     """Parse a Claude Code JSONL session log."""
     records = list(_records(path, text))
-    builder = _Builder()
+    builder = _Builder(kept_enqueues(records, lambda said: not_user_reason({}, said)))
     for number, record in records:
         builder.add(number, record)
     metadata: dict[str, Any] = {"compactions": builder.compactions}
@@ -74,7 +85,8 @@ def _records(path: Path, text: str):
 
 
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, queued: dict[int, str]) -> None:
+        self.queued = queued  # the enqueue records kept as messages, by line
         self.messages: list[BaseMessage] = []
         self.compactions: list[dict[str, Any]] = []
         self.summaries: list[str] = []
@@ -99,6 +111,11 @@ class _Builder:
             )
         elif kind == "summary" and record.get("summary"):
             self.summaries.append(record["summary"])
+        elif kind == QUEUE_RECORD and number in self.queued:
+            self.messages.append(HumanMessage(content=self.queued[number],
+                                              additional_kwargs={**_stamp(record), QUEUED: True}))
+        elif kind == ATTACHMENT_RECORD:
+            self._attachment(record)
 
     def usage(self) -> list[UsagePoint]:
         return [self._usage[i] for i in sorted(self._usage)]
@@ -128,6 +145,18 @@ class _Builder:
                 + sum(int(usage.get(f) or 0) for f in _CACHE_FIELDS),
                 output_tokens=usage.get("output_tokens"),
             )
+
+    def _attachment(self, record: dict[str, Any]) -> None:
+        """A queued message Claude Code sent into the running turn (or its own input that
+        went through the queue, a task notification: not the user)."""
+        found = attachment_prompt(record)
+        if found is None or not found[0].strip():
+            return
+        prompt, why = found
+        reason = why or not_user_reason({}, prompt)
+        extra = {"not_user": reason} if reason else {QUEUED: True}
+        self.messages.append(HumanMessage(content=prompt,
+                                          additional_kwargs={**_stamp(record), **extra}))
 
     def _user(self, number: int, record: dict[str, Any]) -> None:
         content = _message_body(number, record).get("content")

@@ -16,6 +16,15 @@ after it. Later calls were sent the compacted history, so their ``prompt_start``
 
 User-role messages Codex writes itself (``<environment_context>``, ``<user_instructions>``,
 ``AGENTS.md`` instructions, turn-abort notes) are marked ``not_user`` with the reason.
+
+A message the user typed while Codex worked (a "steer": Codex takes it into the running
+turn at its next model call and records it as an ordinary user message) has
+``additional_kwargs["queued"]``: a user message after the turn's own prompt and some of the
+turn's work, before the turn ended. Turns are told by the ``event_msg`` records
+``task_started`` and ``task_complete`` / ``turn_aborted``; a rollout without them (older
+Codex) marks nothing, since a ``turn_context`` alone does not say where a turn ended. A
+message queued for after the turn is sent as the next turn's prompt: an ordinary message.
+
 Rollouts from before the envelope (bare response items after a ``{"id", "timestamp"}`` line,
 ``{"record_type": "state"}`` markers) load too.
 """
@@ -35,6 +44,7 @@ from langchain_core.messages import (
 )
 
 from agent_core.errors import TranscriptFormatError
+from agent_core.records import QUEUED
 from agent_core.transcripts.transcript import Transcript, UsagePoint
 
 __all__ = ["load_codex", "looks_like_codex"]
@@ -45,6 +55,8 @@ _ITEM_TYPES = {"message", "reasoning", "function_call", "function_call_output",
                "web_search_call", "ghost_snapshot", "compaction", "compaction_summary"}
 _CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call"}
 _OUTPUT_TYPES = {"function_call_output", "custom_tool_call_output"}
+_TURN_STARTS = {"task_started", "turn_started"}
+_TURN_ENDS = {"task_complete", "turn_complete", "turn_aborted"}
 
 # Openings of user-role text that Codex writes itself, and why it is not the user.
 _NOT_USER_OPENINGS = (
@@ -161,6 +173,9 @@ class _Builder:
         self._prompt_start = 0
         self._last_input: int | None = None
         self._awaiting_after: dict[str, Any] | None = None
+        # The turn under way: whether its prompt came, and work after it (then a user
+        # message is one typed while Codex worked).
+        self._turn_open = self._turn_prompted = self._turn_worked = False
 
     def transcript(self) -> Transcript:
         metadata = {**self.metadata, "compactions": self.compactions}
@@ -182,11 +197,21 @@ class _Builder:
             self._item(payload, stamp)
         elif kind == "event_msg" and payload.get("type") == "token_count":
             self._token_count(payload)
+        elif kind == "event_msg" and payload.get("type") in _TURN_STARTS:
+            self._start_turn()
+        elif kind == "event_msg" and payload.get("type") in _TURN_ENDS:
+            self._turn_open = False
         elif kind == "compacted":
             self._compacted(number, payload, stamp)
 
+    def _start_turn(self) -> None:
+        self._turn_open, self._turn_prompted, self._turn_worked = True, False, False
+
     def _item(self, payload: dict[str, Any], stamp: dict[str, Any]) -> None:
         kind = payload.get("type")
+        if kind in _CALL_TYPES or kind in _OUTPUT_TYPES or (
+                kind == "message" and payload.get("role") == "assistant"):
+            self._turn_worked = self._turn_prompted
         if kind == "message":
             self._message(payload, stamp)
         elif kind == "reasoning":
@@ -215,6 +240,10 @@ class _Builder:
             reason = next((why for opening, why in _NOT_USER_OPENINGS
                            if stripped.startswith(opening)), None)
             extra = {**stamp, "not_user": reason} if reason else dict(stamp)
+            if reason is None and self._turn_open:
+                if self._turn_prompted and self._turn_worked:
+                    extra[QUEUED] = True  # typed while the turn ran: a steer
+                self._turn_prompted = True
             self.messages.append(HumanMessage(content=text, additional_kwargs=extra))
 
     def _ai_kwargs(self, stamp: dict[str, Any]) -> dict[str, Any]:

@@ -36,6 +36,7 @@ def _series(series: rx.Var) -> rx.Component:
 def _marker_item(marker: rx.Var) -> rx.Component:
     return rx.el.li(
         marker["label"], " after call ", marker["after"],
+        rx.cond(marker["cost"].to(str) != "", rx.el.span(" · ", marker["cost"])),
         data_kind=marker["kind"], class_name="baton-chart-marker",
         style={"border_left": "3px solid", "border_color": marker["color"], "padding_left": "0.4em"},
     )

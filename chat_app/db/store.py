@@ -29,6 +29,7 @@ from agent_core.records import (
     RowMark,
     SessionRecord,
     StoredMessage,
+    delivered_meta,
     utcnow,
 )
 from agent_core.validation import sanitize_text
@@ -263,6 +264,20 @@ class SqlStore:
             )
             return [RowMark(seq, role, dict(meta or {})) for seq, role, meta in db.exec(query)]
 
+    def tail_marks(self, session_id: str) -> list[RowMark]:
+        """The session's last user row and the rows after it, as marks: whether a turn is
+        still due for that message (read through ``ix_message_session_seq``)."""
+        with self._tx(write=False) as db:
+            last = (select(func.max(Message.seq))
+                    .where(Message.session_id == session_id, Message.role == "user")
+                    .scalar_subquery())
+            query = (
+                select(Message.seq, Message.role, Message.meta)
+                .where(Message.session_id == session_id, col(Message.seq) >= last)
+                .order_by(col(Message.seq))
+            )
+            return [RowMark(seq, role, dict(meta or {})) for seq, role, meta in db.exec(query)]
+
     def add_context_edit(
         self, session_id: str, edit: ContextEdit, marker: NewMessage | None = None
     ) -> StoredMessage | None:
@@ -410,20 +425,22 @@ class SqlStore:
                     for row in db.exec(self._undelivered(thread_id, PendingMessage))]
 
     def _deliver(
-        self, db: Session, thread: Thread, session_id: str, limit: int | None
+        self, db: Session, thread: Thread, session_id: str, limit: int | None, queued: bool
     ) -> list[StoredMessage]:
         query = self._undelivered(thread.id, PendingMessage)
-        queued = list(db.exec(query if limit is None else query.limit(limit)))
-        for row in queued:
+        waiting = list(db.exec(query if limit is None else query.limit(limit)))
+        for row in waiting:
             row.delivered_session_id = session_id
         messages = [
-            NewMessage(role="user", content=row.content, meta={"pending_id": row.id})
-            for row in queued
+            NewMessage(role="user", content=row.content,
+                       meta=delivered_meta(row.id, queued=queued))
+            for row in waiting
         ]
         return self._store_rows(db, thread, session_id, messages)
 
     def deliver_pending(
-        self, thread_id: str, session_id: str, *, limit: int | None = None
+        self, thread_id: str, session_id: str, *, limit: int | None = None,
+        queued: bool = False,
     ) -> list[StoredMessage]:
         """Move undelivered pending messages into the session as user messages, exactly once.
 
@@ -435,16 +452,17 @@ class SqlStore:
                 return []
         with self._tx(write=True) as db:
             query = self._undelivered(thread_id, PendingMessage.id, PendingMessage.content)
-            queued = db.execute(query if limit is None else query.limit(limit)).all()
-            if not queued:
+            waiting = db.execute(query if limit is None else query.limit(limit)).all()
+            if not waiting:
                 return []
             pending = PendingMessage.__table__
-            db.execute(update(pending).where(pending.c.id.in_([row.id for row in queued]))
+            db.execute(update(pending).where(pending.c.id.in_([row.id for row in waiting]))
                        .values(delivered_session_id=session_id))
             return self._insert_rows(db, thread_id, [
                 message_values(thread_id, session_id, NewMessage(
-                    role="user", content=row.content, meta={"pending_id": row.id}))
-                for row in queued])
+                    role="user", content=row.content,
+                    meta=delivered_meta(row.id, queued=queued)))
+                for row in waiting])
 
     @staticmethod
     def _undelivered(thread_id: str, *columns: Any) -> Any:
@@ -491,7 +509,7 @@ class SqlStore:
             db.flush()
             rows = self._store_rows(db, thread, new.id, context)
             self._fault("session_opened")
-            rows += self._deliver(db, thread, new.id, None)
+            rows += self._deliver(db, thread, new.id, None, True)
             self._fault("pending_delivered")
             record = session_record(new)
         self._fault("committed")

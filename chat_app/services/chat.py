@@ -25,8 +25,10 @@ from agent_core.client_order import predecessor_prefix
 from agent_core.errors import ConfigurationError, MessageRejected, MessageTooLarge
 from agent_core.mcp_servers import ToolLoad
 from agent_core.models import model_info
+from agent_core.strategies.reset_control import review_pending
 from agent_core.tokens import TokenCounter
 from agent_core.turn import TurnSetup
+from agent_core.turn_start import awaits_turn
 from agent_core.validation import validate_user_message
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
@@ -39,7 +41,7 @@ from chat_app.services.titles import DEFAULT_TITLE, title_from_message
 from chat_app.services.views import TimelineItem
 
 __all__ = ["send_message", "send_here", "resume_here", "OWNED", "run_handoff", "resume_queued", "resume_detached", "stop", "validate_message",
-           "parse_command", "new_run_id", "check_fits"]
+           "parse_command", "new_run_id", "check_fits", "answer_waiting"]
 
 _log = logging.getLogger(__name__)
 
@@ -349,7 +351,9 @@ async def _send_prepared(prepared: _Prepared, thread_id: str,
 
 async def resume_queued(owner: str, thread_id: str,
                         run_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
-    """Deliver and answer messages left queued (the backend stopped before their turn).
+    """Deliver and answer messages left queued (the backend stopped before their turn), and
+    a delivered message no turn took (a ``/handoff`` committed it into its new session, or
+    the process died before the model's reply).
 
     Nothing happens while this process already runs the thread; another process running it
     holds the thread's turn lock, so this waits for it and then finds the queue empty. In
@@ -381,10 +385,15 @@ async def resume_here(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any
 
 
 def _prepare_resume(owner: str, thread_id: str) -> tuple[TurnSetup, str] | None:
-    """The run setup and model label of the owner's thread when messages wait in its queue
-    and its assistant can run (else the chat's banner says why and the queue waits)."""
-    if not runtime.store().pending(thread_id):
-        return None
+    """The run setup and model label of the owner's thread when a message waits for a turn
+    (queued, or delivered and not taken by any turn: :func:`awaits_turn`) and its assistant
+    can run (else the chat's banner says why and the message waits). An imported thread
+    is read-only: its last message may be unanswered, and stays so."""
+    store = runtime.store()
+    if not store.pending(thread_id) and (
+            importing.is_imported(thread_id) or not awaits_turn(store, thread_id)
+            or review_pending(store.marks(store.current_session(thread_id).id))):
+        return None  # (a review holds handed-over requests back: confirming answers them)
     thread, assistant = _assistant_for(owner, thread_id)
     if thread is None or assistant is None:
         return None
@@ -451,10 +460,25 @@ async def resume_all_queued() -> int:
 async def run_handoff(owner: str, thread_id: str, focus: str | None,
                       cancel: asyncio.Event | None = None,
                       run_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
-    """``/handoff [focus]`` on the thread; ``cancel`` (or :func:`stop`) cancels it."""
-    async for event in _broadcast(owner, thread_id, run_id,
-                                  _run_handoff(owner, thread_id, focus, cancel)):
-        yield event
+    """``/handoff [focus]`` on the thread; ``cancel`` (or :func:`stop`) cancels it.
+
+    A message sent meanwhile (from another tab, or a worker) was queued, and the commit
+    delivered it into the new session; it is answered once the handoff is over, by a run
+    every tab follows (:func:`answer_waiting`)."""
+    try:
+        async for event in _broadcast(owner, thread_id, run_id,
+                                      _run_handoff(owner, thread_id, focus, cancel)):
+            yield event
+    finally:
+        answer_waiting(owner, thread_id)
+
+
+def answer_waiting(owner: str, thread_id: str) -> None:
+    """After a run that holds the thread but answers nothing (``/handoff``, "Compact now",
+    a regenerated reply): answer what arrived meanwhile, in a run no page owns (the turn
+    process's, when there is one). Exactly once: the run checks again under the turn lock,
+    and a sender still waiting for that lock finds it answered, or answers it itself."""
+    resume_detached(owner, thread_id)
 
 
 async def _run_handoff(owner: str, thread_id: str, focus: str | None,

@@ -1,5 +1,6 @@
 """The context chart: a thread's utilization at every model call, with its resets,
-compactions and masks, and the assistant's thresholds.
+compactions and masks, what the handoff and summary calls cost, and the assistant's
+thresholds.
 
 A chart holds one or more *runs* of the same work (series): the chat as it ran, and, later,
 the same messages replayed under another policy. Each run is built by a pure function from
@@ -22,9 +23,13 @@ from chat_app.services.reset_control import owned_setup
 __all__ = ["ChartSeries", "ChartMarker", "ChartThreshold", "ChartRun", "ContextChart",
            "thread_run", "merge_runs", "thresholds_for", "chart_for"]
 
-MarkerKind = Literal["reset", "compaction", "mask"]
-_MARKER_COLORS = {"reset": "#e5484d", "compaction": "#f76b15", "mask": "#8d8d8d"}
-_EVENT_KINDS: dict[str, MarkerKind] = {"compaction": "compaction", "masking": "mask"}
+MarkerKind = Literal["reset", "compaction", "mask", "discarded"]
+_MARKER_COLORS = {"reset": "#e5484d", "compaction": "#f76b15", "mask": "#8d8d8d",
+                  "discarded": "#b8b8b8"}
+_EVENT_KINDS: dict[str, MarkerKind] = {"compaction": "compaction", "masking": "mask",
+                                       "compaction_discarded": "discarded"}
+_MARKER_LABELS = {"compaction": "Compaction", "mask": "Mask",
+                  "discarded": "Compaction discarded (summary not smaller)"}
 
 
 class _Chart(BaseModel):
@@ -38,7 +43,9 @@ class ChartSeries(_Chart):
 
 
 class ChartMarker(_Chart):
-    """A reset, compaction or mask, drawn between the calls it came between."""
+    """A reset, compaction or mask, drawn between the calls it came between; a reset's
+    handoff call and a compaction's summary call are model calls too, and say what they
+    cost (``cost``: empty when nothing was recorded)."""
 
     series: str
     kind: MarkerKind
@@ -46,6 +53,9 @@ class ChartMarker(_Chart):
     after: int  # the calls before it
     label: str
     color: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: str = ""
 
 
 class ChartThreshold(_Chart):
@@ -80,17 +90,25 @@ def thread_run(sessions: Sequence[SessionRecord], rows: Mapping[str, Sequence[St
     numbers: list[int] = []
     markers: list[ChartMarker] = []
 
-    def mark(kind: MarkerKind, label: str) -> None:
-        markers.append(ChartMarker(series=series.key, kind=kind, call=len(percents) + 0.5,
-                                   after=len(percents), label=label, color=_MARKER_COLORS[kind]))
+    def mark(kind: MarkerKind, label: str, usage: Any = None) -> None:
+        spent = usage if isinstance(usage, dict) else {}
+        given, written = int(spent.get("input_tokens") or 0), int(spent.get("output_tokens") or 0)
+        call = "handoff call" if kind == "reset" else "summary call"
+        markers.append(ChartMarker(
+            series=series.key, kind=kind, call=len(percents) + 0.5, after=len(percents),
+            label=label, color=_MARKER_COLORS[kind], input_tokens=given, output_tokens=written,
+            cost=f"{call}: {given:,} in · {written:,} out tokens" if spent else ""))
 
     for session in sorted(sessions, key=lambda s: s.number):
+        session_rows = rows.get(session.id, ())
         if session.number > 1:
-            mark("reset", f"Session {session.number}")
-        for row in rows.get(session.id, ()):
+            opening = next((row for row in session_rows if row.role == "handoff"), None)
+            mark("reset", f"Session {session.number}",
+                 opening.meta.get("usage") if opening is not None else None)
+        for row in session_rows:
             kind = _EVENT_KINDS.get(str(row.meta.get("event"))) if row.role == "event" else None
             if kind is not None:
-                mark(kind, "Compaction" if kind == "compaction" else "Mask")
+                mark(kind, _MARKER_LABELS[kind], row.meta.get("usage"))
             sample = row.meta.get(CONTEXT_META) if row.role == "assistant" else None
             if isinstance(sample, dict):
                 percents.append(round(float(sample.get("fraction", 0.0)) * 100, 1))

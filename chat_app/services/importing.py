@@ -21,7 +21,7 @@ from sqlmodel import Session
 from agent_core.context import content_text, from_langchain
 from agent_core.errors import TranscriptFormatError
 from agent_core.models import model_info
-from agent_core.records import NewMessage
+from agent_core.records import QUEUED, NewMessage
 from agent_core.transcripts import (
     ImportedSession,
     OriginalCompaction,
@@ -160,6 +160,8 @@ def _rows(imported: ImportedSession, agent: str) -> list[NewMessage]:
                              meta={"imported_note": reason})
         else:
             row = from_langchain(message, model=_model_of(message))
+            if isinstance(message, HumanMessage) and message.additional_kwargs.get(QUEUED):
+                row.meta = {**row.meta, QUEUED: True}  # typed while the agent worked
         if stamp:
             row.meta = {**row.meta, "timestamp": stamp}
         rows.append(row)

@@ -18,7 +18,7 @@ from agent_core.errors import ConfigurationError, StoreError
 from agent_core.records import ContextEdit, StoredMessage
 from chat_app.db import replies as db_replies
 from chat_app.services import importing, live, runtime
-from chat_app.services.chat import _assistant_for, _broadcast, _touch
+from chat_app.services.chat import _assistant_for, _broadcast, _touch, answer_waiting
 from chat_app.services.run_events import Translator, expand
 from chat_app.services.stops import stoppable
 from chat_app.services.threads import misconfigured
@@ -73,8 +73,11 @@ async def regenerate(owner: str, thread_id: str,
     except ReplyRefused as exc:
         yield {"type": "error", "data": {"message": str(exc)}}
         return
-    async for event in _broadcast(owner, thread_id, run_id, _regenerate(owner, thread_id)):
-        yield event
+    try:
+        async for event in _broadcast(owner, thread_id, run_id, _regenerate(owner, thread_id)):
+            yield event
+    finally:
+        answer_waiting(owner, thread_id)  # a message sent while it ran
 
 
 async def _regenerate(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any]]:

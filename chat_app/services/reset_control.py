@@ -15,8 +15,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlmodel import Session
 
-from agent_core.context import build_context
-from agent_core.coordinator import unanswered_requests
 from agent_core.errors import ConfigurationError, StoreError
 from agent_core.handoff.artifact import HandoffArtifact
 from agent_core.models import model_info
@@ -29,10 +27,12 @@ from agent_core.strategies.reset_control import (
     warn_threshold,
 )
 from agent_core.turn import TurnSetup
+from agent_core.turn_start import turn_waits
 from agent_core.user_control import defer_next_trigger, pending_review, resolve_review
 from chat_app.db import repo
 from chat_app.db.models import Assistant
 from chat_app.services import live, runtime
+from chat_app.services.chat import answer_waiting
 from chat_app.services.run_events import Translator, expand
 
 __all__ = ["ResetStatus", "ReviewRefused", "EDITABLE_TEXT", "EDITABLE_LISTS", "owned_setup",
@@ -159,7 +159,10 @@ async def compact_now(owner: str | None, thread_id: str) -> str:
     if found is None:
         return "This chat cannot run right now."
     setup, label = found
-    seen = await _relayed(setup, label, runtime.runner().compact_now(setup))
+    try:
+        seen = await _relayed(setup, label, runtime.runner().compact_now(setup))
+    finally:
+        answer_waiting(owner or "", thread_id)  # a message sent while it ran
     final = next((e for e in reversed(seen) if e.get("type") == "compact"), None)
     return (final or {}).get("data", {}).get("message", "Compaction finished")
 
@@ -201,13 +204,11 @@ async def settle_review(owner: str | None, thread_id: str, form: dict[str, Any] 
     except StoreError as error:
         raise ReviewRefused(str(error)) from None
     await _publish_rows(thread_id, [marker])
-    context = await asyncio.to_thread(build_context, setup.store, session)
-    resume = bool(unanswered_requests(context))
-    if resume or setup.store.pending(thread_id):
+    # The session's handed-over requests wait for a turn, and so does the queue.
+    if await asyncio.to_thread(turn_waits, setup.store, thread_id):
         flag = runtime.cancel_flag(thread_id)
         try:
-            await _relayed(setup, label,
-                           runtime.runner().drain(setup, cancel=flag, resume=resume))
+            await _relayed(setup, label, runtime.runner().drain(setup, cancel=flag))
         finally:
             runtime.clear_cancel(thread_id, flag)
     return marker.content

@@ -46,7 +46,8 @@ class Translator:
             item = TimelineItem(key=data.get("marker_id") or f"{kind}-{id(event)}", kind="marker",
                                 role="event", content=data.get("message", ""),
                                 session_number=data.get("session_number", 1),
-                                marker_event=kind, edit=data.get("edit"))
+                                marker_event=data.get("marker_event") or kind,
+                                edit=data.get("edit"))
             return [{"type": kind, "data": {**data, "item": item.model_dump(mode="json")}}]
         if kind == "utilization":
             meter = MeterView(tokens=data["tokens"], window=data["window"], fraction=data["fraction"],

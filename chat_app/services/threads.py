@@ -8,11 +8,14 @@ from agent_core.context import build_context
 from agent_core.errors import ConfigurationError
 from agent_core.handoff.artifact import HandoffArtifact, handoff_filename
 from agent_core.models import model_info
+from agent_core.records import RowMark
+from agent_core.strategies.awaiting import awaits_reply
 from agent_core.strategies.plan import effective_strategy
+from agent_core.strategies.reset_control import review_pending
 from chat_app.db import repo
 from chat_app.db.convert import stored_message
 from chat_app.db.engine import write_engine
-from chat_app.db.models import Thread
+from chat_app.db.models import ImportedTranscript, Thread
 from chat_app.db.replies import replaced_seqs
 from chat_app.services import runtime
 from chat_app.services.timeline import items_from_rows, model_label, session_chips
@@ -154,6 +157,12 @@ def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None =
                   else repo.undelivered_pending(session=db, thread_id=thread_id))
         items += [TimelineItem(key=p.id, kind="message", role="user", content=p.content,
                                queued=True, created_at=p.created_at) for p in queued]
+        # The newest window also tells whether the open session's last message still waits
+        # for a turn (delivered by a /handoff, or a process died before the reply): the page
+        # answers it as it answers the queue. Never an imported (read-only) thread's.
+        awaiting = (not queued and before_seq is None and upto_seq is None and bool(sessions)
+                    and _awaits_turn(rows, sessions[-1].id)
+                    and db.get(ImportedTranscript, thread_id) is None)
         problem = ""
         try:
             meter, label = _meter(thread, db) if with_meter else (MeterView(), "")
@@ -163,7 +172,17 @@ def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None =
         return TimelineView(thread=_summary(thread, len(sessions) or 1, label), items=items,
                             sessions=chips, has_earlier=has_earlier, earliest_seq=earliest,
                             meter=meter, model_label=label, pending=len(queued),
-                            problem=problem)
+                            awaiting_reply=awaiting, problem=problem)
+
+
+def _awaits_turn(rows: list, open_session_id: str) -> bool:
+    """Whether the open session's last user row in ``rows`` (the newest window) waits for a
+    turn, and no handoff review holds it back. A window holding none of its rows from that
+    user row on holds only later rows, a reply among them."""
+    marks = [RowMark(row.seq, row.role, dict(row.meta or {}))
+             for row in rows if row.session_id == open_session_id]
+    last = max((i for i, mark in enumerate(marks) if mark.role == "user"), default=None)
+    return last is not None and awaits_reply(marks[last:]) and not review_pending(marks)
 
 
 def load_from_session(owner: str | None, thread_id: str, session_number: int, *,

@@ -9,6 +9,7 @@ from agent_core.handoff.artifact import HandoffArtifact, handoff_filename
 from agent_core.providers.registry import SIMULATOR_NAMES
 from agent_core.providers.simulator import SIMULATOR_LABEL
 from agent_core.records import StoredMessage
+from agent_core.strategies.awaiting import TURN_FAILED
 from chat_app.services.message_usage import usage_label
 from chat_app.services.run_labels import RunLabeller
 from chat_app.services.views import SessionChip, TimelineItem
@@ -30,6 +31,8 @@ __all__ = [
 SIMULATED_TOOLS = frozenset({"run_command"})
 
 _RESULT_CHARS = 20_000
+#: Marker rows that stand out as a problem: a tool source that failed, a turn that failed.
+_PROBLEM_EVENTS = ("tool_problem", TURN_FAILED)
 
 
 def model_label(name: str | None) -> str:
@@ -131,7 +134,7 @@ class RowFolder:
             return [TimelineItem(key=row.id, kind="marker", role="event", content=row.content,
                                  marker_event=str(row.meta.get("event") or ""),
                                  edit=edit if isinstance(edit, int) else None,
-                                 problem=row.meta.get("event") == "tool_problem", **base)]
+                                 problem=row.meta.get("event") in _PROBLEM_EVENTS, **base)]
         return []  # handoff / pinned rows are shown by the divider
 
     def flush(self) -> list[TimelineItem]:

@@ -40,8 +40,8 @@ _log = logging.getLogger(__name__)
 _HEADER = struct.Struct("!I")
 WORKER_MODULE = "chat_app.services.turn_worker"
 ENDED_MESSAGE = ("The process running this chat's turn stopped; what it had done is kept. "
-                 "Regenerate reply asks again; a message still queued is answered when the "
-                 "chat is next opened.")
+                 "Regenerate reply asks again; a message not answered yet is answered when "
+                 "the chat is next opened.")
 
 
 class TurnProcessError(Exception):

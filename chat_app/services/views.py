@@ -118,6 +118,8 @@ class TimelineView(_View):
     model_label: str = ""
     # Queued messages not yet delivered (shown last, as queued); the page resumes them.
     pending: int = 0
+    # The open session's last message was delivered but no turn took it: resumed too.
+    awaiting_reply: bool = False
     # Why this chat's assistant cannot run now (its model setting); empty when it can.
     problem: str = ""
 

@@ -51,3 +51,10 @@ class ChartState(IdentityState):
                   for kind in ("reset", "compaction", "mask")}
         self.summary = (f"{chart.calls} model calls · {counts['reset']} resets · "
                         f"{counts['compaction']} compactions · {counts['mask']} masks")
+        # The handoff and summary calls are model calls too: what they cost, beside the rest.
+        spent = [m for m in chart.markers if m.cost]
+        if spent:
+            given = sum(m.input_tokens for m in spent)
+            written = sum(m.output_tokens for m in spent)
+            self.summary += (f" · handoff and summary calls: {given:,} in · "
+                             f"{written:,} out tokens")

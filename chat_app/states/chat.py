@@ -101,6 +101,8 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
 
     @rx.var
     def composer_placeholder(self) -> str:
+        if self.handoff_running:
+            return "Writing the handoff… messages sent now are answered in the new session"
         if self.resetting:
             return "Resetting context… new messages will be queued"
         if self.sending:
@@ -226,9 +228,10 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
                   reading_scripts.auto_load(), reading_scripts.mark_session_in_view(),
                   scripts.outbox_unsent(thread_id, ChatState.resend_unsent),
                   ChatState.watch_thread(thread_id)]
-        if view.pending and not self.remote_running:
-            # Queued messages (a new chat's first one, or ones a crash left): answered now, by
-            # a run no page owns, which this tab follows like another tab's run.
+        if (view.pending or view.awaiting_reply) and not self.remote_running:
+            # Queued messages (a new chat's first one, or ones a crash left), or one delivered
+            # that no turn took: answered now, by a run no page owns, which this tab follows
+            # like another tab's run.
             chat_service.resume_detached(self._owner(), thread_id)
             self.sending = self.remote_running = True
         return loaded
@@ -381,9 +384,8 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
             _, focus = command
             return [scripts.outbox_accepted(client_id),
                     ChatState.run_handoff(self.thread_key, focus)]
-        if self.handoff_running:
-            return [scripts.outbox_refused(client_id), _restore_composer(typed),
-                    rx.toast("A handoff is running; send after it.")]
+        # During a handoff (this tab's or another's) a message is queued like during any
+        # run: the handoff's commit delivers it into the new session, where it is answered.
         try:
             chat_service.validate_message(text)
         except MessageRejected as rejected:

@@ -230,3 +230,49 @@ def test_replay_runs_over_a_rollout_and_calibrates_on_its_token_counts(tmp_path:
     resets = [e for e in events if e["event"] == "reset"]
     assert resets and resets[0]["basis"] == "calibrated"
     assert "cat src/m" in json.dumps(resets[0]["handoff"])
+
+
+def _turn(event: str, **fields: Any) -> dict[str, Any]:
+    return _line("event_msg", {"type": event, "turn_id": "turn-1", **fields})
+
+
+def test_a_message_typed_while_codex_worked_is_marked_queued(tmp_path: Path) -> None:
+    """A steer (sent while the turn ran) comes into the turn as a user message after the
+    turn's work; a message queued for after the turn opens the next turn: ordinary."""
+    steer = "Also cover the empty-file case"
+    records = [
+        _line("session_meta", {"id": "sess-2", "cwd": "/home/dev/app"}),
+        _turn("task_started", model_context_window=272000),
+        _line("turn_context", {"cwd": "/home/dev/app", "model": "gpt-5-codex"}),
+        _message("user", "<environment_context>\n  <cwd>/home/dev/app</cwd>\n</environment_context>"),
+        _message("user", "Fix the failing test in tests/test_parse.py"),
+        _line("event_msg", {"type": "user_message", "message": "Fix the failing test"}),
+        _call("call_1", "pytest -q"),
+        _output("call_1", "Exit code: 1"),
+        _message("user", steer),
+        _line("event_msg", {"type": "user_message", "message": steer}),
+        _call("call_2", "pytest -q tests/test_parse.py"),
+        _output("call_2", "Exit code: 0"),
+        _message("assistant", "Fixed, and the empty file is covered."),
+        _turn("task_complete", last_agent_message="Fixed."),
+        _turn("task_started"),
+        _line("turn_context", {"cwd": "/home/dev/app", "model": "gpt-5-codex"}),
+        _message("user", "Now add a changelog entry"),
+        _message("assistant", "Added."),
+        _turn("turn_aborted", reason="interrupted"),
+        _message("user", "Thanks"),  # between turns: never a steer
+    ]
+    messages = load_transcript(_write(tmp_path, records)).messages
+    asked = [(m.content, bool(m.additional_kwargs.get("queued"))) for m in messages
+             if isinstance(m, HumanMessage) and not m.additional_kwargs.get("not_user")]
+    assert asked == [("Fix the failing test in tests/test_parse.py", False), (steer, True),
+                     ("Now add a changelog entry", False), ("Thanks", False)]
+    # At its place: after the first call's output, before the call it led to.
+    place = [m.content for m in messages].index(steer)
+    assert isinstance(messages[place - 1], ToolMessage)
+    assert messages[place + 1].tool_calls[0]["id"] == "call_2"
+
+
+def test_a_rollout_without_turn_events_marks_nothing_queued(rollout: Path) -> None:
+    messages = load_transcript(rollout).messages
+    assert not any(m.additional_kwargs.get("queued") for m in messages)

@@ -432,3 +432,62 @@ def test_claude_code_records_that_are_not_the_user_are_never_requests(tmp_path: 
     facts = extract_facts(transcript.messages, metadata=transcript.metadata)
     assert facts.user_requests == ["Fix the date parser. Never touch the CLI.",
                                    "also parse ISO weeks"]
+
+
+# Messages typed while the agent worked -----------------------------------------------------
+def _requests(messages) -> list[tuple[str, bool]]:
+    """The user's own messages in order, each with whether it was typed while the agent ran."""
+    return [(m.content, bool(m.additional_kwargs.get("queued"))) for m in messages
+            if isinstance(m, HumanMessage) and not m.additional_kwargs.get("not_user")]
+
+
+def test_claude_code_keeps_what_the_user_typed_while_the_agent_worked(tmp_path: Path) -> None:
+    from tests import session_files as s
+
+    transcript = load_transcript(_write(tmp_path, "queued.jsonl",
+                                        s.claude_code_queued_session()))
+    assert _requests(transcript.messages) == [
+        ("Add CSV export to the report page", False),
+        (s.SENT_INTO_TURN, True),  # where the agent got it: the queued_command attachment
+        (s.SENT_AS_PROMPT, False),  # dequeued into the next prompt: that record, once
+        (s.EDITED, False),  # pulled back (popAll) and edited: only what was sent
+        (s.STILL_QUEUED, True),  # typed, never taken: kept where it was typed
+    ]
+    texts = [str(m.content) for m in transcript.messages]
+    assert s.TAKEN_BACK not in texts and s.PULLED_BACK not in texts
+    # Each request once, at its place in time: the mid-turn one between the tool calls.
+    sent = texts.index(s.SENT_INTO_TURN)
+    assert isinstance(transcript.messages[sent - 1], ToolMessage)
+    assert isinstance(transcript.messages[sent + 2], AIMessage)
+    queued = transcript.messages[sent]
+    assert queued.additional_kwargs["timestamp"].startswith("2025-09-01T10:")
+    # Claude Code's own input through the queue is kept, as not the user.
+    [notice] = [m for m in transcript.messages if "<task-notification>" in str(m.content)]
+    assert notice.additional_kwargs["not_user"] == "task_notification"
+    assert "queued" not in notice.additional_kwargs
+    last = transcript.messages[-1]
+    assert last.content == s.STILL_QUEUED and last.additional_kwargs["queued"] is True
+
+
+def test_a_queued_message_taken_into_a_prompt_is_not_doubled_or_lost(tmp_path: Path) -> None:
+    """The first prompt of a session is often journaled as enqueue + dequeue before its
+    user record; a queue record never sent stays; a removed one with its text goes."""
+    records = [
+        {"type": "queue-operation", "operation": "enqueue", "content": "Fix the parser",
+         "sessionId": "s1", "timestamp": "2025-09-01T09:00:00Z"},
+        {"type": "queue-operation", "operation": "dequeue", "sessionId": "s1",
+         "timestamp": "2025-09-01T09:00:00Z"},
+        {"type": "user", "sessionId": "s1", "uuid": "u1", "timestamp": "2025-09-01T09:00:01Z",
+         "message": {"role": "user", "content": "Fix the parser"}},
+        {"type": "queue-operation", "operation": "enqueue", "content": "and the dates",
+         "sessionId": "s1", "timestamp": "2025-09-01T09:00:02Z"},
+        {"type": "queue-operation", "operation": "enqueue", "content": "no, forget it",
+         "sessionId": "s1", "timestamp": "2025-09-01T09:00:03Z"},
+        {"type": "queue-operation", "operation": "remove", "content": "no, forget it",
+         "sessionId": "s1", "timestamp": "2025-09-01T09:00:04Z"},
+        {"type": "assistant", "sessionId": "s1", "uuid": "u2", "timestamp": "2025-09-01T09:00:05Z",
+         "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "Done."}]}},
+    ]
+    path = _write(tmp_path, "first.jsonl", "\n".join(json.dumps(r) for r in records) + "\n")
+    assert _requests(load_transcript(path).messages) == [
+        ("Fix the parser", False), ("and the dates", True)]

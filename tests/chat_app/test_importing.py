@@ -76,6 +76,25 @@ def test_an_imported_chat_is_read_only(alice) -> None:
     assert "read-only" in regenerated[0]["data"]["message"]
 
 
+def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice) -> None:
+    """Each kept once and marked; the log ends on one the agent never took, and the
+    read-only chat does not answer it when opened."""
+    from chat_app.services import chat, importing, runtime, threads
+    from tests import session_files as s
+
+    thread_id = importing.import_session(alice, "queued.jsonl",
+                                         s.claude_code_queued_session().encode())
+    store = runtime.store()
+    rows = [r for session in store.sessions(thread_id) for r in store.messages(session.id)
+            if r.role == "user"]
+    assert [(r.content, bool(r.meta.get("queued"))) for r in rows] == [
+        ("Add CSV export to the report page", False), (s.SENT_INTO_TURN, True),
+        (s.SENT_AS_PROMPT, False), (s.EDITED, False), (s.STILL_QUEUED, True)]
+    view = threads.load_timeline(alice, thread_id, limit=500)
+    assert not view.awaiting_reply and view.pending == 0
+    assert asyncio.run(_drain(chat.resume_queued(alice, thread_id))) == []
+
+
 @pytest.mark.parametrize("name,data,reason", [
     ("notes.txt", b"just some words", "could not be read"),
     ("session.jsonl", b'{"type": "user"\n', "could not be read"),

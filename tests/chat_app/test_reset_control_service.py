@@ -121,6 +121,44 @@ def test_a_run_marks_resets_compactions_and_masks_between_its_calls() -> None:
     assert points[3] == {"call": 4, "chat": 10.0, "chat_tokens": 100, "chat_session": 2}
 
 
+def test_the_chart_says_what_each_handoff_and_summary_call_cost() -> None:
+    from datetime import UTC, datetime
+
+    from agent_core.records import StoredMessage
+
+    now = datetime.now(UTC)
+    sessions = [SessionRecord(id=f"s{n}", thread_id="t", number=n, started_at=now) for n in (1, 2)]
+
+    def stored(session: str, seq: int, row: NewMessage) -> StoredMessage:
+        return StoredMessage(**row.model_dump(), id=f"m{seq}", thread_id="t", session_id=session,
+                             seq=seq, created_at=now)
+
+    def spent(given: int, written: int) -> dict:
+        return {"usage": {"input_tokens": given, "output_tokens": written,
+                          "total_tokens": given + written}}
+
+    rows = {"s1": [stored("s1", 1, _reply(0.6)),
+                   stored("s1", 2, NewMessage(role="event", meta={
+                       "event": "compaction_discarded", **spent(300, 410)})),
+                   stored("s1", 3, _reply(0.62)),
+                   stored("s1", 4, NewMessage(role="event", meta={
+                       "event": "compaction", **spent(2_900, 120)}))],
+            "s2": [stored("s2", 5, NewMessage(role="handoff", content="h",
+                                              meta={"handoff_source": "model",
+                                                    **spent(12_345, 890)})),
+                   stored("s2", 6, _reply(0.1))]}
+    run = thread_run(sessions, rows, ChartSeries(key="chat", label="This chat", color="#000"))
+    assert [(m.kind, m.input_tokens, m.output_tokens) for m in run.markers] == [
+        ("discarded", 300, 410), ("compaction", 2_900, 120), ("reset", 12_345, 890)]
+    assert run.markers[2].cost == "handoff call: 12,345 in · 890 out tokens"
+    assert run.markers[1].cost == "summary call: 2,900 in · 120 out tokens"
+    assert "not smaller" in run.markers[0].label
+    # A session from before the tokens were recorded says nothing rather than zero.
+    older = thread_run(sessions, {"s2": [stored("s2", 7, NewMessage(role="handoff"))]},
+                       ChartSeries(key="chat", label="This chat", color="#000"))
+    assert older.markers[0].cost == ""
+
+
 def test_compact_now_through_the_service_says_what_happened(chat) -> None:
     import asyncio
 
@@ -133,6 +171,31 @@ def test_compact_now_through_the_service_says_what_happened(chat) -> None:
     assert asyncio.run(reset_control.compact_now("owner-a", thread)).startswith("Nothing to compact")
     assert asyncio.run(reset_control.compact_now("owner-b", thread)) == "This chat cannot run right now."
     assert not store.context_edits(session.id)
+
+
+def test_a_message_queued_while_compact_now_ran_is_answered_after_it(chat, monkeypatch) -> None:
+    import asyncio
+
+    from chat_app.services import chat as chat_service
+    from chat_app.services import reset_control
+
+    monkeypatch.setenv("BATON_SIM_DELAY", "0")
+    store, thread = chat
+    session = store.current_session(thread)
+    store.append(thread, session.id, [NewMessage(role="user", content="go"), _reply(0.75)])
+    store.enqueue_pending(thread, "and the dates too")  # sent while it held the thread
+
+    async def compact_then_answer() -> str:
+        said = await reset_control.compact_now("owner-a", thread)
+        await asyncio.gather(*chat_service._detached)
+        return said
+
+    assert asyncio.run(compact_then_answer()).startswith("Nothing to compact")
+    rows = store.messages(store.current_session(thread).id)
+    asked = [r for r in rows if r.role == "user" and r.content == "and the dates too"]
+    assert len(asked) == 1
+    assert [r.role for r in rows if r.seq > asked[0].seq][:1] == ["assistant"]
+    assert store.pending(thread) == []
 
 
 def test_a_tab_rereads_the_status_only_after_replies_that_can_change_the_notice(chat) -> None:

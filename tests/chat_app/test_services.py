@@ -305,6 +305,75 @@ def test_messages_queued_before_a_crash_are_shown_and_answered(database) -> None
     assert any(i.role == "assistant" for i in answered)
 
 
+def test_a_message_delivered_by_a_handoff_is_answered_after_it_once(database) -> None:
+    """Another tab's message that queued while /handoff ran: the commit delivers it into the
+    new session, and the handoff's end answers it in a run of its own, once."""
+    from chat_app.services import chat, runtime, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "Handoff and a late message")
+    asyncio.run(_drain(chat.send_message(owner, thread.id, "Build a CSV parser for invoices")))
+    late = "Also handle semicolons as separators"
+
+    async def handoff_then_answer() -> list[dict]:
+        runtime.store().enqueue_pending(thread.id, late)  # waiting behind the handoff
+        events = await _drain(chat.run_handoff(owner, thread.id, None))
+        await asyncio.gather(*chat._detached)  # the run every tab follows (answer_waiting)
+        return events
+
+    events = asyncio.run(handoff_then_answer())
+    assert [e["data"]["status"] for e in events if e["type"] == "handoff"][-1] == "done"
+    store = runtime.store()
+    rows = [r for s in store.sessions(thread.id) for r in store.messages(s.id)]
+    asked = [r for r in rows if r.role == "user" and r.content == late
+             and not r.meta.get("carried_over_from")]
+    assert len(asked) == 1 and asked[0].meta.get("queued") is True
+    assert any(r.role == "assistant" and r.seq > asked[0].seq for r in rows)
+    view = threads.load_timeline(owner, thread.id, limit=10_000)  # the whole thread
+    assert [i.content for i in view.items if i.role == "user"].count(late) == 1
+    assert not view.awaiting_reply and view.pending == 0
+    assert asyncio.run(_drain(chat.resume_queued(owner, thread.id))) == []  # nothing twice
+
+
+def test_a_delivered_message_no_turn_took_is_offered_to_the_page(database) -> None:
+    """A process that died between the delivery and the reply: the page that opens the
+    chat sees the message waiting and answers it (an imported chat never)."""
+    from chat_app.services import chat, runtime, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "Died before the reply")
+    store = runtime.store()
+    store.enqueue_pending(thread.id, "hello there")
+    store.deliver_pending(thread.id, store.current_session(thread.id).id)
+    view = threads.load_timeline(owner, thread.id)
+    assert view.awaiting_reply and view.pending == 0
+    events = asyncio.run(_drain(chat.resume_queued(owner, thread.id)))
+    assert any(e["type"] == "item" and e["data"].get("role") == "assistant" for e in events)
+    assert not threads.load_timeline(owner, thread.id).awaiting_reply
+
+
+def test_a_handed_over_request_waits_while_its_handoff_waits_for_review(database) -> None:
+    from agent_core.records import NewMessage
+    from agent_core.user_control import review_opening
+    from chat_app.services import chat, runtime, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(owner, "Under review")
+    store = runtime.store()
+    old = store.current_session(thread.id)
+    store.append(thread.id, old.id, [NewMessage(role="user", content="Parse the dates")])
+    store.commit_reset(thread.id, old_session_id=old.id, trigger="auto", utilization=0.85,
+                       model="simulator", handoff={"goal": "Parse the dates"},
+                       handoff_path="HANDOFF-1.md", handoff_markdown="# Handoff\n",
+                       context=[NewMessage(role="handoff", content="<handoff-context>"),
+                                review_opening(),
+                                NewMessage(role="user", content="Parse the dates",
+                                           meta={"carried_over_from": "x"})])
+    # Unanswered, but the review holds it: opening the chat runs nothing (confirming does).
+    assert not threads.load_timeline(owner, thread.id).awaiting_reply
+    assert asyncio.run(_drain(chat.resume_queued(owner, thread.id))) == []
+
+
 def test_a_chat_whose_assistant_cannot_run_opens_and_keeps_what_is_typed(database) -> None:
     from sqlmodel import Session
 

@@ -147,6 +147,28 @@ def test_marks_are_the_replies_and_markers_without_their_content(backend: Backen
                      if m.role in ("assistant", "event")]
 
 
+def test_tail_marks_are_the_last_user_row_and_what_follows_it(backend: Backend) -> None:
+    thread = backend.new_thread()
+    session = backend.store.current_session(thread)
+    assert backend.store.tail_marks(session.id) == []
+    backend.store.append(thread, session.id, [NewMessage(role="handoff", content="h")])
+    assert backend.store.tail_marks(session.id) == []  # no user row yet
+    backend.store.append(thread, session.id, [
+        user("first"), NewMessage(role="assistant", content="answer " * 200),
+        user("second", meta={"queued": True}),
+        NewMessage(role="event", content="Server down", meta={"event": "tool_problem"}),
+    ])
+    assert backend.store.tail_marks(session.id) == [
+        (4, "user", {"queued": True}), (5, "event", {"event": "tool_problem"})]
+    backend.store.append(thread, session.id, [NewMessage(role="assistant", content="ok")])
+    assert [m.role for m in backend.store.tail_marks(session.id)] == ["user", "event",
+                                                                    "assistant"]
+    # Another session's rows are not in it.
+    other = backend.new_thread()
+    backend.store.append(other, backend.store.current_session(other).id, [user("elsewhere")])
+    assert len(backend.store.tail_marks(session.id)) == 3
+
+
 def test_append_to_another_threads_session_is_refused(backend: Backend) -> None:
     mine, other = backend.new_thread(), backend.new_thread()
     foreign = backend.store.current_session(other)
@@ -248,6 +270,19 @@ def test_pending_messages_are_delivered_once_in_send_order(backend: Backend) -> 
     assert backend.store.pending(thread) == []
     # What a delivery returns is what a read gives (a turn's start builds on it unread).
     assert backend.store.messages(session.id) == first + rest
+    # Delivered at the start of a turn: ordinary messages.
+    assert not any("queued" in m.meta for m in first + rest)
+
+
+def test_a_message_delivered_while_a_turn_runs_says_it_was_queued(backend: Backend) -> None:
+    """At a model call of a running turn (``queued``) the user typed it while the agent
+    worked; the handoff says so."""
+    thread = backend.new_thread()
+    session = backend.store.current_session(thread)
+    record = backend.store.enqueue_pending(thread, "also the dates")
+    [row] = backend.store.deliver_pending(thread, session.id, queued=True)
+    assert row.meta == {"pending_id": record.id, "queued": True}
+    assert backend.store.messages(session.id) == [row]
 
 
 def test_a_tabs_messages_are_queued_in_the_order_the_tab_sent_them(backend: Backend) -> None:
@@ -318,6 +353,8 @@ def test_commit_reset_opens_the_next_session_with_context_then_pending(backend: 
         ("user", "queued during reset"),
     ]
     assert [m.seq for m in rows] == [2, 3, 4]
+    # Sent while the reset ran: the user typed it while the agent worked.
+    assert rows[-1].meta.get("queued") is True and rows[0].meta == {}
     assert backend.store.messages(new.id) == rows
     assert backend.store.read_file(thread, "HANDOFF-1.md") == "# Handoff 1\n"
     assert backend.store.pending(thread) == []

@@ -317,12 +317,16 @@ async def test_a_malformed_stream_is_a_clear_error_and_leaves_the_thread_consist
             f"{provider.spec} sent a response Baton could not read"
         )
         session = setup.store.sessions("t1")[0]
-        assert [r.role for r in setup.store.messages(session.id)] == ["user"]
+        # Nothing of the reply is kept; the failure is, as a marker saying why.
+        rows = setup.store.messages(session.id)
+        assert [(r.role, r.meta.get("event")) for r in rows] == [
+            ("user", None), ("event", "turn_failed")]
+        assert error["data"]["message"] in rows[1].content
         assert not setup.store.pending("t1")
         events = await run(setup, "try again")
     assert not of_type(events, "error")
     roles = [r.role for r in setup.store.messages(session.id)]
-    assert roles == ["user", "user", "assistant"]
+    assert roles == ["user", "event", "user", "assistant"]
 
 
 CUT_TEXT = "Here is the first half of a long answer, and then"

@@ -1,0 +1,103 @@
+"""A message sent from a second tab while ``/handoff`` runs lands in the new session and is
+answered there, once: in both tabs live, and after a reload.
+
+The handoff must outlast what the test does meanwhile (the second tab types and sends), so
+this module serves its own app with a slow simulator: its handoff "writes" for several
+seconds at this pace.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.browser.app_server import AppServer, running_app
+from tests.browser.chat_page import activity, start_chat, timeline, user_messages, wait_idle
+
+TASK = "Write a config parser with tests"
+LATE = "Also handle semicolons as separators"
+# The simulator's words when it has done a follow-up's todo: once per answer to LATE.
+ANSWERED = f"Finished: Follow up: {LATE}"
+SLOW_SIM_DELAY = "0.08"
+
+
+@pytest.fixture(scope="module")
+def app_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
+    env = {"BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": SLOW_SIM_DELAY}
+    with running_app(tmp_path_factory.mktemp("baton-handoff-arrivals"), env) as server:
+        yield server
+
+
+def _answers(page) -> int:
+    return page.evaluate(
+        "(text) => [...document.querySelectorAll('[data-role=assistant] .baton-markdown')]"
+        ".filter(e => e.innerText.includes(text)).length", ANSWERED)
+
+
+def _dividers(page) -> list[str]:
+    return [text for kind, text in timeline(page) if kind == "divider"]
+
+
+def _late_after_divider(page, number: str) -> bool:
+    rows = timeline(page)
+    return ("divider", number) in rows and rows.index(("user", LATE)) > rows.index(
+        ("divider", number))
+
+
+def _reloaded(page) -> None:
+    page.reload()
+    page.locator("#timeline .baton-item").first.wait_for()
+    wait_idle(page)
+
+
+def test_a_second_tab_sends_during_handoff_and_is_answered_once(page,
+                                                                screenshot_dir: Path) -> None:
+    path = start_chat(page, TASK)
+    wait_idle(page)
+    other = page.context.new_page()
+    other.goto(path)
+    other.locator("#composer-input").wait_for()
+    wait_idle(other)
+    sessions_before = len(_dividers(page)) or 1
+
+    page.locator("#composer-input").fill("/handoff")
+    page.locator("#composer-input").press("Enter")
+    page.wait_for_function(
+        "() => document.querySelector('.baton-composer')?.getAttribute('data-activity')"
+        " === 'handoff'", timeout=30_000)
+    # The second tab sees the handoff running and sends while it does.
+    other.wait_for_function("() => document.getElementById('stop-button')", timeout=30_000)
+    assert activity(page) == "handoff"
+    other.locator("#composer-input").fill(LATE)
+    other.locator("#composer-input").press("Enter")
+    assert activity(page) == "handoff", "the handoff was over before the message was sent"
+
+    new_session = str(sessions_before + 1)
+    for tab in (page, other):
+        tab.wait_for_function(
+            "(text) => [...document.querySelectorAll('[data-role=assistant] .baton-markdown')]"
+            ".some(e => e.innerText.includes(text))", arg=ANSWERED, timeout=180_000)
+        wait_idle(tab)
+    page.screenshot(path=str(screenshot_dir / "handoff-arrival-answered.png"), full_page=True)
+    for tab in (page, other):
+        assert user_messages(tab).count(LATE) == 1
+        assert _late_after_divider(tab, new_session)  # delivered into the new session
+        assert _answers(tab) == 1
+    for tab in (page, other):
+        _reloaded(tab)
+        assert user_messages(tab).count(LATE) == 1
+        assert _late_after_divider(tab, new_session)
+        assert _answers(tab) == 1
+        assert not tab.locator("[data-queued=true]").count()
+    other.screenshot(path=str(screenshot_dir / "handoff-arrival-reloaded.png"), full_page=True)
+
+    # The context chart lists what the handoff call cost, with its reset.
+    page.locator("#open-context-chart").click()
+    marker = page.locator(f".baton-chart-marker[data-kind='reset']:has-text('Session {new_session}')")
+    marker.wait_for()
+    assert re.search(r"handoff call: [\d,]+ in · [\d,]+ out tokens", marker.inner_text())
+    assert "handoff and summary calls:" in page.locator("#context-chart-summary").inner_text()
+    page.screenshot(path=str(screenshot_dir / "handoff-arrival-chart.png"))
