@@ -59,7 +59,7 @@ def agree_with_evidence(fields: dict, facts: GroundedFacts, goal: str, draft: di
     # The evidence of where the work stands is added wherever the model left it out: the files
     # changed since the last completed item, the command still failing.
     model_said = _texts(draft.get("in_progress"))
-    for line in evidence[1:]:
+    for line in (e for e in evidence if e.startswith(("Changed since", "Failing:"))):
         if line not in in_progress and not (
                 line.startswith("Changed since") and all(
                     any(posixpath.basename(path) in text for text in model_said)

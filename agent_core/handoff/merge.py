@@ -88,6 +88,13 @@ def merge_previous(current: HandoffArtifact, previous: HandoffArtifact | None,
                  if _still_open(t, current.completed_work, current.open_todos)]
     files = merge_files(previous.files_modified, current.files_modified, current.session_number)
     modified = {f.path for f in files}
+    in_progress = current.in_progress or ([] if replied else previous.in_progress)
+    under_way = [t for t in todos if t.status == "in_progress"]
+    if under_way and not any(under_way[0].content in line for line in in_progress):
+        # The session did not write its todo list: the todo the list has under way still is.
+        place = next((i for i, t in enumerate(todos, 1) if t is under_way[0]), 0)
+        in_progress = [f"Todo ({place} of {len(todos)} open): {under_way[0].content}",
+                       *in_progress]
     update = {
         "goal": current.goal if goal_changed else (previous.goal or current.goal),
         "constraints": _union(previous.constraints, current.constraints),
@@ -96,7 +103,7 @@ def merge_previous(current: HandoffArtifact, previous: HandoffArtifact | None,
         "completed_work": done,
         # What was under way carries over only a session that finished nothing: one that gave
         # a completed reply and has nothing under way left nothing under way.
-        "in_progress": current.in_progress or ([] if replied else previous.in_progress),
+        "in_progress": in_progress,
         "next_step": current.next_step or ("" if replied else previous.next_step),
         "remaining_tasks": _union(remaining, current.remaining_tasks),
         "key_decisions": _union(previous.key_decisions, current.key_decisions),

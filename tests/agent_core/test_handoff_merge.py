@@ -348,3 +348,29 @@ def test_many_long_open_requests_are_cut_shorter_until_the_artifact_fits() -> No
     cut = int(first.rsplit("[+", 1)[1].split()[0].replace(",", ""))
     assert len(first.split("] ", 1)[1].split("… [+")[0]) + cut == len(long) + 1
     assert first.endswith("read_history(session=1, start=1) shows it all]")
+
+
+def test_a_session_that_did_not_rewrite_its_todos_still_names_the_todo_under_way() -> None:
+    previous = artifact(1, in_progress=["Todo (2 of 3): Tabs"], open_todos=[
+        Todo(content="Tabs", status="in_progress"), Todo(content="Docs")])
+    current = artifact(2, in_progress=["Changed since the last completed item: tabs.py"])
+    merged = merge_previous(current, previous, todos_recorded=False, replied=False)
+    assert merged.in_progress == ["Todo (1 of 2 open): Tabs",
+                                  "Changed since the last completed item: tabs.py"]
+
+
+async def test_a_model_silent_on_the_changed_files_gets_them_from_the_evidence() -> None:
+    # A session that wrote no todo list has no todo line: the evidence lines are still added.
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    messages = [HumanMessage("go on"), *[
+        AIMessage("", tool_calls=[{"name": "write_file", "id": "w", "args": {"path": "t.py"}}]),
+        ToolMessage("ok", tool_call_id="w")], *shell("1", "make check", 1)]
+    draft = {"completed_work": ["x"], "in_progress": ["Writing the tests"],
+             "remaining_tasks": ["y"], "current_state_summary": "z"}
+    model = GenericFakeChatModel(messages=iter([AIMessage(json.dumps(draft))]))
+    result = await generate_handoff(model, messages, session_number=1, trigger="auto",
+                                    utilization=0.8, model_name="m", count_tokens=words)
+    assert result.artifact.in_progress == [
+        "Writing the tests", "Changed since the last completed item: t.py",
+        "Failing: `make check`"]
