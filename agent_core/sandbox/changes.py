@@ -53,6 +53,8 @@ def workspace_changes(
     written: dict[str, str] = {}
     skipped: list[str] = []
     for path, entry in sorted(after.items()):
+        if entry.kind == "text" and before.get(path) == entry.text:
+            continue  # unchanged (even a name stored before today's path rule)
         if entry.kind != "text":
             skipped.append(_WHY_SKIPPED[entry.kind].format(path=path, limit=limit))
             continue

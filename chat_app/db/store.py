@@ -32,7 +32,7 @@ from agent_core.records import (
     utcnow,
 )
 from agent_core.validation import sanitize_text
-from agent_core.workspace import MAX_PATH_CHARS
+from agent_core.workspace import stored_path
 from chat_app.db.convert import (
     clean,
     message_columns,
@@ -323,11 +323,8 @@ class SqlStore:
     @staticmethod
     def _put_file(db: Session, thread_id: str, path: str, content: str) -> None:
         # Callers hold the thread lock, so get-then-insert cannot race another writer.
-        path, content = sanitize_text(path), sanitize_text(content)
-        if len(path) > MAX_PATH_CHARS:  # SQLite would store it; PostgreSQL's varchar refuses
-            raise StoreError(
-                f"the path is longer than {MAX_PATH_CHARS} characters; nothing was stored"
-            )
+        # Every way into a workspace ends here: the one path rule is checked at the door.
+        path, content = stored_path(path), sanitize_text(content)
         row = db.get(ThreadFile, (thread_id, path))
         if row is None:
             db.add(ThreadFile(thread_id=thread_id, path=path, content=content))

@@ -89,6 +89,14 @@ def test_a_file_that_is_no_session_is_refused_with_the_reason(alice, name, data,
     assert threads.list_threads(alice) == []
 
 
+def test_an_uploaded_name_keeps_only_its_last_segment_of_either_kind(alice) -> None:
+    from chat_app.services import importing
+
+    thread_id = importing.import_session(alice, "C:\\Users\\me\\..\\session.jsonl",
+                                         claude_code_session().encode())
+    assert importing.imported_record(thread_id).filename == "session.jsonl"
+
+
 def test_a_file_over_the_limit_is_refused_before_it_is_parsed(alice, monkeypatch) -> None:
     from chat_app.services import importing
 

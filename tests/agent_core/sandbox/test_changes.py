@@ -30,3 +30,17 @@ def test_binary_and_oversized_files_are_skipped_with_a_note() -> None:
 def test_a_path_the_store_cannot_hold_is_skipped() -> None:
     changes = workspace_changes({}, {"a" * 600: Entry("text", "x")})
     assert not changes and "at most 500" in changes.skipped[0]
+
+
+def test_a_name_that_would_leave_a_windows_folder_is_not_written_back() -> None:
+    changes = workspace_changes({}, {"..\\..\\evil.txt": Entry("text", "x"),
+                                     "ok.txt": Entry("text", "y")})
+    assert changes.written == {"ok.txt": "y"}
+    assert changes.skipped == ("..\\..\\evil.txt: '..\\\\..\\\\evil.txt' contains a backslash; "
+                               "separate folders with '/', e.g. src/app.py",)
+
+
+def test_an_unchanged_file_is_left_alone_whatever_its_name() -> None:
+    # A name stored before the path rule comes back from every run unchanged: no note.
+    changes = workspace_changes({"old\\name.txt": "x"}, {"old\\name.txt": Entry("text", "x")})
+    assert not changes and changes.skipped == ()
