@@ -1,6 +1,6 @@
 """The write-back decision, without a sandbox."""
 
-from agent_core.sandbox.changes import Entry, workspace_changes
+from agent_core.sandbox.changes import MAX_NOTES, Entry, workspace_changes
 
 
 def test_new_changed_and_deleted_files_are_found_and_unchanged_ones_left_alone() -> None:
@@ -44,3 +44,17 @@ def test_an_unchanged_file_is_left_alone_whatever_its_name() -> None:
     # A name stored before the path rule comes back from every run unchanged: no note.
     changes = workspace_changes({"old\\name.txt": "x"}, {"old\\name.txt": Entry("text", "x")})
     assert not changes and changes.skipped == ()
+
+
+def test_the_write_back_limit_on_bytes_keeps_nothing() -> None:
+    after = {"a.txt": Entry("text", "x" * 600), "b.txt": Entry("text", "y" * 600)}
+    changes = workspace_changes({"c.txt": "gone"}, after, max_files=10, max_bytes=1000)
+    assert not changes
+    assert "at most 0 MB are written back from one command, so nothing was" in changes.skipped[0]
+
+
+def test_notes_past_twenty_are_summed_up_in_one_line() -> None:
+    after = {f"img{i:03}.png": Entry("binary", size=1) for i in range(500)}
+    changes = workspace_changes({}, after)
+    assert len(changes.skipped) == MAX_NOTES + 1
+    assert changes.skipped[-1].startswith("480 more files that cannot be kept")
