@@ -1,4 +1,4 @@
-"""Credentials out of everything Baton shows or logs.
+"""Credentials out of everything Baton shows or logs, and users' text out of its logs.
 
 A provider URL may carry a key (``https://user:key@host/v1``, ``?api_key=…``), and the
 libraries under Baton print URLs freely: httpx logs every request, exception texts quote the
@@ -20,6 +20,7 @@ __all__ = [
     "REDACTED",
     "SECRET_ENV_VARS",
     "forget_known_secrets",
+    "hide_user_content",
     "install_log_redaction",
     "known_secrets",
     "redact_text",
@@ -210,8 +211,31 @@ def forget_known_secrets() -> None:
 # ----- logging ------------------------------------------------------------------------------
 
 
+# What users typed reaches logs inside exception texts: a SQL statement's parameters (an
+# engine that does not hide them) and pydantic's quoted input. Neither is a secret to look
+# up, so both are cut by their shape. The parameters run to SQLAlchemy's "(Background on
+# this error" line, or to the end of the text.
+_SQL_PARAMETERS = re.compile(r"\[parameters: .*?(?=\n\(Background on this error|\Z)", re.S)
+_PYDANTIC_INPUT = re.compile(r"input_value=.*?, input_type=", re.S)
+
+
+def hide_user_content(text: str) -> str:
+    """``text`` without the parts that carry what a user typed: SQL statement parameters
+    and pydantic's quoted input (pure)."""
+    if "[parameters: " in text:
+        text = _SQL_PARAMETERS.sub("[parameters: hidden]", text)
+    if "input_value=" in text:
+        text = _PYDANTIC_INPUT.sub("input_value=[hidden], input_type=", text)
+    return text
+
+
 def _mentions(text: str, secrets: list[str]) -> bool:
-    return "://" in text or any(secret in text for secret in secrets)
+    return ("://" in text or "[parameters: " in text or "input_value=" in text
+            or any(secret in text for secret in secrets))
+
+
+def _clean(text: str, secrets: list[str]) -> str:
+    return hide_user_content(redact_text(text, secrets))
 
 
 def _redact_record(record: logging.LogRecord) -> None:
@@ -221,18 +245,18 @@ def _redact_record(record: logging.LogRecord) -> None:
     except Exception:  # noqa: BLE001 - a malformed record; logging reports it when emitted
         message = ""
     if _mentions(message, secrets):
-        clean = redact_text(message, secrets)
+        clean = _clean(message, secrets)
         if clean != message:
             record.msg, record.args = clean, ()
     if record.exc_info and record.exc_info[1] is not None and not record.exc_text:
         trace = logging.Formatter().formatException(record.exc_info)
-        clean = redact_text(trace, secrets) if _mentions(trace, secrets) else trace
+        clean = _clean(trace, secrets) if _mentions(trace, secrets) else trace
         if clean != trace:
             # Formatters print exc_text as it is; the exception itself must not reach a
             # handler that renders it again (rich tracebacks, error trackers).
             record.exc_text, record.exc_info = clean, None
     if record.stack_info and _mentions(record.stack_info, secrets):
-        record.stack_info = redact_text(record.stack_info, secrets)
+        record.stack_info = _clean(record.stack_info, secrets)
 
 
 class _RedactingRecordFactory:

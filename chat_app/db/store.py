@@ -15,8 +15,7 @@ from typing import Any
 
 from sqlalchemy import exists, func, insert, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from agent_core.client_order import client_order, queue_slots
@@ -45,6 +44,7 @@ from chat_app.db.convert import (
     stored_message,
 )
 from chat_app.db.engine import write_engine
+from chat_app.db.failures import DatabaseFailure, database_failure
 from chat_app.db.fork import copy_thread
 from chat_app.db.lease import TurnLeaseHold, check_fence, turn_lease
 from chat_app.db.locks import named_lock
@@ -87,22 +87,12 @@ class SqlStore:
             with Session(self._writer if write else self._engine, expire_on_commit=False) as db:
                 yield db
                 db.commit()
-        except PoolTimeout as exc:
-            raise StoreError(
-                "The database is busy (every connection of this worker is in use); nothing "
-                "was stored. Try again in a moment."
-            ) from exc
-        except OperationalError as exc:
-            raise StoreError(
-                "The database cannot be reached or refused to write (it may be down, full or "
-                "read-only); nothing was stored. Try again once it is back."
-            ) from exc
         # OverflowError: sqlite3 refuses integers beyond 64 bits before SQLAlchemy sees them.
         except (SQLAlchemyError, OverflowError) as exc:
-            reason = getattr(exc, "orig", None) or exc
-            raise StoreError(
-                f"The database refused the change; nothing was stored ({reason})."
-            ) from exc
+            # In plain words: the driver's text quotes SQL, and may quote what was typed.
+            failure = database_failure(exc) or DatabaseFailure("refused", "The database "
+                                                               "refused the change", "")
+            raise StoreError(failure.text(nothing_stored=True)) from exc
 
     def _fault(self, step: str) -> None:
         if self._fault_hook is not None:

@@ -162,6 +162,34 @@ def test_a_logged_traceback_holds_no_credentials(
     assert SECRET not in caplog.text
 
 
+def test_what_a_user_typed_is_not_logged_with_a_database_or_validation_error(
+    log_redaction: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An engine that does not hide its parameters, and pydantic, quote the user's text.
+    from pydantic import BaseModel
+    from sqlalchemy import create_engine, text
+
+    caplog.set_level(logging.ERROR)
+    typed = "my private note 4711"
+    engine = create_engine("sqlite://")
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("INSERT INTO missing VALUES (:note)"), {"note": typed})
+    except Exception:
+        logging.getLogger("some.library").exception("insert failed")
+
+    class Reply(BaseModel):
+        tokens: int
+
+    try:
+        Reply(tokens=typed)
+    except ValueError as exc:
+        logging.getLogger("some.library").error("bad reply: %s", exc)
+    assert "no such table: missing" in caplog.text and "[parameters: hidden]" in caplog.text
+    assert "input_value=[hidden], input_type=str" in caplog.text
+    assert typed not in caplog.text
+
+
 def test_installing_twice_redacts_once(log_redaction: None) -> None:
     factory = logging.getLogRecordFactory()
     install_log_redaction()
