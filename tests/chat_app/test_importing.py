@@ -77,6 +77,8 @@ def test_an_imported_chat_is_read_only(alice) -> None:
 
 @pytest.mark.parametrize("name,data,reason", [
     ("notes.txt", b"just some words", "could not be read"),
+    ("deep.json", b"[" * 100_000 + b"]" * 100_000,
+     "nested 100,000 levels deep; a session file nests at most 100"),
     ("session.jsonl", b'{"type": "user"\n', "could not be read"),
     ("session.jsonl", b"\xff\xfe\x00", "not UTF-8"),
 ])
