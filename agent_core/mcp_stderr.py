@@ -2,7 +2,8 @@
 
 Usage (what :meth:`agent_core.mcp_servers.McpServer.connection` starts):
 ``python mcp_stderr.py <command> [args...]`` with ``BATON_MCP_REDACT`` naming, as a JSON list,
-the environment variables that hold the server's secrets. The server gets this process's
+the environment variables that hold the server's secrets, and ``BATON_MCP_REDACT_VALUES``
+listing secret values given on its command line. The server gets this process's
 stdin and stdout (the MCP stream) and environment; what it writes to stderr (a traceback
 quoting its API key, a debug line with a token) is copied to this process's stderr, which
 is the app's log, with every secret value (six characters or more) replaced by
@@ -21,6 +22,8 @@ import subprocess
 import sys
 
 REDACT_ENV = "BATON_MCP_REDACT"
+#: Secret values that are not in the environment (a token given as an argument), as JSON.
+REDACT_VALUES_ENV = "BATON_MCP_REDACT_VALUES"
 REDACTED = b"[redacted]"
 _MIN_SECRET = 6
 
@@ -37,6 +40,7 @@ def main(argv: list[str]) -> int:
         return 2
     names = json.loads(os.environ.pop(REDACT_ENV, "[]") or "[]")
     values = {os.environ.get(name, "") for name in names}
+    values |= set(json.loads(os.environ.pop(REDACT_VALUES_ENV, "[]") or "[]"))
     secrets = sorted((v.encode() for v in values if len(v) >= _MIN_SECRET), key=len, reverse=True)
     try:
         server = subprocess.Popen(argv, stderr=subprocess.PIPE)  # stdin/stdout: the MCP stream

@@ -19,10 +19,12 @@ from urllib.parse import unquote, unquote_plus
 __all__ = [
     "REDACTED",
     "SECRET_ENV_VARS",
+    "argv_secrets",
     "forget_known_secrets",
     "hide_user_content",
     "install_log_redaction",
     "known_secrets",
+    "redact_argv",
     "redact_text",
     "redact_url",
     "remember_secrets",
@@ -156,6 +158,84 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     for secret in _longest_first(secrets):
         text = text.replace(secret, REDACTED)
     return text
+
+
+# ----- command lines (pure) -----------------------------------------------------------------
+
+# A flag or a NAME= whose name holds one of these takes a secret (--token, --api-key,
+# GITHUB_TOKEN=, --client-secret, --password, -p is too short to tell and stays shown).
+_SECRET_NAME = re.compile(r"key|token|secret|pass|pwd|auth(?!or)|credential|bearer|jwt|"
+                          r"cookie|session|signature", re.I)
+_FLAG = re.compile(r"^(--?[A-Za-z][\w.-]*)(?:=(.*))?$", re.S)
+_ASSIGNMENT = re.compile(r"^([A-Za-z_][\w.-]*)=(.*)$", re.S)
+# Values that are credentials by their look: the providers' own prefixes (OpenAI and
+# Anthropic sk-, GitHub, GitLab, Slack, Hugging Face, AWS key ids, Google, npm, PyPI, JWTs),
+# and long runs of letters and digits such as hex or base64 tokens.
+_TOKEN_SHAPE = re.compile(
+    r"^(?:sk-|sk_|rk_|pk_live|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|hf_|"
+    r"AKIA|ASIA|AIza|ya29\.|npm_|pypi-|eyJ)[\w.+/=-]{8,}$")
+_LONG_TOKEN = re.compile(r"^(?=(?:.*\d){3})(?=(?:.*[A-Za-z]){3})[A-Za-z0-9_+/=-]{32,}$")
+
+
+def _secret_value(word: str) -> bool:
+    return bool(_TOKEN_SHAPE.match(word) or (_LONG_TOKEN.match(word) and "/" not in word[:1]))
+
+
+def _argv_parts(words: list[str]) -> list[tuple[str, str]]:
+    """Each word as (kind, its secret part or ""): a flag's value, a NAME=value's value,
+    a URL's credentials, a word shaped like a token, or the word after a secret flag."""
+    parts: list[tuple[str, str]] = []
+    takes_value = False
+    for word in words:
+        if takes_value:
+            takes_value = False
+            if not word.startswith("-"):
+                parts.append(("value", word))
+                continue
+        flag, assignment = _FLAG.match(word), _ASSIGNMENT.match(word)
+        if flag and _SECRET_NAME.search(flag.group(1)):
+            if flag.group(2) is None:
+                takes_value = True
+                parts.append(("flag", ""))
+            else:
+                parts.append(("flag=", flag.group(2)))
+        elif assignment and _SECRET_NAME.search(assignment.group(1)):
+            parts.append(("name=", assignment.group(2)))
+        elif "://" in word:
+            parts.append(("url", ""))
+        elif _secret_value(word):
+            parts.append(("value", word))
+        else:
+            parts.append(("plain", ""))
+    return parts
+
+
+def redact_argv(words: Iterable[str]) -> list[str]:
+    """A command line to show: the value of every secret-named flag (``--token X``,
+    ``--api-key=X``), of every secret-named ``NAME=X``, every word shaped like a key, and a
+    URL's credentials become ``[redacted]``; the rest stays, so an admin still sees which
+    command runs (pure)."""
+    words = list(words)
+    shown = []
+    for word, (kind, secret) in zip(words, _argv_parts(words), strict=True):
+        if kind == "value":
+            shown.append(REDACTED)
+        elif kind in ("flag=", "name=") and secret:
+            shown.append(word[: len(word) - len(secret)] + REDACTED)
+        elif kind == "url":
+            shown.append(redact_url(word))
+        else:
+            shown.append(word)
+    return shown
+
+
+def argv_secrets(words: Iterable[str]) -> list[str]:
+    """The secret values :func:`redact_argv` hides, to redact wherever else they turn up
+    (an error quoting the command, the server's own log lines) (pure)."""
+    words = list(words)
+    found = [secret for kind, secret in _argv_parts(words) if secret]
+    found += [value for word in words if "://" in word for value in url_secrets(word)]
+    return _longest_first(found)
 
 
 # ----- the environment ----------------------------------------------------------------------

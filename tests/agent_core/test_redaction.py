@@ -10,9 +10,11 @@ import httpx
 import pytest
 
 from agent_core.redaction import (
+    argv_secrets,
     forget_known_secrets,
     install_log_redaction,
     known_secrets,
+    redact_argv,
     redact_text,
     redact_url,
 )
@@ -194,3 +196,35 @@ def test_installing_twice_redacts_once(log_redaction: None) -> None:
     factory = logging.getLogRecordFactory()
     install_log_redaction()
     assert logging.getLogRecordFactory() is factory
+
+
+# command lines --------------------------------------------------------------------------------
+@pytest.mark.parametrize(("argv", "shown"), [
+    (["-y", "@modelcontextprotocol/server-github", "--token", "ghp_abcdefghijklmnop1234"],
+     ["-y", "@modelcontextprotocol/server-github", "--token", "[redacted]"]),
+    (["--api-key=sk-ant-abc123def456"], ["--api-key=[redacted]"]),
+    (["GITHUB_TOKEN=abc123xyz", "node", "srv.js"], ["GITHUB_TOKEN=[redacted]", "node", "srv.js"]),
+    (["--Client-Secret", "s3cr3t-value", "--verbose"],
+     ["--Client-Secret", "[redacted]", "--verbose"]),
+    (["--db", "https://user:pw-123456@db.example/x?token=t0k3n-abcdef"],
+     ["--db", "https://db.example/x?token=[redacted]"]),
+    (["serve", "a3f9c2b7e1d04f5a8b6c9d2e3f4a5b6c"], ["serve", "[redacted]"]),  # a bare key
+    (["serve", "AKIAIOSFODNN7EXAMPLE"], ["serve", "[redacted]"]),
+    (["--password", "--verbose"], ["--password", "--verbose"]),  # no value follows
+])
+def test_a_command_line_is_shown_without_its_secrets(argv: list[str], shown: list[str]) -> None:
+    assert redact_argv(argv) == shown
+
+
+@pytest.mark.parametrize("argv", [
+    ["-y", "@modelcontextprotocol/server-filesystem", "/srv/docs"],
+    ["mcp-server-sqlite==0.6.2", "--db-path", "/data/baton-notes.db"],
+    ["--author", "Ada", "--port", "8080"],
+])
+def test_an_ordinary_command_line_is_shown_as_it_is(argv: list[str]) -> None:
+    assert redact_argv(argv) == argv and argv_secrets(argv) == []
+
+
+def test_the_secrets_of_a_command_line_are_listed_to_redact_elsewhere() -> None:
+    argv = ["--token", "tok-123456", "--url", "https://u:pw-123456@h/x", "KEY=value-123"]
+    assert sorted(argv_secrets(argv)) == ["pw-123456", "tok-123456", "value-123"]
