@@ -9,10 +9,12 @@ applied where text leaves the process: :func:`redact_text` for messages a user s
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, unquote_plus
 
@@ -28,6 +30,7 @@ __all__ = [
     "redact_text",
     "redact_url",
     "remember_secrets",
+    "secret_spans",
     "url_secrets",
 ]
 
@@ -151,13 +154,83 @@ def url_secrets(url: str) -> list[str]:
 
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with every URL in it passed through :func:`redact_url` and every secret value
-    (of at least six characters) replaced by ``[redacted]``. For any text that may reach a
-    page or a log: exception messages, provider error bodies, labels."""
+    (of at least six characters) replaced by ``[redacted]``, however it is written there (see
+    :func:`secret_spans`). For any text that may reach a page or a log: exception messages,
+    provider error bodies, labels."""
     if "://" in text:
         text = _URL.sub(lambda match: redact_url(match.group()), text)
-    for secret in _longest_first(secrets):
-        text = text.replace(secret, REDACTED)
+    spans = secret_spans(text, secrets)
+    for start, end in reversed(spans):
+        text = text[:start] + REDACTED + text[end:]
     return text
+
+
+# ----- a secret however it is written (pure) ------------------------------------------------
+
+# A secret is found as it is, in any letter case (a library that upper-cases a header), base64
+# encoded at any of the three byte alignments (an HTTP Basic header, a token inside a JSON
+# blob that was encoded), and split by whitespace (a wrapped log line, a PEM-like block): the
+# text is searched with its whitespace removed and its ASCII letters lowered, and each hit is
+# mapped back to the characters it came from.
+_WHITESPACE = re.compile(r"\s+")
+_NOT_WHITESPACE = re.compile(r"\S")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
+_URLSAFE = str.maketrans("+/", "-_")
+
+
+def _folded(text: str) -> str:
+    return _WHITESPACE.sub("", text).translate(_ASCII_LOWER)
+
+
+@lru_cache(maxsize=256)
+def _needles(secret: str) -> tuple[tuple[str, bool], ...]:
+    """What ``secret`` looks like in folded text: itself, and the part of its base64 forms
+    (standard and URL-safe, at each of the three alignments) that only its bytes decide;
+    each with whether it is base64 (its whole run is then redacted)."""
+    found = {(_folded(secret), False)}
+    data = secret.encode("utf-8")
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + data).decode("ascii")
+        middle = encoded[-(-8 * shift // 6): 8 * (shift + len(data)) // 6]
+        if len(middle) >= _MIN_SECRET_LENGTH:
+            found |= {(middle.translate(_ASCII_LOWER), True),
+                      (middle.translate(_URLSAFE).translate(_ASCII_LOWER), True)}
+    return tuple(sorted(found))
+
+
+def secret_spans(text: str, secrets: Iterable[str]) -> list[tuple[int, int]]:
+    """Where in ``text`` any of ``secrets`` (six characters or more) is written: as it is,
+    in another letter case, base64-encoded (the whole base64 run), or cut by whitespace or
+    line breaks; sorted, overlapping spans merged (pure)."""
+    wanted = _longest_first(secrets)
+    if not wanted or not text:
+        return []
+    folded = _folded(text)
+    hits = [(needle, encoded) for secret in wanted for needle, encoded in _needles(secret)
+            if needle and needle in folded]
+    if not hits:
+        return []
+    where = [match.start() for match in _NOT_WHITESPACE.finditer(text)]
+    spans = []
+    for needle, encoded in hits:
+        at = folded.find(needle)
+        while at >= 0:
+            start, end = where[at], where[at + len(needle) - 1] + 1
+            if encoded:  # the whole base64 run: its edges still carry bits of the secret
+                while start > 0 and text[start - 1] in _BASE64_CHARS:
+                    start -= 1
+                while end < len(text) and text[end] in _BASE64_CHARS:
+                    end += 1
+            spans.append((start, end))
+            at = folded.find(needle, at + 1)
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 # ----- command lines (pure) -----------------------------------------------------------------
@@ -311,7 +384,7 @@ def hide_user_content(text: str) -> str:
 
 def _mentions(text: str, secrets: list[str]) -> bool:
     return ("://" in text or "[parameters: " in text or "input_value=" in text
-            or any(secret in text for secret in secrets))
+            or bool(secret_spans(text, secrets)))
 
 
 def _clean(text: str, secrets: list[str]) -> str:

@@ -228,3 +228,55 @@ def test_an_ordinary_command_line_is_shown_as_it_is(argv: list[str]) -> None:
 def test_the_secrets_of_a_command_line_are_listed_to_redact_elsewhere() -> None:
     argv = ["--token", "tok-123456", "--url", "https://u:pw-123456@h/x", "KEY=value-123"]
     assert sorted(argv_secrets(argv)) == ["pw-123456", "tok-123456", "value-123"]
+
+
+# a secret however it is written ---------------------------------------------------------------
+KEY = "sk-ant-api03-Zx9Qw7Lm2Np5Rt8V"
+
+
+def _b64(data: str, *, urlsafe: bool = False) -> str:
+    import base64
+
+    encode = base64.urlsafe_b64encode if urlsafe else base64.b64encode
+    return encode(data.encode()).decode()
+
+
+@pytest.mark.parametrize(("written", "why"), [
+    (_b64(KEY), "base64"),
+    (_b64(f"user:{KEY}"), "base64 at another alignment (HTTP Basic)"),
+    (_b64(f"{{\"k\": \"{KEY}\"}}", urlsafe=True), "URL-safe base64, a third alignment"),
+    (KEY.upper(), "upper-cased"),
+    (KEY.lower(), "lower-cased"),
+    (f"{KEY[:9]}\n{KEY[9:]}", "split across two lines"),
+    (f"{KEY[:7]}\n    {KEY[7:15]}\n    {KEY[15:]}", "wrapped and indented"),
+    ("\n".join(_b64(KEY)[i:i + 8] for i in range(0, len(_b64(KEY)), 8)), "base64, wrapped"),
+])
+def test_a_key_is_redacted_however_it_is_written(written: str, why: str) -> None:
+    text = f"request failed: Authorization: Basic {written} (retrying)"
+    shown = redact_text(text, [KEY])
+    assert "[redacted]" in shown, why
+    assert shown.startswith("request failed: Authorization: Basic ") and shown.endswith(
+        " (retrying)"), why
+    for piece in (KEY, KEY.upper(), _b64(KEY)[2:-2], KEY[9:]):
+        assert piece not in shown, why
+
+
+def test_ordinary_text_near_a_key_is_left_alone() -> None:
+    text = "Basic auth for user ada, token count 1234, base64 aGVsbG8gd29ybGQ="
+    assert redact_text(text, [KEY]) == text
+
+
+def test_a_log_record_with_a_key_written_otherwise_is_redacted(
+    log_redaction: None, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    forget_known_secrets()
+    caplog.set_level(logging.INFO)
+    log = logging.getLogger("some.client")
+    log.info("headers %s", {"authorization": f"Basic {_b64('x:' + KEY)}"})
+    log.info("KEY %s", KEY.upper())
+    log.info("key was\n%s\n%s", KEY[:10], KEY[10:])
+    assert caplog.text.count("[redacted]") == 3
+    assert KEY not in caplog.text and KEY.upper() not in caplog.text
+    assert KEY[10:] not in caplog.text and _b64("x:" + KEY)[4:-4] not in caplog.text
+    forget_known_secrets()
