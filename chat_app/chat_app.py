@@ -103,10 +103,12 @@ async def _hand_turns_to_a_process() -> None:
 
 
 async def _resume_queued_messages() -> None:
-    """Answer messages that were queued but not delivered when the backend last stopped."""
+    """Answer once more the messages whose turns a crash cut (chat_app.services.cut_turns),
+    then the messages that were queued but not delivered when the backend last stopped."""
     from chat_app.services.chat import resume_all_queued
+    from chat_app.services.cut_turns import resume_cut_turns
 
-    await resume_all_queued()
+    await resume_all_queued(skip=await resume_cut_turns())
 
 
 app.register_lifespan_task(_migrate_database)

@@ -9,6 +9,7 @@ are decided by one writer at a time per thread, and always in the same lock orde
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
@@ -58,6 +59,8 @@ from chat_app.db.models import (
 )
 from chat_app.db.search import search_message_rows
 
+_log = logging.getLogger(__name__)
+
 __all__ = ["SqlStore"]
 
 #: Attempts at creating session 1 when another writer may be creating it too.
@@ -79,6 +82,9 @@ class SqlStore:
         self._fault_hook: Callable[[str], None] | None = None
         # PostgreSQL: the turn leases this store holds now, checked by every turn write.
         self._leases: dict[str, TurnLeaseHold] = {}
+        # Threads whose queued messages a turn of this process took: their answering mark
+        # is cleared when the turn lets the thread go.
+        self._answering: set[str] = set()
 
     # plumbing -----------------------------------------------------------------
     @contextmanager
@@ -154,7 +160,8 @@ class SqlStore:
             raise StoreError("session belongs to another thread")
 
     def _insert_rows(self, db: Session, thread_id: str, values: list[dict[str, Any]], *,
-                     session_id: str | None = None) -> list[StoredMessage]:
+                     session_id: str | None = None,
+                     answering: bool = False) -> list[StoredMessage]:
         """Number and insert rows made by :func:`message_values` before the transaction.
 
         The turn writes of every chat of a worker queue for SQLite's one write lock, so what
@@ -170,9 +177,12 @@ class SqlStore:
         if session_id is not None:
             counter = counter.where(exists().where(sessions.c.id == session_id,
                                                    sessions.c.thread_id == thread_id))
+        changes: dict[str, Any] = {"next_seq": threads.c.next_seq + len(values),
+                                   "updated_at": utcnow()}
+        if answering:  # in the same statement: the first of these rows, unless one waits
+            changes["answering_seq"] = func.coalesce(threads.c.answering_seq, threads.c.next_seq)
         end = db.execute(
-            counter.values(next_seq=threads.c.next_seq + len(values), updated_at=utcnow())
-            .returning(threads.c.next_seq)
+            counter.values(**changes).returning(threads.c.next_seq)
         ).scalar_one_or_none()
         if end is None:
             if session_id is not None:
@@ -407,6 +417,10 @@ class SqlStore:
             NewMessage(role="user", content=row.content, meta={"pending_id": row.id})
             for row in queued
         ]
+        if queued:  # marked as answering them, as deliver_pending does
+            if thread.answering_seq is None:
+                thread.answering_seq = thread.next_seq
+            self._answering.add(thread.id)
         return self._store_rows(db, thread, session_id, messages)
 
     def deliver_pending(
@@ -428,10 +442,13 @@ class SqlStore:
             pending = PendingMessage.__table__
             db.execute(update(pending).where(pending.c.id.in_([row.id for row in queued]))
                        .values(delivered_session_id=session_id))
+            # The thread is marked as answering them until the turn lets it go: a crash
+            # leaves the mark, and the next start-up answers them once more.
+            self._answering.add(thread_id)
             return self._insert_rows(db, thread_id, [
                 message_values(thread_id, session_id, NewMessage(
                     role="user", content=row.content, meta={"pending_id": row.id}))
-                for row in queued])
+                for row in queued], answering=True)
 
     @staticmethod
     def _undelivered(thread_id: str, *columns: Any) -> Any:
@@ -529,9 +546,32 @@ class SqlStore:
         for the turn, and a turn whose lease was lost cannot write. SQLite: an ``flock``
         beside the database, which only the holder's death releases.
         """
-        if self._engine.dialect.name == "postgresql":
-            return self._leased_turn(thread_id)
-        return named_lock(self._engine, f"turn:{thread_id}")
+        return self._marked_turn(thread_id)
+
+    @contextmanager
+    def _marked_turn(self, thread_id: str) -> Iterator[None]:
+        lock = (self._leased_turn(thread_id) if self._engine.dialect.name == "postgresql"
+                else named_lock(self._engine, f"turn:{thread_id}"))
+        with lock:
+            try:
+                yield
+            finally:
+                # Before the thread is let go: whoever takes it next finds no mark of a
+                # turn that ended (answered, stopped or failed: anything but a crash).
+                if thread_id in self._answering:
+                    self._answering.discard(thread_id)
+                    self._clear_answering(thread_id)
+
+    def _clear_answering(self, thread_id: str) -> None:
+        threads = Thread.__table__
+        try:
+            with self._tx(write=True) as db:
+                db.execute(update(threads).where(threads.c.id == thread_id)
+                           .values(answering_seq=None))
+        except StoreError:
+            # The turn ended all the same; the mark left makes the next start-up look at
+            # the thread, which then finds its message answered and leaves it.
+            _log.warning("could not clear the answering mark of thread %s", thread_id)
 
     @contextmanager
     def _leased_turn(self, thread_id: str) -> Iterator[None]:
@@ -541,3 +581,25 @@ class SqlStore:
                 yield
             finally:
                 self._leases.pop(thread_id, None)
+
+    # turns cut by a crash -------------------------------------------------------
+    def cut_turns(self) -> list[tuple[str, str]]:
+        """(thread id, owner) of every thread marked as answering: a turn of it runs now,
+        in some process, or was cut by a crash. :meth:`take_cut_turn` tells which."""
+        with self._tx(write=False) as db:
+            rows = db.exec(select(Thread.id, Thread.owner)
+                           .where(col(Thread.answering_seq).is_not(None)))
+            return [(row[0], row[1]) for row in rows]
+
+    def take_cut_turn(self, thread_id: str) -> int | None:
+        """Hold the thread's turn lock while calling this: the seq of the first message the
+        cut turn had taken (its mark removed, so it is taken once), or None when no turn
+        was cut (the mark of a turn that was running went when it let the thread go)."""
+        threads = Thread.__table__
+        with self._tx(write=True) as db:
+            seq = db.execute(select(threads.c.answering_seq)
+                             .where(threads.c.id == thread_id)).scalar_one_or_none()
+            if seq is not None:
+                db.execute(update(threads).where(threads.c.id == thread_id)
+                           .values(answering_seq=None))
+            return seq
