@@ -22,18 +22,39 @@ _INTERVAL_SECONDS = 0.1
 
 
 def children(pid: int) -> list[int]:
-    """The direct children of ``pid`` (any of its threads may have started them)."""
+    """The direct children of ``pid`` (any of its threads may have started them), from
+    ``/proc/<pid>/task/<tid>/children``; on a kernel without those files, from every
+    process's parent in ``/proc/<pid>/stat``."""
     found: list[int] = []
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return found
+    if not os.path.exists(f"/proc/{pid}/task/{pid}/children"):
+        return _children_by_parent(pid)
     for task in tasks:
         try:
             with open(f"/proc/{pid}/task/{task}/children") as handle:
                 found.extend(int(word) for word in handle.read().split())
         except OSError:
             continue
+    return found
+
+
+def _children_by_parent(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # "pid (name) state ppid ...": the name may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1 and int(fields[1]) == pid:
+            found.append(int(entry))
     return found
 
 

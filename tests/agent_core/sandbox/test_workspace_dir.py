@@ -80,3 +80,4 @@ def test_a_broken_or_empty_stream_writes_nothing_back() -> None:
     for broken in (b"", whole[:700]):
         back = _unpack(io.BytesIO(broken))
         assert back.entries == {} and "could not be read back" in back.problem
+
