@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from agent_core.records import ContextEdit, StoredMessage
+from agent_core.workspace import portable_names
 
 __all__ = ["kept_edits", "kept_files"]
 
@@ -39,12 +40,14 @@ def kept_edits(edits: Sequence[ContextEdit], rows: Iterable[StoredMessage],
     return kept
 
 
-def kept_files(paths: Iterable[str], last_session_number: int) -> list[str]:
-    """The workspace files a fork copies: the store keeps no history of files, so they are
-    copied as they are now, except the handoffs of sessions the fork does not have
-    (``HANDOFF-{n}.md`` opens session n+1)."""
+def kept_files(paths: Iterable[str], last_session_number: int) -> dict[str, str]:
+    """The workspace files a fork copies, as ``{name in the fork: path in the source}``: the
+    store keeps no history of files, so they are copied as they are now, except the handoffs
+    of sessions the fork does not have (``HANDOFF-{n}.md`` opens session n+1). A name stored
+    before today's path rule (``..\\..\\x.txt``) enters the fork as its portable name."""
     def later(path: str) -> bool:
         match = _HANDOFF_FILE.fullmatch(path)
         return match is not None and int(match.group(1)) >= last_session_number
 
-    return [path for path in paths if not later(path)]
+    names = portable_names(path for path in paths if not later(path))
+    return {name: path for path, name in names.items()}

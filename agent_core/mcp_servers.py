@@ -28,8 +28,14 @@ from typing import Any, Literal
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_core.mcp_stderr import REDACT_ENV
-from agent_core.redaction import redact_text, redact_url, remember_secrets
+from agent_core.mcp_stderr import REDACT_ENV, REDACT_VALUES_ENV
+from agent_core.redaction import (
+    argv_secrets,
+    redact_argv,
+    redact_text,
+    redact_url,
+    remember_secrets,
+)
 
 __all__ = ["McpServer", "McpToolbox", "ToolLoad", "MCP_NAME_PATTERN", "clip_text"]
 
@@ -60,7 +66,9 @@ class McpServer(BaseModel):
         session = {"read_timeout_seconds": timedelta(seconds=call_timeout)}
         if self.transport == "stdio":
             # Started through mcp_stderr.py, which redacts the secrets from its stderr log.
-            env = {**self.secrets, REDACT_ENV: json.dumps(sorted(self.secrets))}
+            # A secret given on the command line (--token X) is redacted there too.
+            env = {**self.secrets, REDACT_ENV: json.dumps(sorted(self.secrets)),
+                   REDACT_VALUES_ENV: json.dumps(argv_secrets(self.args))}
             return {"transport": "stdio", "command": sys.executable,
                     "args": [str(_STDERR_WRAPPER), self.command, *self.args],
                     "env": env, "session_kwargs": session}
@@ -72,9 +80,16 @@ class McpServer(BaseModel):
         return hashlib.sha256(self.model_dump_json().encode("utf-8")).hexdigest()
 
     def where(self) -> str:
-        """Where the server runs, to show: the command line, or the URL without credentials."""
-        return f"{self.command} {' '.join(self.args)}".strip() if self.transport == "stdio" \
-            else redact_url(self.url)
+        """Where the server runs, to show (the admin page, a chat's note, the history): the
+        command line with its secret arguments redacted, or the URL without credentials."""
+        if self.transport == "stdio":
+            return " ".join([self.command, *redact_argv(self.args)]).strip()
+        return redact_url(self.url)
+
+    def secret_values(self) -> list[str]:
+        """Every secret of the server: its environment or headers, and what its command
+        line or URL carries."""
+        return [*self.secrets.values(), *argv_secrets(self.args), *argv_secrets([self.url])]
 
 
 @dataclass
@@ -104,7 +119,7 @@ class McpToolbox:
     async def load(self, servers: Sequence[McpServer]) -> ToolLoad:
         """Every server's tools, loaded side by side; a failing server becomes a problem."""
         # Whatever the servers or the libraries under them log, their secrets are redacted.
-        remember_secrets(v for server in servers for v in server.secrets.values())
+        remember_secrets(v for server in servers for v in server.secret_values())
         results = await asyncio.gather(*(self._server_tools(s) for s in servers),
                                        return_exceptions=True)
         load = ToolLoad()
@@ -174,7 +189,7 @@ def _problem(server: McpServer, error: BaseException, timeout: float) -> str:
     else:
         why = _innermost(error)
     # An error may quote the configuration back; the secrets never reach the chat.
-    why = redact_text(why, list(server.secrets.values()))
+    why = redact_text(why, server.secret_values())
     return (f"MCP server '{server.name}' ({server.where()}) could not be used: {why}. "
             "Its tools are left out of this turn; an admin can fix it on /admin.")
 

@@ -24,7 +24,7 @@ from agent_core.records import (
     delivered_meta,
     utcnow,
 )
-from agent_core.workspace import MAX_PATH_CHARS
+from agent_core.workspace import stored_path
 
 __all__ = ["InMemoryStore"]
 
@@ -150,10 +150,7 @@ class InMemoryStore:
             return self._files[thread_id].get(path)
 
     def write_file(self, thread_id: str, path: str, content: str) -> None:
-        if len(path) > MAX_PATH_CHARS:  # as the SQL store's column refuses it
-            raise StoreError(
-                f"the path is longer than {MAX_PATH_CHARS} characters; nothing was stored"
-            )
+        stored_path(path)  # as the SQL store refuses it
         with self._mutex:
             self._files[thread_id][path] = content
 
@@ -164,10 +161,8 @@ class InMemoryStore:
     def apply_file_changes(
         self, thread_id: str, *, written: Mapping[str, str], deleted: Sequence[str]
     ) -> None:
-        if any(len(path) > MAX_PATH_CHARS for path in written):
-            raise StoreError(
-                f"a path is longer than {MAX_PATH_CHARS} characters; nothing was stored"
-            )
+        for path in written:  # all checked before any is written
+            stored_path(path)
         with self._mutex:
             files = self._files[thread_id]
             files.update(written)
@@ -333,7 +328,7 @@ class InMemoryStore:
                 self._edits[new_id] = kept_edits(self._edits[source.id], rows, before_seq)
             files = self._files[source_thread_id]
             self._files[target_thread_id] = {
-                path: files[path] for path in kept_files(files, last.number)}
+                name: files[path] for name, path in kept_files(files, last.number).items()}
             self._seq[target_thread_id] = before_seq - 1
             return list(self._sessions[target_thread_id])
 

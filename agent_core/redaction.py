@@ -1,4 +1,4 @@
-"""Credentials out of everything Baton shows or logs.
+"""Credentials out of everything Baton shows or logs, and users' text out of its logs.
 
 A provider URL may carry a key (``https://user:key@host/v1``, ``?api_key=…``), and the
 libraries under Baton print URLs freely: httpx logs every request, exception texts quote the
@@ -9,22 +9,28 @@ applied where text leaves the process: :func:`redact_text` for messages a user s
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, unquote_plus
 
 __all__ = [
     "REDACTED",
     "SECRET_ENV_VARS",
+    "argv_secrets",
     "forget_known_secrets",
+    "hide_user_content",
     "install_log_redaction",
     "known_secrets",
+    "redact_argv",
     "redact_text",
     "redact_url",
     "remember_secrets",
+    "secret_spans",
     "url_secrets",
 ]
 
@@ -148,13 +154,161 @@ def url_secrets(url: str) -> list[str]:
 
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with every URL in it passed through :func:`redact_url` and every secret value
-    (of at least six characters) replaced by ``[redacted]``. For any text that may reach a
-    page or a log: exception messages, provider error bodies, labels."""
+    (of at least six characters) replaced by ``[redacted]``, however it is written there (see
+    :func:`secret_spans`). For any text that may reach a page or a log: exception messages,
+    provider error bodies, labels."""
     if "://" in text:
         text = _URL.sub(lambda match: redact_url(match.group()), text)
-    for secret in _longest_first(secrets):
-        text = text.replace(secret, REDACTED)
+    spans = secret_spans(text, secrets)
+    for start, end in reversed(spans):
+        text = text[:start] + REDACTED + text[end:]
     return text
+
+
+# ----- a secret however it is written (pure) ------------------------------------------------
+
+# A secret is found as it is, in any letter case (a library that upper-cases a header), base64
+# encoded at any of the three byte alignments (an HTTP Basic header, a token inside a JSON
+# blob that was encoded), and split by whitespace (a wrapped log line, a PEM-like block): the
+# text is searched with its whitespace removed and its ASCII letters lowered, and each hit is
+# mapped back to the characters it came from.
+_WHITESPACE = re.compile(r"\s+")
+_NOT_WHITESPACE = re.compile(r"\S")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
+_URLSAFE = str.maketrans("+/", "-_")
+
+
+def _folded(text: str) -> str:
+    return _WHITESPACE.sub("", text).translate(_ASCII_LOWER)
+
+
+@lru_cache(maxsize=256)
+def _needles(secret: str) -> tuple[tuple[str, bool], ...]:
+    """What ``secret`` looks like in folded text: itself, and the part of its base64 forms
+    (standard and URL-safe, at each of the three alignments) that only its bytes decide;
+    each with whether it is base64 (its whole run is then redacted)."""
+    found = {(_folded(secret), False)}
+    data = secret.encode("utf-8")
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + data).decode("ascii")
+        middle = encoded[-(-8 * shift // 6): 8 * (shift + len(data)) // 6]
+        if len(middle) >= _MIN_SECRET_LENGTH:
+            found |= {(middle.translate(_ASCII_LOWER), True),
+                      (middle.translate(_URLSAFE).translate(_ASCII_LOWER), True)}
+    return tuple(sorted(found))
+
+
+def secret_spans(text: str, secrets: Iterable[str]) -> list[tuple[int, int]]:
+    """Where in ``text`` any of ``secrets`` (six characters or more) is written: as it is,
+    in another letter case, base64-encoded (the whole base64 run), or cut by whitespace or
+    line breaks; sorted, overlapping spans merged (pure)."""
+    wanted = _longest_first(secrets)
+    if not wanted or not text:
+        return []
+    folded = _folded(text)
+    hits = [(needle, encoded) for secret in wanted for needle, encoded in _needles(secret)
+            if needle and needle in folded]
+    if not hits:
+        return []
+    where = [match.start() for match in _NOT_WHITESPACE.finditer(text)]
+    spans = []
+    for needle, encoded in hits:
+        at = folded.find(needle)
+        while at >= 0:
+            start, end = where[at], where[at + len(needle) - 1] + 1
+            if encoded:  # the whole base64 run: its edges still carry bits of the secret
+                while start > 0 and text[start - 1] in _BASE64_CHARS:
+                    start -= 1
+                while end < len(text) and text[end] in _BASE64_CHARS:
+                    end += 1
+            spans.append((start, end))
+            at = folded.find(needle, at + 1)
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+# ----- command lines (pure) -----------------------------------------------------------------
+
+# A flag or a NAME= whose name holds one of these takes a secret (--token, --api-key,
+# GITHUB_TOKEN=, --client-secret, --password, -p is too short to tell and stays shown).
+_SECRET_NAME = re.compile(r"key|token|secret|pass|pwd|auth(?!or)|credential|bearer|jwt|"
+                          r"cookie|session|signature", re.I)
+_FLAG = re.compile(r"^(--?[A-Za-z][\w.-]*)(?:=(.*))?$", re.S)
+_ASSIGNMENT = re.compile(r"^([A-Za-z_][\w.-]*)=(.*)$", re.S)
+# Values that are credentials by their look: the providers' own prefixes (OpenAI and
+# Anthropic sk-, GitHub, GitLab, Slack, Hugging Face, AWS key ids, Google, npm, PyPI, JWTs),
+# and long runs of letters and digits such as hex or base64 tokens.
+_TOKEN_SHAPE = re.compile(
+    r"^(?:sk-|sk_|rk_|pk_live|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|hf_|"
+    r"AKIA|ASIA|AIza|ya29\.|npm_|pypi-|eyJ)[\w.+/=-]{8,}$")
+_LONG_TOKEN = re.compile(r"^(?=(?:.*\d){3})(?=(?:.*[A-Za-z]){3})[A-Za-z0-9_+/=-]{32,}$")
+
+
+def _secret_value(word: str) -> bool:
+    return bool(_TOKEN_SHAPE.match(word) or (_LONG_TOKEN.match(word) and "/" not in word[:1]))
+
+
+def _argv_parts(words: list[str]) -> list[tuple[str, str]]:
+    """Each word as (kind, its secret part or ""): a flag's value, a NAME=value's value,
+    a URL's credentials, a word shaped like a token, or the word after a secret flag."""
+    parts: list[tuple[str, str]] = []
+    takes_value = False
+    for word in words:
+        if takes_value:
+            takes_value = False
+            if not word.startswith("-"):
+                parts.append(("value", word))
+                continue
+        flag, assignment = _FLAG.match(word), _ASSIGNMENT.match(word)
+        if flag and _SECRET_NAME.search(flag.group(1)):
+            if flag.group(2) is None:
+                takes_value = True
+                parts.append(("flag", ""))
+            else:
+                parts.append(("flag=", flag.group(2)))
+        elif assignment and _SECRET_NAME.search(assignment.group(1)):
+            parts.append(("name=", assignment.group(2)))
+        elif "://" in word:
+            parts.append(("url", ""))
+        elif _secret_value(word):
+            parts.append(("value", word))
+        else:
+            parts.append(("plain", ""))
+    return parts
+
+
+def redact_argv(words: Iterable[str]) -> list[str]:
+    """A command line to show: the value of every secret-named flag (``--token X``,
+    ``--api-key=X``), of every secret-named ``NAME=X``, every word shaped like a key, and a
+    URL's credentials become ``[redacted]``; the rest stays, so an admin still sees which
+    command runs (pure)."""
+    words = list(words)
+    shown = []
+    for word, (kind, secret) in zip(words, _argv_parts(words), strict=True):
+        if kind == "value":
+            shown.append(REDACTED)
+        elif kind in ("flag=", "name=") and secret:
+            shown.append(word[: len(word) - len(secret)] + REDACTED)
+        elif kind == "url":
+            shown.append(redact_url(word))
+        else:
+            shown.append(word)
+    return shown
+
+
+def argv_secrets(words: Iterable[str]) -> list[str]:
+    """The secret values :func:`redact_argv` hides, to redact wherever else they turn up
+    (an error quoting the command, the server's own log lines) (pure)."""
+    words = list(words)
+    found = [secret for kind, secret in _argv_parts(words) if secret]
+    found += [value for word in words if "://" in word for value in url_secrets(word)]
+    return _longest_first(found)
 
 
 # ----- the environment ----------------------------------------------------------------------
@@ -210,8 +364,31 @@ def forget_known_secrets() -> None:
 # ----- logging ------------------------------------------------------------------------------
 
 
+# What users typed reaches logs inside exception texts: a SQL statement's parameters (an
+# engine that does not hide them) and pydantic's quoted input. Neither is a secret to look
+# up, so both are cut by their shape. The parameters run to SQLAlchemy's "(Background on
+# this error" line, or to the end of the text.
+_SQL_PARAMETERS = re.compile(r"\[parameters: .*?(?=\n\(Background on this error|\Z)", re.S)
+_PYDANTIC_INPUT = re.compile(r"input_value=.*?, input_type=", re.S)
+
+
+def hide_user_content(text: str) -> str:
+    """``text`` without the parts that carry what a user typed: SQL statement parameters
+    and pydantic's quoted input (pure)."""
+    if "[parameters: " in text:
+        text = _SQL_PARAMETERS.sub("[parameters: hidden]", text)
+    if "input_value=" in text:
+        text = _PYDANTIC_INPUT.sub("input_value=[hidden], input_type=", text)
+    return text
+
+
 def _mentions(text: str, secrets: list[str]) -> bool:
-    return "://" in text or any(secret in text for secret in secrets)
+    return ("://" in text or "[parameters: " in text or "input_value=" in text
+            or bool(secret_spans(text, secrets)))
+
+
+def _clean(text: str, secrets: list[str]) -> str:
+    return hide_user_content(redact_text(text, secrets))
 
 
 def _redact_record(record: logging.LogRecord) -> None:
@@ -221,18 +398,18 @@ def _redact_record(record: logging.LogRecord) -> None:
     except Exception:  # noqa: BLE001 - a malformed record; logging reports it when emitted
         message = ""
     if _mentions(message, secrets):
-        clean = redact_text(message, secrets)
+        clean = _clean(message, secrets)
         if clean != message:
             record.msg, record.args = clean, ()
     if record.exc_info and record.exc_info[1] is not None and not record.exc_text:
         trace = logging.Formatter().formatException(record.exc_info)
-        clean = redact_text(trace, secrets) if _mentions(trace, secrets) else trace
+        clean = _clean(trace, secrets) if _mentions(trace, secrets) else trace
         if clean != trace:
             # Formatters print exc_text as it is; the exception itself must not reach a
             # handler that renders it again (rich tracebacks, error trackers).
             record.exc_text, record.exc_info = clean, None
     if record.stack_info and _mentions(record.stack_info, secrets):
-        record.stack_info = redact_text(record.stack_info, secrets)
+        record.stack_info = _clean(record.stack_info, secrets)
 
 
 class _RedactingRecordFactory:

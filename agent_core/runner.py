@@ -220,7 +220,7 @@ class ThreadRunner:
         """
         thread_id = setup.thread_id
         self._active.add(thread_id)
-        waits = False
+        waits = idle = False
         unanswered = True
         try:
             # Each check and the lock are one trip off the loop: under load every trip
@@ -245,10 +245,21 @@ class ThreadRunner:
                         if cancel.is_set():
                             break
                         due, waits = await asyncio.to_thread(turn_due, setup)
+                except BaseException:
+                    idle = True
+                    raise
                 finally:
+                    # A drain that ends here (stopped, closed, failed) is idle before it
+                    # lets the lock go: a message sent meanwhile starts a run of its own,
+                    # which waits for the lock, instead of being queued for this one,
+                    # which would never look at the queue again.
+                    if idle or cancel.is_set():
+                        idle = True
+                        self._idle(thread_id)
                     await asyncio.to_thread(lock.__exit__, None, None, None)
         finally:
-            self._idle(thread_id)
+            if not idle:
+                self._idle(thread_id)
         if waits:
             for record in await asyncio.to_thread(setup.store.pending, thread_id):
                 yield events.queued(pending_id=record.id, content=record.content)

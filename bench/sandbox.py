@@ -1,7 +1,8 @@
 """Sandbox overhead: `true` in the sandbox vs a plain subprocess, on the same workspace.
 
 A workspace of 200 files, 2 MB in all. Each sandboxed sample is a whole run as the agent's
-tool pays it (materialize the files, start bubblewrap, run, scan and diff for write-back);
+tool pays it (pack the files, start bubblewrap, unpack them in its tmpfs, run, kill what is
+left, read the workspace back and diff it for write-back, with the memory watchdog on);
 each plain sample writes the same files into a directory and runs `true` there with
 ``subprocess.run``. Both are timed side by side in one run, interleaved, and printed as
 medians, p95 and the ratio.
@@ -20,7 +21,6 @@ import time
 from pathlib import Path
 
 from agent_core.sandbox import Sandbox, sandbox_unavailable_reason
-from agent_core.sandbox.workspace_dir import materialize
 from bench._shared import median, p95
 
 FILES, TOTAL_BYTES, REPEAT = 200, 2_000_000, 40
@@ -37,7 +37,9 @@ def workspace() -> dict[str, str]:
 def plain_run(files: dict[str, str]) -> None:
     root = Path(tempfile.mkdtemp(prefix="bench-plain-"))
     try:
-        materialize(root, files)
+        for path, text in files.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text, encoding="utf-8")
         subprocess.run(["/bin/sh", "-c", "true"], cwd=root, check=True)
     finally:
         shutil.rmtree(root)

@@ -15,6 +15,7 @@ from chat_app.states.admin_state import AdminState
 from chat_app.states.chat import ChatState
 from chat_app.states.chat_assistant import ChatAssistantState
 from chat_app.states.commands_notice import CommandsNoticeState
+from chat_app.states.failure_toast import backend_exception_handler
 from chat_app.states.fork_state import ForkState
 from chat_app.states.import_state import ReplayState
 from chat_app.states.left_tabs import evict_left_tabs
@@ -52,6 +53,8 @@ app = rx.App(
     # newest rows, which are what a toast announces (a new session's divider); at the very
     # top the title and the context meter.
     toaster=rx.toast.provider(position="top-right", close_button=True),
+    # A failed event says why in plain words (the database is full, read-only, gone...).
+    backend_exception_handler=backend_exception_handler,
 )
 
 
@@ -100,10 +103,12 @@ async def _hand_turns_to_a_process() -> None:
 
 
 async def _resume_queued_messages() -> None:
-    """Answer messages that were queued but not delivered when the backend last stopped."""
+    """Answer once more the messages whose turns a crash cut (chat_app.services.cut_turns),
+    then the messages that were queued but not delivered when the backend last stopped."""
     from chat_app.services.chat import resume_all_queued
+    from chat_app.services.cut_turns import resume_cut_turns
 
-    await resume_all_queued()
+    await resume_all_queued(skip=await resume_cut_turns())
 
 
 app.register_lifespan_task(_migrate_database)

@@ -1,7 +1,9 @@
 """Run one command in bubblewrap over a copy of a workspace and collect what it changed.
 
 The I/O edge of the sandbox: the decisions (command line, environment, write-back) are the
-pure functions of :mod:`agent_core.sandbox.argv` and :mod:`agent_core.sandbox.changes`.
+pure functions of :mod:`agent_core.sandbox.argv` and :mod:`agent_core.sandbox.changes`;
+the workspace travels as tar streams (:mod:`agent_core.sandbox.workspace_dir`) and the
+memory of the command's processes is watched from here (:mod:`agent_core.sandbox.watchdog`).
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ import resource
 import secrets
 import shutil
 import signal
+import socket
 import sys
-import tempfile
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from agent_core.errors import SandboxUnavailable
-from agent_core.sandbox import workspace_dir
+from agent_core.sandbox import watchdog, workspace_dir
 from agent_core.sandbox.argv import (
     ETC_FILES,
     NETWORK_ETC_FILES,
@@ -30,18 +33,26 @@ from agent_core.sandbox.argv import (
     sandbox_env,
 )
 from agent_core.sandbox.changes import workspace_changes
-from agent_core.sandbox.result import SandboxLimits, SandboxResult
+from agent_core.sandbox.result import SandboxLimits, SandboxResult, WorkspaceChanges
 
 __all__ = ["Sandbox", "find_bwrap"]
 
 _CHUNK = 64 * 1024
 _KILL_GRACE_SECONDS = 5.0
+# After a stop (time, output, memory): how long the sandbox has to kill the command and
+# write the workspace back before it is killed whole (and nothing is written back).
+_READBACK_SECONDS = 15.0
+# Entries read back at most, of any kind: past it the run is refused as a whole.
+_MAX_ENTRIES_PER_FILE_KEPT = 10
+# Slack below the workspace's size at which it counts as full (tmpfs rounds to pages).
+_FULL_SLACK_BYTES = 256 * 1024
 _log = logging.getLogger(__name__)
 # When the app runs as root, each run gets its own unprivileged uid from this range: the
 # kernel never applies the process limit to root, and host files readable by root alone
 # stay unreadable even through a bind mount.
 _UID_BASE, _UID_SPAN = 200_000, 60_000
 _EXIT_TIMED_OUT = 124
+_EXIT_KILLED = 128 + signal.SIGKILL
 
 
 def find_bwrap() -> str:
@@ -63,14 +74,22 @@ def find_bwrap() -> str:
     return found
 
 
-def find_prlimit() -> str:
-    """util-linux's ``prlimit`` among the system directories the sandbox shows."""
-    found = shutil.which("prlimit", path="/usr/bin:/bin:/usr/sbin:/sbin")
+def _system_tool(name: str, why: str) -> str:
+    """``name`` among the system directories the sandbox shows, or SandboxUnavailable."""
+    found = shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin")
     if found is None:
-        raise SandboxUnavailable(
-            "prlimit (util-linux) is not installed: the sandbox needs it to limit processes"
-        )
+        raise SandboxUnavailable(f"{name} is not installed: the sandbox needs it {why}")
     return found
+
+
+def find_prlimit() -> str:
+    """util-linux's ``prlimit``, which sets the process limit inside the sandbox."""
+    return _system_tool("prlimit", "to limit processes (util-linux)")
+
+
+def find_tar() -> str:
+    """``tar``, which carries the workspace into the sandbox and back."""
+    return _system_tool("tar", "to carry the workspace in and out")
 
 
 def _reachable_by_others(path: str) -> bool:
@@ -118,6 +137,18 @@ def _limit_process(limits: SandboxLimits, uid: int | None) -> Callable[[], None]
     return apply
 
 
+@dataclass
+class _Stop:
+    """Why the host stopped a command (none of these: it ended by itself)."""
+
+    timed_out: bool = False
+    output: bool = False
+    memory_used: int = 0
+
+    def __bool__(self) -> bool:
+        return self.timed_out or self.output or bool(self.memory_used)
+
+
 class Sandbox:
     """Runs shell commands isolated from the host, over a workspace given as ``{path: text}``.
 
@@ -150,78 +181,139 @@ class Sandbox:
     ) -> SandboxResult:
         """As :meth:`run`; cancelling the awaiting task kills the command's whole process
         tree before the cancellation goes on (nothing is written back then)."""
-        bwrap = find_bwrap()
-        root = Path(tempfile.mkdtemp(prefix="baton-workspace-"))
-        try:
-            before = workspace_dir.materialize(root, files)
-            uid = None
-            if os.geteuid() == 0:
-                uid = _UID_BASE + secrets.randbelow(_UID_SPAN)
-                workspace_dir.hand_over(root, uid)
-            system = _host_layout(network=self.network, python_env=self.python_env,
-                                  dropped=uid is not None)
-            python_bin = f"{sys.prefix}/bin"
-            prefixes = [python_bin] if any(p.path == sys.prefix for p in system) else []
-            argv = bwrap_argv(
-                bwrap, workspace=str(root), command=command, network=self.network,
-                system=system, env=sandbox_env(extra_path=prefixes),
-                tmp_bytes=self.limits.tmp_bytes, prlimit=find_prlimit(),
-                processes=self.limits.processes,
-            )
-            status, output, timed_out, truncated = await self._execute(
-                argv, uid, self.limits.timeout if timeout is None else timeout
-            )
-            after = workspace_dir.scan(root, limit=self.limits.writeback_bytes)
-            changes = workspace_changes(before, after, limit=self.limits.writeback_bytes)
-            return SandboxResult(exit_status=status, output=output, changes=changes,
-                                 timed_out=timed_out, output_truncated=truncated)
-        finally:
-            workspace_dir.remove(root)
-
-    async def _execute(
-        self, argv: list[str], uid: int | None, timeout: float
-    ) -> tuple[int, str, bool, bool]:
-        # bubblewrap itself gets an empty environment: --clearenv only clears the command's,
-        # and bubblewrap's own process stays visible inside as pid 1, whose /proc/1/environ
-        # would otherwise hand the command the app's keys and database URL.
-        process = await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, preexec_fn=_limit_process(self.limits, uid),
-            start_new_session=True, env={},
+        limits = self.limits
+        bwrap, prlimit, tar = find_bwrap(), find_prlimit(), find_tar()
+        before = workspace_dir.placeable(files)
+        uid = _UID_BASE + secrets.randbelow(_UID_SPAN) if os.geteuid() == 0 else None
+        system = _host_layout(network=self.network, python_env=self.python_env,
+                              dropped=uid is not None)
+        python_bin = f"{sys.prefix}/bin"
+        prefixes = [python_bin] if any(p.path == sys.prefix for p in system) else []
+        room = workspace_dir.tmpfs_bytes(before) + limits.disk_bytes
+        argv = bwrap_argv(
+            bwrap, command=command, network=self.network, system=system,
+            env=sandbox_env(extra_path=prefixes), tmp_bytes=limits.tmp_bytes,
+            shm_bytes=limits.shm_bytes, prlimit=prlimit,
+            tar=tar, processes=limits.processes, workspace_bytes=room,
         )
-        output = bytearray()
-        timed_out = truncated = False
-        try:
-            async with asyncio.timeout(timeout):
-                truncated = await _read_capped(process, output, self.limits.output_bytes)
-        except TimeoutError:
-            timed_out = True
-        finally:
-            # Also on cancellation (Stop): bubblewrap's own process group dies, its pid 1
-            # follows (--die-with-parent) and the kernel kills the rest of the namespace.
-            if process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-            # Bounded: a turn (or asyncio.run's clean-up after a cancellation) must never
-            # wait forever on an exit the event loop fails to see.
+        host_end, sandbox_end = socket.socketpair()
+        with host_end:
             try:
-                await asyncio.wait_for(asyncio.shield(process.wait()), _KILL_GRACE_SECONDS)
-            except TimeoutError:
-                _log.warning("sandbox process %s not reaped %ss after SIGKILL", process.pid,
-                             _KILL_GRACE_SECONDS)
+                # bubblewrap itself gets an empty environment: --clearenv only clears the
+                # command's, and a process of the sandbox could otherwise read bubblewrap's
+                # /proc/<pid>/environ and find the app's keys and database URL.
+                process = await asyncio.create_subprocess_exec(
+                    *argv, stdin=sandbox_end, stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.STDOUT, preexec_fn=_limit_process(limits, uid),
+                    start_new_session=True, env={},
+                )
+            finally:
+                sandbox_end.close()
+            readback = asyncio.ensure_future(asyncio.to_thread(
+                workspace_dir.exchange, host_end, workspace_dir.pack(before), before=before,
+                limit=limits.writeback_bytes,
+                max_entries=limits.writeback_files * _MAX_ENTRIES_PER_FILE_KEPT,
+                max_changed_bytes=limits.writeback_total_bytes,
+                idle_seconds=(timeout or limits.timeout) + _READBACK_SECONDS + 30,
+            ))
+            output = bytearray()
+            try:
+                stop, ended = await self._supervise(
+                    process, output, limits.timeout if timeout is None else timeout)
+            except BaseException:
+                readback.cancel()  # its thread ends at the socket's end, once all is dead
+                await _kill(process)
+                raise
+            finally:
+                if process.returncode is None:
+                    await _kill(process)
+            back = await readback
         code = process.returncode if process.returncode is not None else -signal.SIGKILL
-        status = _EXIT_TIMED_OUT if timed_out else (128 - code if code < 0 else code)
-        text = bytes(output[: self.limits.output_bytes]).decode("utf-8", errors="replace")
-        return status, text, timed_out, truncated
+        status = 128 - code if code < 0 else code
+        if stop:
+            status = _EXIT_TIMED_OUT if stop.timed_out else _EXIT_KILLED
+        if not ended:  # killed before it wrote the workspace back: a partial tar is no list
+            changes = WorkspaceChanges(skipped=(
+                "the sandbox did not write the workspace back in time; nothing was written "
+                "back",))
+        elif back.problem:
+            changes = WorkspaceChanges(skipped=(back.problem,))
+        else:
+            changes = workspace_changes(
+                before, back.entries, limit=limits.writeback_bytes,
+                max_files=limits.writeback_files, max_bytes=limits.writeback_total_bytes)
+        full = ended and not back.problem and back.used_bytes >= room - _FULL_SLACK_BYTES
+        text = bytes(output[: limits.output_bytes]).decode("utf-8", errors="replace")
+        return SandboxResult(
+            exit_status=status, output=text, changes=changes, timed_out=stop.timed_out,
+            output_truncated=stop.output, disk_limit=limits.disk_bytes if full else 0,
+            memory_limit=limits.total_memory_bytes if stop.memory_used else 0)
+
+    async def _supervise(
+        self, process: asyncio.subprocess.Process, output: bytearray, timeout: float
+    ) -> tuple[_Stop, bool]:
+        """Read the output until the sandbox ends, stopping the command at a limit; returns
+        why it was stopped, and whether the sandbox ended by itself (it then wrote the
+        workspace back) rather than being killed."""
+        stop = _Stop()
+        reading = asyncio.ensure_future(_read_capped(process, output, self.limits.output_bytes))
+        memory = asyncio.ensure_future(
+            watchdog.memory_over(process.pid, self.limits.total_memory_bytes))
+        try:
+            done, _ = await asyncio.wait({reading, memory}, timeout=timeout,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if reading in done and not reading.result():
+                return stop, True  # the command ended, the workspace was written back
+            stop.timed_out = not done
+            stop.output = reading in done
+            stop.memory_used = memory.result() if memory in done else 0
+            _ask_to_stop(process.pid)
+            if stop.output:  # keep the pipe flowing, so nothing blocks on a full one
+                reading = asyncio.ensure_future(_read_capped(process, bytearray(), None))
+            try:
+                await asyncio.wait_for(process.wait(), _READBACK_SECONDS)
+            except TimeoutError:
+                return stop, False
+            return stop, True
+        finally:
+            for task in (reading, memory):
+                task.cancel()
+            await asyncio.gather(reading, memory, return_exceptions=True)
+
+
+def _ask_to_stop(bwrap_pid: int) -> None:
+    """Send the sandbox's pid 1 (the holder, bubblewrap's child) the signal that kills the
+    command and has the workspace written back."""
+    for pid in watchdog.children(bwrap_pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGUSR1)
+
+
+async def _kill(process: asyncio.subprocess.Process) -> None:
+    """Kill the sandbox whole: bubblewrap's process group dies, its pid 1 follows
+    (--die-with-parent) and the kernel kills the rest of the namespace."""
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    # Bounded: a turn (or asyncio.run's clean-up after a cancellation) must never wait
+    # forever on an exit the event loop fails to see.
+    try:
+        await asyncio.wait_for(asyncio.shield(process.wait()), _KILL_GRACE_SECONDS)
+    except TimeoutError:
+        _log.warning("sandbox process %s not reaped %ss after SIGKILL", process.pid,
+                     _KILL_GRACE_SECONDS)
 
 
 async def _read_capped(
-    process: asyncio.subprocess.Process, output: bytearray, cap: int
+    process: asyncio.subprocess.Process, output: bytearray, cap: int | None
 ) -> bool:
     """Read the command's output until it ends; True when it passed ``cap`` (then it is
-    killed: a command printing without end would otherwise run until its timeout)."""
+    stopped: a command printing without end would otherwise run until its timeout).
+    ``cap=None`` reads and drops everything."""
     assert process.stdout is not None
     while chunk := await process.stdout.read(_CHUNK):
+        if cap is None:
+            continue
         output += chunk
         if len(output) > cap:
             return True

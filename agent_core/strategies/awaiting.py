@@ -10,7 +10,10 @@ read from the stored rows, not from who delivered what:
 * the session's last user row is followed by no reply (an ``assistant`` or ``tool`` row), and
 * no turn ended on it without one: a turn that failed (a provider error, a second overflow)
   or was stopped before the model said anything stores a marker row (:data:`TURN_FAILED`,
-  :data:`TURN_STOPPED`), and that counts as its turn having run.
+  :data:`TURN_STOPPED`), and that counts as its turn having run;
+* it was not tried again after a crash already (:data:`TURN_RESUMED`, stored by the start-up
+  that answers a turn a crash cut once more): a message that kills the process is tried
+  twice at most, never again by opening its chat.
 
 The markers are what keep a failing provider from being asked again and again: a message
 whose turn failed is not due any more; the user asks again by sending (or Regenerate once a
@@ -23,13 +26,16 @@ from collections.abc import Sequence
 
 from agent_core.records import RowMark
 
-__all__ = ["TURN_FAILED", "TURN_STOPPED", "TURN_ENDS", "REPLY_ROLES", "awaits_reply"]
+__all__ = ["TURN_FAILED", "TURN_STOPPED", "TURN_RESUMED", "TURN_ENDS", "REPLY_ROLES",
+           "awaits_reply"]
 
 #: ``meta["event"]`` of the marker a turn that failed before (or after) replying stores.
 TURN_FAILED = "turn_failed"
 #: ``meta["event"]`` of the marker a turn stopped before the model's first words stores.
 TURN_STOPPED = "turn_stopped"
-TURN_ENDS = (TURN_FAILED, TURN_STOPPED)
+#: ``meta["event"]`` of the note a start-up stores before it answers a cut turn once more.
+TURN_RESUMED = "turn_resumed"
+TURN_ENDS = (TURN_FAILED, TURN_STOPPED, TURN_RESUMED)
 #: Rows that are the model's answer to what came before them.
 REPLY_ROLES = ("assistant", "tool")
 

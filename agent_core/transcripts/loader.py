@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from itertools import accumulate
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from agent_core.errors import TranscriptFormatError
 from agent_core.transcripts.aider import load_aider, looks_like_aider
@@ -13,7 +17,19 @@ from agent_core.transcripts.openai_chat import load_openai_chat
 from agent_core.transcripts.swe_agent import load_swe_agent
 from agent_core.transcripts.transcript import Transcript
 
-__all__ = ["FORMATS", "detect_format", "load_transcript", "parse_transcript"]
+__all__ = ["FORMATS", "MAX_JSON_DEPTH", "detect_format", "json_depth", "load_transcript",
+           "parse_transcript"]
+
+#: Deepest nesting of JSON arrays and objects a session file may have. Real sessions stay
+#: near ten (a record, its message, its content blocks, a tool's arguments); Python's parser
+#: and everything after it recurse once per level, so a deeper file is refused up front.
+MAX_JSON_DEPTH = 100
+# Only brackets, quotes, escapes and line ends matter to the depth: the rest is dropped
+# in one pass of bytes.translate before anything is looked at.
+_KEPT = frozenset(b'[]{}"\\\n')
+_DROPPED = bytes(byte for byte in range(256) if byte not in _KEPT)
+_ESCAPE = re.compile(rb"\\.")
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 FORMATS: dict[str, Callable[[Path, str], Transcript]] = {
     "claude_code": load_claude_code,
@@ -43,13 +59,43 @@ def parse_transcript(text: str, path: str | Path, format: str = "auto") -> Trans
     """:func:`load_transcript` over text already read (an upload); ``path`` is only its name,
     used to pick the importer by extension and in error messages."""
     path = Path(path)
+    # Before the format is even guessed: guessing parses the first records.
+    depth = json_depth(text) if text.lstrip()[:1] in ("[", "{") else 0
+    if depth > MAX_JSON_DEPTH:
+        raise TranscriptFormatError(
+            f"its JSON is nested {depth:,} levels deep; a session file nests at most "
+            f"{MAX_JSON_DEPTH} (arrays and objects inside each other), so this is not one",
+            path=str(path),
+        )
     chosen = detect_format(path, text) if format == "auto" else format
     if chosen not in FORMATS:
         raise TranscriptFormatError(
             f"unknown transcript format {format!r}; expected one of {sorted(FORMATS)} or 'auto'",
             path=str(path),
         )
-    return FORMATS[chosen](path, text)
+    try:
+        return FORMATS[chosen](path, text)
+    except TranscriptFormatError:
+        raise
+    except (RecursionError, ValidationError, TypeError, ValueError, KeyError,
+            AttributeError) as exc:
+        # A file of the right outline with the wrong insides (a message that is no message):
+        # refused in words, like any malformed file, rather than escaping as a crash.
+        raise TranscriptFormatError(
+            f"its {chosen} records do not hold what such a session holds "
+            f"({type(exc).__name__})", path=str(path),
+        ) from exc
+
+
+def json_depth(text: str) -> int:
+    """How deep arrays and objects nest in ``text`` (JSON, or JSON lines), counted without
+    parsing it, in time linear in its length (pure). A JSON string never spans a line, so
+    quotes pair up within each line; brackets between a pair are a string's, not nesting."""
+    reduced = text.encode("utf-8", "surrogatepass").translate(None, _DROPPED)
+    if b"\\" in reduced:
+        reduced = _ESCAPE.sub(b"", reduced)
+    outside = b"".join(b"".join(line.split(b'"')[::2]) for line in reduced.split(b"\n"))
+    return max(0, max(accumulate(map(_STEP.__getitem__, outside)), default=0))
 
 
 def detect_format(path: Path, text: str) -> str:

@@ -179,8 +179,11 @@ def _queue_writers(engine: Engine) -> None:
 
 
 def _build(url: str) -> Engine:
+    # A statement's parameters are what users typed: they never go into an error's text
+    # (which reaches logs and, unless caught, pages).
     if url.startswith("sqlite"):
-        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
+        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False},
+                                  "hide_parameters": True}
         if url in ("sqlite://", "sqlite:///:memory:"):
             # Every connection to ":memory:" is a new empty database; share one.
             kwargs["poolclass"] = StaticPool
@@ -193,7 +196,7 @@ def _build(url: str) -> Engine:
         engine = create_engine(url, **kwargs)
         _configure_sqlite(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True, **pool_settings())
+    return create_engine(url, pool_pre_ping=True, hide_parameters=True, **pool_settings())
 
 
 def get_engine(url: str | None = None) -> Engine:

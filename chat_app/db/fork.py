@@ -46,8 +46,8 @@ def copy_thread(db: Session, source: Thread, target: Thread, before_seq: int) ->
         _copy_rows(db, old, copy, target.id, before_seq)
     files = {row.path: row for row in db.exec(select(ThreadFile).where(
         ThreadFile.thread_id == source.id))}
-    db.add_all(ThreadFile(thread_id=target.id, path=path, content=files[path].content)
-               for path in kept_files(files, last.number))
+    db.add_all(ThreadFile(thread_id=target.id, path=name, content=files[path].content)
+               for name, path in kept_files(files, last.number).items())
     target.next_seq = before_seq
     db.flush()
     return [session_record(copy) for copy in copies]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlmodel import Session, col, select
 
 from agent_core.mcp_servers import McpServer
-from agent_core.redaction import redact_url
+from agent_core.redaction import redact_argv, redact_url
 from chat_app.db.models import AssistantChange, AssistantMcpServer, utcnow
 
 __all__ = ["list_mcp_servers", "add_mcp_server", "remove_mcp_server", "as_server"]
@@ -24,9 +24,10 @@ def list_mcp_servers(*, session: Session, assistant_id: str) -> list[AssistantMc
 
 
 def _place(server: AssistantMcpServer) -> str:
-    # A URL may carry a credential (?token=…): the history keeps where, never the key.
-    return (" ".join([server.command, *server.args]) if server.transport == "stdio"
-            else redact_url(server.url))
+    # A URL (?token=…) or a command line (--token …) may carry a credential: the history
+    # keeps where, never the key.
+    return (" ".join([server.command, *redact_argv(server.args or [])])
+            if server.transport == "stdio" else redact_url(server.url))
 
 
 def add_mcp_server(*, session: Session, server: AssistantMcpServer) -> bool:

@@ -9,14 +9,14 @@ are decided by one writer at a time per thread, and always in the same lock orde
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from sqlalchemy import exists, func, insert, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from agent_core.client_order import client_order, queue_slots
@@ -33,7 +33,7 @@ from agent_core.records import (
     utcnow,
 )
 from agent_core.validation import sanitize_text
-from agent_core.workspace import MAX_PATH_CHARS
+from agent_core.workspace import stored_path
 from chat_app.db.convert import (
     clean,
     message_columns,
@@ -46,6 +46,7 @@ from chat_app.db.convert import (
     stored_message,
 )
 from chat_app.db.engine import write_engine
+from chat_app.db.failures import DatabaseFailure, database_failure
 from chat_app.db.fork import copy_thread
 from chat_app.db.lease import TurnLeaseHold, check_fence, turn_lease
 from chat_app.db.locks import named_lock
@@ -58,6 +59,8 @@ from chat_app.db.models import (
     ThreadFile,
 )
 from chat_app.db.search import search_message_rows
+
+_log = logging.getLogger(__name__)
 
 __all__ = ["SqlStore"]
 
@@ -80,6 +83,9 @@ class SqlStore:
         self._fault_hook: Callable[[str], None] | None = None
         # PostgreSQL: the turn leases this store holds now, checked by every turn write.
         self._leases: dict[str, TurnLeaseHold] = {}
+        # Threads whose queued messages a turn of this process took: their answering mark
+        # is cleared when the turn lets the thread go.
+        self._answering: set[str] = set()
 
     # plumbing -----------------------------------------------------------------
     @contextmanager
@@ -88,22 +94,12 @@ class SqlStore:
             with Session(self._writer if write else self._engine, expire_on_commit=False) as db:
                 yield db
                 db.commit()
-        except PoolTimeout as exc:
-            raise StoreError(
-                "The database is busy (every connection of this worker is in use); nothing "
-                "was stored. Try again in a moment."
-            ) from exc
-        except OperationalError as exc:
-            raise StoreError(
-                "The database cannot be reached or refused to write (it may be down, full or "
-                "read-only); nothing was stored. Try again once it is back."
-            ) from exc
         # OverflowError: sqlite3 refuses integers beyond 64 bits before SQLAlchemy sees them.
         except (SQLAlchemyError, OverflowError) as exc:
-            reason = getattr(exc, "orig", None) or exc
-            raise StoreError(
-                f"The database refused the change; nothing was stored ({reason})."
-            ) from exc
+            # In plain words: the driver's text quotes SQL, and may quote what was typed.
+            failure = database_failure(exc) or DatabaseFailure("refused", "The database "
+                                                               "refused the change", "")
+            raise StoreError(failure.text(nothing_stored=True)) from exc
 
     def _fault(self, step: str) -> None:
         if self._fault_hook is not None:
@@ -165,7 +161,8 @@ class SqlStore:
             raise StoreError("session belongs to another thread")
 
     def _insert_rows(self, db: Session, thread_id: str, values: list[dict[str, Any]], *,
-                     session_id: str | None = None) -> list[StoredMessage]:
+                     session_id: str | None = None,
+                     answering: bool = False) -> list[StoredMessage]:
         """Number and insert rows made by :func:`message_values` before the transaction.
 
         The turn writes of every chat of a worker queue for SQLite's one write lock, so what
@@ -181,9 +178,12 @@ class SqlStore:
         if session_id is not None:
             counter = counter.where(exists().where(sessions.c.id == session_id,
                                                    sessions.c.thread_id == thread_id))
+        changes: dict[str, Any] = {"next_seq": threads.c.next_seq + len(values),
+                                   "updated_at": utcnow()}
+        if answering:  # in the same statement: the first of these rows, unless one waits
+            changes["answering_seq"] = func.coalesce(threads.c.answering_seq, threads.c.next_seq)
         end = db.execute(
-            counter.values(next_seq=threads.c.next_seq + len(values), updated_at=utcnow())
-            .returning(threads.c.next_seq)
+            counter.values(**changes).returning(threads.c.next_seq)
         ).scalar_one_or_none()
         if end is None:
             if session_id is not None:
@@ -338,11 +338,8 @@ class SqlStore:
     @staticmethod
     def _put_file(db: Session, thread_id: str, path: str, content: str) -> None:
         # Callers hold the thread lock, so get-then-insert cannot race another writer.
-        path, content = sanitize_text(path), sanitize_text(content)
-        if len(path) > MAX_PATH_CHARS:  # SQLite would store it; PostgreSQL's varchar refuses
-            raise StoreError(
-                f"the path is longer than {MAX_PATH_CHARS} characters; nothing was stored"
-            )
+        # Every way into a workspace ends here: the one path rule is checked at the door.
+        path, content = stored_path(path), sanitize_text(content)
         row = db.get(ThreadFile, (thread_id, path))
         if row is None:
             db.add(ThreadFile(thread_id=thread_id, path=path, content=content))
@@ -436,6 +433,10 @@ class SqlStore:
                        meta=delivered_meta(row.id, queued=queued))
             for row in waiting
         ]
+        if waiting:  # marked as answering them, as deliver_pending does
+            if thread.answering_seq is None:
+                thread.answering_seq = thread.next_seq
+            self._answering.add(thread.id)
         return self._store_rows(db, thread, session_id, messages)
 
     def deliver_pending(
@@ -458,11 +459,14 @@ class SqlStore:
             pending = PendingMessage.__table__
             db.execute(update(pending).where(pending.c.id.in_([row.id for row in waiting]))
                        .values(delivered_session_id=session_id))
+            # The thread is marked as answering them until the turn lets it go: a crash
+            # leaves the mark, and the next start-up answers them once more.
+            self._answering.add(thread_id)
             return self._insert_rows(db, thread_id, [
                 message_values(thread_id, session_id, NewMessage(
                     role="user", content=row.content,
                     meta=delivered_meta(row.id, queued=queued)))
-                for row in waiting])
+                for row in waiting], answering=True)
 
     @staticmethod
     def _undelivered(thread_id: str, *columns: Any) -> Any:
@@ -560,9 +564,32 @@ class SqlStore:
         for the turn, and a turn whose lease was lost cannot write. SQLite: an ``flock``
         beside the database, which only the holder's death releases.
         """
-        if self._engine.dialect.name == "postgresql":
-            return self._leased_turn(thread_id)
-        return named_lock(self._engine, f"turn:{thread_id}")
+        return self._marked_turn(thread_id)
+
+    @contextmanager
+    def _marked_turn(self, thread_id: str) -> Iterator[None]:
+        lock = (self._leased_turn(thread_id) if self._engine.dialect.name == "postgresql"
+                else named_lock(self._engine, f"turn:{thread_id}"))
+        with lock:
+            try:
+                yield
+            finally:
+                # Before the thread is let go: whoever takes it next finds no mark of a
+                # turn that ended (answered, stopped or failed: anything but a crash).
+                if thread_id in self._answering:
+                    self._answering.discard(thread_id)
+                    self._clear_answering(thread_id)
+
+    def _clear_answering(self, thread_id: str) -> None:
+        threads = Thread.__table__
+        try:
+            with self._tx(write=True) as db:
+                db.execute(update(threads).where(threads.c.id == thread_id)
+                           .values(answering_seq=None))
+        except StoreError:
+            # The turn ended all the same; the mark left makes the next start-up look at
+            # the thread, which then finds its message answered and leaves it.
+            _log.warning("could not clear the answering mark of thread %s", thread_id)
 
     @contextmanager
     def _leased_turn(self, thread_id: str) -> Iterator[None]:
@@ -572,3 +599,25 @@ class SqlStore:
                 yield
             finally:
                 self._leases.pop(thread_id, None)
+
+    # turns cut by a crash -------------------------------------------------------
+    def cut_turns(self) -> list[tuple[str, str]]:
+        """(thread id, owner) of every thread marked as answering: a turn of it runs now,
+        in some process, or was cut by a crash. :meth:`take_cut_turn` tells which."""
+        with self._tx(write=False) as db:
+            rows = db.exec(select(Thread.id, Thread.owner)
+                           .where(col(Thread.answering_seq).is_not(None)))
+            return [(row[0], row[1]) for row in rows]
+
+    def take_cut_turn(self, thread_id: str) -> int | None:
+        """Hold the thread's turn lock while calling this: the seq of the first message the
+        cut turn had taken (its mark removed, so it is taken once), or None when no turn
+        was cut (the mark of a turn that was running went when it let the thread go)."""
+        threads = Thread.__table__
+        with self._tx(write=True) as db:
+            seq = db.execute(select(threads.c.answering_seq)
+                             .where(threads.c.id == thread_id)).scalar_one_or_none()
+            if seq is not None:
+                db.execute(update(threads).where(threads.c.id == thread_id)
+                           .values(answering_seq=None))
+            return seq

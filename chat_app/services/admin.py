@@ -30,6 +30,7 @@ from agent_core.models import model_info
 from agent_core.policy import make_policy
 from agent_core.providers.real import PROVIDERS
 from agent_core.providers.registry import SIMULATOR_NAMES, registry_name, resolve_model
+from agent_core.redaction import redact_argv
 from agent_core.sandbox import sandbox_unavailable_reason
 from chat_app.db import repo
 from chat_app.db.engine import write_engine, write_session
@@ -511,8 +512,17 @@ def history(grant: str | None, assistant_id: str) -> list[ChangeView]:
     """The assistant's changes, newest first."""
     _require(grant)
     with _read() as db:
-        return [ChangeView(field=c.field, previous=c.previous, new=c.new, changed_at=c.changed_at)
+        return [ChangeView(field=c.field, previous=_shown_change(c.field, c.previous),
+                           new=_shown_change(c.field, c.new), changed_at=c.changed_at)
                 for c in repo.list_assistant_changes(session=db, assistant_id=assistant_id)]
+
+
+def _shown_change(field: str, value: str | None) -> str | None:
+    """An MCP server's change as shown: a secret on its command line redacted, also in rows
+    written before commands were redacted when stored."""
+    if field != "mcp_server" or not value:
+        return value
+    return " ".join(redact_argv(value.split(" ")))
 
 
 def delete_assistant(grant: str | None, assistant_id: str, move_to: str) -> int:

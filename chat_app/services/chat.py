@@ -40,7 +40,8 @@ from chat_app.services.threads import misconfigured
 from chat_app.services.titles import DEFAULT_TITLE, title_from_message
 from chat_app.services.views import TimelineItem
 
-__all__ = ["send_message", "send_here", "resume_here", "OWNED", "run_handoff", "resume_queued", "resume_detached", "stop", "validate_message",
+__all__ = ["send_message", "send_here", "resume_here", "OWNED", "run_handoff", "resume_queued",
+           "resume_detached", "FIRST_MESSAGE_GRACE_SECONDS", "stop", "validate_message",
            "parse_command", "new_run_id", "check_fits", "answer_waiting"]
 
 _log = logging.getLogger(__name__)
@@ -349,48 +350,53 @@ async def _send_prepared(prepared: _Prepared, thread_id: str,
         await asyncio.to_thread(_touch, thread_id)
 
 
-async def resume_queued(owner: str, thread_id: str,
-                        run_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
+async def resume_queued(owner: str, thread_id: str, run_id: str | None = None, *,
+                        cut: bool = False) -> AsyncIterator[dict[str, Any]]:
     """Deliver and answer messages left queued (the backend stopped before their turn), and
     a delivered message no turn took (a ``/handoff`` committed it into its new session, or
-    the process died before the model's reply).
+    the process died before the model's reply); with ``cut``, first answer the open
+    session's unanswered message again (its turn was cut by a crash:
+    :mod:`chat_app.services.cut_turns`).
 
     Nothing happens while this process already runs the thread; another process running it
     holds the thread's turn lock, so this waits for it and then finds the queue empty. In
     the app it runs in the turn process, as a send does.
     """
     if turn_process.serves():
-        run = turn_process.stream("resume", thread_id, owner=owner)
+        run = turn_process.stream("resume", thread_id, owner=owner, cut=cut)
     else:
-        run = resume_here(owner, thread_id)
+        run = resume_here(owner, thread_id, cut=cut)
     async with contextlib.aclosing(_relayed(thread_id, run_id, run)) as events:
         async for event in events:
             yield event
 
 
-async def resume_here(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any]]:
+async def resume_here(owner: str, thread_id: str, *,
+                      cut: bool = False) -> AsyncIterator[dict[str, Any]]:
     """:func:`resume_queued`'s run in this process, unrelayed: nothing when no message of
-    the owner's thread waits, else :data:`OWNED` and the run's events."""
+    the owner's thread waits (and no ``cut`` turn is to be answered again), else
+    :data:`OWNED` and the run's events."""
     if runtime.runner().is_busy(thread_id):
         return
     lanes.begin_start()
-    found = await asyncio.to_thread(_prepare_resume, owner, thread_id)
+    found = await asyncio.to_thread(_prepare_resume, owner, thread_id, cut)
     if found is None:
         return
     yield OWNED
     setup, label = found
-    async with contextlib.aclosing(_resume_prepared(thread_id, setup, label)) as events:
+    async with contextlib.aclosing(_resume_prepared(thread_id, setup, label, cut)) as events:
         async for event in events:
             yield event
 
 
-def _prepare_resume(owner: str, thread_id: str) -> tuple[TurnSetup, str] | None:
+def _prepare_resume(owner: str, thread_id: str, cut: bool = False
+                    ) -> tuple[TurnSetup, str] | None:
     """The run setup and model label of the owner's thread when a message waits for a turn
-    (queued, or delivered and not taken by any turn: :func:`awaits_turn`) and its assistant
-    can run (else the chat's banner says why and the message waits). An imported thread
-    is read-only: its last message may be unanswered, and stays so."""
+    (queued, or delivered and not taken by any turn: :func:`awaits_turn`), or ``cut``, and
+    its assistant can run (else the chat's banner says why and the message waits). An
+    imported thread is read-only: its last message may be unanswered, and stays so."""
     store = runtime.store()
-    if not store.pending(thread_id) and (
+    if not cut and not store.pending(thread_id) and (
             importing.is_imported(thread_id) or not awaits_turn(store, thread_id)
             or review_pending(store.marks(store.current_session(thread_id).id))):
         return None  # (a review holds handed-over requests back: confirming answers them)
@@ -404,15 +410,15 @@ def _prepare_resume(owner: str, thread_id: str) -> tuple[TurnSetup, str] | None:
     return setup, resolved.label
 
 
-async def _resume_prepared(thread_id: str, setup: TurnSetup,
-                           label: str) -> AsyncIterator[dict[str, Any]]:
+async def _resume_prepared(thread_id: str, setup: TurnSetup, label: str,
+                           cut: bool = False) -> AsyncIterator[dict[str, Any]]:
     if runtime.runner().is_busy(thread_id):  # a send started it meanwhile
         return
     translator = Translator(thread_id, label)
     cancel = runtime.cancel_flag(thread_id)
     try:
         async with stoppable(thread_id, cancel):
-            async for event in runtime.runner().drain(setup, cancel=cancel):
+            async for event in runtime.runner().drain(setup, cancel=cancel, resume=cut):
                 for ui_event in expand(translator.translate(event)):
                     yield ui_event
     finally:
@@ -423,7 +429,14 @@ async def _resume_prepared(thread_id: str, setup: TurnSetup,
 _detached: set[asyncio.Task] = set()
 
 
-def resume_detached(owner: str, thread_id: str) -> None:
+#: How long a new chat's first message waits for its page before the server answers it
+#: anyway (the tab closed before it opened the chat). The page, when it opens, starts the
+#: answer itself and streams it from its first word; this only catches a page that never came.
+FIRST_MESSAGE_GRACE_SECONDS = 10.0
+
+
+def resume_detached(owner: str, thread_id: str, *, after: float = 0.0,
+                    cut: bool = False) -> None:
     """Answer the thread's queued messages in a task of the server's own, which no page owns.
 
     A chat page that finds queued messages when it loads (a new chat's first message, or
@@ -431,10 +444,19 @@ def resume_detached(owner: str, thread_id: str) -> None:
     page's unfinished on_load chain when the page loads again, so a reload would cut the
     turn off and leave the message unanswered. The tabs on the thread follow this run on
     the live channel, like any other tab's run, and Stop reaches it as any turn.
+
+    With ``after``, the task first waits that long and then answers only what still waits
+    with no run of the thread going (a run elsewhere already answers it): a new chat's
+    first message is answered even when no page ever opens the chat. ``cut``: see
+    :func:`resume_queued`.
     """
     async def answer() -> None:
         try:
-            async for _ in resume_queued(owner, thread_id):
+            if after:
+                await asyncio.sleep(after)
+                if await live.is_running(thread_id):
+                    return
+            async for _ in resume_queued(owner, thread_id, cut=cut):
                 pass
         except Exception:
             _log.exception("answering the queued messages of thread %s failed", thread_id)
@@ -444,10 +466,13 @@ def resume_detached(owner: str, thread_id: str) -> None:
     task.add_done_callback(_detached.discard)
 
 
-async def resume_all_queued() -> int:
-    """At start-up: answer every thread's undelivered queued messages; returns how many threads."""
+async def resume_all_queued(skip: frozenset[str] = frozenset()) -> int:
+    """At start-up: answer every thread's undelivered queued messages; returns how many
+    threads. ``skip``: threads a resume of a cut turn answers (its run takes their queue
+    after the cut message)."""
     with Session(runtime.engine()) as db:
-        waiting = [(t.owner, t.id) for t in repo.threads_with_pending(session=db)]
+        waiting = [(t.owner, t.id) for t in repo.threads_with_pending(session=db)
+                   if t.id not in skip]
     for owner, thread_id in waiting:
         try:
             async for _ in resume_queued(owner, thread_id):

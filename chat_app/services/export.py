@@ -1,10 +1,19 @@
 """A chat as a file: Markdown to read (sessions, dividers and handoffs in order) or JSON with
 every stored field. Built a session at a time and bounded: an export travels to the browser
-as one download event, so a chat past ``MAX_EXPORT_BYTES`` is refused with the reason."""
+as one download event, so a chat past ``MAX_EXPORT_BYTES`` is refused with the reason.
+
+The Markdown cannot be forged by what it quotes: the export's own structure (headings, the
+"**You**" and "**Assistant**" lines, tool calls) is written only by this module, and every
+text a user, a model or a tool wrote sits inside a container it cannot leave. A user's
+message is a fenced block (verbatim, as typed), a reply, a handoff and a note are block
+quotes (every line prefixed, so still rendered as Markdown), a tool call is one line of inline
+code; a fence or a code span is longer than any backtick run inside it, and line ends are
+normalized first (CommonMark also ends a line at a lone CR)."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -64,37 +73,65 @@ def _divider(session: SessionRecord) -> str:
     text = heading + "_" + " · ".join(facts) + "_\n\n"
     if session.handoff:
         artifact = HandoffArtifact.model_validate(session.handoff)
-        body = artifact.to_markdown().replace("\n#", "\n###")
-        text += f"### Handoff from session {session.number - 1}\n\n{body.strip()}\n\n"
+        body = _lines(artifact.to_markdown()).replace("\n#", "\n###")
+        text += f"### Handoff from session {session.number - 1}\n\n{_quoted(body)}"
     return text
 
 
+_LINE_END = re.compile(r"\r\n?")
+_BACKTICKS = re.compile(r"`+")
+
+
+def _lines(text: str) -> str:
+    """``text`` with every line end a ``\\n``: CommonMark ends a line at a lone CR too."""
+    return _LINE_END.sub("\n", text)
+
+
+def _longest_backticks(text: str) -> int:
+    return max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+
+
 def _fenced(text: str) -> str:
-    fence = "```"
-    while fence in text:
-        fence += "`"
+    """``text`` verbatim in a fence longer than any backtick run in it (so none closes it)."""
+    text = _lines(text)
+    fence = "`" * max(3, _longest_backticks(text) + 1)
     return f"{fence}\n{text}\n{fence}\n"
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a block quote, every line inside it: rendered as Markdown, but nothing
+    it holds (a heading, a rule, a "**You**" line, an open fence) reaches the page's level."""
+    lines = _lines(text).strip("\n").split("\n")
+    return "\n".join(f"> {line}" if line.strip() else ">" for line in lines) + "\n\n"
+
+
+def _code(text: str) -> str:
+    """``text`` as inline code on one line, delimited by a backtick run longer than any in it."""
+    one_line = " ".join(_lines(text).split())
+    ticks = "`" * (_longest_backticks(one_line) + 1)
+    return f"{ticks} {one_line} {ticks}"
 
 
 def _markdown_rows(rows: list[StoredMessage]) -> Iterator[str]:
     for row in rows:
         when = _when(row.created_at)
         if row.role == "user" and not row.meta.get("carried_over_from"):
-            yield f"**You** · {when}\n\n{row.content.strip()}\n\n"
+            yield f"**You** · {when}\n\n{_fenced(row.content.strip())}\n"
         elif row.role == "assistant":
             if row.content.strip():
-                label = model_label(row.model)
+                label = " ".join(model_label(row.model).split())  # one line: inline only
                 yield f"**Assistant**{f' ({label})' if label else ''} · {when}\n\n" \
-                      f"{row.content.strip()}\n\n"
+                      f"{_quoted(row.content)}"
             for call in row.tool_calls:
-                yield f"- Tool call: `{tool_summary(call['name'], call.get('args', {}))}`\n\n"
+                summary = tool_summary(call["name"], call.get("args", {}))
+                yield f"- Tool call: {_code(summary)}\n\n"
         elif row.role == "tool":
             result = row.content
             if len(result) > _TOOL_RESULT_CHARS:
                 result = result[:_TOOL_RESULT_CHARS] + f"\n… ({len(row.content):,} characters)"
-            yield f"Result of `{row.name or 'tool'}`:\n\n{_fenced(result)}\n"
+            yield f"Result of {_code(row.name or 'tool')}:\n\n{_fenced(result)}\n"
         elif row.role == "event":
-            yield f"_{row.content.strip()}_\n\n"
+            yield _quoted(row.content)
 
 
 def export_markdown(owner: str | None, thread_id: str) -> str | None:
@@ -104,7 +141,8 @@ def export_markdown(owner: str | None, thread_id: str) -> str | None:
         return None
 
     def parts() -> Iterator[str]:
-        yield f"# {thread.title}\n\n_Exported from Baton {_when(datetime.now(UTC))}_\n"
+        title = " ".join(_lines(thread.title).split()) or "Chat"
+        yield f"# {title}\n\n_Exported from Baton {_when(datetime.now(UTC))}_\n"
         for session, rows in _sessions(thread_id):
             yield _divider(session)
             yield from _markdown_rows(rows)

@@ -5,6 +5,12 @@ browser cannot pick another owner's id, and page scripts cannot read it (http-on
 signing key comes from ``BATON_SECRET_KEY``; without it a random key is created once and kept
 in a file beside the working directory (``.baton-secret``), so identities survive restarts.
 Several workers on several hosts must share ``BATON_SECRET_KEY``.
+
+A sibling subdomain can set a cookie for the parent domain, which the browser then sends
+here beside ours: so over HTTPS the cookie is ``__Host-baton_id``, which browsers accept
+only from this very host (Secure, ``Path=/``, no ``Domain``), and whatever the name, the
+first valid value in the header counts, never a later one. Over plain HTTP (a laptop, a
+test) it is ``baton_id``.
 """
 
 from __future__ import annotations
@@ -16,12 +22,14 @@ import os
 import secrets
 import threading
 from functools import lru_cache
-from http.cookies import SimpleCookie
 from pathlib import Path
 
-__all__ = ["COOKIE_NAME", "mint_token", "owner_from_token", "owner_from_cookie_header", "secret_key"]
+__all__ = ["COOKIE_NAME", "HOST_COOKIE_NAME", "cookie_name", "mint_token", "owner_from_token",
+           "owner_from_cookie_header", "identity_tokens", "secret_key"]
 
 COOKIE_NAME = "baton_id"
+#: The name over HTTPS: the ``__Host-`` prefix makes browsers refuse it from any other host.
+HOST_COOKIE_NAME = f"__Host-{COOKIE_NAME}"
 _SECRET_FILE = ".baton-secret"
 _lock = threading.Lock()
 
@@ -62,14 +70,29 @@ def owner_from_token(token: str | None) -> str | None:
     return owner
 
 
+def cookie_name(https: bool) -> str:
+    """The identity cookie's name when the app is served over HTTPS or not."""
+    return HOST_COOKIE_NAME if https else COOKIE_NAME
+
+
+def identity_tokens(header: str | None, name: str) -> list[str]:
+    """The values of every cookie called ``name`` in a raw ``Cookie`` header, in the order
+    the browser sent them (``SimpleCookie`` keeps only the last one of a name, which is
+    exactly the one a sibling subdomain adds)."""
+    found = []
+    for pair in (header or "").split(";"):
+        key, eq, value = pair.strip().partition("=")
+        if eq and key.strip() == name:
+            found.append(value.strip().strip('"'))
+    return found
+
+
 def owner_from_cookie_header(header: str | None) -> str | None:
-    """The owner id from a raw ``Cookie`` header, if it carries a valid token."""
-    if not header:
-        return None
-    jar = SimpleCookie()
-    try:
-        jar.load(header)
-    except Exception:  # a malformed header is treated as no identity
-        return None
-    morsel = jar.get(COOKIE_NAME)
-    return owner_from_token(morsel.value if morsel else None)
+    """The owner id from a raw ``Cookie`` header: the first valid ``__Host-baton_id``, else
+    the first valid ``baton_id``; None when neither holds a valid token."""
+    for name in (HOST_COOKIE_NAME, COOKIE_NAME):
+        for token in identity_tokens(header, name):
+            owner = owner_from_token(token)
+            if owner:
+                return owner
+    return None

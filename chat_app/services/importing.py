@@ -30,6 +30,7 @@ from agent_core.transcripts import (
     split_sessions,
 )
 from agent_core.transcripts.transcript import NOT_SENT
+from agent_core.workspace import base_name
 from chat_app.db import repo
 from chat_app.db.convert import message_row
 from chat_app.db.engine import write_engine
@@ -67,7 +68,7 @@ def import_session(owner: str, filename: str, data: bytes) -> str:
 
     Raises :class:`ImportRejected` for a file too large, not text, or in no known format.
     """
-    name = os.path.basename(filename or "session") or "session"
+    name = base_name(filename or "session") or "session"
     limit = max_bytes()
     if len(data) > limit:
         raise ImportRejected(f"{name} is {len(data) / 1048576:.1f} MB; the import limit is "

@@ -6,6 +6,7 @@ Created lazily on first use (never at import time) and migrated once per process
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
 from functools import lru_cache
@@ -22,6 +23,7 @@ from agent_core.policy import ContextPolicy, make_policy
 from agent_core.providers.registry import ResolvedModel, resolve_model
 from agent_core.runner import ThreadRunner
 from agent_core.sandbox import Sandbox
+from agent_core.sandbox.result import limits_from_settings
 from agent_core.tokens import get_encoding
 from agent_core.tools import command_mode, make_tools
 from agent_core.turn import TurnSetup
@@ -34,6 +36,8 @@ from chat_app.db.store import SqlStore
 from chat_app.services import turn_process
 from chat_app.services.context_window import EffectiveWindow, effective_window
 
+_log = logging.getLogger(__name__)
+
 __all__ = ["engine", "store", "runner", "policy_for", "turn_setup", "window_for", "cancel_flag", "clear_cancel", "runs_here",
            "is_busy", "request_stop",
            "model_for", "load_tokenizers", "mcp_servers", "toolbox", "sandbox_for"]
@@ -41,6 +45,7 @@ __all__ = ["engine", "store", "runner", "policy_for", "turn_setup", "window_for"
 _migrated: set[str] = set()
 _migrate_lock = threading.Lock()
 _cancel: dict[str, asyncio.Event] = {}
+_warned: set[str] = set()
 
 
 def engine() -> Engine:
@@ -166,7 +171,11 @@ def sandbox_for(assistant: Assistant) -> Sandbox:
     # command the model writes cannot send the workspace anywhere.
     network = bool(assistant.sandbox_network) or \
         os.environ.get("BATON_SANDBOX_NETWORK", "").lower() == "on"
-    return Sandbox(network=network)
+    limits, problems = limits_from_settings(os.environ)
+    for problem in set(problems) - _warned:  # once per process, not at every turn
+        _warned.add(problem)
+        _log.warning("sandbox setting ignored: %s", problem)
+    return Sandbox(limits, network=network)
 
 
 def cancel_flag(thread_id: str) -> asyncio.Event:

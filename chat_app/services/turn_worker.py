@@ -20,8 +20,8 @@ from typing import Any
 
 from agent_core import install_log_redaction
 from agent_core.lanes import LaneExecutor, starts_first
-from agent_core.redaction import known_secrets, redact_text
 from chat_app.services import chat, runtime
+from chat_app.services.failures import describe_failure
 from chat_app.services.turn_process import Channel
 from chat_app.serving import release_memory, tune_garbage_collector
 
@@ -45,8 +45,7 @@ async def _run(channel: Channel, run: int, op: str, args: dict[str, Any]) -> Non
     except asyncio.CancelledError:  # the worker stopped reading this run
         return
     except Exception as error:  # raised in the worker's stream, as it was raised here
-        channel.post((run, "error", redact_text(str(error), known_secrets())
-                      or type(error).__name__))
+        channel.post((run, "error", describe_failure(error)))
         return
     channel.post((run, "end", None))
 

@@ -16,12 +16,13 @@ from pydantic import BaseModel, ConfigDict
 
 from agent_core.errors import ToolInputError
 from agent_core.validation import sanitize_text
-from agent_core.workspace import workspace_path
+from agent_core.workspace import base_name, portable_name, portable_names, workspace_path
 from chat_app.services import runtime
 from chat_app.services.threads import owned_thread
 
 __all__ = ["MAX_FILES", "MAX_FILE_BYTES", "AttachmentRefused", "WorkspaceFile", "check_attachments",
-           "attach_files", "attached_line", "list_files", "read_file", "workspace_zip"]
+           "attach_files", "attached_line", "list_files", "read_file", "download_name",
+           "workspace_zip"]
 
 MAX_FILES = 5
 MAX_FILE_BYTES = 1_000_000
@@ -61,7 +62,7 @@ def check_attachments(files: Sequence[tuple[str, bytes]]) -> dict[str, str]:
         raise AttachmentRefused(f"{len(files)} files chosen; attach at most {MAX_FILES} at a time.")
     checked: dict[str, str] = {}
     for name, data in files:
-        shown = name.rsplit("/", 1)[-1] or name
+        shown = base_name(name) or name
         if len(data) > MAX_FILE_BYTES:
             raise AttachmentRefused(
                 f"{shown} is {len(data) / 1_000_000:.1f} MB; a file may be at most "
@@ -107,15 +108,23 @@ def read_file(owner: str, thread_id: str, path: str) -> str | None:
     return runtime.store().read_file(thread_id, path)
 
 
+def download_name(path: str) -> str:
+    """The file name a single download is saved under: the last segment of the path's
+    portable name, so no stored name (``..\\..\\evil.txt``) reaches the browser as it is."""
+    return portable_name(path).rsplit("/", 1)[-1]
+
+
 def workspace_zip(owner: str, thread_id: str) -> bytes | None:
-    """The whole workspace as a zip, paths as in the workspace; None for a foreign thread."""
+    """The whole workspace as a zip, under portable names (the paths themselves, but for a
+    name stored before the path rule, see :func:`agent_core.workspace.portable_name`), so
+    no extractor writes outside its folder; None for a foreign thread."""
     if owned_thread(owner, thread_id) is None:
         return None
     store = runtime.store()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(store.list_files(thread_id)):
+        for path, name in portable_names(store.list_files(thread_id)).items():
             content = store.read_file(thread_id, path)
             if content is not None:
-                archive.writestr(path, content)
+                archive.writestr(name, content)
     return buffer.getvalue()

@@ -18,11 +18,11 @@ from typing import Any
 
 import reflex as rx
 
-from agent_core.redaction import known_secrets, redact_text
 from chat_app.services import chat as chat_service
 from chat_app.services import live, replies
 from chat_app.services import threads as thread_service
 from chat_app.services.batches import in_batches
+from chat_app.services.failures import describe_failure
 from chat_app.states import scripts
 from chat_app.states.connection import connected_here
 from chat_app.states.paste_offer_state import PasteOfferState
@@ -138,8 +138,8 @@ class RunFollowing(rx.State, mixin=True):
                     if follow_up is not None:
                         yield follow_up
         except Exception as error:  # the stream broke: say so instead of hanging "sending"
-            # Whatever broke may quote a request URL or a key.
-            yield rx.toast.error(f"Something went wrong: {redact_text(str(error), known_secrets())}")
+            # In plain words: the raw text may quote SQL, a URL, a key or what was typed.
+            yield rx.toast.error(f"Something went wrong: {describe_failure(error)}")
         finally:
             async with self:
                 self._streams -= 1

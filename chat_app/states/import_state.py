@@ -10,6 +10,7 @@ import reflex as rx
 
 from chat_app.services import importing, replays
 from chat_app.services import threads as thread_service
+from chat_app.services.failures import describe_failure
 from chat_app.states.identity import IdentityState
 from chat_app.states.workspace_state import _thread_id
 
@@ -158,7 +159,7 @@ class ReplayState(IdentityState):
         except Exception as exc:  # a replay that fails must say so, not spin forever
             async with self:
                 self.running, self.progress_label = False, ""
-                self.replay_error = f"The replay failed: {exc}"
+                self.replay_error = f"The replay failed: {describe_failure(exc)}"
             return
         finally:
             _CANCELS.pop(token, None)

@@ -1,7 +1,8 @@
 """The draft of a new chat (`/`): nothing is stored until its first message is sent.
 
 The first message goes to ``services.new_chat.start_chat``, which stores the chat and the
-message together; the browser then opens the chat, whose page answers the queued message.
+message together; the browser then opens the chat, whose page answers the queued message
+(and should the tab close first, the server answers it a few seconds later by itself).
 """
 
 from __future__ import annotations
@@ -95,4 +96,8 @@ class NewChatState(IdentityState):
                                                 client_id=client_id or None, assistant_id=chosen)
         except MessageRejected as rejected:
             return _refuse(client_id, typed, str(rejected))
+        # The chat's page answers the message when it opens; should this tab close before
+        # it does, the server answers it anyway.
+        chat_service.resume_detached(self._owner(), thread_id,
+                                     after=chat_service.FIRST_MESSAGE_GRACE_SECONDS)
         return [scripts.outbox_accepted(client_id), rx.redirect(f"/t/{thread_id}")]

@@ -113,7 +113,7 @@ class WorkspaceState(IdentityState):
         content = workspace.read_file(self._owner(), self._thread(), path)
         if content is None:
             return rx.toast.error(f"{path} is no longer in the workspace.")
-        return rx.download(data=content, filename=path.rsplit("/", 1)[-1])
+        return rx.download(data=content, filename=workspace.download_name(path))
 
     @rx.event
     def download_zip(self) -> Any:

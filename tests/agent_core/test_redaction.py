@@ -10,9 +10,11 @@ import httpx
 import pytest
 
 from agent_core.redaction import (
+    argv_secrets,
     forget_known_secrets,
     install_log_redaction,
     known_secrets,
+    redact_argv,
     redact_text,
     redact_url,
 )
@@ -162,7 +164,119 @@ def test_a_logged_traceback_holds_no_credentials(
     assert SECRET not in caplog.text
 
 
+def test_what_a_user_typed_is_not_logged_with_a_database_or_validation_error(
+    log_redaction: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An engine that does not hide its parameters, and pydantic, quote the user's text.
+    from pydantic import BaseModel
+    from sqlalchemy import create_engine, text
+
+    caplog.set_level(logging.ERROR)
+    typed = "my private note 4711"
+    engine = create_engine("sqlite://")
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("INSERT INTO missing VALUES (:note)"), {"note": typed})
+    except Exception:
+        logging.getLogger("some.library").exception("insert failed")
+
+    class Reply(BaseModel):
+        tokens: int
+
+    try:
+        Reply(tokens=typed)
+    except ValueError as exc:
+        logging.getLogger("some.library").error("bad reply: %s", exc)
+    assert "no such table: missing" in caplog.text and "[parameters: hidden]" in caplog.text
+    assert "input_value=[hidden], input_type=str" in caplog.text
+    assert typed not in caplog.text
+
+
 def test_installing_twice_redacts_once(log_redaction: None) -> None:
     factory = logging.getLogRecordFactory()
     install_log_redaction()
     assert logging.getLogRecordFactory() is factory
+
+
+# command lines --------------------------------------------------------------------------------
+@pytest.mark.parametrize(("argv", "shown"), [
+    (["-y", "@modelcontextprotocol/server-github", "--token", "ghp_abcdefghijklmnop1234"],
+     ["-y", "@modelcontextprotocol/server-github", "--token", "[redacted]"]),
+    (["--api-key=sk-ant-abc123def456"], ["--api-key=[redacted]"]),
+    (["GITHUB_TOKEN=abc123xyz", "node", "srv.js"], ["GITHUB_TOKEN=[redacted]", "node", "srv.js"]),
+    (["--Client-Secret", "s3cr3t-value", "--verbose"],
+     ["--Client-Secret", "[redacted]", "--verbose"]),
+    (["--db", "https://user:pw-123456@db.example/x?token=t0k3n-abcdef"],
+     ["--db", "https://db.example/x?token=[redacted]"]),
+    (["serve", "a3f9c2b7e1d04f5a8b6c9d2e3f4a5b6c"], ["serve", "[redacted]"]),  # a bare key
+    (["serve", "AKIAIOSFODNN7EXAMPLE"], ["serve", "[redacted]"]),
+    (["--password", "--verbose"], ["--password", "--verbose"]),  # no value follows
+])
+def test_a_command_line_is_shown_without_its_secrets(argv: list[str], shown: list[str]) -> None:
+    assert redact_argv(argv) == shown
+
+
+@pytest.mark.parametrize("argv", [
+    ["-y", "@modelcontextprotocol/server-filesystem", "/srv/docs"],
+    ["mcp-server-sqlite==0.6.2", "--db-path", "/data/baton-notes.db"],
+    ["--author", "Ada", "--port", "8080"],
+])
+def test_an_ordinary_command_line_is_shown_as_it_is(argv: list[str]) -> None:
+    assert redact_argv(argv) == argv and argv_secrets(argv) == []
+
+
+def test_the_secrets_of_a_command_line_are_listed_to_redact_elsewhere() -> None:
+    argv = ["--token", "tok-123456", "--url", "https://u:pw-123456@h/x", "KEY=value-123"]
+    assert sorted(argv_secrets(argv)) == ["pw-123456", "tok-123456", "value-123"]
+
+
+# a secret however it is written ---------------------------------------------------------------
+KEY = "sk-ant-api03-Zx9Qw7Lm2Np5Rt8V"
+
+
+def _b64(data: str, *, urlsafe: bool = False) -> str:
+    import base64
+
+    encode = base64.urlsafe_b64encode if urlsafe else base64.b64encode
+    return encode(data.encode()).decode()
+
+
+@pytest.mark.parametrize(("written", "why"), [
+    (_b64(KEY), "base64"),
+    (_b64(f"user:{KEY}"), "base64 at another alignment (HTTP Basic)"),
+    (_b64(f"{{\"k\": \"{KEY}\"}}", urlsafe=True), "URL-safe base64, a third alignment"),
+    (KEY.upper(), "upper-cased"),
+    (KEY.lower(), "lower-cased"),
+    (f"{KEY[:9]}\n{KEY[9:]}", "split across two lines"),
+    (f"{KEY[:7]}\n    {KEY[7:15]}\n    {KEY[15:]}", "wrapped and indented"),
+    ("\n".join(_b64(KEY)[i:i + 8] for i in range(0, len(_b64(KEY)), 8)), "base64, wrapped"),
+])
+def test_a_key_is_redacted_however_it_is_written(written: str, why: str) -> None:
+    text = f"request failed: Authorization: Basic {written} (retrying)"
+    shown = redact_text(text, [KEY])
+    assert "[redacted]" in shown, why
+    assert shown.startswith("request failed: Authorization: Basic ") and shown.endswith(
+        " (retrying)"), why
+    for piece in (KEY, KEY.upper(), _b64(KEY)[2:-2], KEY[9:]):
+        assert piece not in shown, why
+
+
+def test_ordinary_text_near_a_key_is_left_alone() -> None:
+    text = "Basic auth for user ada, token count 1234, base64 aGVsbG8gd29ybGQ="
+    assert redact_text(text, [KEY]) == text
+
+
+def test_a_log_record_with_a_key_written_otherwise_is_redacted(
+    log_redaction: None, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    forget_known_secrets()
+    caplog.set_level(logging.INFO)
+    log = logging.getLogger("some.client")
+    log.info("headers %s", {"authorization": f"Basic {_b64('x:' + KEY)}"})
+    log.info("KEY %s", KEY.upper())
+    log.info("key was\n%s\n%s", KEY[:10], KEY[10:])
+    assert caplog.text.count("[redacted]") == 3
+    assert KEY not in caplog.text and KEY.upper() not in caplog.text
+    assert KEY[10:] not in caplog.text and _b64("x:" + KEY)[4:-4] not in caplog.text
+    forget_known_secrets()

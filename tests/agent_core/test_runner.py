@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import time
 
 import pytest
 
+from agent_core.memory_store import InMemoryStore
 from agent_core.runner import ThreadRunner
 from agent_core.testing import ScriptedChatModel
 from tests.agent_core.runtime_helpers import collect, make_setup, of_type, run
@@ -156,3 +158,32 @@ async def test_a_finished_turn_leaves_no_context_held_by_the_threads_estimator()
     [estimator] = runner._estimators.values()
     assert estimator.counter._memo is None
     assert all(not a.messages and not a.tools for a in estimator._anchors.values())
+
+
+class _SlowToLetGo(InMemoryStore):
+    """A store whose turn lock takes a while to release (a lease released over the network,
+    a mark cleared in the database): the window in which a stopped drain is ending."""
+
+    @contextlib.contextmanager
+    def turn_lock(self, thread_id: str):  # type: ignore[no-untyped-def]
+        with super().turn_lock(thread_id):
+            yield
+            time.sleep(0.3)
+
+
+async def test_a_message_sent_while_a_stopped_turn_lets_go_is_answered() -> None:
+    setup = make_setup(_SlowToLetGo())
+    runner = ThreadRunner()
+    cancel = asyncio.Event()
+    first = runner.submit(setup, "build a CSV parser", cancel=cancel)
+    async for event in first:
+        if event["type"] == "token":
+            cancel.set()  # Stop
+            break
+    closing = asyncio.create_task(first.aclose())
+    await asyncio.sleep(0.1)  # the stopped drain is letting the lock go
+    events = await collect(runner.submit(setup, "carry on"))
+    await closing
+    assert "queued" not in [e["type"] for e in events]
+    assert of_type(events, "done") == [{"type": "done", "data": {"cancelled": False}}]
+    assert not setup.store.pending(setup.thread_id)

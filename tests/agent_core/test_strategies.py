@@ -114,3 +114,18 @@ def test_the_cutoff_keeps_the_session_opening_context() -> None:
     head = [HumanMessage("<handoff-context>…", additional_kwargs={"baton_kind": "handoff"}),
             HumanMessage("<pinned-file>", additional_kwargs={"baton_kind": "pinned"})]
     assert safe_cutoff(head + _conversation(3), 0, lambda m: 10) >= 2
+
+
+def test_a_message_waits_for_a_turn_until_one_replies_fails_stops_or_resumed_it_once() -> None:
+    from agent_core.records import RowMark
+    from agent_core.strategies.awaiting import awaits_reply
+
+    user = RowMark(1, "user", {})
+    assert awaits_reply([user])
+    assert awaits_reply([user, RowMark(2, "event", {"event": "masking"})])
+    assert not awaits_reply([user, RowMark(2, "assistant", {})])
+    for ended in ("turn_failed", "turn_stopped", "turn_resumed"):
+        # A start-up already answered it once more after a crash: opening the chat does not
+        # try a third time (a message that kills the process cannot loop).
+        assert not awaits_reply([user, RowMark(2, "event", {"event": ended})]), ended
+    assert not awaits_reply([]) and not awaits_reply([RowMark(1, "assistant", {})])

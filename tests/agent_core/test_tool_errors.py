@@ -112,6 +112,11 @@ async def test_a_store_that_refuses_a_write_is_an_error_result_too() -> None:
         ),
         (
             "write_file",
+            {"path": "..\\..\\evil.txt", "content": "x"},
+            "'..\\\\..\\\\evil.txt' contains a backslash; separate folders with '/', e.g. src/app.py",
+        ),
+        (
+            "write_file",
             {"path": "/etc/passwd", "content": ""},
             "'/etc/passwd' is an absolute path; use a path relative to the workspace root, e.g. src/app.py",
         ),

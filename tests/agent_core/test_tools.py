@@ -139,9 +139,13 @@ async def test_stop_kills_the_running_command_and_its_children() -> None:
 
 @pytest.mark.usefixtures("sandboxed")
 async def test_a_thread_stays_usable_after_commands_stopped_by_their_limits() -> None:
+    hog = "python3 -c \"import time; x = b'a' * 200_000_000; time.sleep(30)\""
     hostile = {"bomb": "bomb() { bomb | bomb & }; bomb; sleep 10",
                "loop": "while :; do :; done",
-               "flood": "head -c 100000000 /dev/zero | tr '\\0' a; echo never"}
+               "flood": "head -c 100000000 /dev/zero | tr '\\0' a; echo never",
+               "hog": f"{hog} & {hog} & wait",
+               "fill": "head -c 20000000 /dev/zero > big.bin",
+               "many": "i=0; while [ $i -lt 300 ]; do echo $i > n$i.txt; i=$((i+1)); done"}
     model = ScriptedChatModel([
         *[AIMessage(content="", tool_calls=[call("run_command", {"command": command}, name)])
           for name, command in hostile.items()],
@@ -154,7 +158,8 @@ async def test_a_thread_stays_usable_after_commands_stopped_by_their_limits() ->
     store = InMemoryStore()
     setup = make_setup(store, model=model, model_name="openai:gpt-4o", window=200_000)
     setup.tools = make_tools(store, "t1", commands="sandbox", sandbox=Sandbox(SandboxLimits(
-        timeout=3, processes=32, output_bytes=64 * 1024)))
+        timeout=3, processes=32, output_bytes=64 * 1024, total_memory_bytes=300 * 1024**2,
+        disk_bytes=8 * 1024**2, writeback_files=100)))
 
     first = await collect(ThreadRunner().submit(setup, "try these"))
     second = await collect(ThreadRunner().submit(setup, "and now?"))
@@ -166,6 +171,12 @@ async def test_a_thread_stays_usable_after_commands_stopped_by_their_limits() ->
     assert "[stopped: the command ran out of time]" in results["loop"]
     assert "[stopped: the command printed more output than the limit]" in results["flood"]
     assert "never" not in results["flood"] and len(results["flood"]) < 20_000
+    assert ("[stopped: the command's processes together used more than 300 MB of memory, "
+            "the limit]") in results["hog"]
+    assert "No space left on device" in results["fill"]
+    assert "[the workspace is full: a command may write at most 8 MB;" in results["fill"]
+    assert "[not kept: the command created or changed 300 files; at most 100" in results["many"]
+    assert store.list_files("t1") == ["a.txt"]  # none of the 300, nor the partial big.bin
     assert results["after"] == "[exit status 0]" and results["next"] == "alive\n[exit status 0]"
     assert [r.content for r in rows if r.role == "assistant" and r.content] == [
         "Survived.", "Still here."]

@@ -491,3 +491,62 @@ def test_a_queued_message_taken_into_a_prompt_is_not_doubled_or_lost(tmp_path: P
     path = _write(tmp_path, "first.jsonl", "\n".join(json.dumps(r) for r in records) + "\n")
     assert _requests(load_transcript(path).messages) == [
         ("Fix the parser", False), ("and the dates", True)]
+
+
+# Deeply nested JSON ---------------------------------------------------------------------------
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("deep.json", _nested(100_000)),
+    ("deep.traj", '{"history": ' + _nested(50_000) + ', "info": {}}'),
+    ("deep.jsonl", '{"type": "user", "message": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000
+     + "}\n"),
+    ("rollout.jsonl", '{"type": "session_meta", "payload": ' + _nested(3_000) + "}\n"),
+    ("shallow-but-too-deep.json", '[{"role": "user", "content": ' + _nested(900) + "}]"),
+])
+def test_deeply_nested_json_is_refused_with_the_reason(tmp_path: Path, name: str,
+                                                       text: str) -> None:
+    # Python's parser stops with a RecursionError near a thousand levels, and what reads
+    # the records after it recurses too: no session nests anywhere near the limit.
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(TranscriptFormatError, match=r"nested [\d,]+ levels deep; a session "
+                                                    r"file nests at most 100"):
+        load_transcript(path)
+
+
+def test_a_session_nested_to_the_limit_still_loads(tmp_path: Path) -> None:
+    arguments: object = 1
+    for _ in range(97):  # the record, its message, its content list and block: 101 levels
+        arguments = {"a": arguments}
+    records = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "write it"}},
+        {"type": "assistant", "uuid": "a1", "message": {
+            "role": "assistant", "id": "m1", "content": [
+                {"type": "tool_use", "id": "t1", "name": "Write", "input": arguments}]}},
+    ]
+    path = tmp_path / "deep.jsonl"
+    path.write_text("\n".join(json.dumps(record) for record in records))
+    with pytest.raises(TranscriptFormatError, match="nested 101 levels"):
+        load_transcript(path)
+    records[1]["message"]["content"][0]["input"] = arguments["a"]  # 100 levels
+    path.write_text("\n".join(json.dumps(record) for record in records))
+    assert load_transcript(path).messages[-1].tool_calls[0]["name"] == "Write"
+
+
+def test_brackets_in_strings_and_escaped_quotes_do_not_count_as_nesting() -> None:
+    from agent_core.transcripts.loader import json_depth
+
+    assert json_depth('{"a": [1, {"b": "]]]] \\" [[[[ {{"}]}') == 3
+    assert json_depth('{"a": "x\\\\"}\n{"b": ["[["]}') == 2
+    assert json_depth("[" * 300 + "]" * 300) == 300
+
+
+def test_records_of_the_wrong_shape_are_refused_in_words(tmp_path: Path) -> None:
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps([{"role": "user", "content": [[["not a content block"]]]}]))
+    with pytest.raises(TranscriptFormatError, match="its openai records do not hold what such "
+                                                    r"a session holds \(ValidationError\)"):
+        load_transcript(path)

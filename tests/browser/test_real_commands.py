@@ -76,3 +76,54 @@ def test_a_command_the_model_runs_shows_its_real_output(server_db, page, provide
     # What the command wrote is in the chat's workspace, through the store.
     assert f"out-{token}.txt" in runtime.store().list_files(thread.id)
     page.screenshot(path=str(screenshot_dir / "real-command.png"), full_page=True)
+
+
+HOG = "python3 -c \"import time; x = b'a' * 500_000_000; time.sleep(60)\""
+
+
+def test_commands_past_their_limits_are_stopped_and_the_chat_says_why(
+        server_db, page, provider_script, screenshot_dir) -> None:
+    # The server's own limits, as shipped: 1 GB for a command's processes together, 256 MB
+    # more in the workspace, 1,000 files kept from one command.
+    reason = sandbox_unavailable_reason()
+    if reason:
+        pytest.skip(f"this host cannot sandbox commands: {reason}")
+    data = admin_service.validate_form(admin_service.AssistantForm(
+        name=f"Limits {uuid.uuid4().hex[:6]}", model=PROVIDER_MODEL))
+    with Session(write_engine(runtime.engine())) as db:
+        assistant_id = repo.create_assistant(session=db, data=data).id
+    cookie = identity.mint_token()
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": cookie,
+                               "url": server_db.url}])
+    thread = thread_service.create_thread(identity.owner_from_token(cookie), "Limits",
+                                          assistant_id=assistant_id)
+    commands = {
+        "memory": f"{HOG} & {HOG} & {HOG} & wait",
+        "disk": "for i in 1 2 3 4 5; do head -c 60000000 /dev/zero > big$i.bin; done; echo wrote",
+        "files": "mkdir gen; i=0; while [ $i -lt 1500 ]; do echo $i > gen/f$i.txt; "
+                 "i=$((i+1)); done; echo made",
+    }
+    provider_script.queued[:] = [
+        *[Reply(tool_calls=[("run_command", {"command": command})]) for command in
+          commands.values()],
+        Reply(text="All three were stopped or refused."),
+    ]
+    page.goto(f"/t/{thread.id}")
+    page.locator("#composer-input").wait_for()
+    send(page, "Try these three commands")
+    wait_idle(page)
+    page.locator("[data-role=assistant] .baton-markdown",
+                 has_text="All three were stopped or refused.").wait_for()
+    shown = {}
+    for name, command in commands.items():
+        row = page.locator(".baton-tool", has_text=command[:24]).first
+        row.locator("summary").first.click()
+        shown[name] = row.locator(".baton-tool-result").inner_text()
+    assert ("[stopped: the command's processes together used more than 1,024 MB of memory, "
+            "the limit]") in shown["memory"]
+    assert "No space left on device" in shown["disk"]
+    assert "[the workspace is full: a command may write at most 256 MB;" in shown["disk"]
+    assert ("[not kept: the command created or changed 1,500 files; at most 1,000 are "
+            "written back from one command, so none was") in shown["files"]
+    assert runtime.store().list_files(thread.id) == []  # nothing of the three was kept
+    page.screenshot(path=str(screenshot_dir / "command-limits.png"), full_page=True)

@@ -97,6 +97,8 @@ def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice) -> 
 
 @pytest.mark.parametrize("name,data,reason", [
     ("notes.txt", b"just some words", "could not be read"),
+    ("deep.json", b"[" * 100_000 + b"]" * 100_000,
+     "nested 100,000 levels deep; a session file nests at most 100"),
     ("session.jsonl", b'{"type": "user"\n', "could not be read"),
     ("session.jsonl", b"\xff\xfe\x00", "not UTF-8"),
 ])
@@ -107,6 +109,14 @@ def test_a_file_that_is_no_session_is_refused_with_the_reason(alice, name, data,
     with pytest.raises(importing.ImportRejected, match=reason):
         importing.import_session(alice, name, data)
     assert threads.list_threads(alice) == []
+
+
+def test_an_uploaded_name_keeps_only_its_last_segment_of_either_kind(alice) -> None:
+    from chat_app.services import importing
+
+    thread_id = importing.import_session(alice, "C:\\Users\\me\\..\\session.jsonl",
+                                         claude_code_session().encode())
+    assert importing.imported_record(thread_id).filename == "session.jsonl"
 
 
 def test_a_file_over_the_limit_is_refused_before_it_is_parsed(alice, monkeypatch) -> None:

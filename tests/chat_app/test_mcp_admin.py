@@ -87,6 +87,34 @@ def test_a_url_servers_credentials_are_not_shown_back(grant: str, assistant_id: 
     assert "k3y-in-url" not in shown and "hdr-s3cret" not in shown
 
 
+def test_a_token_on_a_servers_command_line_is_not_shown_back(grant: str,
+                                                              assistant_id: str) -> None:
+    mcp_admin.add_mcp_server(grant, assistant_id, mcp_admin.McpServerForm(
+        name="gh", transport="stdio",
+        target="npx -y @modelcontextprotocol/server-github --token ghp_cmdS3cret0123456789"))
+
+    (view,) = mcp_admin.list_mcp_servers(grant, assistant_id)
+
+    assert view.where == "npx -y @modelcontextprotocol/server-github --token [redacted]"
+    assert admin.history(grant, assistant_id)[0].new == (
+        "gh: npx -y @modelcontextprotocol/server-github --token [redacted]")
+
+
+def test_a_history_row_stored_before_commands_were_redacted_is_shown_redacted(
+        grant: str, assistant_id: str) -> None:
+    from chat_app.db.engine import write_engine
+    from chat_app.db.models import AssistantChange
+    from chat_app.db.models.types import utcnow
+
+    with Session(write_engine(runtime.engine())) as db:
+        db.add(AssistantChange(assistant_id=assistant_id, field="mcp_server", previous=None,
+                               new="gh: npx server-github --api-key=sk-old0123456789abcdef",
+                               changed_at=utcnow()))
+        db.commit()
+    shown = admin.history(grant, assistant_id)[0].new
+    assert shown == "gh: npx server-github --api-key=[redacted]"
+
+
 def test_a_name_is_used_once_per_assistant_and_removal_frees_it(grant: str, assistant_id: str) -> None:
     mcp_admin.add_mcp_server(grant, assistant_id, notes_form())
     with pytest.raises(admin.SettingsRejected, match="already has a server called notes"):

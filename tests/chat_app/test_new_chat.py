@@ -101,3 +101,52 @@ def test_the_same_first_message_sent_again_makes_one_chat(database) -> None:
     assert theirs != first
     _answer(owner, first)
     _answer(stranger, theirs)
+
+
+def _replies(thread_id: str) -> list[str]:
+    from chat_app.services import runtime
+
+    store = runtime.store()
+    return [m.content for s in store.sessions(thread_id) for m in store.messages(s.id)
+            if m.role == "assistant" and m.content]
+
+
+def test_a_first_message_whose_tab_closed_is_answered_anyway(database) -> None:
+    # The tab sent the message and closed before it opened the chat: no page ever asks.
+    from chat_app.services import chat, new_chat, runtime
+
+    owner = _owner()
+    thread_id = new_chat.start_chat(owner, "Write a haiku about tides", client_id="tab.9.x")
+
+    async def tab_closed() -> None:
+        chat.resume_detached(owner, thread_id, after=0.2)  # what the draft page schedules
+        for _ in range(600):
+            await asyncio.sleep(0.1)
+            if _replies(thread_id) and not runtime.store().pending(thread_id):
+                return
+
+    asyncio.run(tab_closed())
+    assert runtime.store().pending(thread_id) == []
+    assert len(_replies(thread_id)) >= 1
+
+
+def test_a_chat_page_that_opened_in_time_leaves_the_server_nothing_to_answer(database) -> None:
+    from chat_app.services import chat, new_chat, runtime
+
+    owner = _owner()
+    thread_id = new_chat.start_chat(owner, "List three rivers", client_id="tab.8.x")
+
+    async def page_opened() -> None:
+        chat.resume_detached(owner, thread_id, after=0.5)  # the fallback
+        chat.resume_detached(owner, thread_id)             # the chat page, opened at once
+        for _ in range(600):
+            await asyncio.sleep(0.1)
+            if not chat._detached:
+                return
+
+    asyncio.run(page_opened())
+    store = runtime.store()
+    users = [m for s in store.sessions(thread_id) for m in store.messages(s.id)
+             if m.role == "user" and not m.meta.get("carried_over_from")]
+    assert [m.content for m in users] == ["List three rivers"]  # delivered once
+    assert store.pending(thread_id) == []

@@ -253,6 +253,22 @@ def test_file_changes_are_all_or_nothing(backend: Backend) -> None:
     assert backend.store.read_file(thread, "a.py") == "v1"
 
 
+@pytest.mark.parametrize("name", ["..\\..\\evil.txt", "C:evil.txt", "a/.. /b.txt", "./a.py"])
+def test_a_name_outside_the_path_rule_is_refused_by_every_store(backend: Backend,
+                                                                 name: str) -> None:
+    # The tools check names first; the store checks them again so that no way into a
+    # workspace (write-back, attachments, imports, forks, code yet to come) can skip the rule.
+    thread = backend.new_thread()
+    backend.store.write_file(thread, "a.py", "v1")
+    with pytest.raises(StoreError, match="nothing was stored"):
+        backend.store.write_file(thread, name, "x")
+    with pytest.raises(StoreError, match="nothing was stored"):
+        backend.store.apply_file_changes(thread, written={"a.py": "v2", name: "x"},
+                                         deleted=["a.py"])
+    assert backend.store.list_files(thread) == ["a.py"]
+    assert backend.store.read_file(thread, "a.py") == "v1"
+
+
 # pending ---------------------------------------------------------------------------
 def test_pending_messages_are_delivered_once_in_send_order(backend: Backend) -> None:
     thread = backend.new_thread()

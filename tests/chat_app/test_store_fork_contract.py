@@ -112,3 +112,29 @@ def test_fork_refuses_a_row_that_is_no_user_message_and_a_used_target(backend: B
     with pytest.raises(StoreError):
         store.fork_thread(source, target, before_seq=cut)
     assert [s.number for s in store.sessions(target)] == [1]
+
+
+def plant_file(backend: Backend, thread: str, path: str, content: str) -> None:
+    """A file stored under a name from before today's path rule, past the store's check (as
+    a database from an older version holds it)."""
+    if backend.name == "memory":
+        backend.store._files[thread][path] = content
+        return
+    from sqlmodel import Session
+
+    from chat_app.db.models import ThreadFile
+
+    with Session(backend.store._writer) as db:
+        db.add(ThreadFile(thread_id=thread, path=path, content=content))
+        db.commit()
+
+
+def test_a_fork_copies_an_old_unsafe_name_under_its_portable_name(backend: Backend) -> None:
+    store = backend.store
+    source, cut = _two_sessions(backend)
+    plant_file(backend, source, "..\\..\\evil.txt", "planted")
+    target = backend.new_thread()
+    store.fork_thread(source, target, before_seq=cut)
+    assert store.list_files(target) == ["HANDOFF-1.md", "_/_/evil.txt", "notes.md"]
+    assert store.read_file(target, "_/_/evil.txt") == "planted"
+    assert "..\\..\\evil.txt" in store.list_files(source)  # the source is left as it was

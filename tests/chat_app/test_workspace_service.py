@@ -55,6 +55,40 @@ def test_a_directory_in_the_uploaded_name_is_dropped(thread_id: str) -> None:
     assert workspace.attach_files("owner-1", thread_id, [("../../etc/passwd", b"x")]) == ["passwd"]
 
 
+def test_a_windows_path_in_the_uploaded_name_is_dropped_too(thread_id: str) -> None:
+    uploads = [("C:\\Users\\me\\a.py", b"x"), ("..\\..\\evil.py", b"y")]
+    assert workspace.attach_files("owner-1", thread_id, uploads) == ["a.py", "evil.py"]
+
+
+def test_a_name_windows_reads_as_a_drive_or_stream_is_refused(thread_id: str) -> None:
+    with pytest.raises(workspace.AttachmentRefused, match="a:b.py: 'a:b.py' contains ':'"):
+        workspace.attach_files("owner-1", thread_id, [("a:b.py", b"x")])
+    assert runtime.store().list_files(thread_id) == []
+
+
+def test_names_stored_before_the_path_rule_leave_only_under_safe_names(
+        thread_id: str, tmp_path: Path) -> None:
+    from tests.chat_app.test_store_fork_contract import Backend, plant_file
+
+    workspace.attach_files("owner-1", thread_id, [("a.py", b"ok")])
+    backend = Backend("sqlite", runtime.store(), lambda: "")
+    for legacy in ("..\\..\\evil.txt", "C:\\Windows\\win.ini", "x:stream.txt"):
+        plant_file(backend, thread_id, legacy, legacy)
+
+    data = workspace.workspace_zip("owner-1", thread_id)
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    assert sorted(archive.namelist()) == ["C_/Windows/win.ini", "_/_/evil.txt", "a.py",
+                                          "x_stream.txt"]
+    assert archive.read("_/_/evil.txt") == b"..\\..\\evil.txt"
+    folder = tmp_path / "extracted"
+    for info in archive.infolist():  # what a naive extractor does, on either system
+        for target in (folder / info.filename, folder.joinpath(*info.filename.split("\\"))):
+            assert target.resolve().is_relative_to(folder.resolve())
+    assert workspace.download_name("..\\..\\evil.txt") == "evil.txt"
+    assert workspace.download_name("C:\\Windows\\win.ini") == "win.ini"
+    assert workspace.download_name("src/app.py") == "app.py"
+
+
 def test_another_owner_can_neither_attach_nor_read(thread_id: str) -> None:
     workspace.attach_files("owner-1", thread_id, [("a.py", b"secret = 1")])
 

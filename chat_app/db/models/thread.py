@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from pydantic import ConfigDict
-from sqlalchemy import Index
+from sqlalchemy import Index, text
 from sqlmodel import Field, SQLModel
 
 from chat_app.db.models.types import UTCDateTime, new_id, utcnow
@@ -36,7 +36,10 @@ class Thread(ThreadBase, table=True):
 
     __tablename__ = "thread"
     # The home page lists one owner's threads newest first.
-    __table_args__ = (Index("ix_thread_owner_updated_at", "owner", "updated_at"),)
+    __table_args__ = (Index("ix_thread_owner_updated_at", "owner", "updated_at"),
+                      Index("ix_thread_answering", "answering_seq",
+                            postgresql_where=text("answering_seq IS NOT NULL"),
+                            sqlite_where=text("answering_seq IS NOT NULL")))
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
     owner: str = Field(index=True, max_length=200)
@@ -52,6 +55,9 @@ class Thread(ThreadBase, table=True):
     # fork, whose link then finds nothing) and the seq of the message it was forked at.
     forked_from_id: str | None = Field(default=None, max_length=32)
     forked_from_seq: int | None = None
+    # The first message a turn took (delivered) and has not finished answering: set with the
+    # delivery, cleared when the turn lets the thread go. Left set, the turn's process died.
+    answering_seq: int | None = None
 
 
 class ThreadPublic(ThreadBase):

@@ -202,3 +202,36 @@ def test_a_problem_line_redacts_a_secret_the_error_quotes() -> None:
     line = _problem(server, RuntimeError("bad token quoted-s3cret in env"), 20)
 
     assert "quoted-s3cret" not in line and "bad token [redacted] in env" in line
+
+
+ARGV_TOKEN = "ghp_argvS3cretToken1234567890"
+
+
+async def test_a_token_on_the_command_line_never_reaches_the_chat_or_the_logs(
+        log_redaction: None, caplog: pytest.LogCaptureFixture) -> None:
+    # A server that fails at start and says why with its arguments in the message.
+    failing = McpServer(name="gh", transport="stdio", command=sys.executable, args=(
+        "-c", "import sys; sys.exit('refused: ' + ' '.join(sys.argv[1:]))",
+        "--token", ARGV_TOKEN))
+    caplog.set_level(logging.DEBUG)
+    setup = _setup([failing], FunctionChatModel(fn=lambda *_, **__: "fine", calls=[]))
+
+    events = await collect(ThreadRunner().submit(setup, "hi"))
+    logging.getLogger("mcp.client").warning("started %s", " ".join(failing.args))
+
+    (problem,) = _rows(setup, "event")
+    assert problem.content.startswith(f"MCP server 'gh' ({sys.executable} -c ")
+    assert "--token [redacted])" in problem.content
+    assert ARGV_TOKEN not in problem.content and ARGV_TOKEN not in str(events)
+    assert ARGV_TOKEN not in caplog.text and "--token [redacted]" in caplog.text
+
+
+def test_the_stderr_redactor_hides_a_token_given_as_an_argument() -> None:
+    server = McpServer(name="gh", transport="stdio", command=sys.executable, args=(
+        "-c", "import sys; print('using', sys.argv[2], file=sys.stderr)", "--token",
+        ARGV_TOKEN))
+    connection = server.connection(call_timeout=5)
+    done = subprocess.run([connection["command"], *connection["args"]], input="",
+                          capture_output=True, text=True, timeout=30,
+                          env={**os.environ, **connection["env"]})
+    assert done.stderr == "using [redacted]\n"

@@ -178,15 +178,74 @@ async def test_other_responses_pass_through_with_the_plain_headers():
     assert len(sent) == 3  # streamed through, not buffered
 
 
-@pytest.mark.parametrize(("headers", "secure"), [
-    ({}, False), ({"x_forwarded_proto": "https"}, True)])
-async def test_the_identity_cookie_is_secure_behind_https(headers, secure):
+@pytest.mark.parametrize(("headers", "name", "secure"), [
+    ({}, "baton_id", False), ({"x_forwarded_proto": "https"}, "__Host-baton_id", True)])
+async def test_the_identity_cookie_is_a_host_cookie_behind_https(headers, name, secure):
     from chat_app.asgi import IdentityCookieMiddleware
 
     sent = await _call(IdentityCookieMiddleware(Recorder()), _scope(**headers))
     cookie = dict(sent[0]["headers"])[b"set-cookie"].decode()
-    assert cookie.startswith(identity.COOKIE_NAME)
+    assert cookie.startswith(f"{name}=")
     assert ("; Secure" in cookie) is secure
+    # What a browser requires of a __Host- cookie: Secure, Path=/, no Domain.
+    assert "; Path=/;" in cookie and "domain" not in cookie.lower()
+
+
+def _forwarded_cookie(recorder: Recorder) -> str:
+    return dict(recorder.scopes[-1]["headers"])[b"cookie"].decode()
+
+
+async def test_a_cookie_a_sibling_subdomain_adds_after_ours_is_never_taken():
+    from chat_app.asgi import IdentityCookieMiddleware, StateTokenBinding
+
+    mine, tossed = identity.mint_token(), identity.mint_token()  # both validly signed
+    header = f"baton_id={mine}; theme=dark; baton_id={tossed}"
+    assert identity.owner_from_cookie_header(header) == identity.owner_from_token(mine)
+    inner = Recorder()
+    sent = await _call(IdentityCookieMiddleware(inner), _scope(cookie=header))
+    assert b"set-cookie" not in dict(sent[0]["headers"])  # it had one: nothing new
+    assert _forwarded_cookie(inner) == f"baton_id={mine}; theme=dark"
+    bound = Recorder()
+    await _call(StateTokenBinding(bound), _scope(
+        "websocket", "/_event/", query=b"token=tab-1", cookie=header))
+    assert bound.scopes[0]["query_string"] == (
+        f"token={state_token(identity.owner_from_token(mine), 'tab-1')}".encode())
+
+
+async def test_over_https_only_the_host_cookie_counts_beside_a_tossed_one():
+    from chat_app.asgi import IdentityCookieMiddleware
+
+    mine, tossed = identity.mint_token(), identity.mint_token()
+    inner = Recorder()
+    header = f"baton_id={tossed}; __Host-baton_id={mine}"
+    await _call(IdentityCookieMiddleware(inner), _scope(cookie=header, x_forwarded_proto="https"))
+    assert _forwarded_cookie(inner) == f"__Host-baton_id={mine}"
+    assert identity.owner_from_cookie_header(header) == identity.owner_from_token(mine)
+
+
+async def test_over_https_a_browser_with_one_older_cookie_keeps_its_owner():
+    from chat_app.asgi import IdentityCookieMiddleware
+
+    mine = identity.mint_token()
+    inner = Recorder()
+    sent = await _call(IdentityCookieMiddleware(inner),
+                       _scope(cookie=f"baton_id={mine}", x_forwarded_proto="https"))
+    set_cookies = [v.decode() for k, v in sent[0]["headers"] if k == b"set-cookie"]
+    assert set_cookies[0].startswith(f"__Host-baton_id={mine}; ")
+    assert set_cookies[1].startswith("baton_id=; Path=/; Max-Age=0")
+    assert _forwarded_cookie(inner) == f"__Host-baton_id={mine}"
+
+
+async def test_over_https_two_older_cookies_are_both_distrusted():
+    from chat_app.asgi import IdentityCookieMiddleware
+
+    first, second = identity.mint_token(), identity.mint_token()
+    inner = Recorder()
+    await _call(IdentityCookieMiddleware(inner), _scope(
+        cookie=f"baton_id={first}; baton_id={second}", x_forwarded_proto="https"))
+    forwarded = _forwarded_cookie(inner)
+    assert forwarded.startswith("__Host-baton_id=")
+    assert first not in forwarded and second not in forwarded
 
 
 async def test_a_dead_share_link_is_a_404_page_and_never_a_cached_200(monkeypatch):

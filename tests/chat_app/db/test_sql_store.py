@@ -146,7 +146,8 @@ def test_a_read_only_database_is_refused_in_words_without_driver_text(tmp_path: 
     database = url.removeprefix("sqlite:///")
     read_only = create_engine(f"sqlite:///file:{database}?mode=ro&uri=true",
                               connect_args={"check_same_thread": False})
-    with pytest.raises(StoreError, match="cannot be reached or refused to write") as refused:
+    with pytest.raises(StoreError, match="The database is read-only; nothing was stored. Try "
+                       "again once an administrator has made it writable.") as refused:
         SqlStore(read_only).enqueue_pending(thread_id, "hello")
     assert "sqlite3" not in str(refused.value) and "OperationalError" not in str(refused.value)
     read_only.dispose()

@@ -6,7 +6,8 @@ the thread inside its turn lock and SIGKILLs itself at ``KILL_AT`` (a step name 
 ``none``). ``... workers hold URL THREAD_ID`` holds the thread's turn lock until its
 stdin gets a line. ``... workers turn OWNER THREAD_ID TEXT`` sends a message through the chat
 service (database from ``REFLEX_DB_URL``), prints ``started`` at the first streamed token and
-the last event as JSON at the end.
+the last event as JSON at the end. ``... workers resume_cut OWNER THREAD_ID`` answers a turn
+a crash cut once more, as start-up does (``started`` at the first token).
 """
 
 from __future__ import annotations
@@ -85,6 +86,25 @@ def run_turn(owner: str, thread_id: str, text: str) -> None:
     asyncio.run(main())
 
 
+def resume_cut_turn(owner: str, thread_id: str) -> None:
+    """What start-up does for a thread whose turn a crash cut, in the foreground: take it
+    over and answer its message once more; prints ``started`` at the first streamed token."""
+    from chat_app.services import chat, cut_turns
+
+    async def main() -> None:
+        if not await asyncio.to_thread(cut_turns.take_over, thread_id):
+            print("nothing to resume", flush=True)
+            return
+        started = False
+        async for event in chat.resume_queued(owner, thread_id, cut=True):
+            if event["type"] == "token" and not started:
+                started = True
+                print("started", flush=True)
+        print("done", flush=True)
+
+    asyncio.run(main())
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     if command == "reset":
@@ -94,5 +114,7 @@ if __name__ == "__main__":
         hold_turn_lock(*args)
     elif command == "turn":
         run_turn(*args)
+    elif command == "resume_cut":
+        resume_cut_turn(*args)
     else:
         raise SystemExit(f"unknown command {command}")

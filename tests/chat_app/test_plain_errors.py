@@ -1,0 +1,170 @@
+"""A database that fails under a chat (full, read-only, dropped) is told in plain words,
+never in the driver's text, and neither the page nor the log gets what the user typed.
+
+The faults are real: SQLite's own page limit and read-only switch, tables dropped under the
+app; on PostgreSQL read-only transactions and a dropped schema. A full PostgreSQL disk
+cannot be made here; its SQLSTATE is mapped in ``db/test_failures.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event
+
+from chat_app.db.engine import dispose_engine, write_engine
+from tests.chat_app.db.backends import _admin_execute, pg_base_url, pg_unreachable_reason
+
+TYPED = "my-private-note-" + uuid.uuid4().hex
+PLAIN = {
+    "full": "The database's disk is full",
+    "read_only": "The database is read-only",
+    "dropped": "The database is gone (its tables, or the database itself, were removed)",
+}
+DRIVER_WORDS = ("sqlite3", "psycopg", "OperationalError", "[SQL", "parameters", "INSERT",
+                "SELECT", "relation", "sqlalche.me")
+
+
+@pytest.fixture
+def sqlite_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path / 'baton.db'}"
+    yield from _serving(url, monkeypatch)
+
+
+@pytest.fixture
+def postgres_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    reason = pg_unreachable_reason()
+    if reason:
+        pytest.skip(reason)
+    schema = f"baton_fault_{uuid.uuid4().hex[:12]}"
+    _admin_execute(f'CREATE SCHEMA "{schema}"')
+    separator = "&" if "?" in pg_base_url() else "?"
+    url = f"{pg_base_url()}{separator}options=-csearch_path%3D{schema}"
+    try:
+        yield from _serving(url, monkeypatch)
+    finally:
+        _admin_execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+def _serving(url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    from chat_app.services import runtime
+
+    monkeypatch.setenv("REFLEX_DB_URL", url)
+    monkeypatch.setenv("BATON_SIM_DELAY", "0")
+    runtime._store_for.cache_clear()
+    runtime.runner.cache_clear()
+    yield url
+    runtime._store_for.cache_clear()
+    dispose_engine(url)
+
+
+def _on_every_connection(sql: str) -> None:
+    from chat_app.services import runtime
+
+    engine = runtime.engine()
+    for target in (engine, write_engine(engine)):
+        event.listen(target, "connect", lambda dbapi, _record: dbapi.cursor().execute(sql))
+    engine.dispose()
+
+
+def _drop_sqlite_tables(url: str) -> None:
+    from chat_app.services import runtime
+
+    runtime.engine().dispose()
+    with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
+        names = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        for (name,) in names:
+            with contextlib.suppress(sqlite3.OperationalError):  # an FTS table's shadows
+                db.execute(f'DROP TABLE IF EXISTS "{name}"')
+    runtime.engine().dispose()
+
+
+def _fill_sqlite(url: str) -> None:
+    with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+    _on_every_connection(f"PRAGMA max_page_count = {pages}")
+
+
+def _send_and_show() -> list[str]:
+    """What the chat shows for a message sent now: its error events, or the plain reason of
+    what the send raised (as the chat's stream and the turn process show it)."""
+    from chat_app.services import chat
+    from chat_app.services.failures import describe_failure
+
+    async def send() -> list[str]:
+        shown = []
+        try:
+            async for item in chat.send_message(OWNER, THREAD[0], TYPED, client_id="c-1"):
+                if item["type"] == "error":
+                    shown.append(item["data"]["message"])
+        except Exception as exc:  # noqa: BLE001 - what the page would say about it
+            shown.append(describe_failure(exc))
+        return shown
+
+    return asyncio.run(send())
+
+
+OWNER = "owner-fault"
+THREAD: list[str] = []
+
+
+def _check(shown: list[str], plain: str, caplog: pytest.LogCaptureFixture) -> None:
+    assert shown and all(text.startswith(plain) for text in shown), shown
+    for text in shown:
+        assert not any(word in text for word in DRIVER_WORDS), text
+        assert TYPED not in text
+    logged = "\n".join(logging.Formatter().format(record) for record in caplog.records)
+    assert TYPED not in logged
+    assert "[parameters: (" not in logged
+
+
+def _new_thread() -> None:
+    from chat_app.services import threads
+
+    THREAD[:] = [threads.create_thread(OWNER, "Notes").id]
+
+
+@pytest.mark.parametrize(("fault", "plain"), [
+    (lambda url: _fill_sqlite(url), PLAIN["full"]),
+    (lambda url: _on_every_connection("PRAGMA query_only = 1"), PLAIN["read_only"]),
+    (_drop_sqlite_tables, PLAIN["dropped"]),
+], ids=["full", "read-only", "dropped"])
+def test_sqlite_failures_are_told_in_plain_words(
+        sqlite_app: str, fault: Callable[[str], None], plain: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    _new_thread()
+    fault(sqlite_app)
+    with caplog.at_level(logging.DEBUG):
+        shown = _send_and_show()
+    _check(shown, plain, caplog)
+
+
+def _drop_schema(url: str) -> None:
+    from chat_app.services import runtime
+
+    schema = url.rsplit("search_path%3D", 1)[1]
+    _admin_execute(f'DROP SCHEMA "{schema}" CASCADE')
+    runtime.engine().dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(("fault", "plain"), [
+    (lambda url: _on_every_connection("SET default_transaction_read_only = on"),
+     PLAIN["read_only"]),
+    (_drop_schema, PLAIN["dropped"]),
+], ids=["read-only", "dropped"])
+def test_postgresql_failures_are_told_in_plain_words(
+        postgres_app: str, fault: Callable[[str], None], plain: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    _new_thread()
+    fault(postgres_app)
+    with caplog.at_level(logging.DEBUG):
+        shown = _send_and_show()
+    _check(shown, plain, caplog)
