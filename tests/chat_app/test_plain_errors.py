@@ -68,10 +68,16 @@ def _serving(url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 def _on_every_connection(sql: str) -> None:
     from chat_app.services import runtime
 
+    def on_connect(dbapi, _record) -> None:
+        dbapi.cursor().execute(sql)
+        # psycopg opened a transaction for it: a rollback would undo a PostgreSQL SET.
+        dbapi.commit()
+
     engine = runtime.engine()
     for target in (engine, write_engine(engine)):
-        event.listen(target, "connect", lambda dbapi, _record: dbapi.cursor().execute(sql))
-    engine.dispose()
+        event.listen(target, "connect", on_connect)
+        # Connections pooled before the fault would still write: every one opens anew.
+        target.dispose()
 
 
 def _drop_sqlite_tables(url: str) -> None:
