@@ -17,6 +17,7 @@ at their place with ``additional_kwargs["queued"]``, each request once.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +58,19 @@ def load_claude_code(path: Path, text: str) -> Transcript:
     session_ids = sorted({r.get("sessionId") for _, r in records if r.get("sessionId")})
     if session_ids:
         metadata["session_ids"] = session_ids
+    cwd = _working_directory(records)
+    if cwd:
+        # Paths in the handoff are shown relative to the directory the session worked in.
+        metadata["cwd"] = cwd
     return Transcript(
         format="claude_code", messages=builder.messages, metadata=metadata, usage=builder.usage()
     )
+
+
+def _working_directory(records: list[tuple[int, dict[str, Any]]]) -> str:
+    """The directory most of the session's records were written in ("" when none says)."""
+    counts = Counter(str(r["cwd"]) for _, r in records if isinstance(r.get("cwd"), str) and r["cwd"])
+    return counts.most_common(1)[0][0] if counts else ""
 
 
 def _records(path: Path, text: str):

@@ -434,6 +434,29 @@ def test_claude_code_records_that_are_not_the_user_are_never_requests(tmp_path: 
                                    "also parse ISO weeks"]
 
 
+def test_claude_code_paths_are_shown_relative_to_the_sessions_directory(tmp_path: Path) -> None:
+    from agent_core.handoff.facts import extract_facts
+
+    def record(kind: str, message: dict, uuid: str) -> str:
+        return json.dumps({"type": kind, "sessionId": "s", "uuid": uuid, "cwd": "/home/ana/shop",
+                           "message": message})
+
+    edit = {"type": "tool_use", "id": "t1", "name": "Edit",
+            "input": {"file_path": "/home/ana/shop/src/cart.py", "old_string": "a",
+                      "new_string": "b"}}
+    lines = [
+        record("user", {"role": "user", "content": "Fix the cart total"}, "u1"),
+        record("assistant", {"id": "m1", "role": "assistant", "content": [edit]}, "u2"),
+        record("user", {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "edited"}]}, "u3"),
+    ]
+    path = _write(tmp_path, "cwd.jsonl", "\n".join(lines) + "\n")
+    transcript = load_transcript(path)
+    assert transcript.metadata["cwd"] == "/home/ana/shop"
+    facts = extract_facts(transcript.messages, metadata=transcript.metadata)
+    assert [change.path for change in facts.files_modified] == ["src/cart.py"]
+
+
 # Messages typed while the agent worked -----------------------------------------------------
 def _requests(messages) -> list[tuple[str, bool]]:
     """The user's own messages in order, each with whether it was typed while the agent ran."""
