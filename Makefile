@@ -10,7 +10,7 @@ PORT   ?= 3000
 export REFLEX_USE_NPM := 1
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install run test test-fast lint format bench migrate clean
+.PHONY: install run test test-fast lint typecheck format bench migrate clean
 
 # Reinstall only when requirements.txt changed (its hash is kept beside the venv).
 install:
@@ -39,6 +39,9 @@ test-fast: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+
+typecheck: install
+	$(BIN)/basedpyright
 
 format: install
 	$(BIN)/ruff format agent_core chat_app tests bench

@@ -153,6 +153,8 @@ def repair_tool_pairs(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
         repaired.append(message)
         if isinstance(message, AIMessage):
             for call in message.tool_calls:
+                if call["id"] is None:
+                    continue
                 called.add(call["id"])
                 if call["id"] not in answered:
                     repaired.append(

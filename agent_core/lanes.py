@@ -102,9 +102,9 @@ def begin_turn() -> None:
     """The runner starts a turn: as :func:`begin_start`, and the other turns let it pass
     until :func:`end_start` (which the runner calls when the turn ends, whatever happens)."""
     begin_start()
-    starts = _starts()
-    if starts is not None:
-        starts.turns.add(_phase.get())
+    starts, phase = _starts(), _phase.get()
+    if starts is not None and phase is not None:
+        starts.turns.add(phase)
         starts.none.clear()
 
 

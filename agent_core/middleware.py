@@ -27,9 +27,11 @@ from langgraph.config import get_stream_writer
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from agent_core import events, lanes
+from agent_core.calibration import TokenEstimate
 from agent_core.context import CONTEXT_SAMPLE
 from agent_core.coordinator import SessionCoordinator
 from agent_core.strategies.pipeline import before_call, mask_due
+from agent_core.strategies.plan import Decision
 from agent_core.tool_errors import tool_failure
 from agent_core.user_control import skip_deferred
 
@@ -50,8 +52,8 @@ class _CallState:
 
     def __init__(self) -> None:
         self.acted = False
-        self.estimate = None
-        self.decision = None
+        self.estimate: TokenEstimate | None = None
+        self.decision: Decision | None = None
         # Set for the rest of the turn (the stack is built per turn) once a compaction left
         # the context at or above the compact threshold; cleared by a reset.
         self.compaction_fell_short = False
@@ -195,9 +197,10 @@ class CompactionMiddleware(_Base):
 
     async def abefore_model(self, state, runtime) -> dict[str, Any] | None:
         decision = self.call.decision
-        if self.call.acted or decision is None or decision.action != "compact":
+        estimate = self.call.estimate
+        if self.call.acted or decision is None or estimate is None or decision.action != "compact":
             return None
-        context = await self.coordinator.compact(list(state["messages"]), self.call.estimate)
+        context = await self.coordinator.compact(list(state["messages"]), estimate)
         if context is None:
             if self.coordinator.compaction_discarded:
                 # Another summary of the same span would be discarded too: not again this

@@ -64,22 +64,21 @@ UNKNOWN_MAX_OUTPUT = 4096
 _BOUNDARIES = frozenset("-.:@/_ ")
 
 # (pattern, family), first hit wins: Claude tiers before the generic "claude".
-_FAMILY_RULES: tuple[tuple[re.Pattern[str], Family], ...] = tuple(
-    (re.compile(pattern), family)
-    for pattern, family in (
-        (r"opus", "opus"),
-        (r"sonnet", "sonnet"),
-        (r"haiku", "haiku"),
-        (r"claude", "claude"),
-        (r"(^|[/.:])o\d", "o-series"),
-        (r"gpt|chatgpt", "gpt"),
-        (r"gemini|gemma|learnlm", "gemini"),
-        (r"llama", "llama"),
-        (r"mistral|mixtral|codestral|magistral|ministral|devstral|pixtral", "mistral"),
-        (r"qwen|qwq", "qwen"),
-        (r"deepseek", "deepseek"),
-    )
+_FAMILY_PATTERNS: tuple[tuple[str, Family], ...] = (
+    (r"opus", "opus"),
+    (r"sonnet", "sonnet"),
+    (r"haiku", "haiku"),
+    (r"claude", "claude"),
+    (r"(^|[/.:])o\d", "o-series"),
+    (r"gpt|chatgpt", "gpt"),
+    (r"gemini|gemma|learnlm", "gemini"),
+    (r"llama", "llama"),
+    (r"mistral|mixtral|codestral|magistral|ministral|devstral|pixtral", "mistral"),
+    (r"qwen|qwq", "qwen"),
+    (r"deepseek", "deepseek"),
 )
+_FAMILY_RULES: tuple[tuple[re.Pattern[str], Family], ...] = tuple(
+    (re.compile(pattern), family) for pattern, family in _FAMILY_PATTERNS)
 
 # OpenAI models from gpt-4o on use o200k_base; older OpenAI models use cl100k_base. Other
 # vendors' tokenizers are not public BPE files; cl100k is the neutral stand-in we calibrate.

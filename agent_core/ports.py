@@ -151,6 +151,8 @@ class SessionStore(Protocol):
         is returned. Raises :class:`agent_core.errors.StoreError` if ``session_id`` is not the
         open session, has no previous one, or holds a model reply or tool result.
         """
+        ...
+
     def fork_thread(self, source_thread_id: str, target_thread_id: str, *,
                     before_seq: int) -> list[SessionRecord]:
         """One transaction: copy into ``target_thread_id`` (a thread with nothing stored yet)

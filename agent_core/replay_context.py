@@ -100,7 +100,8 @@ class ReplayContext:
         for index in picked:
             message = masked[index]
             tokens = self.count(message)
-            row = self._position.get(self.origin[index]) if self.origin[index] is not None else None
+            origin = self.origin[index]
+            row = self._position.get(origin) if origin is not None else None
             reread = (read_history_call(self.session, row) if self.history_tools and row
                       else "running the tool again")
             text = placeholder(str(message.name or "tool"), tokens, reread)

@@ -232,13 +232,12 @@ class TokenCounter:
         total = TOKENS_PER_MESSAGE + self.count_text(role)
         if message.name:
             total += TOKENS_PER_NAME + self.count_text(message.name)
-        has_calls = isinstance(message, AIMessage) and bool(message.tool_calls)
-        total += self._content_tokens(message.content, skip_tool_use=has_calls)
-        if has_calls:
-            for call in message.tool_calls:
-                arguments = json.dumps(call["args"], ensure_ascii=False, separators=(",", ":"))
-                total += TOKENS_PER_TOOL_CALL + self.count_text(call["name"])
-                total += self.count_text(arguments)
+        calls = message.tool_calls if isinstance(message, AIMessage) else []
+        total += self._content_tokens(message.content, skip_tool_use=bool(calls))
+        for call in calls:
+            arguments = json.dumps(call["args"], ensure_ascii=False, separators=(",", ":"))
+            total += TOKENS_PER_TOOL_CALL + self.count_text(call["name"])
+            total += self.count_text(arguments)
         return total
 
     def _content_tokens(self, content: Any, *, skip_tool_use: bool) -> int:

@@ -24,6 +24,7 @@ from typing import Any
 from langchain.agents.middleware import ToolCallRequest
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, ValidationError
+from pydantic.v1 import ValidationError as ValidationErrorV1
 
 from agent_core.errors import StoreError, ToolInputError
 from agent_core.redaction import known_secrets, redact_text
@@ -59,16 +60,17 @@ def checked_tool(function: Callable[..., Any], *, name: str, **kwargs: Any) -> S
     key = (function.__module__, function.__qualname__, name)
     schema = _SCHEMAS.get(key)
     tool = StructuredTool.from_function(function, name=name, args_schema=schema, **kwargs)
-    if schema is None and isinstance(tool.args_schema, type):
-        _SCHEMAS[key] = tool.args_schema
+    inferred = tool.args_schema
+    if schema is None and isinstance(inferred, type) and issubclass(inferred, BaseModel):
+        _SCHEMAS[key] = inferred
     tool.handle_validation_error = invalid_arguments(tool)
     return tool
 
 
-def invalid_arguments(tool: BaseTool) -> Callable[[ValidationError], str]:
+def invalid_arguments(tool: BaseTool) -> Callable[[ValidationError | ValidationErrorV1], str]:
     """A ``handle_validation_error`` for ``tool``: what was wrong and what it expects."""
 
-    def describe(exc: ValidationError) -> str:
+    def describe(exc: ValidationError | ValidationErrorV1) -> str:
         # Built when a call goes wrong, not with the tool: reading tool.args builds a schema.
         expected = ", ".join(f"{arg} ({_type_of(spec)})" for arg, spec in tool.args.items())
         problems = [

@@ -253,8 +253,8 @@ _V1_HEADINGS = ["Completed Work", "In Progress", "Remaining Tasks", "Key Decisio
 _META_PREFIX = "<!-- baton-handoff "
 _META_FIELDS = ("session_number", "trigger", "utilization", "model", "created_at", "focus",
                 "previous_handoff")
-_TODO_MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "blocked": "[!]"}
-_TODO_STATUS = {mark: status for status, mark in _TODO_MARK.items()}
+_TODO_MARK: dict[TodoStatus, str] = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "blocked": "[!]"}
+_TODO_STATUS: dict[str, TodoStatus] = {mark: status for status, mark in _TODO_MARK.items()}
 _V2_CHECK_RE = re.compile(r"^(\w+) (\d+)/(\d+)$")
 _CHECK_RE = re.compile(r"^(\w+) (\d+)/(\d+)(?:, (\d+) by reference)?(?:, missing: (.*))?$")
 #: A line in a file list that stands for files left out (never a path).

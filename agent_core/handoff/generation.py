@@ -59,13 +59,17 @@ def _reserve(window_tokens: int) -> int:
     return min(OUTPUT_RESERVE_TOKENS, window_tokens // 10)
 
 
+#: How the handoff was asked for: appended to the session, over a transcript of it, or not.
+HandoffRequest = Literal["appended", "transcript", "none"]
+
+
 class HandoffResult(BaseModel):
     """The artifact plus how it was obtained and what it cost."""
 
     model_config = ConfigDict(extra="forbid")
     artifact: HandoffArtifact
     source: Literal["model", "repaired", "facts_only"]
-    request: Literal["appended", "transcript", "none"] = "none"
+    request: HandoffRequest = "none"
     prompt_tokens: int = Field(ge=0)
     output_tokens: int = Field(ge=0)
     reasks: int = Field(ge=0)
@@ -186,7 +190,7 @@ async def _complete(calls: _Calls, prompt: list[BaseMessage], draft: dict, text:
 
 async def _ask(calls: _Calls, appended: list[BaseMessage] | None,
                fallback: list[BaseMessage], method: str | None
-               ) -> tuple[dict, int, bool, str]:
+               ) -> tuple[dict, int, bool, HandoffRequest]:
     """The model's draft (possibly partial), re-asks, whether it failed, the request used."""
     try:
         if appended is not None:
@@ -263,7 +267,8 @@ async def generate_handoff(
     count = count_tokens or _default_counter()
     facts = facts if facts is not None else extract_facts(messages)
     calls = _Calls(model, count, cancel, tools) if model is not None else None
-    draft, reasks, failed, used = {}, 0, True, "none"
+    used: HandoffRequest = "none"
+    draft, reasks, failed = {}, 0, True
     if calls is not None:
         appended = appended_request(messages, system_prompt, focus)
         if not _fits(appended, tools, count, window_tokens, trigger):
@@ -347,7 +352,7 @@ def _assemble(draft: dict, facts: GroundedFacts, messages: Sequence[BaseMessage]
         utilization=utilization,
         model=model_name,
         focus=focus or None,
-        goal=new_goal if goal_changed else fallback["goal"],
+        goal=new_goal if goal_changed and isinstance(new_goal, str) else fallback["goal"],
         constraints=list(dict.fromkeys([*fallback["constraints"], *quoted])),
         user_messages=fallback["user_messages"],
         next_step=(next_step if isinstance(next_step, str) and _quoted(next_step, messages)

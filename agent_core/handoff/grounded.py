@@ -65,7 +65,7 @@ class UserRequest(BaseModel):
     queued: bool = False
     answered: bool = False
     #: How many times the user sent this same text (it is listed once, where sent last).
-    times: int = Field(1, ge=1)
+    times: int = Field(default=1, ge=1)
 
 
 class Progress(BaseModel):

@@ -78,7 +78,8 @@ def requests_line(marker: str | None, places: Sequence[tuple[int, int] | None], 
     before = named_before([marker] if marker else [])
     if all(p is not None for p in places) and (known or before) and (before or len(known) ==
                                                                      total):
-        last = max([*known, *([before] if before else [])])
+        candidates: list[tuple[int, int]] = [*known, *([before] if before else [])]
+        last = max(candidates)
         return (f"(omitted: {total} earlier answered requests: every user message up to "
                 f"{last[0]}:{last[1]} not listed here; search_history finds them by words)")
     span = _SESSIONS_RE.search(marker or "")

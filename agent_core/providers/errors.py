@@ -140,7 +140,7 @@ class ProviderErrorMapping(BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return self.inner._identifying_params
+        return dict(self.inner._identifying_params)
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> Any:
         return self.inner._get_ls_params(stop=stop, **kwargs)

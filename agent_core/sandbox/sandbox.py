@@ -203,7 +203,7 @@ class Sandbox:
                 # command's, and a process of the sandbox could otherwise read bubblewrap's
                 # /proc/<pid>/environ and find the app's keys and database URL.
                 process = await asyncio.create_subprocess_exec(
-                    *argv, stdin=sandbox_end, stdout=asyncio.subprocess.PIPE,
+                    *argv, stdin=sandbox_end.fileno(), stdout=asyncio.subprocess.PIPE,
                     stderr=asyncio.subprocess.STDOUT, preexec_fn=_limit_process(limits, uid),
                     start_new_session=True, env={},
                 )

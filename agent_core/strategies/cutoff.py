@@ -32,6 +32,7 @@ def safe_cutoff(
     while head < index < len(messages) and isinstance(messages[index], ToolMessage):
         index -= 1
     # the AIMessage at index-1 must not be split from its results at index..
-    if index > head and isinstance(messages[index - 1], AIMessage) and messages[index - 1].tool_calls:
+    before = messages[index - 1] if index > head else None
+    if isinstance(before, AIMessage) and before.tool_calls:
         index -= 1
     return max(index, head)

@@ -55,7 +55,7 @@ def load_claude_code(path: Path, text: str) -> Transcript:
     metadata: dict[str, Any] = {"compactions": builder.compactions}
     if builder.summaries:
         metadata["summaries"] = builder.summaries
-    session_ids = sorted({r.get("sessionId") for _, r in records if r.get("sessionId")})
+    session_ids = sorted({str(r["sessionId"]) for _, r in records if r.get("sessionId")})
     if session_ids:
         metadata["session_ids"] = session_ids
     cwd = _working_directory(records)
@@ -148,7 +148,9 @@ class _Builder:
                     response_metadata={"model": message.get("model"), "id": key},
                 )
             )
-        self.messages[index] = _merge(self.messages[index], blocks)
+        reply = self.messages[index]
+        if isinstance(reply, AIMessage):  # the index holds only replies
+            self.messages[index] = _merge(reply, blocks)
         if usage := message.get("usage"):
             self._usage[index] = UsagePoint(
                 message_index=index,

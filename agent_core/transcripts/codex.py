@@ -185,7 +185,8 @@ class _Builder:
     def add(self, number: int, kind: str, payload: dict[str, Any], timestamp: str | None) -> None:
         stamp = {"timestamp": timestamp} if timestamp else {}
         if kind == "session_meta":
-            meta = payload.get("meta") if isinstance(payload.get("meta"), dict) else payload
+            nested = payload.get("meta")
+            meta = nested if isinstance(nested, dict) else payload
             for key in ("id", "cwd", "cli_version", "originator", "model_provider"):
                 if meta.get(key):
                     self.metadata[f"session_{key}" if key == "id" else key] = meta[key]
