@@ -17,12 +17,10 @@ agent loop, the handoff and compaction all see the same behaviour:
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
-import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -30,6 +28,13 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import ConfigDict, SecretStr
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+)
 
 from agent_core import events
 from agent_core.errors import ContextOverflowError, ProviderError
@@ -40,6 +45,7 @@ from agent_core.redaction import known_secrets, redact_text, url_secrets
 __all__ = ["ProviderErrorMapping", "to_provider_error"]
 
 log = logging.getLogger(__name__)
+_R = TypeVar("_R", Retrying, AsyncRetrying)
 
 _KEY_HINT = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 
@@ -171,30 +177,41 @@ class ProviderErrorMapping(BaseChatModel):
             secrets=self._secrets(),
         )
 
-    def _should_retry(self, exc: BaseException, retry: int) -> tuple[Failure, float | None]:
-        """The failure, and the wait before the next attempt (None: give up)."""
-        failure = classify(exc) if not isinstance(exc, ProviderError) else Failure("malformed")
-        if not failure.retryable or retry + 1 >= self.retry.attempts:
-            return failure, None
-        delay = self.retry.delay(retry, failure)
+    def _failure(self, exc: BaseException) -> Failure:
+        return classify(exc) if not isinstance(exc, ProviderError) else Failure("malformed")
+
+    def _attempts(self, retrying: type[_R], may_retry: Callable[[], bool] = lambda: True) -> _R:
+        """Tenacity's loop over this client's decisions: busy, slow and unreachable providers
+        are asked again (and only while ``may_retry()``: once a stream has yielded, a retry
+        would repeat text the user saw), with :class:`RetryPolicy`'s waits, each announced."""
+        return retrying(
+            retry=retry_if_exception(lambda exc: may_retry() and self._failure(exc).retryable),
+            stop=stop_after_attempt(self.retry.attempts),
+            wait=self._wait,
+            before_sleep=self._announce,
+            reraise=True,
+        )
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        failure = self._failure(exc) if exc else Failure("malformed")
+        return self.retry.delay(state.attempt_number - 1, failure)
+
+    def _announce(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        failure = self._failure(exc) if exc else Failure("malformed")
+        delay = state.next_action.sleep if state.next_action else 0.0
         reason = {
             "busy": f"busy ({failure.status})",
             "timeout": "slow to answer",
             "unreachable": "unreachable",
-        }[failure.kind]
-        message = f"Provider {reason}, retrying in {delay:.1f} s…"
-        (self.on_warning or _emit_warning)(message)
-        return failure, delay
+        }.get(failure.kind, failure.kind)
+        (self.on_warning or _emit_warning)(f"Provider {reason}, retrying in {delay:.1f} s…")
 
-    def _next_delay(self, exc: BaseException, retry: int, *, started: bool = False) -> float:
-        """Seconds to wait before attempt ``retry + 2``; raises the mapped error if there is none.
-
-        Once a stream has yielded, a retry would repeat text the user saw: it fails instead.
-        """
-        failure, delay = self._should_retry(exc, retry) if not started else (classify(exc), None)
-        if delay is None:
-            raise self._error(exc, failure, retry + 1) from None
-        return delay
+    def _given_up(self, exc: Exception, attempts: Retrying | AsyncRetrying) -> ProviderError:
+        """The error for a call that failed for good, after ``attempts``' tries."""
+        tries = int(attempts.statistics.get("attempt_number", 1))
+        return self._error(exc, self._failure(exc), tries)
 
     def _cut_off(self) -> ChatGenerationChunk:
         # Not an error: the text so far is worth keeping. Retrying would repeat what the
@@ -211,16 +228,13 @@ class ProviderErrorMapping(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        retry = 0
-        while True:
-            try:
-                return await self.inner._agenerate(
-                    messages, stop=stop, run_manager=run_manager, **kwargs
-                )
-            except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
-                delay = self._next_delay(exc, retry)
-            await asyncio.sleep(delay)
-            retry += 1
+        attempts = self._attempts(AsyncRetrying)
+        try:
+            return await attempts(
+                self.inner._agenerate, messages, stop=stop, run_manager=run_manager, **kwargs
+            )
+        except Exception as exc:  # noqa: BLE001 - mapped, never swallowed
+            raise self._given_up(exc, attempts) from None
 
     async def _astream(
         self,
@@ -229,23 +243,23 @@ class ProviderErrorMapping(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        retry = 0
-        while True:
-            started = finished = False
-            try:
-                async for chunk in self.inner._astream(
-                    messages, stop=stop, run_manager=run_manager, **kwargs
-                ):
-                    started = True
-                    finished = finished or has_finish_marker(chunk)
-                    yield chunk
-                if started and not finished:
-                    yield self._cut_off()
-                return
-            except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
-                delay = self._next_delay(exc, retry, started=started)
-            await asyncio.sleep(delay)
-            retry += 1
+        started = False
+        attempts = self._attempts(AsyncRetrying, lambda: not started)
+        try:
+            async for attempt in attempts:
+                with attempt:
+                    finished = False
+                    async for chunk in self.inner._astream(
+                        messages, stop=stop, run_manager=run_manager, **kwargs
+                    ):
+                        started = True
+                        finished = finished or has_finish_marker(chunk)
+                        yield chunk
+                    if started and not finished:
+                        yield self._cut_off()
+                    return
+        except Exception as exc:  # noqa: BLE001 - mapped, never swallowed
+            raise self._given_up(exc, attempts) from None
 
     def _generate(
         self,
@@ -254,14 +268,13 @@ class ProviderErrorMapping(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        retry = 0
-        while True:
-            try:
-                return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
-            except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
-                delay = self._next_delay(exc, retry)
-            time.sleep(delay)
-            retry += 1
+        attempts = self._attempts(Retrying)
+        try:
+            return attempts(
+                self.inner._generate, messages, stop=stop, run_manager=run_manager, **kwargs
+            )
+        except Exception as exc:  # noqa: BLE001 - mapped, never swallowed
+            raise self._given_up(exc, attempts) from None
 
     def _stream(
         self,
@@ -270,23 +283,23 @@ class ProviderErrorMapping(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        retry = 0
-        while True:
-            started = finished = False
-            try:
-                for chunk in self.inner._stream(
-                    messages, stop=stop, run_manager=run_manager, **kwargs
-                ):
-                    started = True
-                    finished = finished or has_finish_marker(chunk)
-                    yield chunk
-                if started and not finished:
-                    yield self._cut_off()
-                return
-            except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
-                delay = self._next_delay(exc, retry, started=started)
-            time.sleep(delay)
-            retry += 1
+        started = False
+        attempts = self._attempts(Retrying, lambda: not started)
+        try:
+            for attempt in attempts:
+                with attempt:
+                    finished = False
+                    for chunk in self.inner._stream(
+                        messages, stop=stop, run_manager=run_manager, **kwargs
+                    ):
+                        started = True
+                        finished = finished or has_finish_marker(chunk)
+                        yield chunk
+                    if started and not finished:
+                        yield self._cut_off()
+                    return
+        except Exception as exc:  # noqa: BLE001 - mapped, never swallowed
+            raise self._given_up(exc, attempts) from None
 
     # binding ----------------------------------------------------------------------
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable:
@@ -301,23 +314,17 @@ class ProviderErrorMapping(BaseChatModel):
         runnable = self.inner.with_structured_output(schema, include_raw=include_raw, **kwargs)
 
         async def ainvoke(value: Any, config: Any = None) -> Any:
-            retry = 0
-            while True:
-                try:
-                    return await runnable.ainvoke(value, config)
-                except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
-                    delay = self._next_delay(exc, retry)
-                await asyncio.sleep(delay)
-                retry += 1
+            attempts = self._attempts(AsyncRetrying)
+            try:
+                return await attempts(runnable.ainvoke, value, config)
+            except Exception as exc:  # noqa: BLE001 - mapped, never swallowed
+                raise self._given_up(exc, attempts) from None
 
         def invoke(value: Any, config: Any = None) -> Any:
-            retry = 0
-            while True:
-                try:
-                    return runnable.invoke(value, config)
-                except Exception as exc:  # noqa: BLE001 - mapped below, never swallowed
-                    delay = self._next_delay(exc, retry)
-                time.sleep(delay)
-                retry += 1
+            attempts = self._attempts(Retrying)
+            try:
+                return attempts(runnable.invoke, value, config)
+            except Exception as exc:  # noqa: BLE001 - mapped, never swallowed
+                raise self._given_up(exc, attempts) from None
 
         return RunnableLambda(invoke, afunc=ainvoke, name="structured_output")
