@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent_core.progress import ProgressBar
+from tqdm import tqdm
+
 from agent_core.replay import APP_MASK_THRESHOLD, ReplayStep, replay_policy, replay_transcript
 from agent_core.replay_report import render_report
 from agent_core.transcripts import FORMATS, load_transcript
@@ -76,13 +77,15 @@ def _mask_threshold(value: str) -> float | str | None:
 
 def _replay(args: argparse.Namespace) -> None:
     steps: list[ReplayStep] = []
-    bar: ProgressBar | None = None
+    bar: tqdm | None = None
 
     def on_step(step: ReplayStep) -> None:
         nonlocal bar
         if bar is None:
-            bar = ProgressBar(sys.stderr, step.total)
-        bar.update(step.message_index + 1)
+            # Drawn on a terminal only (disable=None): a pipe or a CI log gets nothing.
+            bar = tqdm(total=step.total, unit=" messages", file=sys.stderr, disable=None,
+                       dynamic_ncols=True, mininterval=0.1)
+        bar.update(step.message_index + 1 - bar.n)
         if args.report:
             steps.append(step)
 
@@ -97,10 +100,9 @@ def _replay(args: argparse.Namespace) -> None:
                                        handoff_model=args.handoff,
                                        budget_tokens=args.handoff_budget, on_step=on_step):
             events.append(event)
-            if bar is not None:
-                # On a shared terminal a JSON line would otherwise land after the bar.
-                bar.clear()
-            print(json.dumps(event, ensure_ascii=False), flush=True)
+            # Through tqdm, so on a shared terminal the line lands above the bar, not after it.
+            tqdm.write(json.dumps(event, ensure_ascii=False), file=sys.stdout)
+            sys.stdout.flush()
     finally:
         if bar is not None:
             bar.close()

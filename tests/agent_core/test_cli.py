@@ -3,12 +3,15 @@ report, and ``import`` writing OpenAI chat JSON that reads back the same."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pty
 import re
+import struct
 import subprocess
 import sys
+import termios
 import threading
 from pathlib import Path
 
@@ -38,6 +41,7 @@ def test_in_a_pipe_stdout_is_only_json_lines_and_stderr_is_empty(tmp_path: Path)
 
 def test_on_a_terminal_stderr_shows_a_progress_bar_and_stdout_stays_json(tmp_path: Path) -> None:
     leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 100 columns
     process = subprocess.Popen([sys.executable, "-m", "agent_core", _REPLAY[0],
                                 str(_thread_file(tmp_path)), *_REPLAY[1:]],
                                cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=follower, text=True)
@@ -63,7 +67,9 @@ def test_on_a_terminal_stderr_shows_a_progress_bar_and_stdout_stays_json(tmp_pat
     assert [json.loads(line)["event"] for line in stdout.splitlines()][-1] == "summary"
     drawn = terminal.decode()
     total = len(json.loads(_thread_file(tmp_path).read_text()))
-    assert re.search(rf"\r\[#+\] 100%  {total}/{total} messages", drawn), drawn[-300:]
+    assert re.search(rf"\r100%\|[^|]+\| {total}/{total} \[.* messages/s\]", drawn), drawn[-300:]
+    # Each JSON line went to stdout, above the bar: none of it reached the terminal.
+    assert '"event"' not in drawn
 
 
 def test_report_draws_the_context_and_marks_every_reset(tmp_path: Path) -> None:
