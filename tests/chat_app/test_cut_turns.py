@@ -71,6 +71,18 @@ def _notes(thread_id: str) -> list[StoredMessage]:
     return [m for m in _rows(thread_id) if m.meta.get("event") == "turn_resumed"]
 
 
+def _cut(*mine: str) -> list[tuple[str, str]]:
+    """The cut turns among this test's threads (the PostgreSQL database is shared by runs)."""
+    from chat_app.services import runtime
+
+    return [turn for turn in runtime.store().cut_turns() if turn[0] in mine]
+
+
+def _resumed(*mine: str) -> frozenset[str]:
+    """Which of this test's threads the app's start-up resumes (run to their end)."""
+    return asyncio.run(_start_up()) & frozenset(mine)
+
+
 async def _start_up() -> frozenset[str]:
     """What the app's start-up does, and the resumed turns run to their end."""
     from chat_app.services import chat, cut_turns
@@ -85,42 +97,42 @@ async def _start_up() -> frozenset[str]:
 
 @database_too
 def test_a_turn_cut_by_a_crash_is_answered_once_more_at_start_up() -> None:
-    from chat_app.services import runtime, threads
+    from chat_app.services import threads
 
     owner = _owner()
     thread = threads.create_thread(owner, "Invoices").id
     _killed_mid_turn(["turn", owner, thread, "Build a CSV parser for invoices"])
     assert _finals(thread) == []  # the crash cut it before any answer
-    assert runtime.store().cut_turns() == [(thread, owner)]
+    assert _cut(thread) == [(thread, owner)]
 
-    assert asyncio.run(_start_up()) == {thread}
+    assert _resumed(thread) == {thread}
 
     assert len(_notes(thread)) == 1
     assert len(_finals(thread)) >= 1 and _finals(thread)[-1].seq > _notes(thread)[0].seq
-    assert runtime.store().cut_turns() == []
+    assert _cut(thread) == []
     # A second start-up finds nothing to do.
-    assert asyncio.run(_start_up()) == frozenset()
+    assert _resumed(thread) == frozenset()
     assert len(_notes(thread)) == 1
 
 
 @database_too
 def test_a_message_whose_second_answer_is_cut_too_is_not_tried_a_third_time() -> None:
     # As if the message itself killed the process each time: no crash loop.
-    from chat_app.services import runtime, threads
+    from chat_app.services import threads
 
     owner = _owner()
     thread = threads.create_thread(owner, "Poison").id
     _killed_mid_turn(["turn", owner, thread, "Build a CSV parser for invoices"])
     _killed_mid_turn(["resume_cut", owner, thread])  # start-up's one more time, cut again
 
-    assert runtime.store().cut_turns() == []
-    assert asyncio.run(_start_up()) == frozenset()
+    assert _cut(thread) == []
+    assert _resumed(thread) == frozenset()
     assert _finals(thread) == [] and len(_notes(thread)) == 1
 
 
 @database_too
 def test_turns_that_end_stopped_or_answered_leave_nothing_to_resume() -> None:
-    from chat_app.services import chat, runtime, threads
+    from chat_app.services import chat, threads
 
     owner = _owner()
     answered = threads.create_thread(owner, "Done").id
@@ -133,5 +145,5 @@ def test_turns_that_end_stopped_or_answered_leave_nothing_to_resume() -> None:
                 chat.stop(stopped)
 
     asyncio.run(stop_midway())
-    assert runtime.store().cut_turns() == []
-    assert asyncio.run(_start_up()) == frozenset()
+    assert _cut(answered, stopped) == []
+    assert _resumed(answered, stopped) == frozenset()
