@@ -363,7 +363,7 @@ class SessionCoordinator:
             self._remember(row.id, row.seq)
         self.emit(events.context_reset(
             "reset_complete", old_session_id=old.id, new_session_id=new.id,
-            session_number=new.number, trigger=trigger, utilization=round(utilization, 4),
+            session=new.model_dump(mode="json"), session_number=new.number, trigger=trigger, utilization=round(utilization, 4),
             model=self.setup.model_name, handoff=handoff, handoff_source=result.source,
             handoff_tokens=result.output_tokens, handoff_input_tokens=result.prompt_tokens,
             review=self.setup.review_handoffs,

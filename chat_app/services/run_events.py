@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_core.records import StoredMessage
+from agent_core.records import SessionRecord, StoredMessage
 from chat_app.services import runtime
 from chat_app.services.run_labels import RunLabeller
 from chat_app.services.timeline import RowFolder, anchor, divider_item
@@ -70,17 +70,18 @@ class Translator:
         if data.get("event") != "reset_complete":
             return {"type": "context_reset", "data": data}
         self.labeller.named = ""  # the new session's first reply names its model
-        the_store = runtime.store()
-        self.sessions = {s.id: s for s in the_store.sessions(self.thread_id)}
-        self.folder.session_numbers.update({sid: s.number for sid, s in self.sessions.items()})
-        new = self.sessions.get(data.get("new_session_id", ""))
+        # The engine's event carries the session it opened: nothing is read back.
+        new = SessionRecord.model_validate(data["session"]) if data.get("session") else None
+        if new is not None:
+            self.sessions[new.id] = new
+            self.folder.session_numbers[new.id] = new.number
         delivered = data.get("delivered") or []
         first_seq = min((d["seq"] for d in delivered), default=0)
         divider = divider_item(new, first_seq) if new else None
         chip = SessionChip(number=data["session_number"], label=f"Session {data['session_number']} ← current",
                            anchor=anchor(data["session_number"]), current=True)
         return {"type": "context_reset", "data": {
-            **{k: v for k, v in data.items() if k not in ("delivered",)},
+            **{k: v for k, v in data.items() if k not in ("delivered", "session")},
             "divider": divider.model_dump(mode="json") if divider else None,
             "chip": chip.model_dump(mode="json"),
         }} | ({"followups": [self._labelled(i).model_dump(mode="json") for d in delivered
