@@ -20,6 +20,7 @@ from chat_app.services import live
 from chat_app.services import threads as thread_service
 from chat_app.states import marker_rows, reading_scripts, scripts
 from chat_app.states.chat_runs import FLUSH_SECONDS, RunFollowing, handoff_cancels
+from chat_app.states.composer_text import composer_placeholder
 from chat_app.states.identity import IdentityState
 from chat_app.states.jump_script import scroll_to_message
 from chat_app.states.live_pages import LivePages
@@ -101,13 +102,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
 
     @rx.var
     def composer_placeholder(self) -> str:
-        if self.handoff_running:
-            return "Writing the handoff… messages sent now are answered in the new session"
-        if self.resetting:
-            return "Resetting context… new messages will be queued"
-        if self.sending:
-            return "Working… messages sent now are queued and delivered after this turn"
-        return "Message Baton (Enter to send, Shift+Enter for a new line)"
+        return composer_placeholder(self.activity)
 
     def _refresh_undo(self) -> None:
         """Point ``undo_target`` at the marker that offers Undo (the newest edit of the newest
