@@ -18,6 +18,7 @@ from chat_app.db.engine import write_engine
 from chat_app.db.models import ImportedTranscript, Thread
 from chat_app.db.replies import replaced_seqs
 from chat_app.services import runtime
+from chat_app.services.importing import imported_label, imported_labels
 from chat_app.services.timeline import items_from_rows, model_label, session_chips
 from chat_app.services.views import (
     AssistantChoice,
@@ -72,7 +73,9 @@ def list_threads(owner: str, search: str = "") -> list[ThreadSummary]:
         # With several assistants a chat is known by its assistant as well as by its model.
         models = {a.id: (f"{a.name} · " if len(assistants) > 1 else "") + model_label(a.model)
                   for a in assistants}
-        return [_summary(t, counts.get(t.id, 1), models.get(t.assistant_id, "")) for t in threads]
+        imported = imported_labels(session=db, thread_ids=[t.id for t in threads])
+        return [_summary(t, counts.get(t.id, 1),
+                         imported.get(t.id) or models.get(t.assistant_id, "")) for t in threads]
 
 
 def list_assistant_choices() -> list[AssistantChoice]:
@@ -160,14 +163,16 @@ def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None =
         # The newest window also tells whether the open session's last message still waits
         # for a turn (delivered by a /handoff, or a process died before the reply): the page
         # answers it as it answers the queue. Never an imported (read-only) thread's.
+        record = db.get(ImportedTranscript, thread_id)
         awaiting = (not queued and before_seq is None and upto_seq is None and bool(sessions)
-                    and _awaits_turn(rows, sessions[-1].id)
-                    and db.get(ImportedTranscript, thread_id) is None)
+                    and _awaits_turn(rows, sessions[-1].id) and record is None)
         problem = ""
         try:
             meter, label = _meter(thread, db) if with_meter else (MeterView(), "")
         except ConfigurationError as exc:  # a bad model setting must not take the chat down
             meter, label, problem = MeterView(), "", misconfigured(exc)
+        if record is not None:
+            label = imported_label(record)
         chips = session_chips(sessions, earliest if has_earlier else None)
         return TimelineView(thread=_summary(thread, len(sessions) or 1, label), items=items,
                             sessions=chips, has_earlier=has_earlier, earliest_seq=earliest,
