@@ -133,6 +133,13 @@ def settings_problem(setup: TurnSetup, window: EffectiveWindow) -> SettingsProbl
             f"{policy.mask_threshold:.0%} of the {tokens:,}-token window is {limit:,} tokens, "
             "so no tool output would ever be old enough to mask. Lower keep-recent tokens, "
             "raise the mask threshold or leave it empty."))
+    if tokens <= fixed + keep:  # the window the chats get from the model or the environment
+        return SettingsProblem(field="keep_recent_tokens" if keep > fixed else "system_prompt",
+                               message=(
+            f"The chats run on a {tokens:,}-token window, which cannot hold this assistant's "
+            f"fixed context: about {fixed:,} tokens of system prompt, tool definitions and "
+            f"handoff, plus {keep:,} keep-recent tokens. Shorten the system prompt, lower "
+            "keep-recent tokens or set a larger window override."))
     strategy = effective_strategy(policy, model_info(setup.model_name).default_strategy)
     if strategy == "reset":
         limit = int(tokens * policy.reset_threshold)

@@ -257,12 +257,16 @@ def test_a_compaction_that_cannot_get_below_its_threshold_is_refused(
      "Keep-recent tokens \\(5,000\\) must be below what the mask threshold means: 35% of the "
      "6,000-token window is 2,100 tokens"),
     ({"context_strategy": "compact", "compact_threshold": "40", "mask_threshold": "",
-      "keep_recent_tokens": "5000"}, "keep_recent_tokens", "Compaction cannot get below"),
+      "keep_recent_tokens": "3000"}, "keep_recent_tokens", "Compaction cannot get below"),
+    ({"context_strategy": "reset", "mask_threshold": "", "keep_recent_tokens": "5000"},
+     "keep_recent_tokens", "The chats run on a 6,000-token window, which cannot hold"),
     ({"context_strategy": "reset", "reset_threshold": "20", "compact_threshold": "10",
       "mask_threshold": "", "keep_recent_tokens": "0"}, "reset_threshold",
      "Resetting at 20% of the 6,000-token window means 1,200 tokens, but a new session starts "
      "with about"),
     ({"reset_threshold": "100"}, "reset_threshold", "Reset threshold must be below 100%"),
+    ({"system_prompt": "Follow the house rules. " * 1200}, "system_prompt",
+     "The chats run on a 6,000-token window, which cannot hold this assistant's fixed context"),
 ])
 def test_settings_that_would_break_the_assistant_are_refused_on_its_chats_window(
     grant: str, monkeypatch: pytest.MonkeyPatch, fields: dict, field: str, message: str
