@@ -16,7 +16,7 @@ from chat_app.db import repo
 from chat_app.db.convert import stored_message
 from chat_app.db.engine import write_engine
 from chat_app.db.models import ImportedTranscript, Thread
-from chat_app.db.replies import replaced_seqs
+from chat_app.db.replies import replaced_replies
 from chat_app.services import runtime
 from chat_app.services.importing import imported_label, imported_labels
 from chat_app.services.timeline import items_from_rows, model_label, session_chips
@@ -154,7 +154,7 @@ def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None =
         has_earlier = bool(rows) and bool(repo.timeline_window(
             session=db, thread_id=thread_id, before_seq=earliest, limit=1, upto_seq=upto_seq))
         items = items_from_rows([stored_message(r) for r in rows], sessions,
-                                replaced_seqs(session=db, thread_id=thread_id))
+                                replaced_replies(session=db, thread_id=thread_id))
         # The newest window of the owner's page ends with what is still queued.
         queued = ([] if before_seq is not None or upto_seq is not None
                   else repo.undelivered_pending(session=db, thread_id=thread_id))
@@ -204,7 +204,7 @@ def load_from_session(owner: str | None, thread_id: str, session_number: int, *,
         rows = repo.timeline_window(session=db, thread_id=thread_id, before_seq=current_earliest_seq,
                                     limit=span, upto_seq=upto_seq)
         return items_from_rows([stored_message(r) for r in rows], sessions,
-                               replaced_seqs(session=db, thread_id=thread_id))
+                               replaced_replies(session=db, thread_id=thread_id))
 
 
 def load_window_at(owner: str | None, thread_id: str, *, session_number: int | None = None,
@@ -230,7 +230,7 @@ def load_window_at(owner: str | None, thread_id: str, *, session_number: int | N
         has_later = bool(rows) and bool(repo.timeline_from(
             session=db, thread_id=thread_id, from_seq=rows[-1].seq + 1, limit=1))
         items = items_from_rows([stored_message(r) for r in rows], sessions,
-                                replaced_seqs(session=db, thread_id=thread_id))
+                                replaced_replies(session=db, thread_id=thread_id))
         thread_start = sessions[0].first_seq if sessions else None
         has_earlier = bool(rows) and thread_start is not None and rows[0].seq > thread_start
         return WindowView(items=items, has_later=has_later, has_earlier=has_earlier,
