@@ -104,3 +104,23 @@ def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page) -> N
                    const box = el.getBoundingClientRect();
                    return box.bottom <= window.innerHeight && box.bottom > 0; }""",
         timeout=5000)
+
+
+def test_the_view_follows_the_reply_after_a_tall_message(page, screenshot_dir):
+    start_chat(page, "Write a tiny greeting module")
+    wait_idle(page)
+    tall = "\n".join(f"Requirement {n}: the greeting says hello to guest number {n}."
+                     for n in range(1, 61))
+    page.locator("#composer-input").fill(tall)
+    page.locator("#composer-input").press("Enter")
+    page.locator("[data-role=user]").nth(1).wait_for()
+    wait_idle(page)
+    page.screenshot(path=str(screenshot_dir / "after-tall-message.png"))
+    # Taller than any slack "near the bottom" allows: the row alone took the view off it.
+    height = page.locator("[data-role=user]").nth(1).evaluate("e => e.offsetHeight")
+    assert height > 400
+    # The reader never scrolled: the view followed the reply to its end.
+    page.wait_for_function(
+        "() => window.innerHeight + window.scrollY >= document.body.scrollHeight - 2",
+        timeout=5_000)
+
