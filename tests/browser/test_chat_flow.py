@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.browser.chat_page import WATCH_SCRIPT, send, start_chat, timeline, wait_idle
+from tests.browser.conftest import SIM_WINDOW
 
 
 def test_a_new_chat_streams_a_reply_that_survives_a_reload(page, screenshot_dir):
@@ -124,3 +125,15 @@ def test_the_view_follows_the_reply_after_a_tall_message(page, screenshot_dir):
         "() => window.innerHeight + window.scrollY >= document.body.scrollHeight - 2",
         timeout=5_000)
 
+
+def test_the_meter_gives_its_token_figures_on_hover_live_and_after_a_reload(page):
+    # README: "hover it for the token figures". The meter is a button (it opens the chart):
+    # the figures are the button's own title, which every browser shows on hover.
+    start_chat(page, "Write a tiny greeting module")
+    wait_idle(page)
+    meter = page.locator("#open-context-chart")
+    expected = f" of {int(SIM_WINDOW):,} tokens · compact at 50% · reset at 80%"
+    assert expected in (meter.get_attribute("title") or "")
+    page.reload()
+    page.locator("[data-role=assistant]").first.wait_for()
+    assert expected in (meter.get_attribute("title") or "")
