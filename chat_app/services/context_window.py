@@ -100,18 +100,19 @@ def settings_problem(setup: TurnSetup, window: EffectiveWindow) -> SettingsProbl
 
     Each rule is a way an assistant saved with it would break in its chats: a window override
     larger than a hosted model's own window (the provider refuses the request before Baton
-    acts),
-    or too small for the fixed context (system prompt, tool definitions, handoff budget) plus
-    the keep-recent span; a keep-recent span that the mask threshold's or the compaction's
-    tokens cannot hold (nothing would ever be masked, or compaction could not get below its
-    threshold); a reset threshold that a new session's fixed context already reaches (every
-    session would end at once).
+    acts); a window too small for the fixed context (system prompt, tool definitions, handoff
+    budget) plus the keep-recent span; a keep-recent span the mask threshold's tokens cannot
+    hold (nothing would ever be masked); a reset threshold a new session's fixed context
+    already reaches (it could never reset); a compaction that cannot get below its threshold.
     """
-    policy = setup.policy
-    counter = _counter(setup.model_name)
-    fixed = fixed_context_tokens(setup, counter)
-    keep = policy.keep_recent_tokens
-    tokens = window.tokens
+    fixed = fixed_context_tokens(setup, _counter(setup.model_name))
+    return (_window_problem(setup, window, fixed) or _keep_problem(setup, window.tokens, fixed)
+            or _strategy_problem(setup, window.tokens, fixed))
+
+
+def _window_problem(setup: TurnSetup, window: EffectiveWindow, fixed: int) -> SettingsProblem | None:
+    """An override the model cannot take, or one too small for the fixed context."""
+    tokens, keep = window.tokens, setup.policy.keep_recent_tokens
     # Ollama's window is what Baton sets (num_ctx), the simulator has none of its own.
     fixed_window = (model_info(setup.model_name).known and setup.model_name not in SIMULATOR_NAMES
                     and not setup.model_name.startswith("ollama:"))
@@ -126,6 +127,12 @@ def settings_problem(setup: TurnSetup, window: EffectiveWindow) -> SettingsProbl
             f"fixed context: about {fixed:,} tokens of system prompt, tool definitions and "
             f"handoff, plus {keep:,} keep-recent tokens. Use more than {fixed + keep:,}, or "
             "leave it empty for the model's window."))
+    return None
+
+
+def _keep_problem(setup: TurnSetup, tokens: int, fixed: int) -> SettingsProblem | None:
+    """A keep-recent span masking never gets past, or that the window cannot hold."""
+    policy, keep = setup.policy, setup.policy.keep_recent_tokens
     if policy.mask_threshold is not None and keep >= int(tokens * policy.mask_threshold):
         limit = int(tokens * policy.mask_threshold)
         return SettingsProblem(field="keep_recent_tokens", message=(
@@ -134,32 +141,38 @@ def settings_problem(setup: TurnSetup, window: EffectiveWindow) -> SettingsProbl
             "so no tool output would ever be old enough to mask. Lower keep-recent tokens, "
             "raise the mask threshold or leave it empty."))
     if tokens <= fixed + keep:  # the window the chats get from the model or the environment
-        return SettingsProblem(field="keep_recent_tokens" if keep > fixed else "system_prompt",
-                               message=(
-            f"The chats run on a {tokens:,}-token window, which cannot hold this assistant's "
-            f"fixed context: about {fixed:,} tokens of system prompt, tool definitions and "
-            f"handoff, plus {keep:,} keep-recent tokens. Shorten the system prompt, lower "
-            "keep-recent tokens or set a larger window override."))
-    strategy = effective_strategy(policy, model_info(setup.model_name).default_strategy)
-    if strategy == "reset":
+        return SettingsProblem(
+            field="keep_recent_tokens" if keep > fixed else "system_prompt", message=(
+                f"The chats run on a {tokens:,}-token window, which cannot hold this "
+                f"assistant's fixed context: about {fixed:,} tokens of system prompt, tool "
+                f"definitions and handoff, plus {keep:,} keep-recent tokens. Shorten the system "
+                "prompt, lower keep-recent tokens or set a larger window override."))
+    return None
+
+
+def _strategy_problem(setup: TurnSetup, tokens: int, fixed: int) -> SettingsProblem | None:
+    """A reset the fixed context already reaches, or a compaction that cannot get below its
+    threshold."""
+    policy, keep = setup.policy, setup.policy.keep_recent_tokens
+    if effective_strategy(policy, model_info(setup.model_name).default_strategy) == "reset":
         limit = int(tokens * policy.reset_threshold)
-        if fixed >= limit:
-            return SettingsProblem(field="reset_threshold", message=(
-                f"Resetting at {policy.reset_threshold:.0%} of the {tokens:,}-token window "
-                f"means {limit:,} tokens, but a new session starts with about {fixed:,} "
-                "(system prompt, tool definitions, handoff): it could never reset. Raise the "
-                "reset threshold or the window."))
-        return None
+        if fixed < limit:
+            return None
+        return SettingsProblem(field="reset_threshold", message=(
+            f"Resetting at {policy.reset_threshold:.0%} of the {tokens:,}-token window "
+            f"means {limit:,} tokens, but a new session starts with about {fixed:,} "
+            "(system prompt, tool definitions, handoff): it could never reset. Raise the "
+            "reset threshold or the window."))
     # After a compaction the session holds the instructions, the tools, the summary and the
     # kept span (no handoff in a session that only compacts).
     floor = fixed - setup.handoff_budget_tokens + setup.compaction_summary_tokens + keep
     limit = int(tokens * policy.compact_threshold)
-    if floor >= limit:
-        return SettingsProblem(field="keep_recent_tokens", message=(
-            f"Compaction cannot get below its threshold: compacting at "
-            f"{policy.compact_threshold:.0%} of the {tokens:,}-token window means "
-            f"{limit:,} tokens, but keeping {keep:,} recent tokens plus a "
-            f"{setup.compaction_summary_tokens:,}-token summary, the system prompt and the "
-            f"tool definitions already take about {floor:,}. Lower keep-recent tokens, raise "
-            "the compact threshold or the window."))
-    return None
+    if floor < limit:
+        return None
+    return SettingsProblem(field="keep_recent_tokens", message=(
+        f"Compaction cannot get below its threshold: compacting at "
+        f"{policy.compact_threshold:.0%} of the {tokens:,}-token window means "
+        f"{limit:,} tokens, but keeping {keep:,} recent tokens plus a "
+        f"{setup.compaction_summary_tokens:,}-token summary, the system prompt and the "
+        f"tool definitions already take about {floor:,}. Lower keep-recent tokens, raise "
+        "the compact threshold or the window."))
