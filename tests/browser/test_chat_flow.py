@@ -107,20 +107,26 @@ def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page) -> N
         timeout=5000)
 
 
-def test_the_view_follows_the_reply_after_a_tall_message(page, screenshot_dir):
-    start_chat(page, "Write a tiny greeting module")
-    wait_idle(page)
-    tall = "\n".join(f"Requirement {n}: the greeting says hello to guest number {n}."
-                     for n in range(1, 61))
+def test_the_view_follows_a_tall_reply_after_a_tall_message(server_db, page, provider_script):
+    """The reader stays at the bottom; rows taller than any "near the bottom" slack come in:
+    the message they send and a reply that streams in."""
+    from tests.agent_core.providers.servers import Reply
+    from tests.browser.test_security import _login_as, _new_owner, _provider_thread
+
+    token, owner = _new_owner()
+    thread_id = _provider_thread(owner)
+    line = "The greeting module says hello to every guest by name and remembers who came. "
+    provider_script.queued.append(Reply(text="\n".join(f"Line {n}: {line}" for n in range(1, 36))))
+    _login_as(page, server_db, token)
+    page.goto(f"/t/{thread_id}")
+    page.locator("#composer-input").wait_for()
+    tall = "\n".join(f"Requirement {n}: greet guest number {n}." for n in range(1, 61))
     page.locator("#composer-input").fill(tall)
     page.locator("#composer-input").press("Enter")
-    page.locator("[data-role=user]").nth(1).wait_for()
+    page.locator("[data-role=assistant] .baton-markdown", has_text="Line 35: The greeting").wait_for()
     wait_idle(page)
-    page.screenshot(path=str(screenshot_dir / "after-tall-message.png"))
-    # Taller than any slack "near the bottom" allows: the row alone took the view off it.
-    height = page.locator("[data-role=user]").nth(1).evaluate("e => e.offsetHeight")
-    assert height > 400
-    # The reader never scrolled: the view followed the reply to its end.
+    for role in ("user", "assistant"):
+        assert page.locator(f"[data-role={role}]").last.evaluate("e => e.offsetHeight") > 400
     page.wait_for_function(
         "() => window.innerHeight + window.scrollY >= document.body.scrollHeight - 2",
         timeout=5_000)
