@@ -10,20 +10,42 @@
     install();
   };
 
+  // Whether the view follows the chat as it grows: while it is at the bottom. Decided when
+  // the view moves (the reader's scroll, or ours), never after the page grew: measured then,
+  // a tall row (a long message just sent, a long reply) put the bottom out of reach by
+  // itself, and nothing after it was followed. While it follows, the timeline's growth
+  // (new rows, the streaming reply, markdown settling) keeps the bottom in view.
+  const FOLLOW_SLACK = 150;
+  const atBottom = () =>
+    window.innerHeight + window.scrollY >= document.body.scrollHeight - FOLLOW_SLACK;
+  let following = true, watched = null;
+  window.addEventListener("scroll", () => { following = atBottom(); }, {passive: true});
+  const grown = new ResizeObserver(() => {
+    if (following) window.scrollTo({top: document.body.scrollHeight});
+  });
+  const watch = () => {  // the chat's timeline (a new one on another chat)
+    const timeline = document.getElementById("timeline");
+    if (!timeline || timeline === watched) return;
+    if (watched) grown.unobserve(watched);
+    grown.observe(timeline);
+    watched = timeline;
+  };
+
   // Scroll to the bottom of the chat. Forced (a chat just opened, a message sent): keep
   // scrolling until the rows are there and the page stops growing (markdown, code and fonts
   // settle over a few frames), for up to 3 s. Whoever moves the view next takes it over
   // (``__batonScrollGen``, counted by /baton-reader.js): the reader (wheel, touch, keys, the
   // scrollbar), a chip or search jump, a restored place. Left running, the settling pulled a
   // chip jump made in the page's first seconds back to the bottom of the new rows. Not
-  // forced (a new row): only when the reader is near the bottom already.
+  // forced (a new row): only while the view follows (above).
   window.batonScrollToBottom = (force) => {
-    const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 400;
-    if (!nearBottom && !force) return;
+    watch();
+    if (!following && !force) return;
     if (!force) {
       setTimeout(() => window.scrollTo({top: document.body.scrollHeight}), 60);
       return;
     }
+    following = true;
     let last = -1, steady = 0, tries = 0;
     const gen = window.__batonScrollGen = (window.__batonScrollGen || 0) + 1;
     const settle = () => {

@@ -59,6 +59,35 @@ def _last_user_index(messages: list[BaseMessage]) -> int:
     return -1
 
 
+def _last_outcomes(messages: list[BaseMessage]) -> dict[str, bool]:
+    """Each command run since the user's last message, in the order first run: whether its
+    last run exited 0."""
+    commands: dict[str, str] = {}
+    outcomes: dict[str, bool] = {}
+    for message in messages[_last_user_index(messages) + 1 :]:
+        if isinstance(message, AIMessage):
+            commands.update({call["id"]: str(call["args"].get("command", ""))
+                             for call in message.tool_calls if call["name"] == "run_command"})
+        elif isinstance(message, ToolMessage) and message.tool_call_id in commands:
+            tail = str(message.content)[-40:]
+            outcomes[commands[message.tool_call_id]] = "[exit status 0]" in tail
+    return outcomes
+
+
+def _verdict(outcomes: dict[str, bool]) -> str:
+    """What the last words say about the checks: never that they pass when one the turn ran
+    failed on its last run."""
+    failing = [command for command, passed in outcomes.items() if not passed]
+    if failing:
+        named = ", ".join(f"`{command}`" for command in failing)
+        return (f"Not ready for review: {named} failed on its last run and was not run again."
+                if len(failing) == 1 else
+                f"Not ready for review: {named} failed on their last runs and were not run again.")
+    if outcomes:
+        return "The tests pass and the work is ready for review."
+    return "No check ran in this turn; run the tests before relying on it."
+
+
 def _carried_state(messages: list[BaseMessage]) -> dict[str, Any]:
     for message in reversed(messages):
         text = message.content if isinstance(message.content, str) else ""
@@ -211,7 +240,7 @@ def next_step(messages: list[BaseMessage], *, verbosity: int = 24) -> Step:
         if pending is None:
             done = ", ".join(t["content"] for t in todos[-4:])
             return Step(text=f"All {len(todos)} todos are complete. Finished: {done}. "
-                        "The tests pass and the work is ready for review.")
+                        + _verdict(_last_outcomes(messages)))
         started = [dict(t, status="in_progress") if t is pending else t for t in todos]
         return Step(tool_calls=[_tool_call("write_todos", {"todos": started}, task + pending["content"])])
     path = _file_for(active, task)

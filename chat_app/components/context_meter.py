@@ -41,6 +41,8 @@ def context_meter() -> rx.Component:
         aria_valuemin=0,
         aria_valuemax=100,
     )
+    # The token figures are the button's own title: a title inside a button is not shown
+    # by every browser (Firefox shows only the button's).
     return context_chart(rx.el.button(bar, type="button", id="open-context-chart",
-                                      class_name="baton-meter-button",
+                                      class_name="baton-meter-button", title=meter.title,
                                       aria_label="Context used: open the context chart"))

@@ -4,7 +4,6 @@ from chat_app.components.copy_button import copy_button
 from chat_app.components.fork_button import fork_button
 from chat_app.components.message_text import message_text
 from chat_app.components.message_time import message_time
-from chat_app.components.replaced_badge import replaced_badge
 from chat_app.states.rows import TimelineRow
 
 
@@ -16,7 +15,6 @@ def message_bubble(row: rx.Var[TimelineRow], owner: bool = False) -> rx.Componen
         rx.box(
             message_text(row.content),
             rx.hstack(
-                replaced_badge(row, owner),
                 rx.cond(row.queued, rx.badge("queued", color_scheme="amber", variant="soft")),
                 rx.cond(row.stopped, rx.badge("stopped", color_scheme="gray", variant="soft")),
                 rx.cond(row.incomplete, rx.badge("cut off", color_scheme="red", variant="soft",

@@ -5,10 +5,10 @@ from chat_app.states.rows import TimelineRow
 
 
 def replaced_badge(row: rx.Var[TimelineRow], owner: bool) -> rx.Component:
-    """On a reply that was regenerated: it is kept but not seen by the model; the owner
-    can choose it again."""
+    """Under the last row of a reply that was regenerated (once for the whole reply): it is
+    kept but not seen by the model; the owner can choose it again."""
     return rx.cond(
-        row.replaced,
+        row.reply_end,
         rx.hstack(
             rx.badge("earlier reply · not in context", color_scheme="gray", variant="outline"),
             *([rx.button("Use this reply", size="1", variant="soft",
@@ -16,5 +16,7 @@ def replaced_badge(row: rx.Var[TimelineRow], owner: bool) -> rx.Component:
               if owner else []),
             spacing="2",
             align="center",
+            margin_top="0.3em",
+            class_name="baton-earlier-reply",
         ),
     )

@@ -2,6 +2,7 @@ import reflex as rx
 
 from chat_app.components.marker_row import marker_row
 from chat_app.components.message_bubble import message_bubble
+from chat_app.components.replaced_badge import replaced_badge
 from chat_app.components.session_divider import session_divider
 from chat_app.components.tool_row import tool_row
 from chat_app.states.rows import TimelineRow
@@ -26,6 +27,7 @@ def _item(row: rx.Var[TimelineRow], *, owner: bool) -> rx.Component:
             ("marker", marker_row(row)),
             message_bubble(row, owner),
         ),
+        replaced_badge(row, owner),
         id=row.anchor,
         key=row.key,
         custom_attrs={"data-key": row.key, "data-seq": row.seq, "data-session": row.session_number,

@@ -80,7 +80,7 @@ def _editor() -> rx.Component:
                     _field("Reset threshold, %", "reset_threshold", input_mode="decimal"),
                     width="100%", gap="3", class_name="baton-admin-row"),
             rx.flex(_field("Keep recent tokens", "keep_recent_tokens", input_mode="numeric"),
-                    _field(f"Window override (tokens; the model table says {AdminState.model_window})",
+                    _field("Window override (tokens; empty: the model's window)",
                            "window_override", input_mode="numeric"),
                     width="100%", gap="3", class_name="baton-admin-row"),
             rx.text(AdminState.window_note, size="1", weight="medium", id="admin-window"),

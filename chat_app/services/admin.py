@@ -332,6 +332,9 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
     mask: float | None = None
     if form.mask_threshold.strip():
         mask = _percent("Mask threshold", form.mask_threshold, "mask_threshold")
+    if reset >= 1:
+        raise SettingsRejected("Reset threshold must be below 100%: at 100% the window is "
+                               "already full when it acts.", "reset_threshold")
     if compact >= reset:
         raise SettingsRejected(
             f"Compact threshold ({compact:.0%}) must be below the reset threshold ({reset:.0%}).",
@@ -404,20 +407,18 @@ def resolved_strategy(model: str, strategy: str) -> str:
 
 
 def _model_facts(spec: str) -> tuple[int, str]:
-    """The model table's window and a one-line note about the model for the settings form."""
+    """The model table's window and a one-line note about the model for the settings form:
+    who answers, with no window figure (the page states one, the window the chats run on)."""
     try:
         info = model_info(registry_name(spec))
         resolved = resolve_model(spec)
     except ConfigurationError as exc:
         return 0, str(exc)
-    window = f"{info.context_window:,}-token window"
-    if not info.known:
-        window += " (assumed: Baton does not know this model; set the window override)"
-    if resolved.is_simulator and spec.strip() not in SIMULATOR_NAMES and spec.strip():
-        return info.context_window, f"{window}. {resolved.label}"
+    unknown = ("" if info.known else
+               " Baton does not know this model's window; set the window override.")
     if resolved.is_simulator:
-        return info.context_window, f"{resolved.label} · {window}"
-    return info.context_window, f"{resolved.label} · {window}. {commands_note()}"
+        return info.context_window, f"{resolved.label}{unknown}"
+    return info.context_window, f"{resolved.label}.{unknown} {commands_note()}"
 
 
 def commands_note() -> str:
@@ -456,8 +457,7 @@ def _check_runnable(data: AssistantCreate) -> None:
     except ConfigurationError as exc:
         raise SettingsRejected(str(exc), "model") from None
     if problem:
-        field = "window_override" if problem.startswith("A window override") else "keep_recent_tokens"
-        raise SettingsRejected(problem, field)
+        raise SettingsRejected(problem.message, problem.field)
 
 
 def _view(assistant: Assistant) -> AssistantView:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from agent_core.context import content_text, from_langchain
 from agent_core.errors import TranscriptFormatError
@@ -38,7 +38,7 @@ from chat_app.db.models import ChatSession, ImportedTranscript, Thread
 from chat_app.services import runtime
 
 __all__ = ["ImportRejected", "import_session", "imported_record", "is_imported", "max_bytes",
-           "AGENT_NAMES", "READ_ONLY"]
+           "imported_label", "imported_labels", "AGENT_NAMES", "READ_ONLY"]
 
 #: How the UI names the agent that wrote each format.
 AGENT_NAMES = {"claude_code": "Claude Code", "codex": "Codex", "aider": "aider",
@@ -89,6 +89,23 @@ def import_session(owner: str, filename: str, data: bytes) -> str:
 def is_imported(thread_id: str) -> bool:
     with Session(runtime.engine()) as db:
         return db.get(ImportedTranscript, thread_id) is not None
+
+
+def imported_label(record: ImportedTranscript) -> str:
+    """Who answered an imported chat, where a chat names the model that answers it: the
+    agent that wrote the file, and its model when the file names one. Never the assistant's
+    model (the simulator, say): nothing of the chat was answered here."""
+    agent = AGENT_NAMES.get(record.format, record.format)
+    return f"Imported from {agent}" + (f" · {record.model}" if record.model else "")
+
+
+def imported_labels(*, session: Session, thread_ids: list[str]) -> dict[str, str]:
+    """:func:`imported_label` of each imported thread among ``thread_ids``."""
+    if not thread_ids:
+        return {}
+    records = session.exec(select(ImportedTranscript).where(
+        col(ImportedTranscript.thread_id).in_(thread_ids))).all()
+    return {record.thread_id: imported_label(record) for record in records}
 
 
 def imported_record(thread_id: str) -> ImportedTranscript | None:

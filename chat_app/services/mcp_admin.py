@@ -24,6 +24,7 @@ __all__ = ["McpServerForm", "McpServerView", "parse_mcp_form", "list_mcp_servers
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9-]+$")
+_URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 class McpServerForm(BaseModel):
@@ -76,6 +77,15 @@ def parse_mcp_form(form: McpServerForm) -> McpServer:
     transport, target = form.transport.strip(), form.target.strip()
     if transport not in ("stdio", "http"):
         raise SettingsRejected("Transport must be stdio (a command) or http (a URL).")
+    # The target typed under the other transport: say which one it needs (a URL run as a
+    # command would fail only when checked, with a hint about commands).
+    if transport == "stdio" and _URL_SCHEME.match(target):
+        raise SettingsRejected("That is a URL, not a command: choose “streamable HTTP” for a "
+                               "server reached by URL (stdio starts a program here).")
+    if transport == "http" and target and not _URL_SCHEME.match(target):
+        raise SettingsRejected("That is not a URL: choose “stdio command” for a server started "
+                               "by a command, or give its streamable-HTTP URL, starting with "
+                               "http:// or https://.")
     secrets = _secrets(form.secrets, transport)
     try:
         if transport == "stdio":

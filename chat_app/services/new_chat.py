@@ -14,8 +14,10 @@ from sqlmodel import Session
 from agent_core.errors import ConfigurationError
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
+from chat_app.db.models import ImportedTranscript
 from chat_app.services import runtime
 from chat_app.services.chat import _check_fits, validate_message
+from chat_app.services.importing import imported_label
 from chat_app.services.timeline import model_label
 from chat_app.services.titles import title_from_message
 from chat_app.services.views import AssistantChoice
@@ -77,5 +79,8 @@ def chat_assistant(owner: str, thread_id: str) -> AssistantChoice | None:
         assistant = repo.get_assistant(session=db, assistant_id=thread.assistant_id) if thread else None
         if assistant is None:
             return None
+        record = db.get(ImportedTranscript, thread_id)
+        if record is not None:  # answered elsewhere: the header names where, not an assistant
+            return AssistantChoice(id=assistant.id, name="", model_label=imported_label(record))
         return AssistantChoice(id=assistant.id, name=assistant.name,
                                model_label=model_label(assistant.model))

@@ -23,7 +23,8 @@ from chat_app.services.run_events import Translator, expand
 from chat_app.services.stops import stoppable
 from chat_app.services.threads import misconfigured
 
-__all__ = ["ReplyRefused", "regenerate", "choose_reply", "replaced_seqs", "reply_groups"]
+__all__ = ["ReplyRefused", "regenerate", "choose_reply", "replaced_seqs", "replaced_replies",
+           "reply_groups"]
 
 
 class ReplyRefused(ValueError):
@@ -51,6 +52,12 @@ def replaced_seqs(thread_id: str) -> set[int]:
     """Rows of the thread's replies the model does not see (for the timeline to dim)."""
     with Session(runtime.engine()) as db:
         return db_replies.replaced_seqs(session=db, thread_id=thread_id)
+
+
+def replaced_replies(thread_id: str) -> list[tuple[int, ...]]:
+    """The thread's earlier replies, each as the seqs of its rows (one "Use this reply" each)."""
+    with Session(runtime.engine()) as db:
+        return db_replies.replaced_replies(session=db, thread_id=thread_id)
 
 
 async def _idle(thread_id: str) -> None:
@@ -113,9 +120,9 @@ async def _regenerate(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any
         _touch(thread_id)
 
 
-async def choose_reply(owner: str, thread_id: str, seq: int) -> set[int]:
+async def choose_reply(owner: str, thread_id: str, seq: int) -> list[tuple[int, ...]]:
     """Make the earlier reply holding row ``seq`` the one the model sees (the current one
-    is kept as an earlier reply); returns the rows now replaced. Raises ReplyRefused."""
+    is kept as an earlier reply); returns the earlier replies now. Raises ReplyRefused."""
     if _assistant_for(owner, thread_id)[0] is None:
         raise ReplyRefused("This chat does not exist.")
     await _idle(thread_id)
@@ -127,7 +134,7 @@ async def choose_reply(owner: str, thread_id: str, seq: int) -> set[int]:
     if chosen is None:
         raise ReplyRefused("Only a reply to the last message can be chosen.")
     if shown >= 0 and groups[shown] == chosen:
-        return replaced_seqs(thread_id)
+        return replaced_replies(thread_id)
     try:
         for position, edit in enumerate(edits):
             if edit.kind == "reply" and not edit.undone and tuple(edit.seqs) == chosen:
@@ -138,4 +145,4 @@ async def choose_reply(owner: str, thread_id: str, seq: int) -> set[int]:
     except StoreError as exc:
         raise ReplyRefused(str(exc)) from None
     await live.resync(thread_id)  # the chat's other tabs dim the other reply too
-    return replaced_seqs(thread_id)
+    return replaced_replies(thread_id)

@@ -16,8 +16,9 @@ from chat_app.db import repo
 from chat_app.db.convert import stored_message
 from chat_app.db.engine import write_engine
 from chat_app.db.models import ImportedTranscript, Thread
-from chat_app.db.replies import replaced_seqs
+from chat_app.db.replies import replaced_replies
 from chat_app.services import runtime
+from chat_app.services.importing import imported_label, imported_labels
 from chat_app.services.timeline import items_from_rows, model_label, session_chips
 from chat_app.services.views import (
     AssistantChoice,
@@ -72,7 +73,9 @@ def list_threads(owner: str, search: str = "") -> list[ThreadSummary]:
         # With several assistants a chat is known by its assistant as well as by its model.
         models = {a.id: (f"{a.name} · " if len(assistants) > 1 else "") + model_label(a.model)
                   for a in assistants}
-        return [_summary(t, counts.get(t.id, 1), models.get(t.assistant_id, "")) for t in threads]
+        imported = imported_labels(session=db, thread_ids=[t.id for t in threads])
+        return [_summary(t, counts.get(t.id, 1),
+                         imported.get(t.id) or models.get(t.assistant_id, "")) for t in threads]
 
 
 def list_assistant_choices() -> list[AssistantChoice]:
@@ -151,7 +154,7 @@ def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None =
         has_earlier = bool(rows) and bool(repo.timeline_window(
             session=db, thread_id=thread_id, before_seq=earliest, limit=1, upto_seq=upto_seq))
         items = items_from_rows([stored_message(r) for r in rows], sessions,
-                                replaced_seqs(session=db, thread_id=thread_id))
+                                replaced_replies(session=db, thread_id=thread_id))
         # The newest window of the owner's page ends with what is still queued.
         queued = ([] if before_seq is not None or upto_seq is not None
                   else repo.undelivered_pending(session=db, thread_id=thread_id))
@@ -160,14 +163,16 @@ def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None =
         # The newest window also tells whether the open session's last message still waits
         # for a turn (delivered by a /handoff, or a process died before the reply): the page
         # answers it as it answers the queue. Never an imported (read-only) thread's.
+        record = db.get(ImportedTranscript, thread_id)
         awaiting = (not queued and before_seq is None and upto_seq is None and bool(sessions)
-                    and _awaits_turn(rows, sessions[-1].id)
-                    and db.get(ImportedTranscript, thread_id) is None)
+                    and _awaits_turn(rows, sessions[-1].id) and record is None)
         problem = ""
         try:
             meter, label = _meter(thread, db) if with_meter else (MeterView(), "")
         except ConfigurationError as exc:  # a bad model setting must not take the chat down
             meter, label, problem = MeterView(), "", misconfigured(exc)
+        if record is not None:
+            label = imported_label(record)
         chips = session_chips(sessions, earliest if has_earlier else None)
         return TimelineView(thread=_summary(thread, len(sessions) or 1, label), items=items,
                             sessions=chips, has_earlier=has_earlier, earliest_seq=earliest,
@@ -199,7 +204,7 @@ def load_from_session(owner: str | None, thread_id: str, session_number: int, *,
         rows = repo.timeline_window(session=db, thread_id=thread_id, before_seq=current_earliest_seq,
                                     limit=span, upto_seq=upto_seq)
         return items_from_rows([stored_message(r) for r in rows], sessions,
-                               replaced_seqs(session=db, thread_id=thread_id))
+                               replaced_replies(session=db, thread_id=thread_id))
 
 
 def load_window_at(owner: str | None, thread_id: str, *, session_number: int | None = None,
@@ -225,7 +230,7 @@ def load_window_at(owner: str | None, thread_id: str, *, session_number: int | N
         has_later = bool(rows) and bool(repo.timeline_from(
             session=db, thread_id=thread_id, from_seq=rows[-1].seq + 1, limit=1))
         items = items_from_rows([stored_message(r) for r in rows], sessions,
-                                replaced_seqs(session=db, thread_id=thread_id))
+                                replaced_replies(session=db, thread_id=thread_id))
         thread_start = sessions[0].first_seq if sessions else None
         has_earlier = bool(rows) and thread_start is not None and rows[0].seq > thread_start
         return WindowView(items=items, has_later=has_later, has_earlier=has_earlier,

@@ -16,6 +16,7 @@ from chat_app.services.views import SessionChip, TimelineItem
 
 __all__ = [
     "items_from_rows",
+    "earlier_reply_marks",
     "divider_item",
     "session_chips",
     "tool_summary",
@@ -144,10 +145,39 @@ class RowFolder:
         return items
 
 
+def earlier_reply_marks(items: Sequence[Any],
+                        replies: Iterable[Collection[int]]) -> list[tuple[bool, bool]]:
+    """For each of ``items`` (timeline items or rows, in order): whether it belongs to an
+    earlier reply, and whether it is that reply's last row. ``replies`` are the earlier
+    (regenerated) replies, each the seqs of its assistant and tool rows.
+
+    A reply is one thing to the reader: every row from its first to its last is dimmed, the
+    markers between them included (by seq, and by position: a marker shown live has no seq
+    yet), never a message the user typed; and only its last row offers "Use this reply",
+    when the window holds it."""
+    replaced = [False] * len(items)
+    ends = [False] * len(items)
+    for reply in replies:
+        seqs = set(reply)
+        inside = [index for index, item in enumerate(items)
+                  if item.seq in seqs and item.role in ("assistant", "tool")]
+        if not inside:
+            continue
+        low, high = min(seqs), max(seqs)
+        for index, item in enumerate(items):
+            within = inside[0] <= index <= inside[-1] or low <= item.seq <= high
+            if within and item.role != "user" and item.kind != "divider":
+                replaced[index] = True
+        if items[inside[-1]].seq == max(seqs):
+            ends[inside[-1]] = True
+    return list(zip(replaced, ends, strict=True))
+
+
 def items_from_rows(rows: Sequence[StoredMessage], sessions: Iterable[Any],
-                    replaced: Collection[int] = ()) -> list[TimelineItem]:
+                    replaced: Iterable[Collection[int]] = ()) -> list[TimelineItem]:
     """Timeline items for ``rows``, with a divider before the first row of each session;
-    the replies whose rows are in ``replaced`` (regenerated ones) marked as such."""
+    the earlier replies in ``replaced`` (regenerated ones, each the seqs of its rows) marked
+    as such (:func:`earlier_reply_marks`)."""
     sessions = list(sessions)
     numbers = {s.id: s.number for s in sessions}
     by_id = {s.id: s for s in sessions}
@@ -163,10 +193,11 @@ def items_from_rows(rows: Sequence[StoredMessage], sessions: Iterable[Any],
                 items.append(divider_item(session, row.seq))
         items.extend(folder.add(row))
     items.extend(folder.flush())
+    replaced = list(replaced)
     if replaced:
-        items = [item.model_copy(update={"replaced": True})
-                 if item.seq in replaced and item.role in ("assistant", "tool") else item
-                 for item in items]
+        items = [item.model_copy(update={"replaced": True, "reply_end": end}) if dimmed else item
+                 for item, (dimmed, end) in zip(items, earlier_reply_marks(items, replaced),
+                                                strict=True)]
     labeller = RunLabeller()
     return [labeller.apply(item) for item in items]
 

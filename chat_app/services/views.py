@@ -64,6 +64,8 @@ class TimelineItem(_View):
     """An assistant reply whose stream was cut off before the provider finished it."""
     usage: str = ""
     replaced: bool = False
+    # The last row of an earlier reply: the one that offers "Use this reply".
+    reply_end: bool = False
     """A reply (or its tool rows) the user regenerated: kept, no longer seen by the model."""
     """A message's tokens, for its tooltip (:func:`chat_app.services.message_usage.usage_label`)."""
     # tool rows

@@ -21,7 +21,7 @@ from chat_app.services import runtime
 from chat_app.services.threads import owned_thread
 
 __all__ = ["MAX_FILES", "MAX_FILE_BYTES", "AttachmentRefused", "WorkspaceFile", "check_attachments",
-           "attach_files", "attached_line", "list_files", "read_file", "download_name",
+           "too_many_files", "attach_files", "attached_line", "list_files", "read_file", "download_name",
            "workspace_zip"]
 
 MAX_FILES = 5
@@ -54,12 +54,17 @@ def _text(name: str, data: bytes) -> str:
     return text
 
 
+def too_many_files(count: int) -> str:
+    """The one sentence for a choice of more files than may be attached at a time."""
+    return f"{count} files chosen; attach at most {MAX_FILES} at a time."
+
+
 def check_attachments(files: Sequence[tuple[str, bytes]]) -> dict[str, str]:
     """The files as workspace paths and texts, or :class:`AttachmentRefused` (pure)."""
     if not files:
         raise AttachmentRefused("No file was chosen.")
     if len(files) > MAX_FILES:
-        raise AttachmentRefused(f"{len(files)} files chosen; attach at most {MAX_FILES} at a time.")
+        raise AttachmentRefused(too_many_files(len(files)))
     checked: dict[str, str] = {}
     for name, data in files:
         shown = base_name(name) or name

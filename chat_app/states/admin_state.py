@@ -35,7 +35,6 @@ class AdminState(rx.State):
     selected_id: str = ""
     form: dict[str, str] = {}
     effective_strategy: str = ""
-    model_window: str = ""
     model_note: str = ""
     window_note: str = ""
     changes: list[ChangeRow] = []
@@ -59,7 +58,6 @@ class AdminState(rx.State):
             return
         self.selected_id = view.id
         self.effective_strategy = view.effective_strategy
-        self.model_window = f"{view.model_window:,}" if view.model_window else "unknown"
         self.model_note = view.model_note
         self.window_note = view.window_note
         self.form = {

@@ -18,8 +18,10 @@ from agent_core.errors import MessageRejected
 from chat_app.services import chat as chat_service
 from chat_app.services import live
 from chat_app.services import threads as thread_service
+from chat_app.services.timeline import earlier_reply_marks
 from chat_app.states import marker_rows, reading_scripts, scripts
 from chat_app.states.chat_runs import FLUSH_SECONDS, RunFollowing, handoff_cancels
+from chat_app.states.composer_text import composer_placeholder
 from chat_app.states.identity import IdentityState
 from chat_app.states.jump_script import scroll_to_message
 from chat_app.states.live_pages import LivePages
@@ -101,13 +103,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
 
     @rx.var
     def composer_placeholder(self) -> str:
-        if self.handoff_running:
-            return "Writing the handoff… messages sent now are answered in the new session"
-        if self.resetting:
-            return "Resetting context… new messages will be queued"
-        if self.sending:
-            return "Working… messages sent now are queued and delivered after this turn"
-        return "Message Baton (Enter to send, Shift+Enter for a new line)"
+        return composer_placeholder(self.activity)
 
     def _refresh_undo(self) -> None:
         """Point ``undo_target`` at the marker that offers Undo (the newest edit of the newest
@@ -322,20 +318,23 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
             self._set_rows(rows if self.has_later else rows + self._live_rows())
         return scroll_to_message(seq)
 
-    def _mark_replaced(self, seqs: set[int], *, exactly: bool) -> None:
-        """Dim the rows of replies the model no longer sees (``exactly``: only these)."""
-        def mark(rows: list[TimelineRow]) -> list[TimelineRow]:
-            return [dataclasses.replace(row, replaced=(row.seq in seqs) or (
-                row.replaced and not exactly)) if row.role in ("assistant", "tool") else row
-                for row in rows]
-        self.rows = mark(list(self.rows))
-        self._show_live(mark(list(self._live)))
+    def _mark_replaced(self, replies: list[list[int]], *, exactly: bool) -> None:
+        """Dim the replies the model no longer sees, each as a whole (``exactly``: only
+        these; else these too), the shown and live rows read as one timeline."""
+        settled, live = unwrapped(self.rows), unwrapped(self._live)
+        rows = [*settled, *live]
+        marked = [dataclasses.replace(row, replaced=dimmed or (row.replaced and not exactly),
+                                      reply_end=end or (row.reply_end and not exactly))
+                  for row, (dimmed, end) in zip(rows, earlier_reply_marks(rows, replies),
+                                                strict=True)]
+        self.rows = marked[:len(settled)]
+        self._show_live(marked[len(settled):])
         self._refresh_undo()
 
     @rx.event
-    def show_replaced(self, seqs: list[int]) -> None:
-        """After a reply was chosen: exactly these rows are earlier replies now."""
-        self._mark_replaced({int(seq) for seq in seqs}, exactly=True)
+    def show_replaced(self, replies: list[list[int]]) -> None:
+        """After a reply was chosen: exactly these are the earlier replies now."""
+        self._mark_replaced([[int(seq) for seq in reply] for reply in replies], exactly=True)
 
     @rx.event
     def regenerate(self):

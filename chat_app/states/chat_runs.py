@@ -242,7 +242,7 @@ class RunFollowing(rx.State, mixin=True):
             self._append(data["item"])
             return None
         if kind == "replaced":
-            self._mark_replaced({int(seq) for seq in data.get("seqs", [])}, exactly=False)
+            self._mark_replaced([[int(seq) for seq in data.get("seqs", [])]], exactly=False)
             return None
         if kind == "utilization":
             self.meter = meter_bar(data, self.meter)

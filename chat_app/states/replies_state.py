@@ -27,5 +27,5 @@ class RepliesState(IdentityState):
                                                   int(seq))
         except replies.ReplyRefused as refused:
             return rx.toast.error(str(refused))
-        return [ChatState.show_replaced(sorted(replaced)),
+        return [ChatState.show_replaced([list(reply) for reply in replaced]),
                 rx.toast("The model now sees this reply.", duration=2000)]

@@ -125,6 +125,8 @@ class TimelineRow:
     time_title: str = ""
     usage: str = ""
     replaced: bool = False
+    # The last row of an earlier reply: it offers "Use this reply" for the whole reply.
+    reply_end: bool = False
     queued: bool = False
     stopped: bool = False
     incomplete: bool = False
@@ -346,6 +348,7 @@ def timeline_row(item: Any) -> TimelineRow:
         model=str(data.get("model") or ""),
         usage=str(data.get("usage") or ""),
         replaced=bool(data.get("replaced")),
+        reply_end=bool(data.get("reply_end")),
         queued=bool(data.get("queued")),
         stopped=bool(data.get("stopped")),
         incomplete=bool(data.get("incomplete")),

@@ -33,8 +33,7 @@ _APPEND_TO_COMPOSER = """((line) => {
 })(%s)"""
 
 _REJECTIONS = {
-    "file-too-large": f"is larger than {workspace.MAX_FILE_BYTES // 1_000_000} MB",
-    "too-many-files": f"is one file too many (at most {workspace.MAX_FILES} at a time)",
+    "file-too-large": f"larger than {workspace.MAX_FILE_BYTES // 1_000_000} MB",
 }
 
 
@@ -45,14 +44,26 @@ class WorkspaceFileRow:
 
 
 def refusal_text(rejections: list[str]) -> str:
-    """What the composer says about files the browser refused (too large, too many)."""
-    reasons = []
-    for rejection in rejections:
-        name, _, codes = str(rejection).rpartition("|")
-        why = next((_REJECTIONS[c] for c in codes.split(",") if c in _REJECTIONS),
-                   "cannot be attached")
-        reasons.append(f"{name or 'a file'} {why}")
-    return "Nothing attached: " + "; ".join(reasons) + "."
+    """What the composer says about files the browser refused (too large, too many): one
+    sentence per reason, naming its files. Too many files is one sentence with the limit (the
+    browser then refuses every file chosen, each as "too many")."""
+    refused = [(name or "a file", codes.split(","))
+               for name, _, codes in (str(r).rpartition("|") for r in rejections)]
+    if any("too-many-files" in codes for _, codes in refused):
+        return "Nothing attached: " + workspace.too_many_files(len(refused))
+    by_reason: dict[str, list[str]] = {}
+    for name, codes in refused:
+        why = next((_REJECTIONS[c] for c in codes if c in _REJECTIONS), "")
+        by_reason.setdefault(why, []).append(name)
+    sentences = []
+    for why, names in by_reason.items():
+        several = len(names) > 1
+        listed = ", ".join(names[:-1]) + " and " + names[-1] if several else names[0]
+        if why:
+            sentences.append(f"{listed} {'are' if several else 'is'} {why}")
+        else:
+            sentences.append(f"{listed} cannot be attached")
+    return "Nothing attached: " + "; ".join(sentences) + "."
 
 
 def _thread_id(path: str) -> str:

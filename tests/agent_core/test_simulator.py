@@ -159,3 +159,28 @@ def _final_todos(setup) -> list[dict]:
                 if call["name"] == "write_todos":
                     return call["args"]["todos"]
     return []
+
+
+def test_it_never_says_the_tests_pass_when_a_check_it_ran_failed_last() -> None:
+    # Each todo's `--check` fails and is not run again after the fix: the last words say so.
+    messages = _drive(SimulatorChatModel(), "Build a CSV parser")
+    final = messages[-1].content
+    assert "tests pass" not in final
+    assert "`python -m csv_parser --check` failed on its last run" in final
+    assert "[exit status 1]" in command_output("python -m csv_parser --check")
+
+
+def test_it_says_the_tests_pass_when_every_command_passed_last() -> None:
+    def all_pass(command: str) -> str:
+        return command_output(command).replace("[exit status 1]", "[exit status 0]")
+
+    messages: list = [HumanMessage("Build a CSV parser")]
+    model = SimulatorChatModel()
+    for _ in range(30):
+        reply = model.invoke(messages)
+        messages.append(reply)
+        if not reply.tool_calls:
+            break
+        messages.extend(ToolMessage(all_pass(c["args"]["command"]) if c["name"] == "run_command"
+                                    else "ok", tool_call_id=c["id"]) for c in reply.tool_calls)
+    assert "The tests pass and the work is ready for review." in messages[-1].content

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.browser.chat_page import WATCH_SCRIPT, send, start_chat, timeline, wait_idle
+from tests.browser.conftest import SIM_WINDOW
 
 
 def test_a_new_chat_streams_a_reply_that_survives_a_reload(page, screenshot_dir):
@@ -104,3 +105,41 @@ def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page) -> N
                    const box = el.getBoundingClientRect();
                    return box.bottom <= window.innerHeight && box.bottom > 0; }""",
         timeout=5000)
+
+
+def test_the_view_follows_a_tall_reply_after_a_tall_message(server_db, page, provider_script):
+    """The reader stays at the bottom; rows taller than any "near the bottom" slack come in:
+    the message they send and a reply that streams in."""
+    from tests.agent_core.providers.servers import Reply
+    from tests.browser.test_security import _login_as, _new_owner, _provider_thread
+
+    token, owner = _new_owner()
+    thread_id = _provider_thread(owner)
+    line = "The greeting module says hello to every guest by name and remembers who came. "
+    provider_script.queued.append(Reply(text="\n".join(f"Line {n}: {line}" for n in range(1, 36))))
+    _login_as(page, server_db, token)
+    page.goto(f"/t/{thread_id}")
+    page.locator("#composer-input").wait_for()
+    tall = "\n".join(f"Requirement {n}: greet guest number {n}." for n in range(1, 61))
+    page.locator("#composer-input").fill(tall)
+    page.locator("#composer-input").press("Enter")
+    page.locator("[data-role=assistant] .baton-markdown", has_text="Line 35: The greeting").wait_for()
+    wait_idle(page)
+    for role in ("user", "assistant"):
+        assert page.locator(f"[data-role={role}]").last.evaluate("e => e.offsetHeight") > 400
+    page.wait_for_function(
+        "() => window.innerHeight + window.scrollY >= document.body.scrollHeight - 2",
+        timeout=5_000)
+
+
+def test_the_meter_gives_its_token_figures_on_hover_live_and_after_a_reload(page):
+    # README: "hover it for the token figures". The meter is a button (it opens the chart):
+    # the figures are the button's own title, which every browser shows on hover.
+    start_chat(page, "Write a tiny greeting module")
+    wait_idle(page)
+    meter = page.locator("#open-context-chart")
+    expected = f" of {int(SIM_WINDOW):,} tokens · compact at 50% · reset at 80%"
+    assert expected in (meter.get_attribute("title") or "")
+    page.reload()
+    page.locator("[data-role=assistant]").first.wait_for()
+    assert expected in (meter.get_attribute("title") or "")

@@ -265,10 +265,23 @@ def test_regenerate_keeps_the_earlier_reply_and_it_can_be_chosen_again(server_db
     earlier = page.locator(".baton-item[data-replaced=true] [data-role=assistant]")
     assert earlier.count() == replies_before
     assert page.locator("[data-role=assistant]").count() > replies_before
+    # The earlier reply is one thing: every row of it dimmed (its tool rows and markers too),
+    # one "Use this reply" for it, under its last row.
+    kinds = page.locator("#timeline .baton-item").evaluate_all("""els => els.map(e => [
+        e.dataset.replaced, !!e.querySelector('.baton-tool'), !!e.querySelector('.baton-marker'),
+        !!e.querySelector('.baton-use-reply'), e.querySelector('.baton-message')?.dataset.role])""")
+    first = next(i for i, k in enumerate(kinds) if k[0] == "true")
+    last = max(i for i, k in enumerate(kinds) if k[0] == "true")
+    span = kinds[first:last + 1]
+    assert all(k[0] == "true" for k in span)
+    assert any(k[1] for k in span) and any(k[2] for k in span)  # tool rows and a marker
+    assert [i for i, k in enumerate(kinds) if k[3]] == [last]
+    assert page.locator(".baton-use-reply").count() == 1
     store = runtime.store()
     session = store.current_session(thread_id)
+    # (a marker shown live has no seq yet: 0)
     hidden = {int(s) for s in page.locator(".baton-item[data-replaced=true]").evaluate_all(
-        "els => els.map(e => e.dataset.seq)")}
+        "els => els.map(e => e.dataset.seq)")} - {0}
     seen = {m.id for m in build_context(store, session)}
     assert not seen & {m.id for m in store.messages(session.id) if m.seq in hidden}
 

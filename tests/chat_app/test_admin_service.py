@@ -170,18 +170,25 @@ def test_the_form_says_what_window_a_model_has_and_who_answers(
 ) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:11434")
+    monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
     simulator = admin.create_assistant(grant, form(model="simulator"))
     assert simulator.model_window == 32768
-    assert simulator.model_note == "Offline simulator · 32,768-token window"
+    assert simulator.model_note == "Offline simulator"
 
+    # Without its key the simulator answers: its window, not the named model's, is the one
+    # the chats run on, and the only one the page states.
     unconfigured = admin.create_assistant(grant, form(model="anthropic:claude-sonnet-4-6"))
     assert unconfigured.model_window == 1_000_000
     assert "ANTHROPIC_API_KEY" in unconfigured.model_note
-    assert unconfigured.model_note.startswith("1,000,000-token window. Offline simulator")
+    assert unconfigured.model_note.startswith("Offline simulator")
+    assert "window" not in unconfigured.model_note
+    assert unconfigured.window == 6000 and "1,000,000" not in unconfigured.window_note
 
     local = admin.create_assistant(grant, form(model="ollama:a-model-nobody-listed"))
     assert local.model_window == 8192
-    assert local.model_note.startswith("ollama:a-model-nobody-listed · 8,192-token window (assumed")
+    assert local.model_note.startswith("ollama:a-model-nobody-listed. Baton does not know this "
+                                       "model's window; set the window override.")
+    assert local.window == 8192
 
 
 def test_the_form_says_whether_a_real_models_commands_can_run(
@@ -242,6 +249,48 @@ def test_a_compaction_that_cannot_get_below_its_threshold_is_refused(
         admin.create_assistant(grant, form(**fields))
     # The same span on a window where it fits is accepted.
     assert admin.create_assistant(grant, form(window_override="20000", **fields)).window == 20000
+
+
+@pytest.mark.parametrize(("fields", "field", "message"), [
+    # The review's case: compacting at 40% and keeping 5,000 of a 6,000-token window.
+    ({"compact_threshold": "40", "keep_recent_tokens": "5000"}, "keep_recent_tokens",
+     "Keep-recent tokens \\(5,000\\) must be below what the mask threshold means: 35% of the "
+     "6,000-token window is 2,100 tokens"),
+    ({"context_strategy": "compact", "compact_threshold": "40", "mask_threshold": "",
+      "keep_recent_tokens": "3000"}, "keep_recent_tokens", "Compaction cannot get below"),
+    ({"context_strategy": "reset", "mask_threshold": "", "keep_recent_tokens": "5000"},
+     "keep_recent_tokens", "The chats run on a 6,000-token window, which cannot hold"),
+    ({"context_strategy": "reset", "reset_threshold": "20", "compact_threshold": "10",
+      "mask_threshold": "", "keep_recent_tokens": "0"}, "reset_threshold",
+     "Resetting at 20% of the 6,000-token window means 1,200 tokens, but a new session starts "
+     "with about"),
+    ({"reset_threshold": "100"}, "reset_threshold", "Reset threshold must be below 100%"),
+    ({"system_prompt": "Follow the house rules. " * 1200}, "system_prompt",
+     "The chats run on a 6,000-token window, which cannot hold this assistant's fixed context"),
+])
+def test_settings_that_would_break_the_assistant_are_refused_on_its_chats_window(
+    grant: str, monkeypatch: pytest.MonkeyPatch, fields: dict, field: str, message: str
+) -> None:
+    monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
+    with pytest.raises(admin.SettingsRejected, match=message) as refused:
+        admin.create_assistant(grant, form(**fields))
+    assert refused.value.field == field
+
+
+def test_a_window_override_beyond_a_hosted_models_window_is_refused(
+    grant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+    with pytest.raises(admin.SettingsRejected, match="larger than the model's own window "
+                                                     "\\(128,000\\)") as refused:
+        admin.create_assistant(grant, form(model="openai:gpt-4o", window_override="200000"))
+    assert refused.value.field == "window_override"
+    assert admin.create_assistant(grant, form(model="openai:gpt-4o",
+                                              window_override="100000")).window == 100_000
+    # Ollama's window is the one Baton sets (num_ctx): a larger one is its point.
+    monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:11434")
+    assert admin.create_assistant(grant, form(model="ollama:llama3.1", name="Local",
+                                              window_override="32000")).window == 32_000
 
 
 def test_warn_threshold_and_review_reach_the_turn_and_the_history(grant: str) -> None:

@@ -187,7 +187,7 @@ def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db
     assert not seen & {m.id for m in rows if m.seq in first}
     assert replies.replaced_seqs(thread) == set(first)
 
-    assert asyncio.run(replies.choose_reply(owner, thread, first[0])) == set(second)
+    assert asyncio.run(replies.choose_reply(owner, thread, first[0])) == [tuple(second)]
     seen = {m.id for m in build_context(store, session)}
     assert first_seen <= seen
     assert not seen & {m.id for m in rows if m.seq in second}

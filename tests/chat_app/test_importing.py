@@ -76,6 +76,28 @@ def test_an_imported_chat_is_read_only(alice) -> None:
     assert "read-only" in regenerated[0]["data"]["message"]
 
 
+def test_an_imported_chat_says_where_it_was_imported_from_not_which_model_answers(alice) -> None:
+    from chat_app.services import importing, new_chat, threads
+    from chat_app.services.timeline import model_label
+
+    thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
+    record = importing.imported_record(thread_id)
+    assert record is not None and record.model
+    label = f"Imported from Claude Code · {record.model}"
+    simulator = model_label("simulator")
+    # The chat list, the chat's header and its view: each names the source, none the
+    # assistant's simulator, which answered none of it.
+    listed = next(t for t in threads.list_threads(alice) if t.id == thread_id)
+    assert listed.model_label == label
+    header = new_chat.chat_assistant(alice, thread_id)
+    assert header is not None and header.model_label == label and simulator not in header.name
+    view = threads.load_timeline(alice, thread_id)
+    assert view.model_label == view.thread.model_label == label
+    # A chat of the same owner run here still names its model.
+    own = threads.create_thread(alice, "Mine").id
+    assert new_chat.chat_assistant(alice, own).model_label == simulator
+
+
 def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice) -> None:
     """Each kept once and marked; the log ends on one the agent never took, and the
     read-only chat does not answer it when opened."""

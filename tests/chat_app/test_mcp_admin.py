@@ -48,6 +48,10 @@ def notes_form(**fields: str) -> mcp_admin.McpServerForm:
     ({"target": "  "}, "Give the command"),
     ({"target": "python 'open"}, "The command has No closing quotation"),
     ({"transport": "http", "target": "ftp://example.org/mcp", "secrets": ""}, "http:// or https://"),
+    ({"target": "https://mcp.example.org/mcp"}, "That is a URL, not a command: choose “streamable HTTP”"),
+    ({"target": "HTTP://localhost:8000/mcp"}, "That is a URL, not a command"),
+    ({"transport": "http", "target": "npx -y @modelcontextprotocol/server-everything",
+      "secrets": ""}, "That is not a URL: choose “stdio command”"),
     ({"secrets": "NOTES SIGNATURE=x"}, "Secrets line 1 must be NAME=value"),
     ({"secrets": "\nTOKEN"}, "Secrets line 2 must be NAME=value"),
 ])
