@@ -28,7 +28,7 @@ COMPACTION_PROMPT = (
 _RENDER_CHARS = 1_500
 
 
-def _render(messages: Sequence[BaseMessage], budget_chars: int) -> str:
+def render_for_summary(messages: Sequence[BaseMessage], budget_chars: int) -> str:
     lines: list[str] = []
     for message in messages:
         text = message.content if isinstance(message.content, str) else str(message.content)
@@ -97,7 +97,7 @@ async def summarize_for_compaction(
     The result says what the call cost (the provider's usage, else counted)."""
     prompt = [
         SystemMessage(content=COMPACTION_PROMPT),
-        HumanMessage(content=_render(messages, budget_chars=max_tokens * 24)),
+        HumanMessage(content=render_for_summary(messages, budget_chars=max_tokens * 24)),
     ]
     sent = sum(count_text(str(m.content)) for m in prompt)
     input_tokens = output_tokens = 0

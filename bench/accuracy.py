@@ -35,10 +35,7 @@ from collections.abc import Callable, Sequence
 from langchain_core.messages import BaseMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from agent_core.calibration import ContextEstimator
-from agent_core.tokens import TokenCounter
-from agent_core.transcripts import Transcript, load_transcript
-from agent_core.transcripts.transcript import NOT_SENT
+from agent_core import NOT_SENT, ContextEstimator, TokenCounter, Transcript, load_transcript
 from bench._shared import eval_dir
 
 Method = Callable[[Sequence[BaseMessage]], float]

@@ -55,20 +55,25 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 # The compaction's own rendering of what it replaces (what its call sends).
-from agent_core.compaction import COMPACTION_PROMPT
-from agent_core.compaction import _render as render_for_summary
-from agent_core.handoff.artifact import HandoffArtifact
-from agent_core.handoff.facts import extract_facts
-from agent_core.handoff.generation import generate_handoff
-from agent_core.handoff.inventory import take_inventory
-from agent_core.handoff.omitted import named_before, named_commits, named_places
-from agent_core.handoff.request import appended_request, transcript_request
-from agent_core.policy import ContextPolicy
-from agent_core.providers.simulator import SimulatorChatModel
-from agent_core.strategies.cutoff import safe_cutoff
-from agent_core.tokens import TokenCounter
-from agent_core.transcripts import load_transcript
-from agent_core.turn import TurnSetup
+from agent_core import (
+    COMPACTION_PROMPT,
+    ContextPolicy,
+    HandoffArtifact,
+    SimulatorChatModel,
+    TokenCounter,
+    TurnSetup,
+    appended_request,
+    extract_facts,
+    generate_handoff,
+    load_transcript,
+    named_before,
+    named_commits,
+    named_places,
+    render_for_summary,
+    safe_cutoff,
+    take_inventory,
+    transcript_request,
+)
 from bench import sessions as baton_sessions
 from bench._history_probe import HistoryTally, search_recovers, stored_thread
 from bench._shared import REPO_ROOT, eval_dir

@@ -21,10 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_core.handoff.facts import extract_facts
-from agent_core.handoff.generation import generate_handoff
-from agent_core.tokens import TokenCounter
-from agent_core.transcripts import load_transcript
+from agent_core import TokenCounter, extract_facts, generate_handoff, load_transcript
 from bench._shared import eval_dir
 
 _COUNT = TokenCounter(model="gpt-4").count_text

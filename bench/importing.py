@@ -20,9 +20,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from agent_core.replay import replay
-from agent_core.transcripts import load_transcript
-from agent_core.transcripts.export import transcript_to_openai
+from agent_core import load_transcript, transcript_to_openai
+from agent_core import replay_file as replay
 from bench._shared import eval_dir, median, time_calls
 
 

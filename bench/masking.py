@@ -45,18 +45,23 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from agent_core.compaction import facts_summary
-from agent_core.context import MASKED
-from agent_core.handoff.artifact import handoff_context_message
-from agent_core.handoff.facts import extract_facts
-from agent_core.handoff.generation import generate_handoff
-from agent_core.history.tools import read_history_call
-from agent_core.policy import ContextPolicy, make_policy
-from agent_core.strategies.cutoff import safe_cutoff
-from agent_core.strategies.masking import mask_candidates, placeholder, should_mask
-from agent_core.strategies.plan import plan
-from agent_core.tokens import TokenCounter
-from agent_core.transcripts import load_transcript
+from agent_core import (
+    MASKED,
+    ContextPolicy,
+    TokenCounter,
+    extract_facts,
+    facts_summary,
+    generate_handoff,
+    handoff_context_message,
+    load_transcript,
+    make_policy,
+    mask_candidates,
+    plan,
+    read_history_call,
+    safe_cutoff,
+    should_mask,
+)
+from agent_core import mask_placeholder as placeholder
 from bench._history_probe import NOT_IN_MESSAGES, HistoryTally, search_recovers, stored_thread
 from bench._shared import eval_dir
 from bench.continuity import Cut, _aider, _flat, _swe_agent

@@ -22,15 +22,17 @@ from pathlib import Path
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 
-from agent_core.calibration import ContextEstimator
-from agent_core.context import build_context
-from agent_core.coordinator import SessionCoordinator
-from agent_core.memory_store import InMemoryStore
-from agent_core.middleware import build_middleware
-from agent_core.policy import make_policy
-from agent_core.records import NewMessage
-from agent_core.testing import FunctionChatModel
-from agent_core.turn import TurnSetup
+from agent_core import (
+    ContextEstimator,
+    FunctionChatModel,
+    InMemoryStore,
+    NewMessage,
+    SessionCoordinator,
+    TurnSetup,
+    build_context,
+    build_middleware,
+    make_policy,
+)
 from bench._shared import median, p95
 
 MODEL = "anthropic:claude-sonnet-4-5"

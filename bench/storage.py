@@ -21,7 +21,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
-from agent_core.records import NewMessage
+from agent_core import NewMessage
 from bench._shared import median, p95, time_calls
 from chat_app.db import repo
 from chat_app.db.engine import dispose_engine, get_engine, read_session, write_session

@@ -21,8 +21,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from agent_core.tokens import TokenCounter
-from agent_core.transcripts import load_transcript
+from agent_core import TokenCounter, load_transcript
 from bench._shared import eval_dir, median, p95, time_calls
 
 MODEL = "gpt-4o"

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent_core.records import NewMessage
+from agent_core import NewMessage
 from bench._shared import REPO_ROOT  # noqa: F401  (puts the repo on sys.path)
 from chat_app.services import identity
 from tests.browser.app_server import running_app

@@ -4,8 +4,7 @@ import os
 
 import reflex as rx
 
-from agent_core import install_log_redaction
-from agent_core.validation import MAX_MESSAGE_BYTES
+from agent_core import MAX_MESSAGE_BYTES, install_log_redaction
 from chat_app.asgi import MIDDLEWARE_STACK
 from chat_app.pages import admin as admin_page_module
 from chat_app.pages import share as share_page_module
@@ -71,7 +70,7 @@ async def _start_lane() -> None:
     steps."""
     import asyncio
 
-    from agent_core.lanes import LaneExecutor, starts_first
+    from agent_core import LaneExecutor, starts_first
 
     loop = asyncio.get_running_loop()
     loop.set_default_executor(LaneExecutor())

@@ -22,7 +22,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
-from agent_core import lanes
+from agent_core import in_start_lane
 from chat_app.db.settings import database_url, normalize_url, pool_settings
 
 __all__ = [
@@ -135,7 +135,7 @@ def _queue_writers(engine: Engine) -> None:
         if not connection.get_execution_options().get(IMMEDIATE_OPTION, False):
             connection.exec_driver_sql("BEGIN")
             return
-        if not writer.acquire(timeout, urgent=lanes.starting()):
+        if not writer.acquire(timeout, urgent=in_start_lane()):
             raise OperationalError("BEGIN IMMEDIATE", None, sqlite3.OperationalError(
                 "database is locked (this worker's writers queued too long)"))
         holder[0] = connection.connection.dbapi_connection

@@ -10,9 +10,7 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
-from agent_core.errors import StoreError
-from agent_core.fork import kept_edits, kept_files
-from agent_core.records import ContextEdit, SessionRecord
+from agent_core import ContextEdit, SessionRecord, StoreError, kept_edits, kept_files
 from chat_app.db.convert import clean, session_record, stored_message
 from chat_app.db.models import ChatSession, ContextEditRow, Message, Thread, ThreadFile, new_id
 

@@ -36,7 +36,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, select
 
-from agent_core.errors import StoreError
+from agent_core import StoreError
 from chat_app.db.models import TurnLease
 
 __all__ = ["LEASE_SECONDS", "LeaseLost", "TurnLeaseHold", "check_fence", "turn_lease"]

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, col, select
 
-from agent_core.mcp_servers import McpServer
-from agent_core.redaction import redact_argv, redact_url
+from agent_core import McpServer, redact_argv, redact_url
 from chat_app.db.models import AssistantChange, AssistantMcpServer, utcnow
 
 __all__ = ["list_mcp_servers", "add_mcp_server", "remove_mcp_server", "as_server"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, col, select
 
-from agent_core.records import ContextEdit
+from agent_core import ContextEdit
 from chat_app.db.models import ChatSession, ContextEditRow
 
 __all__ = ["replaced_replies", "replaced_seqs"]

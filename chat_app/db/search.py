@@ -16,7 +16,8 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
-from agent_core.history.terms import matches, search_terms, searchable_text
+from agent_core import history_matches as matches
+from agent_core import search_terms, searchable_text
 from chat_app.db.models import Message
 
 __all__ = ["SEARCH_OBJECTS", "search_message_rows", "search_owner_rows", "is_search_object"]

@@ -19,9 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, col, select
 
-from agent_core.client_order import client_order, queue_slots
-from agent_core.errors import StoreError
-from agent_core.records import (
+from agent_core import (
     MARK_ROLES,
     ContextEdit,
     NewMessage,
@@ -29,11 +27,14 @@ from agent_core.records import (
     RowMark,
     SessionRecord,
     StoredMessage,
+    StoreError,
     delivered_meta,
+    queue_slots,
+    sanitize_text,
+    stored_path,
     utcnow,
 )
-from agent_core.validation import sanitize_text
-from agent_core.workspace import stored_path
+from agent_core import parse_client_order as client_order
 from chat_app.db.convert import (
     clean,
     message_columns,

@@ -25,13 +25,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlmodel import Session
 
-from agent_core.errors import ConfigurationError
-from agent_core.models import model_info
-from agent_core.policy import make_policy
-from agent_core.providers.real import PROVIDERS
-from agent_core.providers.registry import SIMULATOR_NAMES, registry_name, resolve_model
-from agent_core.redaction import redact_argv
-from agent_core.sandbox import sandbox_unavailable_reason
+from agent_core import (
+    PROVIDERS,
+    SIMULATOR_NAMES,
+    ConfigurationError,
+    make_policy,
+    model_info,
+    redact_argv,
+    registry_name,
+    resolve_model,
+    sandbox_unavailable_reason,
+)
 from chat_app.db import repo
 from chat_app.db.engine import write_engine, write_session
 from chat_app.db.models import (

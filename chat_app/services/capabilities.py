@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from agent_core.errors import ConfigurationError
-from agent_core.sandbox import sandbox_unavailable_reason
+from agent_core import ConfigurationError, sandbox_unavailable_reason
 from chat_app.db import repo
 from chat_app.services import runtime
 

@@ -20,16 +20,21 @@ from typing import Any
 from langchain_core.tools import BaseTool
 from sqlmodel import Session
 
-from agent_core import events, lanes
-from agent_core.client_order import predecessor_prefix
-from agent_core.errors import ConfigurationError, MessageRejected, MessageTooLarge
-from agent_core.mcp_servers import ToolLoad
-from agent_core.models import model_info
-from agent_core.strategies.reset_control import review_pending
-from agent_core.tokens import TokenCounter
-from agent_core.turn import TurnSetup
-from agent_core.turn_start import awaits_turn
-from agent_core.validation import validate_user_message
+from agent_core import (
+    ConfigurationError,
+    MessageRejected,
+    MessageTooLarge,
+    TokenCounter,
+    ToolLoad,
+    TurnSetup,
+    accepted_event,
+    awaits_turn,
+    begin_start,
+    model_info,
+    predecessor_prefix,
+    review_pending,
+    validate_user_message,
+)
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.services import context_window, importing, live, runtime, turn_process
@@ -243,7 +248,7 @@ async def send_here(owner: str, thread_id: str, text: str,
                     client_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
     """:func:`send_message`'s run in this process, unrelayed: :data:`OWNED` first when the
     thread is the owner's, then the run's events."""
-    lanes.begin_start()  # until the turn's first output: see agent_core.lanes
+    begin_start()  # until the turn's first output: see agent_core.lanes
     # The reads and checks before the turn are one trip off the event loop: under load a
     # write waits for SQLite's lock (every tab of the worker would wait with it), and each
     # trip waits its turn on the loop when it comes back.
@@ -320,7 +325,7 @@ async def _send_prepared(prepared: _Prepared, thread_id: str,
         record = await asyncio.to_thread(runtime.store().enqueue_pending, thread_id, text,
                                          client_id=client_id)
         if client_id:
-            yield events.accepted(pending_id=record.id, client_id=client_id)
+            yield accepted_event(pending_id=record.id, client_id=client_id)
         item = TimelineItem(key=record.id, kind="message", role="user", content=record.content,
                             queued=True)
         yield {"type": "queued", "data": item.model_dump(mode="json")}
@@ -378,7 +383,7 @@ async def resume_here(owner: str, thread_id: str, *,
     :data:`OWNED` and the run's events."""
     if runtime.runner().is_busy(thread_id):
         return
-    lanes.begin_start()
+    begin_start()
     found = await asyncio.to_thread(_prepare_resume, owner, thread_id, cut)
     if found is None:
         return

@@ -14,10 +14,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_core.models import model_info
-from agent_core.records import SessionRecord, StoredMessage
-from agent_core.strategies.plan import effective_strategy
-from agent_core.strategies.reset_control import CONTEXT_META, warn_threshold
+from agent_core import (
+    CONTEXT_META,
+    SessionRecord,
+    StoredMessage,
+    effective_strategy,
+    model_info,
+    warn_threshold,
+)
 from chat_app.services.reset_control import owned_setup
 
 __all__ = ["ChartSeries", "ChartMarker", "ChartThreshold", "ChartRun", "ContextChart",

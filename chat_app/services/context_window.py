@@ -16,11 +16,7 @@ from typing import Literal
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict
 
-from agent_core.models import model_info
-from agent_core.providers.registry import SIMULATOR_NAMES
-from agent_core.strategies.plan import effective_strategy
-from agent_core.tokens import TokenCounter
-from agent_core.turn import TurnSetup
+from agent_core import SIMULATOR_NAMES, TokenCounter, TurnSetup, effective_strategy, model_info
 
 __all__ = ["SIM_WINDOW_ENV", "EffectiveWindow", "SettingsProblem", "effective_window",
            "fixed_context_tokens", "settings_problem"]

@@ -20,8 +20,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
-from agent_core.records import NewMessage, StoredMessage
-from agent_core.strategies.awaiting import TURN_RESUMED
+from agent_core import TURN_RESUMED, NewMessage, StoredMessage
 from chat_app.services import chat, runtime
 
 __all__ = ["RESUMED_NOTE", "needs_answer", "take_over", "resume_cut_turns"]

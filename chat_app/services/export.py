@@ -18,8 +18,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_core.handoff.artifact import HandoffArtifact
-from agent_core.records import SessionRecord, StoredMessage
+from agent_core import HandoffArtifact, SessionRecord, StoredMessage
 from chat_app.services import runtime
 from chat_app.services.threads import owned_thread
 from chat_app.services.timeline import model_label, tool_summary

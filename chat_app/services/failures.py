@@ -8,8 +8,7 @@ the turn process's runs, the replay, and Reflex's handler for any event that rai
 
 from __future__ import annotations
 
-from agent_core.errors import BatonError
-from agent_core.redaction import known_secrets, redact_text
+from agent_core import BatonError, known_secrets, redact_text
 from chat_app.db.failures import database_failure
 
 __all__ = ["describe_failure"]

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, select
 
-from agent_core.errors import StoreError
-from agent_core.validation import validate_user_message
+from agent_core import StoreError, validate_user_message
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.db.models import Message

@@ -18,19 +18,21 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from sqlmodel import Session, col, select
 
-from agent_core.context import content_text, from_langchain
-from agent_core.errors import TranscriptFormatError
-from agent_core.models import model_info
-from agent_core.records import QUEUED, NewMessage
-from agent_core.transcripts import (
+from agent_core import (
+    NOT_SENT,
+    QUEUED,
     ImportedSession,
+    NewMessage,
     OriginalCompaction,
     Transcript,
+    TranscriptFormatError,
+    base_name,
+    content_text,
+    from_langchain,
+    model_info,
     parse_transcript,
     split_sessions,
 )
-from agent_core.transcripts.transcript import NOT_SENT
-from agent_core.workspace import base_name
 from chat_app.db import repo
 from chat_app.db.convert import message_row
 from chat_app.db.engine import write_engine

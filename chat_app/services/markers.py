@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_core.records import ContextEdit, StoredMessage
+from agent_core import ContextEdit, StoredMessage
 from chat_app.services import runtime
 from chat_app.services.threads import owned_thread
 from chat_app.services.timeline import tool_summary

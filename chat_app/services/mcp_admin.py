@@ -12,7 +12,7 @@ import shlex
 from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlmodel import Session
 
-from agent_core.mcp_servers import MCP_NAME_PATTERN, McpServer
+from agent_core import MCP_NAME_PATTERN, McpServer
 from chat_app.db import mcp_servers as db_mcp
 from chat_app.db.engine import write_engine
 from chat_app.db.models import AssistantMcpServer

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from agent_core.records import StoredMessage
-from agent_core.tokens import TokenCounter
+from agent_core import StoredMessage, TokenCounter
 
 __all__ = ["usage_label"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from agent_core.errors import ConfigurationError
+from agent_core import ConfigurationError
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.db.models import ImportedTranscript

@@ -21,10 +21,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session, col, select
 
-from agent_core.models import model_info
-from agent_core.replay import ReplayStep, replay_transcript
-from agent_core.strategies.plan import effective_strategy
-from agent_core.transcripts import parse_transcript
+from agent_core import (
+    ReplayStep,
+    effective_strategy,
+    model_info,
+    parse_transcript,
+    replay_transcript,
+)
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.db.models import ImportedTranscript, TranscriptReplay

@@ -14,8 +14,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from agent_core.errors import ConfigurationError, StoreError
-from agent_core.records import ContextEdit, StoredMessage
+from agent_core import ConfigurationError, ContextEdit, StoredMessage, StoreError
 from chat_app.db import replies as db_replies
 from chat_app.services import importing, live, runtime
 from chat_app.services.chat import _assistant_for, _broadcast, _touch, answer_waiting

@@ -15,20 +15,23 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlmodel import Session
 
-from agent_core.errors import ConfigurationError, StoreError
-from agent_core.handoff.artifact import HandoffArtifact
-from agent_core.models import model_info
-from agent_core.policy import ContextPolicy
-from agent_core.strategies.plan import effective_strategy
-from agent_core.strategies.reset_control import (
+from agent_core import (
+    ConfigurationError,
+    ContextPolicy,
+    HandoffArtifact,
+    StoreError,
+    TurnSetup,
+    defer_next_trigger,
+    effective_strategy,
+    model_info,
     notice_due,
+    pending_review,
+    resolve_review,
     review_pending,
     trigger_threshold,
+    turn_waits,
     warn_threshold,
 )
-from agent_core.turn import TurnSetup
-from agent_core.turn_start import turn_waits
-from agent_core.user_control import defer_next_trigger, pending_review, resolve_review
 from chat_app.db import repo
 from chat_app.db.models import Assistant
 from chat_app.services import live, runtime

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_core.records import SessionRecord, StoredMessage
+from agent_core import SessionRecord, StoredMessage
 from chat_app.services import runtime
 from chat_app.services.run_labels import RunLabeller
 from chat_app.services.timeline import RowFolder, anchor, divider_item

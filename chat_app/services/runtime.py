@@ -14,19 +14,25 @@ from functools import lru_cache
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from agent_core.agent import DEFAULT_SYSTEM_PROMPT
-from agent_core.errors import ConfigurationError
-from agent_core.history.tools import make_history_tools
-from agent_core.mcp_servers import McpServer, McpToolbox
-from agent_core.models import model_info
-from agent_core.policy import ContextPolicy, make_policy
-from agent_core.providers.registry import ResolvedModel, resolve_model
-from agent_core.runner import ThreadRunner
-from agent_core.sandbox import Sandbox
-from agent_core.sandbox.result import limits_from_settings
-from agent_core.tokens import get_encoding
-from agent_core.tools import command_mode, make_tools
-from agent_core.turn import TurnSetup
+from agent_core import (
+    DEFAULT_SYSTEM_PROMPT,
+    ConfigurationError,
+    ContextPolicy,
+    McpServer,
+    McpToolbox,
+    ResolvedModel,
+    Sandbox,
+    ThreadRunner,
+    TurnSetup,
+    command_mode,
+    get_encoding,
+    limits_from_settings,
+    make_history_tools,
+    make_policy,
+    make_tools,
+    model_info,
+    resolve_model,
+)
 from chat_app.db import mcp_servers as db_mcp
 from chat_app.db.engine import get_engine
 from chat_app.db.migrate import migrate

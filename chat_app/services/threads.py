@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from agent_core.context import build_context
-from agent_core.errors import ConfigurationError
-from agent_core.handoff.artifact import HandoffArtifact, handoff_filename
-from agent_core.models import model_info
-from agent_core.records import RowMark
-from agent_core.strategies.awaiting import awaits_reply
-from agent_core.strategies.plan import effective_strategy
-from agent_core.strategies.reset_control import review_pending
+from agent_core import (
+    ConfigurationError,
+    HandoffArtifact,
+    RowMark,
+    awaits_reply,
+    build_context,
+    effective_strategy,
+    handoff_filename,
+    model_info,
+    review_pending,
+)
 from chat_app.db import repo
 from chat_app.db.convert import stored_message
 from chat_app.db.engine import write_engine

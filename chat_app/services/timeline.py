@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from agent_core.handoff.artifact import HandoffArtifact, handoff_filename
-from agent_core.providers.registry import SIMULATOR_NAMES
-from agent_core.providers.simulator import SIMULATOR_LABEL
-from agent_core.records import StoredMessage
-from agent_core.strategies.awaiting import TURN_FAILED
+from agent_core import (
+    SIMULATOR_LABEL,
+    SIMULATOR_NAMES,
+    TURN_FAILED,
+    HandoffArtifact,
+    StoredMessage,
+    handoff_filename,
+)
 from chat_app.services.message_usage import usage_label
 from chat_app.services.run_labels import RunLabeller
 from chat_app.services.views import SessionChip, TimelineItem

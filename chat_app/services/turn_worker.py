@@ -18,8 +18,7 @@ import sys
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from agent_core import install_log_redaction
-from agent_core.lanes import LaneExecutor, starts_first
+from agent_core import LaneExecutor, install_log_redaction, starts_first
 from chat_app.services import chat, runtime
 from chat_app.services.failures import describe_failure
 from chat_app.services.turn_process import Channel

@@ -11,10 +11,7 @@ previous session.
 
 from __future__ import annotations
 
-from agent_core.errors import StoreError
-from agent_core.handoff.artifact import handoff_filename
-from agent_core.records import NewMessage
-from agent_core.strategies.undo import reset_undo_refusal, undo_position
+from agent_core import NewMessage, StoreError, handoff_filename, reset_undo_refusal, undo_position
 from chat_app.services import runtime
 from chat_app.services.threads import owned_thread
 

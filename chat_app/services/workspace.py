@@ -14,9 +14,14 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_core.errors import ToolInputError
-from agent_core.validation import sanitize_text
-from agent_core.workspace import base_name, portable_name, portable_names, workspace_path
+from agent_core import (
+    ToolInputError,
+    base_name,
+    portable_name,
+    portable_names,
+    sanitize_text,
+    workspace_path,
+)
 from chat_app.services import runtime
 from chat_app.services.threads import owned_thread
 

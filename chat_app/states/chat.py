@@ -14,7 +14,7 @@ from typing import Any
 
 import reflex as rx
 
-from agent_core.errors import MessageRejected
+from agent_core import MessageRejected
 from chat_app.services import chat as chat_service
 from chat_app.services import live
 from chat_app.services import threads as thread_service

@@ -7,7 +7,7 @@ from typing import Any
 
 import reflex as rx
 
-from agent_core.errors import MessageRejected, StoreError
+from agent_core import MessageRejected, StoreError
 from chat_app.services import forks
 from chat_app.states.identity import IdentityState
 

@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from agent_core.strategies.undo import UNDOABLE_EVENTS
+from agent_core import UNDOABLE_EVENTS
 from chat_app.states.rows import MarkerPart, TimelineRow
 
 __all__ = ["EDIT_EVENTS", "UndoTarget", "OriginalRow", "undo_target", "original_row"]

@@ -11,7 +11,7 @@ import asyncio
 
 import reflex as rx
 
-from agent_core.errors import MessageRejected
+from agent_core import MessageRejected
 from chat_app.services import chat as chat_service
 from chat_app.services import new_chat
 from chat_app.states import scripts

@@ -15,7 +15,7 @@ from typing import Any
 
 import reflex as rx
 
-from agent_core.errors import MessageRejected, MessageTooLarge
+from agent_core import MessageRejected, MessageTooLarge
 from chat_app.services import pasted, workspace
 from chat_app.states.identity import IdentityState
 

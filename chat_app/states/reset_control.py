@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import reflex as rx
 
-from agent_core.errors import StoreError
+from agent_core import StoreError
 from chat_app.services import live
 from chat_app.services import reset_control as control
 from chat_app.states.chat import ChatState
