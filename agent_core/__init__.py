@@ -3,13 +3,11 @@
 The public API is what ``__all__`` lists; everything else is internal and may change.
 """
 
-from agent_core.agent import DEFAULT_SYSTEM_PROMPT
-from agent_core.calibration import ContextEstimator, TokenEstimate
-from agent_core.client_order import client_order as parse_client_order
-from agent_core.client_order import predecessor_prefix, queue_slots
-from agent_core.compaction import COMPACTION_PROMPT, facts_summary, render_for_summary
-from agent_core.context import MASKED, build_context, content_text, from_langchain
-from agent_core.coordinator import SessionCoordinator
+from agent_core.accounting.calibration import ContextEstimator, TokenEstimate
+from agent_core.accounting.models import ModelInfo, model_info
+from agent_core.accounting.tokens import TokenCounter, get_encoding
+from agent_core.context.build import MASKED, build_context, content_text, from_langchain
+from agent_core.context.compaction import COMPACTION_PROMPT, facts_summary, render_for_summary
 from agent_core.errors import (
     BatonError,
     ConfigurationError,
@@ -26,7 +24,6 @@ from agent_core.errors import (
     TranscriptFormatError,
 )
 from agent_core.events import accepted as accepted_event
-from agent_core.fork import kept_edits, kept_files
 from agent_core.handoff.artifact import (
     FileChange,
     HandoffArtifact,
@@ -38,22 +35,8 @@ from agent_core.handoff.generation import HandoffResult, generate_handoff
 from agent_core.handoff.inventory import take_inventory
 from agent_core.handoff.omitted import named_before, named_commits, named_places
 from agent_core.handoff.request import appended_request, transcript_request
-from agent_core.history.terms import matches as history_matches
-from agent_core.history.terms import search_terms, searchable_text
 from agent_core.history.tools import MAX_HITS, make_history_tools, read_history_call
-from agent_core.lanes import LaneExecutor, begin_start, starts_first
-from agent_core.lanes import starting as in_start_lane
-from agent_core.mcp_servers import MCP_NAME_PATTERN, McpServer, McpToolbox, ToolLoad
-from agent_core.memory_store import InMemoryStore
-from agent_core.middleware import (
-    CompactionMiddleware,
-    ContextResetMiddleware,
-    TodoCompressionMiddleware,
-    build_middleware,
-)
-from agent_core.models import ModelInfo, model_info
 from agent_core.policy import ContextPolicy, make_policy
-from agent_core.ports import SessionStore
 from agent_core.providers.real import PROVIDERS
 from agent_core.providers.registry import (
     SIMULATOR_NAMES,
@@ -62,7 +45,37 @@ from agent_core.providers.registry import (
     resolve_model,
 )
 from agent_core.providers.simulator import SIMULATOR_LABEL, SimulatorChatModel
-from agent_core.records import (
+from agent_core.redaction import (
+    install_log_redaction,
+    known_secrets,
+    redact_argv,
+    redact_text,
+    redact_url,
+)
+from agent_core.replay.run import ReplayStep, replay_transcript
+from agent_core.replay.run import replay as replay_file
+from agent_core.runtime.agent import DEFAULT_SYSTEM_PROMPT
+from agent_core.runtime.coordinator import SessionCoordinator
+from agent_core.runtime.lanes import LaneExecutor, begin_start, starts_first
+from agent_core.runtime.lanes import starting as in_start_lane
+from agent_core.runtime.middleware import (
+    CompactionMiddleware,
+    ContextResetMiddleware,
+    TodoCompressionMiddleware,
+    build_middleware,
+)
+from agent_core.runtime.runner import ThreadRunner
+from agent_core.runtime.turn import TurnSetup
+from agent_core.runtime.turn_start import awaits_turn, turn_waits
+from agent_core.runtime.user_control import defer_next_trigger, pending_review, resolve_review
+from agent_core.sandbox import Sandbox, sandbox_unavailable_reason
+from agent_core.sandbox.result import limits_from_settings
+from agent_core.storage.client_order import client_order as parse_client_order
+from agent_core.storage.client_order import predecessor_prefix, queue_slots
+from agent_core.storage.fork import kept_edits, kept_files
+from agent_core.storage.memory_store import InMemoryStore
+from agent_core.storage.ports import SessionStore
+from agent_core.storage.records import (
     MARK_ROLES,
     QUEUED,
     ContextEdit,
@@ -74,18 +87,16 @@ from agent_core.records import (
     delivered_meta,
     utcnow,
 )
-from agent_core.redaction import (
-    install_log_redaction,
-    known_secrets,
-    redact_argv,
-    redact_text,
-    redact_url,
+from agent_core.storage.search import matches as history_matches
+from agent_core.storage.search import search_terms, searchable_text
+from agent_core.storage.workspace import (
+    MAX_PATH_CHARS,
+    base_name,
+    portable_name,
+    portable_names,
+    stored_path,
+    workspace_path,
 )
-from agent_core.replay import ReplayStep, replay_transcript
-from agent_core.replay import replay as replay_file
-from agent_core.runner import ThreadRunner
-from agent_core.sandbox import Sandbox, sandbox_unavailable_reason
-from agent_core.sandbox.result import limits_from_settings
 from agent_core.strategies.awaiting import TURN_FAILED, TURN_RESUMED, awaits_reply
 from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.strategies.masking import mask_candidates, should_mask
@@ -100,8 +111,8 @@ from agent_core.strategies.reset_control import (
 )
 from agent_core.strategies.undo import UNDOABLE_EVENTS, reset_undo_refusal, undo_position
 from agent_core.testing import FunctionChatModel
-from agent_core.tokens import TokenCounter, get_encoding
-from agent_core.tools import command_mode, make_tools
+from agent_core.tools.builtin import command_mode, make_tools
+from agent_core.tools.mcp import MCP_NAME_PATTERN, McpServer, McpToolbox, ToolLoad
 from agent_core.transcripts import (
     ImportedSession,
     OriginalCompaction,
@@ -112,18 +123,7 @@ from agent_core.transcripts import (
 )
 from agent_core.transcripts.export import transcript_to_openai
 from agent_core.transcripts.transcript import NOT_SENT
-from agent_core.turn import TurnSetup
-from agent_core.turn_start import awaits_turn, turn_waits
-from agent_core.user_control import defer_next_trigger, pending_review, resolve_review
 from agent_core.validation import MAX_MESSAGE_BYTES, sanitize_text, validate_user_message
-from agent_core.workspace import (
-    MAX_PATH_CHARS,
-    base_name,
-    portable_name,
-    portable_names,
-    stored_path,
-    workspace_path,
-)
 
 __all__ = [
     "BatonError",

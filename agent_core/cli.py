@@ -2,7 +2,7 @@
 
 ``replay FILE --model M`` runs the app's context pipeline (masking, then compaction or a
 reset, at the app's default thresholds unless given) and prints one JSON line per mask /
-compaction / reset and a summary (see :mod:`agent_core.replay`); on a terminal it also draws
+compaction / reset and a summary (see :mod:`agent_core.replay.run`); on a terminal it also draws
 a progress bar on stderr, and ``--report out.html`` writes a self-contained page with the
 context chart, the masks, compactions and resets, and the handoffs.
 ``import FILE`` reads any supported transcript and writes it as OpenAI chat JSON (``-o``), the
@@ -19,8 +19,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from agent_core.replay import APP_MASK_THRESHOLD, ReplayStep, replay_policy, replay_transcript
-from agent_core.replay_report import render_report
+from agent_core.replay.report import render_report
+from agent_core.replay.run import APP_MASK_THRESHOLD, ReplayStep, replay_policy, replay_transcript
 from agent_core.transcripts import FORMATS, load_transcript
 from agent_core.transcripts.export import transcript_summary, transcript_to_openai
 

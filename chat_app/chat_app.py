@@ -66,7 +66,7 @@ def _load_tokenizers() -> None:
 
 async def _start_lane() -> None:
     """Turn starts get threads of their own and go first in the event loop's queue
-    (agent_core.lanes): a new message's first words do not wait behind every other chat's
+    (agent_core.runtime.lanes): a new message's first words do not wait behind every other chat's
     steps."""
     import asyncio
 

@@ -1,7 +1,7 @@
 """Agent session files written the way their agents write them, for import tests.
 
 ``claude_code_session`` follows Claude Code's JSONL records (the shapes in
-``tests/agent_core/test_transcripts.py``): streamed assistant records sharing a message id,
+``tests/agent_core/transcripts/test_transcripts.py``): streamed assistant records sharing a message id,
 tool results in user records, and a compaction as a ``compact_boundary`` system record
 followed by the ``isCompactSummary`` user record holding the summary it wrote.
 """

@@ -163,5 +163,5 @@ def test_chat_app_and_bench_import_only_the_engines_public_api() -> None:
 def test_the_door_check_catches_a_deep_import(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("from agent_core import plan\n\ndef f():\n    "
-                      "from agent_core.tokens import get_encoding\n", encoding="utf-8")
-    assert _deep_engine_imports(sample) == ["sample.py:4 agent_core.tokens"]
+                      "from agent_core.accounting.tokens import get_encoding\n", encoding="utf-8")
+    assert _deep_engine_imports(sample) == ["sample.py:4 agent_core.accounting.tokens"]

@@ -78,7 +78,7 @@ class HandoffResult(BaseModel):
 
 def _default_counter() -> TokenCount:
     try:
-        from agent_core.tokens import TokenCounter
+        from agent_core.accounting.tokens import TokenCounter
     except ImportError:  # only while tokens.py is not available; ~4 characters a token
         return lambda text: len(text) // 4 + 1
     return TokenCounter(model="gpt-4").count_text

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from agent_core.history.tools import read_history_call
-from agent_core.records import SessionRecord, StoredMessage
+from agent_core.storage.records import SessionRecord, StoredMessage
 
 __all__ = ["history_note", "compacted_note", "MAX_LISTED_SESSIONS"]
 

@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from langchain_core.tools import BaseTool
 
 from agent_core.errors import ToolInputError
-from agent_core.history.terms import search_terms
-from agent_core.ports import SessionStore
-from agent_core.records import SessionRecord, StoredMessage
-from agent_core.tool_errors import checked_tool
+from agent_core.storage.ports import SessionStore
+from agent_core.storage.records import SessionRecord, StoredMessage
+from agent_core.storage.search import search_terms
+from agent_core.tools.failures import checked_tool
 
 __all__ = ["HISTORY_TOOL_NAMES", "make_history_tools", "render_row", "read_history_call",
            "MAX_HITS", "MAX_READ_MESSAGES", "MAX_OUTPUT_CHARS"]

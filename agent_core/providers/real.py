@@ -28,8 +28,8 @@ from urllib.parse import urlsplit
 
 from langchain.chat_models import init_chat_model
 
+from agent_core.accounting.models import model_info
 from agent_core.errors import ConfigurationError
-from agent_core.models import model_info
 from agent_core.providers.errors import ProviderErrorMapping
 from agent_core.providers.retry import RetryPolicy
 from agent_core.providers.spec import ResolvedModel, registry_name, simulator, split_spec

@@ -19,10 +19,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
+from agent_core.accounting.tokens import tool_definition
 from agent_core.handoff.request import HandoffDraft, is_handoff_request
 from agent_core.providers.simulator_fill import fill_schema
 from agent_core.providers.simulator_script import Step, next_step
-from agent_core.tokens import tool_definition
 
 __all__ = ["SimulatorChatModel", "SIMULATOR_LABEL"]
 

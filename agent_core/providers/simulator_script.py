@@ -67,7 +67,8 @@ def _last_outcomes(messages: list[BaseMessage]) -> dict[str, bool]:
     for message in messages[_last_user_index(messages) + 1 :]:
         if isinstance(message, AIMessage):
             commands.update({call["id"]: str(call["args"].get("command", ""))
-                             for call in message.tool_calls if call["name"] == "run_command"})
+                             for call in message.tool_calls
+                             if call["name"] == "run_command" and call["id"] is not None})
         elif isinstance(message, ToolMessage) and message.tool_call_id in commands:
             tail = str(message.content)[-40:]
             outcomes[commands[message.tool_call_id]] = "[exit status 0]" in tail

@@ -13,7 +13,7 @@ from typing import Literal
 
 from agent_core.errors import ToolInputError
 from agent_core.sandbox.result import WorkspaceChanges, megabytes
-from agent_core.workspace import workspace_path
+from agent_core.storage.workspace import workspace_path
 
 __all__ = ["Entry", "workspace_changes", "IGNORED_DIRS", "MAX_NOTES"]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent_core.records import RowMark
+from agent_core.storage.records import RowMark
 
 __all__ = ["TURN_FAILED", "TURN_STOPPED", "TURN_RESUMED", "TURN_ENDS", "REPLY_ROLES",
            "awaits_reply"]
@@ -42,7 +42,7 @@ REPLY_ROLES = ("assistant", "tool")
 
 def awaits_reply(tail: Sequence[RowMark]) -> bool:
     """``tail`` is a session's last user row and every row after it, by seq (what
-    :meth:`~agent_core.ports.SessionStore.tail_marks` returns). True when a turn is due
+    :meth:`~agent_core.storage.ports.SessionStore.tail_marks` returns). True when a turn is due
     for that message: no reply follows it and no turn ended on it."""
     if not tail or tail[0].role != "user":
         return False

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from agent_core.context import context_kind
+from agent_core.context.build import context_kind
 
 __all__ = ["safe_cutoff"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from langchain_core.messages import BaseMessage, ToolMessage
 
-from agent_core.context import MASKED
+from agent_core.context.build import MASKED
 from agent_core.policy import ContextPolicy
 from agent_core.strategies.cutoff import safe_cutoff
 

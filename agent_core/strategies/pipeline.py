@@ -14,7 +14,7 @@ makes the decisions a chat would make over the same messages:
    session and is refused when the session's opening alone reaches the reset threshold.
 
 The caller holds the context and acts: :class:`ContextOps` is what the pipeline asks of it
-(the app's :class:`~agent_core.coordinator.SessionCoordinator` over the store, a replay over
+(the app's :class:`~agent_core.runtime.coordinator.SessionCoordinator` over the store, a replay over
 a list of messages). User controls that live in the store (a "Not yet" deferral) are applied
 by the live caller to the decision returned here.
 """
@@ -27,8 +27,8 @@ from typing import Literal, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from agent_core.calibration import TokenEstimate
-from agent_core.context import context_kind
+from agent_core.accounting.calibration import TokenEstimate
+from agent_core.context.build import context_kind
 from agent_core.policy import ContextPolicy
 from agent_core.strategies.cutoff import safe_cutoff
 from agent_core.strategies.masking import should_mask

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from agent_core.policy import ContextPolicy
-from agent_core.records import RowMark, StoredMessage
+from agent_core.storage.records import RowMark, StoredMessage
 from agent_core.strategies.plan import Decision, effective_strategy
 
 __all__ = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent_core.records import ContextEdit, SessionRecord, StoredMessage
+from agent_core.storage.records import ContextEdit, SessionRecord, StoredMessage
 from agent_core.strategies.plan import Decision
 
 __all__ = ["UNDO_MARGIN", "UNDOABLE_EVENTS", "undo_hold", "held_back", "undo_position",

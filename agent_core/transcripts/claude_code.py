@@ -24,7 +24,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from agent_core.errors import TranscriptFormatError
-from agent_core.records import QUEUED
+from agent_core.storage.records import QUEUED
 from agent_core.transcripts.claude_queue import (
     ATTACHMENT_RECORD,
     QUEUE_RECORD,

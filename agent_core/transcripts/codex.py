@@ -44,7 +44,7 @@ from langchain_core.messages import (
 )
 
 from agent_core.errors import TranscriptFormatError
-from agent_core.records import QUEUED
+from agent_core.storage.records import QUEUED
 from agent_core.transcripts.transcript import Transcript, UsagePoint
 
 __all__ = ["load_codex", "looks_like_codex"]

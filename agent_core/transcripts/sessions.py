@@ -14,7 +14,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_core.context import content_text
+from agent_core.context.build import content_text
 from agent_core.transcripts.transcript import Transcript
 
 __all__ = ["ImportedSession", "OriginalCompaction", "split_sessions"]

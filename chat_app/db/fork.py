@@ -1,8 +1,8 @@
-"""The SQL half of :meth:`agent_core.ports.SessionStore.fork_thread`: copy a thread's
+"""The SQL half of :meth:`agent_core.storage.ports.SessionStore.fork_thread`: copy a thread's
 sessions, rows, context edits and files up to one user message into another thread.
 
 Called by :class:`chat_app.db.store.SqlStore` inside its transaction, with both thread rows
-locked. Which edits and files go along is decided by :mod:`agent_core.fork`, as in memory.
+locked. Which edits and files go along is decided by :mod:`agent_core.storage.fork`, as in memory.
 """
 
 from __future__ import annotations

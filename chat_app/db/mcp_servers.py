@@ -60,7 +60,7 @@ def remove_mcp_server(*, session: Session, assistant_id: str, name: str) -> bool
 
 
 def as_server(row: AssistantMcpServer) -> McpServer:
-    """The stored server as the engine's :class:`~agent_core.mcp_servers.McpServer`."""
+    """The stored server as the engine's :class:`~agent_core.tools.mcp.McpServer`."""
     return McpServer(name=row.name, transport=row.transport,  # type: ignore[arg-type]
                      command=row.command, args=tuple(row.args or ()), url=row.url,
                      secrets={str(k): str(v) for k, v in (row.secrets or {}).items()})

@@ -4,9 +4,9 @@ SQLite: the FTS5 table ``message_search`` (contentless, keyed by the message's r
 step by triggers; migration 0006). PostgreSQL: a GIN index on the ``simple`` text-search
 vector of the same text (migration 0006). Both index a message's content plus its tool calls
 with every run of characters other than letters and digits treated as a space, which is how
-:mod:`agent_core.history.terms` splits words, so every store finds the same rows.
+:mod:`agent_core.storage.search` splits words, so every store finds the same rows.
 
-The rows a query finds are checked again with :func:`agent_core.history.terms.matches`
+The rows a query finds are checked again with :func:`agent_core.storage.search.matches`
 before they are returned: the index narrows, the shared rule decides. A rowid renumbered by
 a ``VACUUM`` or a table rebuild can then cost a hit but never return a wrong one.
 """

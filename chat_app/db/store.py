@@ -1,6 +1,6 @@
-"""SqlStore: :class:`agent_core.ports.SessionStore` on SQLModel (SQLite or PostgreSQL).
+"""SqlStore: :class:`agent_core.storage.ports.SessionStore` on SQLModel (SQLite or PostgreSQL).
 
-Behaves like :class:`agent_core.memory_store.InMemoryStore`; the shared contract tests hold
+Behaves like :class:`agent_core.storage.memory_store.InMemoryStore`; the shared contract tests hold
 both to that. Every method is one transaction. Writers lock the thread row first (``SELECT
 ... FOR UPDATE`` on PostgreSQL; on SQLite every write transaction is ``BEGIN IMMEDIATE``,
 which already excludes other writers), so seq numbers, session numbers and pending delivery

@@ -19,7 +19,7 @@ def commands_note(owner: str | None, thread_id: str) -> str:
     """One sentence when ``run_command`` is not offered in this chat, else an empty string.
 
     A real model gets the sandboxed ``run_command``, or none when the host cannot sandbox
-    (:func:`agent_core.tools.command_mode`); the offline simulator always has its scripted
+    (:func:`agent_core.tools.builtin.command_mode`); the offline simulator always has its scripted
     one. An assistant that cannot resolve says nothing here: the chat's problem banner
     already explains it.
     """

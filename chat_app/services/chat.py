@@ -248,7 +248,7 @@ async def send_here(owner: str, thread_id: str, text: str,
                     client_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
     """:func:`send_message`'s run in this process, unrelayed: :data:`OWNED` first when the
     thread is the owner's, then the run's events."""
-    begin_start()  # until the turn's first output: see agent_core.lanes
+    begin_start()  # until the turn's first output: see agent_core.runtime.lanes
     # The reads and checks before the turn are one trip off the event loop: under load a
     # write waits for SQLite's lock (every tab of the worker would wait with it), and each
     # trip waits its turn on the loop when it comes back.

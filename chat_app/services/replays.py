@@ -1,6 +1,6 @@
 """What-if replays of an imported session: "Replay with…" an assistant.
 
-The engine's own replay (:func:`agent_core.replay.replay_transcript`) runs over the file kept
+The engine's own replay (:func:`agent_core.replay.run.replay_transcript`) runs over the file kept
 with the import, through the pipeline the assistant's chats run: before each model call of
 the original, old tool outputs are masked at the assistant's mask threshold, then its
 strategy and thresholds decide where Baton would have compacted or reset, with the same

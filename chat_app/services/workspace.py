@@ -126,7 +126,7 @@ def download_name(path: str) -> str:
 
 def workspace_zip(owner: str, thread_id: str) -> bytes | None:
     """The whole workspace as a zip, under portable names (the paths themselves, but for a
-    name stored before the path rule, see :func:`agent_core.workspace.portable_name`), so
+    name stored before the path rule, see :func:`agent_core.storage.workspace.portable_name`), so
     no extractor writes outside its folder; None for a foreign thread."""
     if owned_thread(owner, thread_id) is None:
         return None

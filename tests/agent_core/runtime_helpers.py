@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_core.memory_store import InMemoryStore
 from agent_core.policy import make_policy
 from agent_core.providers.simulator import SimulatorChatModel
-from agent_core.runner import ThreadRunner
-from agent_core.tools import make_tools
-from agent_core.turn import TurnSetup
+from agent_core.runtime.runner import ThreadRunner
+from agent_core.runtime.turn import TurnSetup
+from agent_core.storage.memory_store import InMemoryStore
+from agent_core.tools.builtin import make_tools
 
 
 def make_setup(store: InMemoryStore | None = None, *, thread_id: str = "t1", window: int = 2500,

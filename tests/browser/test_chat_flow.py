@@ -83,7 +83,7 @@ def test_the_tab_shows_baton_s_icon(page):
 
 
 def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page) -> None:
-    from agent_core.records import NewMessage
+    from agent_core.storage.records import NewMessage
     from chat_app.services import identity, runtime
     from chat_app.services import threads as thread_service
 

@@ -12,7 +12,7 @@ SESSIONS, PER_SESSION = 12, 60  # 720 rows: several windows of 100 in each direc
 
 @pytest.fixture
 def long_thread(server_db, page) -> str:
-    from agent_core.records import NewMessage
+    from agent_core.storage.records import NewMessage
     from chat_app.services import identity, runtime
     from chat_app.services import threads as thread_service
 

@@ -13,8 +13,8 @@ OUTPUT = "ORIGINAL OUTPUT {n}: " + "collected 40 items, tests/test_parser.py pas
 def _compacted_thread(server_db, page, *, answered: bool) -> str:
     """A chat whose first six messages a compaction replaced (with the store's own edit and
     marker, as the coordinator writes them); ``answered``: the model replied after it."""
-    from agent_core.context import build_context
-    from agent_core.records import ContextEdit, NewMessage
+    from agent_core.context.build import build_context
+    from agent_core.storage.records import ContextEdit, NewMessage
     from chat_app.services import identity, runtime
     from chat_app.services import threads as thread_service
 
@@ -81,7 +81,7 @@ def test_a_marker_expands_to_the_original_messages_it_replaced(server_db, page,
 
 
 def test_undo_a_compaction_from_its_marker_restores_the_context(server_db, page) -> None:
-    from agent_core.context import build_context
+    from agent_core.context.build import build_context
     from chat_app.services import runtime
 
     thread_id = _compacted_thread(server_db, page, answered=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core.records import NewMessage
+from agent_core.storage.records import NewMessage
 from chat_app.services import identity, runtime
 from chat_app.services import threads as thread_service
 

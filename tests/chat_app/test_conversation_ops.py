@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from agent_core.errors import MessageRejected, StoreError
-from agent_core.records import NewMessage
+from agent_core.storage.records import NewMessage
 from tests.chat_app.test_services import database  # noqa: F401
 
 
@@ -145,7 +145,7 @@ def test_snippet_shows_the_words_found() -> None:
 def test_usage_label_prefers_the_providers_accounting() -> None:
     from datetime import UTC, datetime
 
-    from agent_core.records import StoredMessage
+    from agent_core.storage.records import StoredMessage
     from chat_app.services.message_usage import usage_label
 
     base = {"id": "m", "thread_id": "t", "session_id": "s", "seq": 1,
@@ -161,7 +161,7 @@ def test_usage_label_prefers_the_providers_accounting() -> None:
 
 
 def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db) -> None:
-    from agent_core.context import build_context
+    from agent_core.context.build import build_context
     from chat_app.services import chat, replies, runtime, threads
 
     owner = _owner()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core.context import build_context
-from agent_core.records import NewMessage, SessionRecord
+from agent_core.context.build import build_context
+from agent_core.storage.records import NewMessage, SessionRecord
 from chat_app.services.context_chart import ChartSeries, merge_runs, thread_run
 
 
@@ -52,7 +52,7 @@ def test_a_review_is_settled_with_the_edited_fields(chat) -> None:
     import asyncio
 
     from agent_core.handoff.artifact import HandoffArtifact
-    from agent_core.user_control import review_opening
+    from agent_core.runtime.user_control import review_opening
     from chat_app.services import reset_control
 
     store, thread = chat
@@ -95,7 +95,7 @@ def test_edited_artifact_reads_lines_and_refuses_what_cannot_be_an_artifact() ->
 def test_a_run_marks_resets_compactions_and_masks_between_its_calls() -> None:
     from datetime import UTC, datetime
 
-    from agent_core.records import StoredMessage
+    from agent_core.storage.records import StoredMessage
 
     now = datetime.now(UTC)
     sessions = [SessionRecord(id=f"s{n}", thread_id="t", number=n, started_at=now) for n in (1, 2)]
@@ -124,7 +124,7 @@ def test_a_run_marks_resets_compactions_and_masks_between_its_calls() -> None:
 def test_the_chart_says_what_each_handoff_and_summary_call_cost() -> None:
     from datetime import UTC, datetime
 
-    from agent_core.records import StoredMessage
+    from agent_core.storage.records import StoredMessage
 
     now = datetime.now(UTC)
     sessions = [SessionRecord(id=f"s{n}", thread_id="t", number=n, started_at=now) for n in (1, 2)]

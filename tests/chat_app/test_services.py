@@ -353,8 +353,8 @@ def test_a_delivered_message_no_turn_took_is_offered_to_the_page(database) -> No
 
 
 def test_a_handed_over_request_waits_while_its_handoff_waits_for_review(database) -> None:
-    from agent_core.records import NewMessage
-    from agent_core.user_control import review_opening
+    from agent_core.runtime.user_control import review_opening
+    from agent_core.storage.records import NewMessage
     from chat_app.services import chat, runtime, threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
@@ -478,7 +478,7 @@ def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(datab
 def test_the_assistants_tokenizers_are_loaded_before_the_first_chat(tmp_path, monkeypatch) -> None:
     from sqlmodel import Session
 
-    from agent_core.tokens import get_encoding
+    from agent_core.accounting.tokens import get_encoding
     from chat_app.db import repo
     from chat_app.db.models import AssistantCreate
     from chat_app.services import runtime

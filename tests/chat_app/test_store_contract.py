@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from agent_core.errors import StoreError
-from agent_core.memory_store import InMemoryStore
-from agent_core.ports import SessionStore
-from agent_core.records import ContextEdit, NewMessage
-from agent_core.workspace import MAX_PATH_CHARS
+from agent_core.storage.memory_store import InMemoryStore
+from agent_core.storage.ports import SessionStore
+from agent_core.storage.records import ContextEdit, NewMessage
+from agent_core.storage.workspace import MAX_PATH_CHARS
 from chat_app.db.engine import get_engine
 from chat_app.db.store import SqlStore
 from tests.chat_app.db.backends import create_thread, migrated_sqlite, pg_url  # noqa: F401
@@ -496,10 +496,10 @@ def test_search_needs_every_word_split_at_punctuation(backend: Backend) -> None:
     store = backend.store
     thread = backend.new_thread()
     session = store.current_session(thread)
-    store.append(thread, session.id, [user("edited agent_core/tools.py twice"), user("tools only")])
+    store.append(thread, session.id, [user("edited agent_core/tools/builtin.py twice"), user("tools only")])
 
-    assert _found(store.search_messages(thread, "TOOLS.py")) == ["edited agent_core/tools.py twice"]
-    assert _found(store.search_messages(thread, "core tools")) == ["edited agent_core/tools.py twice"]
+    assert _found(store.search_messages(thread, "TOOLS.py")) == ["edited agent_core/tools/builtin.py twice"]
+    assert _found(store.search_messages(thread, "core tools")) == ["edited agent_core/tools/builtin.py twice"]
     assert store.search_messages(thread, "tools missingword") == []
     assert store.search_messages(thread, "tool") == []  # whole words, no stemming
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_core.records import StoredMessage, utcnow
+from agent_core.storage.records import StoredMessage, utcnow
 from chat_app.services.timeline import RowFolder
 
 

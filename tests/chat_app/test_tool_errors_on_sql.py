@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage
 
+from agent_core.storage.workspace import MAX_PATH_CHARS
 from agent_core.testing import ScriptedChatModel
-from agent_core.workspace import MAX_PATH_CHARS
 from chat_app.db.engine import get_engine
 from chat_app.db.store import SqlStore
 from tests.agent_core.runtime_helpers import make_setup, of_type, run

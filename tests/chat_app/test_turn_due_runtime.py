@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from agent_core.memory_store import InMemoryStore
-from agent_core.runner import STOPPED_NOTE, ThreadRunner
+from agent_core.runtime.runner import STOPPED_NOTE, ThreadRunner
+from agent_core.runtime.turn_start import awaits_turn, turn_waits
+from agent_core.storage.memory_store import InMemoryStore
 from agent_core.testing import FunctionChatModel, ScriptedChatModel
-from agent_core.turn_start import awaits_turn, turn_waits
 from chat_app.db.engine import get_engine
 from chat_app.db.store import SqlStore
 from tests.agent_core.runtime_helpers import collect, make_setup, of_type, run

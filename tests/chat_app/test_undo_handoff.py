@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from agent_core.context import build_context
-from agent_core.records import NewMessage
+from agent_core.context.build import build_context
+from agent_core.storage.records import NewMessage
 
 
 @pytest.fixture

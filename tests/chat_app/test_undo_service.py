@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core.context import build_context
-from agent_core.records import ContextEdit, NewMessage
+from agent_core.context.build import build_context
+from agent_core.storage.records import ContextEdit, NewMessage
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import pytest
 
 from agent_core.errors import ToolInputError
 from agent_core.history.tools import MAX_HITS, MAX_OUTPUT_CHARS, make_history_tools
-from agent_core.memory_store import InMemoryStore
-from agent_core.records import ContextEdit, NewMessage
+from agent_core.storage.memory_store import InMemoryStore
+from agent_core.storage.records import ContextEdit, NewMessage
 
 
 def _tools(store: InMemoryStore, thread: str):

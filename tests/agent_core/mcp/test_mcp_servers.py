@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from agent_core import mcp_stderr
-from agent_core.mcp_servers import McpServer, McpToolbox, _problem
-from agent_core.mcp_stderr import REDACT_ENV
-from agent_core.memory_store import InMemoryStore
-from agent_core.runner import ThreadRunner
+from agent_core.runtime.runner import ThreadRunner
+from agent_core.storage.memory_store import InMemoryStore
 from agent_core.testing import FunctionChatModel
+from agent_core.tools import mcp_stderr
+from agent_core.tools.mcp import McpServer, McpToolbox, _problem
+from agent_core.tools.mcp_stderr import REDACT_ENV
 from tests.agent_core.runtime_helpers import collect, make_setup, of_type
 
 NOTES = McpServer(name="notes", transport="stdio", command=sys.executable,

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from agent_core.calibration import ContextEstimator
-from agent_core.context import build_context
+from agent_core.accounting.calibration import ContextEstimator
+from agent_core.context.build import build_context
 from agent_core.errors import ConfigurationError, ContextOverflowError, ProviderError
 from agent_core.providers.errors import ProviderErrorMapping, to_provider_error
 from agent_core.providers.real import ProviderSettings, resolve_real_model

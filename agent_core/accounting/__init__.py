@@ -1,0 +1,1 @@
+"""Token accounting: exact counts (tiktoken), calibration, the model table."""

@@ -1,0 +1,1 @@
+"""What the model sees: the context built from stored rows, compaction, todos."""

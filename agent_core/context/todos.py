@@ -1,0 +1,135 @@
+"""Todo-scoped compression: tag messages with the active todo, compress finished spans.
+
+Every assistant message is tagged with the todo that was in progress when it was produced
+(tool results inherit their call's tag). When a todo completes or is blocked, its rows —
+and, for a parent, its children's rows — can be replaced in the model's context by one
+short grounded summary, if that is smaller. Spans may interleave; originals stay stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage
+
+from agent_core.storage.records import StoredMessage
+
+__all__ = ["TodoTracker", "todo_key", "span_rows", "todo_summary"]
+
+_TODO_TOOLS = ("write_todos", "TodoWrite")
+_CLOSED = ("completed", "blocked")
+
+
+def todo_key(item: Mapping[str, Any]) -> str:
+    """A todo's stable id: its own id, else a hash of its content."""
+    if item.get("id"):
+        return str(item["id"])
+    digest = hashlib.sha1(str(item.get("content", "")).encode()).hexdigest()[:10]
+    return f"todo-{digest}"
+
+
+@dataclass
+class TodoTracker:
+    """Follows write_todos calls: the active todo, parents, and todos that just closed."""
+
+    todos: dict[str, dict[str, Any]] = field(default_factory=dict)
+    active: str | None = None
+    closed: list[str] = field(default_factory=list)
+    _call_tags: dict[str, str | None] = field(default_factory=dict)
+
+    def tag_for_tool_result(self, tool_call_id: str | None) -> str | None:
+        return self._call_tags.get(tool_call_id or "", self.active)
+
+    def observe(self, message: AIMessage) -> str | None:
+        """Tag for ``message`` (the todo active before it), then apply its todo updates."""
+        return self.observe_calls(message.tool_calls)
+
+    def observe_calls(self, calls: Iterable[Mapping[str, Any]]) -> str | None:
+        """:meth:`observe` for stored tool-call dicts (no message objects needed)."""
+        tag = self.active
+        for call in calls:
+            self._call_tags[call["id"]] = tag
+            if call["name"] in _TODO_TOOLS:
+                self._apply(call["args"].get("todos") or [])
+        return tag
+
+    def _apply(self, items: Iterable[Any]) -> None:
+        fresh: dict[str, dict[str, Any]] = {}
+        for item in items:
+            if not isinstance(item, Mapping):
+                continue
+            key = todo_key(item)
+            fresh[key] = {
+                "content": str(item.get("content", "")),
+                "status": str(item.get("status", "pending")),
+                "parent_id": item.get("parent_id"),
+            }
+            before = self.todos.get(key, {}).get("status")
+            if fresh[key]["status"] in _CLOSED and before not in _CLOSED:
+                self.closed.append(key)
+        self.todos = fresh
+        in_progress = [k for k, t in fresh.items() if t["status"] == "in_progress"]
+        # The innermost in-progress todo is the one being worked on.
+        leaves = [k for k in in_progress if not any(fresh[c]["parent_id"] == k for c in in_progress)]
+        self.active = leaves[-1] if leaves else None
+
+    def take_closed(self) -> list[str]:
+        closed, self.closed = self.closed, []
+        return closed
+
+    def descendants(self, key: str) -> set[str]:
+        found: set[str] = set()
+        frontier = [key]
+        while frontier:
+            parent = frontier.pop()
+            for child, todo in self.todos.items():
+                if todo.get("parent_id") == parent and child not in found:
+                    found.add(child)
+                    frontier.append(child)
+        return found
+
+
+def span_rows(rows: Sequence[StoredMessage], keys: set[str]) -> list[StoredMessage]:
+    """The assistant and tool rows tagged with any of ``keys``.
+
+    User words are never compressed, and neither are todo-list updates: the latest list must
+    stay visible or the agent would lose track of which todos are done.
+    """
+    todo_calls = {
+        call["id"] for r in rows for call in r.tool_calls if call.get("name") in _TODO_TOOLS
+    }
+    return [
+        r for r in rows
+        if r.todo_id in keys and r.role in ("assistant", "tool")
+        and not any(call.get("name") in _TODO_TOOLS for call in r.tool_calls)
+        and r.tool_call_id not in todo_calls
+    ]
+
+
+def todo_summary(content: str, status: str, rows: Sequence[StoredMessage]) -> str:
+    """A short grounded summary of a finished todo's span, built from its tool calls."""
+    files: list[str] = []
+    commands: list[str] = []
+    results: dict[str, str] = {r.tool_call_id or "": r.content for r in rows if r.role == "tool"}
+    for row in rows:
+        for call in row.tool_calls:
+            args = call.get("args", {})
+            path = args.get("path") or args.get("file_path")
+            if path and call["name"] not in ("read_file", "Read") and path not in files:
+                files.append(str(path))
+            if call["name"] in ("run_command", "Bash"):
+                output = results.get(call.get("id", ""), "")
+                status_line = output.strip().splitlines()[-1] if output.strip() else ""
+                commands.append(f"`{args.get('command', '')}` {status_line}".strip())
+    parts = [f"Todo \"{content}\" is {status}."]
+    if files:
+        parts.append("Files written or edited: " + ", ".join(files) + ".")
+    if commands:
+        parts.append("Commands: " + "; ".join(commands[-4:]) + ".")
+    notes = [r.content.strip() for r in rows if r.role == "assistant" and r.content.strip()]
+    if notes:
+        parts.append("Notes: " + " / ".join(n[:160] for n in notes[-3:]))
+    return " ".join(parts)

@@ -1,0 +1,1 @@
+"""Replaying a recorded session through the app's pipeline, and its report."""
