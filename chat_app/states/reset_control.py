@@ -48,9 +48,13 @@ class StatusChanges:
         return kind in ("run", "done", "context_reset", "compaction", "masking", "resync")
 
 
-def _ends_run(event: dict) -> bool:
-    """A run's end, after which the notice must be current at once (not after the throttle)."""
+def _shows_at_once(event: dict) -> bool:
+    """A run's end, or a marker or divider (a review settled, a deferral, a reset): what the
+    tab shows must follow at once, not after the throttle. A review form left standing
+    into the answer's turn went away mid-turn and the page jumped with it."""
     kind, data = event.get("type"), event.get("data") or {}
+    if kind == "item":
+        return data.get("kind") in ("marker", "divider")
     return kind == "done" or (kind == "run" and not data.get("running"))
 
 
@@ -136,7 +140,7 @@ class ResetControlState(IdentityState):
             changes = StatusChanges()
         async with live.watch(thread_id) as queue:
             async for due in live.settled(queue, changes, every=REFRESH_SECONDS,
-                                          idle=CHECK_SECONDS, urgent=_ends_run):
+                                          idle=CHECK_SECONDS, urgent=_shows_at_once):
                 if due:
                     if not await self._reread(owner, thread_id, generation):
                         return

@@ -156,20 +156,32 @@ def test_the_warn_notice_is_the_chats_in_both_tabs_after_the_turn(tabs) -> None:
     wait_idle(first)
 
 
-# Records, whenever the page changes, how far the composer dock (and Stop in it) reaches
-# below the window: a slide of the page that pushes Stop off-screen shows here.
+# Records, whenever the page changes or scrolls: the page's scroll position, how far the
+# composer dock (and Stop in it) reaches below the window, and whether Stop shows. A review
+# form left standing into the answer's turn went away mid-turn: the page slid back by its
+# height (378 px at 1280 x 720) while the turn ran.
 RECORD_DOCK = """
 () => {
   window.__dock = [];
   const look = () => {
     const dock = document.querySelector('.baton-composer-dock');
-    if (dock) window.__dock.push(Math.round(dock.getBoundingClientRect().bottom - window.innerHeight));
+    if (dock) window.__dock.push([Math.round(scrollY),
+      Math.round(dock.getBoundingClientRect().bottom - window.innerHeight),
+      !!document.getElementById('stop-button')]);
   };
   new MutationObserver(look).observe(document.body,
     {childList: true, subtree: true, attributes: true, characterData: true});
+  addEventListener('scroll', look, true);
   look();
 }
 """
+SLIDE_PX = 40  # more than a line's reflow
+
+
+def _slides_while_running(records: list) -> list:
+    """Consecutive records, Stop shown in both, where the page scrolled back."""
+    return [(before, after) for before, after in zip(records, records[1:], strict=False)
+            if before[2] and after[2] and after[0] < before[0] - SLIDE_PX]
 
 
 def test_a_message_sent_during_a_review_waits_and_confirm_goes_through(tabs) -> None:
@@ -199,9 +211,12 @@ def test_a_message_sent_during_a_review_waits_and_confirm_goes_through(tabs) -> 
     assert first.locator("#review-error").count() == 0
     for tab in (first, second):
         assert user_messages(tab).count(waiting) == 1
-        # The composer, with Stop, stayed in the window while the answer ran.
-        docks = tab.evaluate("() => window.__dock")
-        assert max(docks) <= 1, docks
+        # The composer, with Stop, stayed in the window, and the page did not slide back,
+        # while the answer ran.
+        records = tab.evaluate("() => window.__dock")
+        assert any(stop for _, _, stop in records), "the answer's turn was never shown"
+        assert max(below for _, below, _ in records) <= 1, records
+        assert not _slides_while_running(records), _slides_while_running(records)
     rows = [row for s in runtime.store().sessions(thread_id) for row in runtime.store().messages(s.id)]
     asked = [row for row in rows if row.role == "user" and row.content == waiting]
     assert len(asked) == 1
