@@ -36,7 +36,8 @@ from chat_app.services.chat import answer_waiting
 from chat_app.services.run_events import Translator, expand
 
 __all__ = ["ResetStatus", "ReviewRefused", "EDITABLE_TEXT", "EDITABLE_LISTS", "owned_setup",
-           "status", "defer", "compact_now", "settle_review", "edited_artifact"]
+           "status", "defer", "compact_now", "settle_review", "answer_after_review",
+           "edited_artifact"]
 
 #: The artifact's fields the review form edits: free text, and one item per line.
 EDITABLE_TEXT = ("goal", "next_step", "current_state_summary")
@@ -187,15 +188,13 @@ def edited_artifact(original: dict[str, Any], form: dict[str, Any]) -> HandoffAr
 
 async def settle_review(owner: str | None, thread_id: str, form: dict[str, Any] | None, *,
                         discard: bool = False) -> str:
-    """Confirm (with the form's edits) or discard the waiting handoff, then let the session
-    answer what waits: its handed-over requests and any message queued meanwhile.
+    """Confirm (with the form's edits) or discard the waiting handoff; the note to show.
+    The caller then lets the session answer what waits (:func:`answer_after_review`),
+    once the form has left its page: the answer's turn must not see it go.
 
     A message sent during the review holds the thread only for the moment its run takes to
     queue it; the review is settled under the thread's turn lock, waiting for that moment
-    rather than refusing, so two tabs settling at once settle it once. What waits is then
-    answered by a run no page owns (:func:`answer_waiting`, the turn process's when there is
-    one), which every tab follows on the live channel, exactly once: a send still waiting
-    for the lock finds its message answered, or answers it itself."""
+    rather than refusing, so two tabs settling at once settle it once."""
     found = _owned_run(owner, thread_id)
     if found is None:
         raise ReviewRefused("This chat cannot run right now.")
@@ -213,8 +212,16 @@ async def settle_review(owner: str | None, thread_id: str, form: dict[str, Any] 
     finally:
         await asyncio.to_thread(lock.__exit__, None, None, None)
     await _publish_rows(thread_id, [marker])
-    answer_waiting(owner or "", thread_id)
     return marker.content
+
+
+def answer_after_review(owner: str | None, thread_id: str) -> None:
+    """After :func:`settle_review`: answer the session's handed-over requests and any
+    message queued meanwhile, in a run no page owns (:func:`answer_waiting`, the turn
+    process's when there is one), which every tab follows on the live channel. Exactly
+    once: a send still waiting for the turn lock finds its message answered, or answers
+    it itself."""
+    answer_waiting(owner or "", thread_id)
 
 
 def _waiting_review(setup: TurnSetup) -> HandoffArtifact:

@@ -39,11 +39,21 @@ def _status_reader() -> ThreadPoolExecutor:
 class StatusChanges:
     """Which live events may change what the status says (the deferral, the review, the
     thresholds): a marker, a divider, a reset or compaction, the end of a run. Replies and
-    utilization never do: the notice follows the meter, which every tab updates itself."""
+    utilization never do: the notice follows the meter, which every tab updates itself.
+
+    ``review_settled``: a review's settling marker (a ``handoff_review`` marker with the
+    position of its context edit; the pending one has none) was seen, so the form can
+    leave at once, before the status is read again and before the answer's turn shows."""
+
+    def __init__(self) -> None:
+        self.review_settled = False
 
     def __call__(self, event: dict) -> bool:
         kind, data = event.get("type"), event.get("data") or {}
         if kind == "item":
+            if (data.get("marker_event") == "handoff_review"
+                    and data.get("edit") is not None):
+                self.review_settled = True
             return data.get("kind") in ("marker", "divider")
         return kind in ("run", "done", "context_reset", "compaction", "masking", "resync")
 
@@ -142,6 +152,12 @@ class ResetControlState(IdentityState):
             async for due in live.settled(queue, changes, every=REFRESH_SECONDS,
                                           idle=CHECK_SECONDS, urgent=_shows_at_once):
                 if due:
+                    if changes.review_settled:
+                        changes.review_settled = False
+                        async with self:
+                            if self.thread_key != thread_id or self._generation != generation:
+                                return
+                            self.review_session = 0  # gone before the answer's turn shows
                     if not await self._reread(owner, thread_id, generation):
                         return
                     continue
@@ -221,15 +237,25 @@ class ResetControlState(IdentityState):
                 return
             self.acting, thread_id, owner = True, self.thread_key, self._owner()
             self.review_error = ""
-        note = ""
         try:
             note = await control.settle_review(owner, thread_id, form, discard=discard)
         except control.ReviewRefused as refused:
             async with self:
+                self.acting = False
                 self.review_error = str(refused)
-        finally:
+                self._refresh()
+            return
+        except BaseException:
             async with self:
                 self.acting = False
-                self._refresh()
+            raise
+        async with self:
+            # The form leaves this page before the answer's turn starts: gone mid-turn, it
+            # took its height with it while the reply streamed and the page slid back.
+            self.acting = False
+            self.review_session = 0
+        control.answer_after_review(owner, thread_id)
+        async with self:
+            self._refresh()
         if note:
             yield rx.toast(note)

@@ -77,8 +77,8 @@ def test_a_review_is_settled_with_the_edited_fields(chat) -> None:
 
     with pytest.raises(reset_control.ReviewRefused, match="cannot run"):
         asyncio.run(reset_control.settle_review("owner-b", thread, {}))
-    note = asyncio.run(_settled(reset_control.settle_review(
-        "owner-a", thread, {"next_step": "Write the EDITED tests", "constraints": "No pandas\n\n"})))
+    note = asyncio.run(_settled(thread, {"next_step": "Write the EDITED tests",
+                                         "constraints": "No pandas\n\n"}))
     assert note == "Handoff confirmed with your edits"
     session = store.current_session(thread)
     seen = "\n".join(str(m.content) for m in build_context(store, session))
@@ -86,11 +86,14 @@ def test_a_review_is_settled_with_the_edited_fields(chat) -> None:
     assert reset_control.status("owner-a", thread).review is None
 
 
-async def _settled(settling):
-    """The review's note, once the run answering what waits after it has ended too."""
+async def _settled(thread: str, form: dict) -> str:
+    """Settle as the page does, then answer; the review's note, once the run answering
+    what waits after it has ended too."""
     from chat_app.services import chat as chat_service
+    from chat_app.services import reset_control
 
-    note = await settling
+    note = await reset_control.settle_review("owner-a", thread, form)
+    reset_control.answer_after_review("owner-a", thread)
     await asyncio.gather(*chat_service._detached)
     return note
 
@@ -119,7 +122,7 @@ def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered
     is long over, or its stream from the turn process is still open): Confirm goes through,
     and the message is answered exactly once, after the confirmed handoff."""
     from chat_app.services import chat as chat_service
-    from chat_app.services import reset_control, turn_process
+    from chat_app.services import turn_process
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     if send_still_open:
@@ -134,7 +137,7 @@ def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered
 
         sending = asyncio.create_task(send())
         await asyncio.sleep(confirm_after)
-        note = await _settled(reset_control.settle_review("owner-a", thread, {}))
+        note = await _settled(thread, {})
         await sending
         await asyncio.gather(*chat_service._detached)
         return note
@@ -281,3 +284,16 @@ def test_a_tab_rereads_the_status_only_after_events_that_can_change_it() -> None
     assert changes({"type": "item", "data": {"role": "handoff", "kind": "divider"}})
     assert changes({"type": "context_reset", "data": {"event": "reset_complete"}})
     assert changes({"type": "run", "data": {"running": False}})
+
+
+def test_a_settled_review_is_seen_on_the_live_channel_before_the_status_is_read() -> None:
+    """The settling marker (with its context edit's position) lets the form leave at once;
+    the pending review's own marker, which opens the session, does not."""
+    from chat_app.states.reset_control import StatusChanges
+
+    changes = StatusChanges()
+    pending = {"kind": "marker", "role": "event", "marker_event": "handoff_review", "edit": None}
+    assert changes({"type": "item", "data": pending})
+    assert not changes.review_settled
+    assert changes({"type": "item", "data": {**pending, "edit": 0}})
+    assert changes.review_settled
