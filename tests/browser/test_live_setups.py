@@ -108,7 +108,9 @@ def test_a_run_and_a_rename_in_one_tab_reach_the_other(tabs) -> None:
     assert any(LONG_TASK in seen["users"] for seen in shown), shown[-3:]
     assert timeline(second) == timeline(first)
 
-    first.reload()  # the chat list shows chats with a message: this one has one now
+    for tab in (first, second):  # the chat list shows chats with a message: it has one now
+        tab.reload()
+        tab.locator("#sidebar .baton-thread-row[data-current=true]").wait_for()
     row = first.locator("#sidebar .baton-thread-row[data-current=true]")
     row.get_by_role("button", name="Rename chat").click()
     row.get_by_label("New title").fill("Renamed in the first tab")
@@ -116,6 +118,8 @@ def test_a_run_and_a_rename_in_one_tab_reach_the_other(tabs) -> None:
     for tab in (first, second):
         tab.wait_for_function("() => document.title === 'Renamed in the first tab · Baton'")
         assert tab.locator("#thread-title").inner_text() == "Renamed in the first tab"
+    second.locator("#sidebar .baton-thread-row[data-current=true]",
+                   has_text="Renamed in the first tab").wait_for()
 
 
 def _notice(tab) -> tuple[int, str, str]:
