@@ -66,7 +66,7 @@ from agent_core.runtime.middleware import (
 )
 from agent_core.runtime.runner import ThreadRunner
 from agent_core.runtime.turn import TurnSetup
-from agent_core.runtime.turn_start import awaits_turn, turn_waits
+from agent_core.runtime.turn_start import awaits_turn, enter_turn_lock, take_turn_lock, turn_waits
 from agent_core.runtime.user_control import defer_next_trigger, pending_review, resolve_review
 from agent_core.sandbox import Sandbox, sandbox_unavailable_reason
 from agent_core.sandbox.result import limits_from_settings
@@ -104,7 +104,7 @@ from agent_core.strategies.masking import placeholder as mask_placeholder
 from agent_core.strategies.plan import Decision, effective_strategy, plan
 from agent_core.strategies.reset_control import (
     CONTEXT_META,
-    notice_due,
+    deferral_pending,
     review_pending,
     trigger_threshold,
     warn_threshold,
@@ -203,8 +203,10 @@ __all__ = [
     "command_mode",
     "content_text",
     "defer_next_trigger",
+    "deferral_pending",
     "delivered_meta",
     "effective_strategy",
+    "enter_turn_lock",
     "extract_facts",
     "facts_summary",
     "from_langchain",
@@ -229,7 +231,6 @@ __all__ = [
     "named_before",
     "named_commits",
     "named_places",
-    "notice_due",
     "parse_client_order",
     "parse_transcript",
     "pending_review",
@@ -260,6 +261,7 @@ __all__ = [
     "starts_first",
     "stored_path",
     "take_inventory",
+    "take_turn_lock",
     "transcript_request",
     "transcript_to_openai",
     "trigger_threshold",

@@ -261,6 +261,13 @@ class ThreadRunner:
         finally:
             if not idle:
                 self._idle(thread_id)
+        if waits and not cancel.is_set() and (await asyncio.to_thread(
+                turn_due, setup, unanswered=True))[0]:
+            # The review was settled while this drain let go: the run answering it found
+            # this drain still busy and left the queue to it.
+            async for event in self.drain(setup, cancel=cancel):
+                yield event
+            return
         if waits:
             for record in await asyncio.to_thread(setup.store.pending, thread_id):
                 yield events.queued(pending_id=record.id, content=record.content)

@@ -2,8 +2,8 @@
 
 Three things are read back from the rows, so every tab and every process sees the same:
 
-* the *warn notice*: the last model call's utilization (``meta["context"]`` of its reply) has
-  passed the warn threshold, and the user has not deferred;
+* the *warn threshold* (:func:`warn_threshold`): the chat shows its notice while the open
+  session's utilization (the meter's figure) is at or past it and no review waits;
 * a *deferral* ("Not yet"): an ``event`` row ``defer`` that the next automatic reset or
   compaction consumes (an ``event`` row ``deferred``), unless the context is already at
   :data:`DEFER_LIMIT` of the window;
@@ -30,7 +30,6 @@ __all__ = [
     "deferral_pending",
     "deferred",
     "review_pending",
-    "notice_due",
 ]
 
 #: Never defer at or above this share of the window: the next call could not fit.
@@ -39,7 +38,6 @@ DEFER_LIMIT = 0.95
 WARN_MARGIN = 0.10
 #: Meta key of an assistant row: the context the model call that wrote it was sent.
 CONTEXT_META = "context"
-_AFTER_EDIT = ("compaction", "masking", "undo")
 #: Rows as the store gives them: whole, or their marks (role and meta) when that is enough.
 Rows = Sequence[StoredMessage] | Sequence[RowMark]
 
@@ -93,17 +91,3 @@ def review_pending(rows: Rows) -> bool:
         if _event(row) == "handoff_review":
             pending = row.meta.get("status") == "pending"
     return pending
-
-
-def notice_due(rows: Rows, warn: float) -> float | None:
-    """The utilization to warn about, or None: the last model call since the latest context
-    edit passed ``warn``, nothing is deferred and no handoff waits for review."""
-    if deferral_pending(rows) or review_pending(rows):
-        return None
-    latest: float | None = None
-    for row in rows:
-        if _event(row) in _AFTER_EDIT:
-            latest = None
-        elif row.role == "assistant" and isinstance(row.meta.get(CONTEXT_META), dict):
-            latest = float(row.meta[CONTEXT_META].get("fraction", 0.0))
-    return latest if latest is not None and latest >= warn else None

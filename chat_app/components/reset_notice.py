@@ -2,18 +2,38 @@
 
 import reflex as rx
 
+from chat_app.states.chat import ChatState
 from chat_app.states.reset_control import ResetControlState
 
 
-def reset_notice() -> rx.Component:
-    """Shown while the last model call's utilization is past the assistant's warn threshold
-    and the user has not deferred."""
+def _not_yet() -> rx.Component:
+    """"Not yet", or, once used, the same button shown armed until an automatic step uses it."""
     state = ResetControlState
     return rx.cond(
-        state.notice_percent > 0,
+        state.deferred,
+        rx.button("Not yet · armed", id="notice-defer", size="1", variant="solid",
+                  color_scheme="gray", disabled=True, aria_pressed="true", data_armed="true",
+                  title="The next automatic step is skipped once (never past 95% of the window)"),
+        rx.button("Not yet", on_click=state.not_yet, id="notice-defer", size="1",
+                  variant="outline", color_scheme="gray", disabled=state.acting,
+                  aria_pressed="false", data_armed="false",
+                  title="Skip the next automatic step once (never past 95% of the window)"),
+    )
+
+
+def reset_notice() -> rx.Component:
+    """A property of the chat, not of a turn: shown while the meter's utilization (the open
+    session's, live in every tab, read again on a reload) is at or past the assistant's warn
+    threshold, unless a handoff waits for review or a reset or handoff is running."""
+    state = ResetControlState
+    meter = ChatState.meter
+    due = ((state.warn_percent > 0) & (meter.percent >= state.warn_percent)
+           & (state.review_session == 0) & ~ChatState.resetting & ~ChatState.handoff_running)
+    return rx.cond(
+        due,
         rx.box(
             rx.text(
-                "Context at ", state.notice_percent, "% — past the warn threshold (",
+                "Context at ", meter.label, " — past the warn threshold (",
                 state.warn_percent, "%). The next automatic ", state.action, " comes at ",
                 state.trigger_percent, "%.",
                 size="2", weight="medium",
@@ -23,14 +43,12 @@ def reset_notice() -> rx.Component:
                           size="1", disabled=state.acting),
                 rx.button("Compact now", on_click=state.compact_now, id="notice-compact",
                           size="1", variant="soft", loading=state.acting),
-                rx.button("Not yet", on_click=state.not_yet, id="notice-defer", size="1",
-                          variant="outline", color_scheme="gray", disabled=state.acting,
-                          title="Skip the next automatic step once (never past 95% of the window)"),
+                _not_yet(),
                 spacing="2",
                 wrap="wrap",
             ),
             id="reset-notice",
-            data_percent=state.notice_percent,
+            data_percent=meter.rounded,
             role="status",
             class_name="baton-reset-notice",
         ),

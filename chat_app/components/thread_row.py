@@ -49,6 +49,8 @@ def _delete_button(thread: rx.Var[ThreadRow]) -> rx.Component:
 def thread_row(thread: rx.Var[ThreadRow]) -> rx.Component:
     """One chat in the list: open it, or rename / delete it in place."""
     current = ChatState.thread_key == thread.id
+    # The open chat's title as the page has it: a rename in another tab reaches it live.
+    title = rx.cond(current, ChatState.title, thread.title)
     return rx.card(
         rx.cond(
             ThreadListState.editing_id == thread.id,
@@ -56,7 +58,7 @@ def thread_row(thread: rx.Var[ThreadRow]) -> rx.Component:
             rx.hstack(
                 rx.link(
                     rx.vstack(
-                        rx.text(thread.title, weight="medium", class_name="baton-ellipsis"),
+                        rx.text(title, weight="medium", class_name="baton-ellipsis"),
                         rx.text(
                             rx.el.time(thread.updated_label, date_time=thread.updated_iso,
                                        class_name="baton-reltime"),
@@ -82,7 +84,7 @@ def thread_row(thread: rx.Var[ThreadRow]) -> rx.Component:
                     variant="ghost",
                     aria_label="Rename chat",
                     title="Rename",
-                    on_click=ThreadListState.start_rename(thread.id, thread.title),
+                    on_click=ThreadListState.start_rename(thread.id, title),
                 ),
                 _delete_button(thread),
                 align="center",

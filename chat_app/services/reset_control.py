@@ -22,14 +22,15 @@ from agent_core import (
     StoreError,
     TurnSetup,
     defer_next_trigger,
+    deferral_pending,
     effective_strategy,
+    enter_turn_lock,
     model_info,
-    notice_due,
     pending_review,
     resolve_review,
     review_pending,
+    take_turn_lock,
     trigger_threshold,
-    turn_waits,
     warn_threshold,
 )
 from chat_app.db import repo
@@ -39,7 +40,8 @@ from chat_app.services.chat import answer_waiting
 from chat_app.services.run_events import Translator, expand
 
 __all__ = ["ResetStatus", "ReviewRefused", "EDITABLE_TEXT", "EDITABLE_LISTS", "owned_setup",
-           "status", "defer", "compact_now", "settle_review", "edited_artifact"]
+           "status", "defer", "compact_now", "settle_review", "answer_after_review",
+           "edited_artifact"]
 
 #: The artifact's fields the review form edits: free text, and one item per line.
 EDITABLE_TEXT = ("goal", "next_step", "current_state_summary")
@@ -52,14 +54,16 @@ class ReviewRefused(Exception):
 
 
 class ResetStatus(BaseModel):
-    """What the chat shows about resets right now."""
+    """What the chat shows about resets right now. The warn notice itself follows the meter
+    (the open session's utilization, live in every tab): it shows while that is at or past
+    ``warn`` and no review waits."""
 
     model_config = ConfigDict(extra="forbid")
 
-    notice: float | None = None  # the utilization the warn notice speaks of, if shown
     warn: float = 0.0
     trigger: float = 0.0
     action: Literal["reset", "compaction"] = "reset"
+    deferred: bool = False  # "Not yet" was used and waits for the next automatic step
     review: dict[str, Any] | None = None  # the artifact waiting for review (JSON)
     review_session: int = 0
 
@@ -109,7 +113,7 @@ def status(owner: str | None, thread_id: str) -> ResetStatus:
     waiting = (HandoffArtifact.model_validate(session.handoff)
                if session.handoff is not None and review_pending(rows) else None)
     return ResetStatus(
-        notice=notice_due(rows, warn), warn=warn, trigger=trigger_threshold(policy, default),
+        warn=warn, deferred=deferral_pending(rows), trigger=trigger_threshold(policy, default),
         action="reset" if effective_strategy(policy, default) == "reset" else "compaction",
         review=waiting.model_dump(mode="json") if waiting else None,
         review_session=session.number if waiting else 0,
@@ -188,30 +192,44 @@ def edited_artifact(original: dict[str, Any], form: dict[str, Any]) -> HandoffAr
 
 async def settle_review(owner: str | None, thread_id: str, form: dict[str, Any] | None, *,
                         discard: bool = False) -> str:
-    """Confirm (with the form's edits) or discard the waiting handoff, then let the session
-    answer what waits: its handed-over requests and any message queued meanwhile."""
+    """Confirm (with the form's edits) or discard the waiting handoff; the note to show.
+    The caller then lets the session answer what waits (:func:`answer_after_review`),
+    once the form has left its page: the answer's turn must not see it go.
+
+    A message sent during the review holds the thread only for the moment its run takes to
+    queue it; the review is settled under the thread's turn lock, waiting for that moment
+    rather than refusing, so two tabs settling at once settle it once."""
     found = _owned_run(owner, thread_id)
     if found is None:
         raise ReviewRefused("This chat cannot run right now.")
-    setup, label = found
-    if runtime.is_busy(thread_id):
-        raise ReviewRefused("The chat is busy; try again in a moment.")
-    session = setup.store.current_session(thread_id)
-    waiting = pending_review(setup.store, session)
-    if waiting is None:
-        raise ReviewRefused("No handoff waits for review in this chat.")
-    edited = None if discard else edited_artifact(waiting.model_dump(mode="json"), form or {})
+    setup = found[0]
+    edited = None
+    if not discard:
+        waiting = await asyncio.to_thread(_waiting_review, setup)
+        edited = edited_artifact(waiting.model_dump(mode="json"), form or {})
+    lock = (await take_turn_lock(enter_turn_lock, setup)).lock
     try:
         marker = await asyncio.to_thread(resolve_review, setup.store, thread_id, edited=edited,
                                          discard=discard)
     except StoreError as error:
         raise ReviewRefused(str(error)) from None
+    finally:
+        await asyncio.to_thread(lock.__exit__, None, None, None)
     await _publish_rows(thread_id, [marker])
-    # The session's handed-over requests wait for a turn, and so does the queue.
-    if await asyncio.to_thread(turn_waits, setup.store, thread_id):
-        flag = runtime.cancel_flag(thread_id)
-        try:
-            await _relayed(setup, label, runtime.runner().drain(setup, cancel=flag))
-        finally:
-            runtime.clear_cancel(thread_id, flag)
     return marker.content
+
+
+def answer_after_review(owner: str | None, thread_id: str) -> None:
+    """After :func:`settle_review`: answer the session's handed-over requests and any
+    message queued meanwhile, in a run no page owns (:func:`answer_waiting`, the turn
+    process's when there is one), which every tab follows on the live channel. Exactly
+    once: a send still waiting for the turn lock finds its message answered, or answers
+    it itself."""
+    answer_waiting(owner or "", thread_id)
+
+
+def _waiting_review(setup: TurnSetup) -> HandoffArtifact:
+    waiting = pending_review(setup.store, setup.store.current_session(setup.thread_id))
+    if waiting is None:
+        raise ReviewRefused("No handoff waits for review in this chat.")
+    return waiting

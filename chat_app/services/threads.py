@@ -20,7 +20,7 @@ from chat_app.db.convert import stored_message
 from chat_app.db.engine import write_engine
 from chat_app.db.models import ImportedTranscript, Thread
 from chat_app.db.replies import replaced_replies
-from chat_app.services import runtime
+from chat_app.services import live, runtime
 from chat_app.services.importing import imported_label, imported_labels
 from chat_app.services.timeline import items_from_rows, model_label, session_chips
 from chat_app.services.views import (
@@ -37,6 +37,7 @@ __all__ = [
     "list_assistant_choices",
     "create_thread",
     "rename_thread",
+    "announce_title",
     "delete_thread",
     "load_timeline",
     "load_from_session",
@@ -106,6 +107,12 @@ def rename_thread(owner: str, thread_id: str, title: str) -> ThreadSummary | Non
     with _write() as db:
         thread = repo.rename_thread(session=db, thread_id=thread_id, title=title.strip()[:MAX_TITLE])
         return _summary(thread) if thread else None
+
+
+async def announce_title(thread_id: str, title: str) -> None:
+    """Show a renamed chat's title in every tab on it, in any worker (the live channel),
+    as a first message's naming reaches them inside its run."""
+    await live.publish(thread_id, live.new_run_id(), {"type": "title", "data": {"title": title}})
 
 
 def delete_thread(owner: str, thread_id: str) -> bool:

@@ -36,45 +36,35 @@ def _status_reader() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="reset-status")
 
 
-#: A reply counts for the notice from this far below the warn threshold: the call's
-#: utilization on the live channel is the estimate before the call, the stored one may be
-#: the provider's exact count.
-WARN_SLACK = 0.05
-
-
 class StatusChanges:
-    """Which live events may change what the notice or the review shows: a marker, a
-    divider, a reset or compaction, the end of a run; and a reply (it stores its call's
-    utilization) only when that call came near the warn threshold or a notice is shown.
+    """Which live events may change what the status says (the deferral, the review, the
+    thresholds): a marker, a divider, a reset or compaction, the end of a run. Replies and
+    utilization never do: the notice follows the meter, which every tab updates itself.
 
-    Every running chat's replies used to re-read the status (every tab, every 2 s): a tenth
-    of a busy worker's time, for replies far below the threshold that cannot show a
-    notice. The end of a run always re-reads, so what a tab shows when a turn is over is
-    exact whatever the estimate said.
-    """
+    ``review_settled``: a review's settling marker (a ``handoff_review`` marker with the
+    position of its context edit; the pending one has none) was seen, so the form can
+    leave at once, before the status is read again and before the answer's turn shows."""
 
-    def __init__(self, warn: float, shown: bool) -> None:
-        self.warn, self.shown = warn, shown
-        self.latest: float | None = None  # the last call's utilization seen; None: unknown
-
-    def saw(self, found: control.ResetStatus) -> None:
-        self.warn, self.shown = found.warn, found.notice is not None
+    def __init__(self) -> None:
+        self.review_settled = False
 
     def __call__(self, event: dict) -> bool:
         kind, data = event.get("type"), event.get("data") or {}
-        if kind == "utilization":
-            self.latest = float(data.get("fraction") or 0.0)
-            return False
         if kind == "item":
-            if data.get("kind") in ("marker", "divider"):
-                return True
-            return data.get("role") == "assistant" and (
-                self.shown or self.latest is None or self.latest >= self.warn - WARN_SLACK)
+            if (data.get("marker_event") == "handoff_review"
+                    and data.get("edit") is not None):
+                self.review_settled = True
+            return data.get("kind") in ("marker", "divider")
         return kind in ("run", "done", "context_reset", "compaction", "masking", "resync")
 
-def _ends_run(event: dict) -> bool:
-    """A run's end, after which the notice must be current at once (not after the throttle)."""
+
+def _shows_at_once(event: dict) -> bool:
+    """A run's end, or a marker or divider (a review settled, a deferral, a reset): what the
+    tab shows must follow at once, not after the throttle. A review form left standing
+    into the answer's turn went away mid-turn and the page jumped with it."""
     kind, data = event.get("type"), event.get("data") or {}
+    if kind == "item":
+        return data.get("kind") in ("marker", "divider")
     return kind == "done" or (kind == "run" and not data.get("running"))
 
 
@@ -109,10 +99,10 @@ def _form_values(artifact: dict) -> dict[str, str]:
 
 class ResetControlState(IdentityState):
     thread_key: str = ""
-    notice_percent: int = 0  # 0: no notice
-    warn_percent: int = 0
+    warn_percent: int = 0  # 0: unknown (no notice)
     trigger_percent: int = 0
     action: str = "reset"
+    deferred: bool = False  # "Not yet" is armed: the next automatic step is skipped once
     acting: bool = False
     review_session: int = 0  # 0: nothing waits for review
     review_values: dict[str, str] = {}
@@ -125,7 +115,7 @@ class ResetControlState(IdentityState):
             self._show(control.status(self._owner(), self.thread_key))
 
     def _show(self, found: control.ResetStatus) -> None:
-        self.notice_percent = round(found.notice * 100) if found.notice is not None else 0
+        self.deferred = found.deferred
         self.warn_percent = round(found.warn * 100)
         self.trigger_percent = round(found.trigger * 100)
         self.action = found.action
@@ -140,8 +130,8 @@ class ResetControlState(IdentityState):
     @rx.event
     def on_load(self):
         self.thread_key = _thread_id(self.router.url.path)
-        self.notice_percent = self.review_session = 0
-        self.acting = False
+        self.warn_percent = self.review_session = 0
+        self.acting = self.deferred = False
         if not self.thread_key:
             return None
         self._refresh()
@@ -157,12 +147,18 @@ class ResetControlState(IdentityState):
             generation = self._generation
             token = self.router.session.client_token
             owner = self._owner()
-            changes = StatusChanges(self.warn_percent / 100, self.notice_percent > 0)
+            changes = StatusChanges()
         async with live.watch(thread_id) as queue:
             async for due in live.settled(queue, changes, every=REFRESH_SECONDS,
-                                          idle=CHECK_SECONDS, urgent=_ends_run):
+                                          idle=CHECK_SECONDS, urgent=_shows_at_once):
                 if due:
-                    if not await self._reread(owner, thread_id, generation, changes):
+                    if changes.review_settled:
+                        changes.review_settled = False
+                        async with self:
+                            if self.thread_key != thread_id or self._generation != generation:
+                                return
+                            self.review_session = 0  # gone before the answer's turn shows
+                    if not await self._reread(owner, thread_id, generation):
                         return
                     continue
                 if not connected_here(token):
@@ -171,8 +167,7 @@ class ResetControlState(IdentityState):
                     if self.thread_key != thread_id or self._generation != generation:
                         return  # the page moved on, or loaded again with its own watcher
 
-    async def _reread(self, owner: str | None, thread_id: str, generation: int,
-                      changes: StatusChanges) -> bool:
+    async def _reread(self, owner: str | None, thread_id: str, generation: int) -> bool:
         """Read the status and show it; False when the page has moved on. Off the event
         loop, outside the state's lock, and one read at a time per process: every tab of
         every running chat asks after its replies, and reads side by side starved the
@@ -187,7 +182,6 @@ class ResetControlState(IdentityState):
             if self.thread_key != thread_id or self._generation != generation:
                 return False
             self._show(found)
-        changes.saw(found)
         return True
 
     # ----- the notice's actions ----------------------------------------------------------
@@ -197,8 +191,7 @@ class ResetControlState(IdentityState):
         chat = await self.get_state(ChatState)
         if chat.sending or chat.handoff_running:
             return rx.toast("Wait for the current turn to finish (or stop it) first.")
-        chat.handoff_running = True
-        self.notice_percent = 0
+        chat.handoff_running = True  # the notice hides while the handoff runs
         return ChatState.run_handoff(self.thread_key, None)
 
     @rx.event(background=True)
@@ -219,7 +212,7 @@ class ResetControlState(IdentityState):
     async def not_yet(self):
         async with self:
             thread_id, owner = self.thread_key, self._owner()
-            self.notice_percent = 0
+            self.deferred = True
         deferred = await control.defer(owner, thread_id)
         async with self:
             self._refresh()
@@ -244,15 +237,25 @@ class ResetControlState(IdentityState):
                 return
             self.acting, thread_id, owner = True, self.thread_key, self._owner()
             self.review_error = ""
-        note = ""
         try:
             note = await control.settle_review(owner, thread_id, form, discard=discard)
         except control.ReviewRefused as refused:
             async with self:
+                self.acting = False
                 self.review_error = str(refused)
-        finally:
+                self._refresh()
+            return
+        except BaseException:
             async with self:
                 self.acting = False
-                self._refresh()
+            raise
+        async with self:
+            # The form leaves this page before the answer's turn starts: gone mid-turn, it
+            # took its height with it while the reply streamed and the page slid back.
+            self.acting = False
+            self.review_session = 0
+        control.answer_after_review(owner, thread_id)
+        async with self:
+            self._refresh()
         if note:
             yield rx.toast(note)

@@ -180,6 +180,7 @@ class MeterBar:
     tokens: int = 0
     window: int = 1
     percent: float = 0.0
+    rounded: int = 0  # the label's number: the warn notice speaks of the same figure
     label: str = "0%"
     title: str = ""
     compact_percent: float = 50.0
@@ -456,6 +457,7 @@ def meter_bar(meter: Any, previous: MeterBar | None = None) -> MeterBar:
         tokens=tokens,
         window=window,
         percent=round(percent, 1),
+        rounded=round(fraction * 100),
         label=f"{approx}{round(fraction * 100)}%",
         title=(
             f"{approx}{tokens:,} of {window:,} tokens · compact at {compact_percent:.0f}%"

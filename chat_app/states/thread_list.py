@@ -90,6 +90,7 @@ class ThreadListState(IdentityState):
         chat = await self.get_state(ChatState)
         if chat.thread_key == renamed.id:  # the open chat: its header and the tab's title
             chat.title = renamed.title
+        await thread_service.announce_title(renamed.id, renamed.title)  # the other tabs on it
         return None
 
     @rx.event

@@ -148,3 +148,14 @@ def test_settled_reads_at_once_after_an_urgent_event_even_within_the_interval() 
 
     reads = asyncio.run(asyncio.wait_for(scenario(), 10))
     assert len(reads) == 2 and reads[1] < 1.0  # not held back for the 5 s interval
+
+
+async def test_a_rename_reaches_every_tab_on_the_chat(channel) -> None:
+    from chat_app.services import threads
+
+    thread_id = uuid.uuid4().hex
+    async with live.watch(thread_id) as first, live.watch(thread_id) as second:
+        await threads.announce_title(thread_id, "Invoices, renamed")
+        for queue in (first, second):
+            event = await _next(queue)
+            assert (event["type"], event["data"]) == ("title", {"title": "Invoices, renamed"})

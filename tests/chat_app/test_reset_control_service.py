@@ -3,6 +3,8 @@ store, "Not yet", the review settled with edits, and the context chart's runs.""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from agent_core.context.build import build_context
@@ -28,7 +30,7 @@ def chat(tmp_path, monkeypatch):
     dispose_engine()
 
 
-def test_the_notice_is_read_back_from_the_store_and_not_yet_hides_it(chat) -> None:
+def test_the_status_is_read_back_from_the_store_and_not_yet_stays_armed(chat) -> None:
     import asyncio
 
     from chat_app.services import reset_control
@@ -39,13 +41,16 @@ def test_the_notice_is_read_back_from_the_store_and_not_yet_hides_it(chat) -> No
 
     found = reset_control.status("owner-a", thread)
     # The simulator resets at 80%, so the default warning starts at 70%.
-    assert (found.notice, found.warn, found.trigger, found.action) == (0.75, 0.7, 0.8, "reset")
-    assert reset_control.status("owner-b", thread).notice is None  # not theirs
+    assert (found.warn, found.trigger, found.action, found.deferred) == (0.7, 0.8, "reset", False)
+    assert reset_control.status("owner-b", thread).warn == 0.0  # not theirs: nothing shown
 
     assert asyncio.run(reset_control.defer("owner-a", thread)) is True
-    assert reset_control.status("owner-a", thread).notice is None
+    # Armed until an automatic step uses it, in every tab and after a reload.
+    assert reset_control.status("owner-a", thread).deferred is True
     assert asyncio.run(reset_control.defer("owner-a", thread)) is False
     assert store.messages(session.id)[-1].meta == {"event": "defer"}
+    store.append(thread, session.id, [NewMessage(role="event", meta={"event": "deferred"})])
+    assert reset_control.status("owner-a", thread).deferred is False
 
 
 def test_a_review_is_settled_with_the_edited_fields(chat) -> None:
@@ -70,15 +75,82 @@ def test_a_review_is_settled_with_the_edited_fields(chat) -> None:
     assert waiting.review is not None and waiting.review_session == 2
     assert waiting.review["next_step"] == "Write tests"
 
-    with pytest.raises(reset_control.ReviewRefused, match="busy|cannot run|No handoff"):
+    with pytest.raises(reset_control.ReviewRefused, match="cannot run"):
         asyncio.run(reset_control.settle_review("owner-b", thread, {}))
-    note = asyncio.run(reset_control.settle_review(
-        "owner-a", thread, {"next_step": "Write the EDITED tests", "constraints": "No pandas\n\n"}))
+    note = asyncio.run(_settled(thread, {"next_step": "Write the EDITED tests",
+                                         "constraints": "No pandas\n\n"}))
     assert note == "Handoff confirmed with your edits"
     session = store.current_session(thread)
     seen = "\n".join(str(m.content) for m in build_context(store, session))
     assert "Write the EDITED tests" in seen and "- No pandas" in seen and "Go on." in seen
     assert reset_control.status("owner-a", thread).review is None
+
+
+async def _settled(thread: str, form: dict) -> str:
+    """Settle as the page does, then answer; the review's note, once the run answering
+    what waits after it has ended too."""
+    from chat_app.services import chat as chat_service
+    from chat_app.services import reset_control
+
+    note = await reset_control.settle_review("owner-a", thread, form)
+    reset_control.answer_after_review("owner-a", thread)
+    await asyncio.gather(*chat_service._detached)
+    return note
+
+
+def _waiting_review(store, thread: str) -> None:
+    from agent_core.handoff.artifact import HandoffArtifact
+    from agent_core.runtime.user_control import review_opening
+
+    first = store.current_session(thread)
+    store.append(thread, first.id, [NewMessage(role="user", content="go"), _reply(0.5)])
+    artifact = HandoffArtifact(session_number=1, trigger="manual", utilization=0.5,
+                               model="simulator", goal="Parse invoices", next_step="Write tests")
+    store.commit_reset(thread, old_session_id=first.id, trigger="manual", utilization=0.5,
+                       model="simulator", handoff=artifact.model_dump(mode="json"),
+                       handoff_path="HANDOFF-1.md", handoff_markdown=artifact.to_markdown(),
+                       context=[NewMessage(role="handoff", content="<handoff-context>\n"
+                                           f"{artifact.to_markdown()}</handoff-context>\n\nGo on."),
+                                review_opening()])
+
+
+@pytest.mark.parametrize(("confirm_after", "send_still_open"),
+                         [(0.0, False), (0.002, False), (0.02, False), (0.2, False), (0.0, True)])
+def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered_once(
+        chat, monkeypatch, confirm_after, send_still_open) -> None:
+    """The send's run holds the thread while Confirm is pressed (or has just let it go, or
+    is long over, or its stream from the turn process is still open): Confirm goes through,
+    and the message is answered exactly once, after the confirmed handoff."""
+    from chat_app.services import chat as chat_service
+    from chat_app.services import turn_process
+
+    monkeypatch.setenv("BATON_SIM_DELAY", "0")
+    if send_still_open:
+        monkeypatch.setattr(turn_process, "is_busy", lambda thread_id: True)
+    store, thread = chat
+    _waiting_review(store, thread)
+
+    async def send_and_confirm() -> str:
+        async def send() -> list[dict]:
+            stream = chat_service.send_message("owner-a", thread, "and the dates too", "t.1.a")
+            return [event async for event in stream]
+
+        sending = asyncio.create_task(send())
+        await asyncio.sleep(confirm_after)
+        note = await _settled(thread, {})
+        await sending
+        await asyncio.gather(*chat_service._detached)
+        return note
+
+    assert asyncio.run(send_and_confirm()) == "Handoff confirmed as written"
+    rows = [row for s in store.sessions(thread) for row in store.messages(s.id)]
+    asked = [r for r in rows if r.role == "user" and r.content == "and the dates too"]
+    assert len(asked) == 1
+    review = [r for r in rows if r.meta.get("event") == "handoff_review"]
+    assert [r.meta["status"] for r in review] == ["pending", "confirmed"]
+    assert review[-1].seq < asked[0].seq  # delivered after the confirmed handoff
+    assert [r.role for r in rows if r.seq > asked[0].seq][:1] == ["assistant"]
+    assert store.pending(thread) == []
 
 
 def test_edited_artifact_reads_lines_and_refuses_what_cannot_be_an_artifact() -> None:
@@ -198,35 +270,30 @@ def test_a_message_queued_while_compact_now_ran_is_answered_after_it(chat, monke
     assert store.pending(thread) == []
 
 
-def test_a_tab_rereads_the_status_only_after_replies_that_can_change_the_notice(chat) -> None:
-    """Replies far below the warn threshold leave the notice as it is: no re-read for them
-    (every running chat's tabs re-read after each reply before); one near the threshold, any
-    reply while a notice is shown, a marker, a reset and a run's end do re-read."""
-    from chat_app.services import reset_control
+def test_a_tab_rereads_the_status_only_after_events_that_can_change_it() -> None:
+    """Replies and utilization leave the status as it is (the notice follows the meter,
+    which each tab updates itself); a marker, a divider, a reset and a run's end re-read."""
     from chat_app.states.reset_control import StatusChanges
 
-    store, thread = chat
-    found = reset_control.status("owner-a", thread)
-    assert found.notice is None and found.warn == pytest.approx(0.7)
-    changes = StatusChanges(found.warn, shown=False)
-    reply = {"type": "item", "data": {"role": "assistant", "kind": "message"}}
-    assert changes(reply)  # no utilization seen yet: unknown, so read
-    assert not changes({"type": "utilization", "data": {"fraction": 0.3}})
-    assert not changes(reply)
+    changes = StatusChanges()
+    assert not changes({"type": "item", "data": {"role": "assistant", "kind": "message"}})
+    assert not changes({"type": "utilization", "data": {"fraction": 0.9}})
     assert not changes({"type": "item", "data": {"role": "user", "kind": "message"}})
     assert not changes({"type": "token", "data": {"text": "x"}})
     assert changes({"type": "item", "data": {"role": "event", "kind": "marker"}})
+    assert changes({"type": "item", "data": {"role": "handoff", "kind": "divider"}})
     assert changes({"type": "context_reset", "data": {"event": "reset_complete"}})
     assert changes({"type": "run", "data": {"running": False}})
 
-    # A call near the threshold: its reply is read, and the read shows the notice.
-    changes({"type": "utilization", "data": {"fraction": 0.68}})
-    assert changes(reply)
-    session = store.current_session(thread)
-    store.append(thread, session.id, [NewMessage(role="user", content="go"), _reply(0.72)])
-    found = reset_control.status("owner-a", thread)
-    assert found.notice == pytest.approx(0.72)
-    changes.saw(found)
-    # While the notice shows, every reply may move or hide it.
-    changes({"type": "utilization", "data": {"fraction": 0.2}})
-    assert changes(reply)
+
+def test_a_settled_review_is_seen_on_the_live_channel_before_the_status_is_read() -> None:
+    """The settling marker (with its context edit's position) lets the form leave at once;
+    the pending review's own marker, which opens the session, does not."""
+    from chat_app.states.reset_control import StatusChanges
+
+    changes = StatusChanges()
+    pending = {"kind": "marker", "role": "event", "marker_event": "handoff_review", "edit": None}
+    assert changes({"type": "item", "data": pending})
+    assert not changes.review_settled
+    assert changes({"type": "item", "data": {**pending, "edit": 0}})
+    assert changes.review_settled

@@ -17,8 +17,8 @@ from agent_core.strategies.plan import Decision
 from agent_core.strategies.reset_control import (
     DEFER_LIMIT,
     context_samples,
+    deferral_pending,
     deferred,
-    notice_due,
     warn_threshold,
 )
 from agent_core.testing import FunctionChatModel
@@ -67,23 +67,14 @@ def test_a_deferral_never_goes_past_the_hard_limit() -> None:
     assert not deferred(near.model_copy(update={"action": "keep"}), rows)
 
 
-def test_the_notice_follows_the_last_call_and_hides_once_deferred() -> None:
+def test_one_deferral_waits_at_a_time_until_an_automatic_step_uses_it() -> None:
     store = InMemoryStore()
     session = store.current_session("t1")
-
-    def reply(fraction: float) -> NewMessage:
-        return NewMessage(role="assistant", content="ok", meta={"context": {"fraction": fraction}})
-
-    store.append("t1", session.id, [reply(0.5), reply(0.72)])
-    assert notice_due(store.messages(session.id), 0.7) == 0.72
-    assert notice_due(store.messages(session.id), 0.8) is None
-    defer_next_trigger(store, "t1")
-    assert notice_due(store.messages(session.id), 0.7) is None
+    assert defer_next_trigger(store, "t1") is not None
+    assert deferral_pending(store.messages(session.id))
     assert defer_next_trigger(store, "t1") is None  # one deferral at a time
-    store.append("t1", session.id, [NewMessage(role="event", meta={"event": "deferred"}), reply(0.74)])
-    assert notice_due(store.messages(session.id), 0.7) == 0.74
-    store.append("t1", session.id, [NewMessage(role="event", meta={"event": "compaction"})])
-    assert notice_due(store.messages(session.id), 0.7) is None
+    store.append("t1", session.id, [NewMessage(role="event", meta={"event": "deferred"})])
+    assert not deferral_pending(store.messages(session.id))
 
 
 async def test_not_yet_skips_exactly_one_automatic_reset() -> None:
