@@ -93,6 +93,19 @@
   });
   window.addEventListener("resize", sync);
 
+  // Back in view (another tab, window or device may have made, renamed or deleted chats
+  // meanwhile): read the chat list again, at most every two seconds.
+  let listReadAt = Date.now();
+  const rereadList = () => {
+    if (document.visibilityState !== "visible" || Date.now() - listReadAt < 2000) return;
+    const button = document.getElementById("thread-list-refresh");
+    if (!button) return;
+    listReadAt = Date.now();
+    button.click();
+  };
+  document.addEventListener("visibilitychange", rereadList);
+  window.addEventListener("focus", rereadList);
+
   // "just now", "3 min ago", "2 h ago", "4 days ago": the words the server writes.
   const relative = (iso) => {
     const seconds = (Date.now() - Date.parse(iso)) / 1000;

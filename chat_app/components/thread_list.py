@@ -51,6 +51,9 @@ def thread_list() -> rx.Component:
                 id="thread-list-empty",
             ),
         ),
+        # Clicked by baton-layout.js when the tab comes back into view.
+        rx.el.button(type="button", hidden=True, id="thread-list-refresh",
+                     on_click=ThreadListState.refresh),
         rx.el.nav(
             rx.foreach(ThreadListState.threads, thread_row),
             class_name="baton-thread-list",

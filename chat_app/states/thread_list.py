@@ -45,6 +45,13 @@ class ThreadListState(IdentityState):
             self.assistant_id = choices[0].id if choices else ""
 
     @rx.event
+    def refresh(self) -> None:
+        """Read the list again: the tab came back into view, and chats may have been made,
+        renamed or deleted in another tab or on another device meanwhile."""
+        if self.loaded and not self.editing_id:
+            self._refresh()
+
+    @rx.event
     def set_assistant(self, assistant_id: str) -> None:
         self.assistant_id = assistant_id
 

@@ -111,6 +111,9 @@ def test_a_run_and_a_rename_in_one_tab_reach_the_other(tabs) -> None:
     for tab in (first, second):  # the chat list shows chats with a message: it has one now
         tab.reload()
         tab.locator("#sidebar .baton-thread-row[data-current=true]").wait_for()
+    elsewhere = context.new_page()  # a third tab, on a new chat's page: the list only
+    elsewhere.goto("/")
+    elsewhere.locator("#sidebar .baton-thread-row", has_text="Live tabs").wait_for()
     row = first.locator("#sidebar .baton-thread-row[data-current=true]")
     row.get_by_role("button", name="Rename chat").click()
     row.get_by_label("New title").fill("Renamed in the first tab")
@@ -120,6 +123,11 @@ def test_a_run_and_a_rename_in_one_tab_reach_the_other(tabs) -> None:
         assert tab.locator("#thread-title").inner_text() == "Renamed in the first tab"
     second.locator("#sidebar .baton-thread-row[data-current=true]",
                    has_text="Renamed in the first tab").wait_for()
+    # The tab on another page reads its chat list again when it comes back into view.
+    elsewhere.wait_for_timeout(2_100)  # it reads the list at most every two seconds
+    elsewhere.evaluate("() => window.dispatchEvent(new Event('focus'))")
+    elsewhere.locator("#sidebar .baton-thread-row", has_text="Renamed in the first tab").wait_for(
+        timeout=15_000)
 
 
 def _notice(tab) -> tuple[int, str, str]:
