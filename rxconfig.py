@@ -13,7 +13,7 @@ import os
 import reflex as rx
 
 from chat_app.db.settings import database_url
-from chat_app.services.web_security import allowed_origins
+from chat_app.services.security.web_security import allowed_origins
 from chat_app.serving import refuse_opportunistic_locks, supervise_workers
 
 # A worker that dies is replaced instead of taking the whole server down.

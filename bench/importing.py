@@ -49,7 +49,7 @@ def measure(path: Path, *, repeat: int, model: str, window: int) -> dict[str, fl
 def _app_import(path: Path):
     """The app's import of ``path`` into a scratch SQLite database beside it."""
     from chat_app.db.migrate import migrate
-    from chat_app.services import importing
+    from chat_app.services.conversation import importing
 
     url = f"sqlite:///{path.parent / 'bench-import.db'}"
     os.environ["REFLEX_DB_URL"] = url

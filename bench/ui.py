@@ -31,7 +31,7 @@ from pathlib import Path
 
 from agent_core import NewMessage
 from bench._shared import REPO_ROOT  # noqa: F401  (puts the repo on sys.path)
-from chat_app.services import identity
+from chat_app.services.security import identity
 from tests.browser.app_server import running_app
 from tests.browser.conftest import CHROMIUM_ARGS, _chromium_path
 
@@ -40,7 +40,7 @@ SESSIONS, PER_SESSION = 50, 200
 
 
 def _long_thread(store, owner: str) -> str:
-    from chat_app.services import threads as thread_service
+    from chat_app.services.conversation import threads as thread_service
 
     long_id = thread_service.create_thread(owner, "Long run").id
     for number in range(SESSIONS):
@@ -67,7 +67,7 @@ def _long_thread(store, owner: str) -> str:
 
 
 def _short_thread(store, owner: str) -> str:
-    from chat_app.services import threads as thread_service
+    from chat_app.services.conversation import threads as thread_service
 
     short_id = thread_service.create_thread(owner, "Short").id
     session = store.current_session(short_id)
@@ -84,7 +84,7 @@ def _fill(db_url: str, runs: int) -> tuple[str, list[str], list[str]]:
 
     os.environ["REFLEX_DB_URL"] = db_url
     os.environ["BATON_SECRET_KEY"] = SECRET
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     token = identity.mint_token()
     owner = identity.owner_from_token(token)

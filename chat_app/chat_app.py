@@ -58,8 +58,8 @@ app = rx.App(
 
 
 def _load_tokenizers() -> None:
-    """Before the first request: the assistants' tokenizers (chat_app.services.runtime)."""
-    from chat_app.services.runtime import load_tokenizers
+    """Before the first request: the assistants' tokenizers (chat_app.services.runtime.runtime)."""
+    from chat_app.services.runtime.runtime import load_tokenizers
 
     load_tokenizers()
 
@@ -86,11 +86,11 @@ async def _tune_garbage_collector() -> None:
 
 async def _hand_turns_to_a_process() -> None:
     """With one backend worker (the default), turns run in a process of their own beside it
-    (chat_app.services.turn_process): the pages keep one core, the turns get the other."""
+    (chat_app.services.runtime.turn_process): the pages keep one core, the turns get the other."""
     import asyncio
 
     from chat_app.db.settings import turn_process_enabled
-    from chat_app.services import turn_process
+    from chat_app.services.runtime import turn_process
 
     if not turn_process_enabled():
         return
@@ -102,10 +102,10 @@ async def _hand_turns_to_a_process() -> None:
 
 
 async def _resume_queued_messages() -> None:
-    """Answer once more the messages whose turns a crash cut (chat_app.services.cut_turns),
+    """Answer once more the messages whose turns a crash cut (chat_app.services.conversation.cut_turns),
     then the messages that were queued but not delivered when the backend last stopped."""
-    from chat_app.services.chat import resume_all_queued
-    from chat_app.services.cut_turns import resume_cut_turns
+    from chat_app.services.conversation.chat import resume_all_queued
+    from chat_app.services.conversation.cut_turns import resume_cut_turns
 
     await resume_all_queued(skip=await resume_cut_turns())
 

@@ -56,7 +56,7 @@ def predecessor_prefix(client_id: str | None) -> str | None:
     """The client-id prefix of the message the same tab sent just before this one, if any.
 
     A message whose predecessor has not reached the server yet waits a moment for it
-    (``chat_app.services.chat``): a turn that delivered this one first could not put the
+    (``chat_app.services.conversation.chat``): a turn that delivered this one first could not put the
     earlier one back before it.
     """
     order = client_order(client_id)

@@ -1,7 +1,7 @@
 """ASGI middleware that gives every browser a signed, http-only identity cookie.
 
 On an HTTP request without a valid identity cookie (``__Host-baton_id`` over HTTPS,
-``baton_id`` over HTTP, see :mod:`chat_app.services.identity`) it mints one, puts it in the
+``baton_id`` over HTTP, see :mod:`chat_app.services.security.identity`) it mints one, puts it in the
 request in place of any other (so this very request already has an owner, and a cookie a
 sibling subdomain tossed in is not seen) and sets it on the response. Over HTTPS, a browser
 that has only the older ``baton_id`` (one, valid) keeps its owner under the new name. Page loads reach the
@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from chat_app.services.identity import (
+from chat_app.services.security.identity import (
     COOKIE_NAME,
     HOST_COOKIE_NAME,
     cookie_name,
@@ -24,7 +24,7 @@ from chat_app.services.identity import (
     mint_token,
     owner_from_token,
 )
-from chat_app.services.web_security import allowed_origins
+from chat_app.services.security.web_security import allowed_origins
 
 __all__ = ["ASGIApp", "IdentityCookieMiddleware", "IdentityChoice", "choose_identity",
            "Message", "Scope", "header"]

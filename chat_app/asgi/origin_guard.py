@@ -3,7 +3,7 @@
 The identity cookie is ``SameSite=Lax``: a page on another port of the host or on a sibling
 subdomain is *same-site*, so the browser sends the victim's cookie with that page's websocket
 handshake. The Origin header says who opened it; this guard lets through only the app's own
-origin (see :func:`chat_app.services.web_security.origin_allowed`) on the Reflex socket
+origin (see :func:`chat_app.services.security.web_security.origin_allowed`) on the Reflex socket
 (``/_event``, websocket and polling), uploads and every non-GET request. A request with no
 Origin at all is not a browser acting for someone else and passes. When app origins are
 configured, the Host header must name one of them too (DNS rebinding).
@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 
 from chat_app.asgi.identity_cookie import ASGIApp, Scope, header
-from chat_app.services.web_security import allowed_origins, host_allowed, origin_allowed
+from chat_app.services.security.web_security import allowed_origins, host_allowed, origin_allowed
 
 __all__ = ["OriginGuard"]
 

@@ -1,6 +1,6 @@
 """ASGI middleware that adds the Content-Security-Policy and the other page headers.
 
-The policy (:func:`chat_app.services.web_security.content_security_policy`) allows the
+The policy (:func:`chat_app.services.security.web_security.content_security_policy`) allows the
 page's own inline scripts by hash. Reflex writes a few of them into each built page (the
 colour-mode script, the router's hydration data), and they differ between pages and builds,
 so the hashes are taken from the HTML as it is served: the page is buffered (it is a static
@@ -19,7 +19,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from chat_app.asgi.identity_cookie import ASGIApp, Message, Scope, header
-from chat_app.services.web_security import content_security_policy, remote_images_allowed
+from chat_app.services.security.web_security import content_security_policy, remote_images_allowed
 
 __all__ = ["SecurityHeaders", "inline_script_hashes"]
 

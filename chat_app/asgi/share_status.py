@@ -12,7 +12,7 @@ import asyncio
 import re
 
 from chat_app.asgi.identity_cookie import ASGIApp, Message, Scope
-from chat_app.services.sharing import link_is_live
+from chat_app.services.conversation.sharing import link_is_live
 
 __all__ = ["ShareStatus"]
 

@@ -4,7 +4,7 @@ Reflex keys a tab's UI state (its thread, its rows) by the token the page sends 
 websocket URL (``/_event?token=…``) and in the ``Reflex-Client-Token`` header of uploads.
 That token is a bearer credential: it sits in URLs (and so in proxy logs), and presenting it
 from another browser used to hydrate its owner's state. Here every token is replaced, before
-Reflex sees it, by :func:`~chat_app.services.web_security.state_token` of (identity, token):
+Reflex sees it, by :func:`~chat_app.services.security.web_security.state_token` of (identity, token):
 the same tab gets the same state on every reconnect, and anyone else presenting that token,
 with another identity cookie or none, gets a fresh, empty state.
 """
@@ -15,8 +15,8 @@ import uuid
 from urllib.parse import parse_qsl, urlencode
 
 from chat_app.asgi.identity_cookie import ASGIApp, Scope, header
-from chat_app.services.identity import owner_from_cookie_header
-from chat_app.services.web_security import state_token
+from chat_app.services.security.identity import owner_from_cookie_header
+from chat_app.services.security.web_security import state_token
 
 __all__ = ["StateTokenBinding"]
 

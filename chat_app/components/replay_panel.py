@@ -3,7 +3,7 @@ and Cancel, and each replay's chart and events beside the original agent's."""
 
 import reflex as rx
 
-from chat_app.services.replays import ReplayEventView, ReplayView
+from chat_app.services.conversation.replays import ReplayEventView, ReplayView
 from chat_app.states.import_state import ReplayState
 
 

@@ -1,7 +1,7 @@
 import reflex as rx
 
 from chat_app.components.code_block import code_block
-from chat_app.services.web_security import remote_images_allowed
+from chat_app.services.security.web_security import remote_images_allowed
 
 # A rehype plugin: an image from another host becomes a link to it, so a message cannot
 # make the reader's browser call a tracking pixel. Relative and data-less images stay.

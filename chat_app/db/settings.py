@@ -52,7 +52,7 @@ def backend_workers(env: dict[str, str] | None = None) -> int:
 
 def turn_process_enabled(env: dict[str, str] | None = None) -> bool:
     """Whether each backend worker runs its turns in a process of its own
-    (``chat_app.services.turn_process``): ``BATON_TURN_PROCESS`` ``on`` or ``off``; by default
+    (``chat_app.services.runtime.turn_process``): ``BATON_TURN_PROCESS`` ``on`` or ``off``; by default
     on with one backend worker, and off with several, which already spread over the cores."""
     env = os.environ if env is None else env
     value = env.get("BATON_TURN_PROCESS", "").strip().lower()

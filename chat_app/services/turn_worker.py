@@ -1,5 +1,5 @@
 """The turn process: runs the sends and resumes a web worker hands it, and streams their
-events back (:mod:`chat_app.services.turn_process` says why and how).
+events back (:mod:`chat_app.services.runtime.turn_process` says why and how).
 
 Started by the worker as ``python -m chat_app.services.turn_worker FD``, where ``FD`` is its
 end of a private socket pair. It serves until that socket closes (the worker ended, or was
@@ -19,9 +19,10 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from agent_core import LaneExecutor, install_log_redaction, starts_first
-from chat_app.services import chat, runtime
-from chat_app.services.failures import describe_failure
-from chat_app.services.turn_process import Channel
+from chat_app.services.conversation import chat
+from chat_app.services.presentation.failures import describe_failure
+from chat_app.services.runtime import runtime
+from chat_app.services.runtime.turn_process import Channel
 from chat_app.serving import release_memory, tune_garbage_collector
 
 __all__ = ["OPS", "serve", "main"]

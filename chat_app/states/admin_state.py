@@ -8,7 +8,7 @@ import dataclasses
 
 import reflex as rx
 
-from chat_app.services import admin as admin_service
+from chat_app.services.admin import admin as admin_service
 
 __all__ = ["AdminState", "AssistantRow", "ChangeRow"]
 

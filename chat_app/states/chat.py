@@ -15,10 +15,10 @@ from typing import Any
 import reflex as rx
 
 from agent_core import MessageRejected
-from chat_app.services import chat as chat_service
-from chat_app.services import live
-from chat_app.services import threads as thread_service
-from chat_app.services.timeline import earlier_reply_marks
+from chat_app.services.conversation import chat as chat_service
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.presentation.timeline import earlier_reply_marks
+from chat_app.services.runtime import live
 from chat_app.states import marker_rows, reading_scripts, scripts
 from chat_app.states.chat_runs import FLUSH_SECONDS, RunFollowing, handoff_cancels
 from chat_app.states.composer_text import composer_placeholder
@@ -339,7 +339,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
     @rx.event
     def regenerate(self):
         """Answer the last message again; the earlier reply is kept, dimmed, and can be
-        chosen again (``chat_app.services.replies``)."""
+        chosen again (``chat_app.services.conversation.replies``)."""
         if self.sending or self.handoff_running or not self.thread_key:
             return rx.toast("Wait for the current turn to finish (or stop it) first.")
         self.sending = True

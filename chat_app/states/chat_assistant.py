@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from chat_app.services import new_chat
+from chat_app.services.conversation import new_chat
 from chat_app.states.identity import IdentityState
 from chat_app.states.new_chat import focus_composer
 

@@ -18,11 +18,12 @@ from typing import Any
 
 import reflex as rx
 
-from chat_app.services import chat as chat_service
-from chat_app.services import live, replies
-from chat_app.services import threads as thread_service
-from chat_app.services.batches import in_batches
-from chat_app.services.failures import describe_failure
+from chat_app.services.conversation import chat as chat_service
+from chat_app.services.conversation import replies
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.batches import in_batches
+from chat_app.services.presentation.failures import describe_failure
+from chat_app.services.runtime import live
 from chat_app.states import scripts
 from chat_app.states.connection import connected_here
 from chat_app.states.paste_offer_state import PasteOfferState
@@ -111,7 +112,7 @@ class RunFollowing(rx.State, mixin=True):
         pending = ""
         flushed_at = 0.0  # the first words go out at once, later ones in batches
         try:
-            # The run goes on while a batch is shown (chat_app.services.batches).
+            # The run goes on while a batch is shown (chat_app.services.conversation.batches).
             async for batch in in_batches(events):
                 if (all(event.get("type") == "token" for event in batch)
                         and time.monotonic() - flushed_at < FLUSH_SECONDS):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from chat_app.services import capabilities
+from chat_app.services.admin import capabilities
 from chat_app.states.identity import IdentityState
 
 __all__ = ["CommandsNoticeState"]

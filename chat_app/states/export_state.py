@@ -6,8 +6,8 @@ from typing import Any
 
 import reflex as rx
 
-from chat_app.services import export
-from chat_app.services.threads import owned_thread
+from chat_app.services.conversation import export
+from chat_app.services.conversation.threads import owned_thread
 from chat_app.states.identity import IdentityState
 
 __all__ = ["ExportState"]

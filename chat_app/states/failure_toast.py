@@ -5,7 +5,7 @@ import logging
 import reflex as rx
 from reflex.event import EventSpec
 
-from chat_app.services.failures import describe_failure
+from chat_app.services.presentation.failures import describe_failure
 
 __all__ = ["backend_exception_handler"]
 

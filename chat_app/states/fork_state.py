@@ -8,7 +8,7 @@ from typing import Any
 import reflex as rx
 
 from agent_core import MessageRejected, StoreError
-from chat_app.services import forks
+from chat_app.services.conversation import forks
 from chat_app.states.identity import IdentityState
 
 __all__ = ["ForkState"]

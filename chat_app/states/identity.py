@@ -11,7 +11,7 @@ import secrets
 
 import reflex as rx
 
-from chat_app.services.identity import owner_from_cookie_header
+from chat_app.services.security.identity import owner_from_cookie_header
 
 __all__ = ["IdentityState"]
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import reflex as rx
 
-from chat_app.services import importing, replays
-from chat_app.services import threads as thread_service
-from chat_app.services.failures import describe_failure
+from chat_app.services.conversation import importing, replays
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.presentation.failures import describe_failure
 from chat_app.states.identity import IdentityState
 from chat_app.states.workspace_state import _thread_id
 

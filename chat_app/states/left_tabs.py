@@ -25,7 +25,7 @@ from typing import Any
 from reflex.istate.manager.disk import StateManagerDisk
 from reflex.istate.manager.redis import StateManagerRedis
 
-from chat_app.services import runtime
+from chat_app.services.runtime import runtime
 from chat_app.serving import release_memory
 
 __all__ = ["evict_left_tabs", "sweep", "release_due", "SWEEP_SECONDS", "GRACE_SECONDS",

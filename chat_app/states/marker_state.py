@@ -1,7 +1,7 @@
 """Undo a compaction or mask from its timeline marker, or a /handoff from its divider;
 expand a marker to read the originals.
 
-Thin: ``services.undo`` decides and acts, ``services.markers`` reads the originals (only when
+Thin: ``services.conversation.undo`` decides and acts, ``services.conversation.markers`` reads the originals (only when
 a marker is opened, at most ``MAX_ORIGINALS``). After an undo the open chat reloads its
 newest window, so the timeline shows the undo's note and the meter the restored context.
 """
@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 import reflex as rx
 
-from chat_app.services import live
-from chat_app.services import markers as marker_service
-from chat_app.services.undo import UndoRefused, undo_handoff, undo_marker
+from chat_app.services.conversation import markers as marker_service
+from chat_app.services.conversation.undo import UndoRefused, undo_handoff, undo_marker
+from chat_app.services.runtime import live
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
 from chat_app.states.marker_rows import OriginalRow, original_row

@@ -10,8 +10,8 @@ import dataclasses
 
 import reflex as rx
 
-from chat_app.services import admin as admin_service
-from chat_app.services import mcp_admin
+from chat_app.services.admin import admin as admin_service
+from chat_app.services.admin import mcp_admin
 from chat_app.states.admin_state import AdminState
 
 __all__ = ["McpAdminState", "McpServerRow"]

@@ -12,7 +12,7 @@ from typing import Any
 
 import reflex as rx
 
-from chat_app.services import message_search
+from chat_app.services.conversation import message_search
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import relative_time

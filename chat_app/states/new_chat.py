@@ -1,6 +1,6 @@
 """The draft of a new chat (`/`): nothing is stored until its first message is sent.
 
-The first message goes to ``services.new_chat.start_chat``, which stores the chat and the
+The first message goes to ``services.conversation.new_chat.start_chat``, which stores the chat and the
 message together; the browser then opens the chat, whose page answers the queued message
 (and should the tab close first, the server answers it a few seconds later by itself).
 """
@@ -12,8 +12,8 @@ import asyncio
 import reflex as rx
 
 from agent_core import MessageRejected
-from chat_app.services import chat as chat_service
-from chat_app.services import new_chat
+from chat_app.services.conversation import chat as chat_service
+from chat_app.services.conversation import new_chat
 from chat_app.states import scripts
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState

@@ -16,7 +16,7 @@ from typing import Any
 import reflex as rx
 
 from agent_core import MessageRejected, MessageTooLarge
-from chat_app.services import pasted, workspace
+from chat_app.services.conversation import pasted, workspace
 from chat_app.states.identity import IdentityState
 
 __all__ = ["PasteOfferState", "refusal_feedback"]

@@ -6,7 +6,7 @@ from typing import Any
 
 import reflex as rx
 
-from chat_app.services import replies
+from chat_app.services.conversation import replies
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
 

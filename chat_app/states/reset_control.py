@@ -1,6 +1,6 @@
 """The warn notice and the handoff review of the open chat.
 
-What it shows is read from the store (``services.reset_control.status``) when the page loads
+What it shows is read from the store (``services.conversation.reset_control.status``) when the page loads
 and again after each run event of the thread's live channel, so every tab and a reload show
 the same. The actions go through the same services as the composer: "Hand off now" is
 ``/handoff``, the others run as relayed runs every tab follows.
@@ -16,8 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 import reflex as rx
 
 from agent_core import StoreError
-from chat_app.services import live
-from chat_app.services import reset_control as control
+from chat_app.services.conversation import reset_control as control
+from chat_app.services.runtime import live
 from chat_app.states.chat import ChatState
 from chat_app.states.connection import connected_here
 from chat_app.states.identity import IdentityState

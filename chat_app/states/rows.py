@@ -89,7 +89,7 @@ class ToolCallPart:
 @dataclasses.dataclass
 class MarkerPart:
     """A marker row's note: the stored event (``compaction``, ``masking``,
-    ``todo_compressed``, ``undo``; see ``services.views.TimelineItem``), the position of the
+    ``todo_compressed``, ``undo``; see ``services.presentation.views.TimelineItem``), the position of the
     session's context edit it stands for (-1: none), and whether it reports a failure (an
     MCP server that did not start)."""
 

@@ -11,7 +11,7 @@ import dataclasses
 
 import reflex as rx
 
-from chat_app.services import sharing as sharing_service
+from chat_app.services.conversation import sharing as sharing_service
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import ChipRow, TimelineRow, chip_row, timeline_row, with_anchors
 

@@ -6,7 +6,7 @@ import dataclasses
 
 import reflex as rx
 
-from chat_app.services import threads as thread_service
+from chat_app.services.conversation import threads as thread_service
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import ThreadRow, thread_row

@@ -13,7 +13,7 @@ from typing import Any
 
 import reflex as rx
 
-from chat_app.services import workspace
+from chat_app.services.conversation import workspace
 from chat_app.states.identity import IdentityState
 
 __all__ = ["WorkspaceState", "WorkspaceFileRow", "ATTACH_UPLOAD_ID"]

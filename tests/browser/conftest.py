@@ -132,7 +132,8 @@ def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def server_db(app_server, monkeypatch: pytest.MonkeyPatch):
     """The test process reaches the served app's database and mints its identities."""
-    from chat_app.services import identity, runtime
+    from chat_app.services.runtime import runtime
+    from chat_app.services.security import identity
 
     monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{app_server.db_path}")
     monkeypatch.setenv("BATON_SECRET_KEY", SECRET_KEY)

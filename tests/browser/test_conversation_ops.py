@@ -28,7 +28,7 @@ def _said(page) -> list[str]:
 
 
 def _stored(thread_id: str) -> list[tuple[int, str, str]]:
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     store = runtime.store()
     return [(m.seq, m.role, m.content) for s in store.sessions(thread_id)
@@ -151,8 +151,8 @@ def _seed(owner: str) -> tuple[str, int, str]:
     """A long chat whose session 2 holds the only "quokka", and a short one; returns the
     long chat, the hit's seq and the short chat."""
     from agent_core.storage.records import NewMessage
-    from chat_app.services import runtime
-    from chat_app.services import threads as thread_service
+    from chat_app.services.conversation import threads as thread_service
+    from chat_app.services.runtime import runtime
 
     store = runtime.store()
     long_id = thread_service.create_thread(owner, "Long expedition").id
@@ -188,7 +188,8 @@ def pg_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def search_server(request, monkeypatch) -> Iterator[AppServer]:
-    from chat_app.services import identity, runtime
+    from chat_app.services.runtime import runtime
+    from chat_app.services.security import identity
 
     server = request.getfixturevalue("app_server" if request.param == "sqlite" else "pg_server")
     monkeypatch.setenv("REFLEX_DB_URL", server.db_url or f"sqlite:///{server.db_path}")
@@ -202,7 +203,7 @@ def search_server(request, monkeypatch) -> Iterator[AppServer]:
 
 def test_search_finds_a_message_in_another_chat_and_opens_it_there(search_server, browser,
                                                                    screenshot_dir):
-    from chat_app.services import identity
+    from chat_app.services.security import identity
 
     token = identity.mint_token()
     long_id, hit_seq, short_id = _seed(identity.owner_from_token(token) or "")
@@ -249,7 +250,7 @@ def test_search_finds_a_message_in_another_chat_and_opens_it_there(search_server
 def test_regenerate_keeps_the_earlier_reply_and_it_can_be_chosen_again(server_db, page,
                                                                         screenshot_dir):
     from agent_core.context.build import build_context
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     path = start_chat(page, "Describe a kite in one line")
     wait_idle(page)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import time
 import uuid
 
-from chat_app.services import identity, runtime
-from chat_app.services import threads as thread_service
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.runtime import runtime
+from chat_app.services.security import identity
 
 
 def _replies(thread_id: str) -> list[str]:

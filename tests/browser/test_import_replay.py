@@ -16,7 +16,7 @@ def _assistant(name: str, **settings) -> str:
     from chat_app.db import repo
     from chat_app.db.engine import write_engine
     from chat_app.db.models import AssistantCreate
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     with Session(write_engine(runtime.engine())) as db:
         assistant = repo.create_assistant(session=db, data=AssistantCreate(

@@ -20,9 +20,10 @@ from sqlmodel import Session
 
 from chat_app.db import repo
 from chat_app.db.engine import dispose_engine, write_engine
-from chat_app.services import admin as admin_service
-from chat_app.services import identity, runtime
-from chat_app.services import threads as thread_service
+from chat_app.services.admin import admin as admin_service
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.runtime import runtime
+from chat_app.services.security import identity
 from tests.browser.app_server import AppServer, running_app
 from tests.browser.chat_page import TURN_TIMEOUT_MS, send, timeline, user_messages, wait_idle
 from tests.browser.conftest import SECRET_KEY

@@ -1,5 +1,5 @@
 """Every tab on a chat follows its runs live: a second tab, a reloaded tab, a tab that queued
-a message while another tab's turn ran (the live thread channel, ``services/live.py``).
+a message while another tab's turn ran (the live thread channel, ``services/runtime/live.py``).
 
 These tests act while a turn runs, so the turn must outlast what a test does meanwhile
 (open a tab, reload, type). At the shared server's pace a follow-up turn is over in about

@@ -13,8 +13,9 @@ SESSIONS, PER_SESSION = 12, 60  # 720 rows: several windows of 100 in each direc
 @pytest.fixture
 def long_thread(server_db, page) -> str:
     from agent_core.storage.records import NewMessage
-    from chat_app.services import identity, runtime
-    from chat_app.services import threads as thread_service
+    from chat_app.services.conversation import threads as thread_service
+    from chat_app.services.runtime import runtime
+    from chat_app.services.security import identity
 
     token = identity.mint_token()
     thread_id = thread_service.create_thread(identity.owner_from_token(token), "Long run").id

@@ -15,8 +15,9 @@ def _compacted_thread(server_db, page, *, answered: bool) -> str:
     marker, as the coordinator writes them); ``answered``: the model replied after it."""
     from agent_core.context.build import build_context
     from agent_core.storage.records import ContextEdit, NewMessage
-    from chat_app.services import identity, runtime
-    from chat_app.services import threads as thread_service
+    from chat_app.services.conversation import threads as thread_service
+    from chat_app.services.runtime import runtime
+    from chat_app.services.security import identity
 
     token = identity.mint_token()
     thread_id = thread_service.create_thread(identity.owner_from_token(token), "Parser").id
@@ -82,7 +83,7 @@ def test_a_marker_expands_to_the_original_messages_it_replaced(server_db, page,
 
 def test_undo_a_compaction_from_its_marker_restores_the_context(server_db, page) -> None:
     from agent_core.context.build import build_context
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     thread_id = _compacted_thread(server_db, page, answered=False)
     page.goto(f"/t/{thread_id}")

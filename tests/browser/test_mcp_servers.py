@@ -10,9 +10,11 @@ from sqlmodel import Session
 
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
-from chat_app.services import admin as admin_service
-from chat_app.services import identity, mcp_admin, runtime
-from chat_app.services import threads as thread_service
+from chat_app.services.admin import admin as admin_service
+from chat_app.services.admin import mcp_admin
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.runtime import runtime
+from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Reply
 from tests.browser.chat_page import send, timeline, wait_idle
 from tests.browser.conftest import ADMIN_PASSWORD, PROVIDER_MODEL

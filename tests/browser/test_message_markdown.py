@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agent_core.storage.records import NewMessage
-from chat_app.services import identity, runtime
-from chat_app.services import threads as thread_service
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.runtime import runtime
+from chat_app.services.security import identity
 
 CODE = 'def greet(name):\n    return f"Hello, {name}"'
 LONG = "\n".join(f"line {n} of a long paste" for n in range(1, 121))

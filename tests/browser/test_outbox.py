@@ -7,8 +7,9 @@ import re
 import time
 import uuid
 
-from chat_app.services import identity, runtime
-from chat_app.services import threads as thread_service
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.runtime import runtime
+from chat_app.services.security import identity
 from tests.browser.chat_page import start_chat, user_messages, wait_idle
 
 OUTBOX = "baton-outbox"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from chat_app.services import identity, runtime
-from chat_app.services import threads as thread_service
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.runtime import runtime
+from chat_app.services.security import identity
 from tests.browser.chat_page import wait_idle
 
 

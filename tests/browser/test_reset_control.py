@@ -17,9 +17,10 @@ from agent_core.storage.records import StoredMessage
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.db.models import AssistantUpdate
-from chat_app.services import admin as admin_service
-from chat_app.services import identity, runtime
-from chat_app.services import threads as thread_service
+from chat_app.services.admin import admin as admin_service
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.runtime import runtime
+from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Reply
 from tests.browser.chat_page import TURN_TIMEOUT_MS, send, wait_idle
 from tests.browser.conftest import PROVIDER_MODEL

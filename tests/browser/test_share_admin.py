@@ -11,9 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from chat_app.services import chat as chat_service
-from chat_app.services import sharing
-from chat_app.services import threads as thread_service
+from chat_app.services.conversation import chat as chat_service
+from chat_app.services.conversation import sharing
+from chat_app.services.conversation import threads as thread_service
 
 OWNER = "share-test-owner"
 PAYLOADS = ["<img src=x onerror=window.__pwned=1>", "<script>window.__pwned=1</script>"]

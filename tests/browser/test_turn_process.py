@@ -1,4 +1,4 @@
-"""The chat's turns run in the worker's turn process (chat_app.services.turn_process): when it
+"""The chat's turns run in the worker's turn process (chat_app.services.runtime.turn_process): when it
 dies mid-turn the chat says so, stops showing the turn, and the next message is answered by
 a new one. This module serves its own app with a slower simulator, so the turn is still
 running when the test kills its process."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from chat_app.services.turn_process import ENDED_MESSAGE
+from chat_app.services.runtime.turn_process import ENDED_MESSAGE
 from tests.browser.app_server import AppServer, running_app
 from tests.browser.chat_page import activity, send, start_chat, timeline, user_messages, wait_idle
 

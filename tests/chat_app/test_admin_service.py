@@ -9,7 +9,8 @@ from sqlmodel import Session
 
 from agent_core.accounting.models import model_info
 from chat_app.db.models import Assistant
-from chat_app.services import admin, runtime
+from chat_app.services.admin import admin
+from chat_app.services.runtime import runtime
 
 PASSWORD = "correct horse battery staple"
 CLIENT = "203.0.113.7"
@@ -108,7 +109,7 @@ def test_changes_are_recorded_with_previous_values(grant: str) -> None:
 
 def test_history_tools_are_on_by_default_and_switch_off_per_assistant(grant: str) -> None:
     from chat_app.db.models import Assistant
-    from chat_app.services.runtime import turn_setup
+    from chat_app.services.runtime.runtime import turn_setup
 
     created = admin.create_assistant(grant, form())
     assert created.history_tools is True
@@ -151,7 +152,7 @@ def test_network_for_commands_is_off_by_default_and_switches_on_per_assistant(
 
 def test_the_mask_threshold_reaches_the_policy_and_empty_turns_it_off(grant: str) -> None:
     from chat_app.db.models import Assistant
-    from chat_app.services.runtime import turn_setup
+    from chat_app.services.runtime.runtime import turn_setup
 
     created = admin.create_assistant(grant, form())
     assert created.mask_threshold == 0.35
@@ -295,7 +296,7 @@ def test_a_window_override_beyond_a_hosted_models_window_is_refused(
 
 def test_warn_threshold_and_review_reach_the_turn_and_the_history(grant: str) -> None:
     from chat_app.db.models import Assistant
-    from chat_app.services.runtime import turn_setup
+    from chat_app.services.runtime.runtime import turn_setup
 
     created = admin.create_assistant(grant, form(context_strategy="reset"))
     assert created.warn_threshold is None and created.review_handoffs is False
@@ -336,7 +337,7 @@ def test_thresholds_are_typed_as_percentages_and_stored_as_fractions(grant: str)
 
 
 def test_deleting_an_assistant_moves_its_chats_and_the_last_one_stays(grant: str) -> None:
-    from chat_app.services import threads
+    from chat_app.services.conversation import threads
 
     default = admin.list_assistants(grant)[0]
     writer = admin.create_assistant(grant, form())

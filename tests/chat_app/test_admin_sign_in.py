@@ -14,8 +14,8 @@ from sqlmodel import select
 
 from chat_app.db.engine import get_engine, read_session, write_session
 from chat_app.db.models import SignInFailureCount
-from chat_app.services import admin
-from chat_app.services import admin_throttle as throttle
+from chat_app.services.admin import admin
+from chat_app.services.security import admin_throttle as throttle
 from tests.chat_app.db.backends import pg_url, sqlite_url  # noqa: F401
 
 PASSWORD = "correct horse battery staple"

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from chat_app.services import admin_throttle as throttle
-from chat_app.services.admin_throttle import FailureCount, decide
+from chat_app.services.security import admin_throttle as throttle
+from chat_app.services.security.admin_throttle import FailureCount, decide
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 NONE = FailureCount()

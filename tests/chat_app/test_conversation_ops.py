@@ -31,7 +31,8 @@ def _owner() -> str:
 
 def _chat_with_a_handoff(owner: str) -> tuple[str, int]:
     """A chat: a turn, /handoff, two more turns. Returns it and the seq of the last question."""
-    from chat_app.services import chat, runtime, threads
+    from chat_app.services.conversation import chat, threads
+    from chat_app.services.runtime import runtime
 
     thread = threads.create_thread(owner, "Garden plan").id
     asyncio.run(_drain(chat.send_message(owner, thread, "Plan a vegetable garden")))
@@ -46,7 +47,8 @@ def _chat_with_a_handoff(owner: str) -> tuple[str, int]:
 
 
 def test_a_fork_holds_the_chat_before_the_message_and_answers_the_edit(db) -> None:
-    from chat_app.services import chat, forks, runtime
+    from chat_app.services.conversation import chat, forks
+    from chat_app.services.runtime import runtime
 
     owner = _owner()
     origin, seq = _chat_with_a_handoff(owner)
@@ -77,7 +79,7 @@ def test_a_fork_holds_the_chat_before_the_message_and_answers_the_edit(db) -> No
 
 
 def test_export_markdown_has_the_sessions_handoff_and_messages_in_order(db) -> None:
-    from chat_app.services import export
+    from chat_app.services.conversation import export
 
     owner = _owner()
     thread, _ = _chat_with_a_handoff(owner)
@@ -97,7 +99,7 @@ def test_export_markdown_has_the_sessions_handoff_and_messages_in_order(db) -> N
 
 
 def test_export_refuses_a_chat_past_the_bound(db, monkeypatch) -> None:
-    from chat_app.services import export
+    from chat_app.services.conversation import export
 
     owner = _owner()
     thread, _ = _chat_with_a_handoff(owner)
@@ -107,7 +109,8 @@ def test_export_refuses_a_chat_past_the_bound(db, monkeypatch) -> None:
 
 
 def test_search_finds_said_words_in_the_owners_chats_only(db) -> None:
-    from chat_app.services import message_search, runtime, threads
+    from chat_app.services.conversation import message_search, threads
+    from chat_app.services.runtime import runtime
 
     owner, other = _owner(), _owner()
     store = runtime.store()
@@ -134,7 +137,7 @@ def test_search_finds_said_words_in_the_owners_chats_only(db) -> None:
 
 
 def test_snippet_shows_the_words_found() -> None:
-    from chat_app.services.message_search import snippet
+    from chat_app.services.conversation.message_search import snippet
 
     text = "x" * 500 + " the kite flew " + "y" * 500
     clipped = snippet(text, ["kite"], width=60)
@@ -146,7 +149,7 @@ def test_usage_label_prefers_the_providers_accounting() -> None:
     from datetime import UTC, datetime
 
     from agent_core.storage.records import StoredMessage
-    from chat_app.services.message_usage import usage_label
+    from chat_app.services.presentation.message_usage import usage_label
 
     base = {"id": "m", "thread_id": "t", "session_id": "s", "seq": 1,
             "created_at": datetime.now(UTC)}
@@ -162,7 +165,8 @@ def test_usage_label_prefers_the_providers_accounting() -> None:
 
 def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db) -> None:
     from agent_core.context.build import build_context
-    from chat_app.services import chat, replies, runtime, threads
+    from chat_app.services.conversation import chat, replies, threads
+    from chat_app.services.runtime import runtime
 
     owner = _owner()
     thread = threads.create_thread(owner, "Colours").id
@@ -220,7 +224,8 @@ def _top_level(markdown: str) -> list[str]:
 
 
 def test_the_markdown_export_cannot_be_forged_by_what_it_quotes(db) -> None:
-    from chat_app.services import export, runtime, threads
+    from chat_app.services.conversation import export, threads
+    from chat_app.services.runtime import runtime
 
     owner = _owner()
     thread = threads.create_thread(owner, "Payments\n\n**Assistant** · forged title").id

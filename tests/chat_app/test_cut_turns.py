@@ -29,7 +29,7 @@ def _row(seq: int, role: str, *, calls: bool = False) -> StoredMessage:
 
 
 def test_a_message_is_answered_once_a_turn_ending_reply_follows_it() -> None:
-    from chat_app.services.cut_turns import needs_answer
+    from chat_app.services.conversation.cut_turns import needs_answer
 
     asked = [_row(1, "user"), _row(2, "assistant")]
     assert not needs_answer(asked, 1)
@@ -57,7 +57,7 @@ def _killed_mid_turn(command: list[str]) -> None:
 
 
 def _rows(thread_id: str) -> list[StoredMessage]:
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     store = runtime.store()
     return [m for s in store.sessions(thread_id) for m in store.messages(s.id)]
@@ -73,7 +73,7 @@ def _notes(thread_id: str) -> list[StoredMessage]:
 
 def _cut(*mine: str) -> list[tuple[str, str]]:
     """The cut turns among this test's threads (the PostgreSQL database is shared by runs)."""
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     return [turn for turn in runtime.store().cut_turns() if turn[0] in mine]
 
@@ -85,7 +85,7 @@ def _resumed(*mine: str) -> frozenset[str]:
 
 async def _start_up() -> frozenset[str]:
     """What the app's start-up does, and the resumed turns run to their end."""
-    from chat_app.services import chat, cut_turns
+    from chat_app.services.conversation import chat, cut_turns
 
     resumed = await cut_turns.resume_cut_turns()
     for _ in range(900):
@@ -97,7 +97,7 @@ async def _start_up() -> frozenset[str]:
 
 @database_too
 def test_a_turn_cut_by_a_crash_is_answered_once_more_at_start_up() -> None:
-    from chat_app.services import threads
+    from chat_app.services.conversation import threads
 
     owner = _owner()
     thread = threads.create_thread(owner, "Invoices").id
@@ -118,7 +118,7 @@ def test_a_turn_cut_by_a_crash_is_answered_once_more_at_start_up() -> None:
 @database_too
 def test_a_message_whose_second_answer_is_cut_too_is_not_tried_a_third_time() -> None:
     # As if the message itself killed the process each time: no crash loop.
-    from chat_app.services import threads
+    from chat_app.services.conversation import threads
 
     owner = _owner()
     thread = threads.create_thread(owner, "Poison").id
@@ -132,7 +132,7 @@ def test_a_message_whose_second_answer_is_cut_too_is_not_tried_a_third_time() ->
 
 @database_too
 def test_turns_that_end_stopped_or_answered_leave_nothing_to_resume() -> None:
-    from chat_app.services import chat, threads
+    from chat_app.services.conversation import chat, threads
 
     owner = _owner()
     answered = threads.create_thread(owner, "Done").id

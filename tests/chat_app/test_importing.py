@@ -27,7 +27,7 @@ def _setup_assistant(window: int | None, **fields) -> str:
     from chat_app.db import repo
     from chat_app.db.engine import write_engine
     from chat_app.db.models import AssistantCreate
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     settings = {"model": "simulator", "context_strategy": "reset", "reset_threshold": 0.8,
                 "compact_threshold": 0.5, **fields}
@@ -38,7 +38,7 @@ def _setup_assistant(window: int | None, **fields) -> str:
 
 
 def test_a_claude_code_session_imports_with_its_own_compaction_as_a_divider(alice) -> None:
-    from chat_app.services import importing, threads
+    from chat_app.services.conversation import importing, threads
 
     text = claude_code_session()
     thread_id = importing.import_session(alice, "session.jsonl", text.encode())
@@ -62,7 +62,7 @@ def test_a_claude_code_session_imports_with_its_own_compaction_as_a_divider(alic
 
 
 def test_an_imported_chat_is_read_only(alice) -> None:
-    from chat_app.services import chat, importing
+    from chat_app.services.conversation import chat, importing
 
     thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
     events = asyncio.run(_drain(chat.send_message(alice, thread_id, "carry on")))
@@ -70,15 +70,15 @@ def test_an_imported_chat_is_read_only(alice) -> None:
     assert "read-only" in events[0]["data"]["message"]
     handoff = asyncio.run(_drain(chat.run_handoff(alice, thread_id, None)))
     assert "read-only" in handoff[0]["data"]["message"]
-    from chat_app.services import replies
+    from chat_app.services.conversation import replies
 
     regenerated = asyncio.run(_drain(replies.regenerate(alice, thread_id)))
     assert "read-only" in regenerated[0]["data"]["message"]
 
 
 def test_an_imported_chat_says_where_it_was_imported_from_not_which_model_answers(alice) -> None:
-    from chat_app.services import importing, new_chat, threads
-    from chat_app.services.timeline import model_label
+    from chat_app.services.conversation import importing, new_chat, threads
+    from chat_app.services.presentation.timeline import model_label
 
     thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
     record = importing.imported_record(thread_id)
@@ -101,7 +101,8 @@ def test_an_imported_chat_says_where_it_was_imported_from_not_which_model_answer
 def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice) -> None:
     """Each kept once and marked; the log ends on one the agent never took, and the
     read-only chat does not answer it when opened."""
-    from chat_app.services import chat, importing, runtime, threads
+    from chat_app.services.conversation import chat, importing, threads
+    from chat_app.services.runtime import runtime
     from tests import session_files as s
 
     thread_id = importing.import_session(alice, "queued.jsonl",
@@ -126,7 +127,7 @@ def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice) -> 
 ])
 def test_a_file_that_is_no_session_is_refused_with_the_reason(alice, name, data,
                                                                reason) -> None:
-    from chat_app.services import importing, threads
+    from chat_app.services.conversation import importing, threads
 
     with pytest.raises(importing.ImportRejected, match=reason):
         importing.import_session(alice, name, data)
@@ -134,7 +135,7 @@ def test_a_file_that_is_no_session_is_refused_with_the_reason(alice, name, data,
 
 
 def test_an_uploaded_name_keeps_only_its_last_segment_of_either_kind(alice) -> None:
-    from chat_app.services import importing
+    from chat_app.services.conversation import importing
 
     thread_id = importing.import_session(alice, "C:\\Users\\me\\..\\session.jsonl",
                                          claude_code_session().encode())
@@ -142,7 +143,7 @@ def test_an_uploaded_name_keeps_only_its_last_segment_of_either_kind(alice) -> N
 
 
 def test_a_file_over_the_limit_is_refused_before_it_is_parsed(alice, monkeypatch) -> None:
-    from chat_app.services import importing
+    from chat_app.services.conversation import importing
 
     monkeypatch.setenv("BATON_IMPORT_MAX_MB", "0.01")
     with pytest.raises(importing.ImportRejected, match="limit is"):
@@ -150,7 +151,7 @@ def test_a_file_over_the_limit_is_refused_before_it_is_parsed(alice, monkeypatch
 
 
 def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(alice) -> None:
-    from chat_app.services import importing, replays
+    from chat_app.services.conversation import importing, replays
 
     thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
     assistant_id = _setup_assistant(14000)
@@ -187,7 +188,7 @@ def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(
 def test_a_replay_runs_on_the_window_the_assistants_chats_get(alice, monkeypatch) -> None:
     # BATON_SIM_WINDOW sets the simulator's window for chats; the replay of the same
     # assistant must use it too, not the imported agent's model's 200,000 tokens.
-    from chat_app.services import importing, replays
+    from chat_app.services.conversation import importing, replays
 
     monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
     thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
@@ -200,7 +201,7 @@ def test_a_replay_runs_on_the_window_the_assistants_chats_get(alice, monkeypatch
 def test_auto_means_what_it_means_for_the_assistants_model(alice) -> None:
     # An Opus-class session (auto would compact) replayed by an assistant on the simulator
     # (auto resets): the replay does what that assistant's chats do.
-    from chat_app.services import importing, replays
+    from chat_app.services.conversation import importing, replays
 
     session = claude_code_session().replace("claude-sonnet-4-5", "claude-opus-4-1")
     thread_id = importing.import_session(alice, "session.jsonl", session.encode())
@@ -213,7 +214,7 @@ def test_auto_means_what_it_means_for_the_assistants_model(alice) -> None:
 
 
 def test_a_cancelled_replay_stores_nothing(alice) -> None:
-    from chat_app.services import importing, replays
+    from chat_app.services.conversation import importing, replays
 
     thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
     assistant_id = _setup_assistant(20000)
@@ -232,7 +233,8 @@ def test_deleting_an_imported_chat_deletes_its_file_and_replays(alice) -> None:
     from sqlmodel import Session, select
 
     from chat_app.db.models import ImportedTranscript, TranscriptReplay
-    from chat_app.services import importing, replays, runtime, threads
+    from chat_app.services.conversation import importing, replays, threads
+    from chat_app.services.runtime import runtime
 
     thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
     assert replays.run_replay(alice, thread_id, _setup_assistant(20000)) is not None

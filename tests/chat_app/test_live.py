@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from chat_app.services import live
+from chat_app.services.runtime import live
 
 REDIS_URL = os.environ.get("BATON_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
 
@@ -151,7 +151,7 @@ def test_settled_reads_at_once_after_an_urgent_event_even_within_the_interval() 
 
 
 async def test_a_rename_reaches_every_tab_on_the_chat(channel) -> None:
-    from chat_app.services import threads
+    from chat_app.services.conversation import threads
 
     thread_id = uuid.uuid4().hex
     async with live.watch(thread_id) as first, live.watch(thread_id) as second:

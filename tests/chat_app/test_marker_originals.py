@@ -11,7 +11,8 @@ from agent_core.storage.records import ContextEdit, NewMessage
 def chat(tmp_path, monkeypatch):
     monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
     from chat_app.db.engine import dispose_engine
-    from chat_app.services import runtime, threads
+    from chat_app.services.conversation import threads
+    from chat_app.services.runtime import runtime
 
     runtime._store_for.cache_clear()
     thread = threads.create_thread("owner-a").id
@@ -37,7 +38,7 @@ def _marker(store, session, edit: ContextEdit, event: str):
 
 
 def test_a_mask_marker_shows_the_full_outputs_it_masked(chat) -> None:
-    from chat_app.services.markers import marker_originals
+    from chat_app.services.conversation.markers import marker_originals
 
     store, thread, session, stored = chat
     tools = [r for r in stored if r.role == "tool"][:2]
@@ -55,7 +56,7 @@ def test_a_mask_marker_shows_the_full_outputs_it_masked(chat) -> None:
 
 
 def test_a_compaction_marker_shows_at_most_thirty_of_what_it_replaced(chat) -> None:
-    from chat_app.services.markers import MAX_ORIGINALS, marker_originals
+    from chat_app.services.conversation.markers import MAX_ORIGINALS, marker_originals
 
     store, thread, session, stored = chat
     marker = _marker(store, session, ContextEdit(kind="compaction", summary="s",
@@ -70,7 +71,7 @@ def test_a_compaction_marker_shows_at_most_thirty_of_what_it_replaced(chat) -> N
 
 
 def test_originals_are_refused_to_another_owner_and_for_other_rows(chat) -> None:
-    from chat_app.services.markers import marker_originals
+    from chat_app.services.conversation.markers import marker_originals
 
     store, thread, session, stored = chat
     marker = _marker(store, session, ContextEdit(kind="compaction", summary="s",

@@ -11,7 +11,8 @@ from agent_core import events
 def translator(tmp_path, monkeypatch):
     monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
     from chat_app.db.engine import dispose_engine
-    from chat_app.services import run_events, runtime
+    from chat_app.services.presentation import run_events
+    from chat_app.services.runtime import runtime
 
     runtime._store_for.cache_clear()
     yield run_events.Translator("no-such-thread", "Baton")

@@ -11,7 +11,9 @@ from sqlmodel import Session
 
 from agent_core.testing import FunctionChatModel
 from chat_app.db import repo
-from chat_app.services import admin, mcp_admin, runtime, threads
+from chat_app.services.admin import admin, mcp_admin
+from chat_app.services.conversation import threads
+from chat_app.services.runtime import runtime
 from tests.agent_core.runtime_helpers import collect
 
 PASSWORD = "correct horse battery staple"
@@ -163,7 +165,7 @@ async def test_the_assistants_chats_call_the_servers_tools(grant: str, assistant
 async def test_a_large_mcp_tool_list_leaves_less_room_for_a_message(
         grant: str, assistant_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from agent_core.errors import MessageTooLarge
-    from chat_app.services import chat
+    from chat_app.services.conversation import chat
 
     monkeypatch.setenv("BATON_SIM_WINDOW", "12000")
     thread = threads.create_thread("owner-1", "paste", assistant_id=assistant_id)

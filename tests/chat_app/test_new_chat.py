@@ -20,7 +20,7 @@ def database(request, tmp_path, monkeypatch):
     monkeypatch.setenv("REFLEX_DB_URL", url)
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     runtime._store_for.cache_clear()
     runtime.runner.cache_clear()
@@ -36,13 +36,13 @@ def _owner() -> str:
 def _answer(owner: str, thread_id: str) -> None:
     """Answer a chat's queued first message: nothing is left queued in a shared database
     (the start-up resume of other tests counts the threads that wait)."""
-    from chat_app.services import chat
+    from chat_app.services.conversation import chat
 
     asyncio.run(_drain(chat.resume_queued(owner, thread_id)))
 
 
 def test_the_first_message_creates_the_chat_queued_and_named(database) -> None:
-    from chat_app.services import chat, new_chat, threads
+    from chat_app.services.conversation import chat, new_chat, threads
 
     owner = _owner()
     assert not new_chat.has_chats(owner)
@@ -60,7 +60,7 @@ def test_the_first_message_creates_the_chat_queued_and_named(database) -> None:
 
 
 def test_a_refused_first_message_stores_nothing(database) -> None:
-    from chat_app.services import new_chat, threads
+    from chat_app.services.conversation import new_chat, threads
 
     owner = _owner()
     with pytest.raises(MessageRejected):
@@ -74,7 +74,7 @@ def test_a_refused_first_message_stores_nothing(database) -> None:
 
 
 def test_chats_nothing_was_sent_to_are_not_listed(database) -> None:
-    from chat_app.services import new_chat, threads
+    from chat_app.services.conversation import new_chat, threads
 
     owner = _owner()
     threads.create_thread(owner)  # what an older "New chat" click left behind
@@ -88,7 +88,7 @@ async def _drain(stream) -> list[dict]:
 
 
 def test_the_same_first_message_sent_again_makes_one_chat(database) -> None:
-    from chat_app.services import new_chat, threads
+    from chat_app.services.conversation import new_chat, threads
 
     owner = _owner()
     first = new_chat.start_chat(owner, "hello", client_id="tab.1.abc")
@@ -104,7 +104,7 @@ def test_the_same_first_message_sent_again_makes_one_chat(database) -> None:
 
 
 def _replies(thread_id: str) -> list[str]:
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     store = runtime.store()
     return [m.content for s in store.sessions(thread_id) for m in store.messages(s.id)
@@ -113,7 +113,8 @@ def _replies(thread_id: str) -> list[str]:
 
 def test_a_first_message_whose_tab_closed_is_answered_anyway(database) -> None:
     # The tab sent the message and closed before it opened the chat: no page ever asks.
-    from chat_app.services import chat, new_chat, runtime
+    from chat_app.services.conversation import chat, new_chat
+    from chat_app.services.runtime import runtime
 
     owner = _owner()
     thread_id = new_chat.start_chat(owner, "Write a haiku about tides", client_id="tab.9.x")
@@ -131,7 +132,8 @@ def test_a_first_message_whose_tab_closed_is_answered_anyway(database) -> None:
 
 
 def test_a_chat_page_that_opened_in_time_leaves_the_server_nothing_to_answer(database) -> None:
-    from chat_app.services import chat, new_chat, runtime
+    from chat_app.services.conversation import chat, new_chat
+    from chat_app.services.runtime import runtime
 
     owner = _owner()
     thread_id = new_chat.start_chat(owner, "List three rivers", client_id="tab.8.x")

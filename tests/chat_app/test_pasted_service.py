@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from chat_app.services import pasted, runtime, threads, workspace
+from chat_app.services.conversation import pasted, threads, workspace
+from chat_app.services.runtime import runtime
 
 
 @pytest.fixture(autouse=True)

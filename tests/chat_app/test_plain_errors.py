@@ -54,7 +54,7 @@ def postgres_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 def _serving(url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     monkeypatch.setenv("REFLEX_DB_URL", url)
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
@@ -66,7 +66,7 @@ def _serving(url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 def _on_every_connection(sql: str) -> None:
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     def on_connect(dbapi, _record) -> None:
         dbapi.cursor().execute(sql)
@@ -81,7 +81,7 @@ def _on_every_connection(sql: str) -> None:
 
 
 def _drop_sqlite_tables(url: str) -> None:
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     runtime.engine().dispose()
     with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
@@ -101,8 +101,8 @@ def _fill_sqlite(url: str) -> None:
 def _send_and_show() -> list[str]:
     """What the chat shows for a message sent now: its error events, or the plain reason of
     what the send raised (as the chat's stream and the turn process show it)."""
-    from chat_app.services import chat
-    from chat_app.services.failures import describe_failure
+    from chat_app.services.conversation import chat
+    from chat_app.services.presentation.failures import describe_failure
 
     async def send() -> list[str]:
         shown = []
@@ -132,7 +132,7 @@ def _check(shown: list[str], plain: str, caplog: pytest.LogCaptureFixture) -> No
 
 
 def _new_thread() -> None:
-    from chat_app.services import threads
+    from chat_app.services.conversation import threads
 
     THREAD[:] = [threads.create_thread(OWNER, "Notes").id]
 
@@ -153,7 +153,7 @@ def test_sqlite_failures_are_told_in_plain_words(
 
 
 def _drop_schema(url: str) -> None:
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     schema = url.rsplit("search_path%3D", 1)[1]
     _admin_execute(f'DROP SCHEMA "{schema}" CASCADE')

@@ -9,7 +9,7 @@ import pytest
 
 from agent_core.context.build import build_context
 from agent_core.storage.records import NewMessage, SessionRecord
-from chat_app.services.context_chart import ChartSeries, merge_runs, thread_run
+from chat_app.services.conversation.context_chart import ChartSeries, merge_runs, thread_run
 
 
 def _reply(fraction: float, tokens: int = 100) -> NewMessage:
@@ -21,7 +21,8 @@ def _reply(fraction: float, tokens: int = 100) -> NewMessage:
 def chat(tmp_path, monkeypatch):
     monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
     from chat_app.db.engine import dispose_engine
-    from chat_app.services import runtime, threads
+    from chat_app.services.conversation import threads
+    from chat_app.services.runtime import runtime
 
     runtime._store_for.cache_clear()
     thread = threads.create_thread("owner-a").id
@@ -33,7 +34,7 @@ def chat(tmp_path, monkeypatch):
 def test_the_status_is_read_back_from_the_store_and_not_yet_stays_armed(chat) -> None:
     import asyncio
 
-    from chat_app.services import reset_control
+    from chat_app.services.conversation import reset_control
 
     store, thread = chat
     session = store.current_session(thread)
@@ -58,7 +59,7 @@ def test_a_review_is_settled_with_the_edited_fields(chat) -> None:
 
     from agent_core.handoff.artifact import HandoffArtifact
     from agent_core.runtime.user_control import review_opening
-    from chat_app.services import reset_control
+    from chat_app.services.conversation import reset_control
 
     store, thread = chat
     first = store.current_session(thread)
@@ -89,8 +90,8 @@ def test_a_review_is_settled_with_the_edited_fields(chat) -> None:
 async def _settled(thread: str, form: dict) -> str:
     """Settle as the page does, then answer; the review's note, once the run answering
     what waits after it has ended too."""
-    from chat_app.services import chat as chat_service
-    from chat_app.services import reset_control
+    from chat_app.services.conversation import chat as chat_service
+    from chat_app.services.conversation import reset_control
 
     note = await reset_control.settle_review("owner-a", thread, form)
     reset_control.answer_after_review("owner-a", thread)
@@ -121,8 +122,8 @@ def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered
     """The send's run holds the thread while Confirm is pressed (or has just let it go, or
     is long over, or its stream from the turn process is still open): Confirm goes through,
     and the message is answered exactly once, after the confirmed handoff."""
-    from chat_app.services import chat as chat_service
-    from chat_app.services import turn_process
+    from chat_app.services.conversation import chat as chat_service
+    from chat_app.services.runtime import turn_process
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     if send_still_open:
@@ -154,7 +155,7 @@ def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered
 
 
 def test_edited_artifact_reads_lines_and_refuses_what_cannot_be_an_artifact() -> None:
-    from chat_app.services.reset_control import ReviewRefused, edited_artifact
+    from chat_app.services.conversation.reset_control import ReviewRefused, edited_artifact
 
     original = {"session_number": 1, "trigger": "auto", "utilization": 0.8, "model": "m",
                 "remaining_tasks": ["a"]}
@@ -234,7 +235,7 @@ def test_the_chart_says_what_each_handoff_and_summary_call_cost() -> None:
 def test_compact_now_through_the_service_says_what_happened(chat) -> None:
     import asyncio
 
-    from chat_app.services import reset_control
+    from chat_app.services.conversation import reset_control
 
     store, thread = chat
     session = store.current_session(thread)
@@ -248,8 +249,8 @@ def test_compact_now_through_the_service_says_what_happened(chat) -> None:
 def test_a_message_queued_while_compact_now_ran_is_answered_after_it(chat, monkeypatch) -> None:
     import asyncio
 
-    from chat_app.services import chat as chat_service
-    from chat_app.services import reset_control
+    from chat_app.services.conversation import chat as chat_service
+    from chat_app.services.conversation import reset_control
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     store, thread = chat

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from chat_app.services.run_labels import RunLabeller
-from chat_app.services.views import TimelineItem
+from chat_app.services.presentation.run_labels import RunLabeller
+from chat_app.services.presentation.views import TimelineItem
 
 
 def _items() -> list[TimelineItem]:

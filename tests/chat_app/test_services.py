@@ -39,7 +39,7 @@ def database(request, tmp_path, monkeypatch):
     # Small enough for resets within one turn, large enough that the instructions and the
     # tools' schemas (history tools included) leave room for a message at the reset threshold.
     monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     runtime._store_for.cache_clear()
     runtime.runner.cache_clear()
@@ -53,7 +53,7 @@ async def _drain(stream) -> list[dict]:
 
 
 def test_a_turn_streams_resets_and_persists(database) -> None:
-    from chat_app.services import chat, threads
+    from chat_app.services.conversation import chat, threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "CSV parser")
@@ -77,7 +77,7 @@ def test_a_turn_streams_resets_and_persists(database) -> None:
 
 
 def test_bad_input_is_refused_and_stores_nothing(database) -> None:
-    from chat_app.services import chat, threads
+    from chat_app.services.conversation import chat, threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "x")
@@ -88,7 +88,7 @@ def test_bad_input_is_refused_and_stores_nothing(database) -> None:
 
 
 def test_a_window_of_a_long_thread_and_loading_a_session_on_demand(database) -> None:
-    from chat_app.services import chat, threads
+    from chat_app.services.conversation import chat, threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "long")
@@ -101,7 +101,7 @@ def test_a_window_of_a_long_thread_and_loading_a_session_on_demand(database) -> 
 
 
 def test_a_jump_loads_a_bounded_window_from_the_sessions_start_and_reads_on(database) -> None:
-    from chat_app.services import chat, threads
+    from chat_app.services.conversation import chat, threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "long")
@@ -127,7 +127,7 @@ def test_a_jump_loads_a_bounded_window_from_the_sessions_start_and_reads_on(data
 
 
 def test_a_window_never_starts_with_a_tool_result_whose_call_is_not_shown(database) -> None:
-    from chat_app.services import chat, threads
+    from chat_app.services.conversation import chat, threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "tools")
@@ -142,7 +142,7 @@ def test_a_window_never_starts_with_a_tool_result_whose_call_is_not_shown(databa
 
 
 def test_a_new_chat_is_named_after_its_first_message(database) -> None:
-    from chat_app.services import chat, threads
+    from chat_app.services.conversation import chat, threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner)
@@ -161,7 +161,7 @@ def test_a_new_chat_is_named_after_its_first_message(database) -> None:
 
 
 def test_a_stranger_cannot_send_rename_delete_or_hand_off(database) -> None:
-    from chat_app.services import chat, threads
+    from chat_app.services.conversation import chat, threads
 
     owner, stranger = f"owner-{uuid.uuid4().hex[:8]}", f"stranger-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "Mine")
@@ -178,7 +178,7 @@ def test_a_stranger_cannot_send_rename_delete_or_hand_off(database) -> None:
 def test_stop_reaches_a_turn_running_in_another_worker_process(database) -> None:
     # A tab that reconnected to another worker presses Stop: no flag of that turn exists in
     # this process, so the stop must travel through the database.
-    from chat_app.services import chat, threads
+    from chat_app.services.conversation import chat, threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "Long job")
@@ -210,7 +210,8 @@ def test_running_turns_share_one_stop_poll_and_only_the_stopped_one_stops(databa
 
     from chat_app.db import repo
     from chat_app.db.engine import write_engine
-    from chat_app.services import runtime, stops, threads
+    from chat_app.services.conversation import stops, threads
+    from chat_app.services.runtime import runtime
 
     monkeypatch.setattr(stops, "STOP_POLL_SECONDS", 0.05)
     owner = f"owner-{uuid.uuid4().hex[:8]}"
@@ -252,7 +253,7 @@ def test_a_new_chat_starts_with_the_chosen_assistant(database) -> None:
     from chat_app.db import repo
     from chat_app.db.engine import get_engine
     from chat_app.db.models import AssistantCreate
-    from chat_app.services import chat, threads
+    from chat_app.services.conversation import chat, threads
 
     default = threads.list_assistant_choices()[0]
     with Session(get_engine(database)) as db:
@@ -274,7 +275,8 @@ def test_a_new_chat_starts_with_the_chosen_assistant(database) -> None:
 
 
 def test_messages_queued_before_a_crash_are_shown_and_answered(database) -> None:
-    from chat_app.services import chat, runtime, threads
+    from chat_app.services.conversation import chat, threads
+    from chat_app.services.runtime import runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "Left behind")
@@ -308,7 +310,8 @@ def test_messages_queued_before_a_crash_are_shown_and_answered(database) -> None
 def test_a_message_delivered_by_a_handoff_is_answered_after_it_once(database) -> None:
     """Another tab's message that queued while /handoff ran: the commit delivers it into the
     new session, and the handoff's end answers it in a run of its own, once."""
-    from chat_app.services import chat, runtime, threads
+    from chat_app.services.conversation import chat, threads
+    from chat_app.services.runtime import runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "Handoff and a late message")
@@ -338,7 +341,8 @@ def test_a_message_delivered_by_a_handoff_is_answered_after_it_once(database) ->
 def test_a_delivered_message_no_turn_took_is_offered_to_the_page(database) -> None:
     """A process that died between the delivery and the reply: the page that opens the
     chat sees the message waiting and answers it (an imported chat never)."""
-    from chat_app.services import chat, runtime, threads
+    from chat_app.services.conversation import chat, threads
+    from chat_app.services.runtime import runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "Died before the reply")
@@ -355,7 +359,8 @@ def test_a_delivered_message_no_turn_took_is_offered_to_the_page(database) -> No
 def test_a_handed_over_request_waits_while_its_handoff_waits_for_review(database) -> None:
     from agent_core.runtime.user_control import review_opening
     from agent_core.storage.records import NewMessage
-    from chat_app.services import chat, runtime, threads
+    from chat_app.services.conversation import chat, threads
+    from chat_app.services.runtime import runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "Under review")
@@ -380,7 +385,8 @@ def test_a_chat_whose_assistant_cannot_run_opens_and_keeps_what_is_typed(databas
     from chat_app.db import repo
     from chat_app.db.engine import write_engine
     from chat_app.db.models import AssistantCreate, AssistantUpdate
-    from chat_app.services import chat, runtime, threads
+    from chat_app.services.conversation import chat, threads
+    from chat_app.services.runtime import runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     # Saved before models were checked (or its provider went away since).
@@ -418,14 +424,15 @@ def test_a_chat_whose_assistant_cannot_run_opens_and_keeps_what_is_typed(databas
     ("what does /help do?", None),
 ])
 def test_commands_are_recognised_and_unknown_ones_are_not_sent(text, parsed) -> None:
-    from chat_app.services.chat import parse_command
+    from chat_app.services.conversation.chat import parse_command
 
     assert parse_command(text) == parsed
 
 
 def test_a_message_too_large_for_a_fresh_session_is_refused_before_it_is_stored(database) -> None:
     from agent_core.errors import MessageTooLarge
-    from chat_app.services import chat, runtime, threads
+    from chat_app.services.conversation import chat, threads
+    from chat_app.services.runtime import runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "Paste")
@@ -448,7 +455,8 @@ def test_a_message_too_large_for_a_fresh_session_is_refused_before_it_is_stored(
 
 def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(database,
                                                                           monkeypatch) -> None:
-    from chat_app.services import chat, live, threads
+    from chat_app.services.conversation import chat, threads
+    from chat_app.services.runtime import live
 
     monkeypatch.delenv("REFLEX_REDIS_URL", raising=False)
     owner = f"owner-{uuid.uuid4().hex[:8]}"
@@ -481,7 +489,7 @@ def test_the_assistants_tokenizers_are_loaded_before_the_first_chat(tmp_path, mo
     from agent_core.accounting.tokens import get_encoding
     from chat_app.db import repo
     from chat_app.db.models import AssistantCreate
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     url = f"sqlite:///{tmp_path}/baton.db"
     monkeypatch.setenv("REFLEX_DB_URL", url)

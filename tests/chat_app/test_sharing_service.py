@@ -10,9 +10,10 @@ import pytest
 from sqlmodel import Session
 
 from chat_app.db.models import ShareLink, utcnow
-from chat_app.services import chat as chat_service
-from chat_app.services import runtime, sharing
-from chat_app.services import threads as thread_service
+from chat_app.services.conversation import chat as chat_service
+from chat_app.services.conversation import sharing
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.runtime import runtime
 
 OWNER, STRANGER = "owner-1", "stranger-2"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from chat_app.services.views import MeterView, SessionChip, TimelineItem
+from chat_app.services.presentation.views import MeterView, SessionChip, TimelineItem
 from chat_app.states.chat import _thread_id_from_path
 from chat_app.states.rows import (
     ChipRow,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_core.storage.records import StoredMessage, utcnow
-from chat_app.services.timeline import RowFolder
+from chat_app.services.presentation.timeline import RowFolder
 
 
 def row(seq: int, role: str, content: str = "", **fields) -> StoredMessage:
@@ -76,7 +76,7 @@ def _regenerated_chat() -> tuple[list[StoredMessage], list[tuple[int, ...]]]:
 
 
 def test_an_earlier_reply_is_dimmed_whole_and_offers_one_choice() -> None:
-    from chat_app.services.timeline import items_from_rows
+    from chat_app.services.presentation.timeline import items_from_rows
 
     rows, earlier = _regenerated_chat()
     items = items_from_rows(rows, [], earlier)
@@ -93,7 +93,7 @@ def test_an_earlier_reply_is_dimmed_whole_and_offers_one_choice() -> None:
 
 
 def test_an_earlier_reply_whose_end_is_not_loaded_offers_no_choice_yet() -> None:
-    from chat_app.services.timeline import items_from_rows
+    from chat_app.services.presentation.timeline import items_from_rows
 
     rows, earlier = _regenerated_chat()
     items = items_from_rows(rows[:4], [], earlier)  # a window ending inside the reply
@@ -102,7 +102,7 @@ def test_an_earlier_reply_whose_end_is_not_loaded_offers_no_choice_yet() -> None
 
 
 def test_a_live_reply_is_dimmed_whole_though_its_markers_have_no_seq_yet() -> None:
-    from chat_app.services.timeline import earlier_reply_marks, items_from_rows
+    from chat_app.services.presentation.timeline import earlier_reply_marks, items_from_rows
     from chat_app.states.rows import timeline_row
 
     rows, earlier = _regenerated_chat()

@@ -1,4 +1,4 @@
-"""Turns handed to the turn process (chat_app.services.turn_process): a real child process on
+"""Turns handed to the turn process (chat_app.services.runtime.turn_process): a real child process on
 a real SQLite database, with the simulator."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import uuid
 import pytest
 
 from chat_app.db.engine import dispose_engine
-from chat_app.services import turn_process
+from chat_app.services.runtime import turn_process
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def database(tmp_path, monkeypatch):
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
     monkeypatch.delenv("REFLEX_REDIS_URL", raising=False)
-    from chat_app.services import runtime
+    from chat_app.services.runtime import runtime
 
     runtime._store_for.cache_clear()
     runtime.runner.cache_clear()
@@ -59,7 +59,8 @@ def _shown(events: list[dict]) -> tuple[list[str], str]:
 
 
 def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database) -> None:
-    from chat_app.services import chat, live, runtime, threads
+    from chat_app.services.conversation import chat, threads
+    from chat_app.services.runtime import live, runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     here, there = threads.create_thread(owner, "here"), threads.create_thread(owner, "there")
@@ -96,7 +97,7 @@ def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database) 
 
 def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_works(
         database, monkeypatch) -> None:
-    from chat_app.services import chat, threads
+    from chat_app.services.conversation import chat, threads
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
     monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
@@ -128,7 +129,7 @@ def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_work
 
 def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
         database, monkeypatch) -> None:
-    from chat_app.services import chat, threads
+    from chat_app.services.conversation import chat, threads
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
     monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
@@ -165,7 +166,8 @@ def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
 
 _WORKER = textwrap.dedent("""
     import asyncio, sys
-    from chat_app.services import chat, threads, turn_process
+    from chat_app.services.conversation import chat, threads
+    from chat_app.services.runtime import turn_process
 
     async def main():
         turn_process.start()
@@ -188,7 +190,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_a_killed_worker_takes_its_turn_process_with_it(database, monkeypatch) -> None:
-    from chat_app.services import chat
+    from chat_app.services.conversation import chat
 
     env = os.environ | {"BATON_SIM_DELAY": "0.05", "BATON_SIM_WINDOW": "200000"}
     worker = subprocess.Popen([sys.executable, "-c", _WORKER], env=env, stdout=subprocess.PIPE,

@@ -15,7 +15,8 @@ def chat(tmp_path, monkeypatch):
     monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     from chat_app.db.engine import dispose_engine
-    from chat_app.services import runtime, threads
+    from chat_app.services.conversation import threads
+    from chat_app.services.runtime import runtime
 
     runtime._store_for.cache_clear()
     runtime.runner.cache_clear()
@@ -35,13 +36,13 @@ def chat(tmp_path, monkeypatch):
 
 
 async def _handoff(thread: str) -> list[dict]:
-    from chat_app.services import chat as chat_service
+    from chat_app.services.conversation import chat as chat_service
 
     return [e async for e in chat_service.run_handoff("owner-a", thread, None)]
 
 
 def test_undo_of_a_handoff_gives_back_the_previous_session_and_its_view(chat) -> None:
-    from chat_app.services.undo import undo_handoff
+    from chat_app.services.conversation.undo import undo_handoff
 
     store, thread, first = chat
     before = build_context(store, first)
@@ -61,7 +62,7 @@ def test_undo_of_a_handoff_gives_back_the_previous_session_and_its_view(chat) ->
 
 
 def test_a_handoff_undo_is_refused_when_answered_automatic_or_not_the_latest(chat) -> None:
-    from chat_app.services.undo import UndoRefused, undo_handoff
+    from chat_app.services.conversation.undo import UndoRefused, undo_handoff
 
     store, thread, first = chat
     with pytest.raises(UndoRefused, match="Only the latest /handoff"):

@@ -12,7 +12,8 @@ from agent_core.storage.records import ContextEdit, NewMessage
 def chat(tmp_path, monkeypatch):
     monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
     from chat_app.db.engine import dispose_engine
-    from chat_app.services import runtime, threads
+    from chat_app.services.conversation import threads
+    from chat_app.services.runtime import runtime
 
     runtime._store_for.cache_clear()
     thread = threads.create_thread("owner-a").id
@@ -32,7 +33,7 @@ def chat(tmp_path, monkeypatch):
 
 
 def test_undo_restores_the_view_and_notes_it_on_the_timeline(chat) -> None:
-    from chat_app.services.undo import undo_marker
+    from chat_app.services.conversation.undo import undo_marker
 
     store, thread, session, marker, before = chat
     assert build_context(store, session) != before
@@ -46,7 +47,7 @@ def test_undo_restores_the_view_and_notes_it_on_the_timeline(chat) -> None:
 
 
 def test_undo_is_refused_to_another_owner_and_twice(chat) -> None:
-    from chat_app.services.undo import UndoRefused, undo_marker
+    from chat_app.services.conversation.undo import UndoRefused, undo_marker
 
     store, thread, session, marker, _ = chat
     with pytest.raises(UndoRefused, match="no longer exists"):

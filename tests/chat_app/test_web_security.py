@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chat_app.services import identity
-from chat_app.services.web_security import (
+from chat_app.services.security import identity
+from chat_app.services.security.web_security import (
     allowed_origins,
     content_security_policy,
     host_allowed,

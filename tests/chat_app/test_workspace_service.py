@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from chat_app.services import runtime, threads, workspace
+from chat_app.services.conversation import threads, workspace
+from chat_app.services.runtime import runtime
 
 
 @pytest.fixture(autouse=True)

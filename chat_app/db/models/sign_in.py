@@ -2,7 +2,7 @@
 
 The counts live in the database, not in process memory, because every backend worker
 process must see the same counts. What the columns mean for a decision is the throttle
-policy's business (:mod:`chat_app.services.admin_throttle`); this table only keeps them.
+policy's business (:mod:`chat_app.services.security.admin_throttle`); this table only keeps them.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ import pytest
 
 from chat_app.asgi import OriginGuard, SecurityHeaders, StateTokenBinding
 from chat_app.asgi.security_headers import inline_script_hashes
-from chat_app.services import identity
-from chat_app.services.web_security import state_token
+from chat_app.services.security import identity
+from chat_app.services.security.web_security import state_token
 
 PAGE = (b"<html><head><script>console.log('colour mode')</script>"
         b"<script src='/assets/app.js'></script></head><body>"

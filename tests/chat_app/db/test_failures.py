@@ -11,7 +11,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from agent_core.errors import StoreError
 from chat_app.db.failures import database_failure
-from chat_app.services.failures import describe_failure
+from chat_app.services.presentation.failures import describe_failure
 
 
 def _wrapped(driver_error: Exception, kind=OperationalError) -> Exception:

@@ -1,0 +1,541 @@
+"""Sending messages and running ``/handoff``: runner events translated for the UI.
+
+Yields plain event dicts for the UI: ``title``, ``item``,
+``token``, ``queued``, ``context_reset``, ``compaction``, ``todo_compressed``,
+``utilization``, ``handoff``, ``warning``, ``error``, ``done``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import re
+import time
+from collections.abc import AsyncIterator, Sequence
+from functools import lru_cache
+from typing import Any
+
+from langchain_core.tools import BaseTool
+from sqlmodel import Session
+
+from agent_core import (
+    ConfigurationError,
+    MessageRejected,
+    MessageTooLarge,
+    TokenCounter,
+    ToolLoad,
+    TurnSetup,
+    accepted_event,
+    awaits_turn,
+    begin_start,
+    model_info,
+    predecessor_prefix,
+    review_pending,
+    validate_user_message,
+)
+from chat_app.db import repo
+from chat_app.db.engine import write_engine
+from chat_app.services.conversation import importing
+from chat_app.services.conversation.stops import stop, stoppable
+from chat_app.services.conversation.threads import misconfigured
+from chat_app.services.conversation.titles import DEFAULT_TITLE, title_from_message
+from chat_app.services.presentation.run_events import Translator, expand
+from chat_app.services.presentation.views import TimelineItem
+from chat_app.services.runtime import context_window, live, runtime, turn_process
+from chat_app.services.runtime.live import new_run_id
+
+__all__ = ["send_message", "send_here", "resume_here", "OWNED", "run_handoff", "resume_queued",
+           "resume_detached", "FIRST_MESSAGE_GRACE_SECONDS", "stop", "validate_message",
+           "parse_command", "new_run_id", "check_fits", "answer_waiting"]
+
+_log = logging.getLogger(__name__)
+
+
+def validate_message(text: str) -> str:
+    """The cleaned text, or :class:`MessageRejected` with a message for the user."""
+    return validate_user_message(text)
+
+
+COMMANDS = "/handoff [focus]: end this session now with a handoff (optionally focused)"
+_COMMAND_WORD = re.compile(r"^/([A-Za-z][\w-]*)(?:\s|$)")
+
+
+def parse_command(text: str) -> tuple[str, str | None] | None:
+    """``("handoff", focus)`` for ``/handoff [focus]``, ``("unknown", name)`` for another
+    ``/word`` (not sent to the agent: a typo of a command should not become a message);
+    None for ordinary messages, including ones that start with a path like ``/usr/bin``.
+    A message starting with a space is never a command."""
+    if text[:1] != "/":
+        return None
+    stripped = text.strip()
+    if stripped == "/handoff" or stripped.startswith("/handoff "):
+        focus = stripped[len("/handoff"):].strip()
+        return "handoff", focus or None
+    word = _COMMAND_WORD.match(stripped)
+    return ("unknown", word.group(1)) if word else None
+
+
+# A tab's message waits this long at most for the one the tab sent before it (in flight on
+# another task or worker): delivered first, it could not be put back behind it.
+PREDECESSOR_WAIT_SECONDS = 3.0
+
+
+async def _after_predecessor(thread_id: str, client_id: str | None) -> None:
+    prefix = predecessor_prefix(client_id)
+    if prefix is None:
+        return
+    the_store = runtime.store()
+    deadline = time.monotonic() + PREDECESSOR_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        if await asyncio.to_thread(the_store.has_client_message, thread_id, prefix):
+            return
+        await asyncio.sleep(0.05)
+
+
+async def _broadcast(owner: str, thread_id: str, run_id: str | None,
+                     events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+    """A run's UI events, also relayed to the thread's other tabs (:func:`live.relay`).
+    Only the thread's owner's runs are relayed."""
+    if (await asyncio.to_thread(_assistant_for, owner, thread_id))[0] is None:
+        relayed = events
+    else:
+        relayed = live.relay(thread_id, run_id or new_run_id(), events)
+    async for event in relayed:
+        yield event
+
+
+def _assistant_for(owner: str, thread_id: str):
+    with Session(runtime.engine()) as db:
+        thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
+        if thread is None:
+            return None, None
+        assistant = repo.get_assistant(session=db, assistant_id=thread.assistant_id)
+        return thread, assistant
+
+
+def _title_from_first_message(thread, text: str) -> str | None:
+    """A new chat is named after its first message (the user can rename it)."""
+    if thread.title != DEFAULT_TITLE:
+        return None
+    title = title_from_message(text)
+    with Session(write_engine(runtime.engine())) as db:
+        repo.rename_thread(session=db, thread_id=thread.id, title=title)
+    return title
+
+
+def _touch(thread_id: str) -> None:
+    with Session(write_engine(runtime.engine())) as db:
+        repo.touch_thread(session=db, thread_id=thread_id)
+
+
+@lru_cache(maxsize=16)
+def _counter(model_name: str) -> TokenCounter:
+    return TokenCounter(model_name)
+
+
+async def check_fits(owner: str, thread_id: str, text: str) -> None:
+    """Refuse (:class:`MessageTooLarge`) a message too large for a fresh session of the chat's
+    model: it would fill the context on its own, reset after reset, and never be answered.
+
+    The room is the reset threshold of the model's window, less the system prompt, the
+    definitions of every tool offered (the assistant's MCP servers' too) and the handoff a new
+    session starts from.
+    """
+    thread, assistant = await asyncio.to_thread(_assistant_for, owner, thread_id)
+    if thread is None or assistant is None:
+        return
+    try:
+        setup, _ = await asyncio.to_thread(runtime.turn_setup, thread_id, assistant)
+    except ConfigurationError:
+        return  # the chat's banner says why; the message is kept as queued
+    setup, offered = await _with_offered_tools(setup)
+    _check_fits(setup, text, offered)
+
+
+async def _with_offered_tools(setup: TurnSetup) -> tuple[TurnSetup, list[BaseTool]]:
+    """The tools ``setup``'s MCP servers offer, loaded now so that the size check counts the
+    tool definitions the model will be sent, and ``setup`` made to reuse that load (the turn's
+    first call of the loader answers with it). A failing server is the turn's to report."""
+    loader = setup.tool_loader
+    if loader is None:
+        return setup, []
+    try:
+        load = await loader()
+    except Exception:  # the runner loads again and says why in the chat
+        return setup, []
+    taken = {tool.name for tool in setup.tools}
+    offered = [tool for tool in load.tools if tool.name not in taken]
+    first = [load]
+
+    async def reuse() -> ToolLoad:
+        return first.pop() if first else await loader()
+
+    return dataclasses.replace(setup, tool_loader=reuse), offered
+
+
+def _check_fits(setup: TurnSetup, text: str, extra_tools: Sequence[BaseTool] = ()) -> None:
+    policy = setup.policy
+    window = model_info(setup.model_name, window_override=policy.window_override).context_window
+    counter = _counter(setup.model_name)
+    # As /admin counts it, plus the MCP servers' tools the turn will offer.
+    fixed = context_window.fixed_context_tokens(setup, counter, extra_tools=extra_tools)
+    room = int(window * policy.reset_threshold) - fixed
+    tokens = counter.count_text(text)
+    if tokens > room:
+        raise MessageTooLarge(
+            f"This message is about {tokens:,} tokens, more than this assistant's model can take "
+            f"in one session: {window:,} tokens of context, a reset at "
+            f"{policy.reset_threshold:.0%}, and about {fixed:,} taken by the instructions, the "
+            f"tools and a handoff leave room for {max(room, 0):,}. Shorten it or send it in parts.",
+            size_bytes=len(text.encode("utf-8")), tokens=tokens, room_tokens=max(room, 0),
+        )
+
+
+def _refusal(message: str, client_id: str | None,
+             rejected: MessageRejected | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {"message": message}
+    if client_id:
+        data["client_id"] = client_id
+    if isinstance(rejected, MessageTooLarge):
+        # The chat offers to attach the text as a file instead (it stays in the composer).
+        data["too_large"] = {"size_bytes": rejected.size_bytes, "tokens": rejected.tokens,
+                             "room_tokens": rejected.room_tokens}
+    return {"type": "error", "data": data}
+
+
+async def send_message(owner: str, thread_id: str, text: str, client_id: str | None = None,
+                       run_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
+    """Queue ``text`` on the thread and stream the run that delivers it.
+
+    ``client_id`` is the browser's id for the message: sending it again (a retry after a lost
+    acknowledgement or a crash) stores nothing twice. A refusal names it, so the browser
+    forgets its copy (the text stays in the composer). The run's events are published
+    under ``run_id`` to the thread's other tabs. In the app the run goes to the turn
+    process (:mod:`chat_app.services.runtime.turn_process`); elsewhere it runs here.
+    """
+    if turn_process.serves():
+        run = turn_process.stream("send", thread_id, owner=owner, text=text, client_id=client_id)
+    else:
+        run = send_here(owner, thread_id, text, client_id)
+    async with contextlib.aclosing(_relayed(thread_id, run_id, run)) as events:
+        async for event in events:
+            yield event
+
+
+# The first event of a run (from send_here or resume_here) when the thread is the owner's:
+# only then is the run relayed to the thread's other tabs. Never shown.
+OWNED = {"type": "owned", "data": {}}
+
+
+async def _relayed(thread_id: str, run_id: str | None,
+                   run: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+    async with contextlib.aclosing(run):
+        first = await anext(run, None)
+        if first is None:
+            return
+        if first == OWNED:
+            events = live.relay(thread_id, run_id or new_run_id(), run)
+        else:
+            yield first
+            events = run
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
+
+
+async def send_here(owner: str, thread_id: str, text: str,
+                    client_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
+    """:func:`send_message`'s run in this process, unrelayed: :data:`OWNED` first when the
+    thread is the owner's, then the run's events."""
+    begin_start()  # until the turn's first output: see agent_core.runtime.lanes
+    # The reads and checks before the turn are one trip off the event loop: under load a
+    # write waits for SQLite's lock (every tab of the worker would wait with it), and each
+    # trip waits its turn on the loop when it comes back.
+    prepared = await asyncio.to_thread(_prepare_send, owner, thread_id, text, client_id)
+    if prepared.owned:
+        yield OWNED
+    async with contextlib.aclosing(_send_prepared(prepared, thread_id, client_id)) as events:
+        async for event in events:
+            yield event
+
+
+@dataclasses.dataclass
+class _Prepared:
+    """What a send found before its turn: a refusal, or the run's setup (or why the
+    assistant cannot run), and the chat's new title if this is its first message."""
+
+    owned: bool = False
+    refusal: dict[str, Any] | None = None
+    text: str = ""
+    setup: TurnSetup | None = None
+    label: str = ""
+    misconfiguration: ConfigurationError | None = None
+    thread: Any = None
+    title: str | None = None
+
+
+def _prepare_send(owner: str, thread_id: str, text: str, client_id: str | None) -> _Prepared:
+    thread, assistant = _assistant_for(owner, thread_id)
+    owned = thread is not None
+    try:
+        text = validate_message(text)
+    except MessageRejected as exc:
+        return _Prepared(owned, _refusal(str(exc), client_id, exc))
+    if thread is None or assistant is None:
+        return _Prepared(owned, _refusal("This thread does not exist.", client_id))
+    if importing.is_imported(thread_id):
+        return _Prepared(owned, _refusal(importing.READ_ONLY, client_id))
+    try:
+        setup, resolved = runtime.turn_setup(thread_id, assistant)
+    except ConfigurationError as exc:
+        return _Prepared(owned, text=text, misconfiguration=exc,
+                         title=_title_from_first_message(thread, text))
+    prepared = _Prepared(owned, text=text, setup=setup, label=resolved.label, thread=thread)
+    if setup.tool_loader is None:  # else checked once its MCP servers' tools are loaded
+        prepared.refusal, prepared.title = _fits_and_title(setup, thread, text, client_id)
+    return prepared
+
+
+def _fits_and_title(setup: TurnSetup, thread: Any, text: str, client_id: str | None,
+                    offered: Sequence[BaseTool] = ()) -> tuple[dict[str, Any] | None, str | None]:
+    """(a refusal of a message too large for the model, the chat's new title)."""
+    try:
+        _check_fits(setup, text, offered)
+    except MessageRejected as exc:
+        return _refusal(str(exc), client_id, exc), None
+    return None, _title_from_first_message(thread, text)
+
+
+async def _send_prepared(prepared: _Prepared, thread_id: str,
+                         client_id: str | None) -> AsyncIterator[dict[str, Any]]:
+    setup, text = prepared.setup, prepared.text
+    if prepared.refusal is None and setup is not None and setup.tool_loader is not None:
+        setup, offered = await _with_offered_tools(setup)
+        prepared.refusal, prepared.title = await asyncio.to_thread(
+            _fits_and_title, setup, prepared.thread, text, client_id, offered)
+    if prepared.refusal is not None:
+        yield prepared.refusal
+        return
+    if prepared.title:
+        yield {"type": "title", "data": {"title": prepared.title}}
+    if prepared.misconfiguration is not None:
+        # The assistant's model cannot run: keep the message (queued, answered once it is
+        # fixed, when the chat is next opened) rather than lose it.
+        record = await asyncio.to_thread(runtime.store().enqueue_pending, thread_id, text,
+                                         client_id=client_id)
+        if client_id:
+            yield accepted_event(pending_id=record.id, client_id=client_id)
+        item = TimelineItem(key=record.id, kind="message", role="user", content=record.content,
+                            queued=True)
+        yield {"type": "queued", "data": item.model_dump(mode="json")}
+        yield {"type": "error", "data": {"message": f"{misconfigured(prepared.misconfiguration)} "
+                                                    "Your message is kept and will be answered "
+                                                    "once it is fixed."}}
+        return
+    assert setup is not None
+    await _after_predecessor(thread_id, client_id)
+    translator = Translator(thread_id, prepared.label)
+    cancel = runtime.cancel_flag(thread_id)
+    queued = False
+    try:
+        async with stoppable(thread_id, cancel, prepared.thread.stop_requests or 0):
+            async for event in runtime.runner().submit(setup, text, cancel=cancel,
+                                                       client_id=client_id):
+                queued = queued or event.get("type") == "queued"
+                for ui_event in expand(translator.translate(event)):
+                    yield ui_event
+    except MessageRejected as exc:
+        yield _refusal(str(exc), client_id, exc)
+    finally:
+        # A queued message's call returns at once; the flag belongs to the running turn,
+        # which must stay stoppable.
+        if not queued:
+            runtime.clear_cancel(thread_id, cancel)
+        await asyncio.to_thread(_touch, thread_id)
+
+
+async def resume_queued(owner: str, thread_id: str, run_id: str | None = None, *,
+                        cut: bool = False) -> AsyncIterator[dict[str, Any]]:
+    """Deliver and answer messages left queued (the backend stopped before their turn), and
+    a delivered message no turn took (a ``/handoff`` committed it into its new session, or
+    the process died before the model's reply); with ``cut``, first answer the open
+    session's unanswered message again (its turn was cut by a crash:
+    :mod:`chat_app.services.conversation.cut_turns`).
+
+    Nothing happens while this process already runs the thread; another process running it
+    holds the thread's turn lock, so this waits for it and then finds the queue empty. In
+    the app it runs in the turn process, as a send does.
+    """
+    if turn_process.serves():
+        run = turn_process.stream("resume", thread_id, owner=owner, cut=cut)
+    else:
+        run = resume_here(owner, thread_id, cut=cut)
+    async with contextlib.aclosing(_relayed(thread_id, run_id, run)) as events:
+        async for event in events:
+            yield event
+
+
+async def resume_here(owner: str, thread_id: str, *,
+                      cut: bool = False) -> AsyncIterator[dict[str, Any]]:
+    """:func:`resume_queued`'s run in this process, unrelayed: nothing when no message of
+    the owner's thread waits (and no ``cut`` turn is to be answered again), else
+    :data:`OWNED` and the run's events."""
+    if runtime.runner().is_busy(thread_id):
+        return
+    begin_start()
+    found = await asyncio.to_thread(_prepare_resume, owner, thread_id, cut)
+    if found is None:
+        return
+    yield OWNED
+    setup, label = found
+    async with contextlib.aclosing(_resume_prepared(thread_id, setup, label, cut)) as events:
+        async for event in events:
+            yield event
+
+
+def _prepare_resume(owner: str, thread_id: str, cut: bool = False
+                    ) -> tuple[TurnSetup, str] | None:
+    """The run setup and model label of the owner's thread when a message waits for a turn
+    (queued, or delivered and not taken by any turn: :func:`awaits_turn`), or ``cut``, and
+    its assistant can run (else the chat's banner says why and the message waits). An
+    imported thread is read-only: its last message may be unanswered, and stays so."""
+    store = runtime.store()
+    if not cut and not store.pending(thread_id) and (
+            importing.is_imported(thread_id) or not awaits_turn(store, thread_id)
+            or review_pending(store.marks(store.current_session(thread_id).id))):
+        return None  # (a review holds handed-over requests back: confirming answers them)
+    thread, assistant = _assistant_for(owner, thread_id)
+    if thread is None or assistant is None:
+        return None
+    try:
+        setup, resolved = runtime.turn_setup(thread_id, assistant)
+    except ConfigurationError:
+        return None
+    return setup, resolved.label
+
+
+async def _resume_prepared(thread_id: str, setup: TurnSetup, label: str,
+                           cut: bool = False) -> AsyncIterator[dict[str, Any]]:
+    if runtime.runner().is_busy(thread_id):  # a send started it meanwhile
+        return
+    translator = Translator(thread_id, label)
+    cancel = runtime.cancel_flag(thread_id)
+    try:
+        async with stoppable(thread_id, cancel):
+            async for event in runtime.runner().drain(setup, cancel=cancel, resume=cut):
+                for ui_event in expand(translator.translate(event)):
+                    yield ui_event
+    finally:
+        runtime.clear_cancel(thread_id, cancel)
+        await asyncio.to_thread(_touch, thread_id)
+
+
+_detached: set[asyncio.Task] = set()
+
+
+#: How long a new chat's first message waits for its page before the server answers it
+#: anyway (the tab closed before it opened the chat). The page, when it opens, starts the
+#: answer itself and streams it from its first word; this only catches a page that never came.
+FIRST_MESSAGE_GRACE_SECONDS = 10.0
+
+
+def resume_detached(owner: str, thread_id: str, *, after: float = 0.0,
+                    cut: bool = False) -> None:
+    """Answer the thread's queued messages in a task of the server's own, which no page owns.
+
+    A chat page that finds queued messages when it loads (a new chat's first message, or
+    messages left by a crash) must not run the turn as part of its load: Reflex cancels a
+    page's unfinished on_load chain when the page loads again, so a reload would cut the
+    turn off and leave the message unanswered. The tabs on the thread follow this run on
+    the live channel, like any other tab's run, and Stop reaches it as any turn.
+
+    With ``after``, the task first waits that long and then answers only what still waits
+    with no run of the thread going (a run elsewhere already answers it): a new chat's
+    first message is answered even when no page ever opens the chat. ``cut``: see
+    :func:`resume_queued`.
+    """
+    async def answer() -> None:
+        try:
+            if after:
+                await asyncio.sleep(after)
+                if await live.is_running(thread_id):
+                    return
+            async for _ in resume_queued(owner, thread_id, cut=cut):
+                pass
+        except Exception:
+            _log.exception("answering the queued messages of thread %s failed", thread_id)
+
+    task = asyncio.create_task(answer(), name=f"baton-resume-{thread_id}")
+    _detached.add(task)  # held until it ends: the loop keeps only weak references
+    task.add_done_callback(_detached.discard)
+
+
+async def resume_all_queued(skip: frozenset[str] = frozenset()) -> int:
+    """At start-up: answer every thread's undelivered queued messages; returns how many
+    threads. ``skip``: threads a resume of a cut turn answers (its run takes their queue
+    after the cut message)."""
+    with Session(runtime.engine()) as db:
+        waiting = [(t.owner, t.id) for t in repo.threads_with_pending(session=db)
+                   if t.id not in skip]
+    for owner, thread_id in waiting:
+        try:
+            async for _ in resume_queued(owner, thread_id):
+                pass
+        except Exception:  # one thread's failure must not keep the others waiting
+            _log.exception("resuming the queued messages of thread %s failed", thread_id)
+    return len(waiting)
+
+
+async def run_handoff(owner: str, thread_id: str, focus: str | None,
+                      cancel: asyncio.Event | None = None,
+                      run_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
+    """``/handoff [focus]`` on the thread; ``cancel`` (or :func:`stop`) cancels it.
+
+    A message sent meanwhile (from another tab, or a worker) was queued, and the commit
+    delivered it into the new session; it is answered once the handoff is over, by a run
+    every tab follows (:func:`answer_waiting`)."""
+    try:
+        async for event in _broadcast(owner, thread_id, run_id,
+                                      _run_handoff(owner, thread_id, focus, cancel)):
+            yield event
+    finally:
+        answer_waiting(owner, thread_id)
+
+
+def answer_waiting(owner: str, thread_id: str) -> None:
+    """After a run that holds the thread but answers nothing (``/handoff``, "Compact now",
+    a regenerated reply): answer what arrived meanwhile, in a run no page owns (the turn
+    process's, when there is one). Exactly once: the run checks again under the turn lock,
+    and a sender still waiting for that lock finds it answered, or answers it itself."""
+    resume_detached(owner, thread_id)
+
+
+async def _run_handoff(owner: str, thread_id: str, focus: str | None,
+                       cancel: asyncio.Event | None) -> AsyncIterator[dict[str, Any]]:
+    thread, assistant = await asyncio.to_thread(_assistant_for, owner, thread_id)
+    if thread is None or assistant is None:
+        yield {"type": "error", "data": {"message": "This thread does not exist."}}
+        return
+    if await asyncio.to_thread(importing.is_imported, thread_id):
+        yield {"type": "error", "data": {"message": importing.READ_ONLY}}
+        yield {"type": "done", "data": {}}
+        return
+    try:
+        setup, resolved = await asyncio.to_thread(runtime.turn_setup, thread_id, assistant)
+    except ConfigurationError as exc:
+        yield {"type": "error", "data": {"message": misconfigured(exc)}}
+        yield {"type": "done", "data": {}}
+        return
+    translator = Translator(thread_id, resolved.label)
+    flag = cancel or runtime.cancel_flag(thread_id)
+    try:
+        async with stoppable(thread_id, flag):
+            async for event in runtime.runner().handoff(setup, focus, cancel=flag):
+                for ui_event in expand(translator.translate(event)):
+                    yield ui_event
+    finally:
+        runtime.clear_cancel(thread_id, flag)
+        await asyncio.to_thread(_touch, thread_id)
+    yield {"type": "done", "data": {}}

@@ -1,0 +1,247 @@
+"""What-if replays of an imported session: "Replay with…" an assistant.
+
+The engine's own replay (:func:`agent_core.replay.run.replay_transcript`) runs over the file kept
+with the import, through the pipeline the assistant's chats run: before each model call of
+the original, old tool outputs are masked at the assistant's mask threshold, then its
+strategy and thresholds decide where Baton would have compacted or reset, with the same
+guards, writing facts-only handoffs (no model call, so a replay costs nothing and is the
+same every time). The window is the one the assistant's chats run on
+(:func:`chat_app.services.runtime.runtime.window_for`: its override, ``BATON_SIM_WINDOW`` for the
+simulator, else its model's), ``auto`` means what it means for the assistant's model, and
+its system prompt and tool definitions are counted as in a chat. Tokens are counted for the
+original model and calibrated by its reported usage. A finished run is stored with its
+series, events and summary; a cancelled one stores nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlmodel import Session, col, select
+
+from agent_core import (
+    ReplayStep,
+    effective_strategy,
+    model_info,
+    parse_transcript,
+    replay_transcript,
+)
+from chat_app.db import repo
+from chat_app.db.engine import write_engine
+from chat_app.db.models import ImportedTranscript, TranscriptReplay
+from chat_app.services.conversation.importing import AGENT_NAMES
+from chat_app.services.presentation.timeline import handoff_preview
+from chat_app.services.runtime import runtime
+
+__all__ = ["ReplayCancelled", "ReplayEventView", "ReplayView", "chart_rows", "list_replays",
+           "run_replay", "MAX_POINTS"]
+
+#: Points kept per series for the chart (events are always kept).
+MAX_POINTS = 600
+_DEFAULT_MODEL = "gpt-4o"
+
+
+class ReplayCancelled(Exception):
+    """The user cancelled a replay; nothing is stored."""
+
+
+class ReplayEventView(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    message_index: int
+    utilization: float
+    label: str
+    preview: str = ""
+    handoff: dict[str, Any] | None = None
+
+
+class ReplayView(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    label: str
+    masks: int = 0
+    resets: int
+    compactions: int
+    window: int
+    reset_threshold: float
+    seconds: float
+    events: list[ReplayEventView] = Field(default_factory=list)
+
+
+def _own_import(db: Session, owner: str, thread_id: str) -> ImportedTranscript | None:
+    if repo.get_thread(session=db, thread_id=thread_id, owner=owner) is None:
+        return None
+    return db.get(ImportedTranscript, thread_id)
+
+
+def run_replay(owner: str, thread_id: str, assistant_id: str, *,
+               progress: Callable[[int, int], None] | None = None,
+               cancelled: Callable[[], bool] | None = None) -> str | None:
+    """Replay the imported chat ``thread_id`` with the policy of ``assistant_id``; the stored
+    run's id, or ``None`` when the chat is not an import of ``owner``'s or the assistant is
+    gone. ``progress(done, total)`` is called as messages are replayed; ``cancelled()`` is
+    polled and, once true, stops the run with :class:`ReplayCancelled`."""
+    with Session(runtime.engine()) as db:
+        record = _own_import(db, owner, thread_id)
+        assistant = repo.get_assistant(session=db, assistant_id=assistant_id)
+        if record is None or assistant is None:
+            return None
+        source, filename, model = record.source, record.filename, record.model or _DEFAULT_MODEL
+    # What the assistant's chats run with: its policy, on the window its chats get, with
+    # its instructions and tools (raises ConfigurationError for a model that cannot run).
+    setup, resolved = runtime.turn_setup(thread_id, assistant)
+    window = runtime.window_for(assistant, resolved).tokens
+    assistant_policy = setup.policy.model_copy(update={"window_override": window})
+    model_default = model_info(resolved.name).default_strategy
+    policy = {"assistant": assistant.name, "strategy": assistant_policy.context_strategy,
+              "effective_strategy": effective_strategy(assistant_policy, model_default),
+              "mask_threshold": assistant_policy.mask_threshold,
+              "reset_threshold": assistant_policy.reset_threshold,
+              "compact_threshold": assistant_policy.compact_threshold,
+              "keep_recent_tokens": assistant_policy.keep_recent_tokens,
+              "window_override": assistant.window_override, "model": model,
+              "assistant_model": resolved.name}
+    transcript = parse_transcript(source, filename)
+    series: list[list[int]] = []
+
+    def on_step(step: ReplayStep) -> None:
+        if cancelled is not None and cancelled():
+            raise ReplayCancelled
+        series.append([step.message_index, step.tokens])
+        if progress is not None and (step.message_index % 25 == 0 or
+                                     step.message_index == step.total - 1):
+            progress(step.message_index + 1, step.total)
+
+    events, summary = [], {}
+    for event in replay_transcript(
+            transcript, model=model, policy=assistant_policy, model_default=model_default,
+            system_prompt=setup.system_prompt, tools=setup.tools,
+            history_tools=bool(assistant.history_tools),
+            summary_tokens=setup.compaction_summary_tokens, handoff_model="facts",
+            budget_tokens=setup.handoff_budget_tokens, on_step=on_step):
+        if event["event"] == "summary":
+            summary = event
+        else:
+            events.append(event)
+    keep = {e["message_index"] for e in events}
+    with Session(write_engine(runtime.engine())) as db:
+        run = TranscriptReplay(thread_id=thread_id, assistant_name=policy["assistant"],
+                               policy={**policy, "window": window},
+                               series=_thin(series, keep), events=events, summary=summary)
+        db.add(run)
+        db.commit()
+        return run.id
+
+
+def _thin(series: list[list[int]], keep: set[int]) -> list[list[int]]:
+    """At most about ``MAX_POINTS`` points, always with those at and just before events."""
+    if len(series) <= MAX_POINTS:
+        return series
+    step = len(series) / MAX_POINTS
+    chosen = {int(i * step) for i in range(MAX_POINTS)} | {len(series) - 1}
+    chosen |= {i for i, (index, _) in enumerate(series) if index in keep or index + 1 in keep}
+    return [series[i] for i in sorted(chosen)]
+
+
+def list_replays(owner: str, thread_id: str) -> list[ReplayView]:
+    """The finished replays of an imported chat, oldest first."""
+    with Session(runtime.engine()) as db:
+        if _own_import(db, owner, thread_id) is None:
+            return []
+        runs = db.exec(select(TranscriptReplay).where(TranscriptReplay.thread_id == thread_id)
+                       .order_by(col(TranscriptReplay.created_at))).all()
+        return [_view(number, run) for number, run in enumerate(runs, start=1)]
+
+
+def _view(number: int, run: TranscriptReplay) -> ReplayView:
+    policy = run.policy
+    window = int(policy.get("window") or 1)
+    summary = run.summary or {}
+    events = []
+    for event in run.events:
+        kind = event.get("event", "")
+        percent = round(float(event.get("utilization") or 0) * 100)
+        after = int(event.get("message_index") or 0) + 1
+        if kind == "reset":
+            label = f"Reset at {percent}% after message {after:,}: session " \
+                    f"{event.get('session_number')} starts from the handoff"
+        elif kind == "mask":
+            now = round(float(event.get("utilization_after") or 0) * 100)
+            outputs = int(event.get("outputs") or 0)
+            label = f"Mask at {percent}% after message {after:,}: {outputs:,} old tool " \
+                    f"output{'' if outputs == 1 else 's'} masked, {percent}% → {now}%"
+        else:
+            label = f"Compaction at {percent}% after message {after:,}: " \
+                    f"{event.get('messages_summarized', 0):,} messages summarized"
+        handoff = event.get("handoff")
+        events.append(ReplayEventView(kind=kind, message_index=after - 1,
+                                      utilization=float(event.get("utilization") or 0),
+                                      label=label, preview=handoff_preview(handoff),
+                                      handoff=handoff))
+    label = (f"Replay {number} · {run.assistant_name} · {_policy_label(policy)}, "
+             f"{window:,}-token window")
+    return ReplayView(id=run.id, label=label, masks=int(summary.get("masks") or 0),
+                      resets=int(summary.get("resets") or 0),
+                      compactions=int(summary.get("compactions") or 0), window=window,
+                      reset_threshold=float(policy.get("reset_threshold") or 0.8),
+                      seconds=float(summary.get("seconds") or 0.0), events=events)
+
+
+def _policy_label(policy: dict[str, Any]) -> str:
+    """``auto (compact): mask at 35%, compact at 50%, reset at 80%``: what acted, and when.
+    Runs stored before masking was replayed name no mask threshold."""
+    strategy = str(policy.get("strategy") or "")
+    effective = policy.get("effective_strategy")
+    parts = []
+    if policy.get("mask_threshold") is not None:
+        parts.append(f"mask at {round(float(policy['mask_threshold']) * 100)}%")
+    if (effective or strategy) == "compact":
+        parts.append(f"compact at {round(float(policy.get('compact_threshold') or 0) * 100)}%")
+    if strategy != "compact":
+        parts.append(f"reset at {round(float(policy.get('reset_threshold') or 0) * 100)}%")
+    name = f"{strategy} ({effective})" if strategy == "auto" and effective else strategy
+    return f"{name}: {', '.join(parts)}"
+
+
+def chart_rows(owner: str, thread_id: str, replay_id: str | None) -> list[dict[str, Any]]:
+    """Rows for the chart of both runs, one per message index that has a point:
+    ``original`` (the original agent's context at each call it reported), ``baton`` (the
+    replay's), and the marker series ``original_compaction`` / ``baton_mask`` /
+    ``baton_reset`` / ``baton_compaction`` (the tokens where each happened)."""
+    with Session(runtime.engine()) as db:
+        record = _own_import(db, owner, thread_id)
+        if record is None:
+            return []
+        run = db.get(TranscriptReplay, replay_id) if replay_id else None
+        if run is not None and run.thread_id != thread_id:
+            run = None
+        rows: dict[int, dict[str, Any]] = {}
+
+        def at(index: int) -> dict[str, Any]:
+            return rows.setdefault(index, {"message": index + 1})
+
+        for index, tokens in _thin([list(p) for p in record.usage], set()):
+            at(index)["original"] = tokens
+        for index, before, _after in record.compactions:
+            if before is not None:
+                at(max(index - 1, 0))["original_compaction"] = before
+        if run is not None:
+            points = dict((i, t) for i, t in run.series)
+            for index, tokens in run.series:
+                at(index)["baton"] = tokens
+            for event in run.events:
+                index = int(event.get("message_index") or 0)
+                key = _MARKER_KEYS.get(event.get("event"), "baton_compaction")
+                at(index)[key] = points.get(index, 0)
+        return [rows[i] for i in sorted(rows)]
+
+
+_MARKER_KEYS = {"reset": "baton_reset", "mask": "baton_mask", "compaction": "baton_compaction"}
+
+
+def agent_name(record: ImportedTranscript) -> str:
+    return AGENT_NAMES.get(record.format, record.format)

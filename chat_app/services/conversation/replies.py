@@ -1,0 +1,148 @@
+"""Regenerate the last reply, keeping the earlier one, and choose which reply the model sees.
+
+A regenerated reply is not deleted: a ``ContextEdit(kind="reply")`` hides its rows from the
+model (``agent_core.context.build.apply_edits``) and the timeline shows them dimmed as an earlier
+reply. Choosing an earlier reply undoes the edit that hid it and hides the current one.
+Only the last question of the open session has replies to regenerate or choose among.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from sqlmodel import Session
+
+from agent_core import ConfigurationError, ContextEdit, StoredMessage, StoreError
+from chat_app.db import replies as db_replies
+from chat_app.services.conversation import importing
+from chat_app.services.conversation.chat import _assistant_for, _broadcast, _touch, answer_waiting
+from chat_app.services.conversation.stops import stoppable
+from chat_app.services.conversation.threads import misconfigured
+from chat_app.services.presentation.run_events import Translator, expand
+from chat_app.services.runtime import live, runtime
+
+__all__ = ["ReplyRefused", "regenerate", "choose_reply", "replaced_seqs", "replaced_replies",
+           "reply_groups"]
+
+
+class ReplyRefused(ValueError):
+    """Why the reply cannot be regenerated or chosen now (shown to the user as is)."""
+
+
+def reply_groups(rows: Sequence[StoredMessage],
+                 edits: Sequence[ContextEdit]) -> tuple[int | None, list[tuple[int, ...]], int]:
+    """The last question of a session (its seq), its replies (each the seqs of its
+    assistant and tool rows, oldest first) and the index of the one the model sees (-1: none).
+    Pure: decided from the stored rows and edits alone."""
+    asked = [r for r in rows if r.role == "user" and not r.meta.get("carried_over_from")]
+    if not asked:
+        return None, [], -1
+    question = asked[-1].seq
+    after = [r.seq for r in rows if r.seq > question and r.role in ("assistant", "tool")]
+    replies = [e for e in edits if e.kind == "reply" and e.seqs and min(e.seqs) > question]
+    hidden = {seq for e in replies if not e.undone for seq in e.seqs}
+    shown = tuple(seq for seq in after if seq not in hidden)
+    groups = sorted({tuple(e.seqs) for e in replies} | ({shown} if shown else set()))
+    return question, groups, groups.index(shown) if shown else -1
+
+
+def replaced_seqs(thread_id: str) -> set[int]:
+    """Rows of the thread's replies the model does not see (for the timeline to dim)."""
+    with Session(runtime.engine()) as db:
+        return db_replies.replaced_seqs(session=db, thread_id=thread_id)
+
+
+def replaced_replies(thread_id: str) -> list[tuple[int, ...]]:
+    """The thread's earlier replies, each as the seqs of its rows (one "Use this reply" each)."""
+    with Session(runtime.engine()) as db:
+        return db_replies.replaced_replies(session=db, thread_id=thread_id)
+
+
+async def _idle(thread_id: str) -> None:
+    if await asyncio.to_thread(importing.is_imported, thread_id):
+        raise ReplyRefused(importing.READ_ONLY)
+    store = runtime.store()
+    if runtime.is_busy(thread_id) or await live.is_running(thread_id):
+        raise ReplyRefused("The agent is working; wait for it to finish (or stop it) first.")
+    if await asyncio.to_thread(store.pending, thread_id):
+        raise ReplyRefused("Messages are waiting to be answered; regenerate after them.")
+
+
+async def regenerate(owner: str, thread_id: str,
+                     run_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
+    """Hide the last reply from the model and stream a new answer to the same question.
+    The first event, ``replaced``, names the rows of the reply now kept as an earlier one.
+    Refusals come as ``error`` events."""
+    try:
+        await _idle(thread_id)  # before the relay, which marks this very run as running
+    except ReplyRefused as exc:
+        yield {"type": "error", "data": {"message": str(exc)}}
+        return
+    try:
+        async for event in _broadcast(owner, thread_id, run_id, _regenerate(owner, thread_id)):
+            yield event
+    finally:
+        answer_waiting(owner, thread_id)  # a message sent while it ran
+
+
+async def _regenerate(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any]]:
+    thread, assistant = _assistant_for(owner, thread_id)
+    if thread is None or assistant is None:
+        yield {"type": "error", "data": {"message": "This chat does not exist."}}
+        return
+    try:
+        setup, resolved = runtime.turn_setup(thread_id, assistant)
+    except ConfigurationError as exc:
+        yield {"type": "error", "data": {"message": misconfigured(exc)}}
+        return
+    store = runtime.store()
+    session = store.current_session(thread_id)
+    question, groups, shown = reply_groups(store.messages(session.id),
+                                           store.context_edits(session.id))
+    if question is None:
+        yield {"type": "error", "data": {"message": "There is no reply to regenerate yet."}}
+        return
+    if shown >= 0:
+        store.add_context_edit(session.id, ContextEdit(kind="reply", summary="",
+                                                       seqs=list(groups[shown])))
+        yield {"type": "replaced", "data": {"seqs": list(groups[shown])}}
+    translator = Translator(thread_id, resolved.label)
+    cancel = runtime.cancel_flag(thread_id)
+    try:
+        async with stoppable(thread_id, cancel):
+            async for event in runtime.runner().rerun(setup, cancel=cancel):
+                for ui_event in expand(translator.translate(event)):
+                    yield ui_event
+    finally:
+        runtime.clear_cancel(thread_id, cancel)
+        _touch(thread_id)
+
+
+async def choose_reply(owner: str, thread_id: str, seq: int) -> list[tuple[int, ...]]:
+    """Make the earlier reply holding row ``seq`` the one the model sees (the current one
+    is kept as an earlier reply); returns the earlier replies now. Raises ReplyRefused."""
+    if _assistant_for(owner, thread_id)[0] is None:
+        raise ReplyRefused("This chat does not exist.")
+    await _idle(thread_id)
+    store = runtime.store()
+    session = store.current_session(thread_id)
+    edits = store.context_edits(session.id)
+    _, groups, shown = reply_groups(store.messages(session.id), edits)
+    chosen = next((g for g in groups if seq in g), None)
+    if chosen is None:
+        raise ReplyRefused("Only a reply to the last message can be chosen.")
+    if shown >= 0 and groups[shown] == chosen:
+        return replaced_replies(thread_id)
+    try:
+        for position, edit in enumerate(edits):
+            if edit.kind == "reply" and not edit.undone and tuple(edit.seqs) == chosen:
+                store.undo_context_edit(session.id, position)
+        if shown >= 0:
+            store.add_context_edit(session.id, ContextEdit(kind="reply", summary="",
+                                                           seqs=list(groups[shown])))
+    except StoreError as exc:
+        raise ReplyRefused(str(exc)) from None
+    await live.resync(thread_id)  # the chat's other tabs dim the other reply too
+    return replaced_replies(thread_id)

@@ -1,0 +1,208 @@
+"""Share links for the owner's Share panel and the read-only `/share/<token>` page.
+
+Everything a stranger can reach goes through the token: each call resolves it again, so a
+revoked or expired link stops working at once, and missing, revoked and expired links all
+give the same ``None`` (one not-found page, nothing to tell them apart). The switch
+``BATON_SHARING=off`` turns off creating and opening links for the whole instance.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+from sqlmodel import Session
+
+from chat_app.db import sharing as share_repo
+from chat_app.db.engine import write_engine
+from chat_app.db.models import ShareLink, utcnow
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.presentation.views import TimelineItem, TimelineView
+from chat_app.services.runtime import runtime
+
+__all__ = [
+    "SharingDisabled",
+    "ShareLinkView",
+    "MAX_EXPIRY_DAYS",
+    "sharing_enabled",
+    "share_path",
+    "create_link",
+    "list_links",
+    "update_snapshot",
+    "revoke",
+    "link_is_live",
+    "open_shared",
+    "shared_earlier",
+    "shared_from_session",
+    "shared_handoff_markdown",
+]
+
+MAX_EXPIRY_DAYS = 365
+
+
+class SharingDisabled(RuntimeError):
+    """Sharing is switched off for this instance (``BATON_SHARING=off``)."""
+
+    def __init__(self) -> None:
+        super().__init__("Sharing is turned off on this Baton instance (BATON_SHARING=off).")
+
+
+class ShareLinkView(BaseModel):
+    """A link as its owner sees it in the Share panel. The token is never part of it: it
+    exists only in the URL returned once by :func:`create_link`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    created_at: datetime
+    updated_at: datetime
+    expires_at: datetime | None = None
+    snapshot_seq: int = 0
+    status: Literal["active", "revoked", "expired"] = "active"
+
+
+def sharing_enabled() -> bool:
+    return os.environ.get("BATON_SHARING", "on").strip().lower() not in ("off", "0", "false", "no")
+
+
+def share_path(token: str) -> str:
+    return f"/share/{token}"
+
+
+def _read() -> Session:
+    return Session(runtime.engine())
+
+
+def _write() -> Session:
+    return Session(write_engine(runtime.engine()))
+
+
+def _as_aware(moment: datetime | None) -> datetime | None:
+    if moment is not None and moment.tzinfo is None:
+        return moment.replace(tzinfo=utcnow().tzinfo)
+    return moment
+
+
+def _view(link: ShareLink, now: datetime | None = None) -> ShareLinkView:
+    moment = now or utcnow()
+    expires_at = _as_aware(link.expires_at)
+    status: Literal["active", "revoked", "expired"] = "active"
+    if link.revoked_at is not None:
+        status = "revoked"
+    elif expires_at is not None and expires_at <= moment:
+        status = "expired"
+    return ShareLinkView(id=link.id, created_at=link.created_at, updated_at=link.updated_at,
+                         expires_at=expires_at, snapshot_seq=link.snapshot_seq, status=status)
+
+
+def _require_enabled() -> None:
+    if not sharing_enabled():
+        raise SharingDisabled()
+
+
+def _owned_link(db: Session, owner: str, link_id: str) -> ShareLink | None:
+    link = db.get(ShareLink, link_id)
+    if link is None or thread_service.owned_thread(owner, link.thread_id) is None:
+        return None
+    return link
+
+
+def create_link(owner: str, thread_id: str,
+                expires_in_days: int | None = None) -> tuple[str, ShareLinkView] | None:
+    """A new link to ``owner``'s thread as it is now: ``("/share/<token>", view)``.
+
+    The URL is returned only here (only the token's hash is stored). None when the thread
+    is not ``owner``'s. Raises :class:`SharingDisabled` or ``ValueError`` for a bad expiry.
+    """
+    _require_enabled()
+    if expires_in_days is not None and not 1 <= expires_in_days <= MAX_EXPIRY_DAYS:
+        raise ValueError(f"A link expires after 1 to {MAX_EXPIRY_DAYS} days, or never.")
+    if thread_service.owned_thread(owner, thread_id) is None:
+        return None
+    expires_at = utcnow() + timedelta(days=expires_in_days) if expires_in_days else None
+    with _write() as db:
+        link, token = share_repo.create_share_link(session=db, thread_id=thread_id,
+                                                   expires_at=expires_at)
+        return share_path(token), _view(link)
+
+
+def list_links(owner: str, thread_id: str) -> list[ShareLinkView]:
+    """``owner``'s links to the thread, newest first (revoked and expired ones included)."""
+    if thread_service.owned_thread(owner, thread_id) is None:
+        return []
+    with _read() as db:
+        return [_view(link) for link in share_repo.list_share_links(session=db,
+                                                                     thread_id=thread_id)]
+
+
+def update_snapshot(owner: str, link_id: str) -> ShareLinkView | None:
+    """Move the link's snapshot to the thread's latest message; the URL stays the same."""
+    with _write() as db:
+        if _owned_link(db, owner, link_id) is None:
+            return None
+        link = share_repo.update_share_snapshot(session=db, link_id=link_id)
+        return _view(link) if link else None
+
+
+def revoke(owner: str, link_id: str) -> ShareLinkView | None:
+    """Stop the link from opening, for good."""
+    with _write() as db:
+        if _owned_link(db, owner, link_id) is None:
+            return None
+        link = share_repo.revoke_share_link(session=db, link_id=link_id)
+        return _view(link) if link else None
+
+
+def _live_link(token: str) -> ShareLink | None:
+    if not sharing_enabled():
+        return None
+    with _read() as db:
+        return share_repo.resolve_share_token(session=db, token=token)
+
+
+def link_is_live(token: str) -> bool:
+    """Whether ``token`` opens a shared thread now (not missing, revoked or expired)."""
+    return _live_link(token) is not None
+
+
+def open_shared(token: str, *, limit: int = 100) -> TimelineView | None:
+    """The thread behind ``token`` up to the link's snapshot, without the context meter.
+
+    None for a missing, revoked or expired link and whenever sharing is off.
+    """
+    link = _live_link(token)
+    if link is None:
+        return None
+    return thread_service.load_timeline(None, link.thread_id, limit=limit,
+                                        upto_seq=link.snapshot_seq, with_meter=False)
+
+
+def shared_earlier(token: str, before_seq: int, *, limit: int = 100) -> TimelineView | None:
+    """The rows before ``before_seq`` of the shared snapshot (the "Load earlier" button)."""
+    link = _live_link(token)
+    if link is None:
+        return None
+    return thread_service.load_timeline(None, link.thread_id, before_seq=before_seq, limit=limit,
+                                        upto_seq=link.snapshot_seq, with_meter=False)
+
+
+def shared_from_session(token: str, session_number: int, *,
+                        current_earliest_seq: int) -> list[TimelineItem]:
+    """Items of the shared snapshot from the start of ``session_number`` (chip navigator)."""
+    link = _live_link(token)
+    if link is None:
+        return []
+    return thread_service.load_from_session(None, link.thread_id, session_number,
+                                            current_earliest_seq=current_earliest_seq,
+                                            upto_seq=link.snapshot_seq)
+
+
+def shared_handoff_markdown(token: str, session_number: int) -> tuple[str, str] | None:
+    """(``HANDOFF-{n}.md``, markdown) of a handoff inside the shared snapshot."""
+    link = _live_link(token)
+    if link is None:
+        return None
+    return thread_service.handoff_markdown(None, link.thread_id, session_number,
+                                           upto_seq=link.snapshot_seq)

@@ -1,0 +1,216 @@
+"""Process-wide services: the database, the store, the runner, running turns' cancel flags.
+
+Created lazily on first use (never at import time) and migrated once per process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from functools import lru_cache
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from agent_core import (
+    DEFAULT_SYSTEM_PROMPT,
+    ConfigurationError,
+    ContextPolicy,
+    McpServer,
+    McpToolbox,
+    ResolvedModel,
+    Sandbox,
+    ThreadRunner,
+    TurnSetup,
+    command_mode,
+    get_encoding,
+    limits_from_settings,
+    make_history_tools,
+    make_policy,
+    make_tools,
+    model_info,
+    resolve_model,
+)
+from chat_app.db import mcp_servers as db_mcp
+from chat_app.db.engine import get_engine
+from chat_app.db.migrate import migrate
+from chat_app.db.models import Assistant, AssistantCreate
+from chat_app.db.repo import DEFAULT_ASSISTANT_NAME
+from chat_app.db.store import SqlStore
+from chat_app.services.runtime import turn_process
+from chat_app.services.runtime.context_window import EffectiveWindow, effective_window
+
+_log = logging.getLogger(__name__)
+
+__all__ = ["engine", "store", "runner", "policy_for", "turn_setup", "window_for", "cancel_flag", "clear_cancel", "runs_here",
+           "is_busy", "request_stop",
+           "model_for", "load_tokenizers", "mcp_servers", "toolbox", "sandbox_for"]
+
+_migrated: set[str] = set()
+_migrate_lock = threading.Lock()
+_cancel: dict[str, asyncio.Event] = {}
+_warned: set[str] = set()
+
+
+def engine() -> Engine:
+    """The app's database engine, migrated to the newest schema on first use."""
+    db = get_engine()
+    key = str(db.url)
+    if key not in _migrated:
+        with _migrate_lock:
+            if key not in _migrated:
+                migrate()
+                _migrated.add(key)
+    return db
+
+
+@lru_cache(maxsize=1)
+def _store_for(key: str) -> SqlStore:
+    return SqlStore(get_engine())
+
+
+def store() -> SqlStore:
+    return _store_for(str(engine().url))
+
+
+@lru_cache(maxsize=1)
+def runner() -> ThreadRunner:
+    return ThreadRunner()
+
+
+def load_tokenizers() -> list[str]:
+    """Load the tokenizers the assistants' chats count with; their names, sorted.
+
+    A tokenizer's tables are 35 MB (``cl100k_base``) to 80 MB (``o200k_base``) for the life of
+    the process. Loaded by the first chat, they were built amid that chat's short-lived
+    objects, whose freed blocks then stayed pinned in the allocator's arenas beside them, and
+    the chat waited for them. Called before the first request (the app's lifespan); an
+    assistant added later with another model loads its tokenizer at its first chat.
+    """
+    with Session(engine()) as db:
+        specs = list(db.exec(select(Assistant.model)).all())
+    if not specs:  # the default assistant is made with the first chat
+        specs = [AssistantCreate(name=DEFAULT_ASSISTANT_NAME).model]
+    names = set()
+    for spec in specs:
+        try:
+            names.add(model_info((spec or "").strip() or "simulator").encoding)
+        except ConfigurationError:
+            continue  # a bad model name is refused where the assistant is used
+    for name in names:
+        get_encoding(name)
+    return sorted(names)
+
+
+def model_for(assistant: Assistant) -> ResolvedModel:
+    return resolve_model(assistant.model, window_override=assistant.window_override)
+
+
+def window_for(assistant: Assistant, resolved: ResolvedModel) -> EffectiveWindow:
+    """The window the assistant's chats run on (the admin page shows the same)."""
+    return effective_window(resolved.name, is_simulator=resolved.is_simulator,
+                            window_override=assistant.window_override)
+
+
+def policy_for(assistant: Assistant) -> tuple[ContextPolicy, ResolvedModel]:
+    """The assistant's context policy and model: what a chat's reset status needs, without
+    the tools a run builds."""
+    resolved = model_for(assistant)
+    policy = make_policy(
+        context_strategy=assistant.context_strategy,
+        reset_threshold=assistant.reset_threshold,
+        compact_threshold=assistant.compact_threshold,
+        mask_threshold=assistant.mask_threshold,
+        warn_threshold=assistant.warn_threshold,
+        keep_recent_tokens=assistant.keep_recent_tokens,
+        window_override=window_for(assistant, resolved).override,
+        pinned_paths=tuple(assistant.pinned_paths or ()),
+    )
+    return policy, resolved
+
+
+def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, ResolvedModel]:
+    """Everything a run of ``thread_id`` needs, from the assistant's current settings."""
+    policy, resolved = policy_for(assistant)
+    the_store = store()
+    setup = TurnSetup(
+        store=the_store,
+        thread_id=thread_id,
+        model=resolved.model,
+        model_name=resolved.name,
+        policy=policy,
+        system_prompt=assistant.system_prompt or DEFAULT_SYSTEM_PROMPT,
+        tools=make_tools(the_store, thread_id, commands=command_mode(resolved.is_simulator),
+                         sandbox=sandbox_for(assistant))
+        # Offered from the first message, not only once something was compacted: a tool list
+        # that changes mid-thread would break the provider's cached prompt prefix.
+        + (make_history_tools(the_store, thread_id) if assistant.history_tools else []),
+        review_handoffs=bool(assistant.review_handoffs),
+    )
+    servers = mcp_servers(assistant.id)
+    if servers:
+        # Loaded by the runner at the start of each turn (async, with a time limit per server).
+        setup.tool_loader = lambda: toolbox().load(servers)
+    return setup, resolved
+
+
+def mcp_servers(assistant_id: str) -> list[McpServer]:
+    """The assistant's MCP servers, read at every turn so an admin's change applies next turn."""
+    with Session(engine()) as db:
+        return [db_mcp.as_server(row)
+                for row in db_mcp.list_mcp_servers(session=db, assistant_id=assistant_id)]
+
+
+@lru_cache(maxsize=1)
+def toolbox() -> McpToolbox:
+    """The process's MCP tool loader: each server's tools are kept for a few minutes."""
+    return McpToolbox(load_timeout=float(os.environ.get("BATON_MCP_TIMEOUT", "20")),
+                      cache_seconds=float(os.environ.get("BATON_MCP_CACHE_SECONDS", "300")))
+
+
+def sandbox_for(assistant: Assistant) -> Sandbox:
+    """The sandbox the assistant's commands run in."""
+    # The assistant's "Network for commands" (or BATON_SANDBOX_NETWORK=on, for every
+    # assistant) lets commands reach the network (package installs); off by default so a
+    # command the model writes cannot send the workspace anywhere.
+    network = bool(assistant.sandbox_network) or \
+        os.environ.get("BATON_SANDBOX_NETWORK", "").lower() == "on"
+    limits, problems = limits_from_settings(os.environ)
+    for problem in set(problems) - _warned:  # once per process, not at every turn
+        _warned.add(problem)
+        _log.warning("sandbox setting ignored: %s", problem)
+    return Sandbox(limits, network=network)
+
+
+def cancel_flag(thread_id: str) -> asyncio.Event:
+    flag = _cancel.get(thread_id)
+    if flag is None or flag.is_set():
+        flag = _cancel[thread_id] = asyncio.Event()
+    return flag
+
+
+def runs_here() -> int:
+    """How many turns (or handoffs) of this process are running now, those it has handed
+    to its turn process included."""
+    return len(_cancel) + turn_process.active_runs()
+
+
+def is_busy(thread_id: str) -> bool:
+    """Whether this process runs something of ``thread_id`` now, itself or in its turn
+    process (another worker's turn holds the thread's turn lock instead)."""
+    return runner().is_busy(thread_id) or turn_process.is_busy(thread_id)
+
+
+def clear_cancel(thread_id: str, flag: asyncio.Event) -> None:
+    if _cancel.get(thread_id) is flag:
+        del _cancel[thread_id]
+
+
+def request_stop(thread_id: str) -> bool:
+    flag = _cancel.get(thread_id)
+    if flag is None:
+        return False
+    flag.set()
+    return True
