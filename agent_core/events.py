@@ -1,73 +1,258 @@
-"""The stream event protocol (DESIGN.md §2): custom events the UI renders and the store keeps.
+"""The stream event protocol (DESIGN.md §2): what a run tells the UI, as one typed union.
 
-Every event is a plain dict ``{"type": ..., "data": {...}}`` so it can cross a websocket or
-be stored as JSON unchanged.
+Each event is a pydantic model with a ``type`` discriminator and flat, typed fields;
+``model_dump()`` gives the wire and storage shape ``{"type": ..., "data": {...}}`` that
+crosses a websocket or is stored as JSON, unchanged from when events were plain dicts, and
+:func:`parse_event` reads that shape back. Where an event's data is open (a reset's
+phases, a marker's references, a warning's reason) the extra keys ride along as given.
+
+A field with a default is sent only when it was given (or read): the shape of an event is
+what its producer said, so typing a field never adds a key the UI did not get before.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    model_serializer,
+    model_validator,
+)
+
+from agent_core.storage.records import StoredMessage
 
 __all__ = [
     "ResetPhase",
-    "context_reset",
-    "compaction",
-    "todo_compressed",
-    "masking",
-    "utilization",
-    "warning",
+    "MarkerKind",
+    "HandoffStatus",
+    "CompactStatus",
+    "TokenEvent",
+    "MessageEvent",
+    "UtilizationEvent",
+    "ContextResetEvent",
+    "MarkerEvent",
+    "WarningEvent",
+    "QueuedEvent",
+    "AcceptedEvent",
+    "HandoffEvent",
+    "CompactEvent",
+    "ErrorEvent",
+    "DoneEvent",
+    "Event",
+    "parse_event",
     "reply_cut_off",
-    "queued",
-    "accepted",
 ]
 
 ResetPhase = Literal["reset_starting", "input_blocked", "reset_complete", "reset_failed"]
+MarkerKind = Literal["compaction", "todo_compressed", "masking"]
+HandoffStatus = Literal["started", "nothing", "cancelled", "failed", "done"]
+CompactStatus = Literal["failed", "discarded", "nothing", "done"]
 
 
-def context_reset(event: ResetPhase, **data: Any) -> dict[str, Any]:
-    return {"type": "context_reset", "data": {"event": event, **data}}
+class _Wire(BaseModel):
+    """Flat fields here, ``{"type": ..., "data": {...}}`` on the wire."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_wire(cls, value: Any) -> Any:
+        if isinstance(value, dict) and set(value) == {"type", "data"}:
+            return {**(value["data"] or {}), "type": value["type"]}
+        return value
+
+    @model_serializer(mode="wrap")
+    def _to_wire(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        flat: dict[str, Any] = handler(self)
+        kind = flat.pop("type")
+        return {"type": kind, "data": {k: v for k, v in flat.items() if k in self.model_fields_set}}
 
 
-def compaction(**data: Any) -> dict[str, Any]:
-    return {"type": "compaction", "data": data}
+class _Open(_Wire):
+    """An event whose data is open: keys beyond the typed fields are kept as given."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
 
 
-def todo_compressed(**data: Any) -> dict[str, Any]:
-    return {"type": "todo_compressed", "data": data}
+class TokenEvent(_Wire):
+    """Words of the reply being streamed."""
+
+    type: Literal["token"] = "token"
+    text: str
 
 
-def masking(**data: Any) -> dict[str, Any]:
-    return {"type": "masking", "data": data}
+class MessageEvent(BaseModel):
+    """A stored row (a user message delivered, a reply, a tool result, a marker)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: Literal["message"] = "message"
+    row: StoredMessage
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_wire(cls, value: Any) -> Any:
+        if isinstance(value, dict) and set(value) == {"type", "data"}:
+            return {"type": value["type"], "row": value["data"]}
+        return value
+
+    @model_serializer(mode="plain")
+    def _to_wire(self) -> dict[str, Any]:
+        # The row as JSON whatever the mode: the event's data was always the row's JSON.
+        return {"type": self.type, "data": self.row.model_dump(mode="json")}
+
+    @classmethod
+    def of(cls, row: StoredMessage) -> MessageEvent:
+        """The event of ``row`` as it is now (a copy: the row may change after)."""
+        return cls(row=row.model_copy(deep=True))
 
 
-def utilization(*, tokens: int, window: int, basis: str, **data: Any) -> dict[str, Any]:
-    fraction = tokens / window if window else 0.0
-    return {
-        "type": "utilization",
-        "data": {"tokens": tokens, "window": window, "fraction": round(fraction, 4), "basis": basis, **data},
-    }
+class UtilizationEvent(_Wire):
+    """How full the context is; ``fraction`` is worked out from ``tokens`` and ``window``."""
+
+    type: Literal["utilization"] = "utilization"
+    tokens: int
+    window: int
+    fraction: float = 0.0
+    basis: str
+    compact_threshold: float = 0.5
+    reset_threshold: float = 0.8
+    warn_threshold: float | None = None
+    session_number: int = 1
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fraction(cls, value: Any) -> Any:
+        if isinstance(value, dict) and "tokens" in value and "fraction" not in value:
+            window = value.get("window")
+            fraction = value["tokens"] / window if window else 0.0
+            return {**value, "fraction": round(fraction, 4)}
+        return value
 
 
-def warning(message: str, **data: Any) -> dict[str, Any]:
-    return {"type": "warning", "data": {"message": message, **data}}
+class ContextResetEvent(_Open):
+    """A phase of a context reset; each phase carries its own keys (docs/architecture.md §4)."""
+
+    type: Literal["context_reset"] = "context_reset"
+    event: ResetPhase
+    session_number: int = 1
+
+    @classmethod
+    def of(cls, event: ResetPhase, **data: Any) -> ContextResetEvent:
+        """The ``event`` phase with its keys (``session_number`` and what the phase says)."""
+        return cls.model_validate({**data, "event": event})
+
+    @property
+    def details(self) -> dict[str, Any]:
+        """The phase's keys beyond the typed ones."""
+        return dict(self.model_extra or {})
 
 
-def reply_cut_off(*, message_id: str) -> dict[str, Any]:
+class MarkerEvent(_Open):
+    """A compaction, todo compression or mask, with the stored marker row (``marker_id``)
+    and the position of its context edit (``edit``; None when nothing was edited)."""
+
+    type: MarkerKind
+    message: str = ""
+    session_number: int = 1
+    tokens_before: int = 0
+    tokens_after: int = 0
+    messages: int | None = None  # a compaction's summarized messages
+    outputs: int | None = None  # a mask's tool outputs
+    todo_id: str | None = None  # a todo compression's todo
+    call_input_tokens: int | None = None  # what a compaction's summary call cost
+    call_output_tokens: int | None = None
+    marker_id: str | None = None
+    marker_event: str | None = None
+    edit: int | None = None
+    discarded: bool = False
+
+
+class WarningEvent(_Open):
+    """Something the user should know that did not stop the run."""
+
+    type: Literal["warning"] = "warning"
+    message: str
+    reason: str | None = None
+    message_id: str | None = None  # the row a ``reply_cut_off`` warning is about
+    utilization: float | None = None
+    head_fraction: float | None = None
+
+
+class QueuedEvent(_Wire):
+    """A message waits: the thread is busy here, or a review holds it back."""
+
+    type: Literal["queued"] = "queued"
+    pending_id: str
+    content: str
+
+
+class AcceptedEvent(_Wire):
+    """The message the sender's browser called ``client_id`` is stored (once, whatever the
+    number of sends); the browser may forget its copy."""
+
+    type: Literal["accepted"] = "accepted"
+    pending_id: str
+    client_id: str
+
+
+class HandoffEvent(_Wire):
+    """How a ``/handoff`` goes."""
+
+    type: Literal["handoff"] = "handoff"
+    status: HandoffStatus
+    message: str
+
+
+class CompactEvent(_Wire):
+    """How a "Compact now" ended."""
+
+    type: Literal["compact"] = "compact"
+    status: CompactStatus
+    message: str
+
+
+class ErrorEvent(_Wire):
+    """The run failed; ``message`` is redacted."""
+
+    type: Literal["error"] = "error"
+    message: str
+
+
+class DoneEvent(_Open):
+    """The run ended (``busy``: it did not start, the thread runs here already)."""
+
+    type: Literal["done"] = "done"
+    cancelled: bool = False
+    busy: bool = False
+
+
+Event = Annotated[
+    TokenEvent | MessageEvent | UtilizationEvent | ContextResetEvent | MarkerEvent
+    | WarningEvent | QueuedEvent | AcceptedEvent | HandoffEvent | CompactEvent | ErrorEvent
+    | DoneEvent,
+    Field(discriminator="type"),
+]
+
+_EVENT: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def parse_event(wire: dict[str, Any]) -> Event:
+    """The event of a stored or received ``{"type": ..., "data": {...}}``."""
+    return _EVENT.validate_python(wire)
+
+
+def reply_cut_off(*, message_id: str) -> WarningEvent:
     """The warning for a reply whose stream ended before the provider finished it; the
     stored message ``message_id`` keeps the text and has ``meta["incomplete"]``."""
-    return warning(
-        "The reply was cut off: the provider ended the stream before finishing it. The text "
-        "so far is kept; ask the agent to continue.",
+    return WarningEvent(
+        message="The reply was cut off: the provider ended the stream before finishing it. "
+        "The text so far is kept; ask the agent to continue.",
         reason="reply_cut_off",
         message_id=message_id,
     )
-
-
-def queued(**data: Any) -> dict[str, Any]:
-    return {"type": "queued", "data": data}
-
-
-def accepted(*, pending_id: str, client_id: str) -> dict[str, Any]:
-    """The message the sender's browser called ``client_id`` is stored (once, whatever the
-    number of sends); the browser may forget its copy."""
-    return {"type": "accepted", "data": {"pending_id": pending_id, "client_id": client_id}}

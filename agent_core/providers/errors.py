@@ -120,7 +120,7 @@ def _emit_warning(message: str) -> None:
         writer = get_stream_writer()
     except (RuntimeError, ImportError):  # not inside a graph run
         return
-    writer(events.warning(message))
+    writer(events.WarningEvent(message=message))
 
 
 class ProviderErrorMapping(BaseChatModel):

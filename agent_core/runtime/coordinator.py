@@ -180,7 +180,7 @@ class SessionCoordinator:
         for message, row in zip(fresh, stored, strict=True):
             self._remember(message.id, row.seq)
             self._remember(row.id, row.seq)
-            self.emit({"type": "message", "data": row.model_dump(mode="json")})
+            self.emit(events.MessageEvent.of(row))
             if row.meta.get("incomplete"):
                 self.emit(events.reply_cut_off(message_id=row.id))
 
@@ -191,7 +191,7 @@ class SessionCoordinator:
             role="event", content=text, meta={"event": "tool_problem"})])
         self._opened([row])
         self._remember(row.id, row.seq)
-        self.emit({"type": "message", "data": row.model_dump(mode="json")})
+        self.emit(events.MessageEvent.of(row))
 
     def deliver_pending(self, *, mid_turn: bool = False) -> list[BaseMessage]:
         """Deliver the queue into the session. ``mid_turn``: at a model call of a turn under
@@ -200,7 +200,7 @@ class SessionCoordinator:
         self._opened(rows)
         for row in rows:
             self._remember(row.id, row.seq)
-            self.emit({"type": "message", "data": row.model_dump(mode="json")})
+            self.emit(events.MessageEvent.of(row))
         return to_langchain(rows)
 
     def note_turn_end(self, event: str, text: str) -> None:
@@ -212,7 +212,7 @@ class SessionCoordinator:
             role="event", content=text, meta={"event": event})])
         self._opened([row])
         self._remember(row.id, row.seq)
-        self.emit({"type": "message", "data": row.model_dump(mode="json")})
+        self.emit(events.MessageEvent.of(row))
 
     def _opened(self, rows: Sequence[StoredMessage]) -> None:
         if self._opening is not None:
@@ -235,7 +235,7 @@ class SessionCoordinator:
             list(messages), system=self.setup.system_prompt or None, tools=list(self.setup.tools) or None
         )
         policy = self.setup.policy
-        self.emit(events.utilization(
+        self.emit(events.UtilizationEvent(
             tokens=estimate.tokens, window=estimate.window, basis=estimate.basis,
             compact_threshold=policy.compact_threshold, reset_threshold=policy.reset_threshold,
             warn_threshold=warn_threshold(policy, self.info.default_strategy),
@@ -261,22 +261,22 @@ class SessionCoordinator:
         """End the session with a handoff and open the next one. Returns the new context,
         or None when the reset failed (the old session continues)."""
         old = self.session
-        self.emit(events.context_reset("reset_starting", session_id=old.id, session_number=old.number,
+        self.emit(events.ContextResetEvent.of("reset_starting", session_id=old.id, session_number=old.number,
                                        context_utilization=round(utilization, 4), trigger=trigger,
                                        threshold=self.setup.policy.reset_threshold))
-        self.emit(events.context_reset("input_blocked", reason="Context reset in progress"))
+        self.emit(events.ContextResetEvent.of("input_blocked", reason="Context reset in progress"))
         try:
             context = await self._handoff_and_commit(messages, trigger=trigger, utilization=utilization,
                                                      focus=focus, cancel=cancel)
         except HandoffCancelled:
-            self.emit(events.context_reset("reset_failed", reason="Handoff cancelled", cancelled=True))
+            self.emit(events.ContextResetEvent.of("reset_failed", reason="Handoff cancelled", cancelled=True))
             if raise_errors:
                 raise
             return None
         except Exception as exc:  # the old session must go on whatever failed
             log.exception("reset of thread %s failed", self.setup.thread_id)
             reason = redact_text(str(exc), known_secrets()) or type(exc).__name__
-            self.emit(events.context_reset("reset_failed", reason=reason))
+            self.emit(events.ContextResetEvent.of("reset_failed", reason=reason))
             if raise_errors:
                 raise
             return None
@@ -361,7 +361,7 @@ class SessionCoordinator:
         self.undo_hold = None
         for row in rows:
             self._remember(row.id, row.seq)
-        self.emit(events.context_reset(
+        self.emit(events.ContextResetEvent.of(
             "reset_complete", old_session_id=old.id, new_session_id=new.id,
             session=new.model_dump(mode="json"), session_number=new.number, trigger=trigger, utilization=round(utilization, 4),
             model=self.setup.model_name, handoff=handoff, handoff_source=result.source,
@@ -442,7 +442,7 @@ class SessionCoordinator:
                                   "edit": len(self.store.context_edits(self.session.id))})
         self._opening = None
         stored = self.store.add_context_edit(self.session.id, edit, marker)
-        self.emit(events.masking(message=note, tokens_before=before, tokens_after=after,
+        self.emit(events.MarkerEvent(type="masking", message=note, tokens_before=before, tokens_after=after,
                                  outputs=len(picked), session_number=self.session.number,
                                  **self._marker_ref(stored, marker.meta["edit"])))
         return self._rebuilt()
@@ -502,7 +502,7 @@ class SessionCoordinator:
                                   "usage": usage})
         self._opening = None
         stored = self.store.add_context_edit(self.session.id, edit, marker)
-        self.emit(events.compaction(message=note, tokens_before=before, tokens_after=after,
+        self.emit(events.MarkerEvent(type="compaction", message=note, tokens_before=before, tokens_after=after,
                                     messages=len(older), session_number=self.session.number,
                                     call_input_tokens=usage["input_tokens"],
                                     call_output_tokens=usage["output_tokens"],
@@ -523,7 +523,7 @@ class SessionCoordinator:
                   "usage": usage})])
         self._opening = None
         self._remember(stored.id, stored.seq)
-        self.emit(events.compaction(message=note, tokens_before=before, tokens_after=after,
+        self.emit(events.MarkerEvent(type="compaction", message=note, tokens_before=before, tokens_after=after,
                                     messages=messages, session_number=self.session.number,
                                     discarded=True, marker_event=COMPACTION_DISCARDED,
                                     call_input_tokens=usage["input_tokens"],
@@ -559,7 +559,7 @@ class SessionCoordinator:
             self._opening = None
             stored = self.store.add_context_edit(self.session.id, edit, marker)
             edits += 1
-            self.emit(events.todo_compressed(message=note, todo_id=key, tokens_before=before,
+            self.emit(events.MarkerEvent(type="todo_compressed", message=note, todo_id=key, tokens_before=before,
                                              tokens_after=after, session_number=self.session.number,
                                              **self._marker_ref(stored, marker.meta["edit"])))
             changed = True

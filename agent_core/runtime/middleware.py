@@ -137,15 +137,15 @@ class ContextResetMiddleware(_Base):
         masked = messages if step.masked else None
         if step.blocked == "short_compaction" and not self.call.warned_short:
             self.call.warned_short = True
-            c.emit(events.warning(
-                f"Compaction could not get this session below the compact threshold "
+            c.emit(events.WarningEvent(
+                message=f"Compaction could not get this session below the compact threshold "
                 f"({policy.compact_threshold:.0%}): the recent part it keeps is too "
                 "large. Not compacting again this turn; lower keep-recent tokens or raise "
                 "the threshold.", utilization=estimate.fraction))
         if step.blocked == "reset_head" and self.resets and c.session.id not in self.warned:
             self.warned.add(c.session.id)
-            c.emit(events.warning(
-                f"This session starts at {step.head:.0%} of the context window (the handoff "
+            c.emit(events.WarningEvent(
+                message=f"This session starts at {step.head:.0%} of the context window (the handoff "
                 "and pinned files are too large for the reset threshold), so another "
                 "reset cannot help; continuing without one. Unpin large files or raise "
                 "the threshold.", utilization=estimate.fraction, head_fraction=round(step.head, 4)))

@@ -19,10 +19,23 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from agent_core import events
 from agent_core.accounting.calibration import ContextEstimator, FamilyRatios
 from agent_core.context.build import build_context
 from agent_core.errors import ContextOverflowError, HandoffCancelled, NothingToHandOff
+from agent_core.events import (
+    AcceptedEvent,
+    CompactEvent,
+    CompactStatus,
+    DoneEvent,
+    ErrorEvent,
+    Event,
+    HandoffEvent,
+    HandoffStatus,
+    MessageEvent,
+    QueuedEvent,
+    TokenEvent,
+    WarningEvent,
+)
 from agent_core.redaction import known_secrets, redact_text
 from agent_core.runtime import lanes
 from agent_core.runtime.agent import build_agent
@@ -149,7 +162,7 @@ class ThreadRunner:
     async def submit(
         self, setup: TurnSetup, text: str, *, cancel: asyncio.Event | None = None,
         client_id: str | None = None,
-    ) -> AsyncIterator[dict[str, Any]]:
+    ) -> AsyncIterator[Event]:
         """Queue ``text`` and run the thread until no queued message is left.
 
         Raises :class:`~agent_core.errors.MessageRejected` (before anything is stored) for
@@ -163,11 +176,11 @@ class ThreadRunner:
             record = await asyncio.to_thread(setup.store.enqueue_pending, setup.thread_id,
                                              text, client_id=client_id)
             if client_id is not None:
-                yield events.accepted(pending_id=record.id, client_id=client_id)
+                yield AcceptedEvent(pending_id=record.id, client_id=client_id)
                 if record.delivered_session_id is not None:
                     return
             if self.is_busy(setup.thread_id):
-                yield events.queued(pending_id=record.id, content=text)
+                yield QueuedEvent(pending_id=record.id, content=text)
                 return
             opening = None
         else:
@@ -190,7 +203,7 @@ class ThreadRunner:
                 raise
             if client_id is not None:
                 try:
-                    yield events.accepted(pending_id=record.id, client_id=client_id)
+                    yield AcceptedEvent(pending_id=record.id, client_id=client_id)
                 except BaseException:  # the caller stopped listening: no turn runs
                     if opening is not None:
                         await asyncio.to_thread(opening.lock.__exit__, None, None, None)
@@ -206,7 +219,7 @@ class ThreadRunner:
             yield event
 
     async def drain(self, setup: TurnSetup, *, cancel: asyncio.Event, resume: bool = False,
-                    opening: Opening | None = None) -> AsyncIterator[dict[str, Any]]:
+                    opening: Opening | None = None) -> AsyncIterator[Event]:
         """Run until the thread's queue is empty (re-checking after the lock is released).
 
         The first look also takes a message the open session holds that no turn took yet
@@ -270,17 +283,17 @@ class ThreadRunner:
             return
         if waits:
             for record in await asyncio.to_thread(setup.store.pending, thread_id):
-                yield events.queued(pending_id=record.id, content=record.content)
-            yield events.warning(REVIEW_WAITS, reason="review_pending")
-        yield {"type": "done", "data": {"cancelled": cancel.is_set()}}
+                yield QueuedEvent(pending_id=record.id, content=record.content)
+            yield WarningEvent(message=REVIEW_WAITS, reason="review_pending")
+        yield DoneEvent(cancelled=cancel.is_set())
 
-    async def rerun(self, setup: TurnSetup, *, cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
+    async def rerun(self, setup: TurnSetup, *, cancel: asyncio.Event) -> AsyncIterator[Event]:
         """Run one turn on the thread as it stands, with no new message: the model answers
         its context again (after the caller hid the reply to regenerate). Yields nothing but
         ``done`` when the thread is busy in this process."""
         thread_id = setup.thread_id
         if self.is_busy(thread_id):
-            yield {"type": "done", "data": {"cancelled": False, "busy": True}}
+            yield DoneEvent(cancelled=False, busy=True)
             return
         self._active.add(thread_id)
         lock = await self._turn_lock(setup)
@@ -290,7 +303,7 @@ class ThreadRunner:
         finally:
             await asyncio.to_thread(lock.__exit__, None, None, None)
             self._idle(thread_id)
-        yield {"type": "done", "data": {"cancelled": cancel.is_set()}}
+        yield DoneEvent(cancelled=cancel.is_set())
 
     async def _turn_lock(self, setup: TurnSetup) -> Any:
         """The thread's turn lock, entered off the loop. Cancelled while waiting for it, the
@@ -302,7 +315,7 @@ class ThreadRunner:
             raise
 
     async def _turn(self, setup: TurnSetup, cancel: asyncio.Event,
-                    opening: Opening | None = None) -> AsyncIterator[dict[str, Any]]:
+                    opening: Opening | None = None) -> AsyncIterator[Event]:
         lanes.begin_turn()  # it goes first until the model's first output
         try:
             async for event in self._turn_events(setup, cancel, opening):
@@ -313,7 +326,7 @@ class ThreadRunner:
             lanes.end_start()
 
     async def _turn_events(self, setup: TurnSetup, cancel: asyncio.Event,
-                           opening: Opening | None = None) -> AsyncIterator[dict[str, Any]]:
+                           opening: Opening | None = None) -> AsyncIterator[Event]:
         if opening is not None:
             coordinator, context, outbox = opening.coordinator, opening.context, opening.outbox
         else:
@@ -337,7 +350,7 @@ class ThreadRunner:
                 coordinator.emit = outbox.append  # the graph's stream writer is gone
                 if attempt:
                     message = redact_text(str(exc), known_secrets())
-                    yield {"type": "error", "data": {"message": message}}
+                    yield ErrorEvent(message=message)
                     for event in await asyncio.to_thread(_turn_ended, coordinator, message):
                         yield event
                     return
@@ -346,12 +359,12 @@ class ThreadRunner:
             except Exception as exc:
                 log.exception("run of thread %s failed", setup.thread_id)
                 message = _user_error(exc)
-                yield {"type": "error", "data": {"message": message}}
+                yield ErrorEvent(message=message)
                 for event in await asyncio.to_thread(_turn_ended, coordinator, message):
                     yield event
                 return
 
-    async def _recover_overflow(self, coordinator, context, outbox) -> AsyncIterator[dict[str, Any]]:
+    async def _recover_overflow(self, coordinator, context, outbox) -> AsyncIterator[Event]:
         """The provider said the prompt is too long: apply the strategy, then retry once."""
         estimate = coordinator.measure(context)
         strategy = coordinator.setup.policy.context_strategy
@@ -364,7 +377,7 @@ class ThreadRunner:
             yield outbox.pop(0)
 
     async def _stream(self, coordinator: SessionCoordinator, context: list[BaseMessage],
-                      cancel: asyncio.Event) -> AsyncIterator[dict[str, Any]]:
+                      cancel: asyncio.Event) -> AsyncIterator[Event]:
         agent = build_agent(coordinator)
         state: list[BaseMessage] = list(context)
         partial: list[str] = []
@@ -380,7 +393,7 @@ class ThreadRunner:
                 message, meta = chunk
                 if meta.get("langgraph_node") == "model" and isinstance(message.content, str) and message.content:
                     partial.append(message.content)
-                    yield {"type": "token", "data": {"text": message.content}}
+                    yield TokenEvent(text=message.content)
             elif mode == "updates":
                 for update in (chunk or {}).values():
                     _apply_update(state, update)
@@ -390,15 +403,15 @@ class ThreadRunner:
             for event in self._persist_stopped(coordinator, state, "".join(partial)):
                 yield event
 
-    def _persist_stopped(self, coordinator, state, partial: str) -> list[dict[str, Any]]:
-        outbox: list[dict[str, Any]] = []
+    def _persist_stopped(self, coordinator, state, partial: str) -> list[Event]:
+        outbox: list[Event] = []
         coordinator.emit = outbox.append
         coordinator.sync(state)
         if partial.strip():
             row = coordinator.store.append(coordinator.setup.thread_id, coordinator.session.id, [
                 NewMessage(role="assistant", content=partial, model=coordinator.setup.model_name,
                            meta={"stopped": True})])[0]
-            outbox.append({"type": "message", "data": row.model_dump(mode="json")})
+            outbox.append(MessageEvent.of(row))
         elif awaits_reply(coordinator.store.tail_marks(coordinator.session.id)):
             # Stopped before the model said anything: the message had its turn (the user
             # stopped it), so opening the chat again must not answer it after all.
@@ -408,7 +421,7 @@ class ThreadRunner:
     # manual handoff -------------------------------------------------------------------
     async def handoff(
         self, setup: TurnSetup, focus: str | None, *, cancel: asyncio.Event
-    ) -> AsyncIterator[dict[str, Any]]:
+    ) -> AsyncIterator[Event]:
         """``/handoff [focus]``: end the session now with a handoff; cancellable until commit."""
         if self.is_busy(setup.thread_id):
             yield _handoff_status("failed", "Handoff failed: the agent is still working; stop it first")
@@ -416,7 +429,7 @@ class ThreadRunner:
         self._active.add(setup.thread_id)
         lock = await self._turn_lock(setup)
         try:
-            outbox: list[dict[str, Any]] = []
+            outbox: list[Event] = []
             coordinator = SessionCoordinator(setup, estimator=self.estimator(setup), emit=outbox.append)
             context = coordinator.opening_context()
             conversation = [m for m in context if m.type in ("human", "ai") and
@@ -453,16 +466,16 @@ class ThreadRunner:
             self._idle(setup.thread_id)
 
     # compact now --------------------------------------------------------------------------
-    async def compact_now(self, setup: TurnSetup) -> AsyncIterator[dict[str, Any]]:
+    async def compact_now(self, setup: TurnSetup) -> AsyncIterator[Event]:
         """"Compact now": summarize the open session's older part at once, whatever the
         thresholds say. Yields the ``compaction`` events and a ``compact`` status."""
         if self.is_busy(setup.thread_id):
-            yield _status("compact", "failed", "The agent is still working; stop it first")
+            yield _compact_status("failed", "The agent is still working; stop it first")
             return
         self._active.add(setup.thread_id)
         lock = await self._turn_lock(setup)
         try:
-            outbox: list[dict[str, Any]] = []
+            outbox: list[Event] = []
             coordinator = await asyncio.to_thread(
                 SessionCoordinator, setup, estimator=self.estimator(setup), emit=outbox.append)
             context = await asyncio.to_thread(build_context, setup.store, coordinator.session)
@@ -479,26 +492,26 @@ class ThreadRunner:
             for event in outbox:
                 yield event
             if failure:
-                yield _status("compact", "failed", f"Compaction failed: {failure}")
+                yield _compact_status("failed", f"Compaction failed: {failure}")
             elif coordinator.compaction_discarded:
-                yield _status("compact", "discarded", "Nothing changed: the summary was not "
+                yield _compact_status("discarded", "Nothing changed: the summary was not "
                               "smaller than what it would replace")
             elif compacted is None:
-                yield _status("compact", "nothing", "Nothing to compact yet: the recent part "
+                yield _compact_status("nothing", "Nothing to compact yet: the recent part "
                               "is all there is")
             else:
-                yield _status("compact", "done", "Compacted the earlier part of this session")
+                yield _compact_status("done", "Compacted the earlier part of this session")
         finally:
             await asyncio.to_thread(lock.__exit__, None, None, None)
             self._idle(setup.thread_id)
 
 
-def _turn_ended(coordinator: SessionCoordinator, reason: str) -> list[dict[str, Any]]:
+def _turn_ended(coordinator: SessionCoordinator, reason: str) -> list[Event]:
     """Store the marker of a turn that failed (its events): the chat shows why after a
     reload too, and the message is not due again, so a failing provider is not retried in a
     loop (:mod:`agent_core.strategies.awaiting`). A store that fails too is only logged: the
     drain that ran the turn does not run it again either way."""
-    outbox: list[dict[str, Any]] = []
+    outbox: list[Event] = []
     coordinator.emit = outbox.append
     try:
         coordinator.note_turn_end(TURN_FAILED, f"The turn ended with an error: {reason}")
@@ -507,16 +520,19 @@ def _turn_ended(coordinator: SessionCoordinator, reason: str) -> list[dict[str, 
     return outbox
 
 
-def _status(kind: str, status: str, message: str) -> dict[str, Any]:
-    return {"type": kind, "data": {"status": status, "message": message}}
+def _compact_status(status: CompactStatus, message: str) -> CompactEvent:
+    return CompactEvent(status=status, message=message)
 
 
-def _first_output(event: dict[str, Any]) -> bool:
+def _first_output(event: Event) -> bool:
     """The model's first words or stored reply (or the turn's failure): the turn has started."""
-    kind = event.get("type")
-    if kind == "message":
-        return (event.get("data") or {}).get("role") in ("assistant", "tool")
-    return kind in ("token", "error")
+    match event:
+        case MessageEvent(row=row):
+            return row.role in ("assistant", "tool")
+        case TokenEvent() | ErrorEvent():
+            return True
+        case _:
+            return False
 
 
 async def _with_loaded_tools(setup: TurnSetup, loader) -> tuple[TurnSetup, list[str]]:  # type: ignore[no-untyped-def]
@@ -545,8 +561,8 @@ def _apply_update(state: list[BaseMessage], update: Any) -> None:
             state.append(message)
 
 
-def _handoff_status(status: str, message: str) -> dict[str, Any]:
-    return {"type": "handoff", "data": {"status": status, "message": message}}
+def _handoff_status(status: HandoffStatus, message: str) -> HandoffEvent:
+    return HandoffEvent(status=status, message=message)
 
 
 def _user_error(exc: BaseException) -> str:

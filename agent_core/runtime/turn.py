@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import BaseTool
 
+from agent_core.events import Event
 from agent_core.policy import ContextPolicy
 from agent_core.storage.ports import SessionStore
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TurnSetup", "EventSink"]
 
-EventSink = Callable[[dict[str, Any]], None]
+EventSink = Callable[[Event], None]
 
 
 @dataclass

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from langchain_core.messages import BaseMessage
 
 from agent_core.accounting.calibration import ContextEstimator
+from agent_core.events import Event
 from agent_core.runtime.coordinator import SessionCoordinator
 from agent_core.runtime.turn import TurnSetup
 from agent_core.storage.ports import SessionStore
@@ -49,7 +50,7 @@ class Opening:
     lock: Any
     coordinator: SessionCoordinator
     context: list[BaseMessage]
-    outbox: list[dict[str, Any]]
+    outbox: list[Event]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,7 +136,7 @@ def open_turn(setup: TurnSetup, estimator: ContextEstimator, emit: Any,
 
 
 def queue_and_open(setup: TurnSetup, text: str, client_id: str | None,
-                   estimator: ContextEstimator, outbox: list[dict[str, Any]],
+                   estimator: ContextEstimator, outbox: list[Event],
                    abandoned: threading.Event) -> Queued:
     """Queue ``text``; then, unless it was already delivered (a re-send), take the turn lock
     when a turn is due and open the turn, its events going to ``outbox``. A send

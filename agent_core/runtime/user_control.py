@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_core.errors import StoreError
+from agent_core.events import MessageEvent
 from agent_core.handoff.artifact import HandoffArtifact
 from agent_core.storage.ports import SessionStore
 from agent_core.storage.records import ContextEdit, NewMessage, SessionRecord, StoredMessage
@@ -48,7 +49,7 @@ def skip_deferred(coordinator: Any, decision: Decision) -> bool:
         meta={"event": "deferred", "action": decision.action,
               "utilization": round(decision.utilization, 4)})])
     for row in stored:
-        coordinator.emit({"type": "message", "data": row.model_dump(mode="json")})
+        coordinator.emit(MessageEvent.of(row))
     return True
 
 

@@ -24,7 +24,9 @@ def make_setup(store: InMemoryStore | None = None, *, thread_id: str = "t1", win
 
 
 async def collect(stream) -> list[dict[str, Any]]:
-    return [event async for event in stream]
+    """The stream's events in their wire shape (``{"type": ..., "data": {...}}``): what the
+    UI and the store get, which the typed events must keep."""
+    return [event.model_dump() async for event in stream]
 
 
 def of_type(events: list[dict[str, Any]], kind: str, phase: str | None = None) -> list[dict[str, Any]]:

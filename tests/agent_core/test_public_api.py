@@ -16,7 +16,7 @@ EXPECTED = {
     "SessionCoordinator", "SessionRecord", "SessionStore", "SimulatorChatModel", "StoreError",
     "StoredMessage", "TURN_FAILED", "TURN_RESUMED", "ThreadRunner", "TodoCompressionMiddleware",
     "TokenCounter", "TokenEstimate", "ToolInputError", "ToolLoad", "Transcript",
-    "TranscriptFormatError", "TurnSetup", "UNDOABLE_EVENTS", "accepted_event",
+    "TranscriptFormatError", "TurnSetup", "UNDOABLE_EVENTS",
     "appended_request", "awaits_reply", "awaits_turn", "base_name", "begin_start",
     "build_context", "build_middleware", "command_mode", "content_text", "defer_next_trigger",
     "deferral_pending", "delivered_meta", "effective_strategy", "enter_turn_lock",
@@ -35,6 +35,10 @@ EXPECTED = {
     "take_turn_lock", "transcript_request", "transcript_to_openai", "trigger_threshold",
     "turn_waits", "undo_position", "utcnow", "validate_user_message", "warn_threshold",
     "workspace_path",
+    # the event protocol (agent_core.events)
+    "AcceptedEvent", "CompactEvent", "ContextResetEvent", "DoneEvent", "ErrorEvent", "Event",
+    "HandoffEvent", "MarkerEvent", "MessageEvent", "QueuedEvent", "TokenEvent",
+    "UtilizationEvent", "WarningEvent", "parse_event",
 }
 
 

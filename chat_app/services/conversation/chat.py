@@ -21,13 +21,14 @@ from langchain_core.tools import BaseTool
 from sqlmodel import Session
 
 from agent_core import (
+    AcceptedEvent,
     ConfigurationError,
     MessageRejected,
     MessageTooLarge,
+    QueuedEvent,
     TokenCounter,
     ToolLoad,
     TurnSetup,
-    accepted_event,
     awaits_turn,
     begin_start,
     model_info,
@@ -326,7 +327,7 @@ async def _send_prepared(prepared: _Prepared, thread_id: str,
         record = await asyncio.to_thread(runtime.store().enqueue_pending, thread_id, text,
                                          client_id=client_id)
         if client_id:
-            yield accepted_event(pending_id=record.id, client_id=client_id)
+            yield AcceptedEvent(pending_id=record.id, client_id=client_id).model_dump()
         item = TimelineItem(key=record.id, kind="message", role="user", content=record.content,
                             queued=True)
         yield {"type": "queued", "data": item.model_dump(mode="json")}
@@ -343,7 +344,7 @@ async def _send_prepared(prepared: _Prepared, thread_id: str,
         async with stoppable(thread_id, cancel, prepared.thread.stop_requests or 0):
             async for event in runtime.runner().submit(setup, text, cancel=cancel,
                                                        client_id=client_id):
-                queued = queued or event.get("type") == "queued"
+                queued = queued or isinstance(event, QueuedEvent)
                 for ui_event in expand(translator.translate(event)):
                     yield ui_event
     except MessageRejected as exc:

@@ -18,7 +18,9 @@ from sqlmodel import Session
 from agent_core import (
     ConfigurationError,
     ContextPolicy,
+    Event,
     HandoffArtifact,
+    MessageEvent,
     StoreError,
     TurnSetup,
     defer_next_trigger,
@@ -125,8 +127,7 @@ async def _publish_rows(thread_id: str, rows: list[Any]) -> None:
     translator = Translator(thread_id, "")
     run_id = live.new_run_id()
     for row in rows:
-        for event in expand(translator.translate({"type": "message",
-                                                  "data": row.model_dump(mode="json")})):
+        for event in expand(translator.translate(MessageEvent.of(row))):
             await live.publish(thread_id, run_id, event)
 
 
@@ -142,7 +143,7 @@ async def defer(owner: str | None, thread_id: str) -> bool:
     return True
 
 
-async def _translated(setup: TurnSetup, label: str, events: AsyncIterator[dict[str, Any]]
+async def _translated(setup: TurnSetup, label: str, events: AsyncIterator[Event]
                       ) -> AsyncIterator[dict[str, Any]]:
     translator = Translator(setup.thread_id, label)
     async for event in events:
@@ -151,7 +152,7 @@ async def _translated(setup: TurnSetup, label: str, events: AsyncIterator[dict[s
 
 
 async def _relayed(setup: TurnSetup, label: str,
-                   events: AsyncIterator[dict[str, Any]]) -> list[dict[str, Any]]:
+                   events: AsyncIterator[Event]) -> list[dict[str, Any]]:
     """Run ``events`` as a run every tab follows; the events it produced, for the caller."""
     seen = []
     async for event in live.relay(setup.thread_id, live.new_run_id(),

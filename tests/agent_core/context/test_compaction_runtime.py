@@ -9,6 +9,7 @@ from langchain_core.messages import AIMessage
 from agent_core.accounting.calibration import ContextEstimator
 from agent_core.context.build import apply_edits, build_context, context_kind
 from agent_core.errors import ContextOverflowError
+from agent_core.events import TokenEvent
 from agent_core.providers.simulator import SimulatorChatModel
 from agent_core.runtime.coordinator import SessionCoordinator
 from agent_core.runtime.middleware import build_middleware
@@ -202,8 +203,8 @@ async def test_stop_ends_the_run_and_keeps_what_was_said() -> None:
     cancel = asyncio.Event()
     events = []
     async for event in ThreadRunner().submit(setup, TASK, cancel=cancel):
-        events.append(event)
-        if event["type"] == "token" and len(of_type(events, "token")) == 3:
+        events.append(event.model_dump())
+        if isinstance(event, TokenEvent) and len(of_type(events, "token")) == 3:
             cancel.set()
     assert events[-1] == {"type": "done", "data": {"cancelled": True}}
     rows = setup.store.messages(setup.store.current_session("t1").id)

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from agent_core.events import MessageEvent, TokenEvent
 from agent_core.runtime.runner import ThreadRunner
 from agent_core.storage.memory_store import InMemoryStore
 from agent_core.testing import ScriptedChatModel
@@ -101,7 +102,7 @@ async def test_a_new_turn_is_queued_locked_and_opened_in_one_trip_off_the_loop()
     asyncio.get_running_loop().set_default_executor(executor)
     trips_before_first_output = None
     async for event in ThreadRunner().submit(setup, "build a CSV parser", client_id="c.1"):
-        if trips_before_first_output is None and event["type"] in ("token", "message"):
+        if trips_before_first_output is None and isinstance(event, TokenEvent | MessageEvent):
             trips_before_first_output = len(executor.calls)
     assert trips_before_first_output == 1
     users = [m.content for session in setup.store.sessions(setup.thread_id)
@@ -177,7 +178,7 @@ async def test_a_message_sent_while_a_stopped_turn_lets_go_is_answered() -> None
     cancel = asyncio.Event()
     first = runner.submit(setup, "build a CSV parser", cancel=cancel)
     async for event in first:
-        if event["type"] == "token":
+        if isinstance(event, TokenEvent):
             cancel.set()  # Stop
             break
     closing = asyncio.create_task(first.aclose())

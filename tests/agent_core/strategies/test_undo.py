@@ -6,6 +6,7 @@ from langchain_core.messages import AIMessage
 
 from agent_core.accounting.calibration import ContextEstimator
 from agent_core.context.build import build_context
+from agent_core.events import Event, MarkerEvent
 from agent_core.runtime.coordinator import SessionCoordinator
 from agent_core.runtime.middleware import build_middleware
 from agent_core.storage.memory_store import InMemoryStore
@@ -128,7 +129,7 @@ def test_only_the_latest_edit_may_be_undone_and_only_before_the_next_reply() -> 
 async def test_edit_events_name_their_stored_marker_so_a_live_marker_can_be_undone() -> None:
     store = InMemoryStore()
     _seed(store, 8)
-    emitted: list[dict] = []
+    emitted: list[Event] = []
     coordinator = _coordinator(store)
     coordinator.emit = emitted.append
     before = build_context(store, _session(store))
@@ -139,8 +140,7 @@ async def test_edit_events_name_their_stored_marker_so_a_live_marker_can_be_undo
 
     rows = store.messages(_session(store).id)
     markers = {row.id: row.meta["edit"] for row in rows if row.role == "event"}
-    named = {e["data"]["marker_id"]: e["data"]["edit"] for e in emitted
-             if e["type"] in ("compaction", "masking")}
+    named = {e.marker_id: e.edit for e in emitted if isinstance(e, MarkerEvent)}
     assert named == markers and sorted(markers.values()) == [0, 1]
 
 

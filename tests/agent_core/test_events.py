@@ -1,0 +1,77 @@
+"""Typed events keep the wire and storage shape the plain dicts had."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from pydantic import ValidationError
+
+from agent_core import (
+    ContextResetEvent,
+    DoneEvent,
+    MarkerEvent,
+    MessageEvent,
+    StoredMessage,
+    UtilizationEvent,
+    WarningEvent,
+    parse_event,
+)
+from agent_core.events import reply_cut_off
+
+
+def _row() -> StoredMessage:
+    return StoredMessage(id="m1", thread_id="t1", session_id="s1", seq=3, role="assistant",
+                         content="Done.", created_at=datetime(2026, 12, 1, 9, 30, tzinfo=UTC))
+
+
+def test_an_event_dumps_as_type_and_data() -> None:
+    event = UtilizationEvent(tokens=300, window=1000, basis="exact", session_number=2)
+    assert event.model_dump() == {"type": "utilization", "data": {
+        "tokens": 300, "window": 1000, "fraction": 0.3, "basis": "exact", "session_number": 2}}
+
+
+def test_a_field_not_given_is_not_sent() -> None:
+    assert DoneEvent(cancelled=True).model_dump() == {"type": "done", "data": {"cancelled": True}}
+    assert MarkerEvent(type="masking", message="Masked", edit=None).model_dump() == {
+        "type": "masking", "data": {"message": "Masked", "edit": None}}
+
+
+def test_open_data_rides_along() -> None:
+    event = ContextResetEvent.of("reset_failed", reason="Handoff cancelled", cancelled=True)
+    assert event.model_dump() == {"type": "context_reset", "data": {
+        "event": "reset_failed", "reason": "Handoff cancelled", "cancelled": True}}
+    assert event.details == {"reason": "Handoff cancelled", "cancelled": True}
+
+
+def test_a_message_event_carries_its_row_as_json() -> None:
+    row = _row()
+    event = MessageEvent.of(row)
+    assert event.model_dump() == {"type": "message", "data": row.model_dump(mode="json")}
+    row.content = "changed after"
+    assert event.row.content == "Done."  # the event is what was said then
+
+
+@pytest.mark.parametrize("event", [
+    UtilizationEvent(tokens=5, window=0, basis="estimate"),
+    MessageEvent.of(_row()),
+    ContextResetEvent.of("reset_starting", session_id="s1", session_number=1, trigger="auto"),
+    MarkerEvent(type="todo_compressed", message="Compressed", todo_id="a", marker_id="r9"),
+    reply_cut_off(message_id="m1"),
+])
+def test_the_wire_shape_reads_back_as_the_same_event(event) -> None:
+    assert parse_event(event.model_dump()) == event
+    assert parse_event(event.model_dump(mode="json")) == event
+
+
+def test_a_wire_event_of_no_known_type_is_refused() -> None:
+    with pytest.raises(ValidationError):
+        parse_event({"type": "owned", "data": {}})
+
+
+def test_a_warning_is_matched_by_its_class() -> None:
+    match parse_event({"type": "warning", "data": {"message": "Slow", "reason": "retry"}}):
+        case WarningEvent(message=message, reason="retry"):
+            assert message == "Slow"
+        case other:
+            pytest.fail(f"not a retry warning: {other!r}")
