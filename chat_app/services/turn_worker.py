@@ -15,13 +15,22 @@ import logging
 import os
 import socket
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 from agent_core import LaneExecutor, install_log_redaction, starts_first
 from chat_app.services.conversation import chat
 from chat_app.services.presentation.failures import describe_failure
 from chat_app.services.runtime import runtime
+from chat_app.services.runtime.run_stream import RunStream
+from chat_app.services.runtime.turn_frames import (
+    CloseRun,
+    RunEnded,
+    RunEvent,
+    RunFailed,
+    StartRun,
+    StopThread,
+)
 from chat_app.services.runtime.turn_process import Channel
 from chat_app.serving import release_memory, tune_garbage_collector
 
@@ -30,7 +39,7 @@ __all__ = ["OPS", "serve", "main"]
 _log = logging.getLogger(__name__)
 
 #: What a worker may ask for: the run's name -> the service call that runs it here.
-OPS: dict[str, Callable[..., AsyncIterator[dict[str, Any]]]] = {
+OPS: dict[str, Callable[..., RunStream]] = {
     "send": chat.send_here,
     "resume": chat.resume_here,
 }
@@ -41,13 +50,13 @@ async def _run(channel: Channel, run: int, op: str, args: dict[str, Any]) -> Non
     try:
         async with contextlib.aclosing(OPS[op](**args)) as events:
             async for event in events:
-                channel.post((run, "event", event))
+                channel.post(RunEvent(run, event))
     except asyncio.CancelledError:  # the worker stopped reading this run
         return
     except Exception as error:  # raised in the worker's stream, as it was raised here
-        channel.post((run, "error", describe_failure(error)))
+        channel.post(RunFailed(run, describe_failure(error)))
         return
-    channel.post((run, "end", None))
+    channel.post(RunEnded(run))
 
 
 async def _release_after_runs(runs: dict[int, asyncio.Task]) -> None:
@@ -70,21 +79,25 @@ async def serve(channel: Channel) -> None:
     try:
         while True:
             try:
-                run, op, args = await channel.receive()
+                request = await channel.receive()
             except (asyncio.IncompleteReadError, ConnectionError, OSError):
                 return
-            if op == "close":
-                task = runs.get(run)
-                if task is not None:
-                    task.cancel()
-            elif op == "stop":
-                runtime.request_stop(args["thread_id"])
-            elif op in OPS:
-                task = asyncio.create_task(_run(channel, run, op, args), name=f"baton-turn-{run}")
-                runs[run] = task
-                task.add_done_callback(lambda _, run=run: runs.pop(run, None))
-            else:
-                channel.post((run, "error", f"unknown request {op!r}"))
+            match request:
+                case CloseRun(run=run):
+                    task = runs.get(run)
+                    if task is not None:
+                        task.cancel()
+                case StopThread(thread_id=thread_id):
+                    runtime.request_stop(thread_id)
+                case StartRun(run=run, op=op, args=args) if op in OPS:
+                    task = asyncio.create_task(_run(channel, run, op, args),
+                                               name=f"baton-turn-{run}")
+                    runs[run] = task
+                    task.add_done_callback(lambda _, run=run: runs.pop(run, None))
+                case StartRun(run=run, op=op):
+                    channel.post(RunFailed(run, f"unknown request {op!r}"))
+                case other:
+                    raise TypeError(f"not a request: {type(other).__name__}")
     finally:
         releaser.cancel()
 

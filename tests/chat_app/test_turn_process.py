@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -214,3 +215,22 @@ def test_a_killed_worker_takes_its_turn_process_with_it(database, monkeypatch) -
 
 async def _drain(stream) -> list[dict]:
     return [e async for e in stream]
+
+
+def test_the_turn_process_refuses_a_run_it_does_not_know_and_serves_on() -> None:
+    from chat_app.services import turn_worker
+    from chat_app.services.runtime.turn_frames import RunFailed, StartRun
+
+    async def exchange() -> RunFailed:
+        ours, theirs = socket.socketpair()
+        worker = turn_process.Channel(*await asyncio.open_unix_connection(sock=ours))
+        child = turn_process.Channel(*await asyncio.open_unix_connection(sock=theirs))
+        serving = asyncio.create_task(turn_worker.serve(child))
+        worker.post(StartRun(7, "delete_everything", {"thread_id": "t1"}))
+        reply = await asyncio.wait_for(worker.receive(), 5)
+        assert not serving.done()
+        worker.close()
+        await asyncio.wait_for(serving, 5)  # the worker's end closed: it stops serving
+        return reply
+
+    assert asyncio.run(exchange()) == RunFailed(7, "unknown request 'delete_everything'")

@@ -46,8 +46,9 @@ from chat_app.services.presentation.run_events import Translator, expand
 from chat_app.services.presentation.views import TimelineItem
 from chat_app.services.runtime import context_window, live, runtime, turn_process
 from chat_app.services.runtime.live import new_run_id
+from chat_app.services.runtime.run_stream import Owned, RunStream, UiEvent
 
-__all__ = ["send_message", "send_here", "resume_here", "OWNED", "run_handoff", "resume_queued",
+__all__ = ["send_message", "send_here", "resume_here", "Owned", "run_handoff", "resume_queued",
            "resume_detached", "FIRST_MESSAGE_GRACE_SECONDS", "stop", "validate_message",
            "parse_command", "new_run_id", "check_fits", "answer_waiting"]
 
@@ -225,30 +226,25 @@ async def send_message(owner: str, thread_id: str, text: str, client_id: str | N
             yield event
 
 
-# The first event of a run (from send_here or resume_here) when the thread is the owner's:
-# only then is the run relayed to the thread's other tabs. Never shown.
-OWNED = {"type": "owned", "data": {}}
-
-
 async def _relayed(thread_id: str, run_id: str | None,
-                   run: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+                   run: RunStream) -> AsyncIterator[UiEvent]:
     async with contextlib.aclosing(run):
-        first = await anext(run, None)
-        if first is None:
-            return
-        if first == OWNED:
-            events = live.relay(thread_id, run_id or new_run_id(), run)
-        else:
-            yield first
-            events = run
+        match await anext(run, None):
+            case None:
+                return
+            case Owned():  # only the owner's runs reach the thread's other tabs
+                events = live.relay(thread_id, run_id or new_run_id(), run)
+            case first:
+                yield first
+                events = run
         async with contextlib.aclosing(events):
             async for event in events:
                 yield event
 
 
 async def send_here(owner: str, thread_id: str, text: str,
-                    client_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
-    """:func:`send_message`'s run in this process, unrelayed: :data:`OWNED` first when the
+                    client_id: str | None = None) -> RunStream:
+    """:func:`send_message`'s run in this process, unrelayed: :class:`Owned` first when the
     thread is the owner's, then the run's events."""
     begin_start()  # until the turn's first output: see agent_core.runtime.lanes
     # The reads and checks before the turn are one trip off the event loop: under load a
@@ -256,7 +252,7 @@ async def send_here(owner: str, thread_id: str, text: str,
     # trip waits its turn on the loop when it comes back.
     prepared = await asyncio.to_thread(_prepare_send, owner, thread_id, text, client_id)
     if prepared.owned:
-        yield OWNED
+        yield Owned()
     async with contextlib.aclosing(_send_prepared(prepared, thread_id, client_id)) as events:
         async for event in events:
             yield event
@@ -379,17 +375,17 @@ async def resume_queued(owner: str, thread_id: str, run_id: str | None = None, *
 
 
 async def resume_here(owner: str, thread_id: str, *,
-                      cut: bool = False) -> AsyncIterator[dict[str, Any]]:
+                      cut: bool = False) -> RunStream:
     """:func:`resume_queued`'s run in this process, unrelayed: nothing when no message of
     the owner's thread waits (and no ``cut`` turn is to be answered again), else
-    :data:`OWNED` and the run's events."""
+    :class:`Owned` and the run's events."""
     if runtime.runner().is_busy(thread_id):
         return
     begin_start()
     found = await asyncio.to_thread(_prepare_resume, owner, thread_id, cut)
     if found is None:
         return
-    yield OWNED
+    yield Owned()
     setup, label = found
     async with contextlib.aclosing(_resume_prepared(thread_id, setup, label, cut)) as events:
         async for event in events:

@@ -16,8 +16,9 @@ end with a message saying so, and the next send starts a new child; a message it
 answered is answered when its chat is next opened, as after a crash of the worker. If the
 worker dies, the child sees its socket close and exits at once.
 
-The frames are pickles (one per message, each behind a 4-byte length): both ends are this
-code base and the socket pair is private to them, never a network socket.
+The frames (:mod:`chat_app.services.runtime.turn_frames`) are pickles (one per message,
+each behind a 4-byte length): both ends are this code base and the socket pair is private
+to them, never a network socket.
 """
 
 from __future__ import annotations
@@ -30,8 +31,19 @@ import pickle
 import socket
 import struct
 import sys
-from collections.abc import AsyncIterator
 from typing import Any
+
+from chat_app.services.runtime.run_stream import RunStream
+from chat_app.services.runtime.turn_frames import (
+    ChildLost,
+    CloseRun,
+    Reply,
+    RunEnded,
+    RunEvent,
+    RunFailed,
+    StartRun,
+    StopThread,
+)
 
 __all__ = ["Channel", "TurnProcessError", "ENDED_MESSAGE", "WORKER_MODULE", "start", "stop",
            "serves", "stream", "request_stop", "is_busy", "active_runs"]
@@ -49,7 +61,7 @@ class TurnProcessError(Exception):
 
 
 class Channel:
-    """Messages (any picklable value) over one stream, both ways. What is posted within one
+    """Frames (any picklable value) over one stream, both ways. What is posted within one
     turn of the event loop leaves in one write."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -86,7 +98,7 @@ class _Client:
         self.channel: Channel | None = None
         self.process: asyncio.subprocess.Process | None = None
         # run -> (its thread, its queue, the channel it was sent on)
-        self.runs: dict[int, tuple[str, asyncio.Queue, Channel]] = {}
+        self.runs: dict[int, tuple[str, asyncio.Queue[Reply | ChildLost], Channel]] = {}
         self.ids = itertools.count(1)
         self.spawning: asyncio.Lock = asyncio.Lock()
         self.tasks: set[asyncio.Task] = set()  # held until done: the loop keeps weak references
@@ -126,10 +138,13 @@ class _Client:
     async def _read(self, channel: Channel, process: asyncio.subprocess.Process) -> None:
         try:
             while True:
-                run, kind, payload = await channel.receive()
-                found = self.runs.get(run)
-                if found is not None:
-                    found[1].put_nowait((kind, payload))
+                match await channel.receive():
+                    case RunEvent() | RunFailed() | RunEnded() as reply:
+                        found = self.runs.get(reply.run)
+                        if found is not None:
+                            found[1].put_nowait(reply)
+                    case other:
+                        raise TypeError(f"not a reply: {type(other).__name__}")
         except (asyncio.IncompleteReadError, ConnectionError, OSError):
             pass
         except Exception:  # a frame that does not read: this child cannot be trusted on
@@ -140,7 +155,7 @@ class _Client:
             # Before any wait: a run started meanwhile goes to the next child, not here.
             lost = [queue for _, queue, sent_on in self.runs.values() if sent_on is channel]
             for queue in lost:
-                queue.put_nowait(("lost", None))
+                queue.put_nowait(ChildLost())
             with contextlib.suppress(Exception):
                 channel.close()
             if process.returncode is None:
@@ -209,11 +224,11 @@ def request_stop(thread_id: str) -> bool:
     client = _client
     if client is None or client.channel is None or not is_busy(thread_id):
         return False
-    client.channel.post((0, "stop", {"thread_id": thread_id}))
+    client.channel.post(StopThread(thread_id))
     return True
 
 
-async def stream(op: str, thread_id: str, **args: Any) -> AsyncIterator[dict[str, Any]]:
+async def stream(op: str, thread_id: str, **args: Any) -> RunStream:
     """The events of run ``op`` (``send``, ``resume``: ``turn_worker.OPS``) on ``thread_id``,
     run in the turn process. Closing it early closes the run there, as closing the run's
     own stream would have; if the child dies meanwhile, an error event says so and it ends."""
@@ -222,24 +237,25 @@ async def stream(op: str, thread_id: str, **args: Any) -> AsyncIterator[dict[str
         raise RuntimeError("the turn process is not started in this process")
     channel = await client.ready()
     run = next(client.ids)
-    queue: asyncio.Queue = asyncio.Queue()
+    queue: asyncio.Queue[Reply | ChildLost] = asyncio.Queue()
     client.runs[run] = (thread_id, queue, channel)
     ended = False
     try:
-        channel.post((run, op, {"thread_id": thread_id, **args}))
+        channel.post(StartRun(run, op, {"thread_id": thread_id, **args}))
         while True:
-            kind, payload = await queue.get()
-            if kind == "event":
-                yield payload
+            reply = await queue.get()
+            if isinstance(reply, RunEvent):
+                yield reply.event
                 continue
             ended = True
-            if kind == "error":
-                raise TurnProcessError(payload)
-            if kind == "lost":
-                yield {"type": "error", "data": {"message": ENDED_MESSAGE}}
+            match reply:
+                case RunFailed(error=error):
+                    raise TurnProcessError(error)
+                case ChildLost():
+                    yield {"type": "error", "data": {"message": ENDED_MESSAGE}}
             return
     finally:
         client.runs.pop(run, None)
         if not ended and client.channel is channel:
             with contextlib.suppress(Exception):
-                channel.post((run, "close", None))
+                channel.post(CloseRun(run))

@@ -1,0 +1,25 @@
+"""What a run's stream yields to the page: UI events, and first, for a run on a thread that
+is its sender's, :class:`Owned`.
+
+UI events are still the wire dicts ``{"type": ..., "data": {...}}`` the browser's state and
+the live channel take; the engine's events become them in ``run_events.Translator``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["UiEvent", "Owned", "RunStream"]
+
+UiEvent = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Owned:
+    """The first event of a run (``chat.send_here``, ``resume_here``) whose thread is the
+    owner's: only such a run is relayed to the thread's other tabs. Never shown."""
+
+
+RunStream = AsyncIterator[Owned | UiEvent]

@@ -1,0 +1,75 @@
+"""What a web worker and its turn process say to each other (:mod:`.turn_process` says why):
+requests one way, each run's events and its end the other way.
+
+Every frame is a small frozen dataclass, pickled behind a 4-byte length by
+``turn_process.Channel``; both ends are this code base, so a frame of a kind the other end
+does not know cannot arrive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["StartRun", "CloseRun", "StopThread", "Request", "RunEvent", "RunFailed",
+           "RunEnded", "Reply", "ChildLost"]
+
+
+# The worker's requests ------------------------------------------------------------------
+@dataclass(frozen=True)
+class StartRun:
+    """Run ``op`` (``turn_worker.OPS``: ``send``, ``resume``) with ``args``; its frames
+    come back under ``run``."""
+
+    run: int
+    op: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CloseRun:
+    """The tab stopped reading run ``run``: cancel it, as closing its stream here would."""
+
+    run: int
+
+
+@dataclass(frozen=True)
+class StopThread:
+    """Stop was pressed on ``thread_id``: forwarded at once (it is counted on the row too)."""
+
+    thread_id: str
+
+
+Request = StartRun | CloseRun | StopThread
+
+
+# The turn process's replies ---------------------------------------------------------------
+@dataclass(frozen=True)
+class RunEvent:
+    """One event of run ``run``, as the run's stream yielded it."""
+
+    run: int
+    event: Any
+
+
+@dataclass(frozen=True)
+class RunFailed:
+    """Run ``run`` raised; ``error`` says what, in words fit for the user."""
+
+    run: int
+    error: str
+
+
+@dataclass(frozen=True)
+class RunEnded:
+    """Run ``run`` ended as it should."""
+
+    run: int
+
+
+Reply = RunEvent | RunFailed | RunEnded
+
+
+@dataclass(frozen=True)
+class ChildLost:
+    """Never sent: the worker puts it on the queue of each run the dead child had."""
