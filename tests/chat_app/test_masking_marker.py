@@ -8,16 +8,10 @@ from agent_core import MarkerEvent
 
 
 @pytest.fixture
-def translator(tmp_path, monkeypatch):
-    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
-    from chat_app.db.engine import dispose_engine
+def translator():
     from chat_app.services.presentation import run_events
-    from chat_app.services.runtime import runtime
 
-    runtime._store_for.cache_clear()
-    yield run_events.Translator("no-such-thread", "Baton")
-    runtime._store_for.cache_clear()
-    dispose_engine()
+    return run_events.Translator([], "Baton")
 
 
 def test_a_masking_event_becomes_a_marker_item(translator) -> None:

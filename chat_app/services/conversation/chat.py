@@ -26,6 +26,7 @@ from agent_core import (
     MessageRejected,
     MessageTooLarge,
     QueuedEvent,
+    SessionRecord,
     TokenCounter,
     ToolLoad,
     TurnSetup,
@@ -271,6 +272,7 @@ class _Prepared:
     misconfiguration: ConfigurationError | None = None
     thread: Any = None
     title: str | None = None
+    sessions: list[SessionRecord] = dataclasses.field(default_factory=list)
 
 
 def _prepare_send(owner: str, thread_id: str, text: str, client_id: str | None) -> _Prepared:
@@ -289,7 +291,8 @@ def _prepare_send(owner: str, thread_id: str, text: str, client_id: str | None) 
     except ConfigurationError as exc:
         return _Prepared(owned, text=text, misconfiguration=exc,
                          title=_title_from_first_message(thread, text))
-    prepared = _Prepared(owned, text=text, setup=setup, label=resolved.label, thread=thread)
+    prepared = _Prepared(owned, text=text, setup=setup, label=resolved.label, thread=thread,
+                         sessions=runtime.store().sessions(thread_id))
     if setup.tool_loader is None:  # else checked once its MCP servers' tools are loaded
         prepared.refusal, prepared.title = _fits_and_title(setup, thread, text, client_id)
     return prepared
@@ -333,7 +336,7 @@ async def _send_prepared(prepared: _Prepared, thread_id: str,
         return
     assert setup is not None
     await _after_predecessor(thread_id, client_id)
-    translator = Translator(thread_id, prepared.label)
+    translator = Translator(prepared.sessions, prepared.label)
     cancel = runtime.cancel_flag(thread_id)
     queued = False
     try:
@@ -386,15 +389,16 @@ async def resume_here(owner: str, thread_id: str, *,
     if found is None:
         return
     yield Owned()
-    setup, label = found
-    async with contextlib.aclosing(_resume_prepared(thread_id, setup, label, cut)) as events:
+    setup, label, sessions = found
+    async with contextlib.aclosing(_resume_prepared(thread_id, setup, label, sessions,
+                                                    cut)) as events:
         async for event in events:
             yield event
 
 
 def _prepare_resume(owner: str, thread_id: str, cut: bool = False
-                    ) -> tuple[TurnSetup, str] | None:
-    """The run setup and model label of the owner's thread when a message waits for a turn
+                    ) -> tuple[TurnSetup, str, list[SessionRecord]] | None:
+    """The run setup, model label and sessions of the owner's thread when a message waits for a turn
     (queued, or delivered and not taken by any turn: :func:`awaits_turn`), or ``cut``, and
     its assistant can run (else the chat's banner says why and the message waits). An
     imported thread is read-only: its last message may be unanswered, and stays so."""
@@ -410,14 +414,15 @@ def _prepare_resume(owner: str, thread_id: str, cut: bool = False
         setup, resolved = runtime.turn_setup(thread_id, assistant)
     except ConfigurationError:
         return None
-    return setup, resolved.label
+    return setup, resolved.label, store.sessions(thread_id)
 
 
 async def _resume_prepared(thread_id: str, setup: TurnSetup, label: str,
+                           sessions: list[SessionRecord],
                            cut: bool = False) -> AsyncIterator[dict[str, Any]]:
     if runtime.runner().is_busy(thread_id):  # a send started it meanwhile
         return
-    translator = Translator(thread_id, label)
+    translator = Translator(sessions, label)
     cancel = runtime.cancel_flag(thread_id)
     try:
         async with stoppable(thread_id, cancel):
@@ -509,6 +514,12 @@ def answer_waiting(owner: str, thread_id: str) -> None:
     resume_detached(owner, thread_id)
 
 
+def _setup_and_sessions(thread_id: str, assistant: Any):
+    """The thread's run setup, resolved model and sessions, in one trip off the loop."""
+    setup, resolved = runtime.turn_setup(thread_id, assistant)
+    return setup, resolved, runtime.store().sessions(thread_id)
+
+
 async def _run_handoff(owner: str, thread_id: str, focus: str | None,
                        cancel: asyncio.Event | None) -> AsyncIterator[dict[str, Any]]:
     thread, assistant = await asyncio.to_thread(_assistant_for, owner, thread_id)
@@ -520,12 +531,13 @@ async def _run_handoff(owner: str, thread_id: str, focus: str | None,
         yield {"type": "done", "data": {}}
         return
     try:
-        setup, resolved = await asyncio.to_thread(runtime.turn_setup, thread_id, assistant)
+        setup, resolved, sessions = await asyncio.to_thread(_setup_and_sessions, thread_id,
+                                                            assistant)
     except ConfigurationError as exc:
         yield {"type": "error", "data": {"message": misconfigured(exc)}}
         yield {"type": "done", "data": {}}
         return
-    translator = Translator(thread_id, resolved.label)
+    translator = Translator(sessions, resolved.label)
     flag = cancel or runtime.cancel_flag(thread_id)
     try:
         async with stoppable(thread_id, flag):

@@ -108,7 +108,7 @@ async def _regenerate(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any
         store.add_context_edit(session.id, ContextEdit(kind="reply", summary="",
                                                        seqs=list(groups[shown])))
         yield {"type": "replaced", "data": {"seqs": list(groups[shown])}}
-    translator = Translator(thread_id, resolved.label)
+    translator = Translator(store.sessions(thread_id), resolved.label)
     cancel = runtime.cancel_flag(thread_id)
     try:
         async with stoppable(thread_id, cancel):

@@ -124,7 +124,7 @@ def status(owner: str | None, thread_id: str) -> ResetStatus:
 
 async def _publish_rows(thread_id: str, rows: list[Any]) -> None:
     """Show stored marker rows in every tab on the thread (markers carry no model label)."""
-    translator = Translator(thread_id, "")
+    translator = Translator(await asyncio.to_thread(runtime.store().sessions, thread_id), "")
     run_id = live.new_run_id()
     for row in rows:
         for event in expand(translator.translate(MessageEvent.of(row))):
@@ -145,7 +145,8 @@ async def defer(owner: str | None, thread_id: str) -> bool:
 
 async def _translated(setup: TurnSetup, label: str, events: AsyncIterator[Event]
                       ) -> AsyncIterator[dict[str, Any]]:
-    translator = Translator(setup.thread_id, label)
+    translator = Translator(await asyncio.to_thread(runtime.store().sessions, setup.thread_id),
+                            label)
     async for event in events:
         for ui_event in expand(translator.translate(event)):
             yield ui_event

@@ -1,8 +1,11 @@
 """One run's engine events (``agent_core.Event``) turned into the UI's events (items,
-dividers, chips, meter): the one place that matches on what the engine said."""
+dividers, chips, meter): the one place that matches on what the engine said. It reads
+nothing: the thread's sessions are handed to it, and a reset's event carries the session
+it opened."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from agent_core import (
@@ -18,7 +21,6 @@ from agent_core import (
 from chat_app.services.presentation.run_labels import RunLabeller
 from chat_app.services.presentation.timeline import RowFolder, anchor, divider_item
 from chat_app.services.presentation.views import MeterView, SessionChip, TimelineItem
-from chat_app.services.runtime import runtime
 
 __all__ = ["Translator", "expand", "FIRST_SEQ"]
 
@@ -26,13 +28,12 @@ FIRST_SEQ = 1  # the seq of a thread's first stored row (``thread.next_seq`` sta
 
 
 class Translator:
-    """Turns engine events into UI events for one run."""
+    """Turns engine events into UI events for one run of a thread with ``sessions`` (read
+    by the caller before the run, with its other reads)."""
 
-    def __init__(self, thread_id: str, assistant_label: str):
-        self.thread_id = thread_id
+    def __init__(self, sessions: Iterable[SessionRecord], assistant_label: str):
         self.label = assistant_label
-        the_store = runtime.store()
-        self.sessions = {s.id: s for s in the_store.sessions(thread_id)}
+        self.sessions = {s.id: s for s in sessions}
         self.folder = RowFolder({sid: s.number for sid, s in self.sessions.items()})
         self.meter_base: dict[str, Any] = {}
         self.labeller = RunLabeller()
