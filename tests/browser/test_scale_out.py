@@ -317,3 +317,27 @@ def test_tabs_on_several_workers_follow_one_turn(scaled_server, browser) -> None
             "Hello", "Write a config parser with tests", "Also add a --verbose flag"]
         wait_idle(tab)
     context.close()
+
+
+def test_a_tabs_own_message_reaches_a_tab_on_another_worker_every_time(scaled_server,
+                                                                       browser) -> None:
+    """Six times a new second tab (its own socket, often another worker's) opens the chat
+    and the first tab sends: the second shows the message within seconds. Once it did not
+    within 30 s, when the live subscription had ended with its worker's last watcher."""
+    context = browser.new_context(base_url=scaled_server.url)
+    first = context.new_page()
+    path = start_chat(first, "Hello")
+    wait_idle(first)
+    for trial in range(6):
+        second = context.new_page()
+        second.goto(path)
+        second.locator("#composer-input").wait_for()
+        text = f"my own message {trial}"
+        send(first, text)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and text not in user_messages(second):
+            time.sleep(0.2)
+        assert text in user_messages(second), f"trial {trial}: not shown in the second tab"
+        wait_idle(first)
+        second.close()  # its worker may have no watcher left: the next tab must still follow
+    context.close()

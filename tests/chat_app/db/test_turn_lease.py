@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -101,3 +102,24 @@ def test_a_lease_is_renewed_while_the_turn_runs(workers, monkeypatch) -> None:
         assert not taken.wait(3.0), "the lease expired under a running turn"
     assert taken.wait(10)
     release.set()
+
+
+def test_one_thread_renews_every_lease_of_the_process(workers, monkeypatch) -> None:
+    """Each lease once had a renewing thread of its own: 100 turns, 100 threads."""
+    first_engine, second_engine = workers
+    first, second = SqlStore(first_engine), SqlStore(second_engine)
+    threads = [create_thread(first_engine) for _ in range(5)]
+    monkeypatch.setattr("chat_app.db.lease.LEASE_SECONDS", 1.0)
+    release, held = threading.Event(), []
+    for thread_id in threads:
+        held.append(_take_in_background(first, thread_id, release))
+    assert all(taken.wait(10) for taken in held)
+    renewers = [t for t in threading.enumerate() if t.name.startswith("turn-lease")]
+    assert len(renewers) == 1
+    others = threading.Event()
+    taken_by_second = [_take_in_background(second, thread_id, others) for thread_id in threads]
+    time.sleep(3.0)  # three lease times
+    assert not any(taken.is_set() for taken in taken_by_second), "a lease expired under its turn"
+    release.set()
+    assert all(taken.wait(10) for taken in taken_by_second)
+    others.set()
