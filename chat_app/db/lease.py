@@ -31,8 +31,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import delete, func, tuple_, update
+from sqlalchemy import delete, exists, func, tuple_, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, select
@@ -40,7 +41,7 @@ from sqlmodel import Session, select
 from agent_core import StoreError
 from chat_app.db.models import TurnLease
 
-__all__ = ["LEASE_SECONDS", "LeaseLost", "LeaseRenewer", "TurnLeaseHold", "check_fence", "renew_leases",
+__all__ = ["LEASE_SECONDS", "LeaseLost", "LeaseRenewer", "TurnLeaseHold", "check_fence", "fence", "renew_leases",
            "renewer", "turn_lease"]
 
 log = logging.getLogger(__name__)
@@ -219,6 +220,18 @@ def turn_lease(engine: Engine, thread_id: str, *, seconds: float | None = None,
     finally:
         hold.stop()
         hold.release()
+
+
+def fence(hold: TurnLeaseHold) -> Any:
+    """A condition for a write's own statement: true while ``hold`` owns its lease, which it
+    keeps under ``FOR SHARE`` for the transaction (a takeover waits for it), as
+    :func:`check_fence` does, without a statement of its own."""
+    return exists(
+        select(TurnLease.holder)
+        .where(TurnLease.thread_id == hold.thread_id, TurnLease.holder == hold.holder,
+               TurnLease.expires_at > func.now())
+        .with_for_update(read=True)
+    )
 
 
 def check_fence(db: Session, hold: TurnLeaseHold) -> None:

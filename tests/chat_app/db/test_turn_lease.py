@@ -123,3 +123,28 @@ def test_one_thread_renews_every_lease_of_the_process(workers, monkeypatch) -> N
     release.set()
     assert all(taken.wait(10) for taken in taken_by_second)
     others.set()
+
+
+def test_a_fenced_write_checks_its_lease_in_its_own_statements(workers) -> None:
+    """Every write of a turn checked the lease with a statement of its own: about a third
+    of a turn's statements. The counter's UPDATE and the thread's lock carry it now."""
+    from sqlalchemy import event
+
+    first_engine, _ = workers
+    first = SqlStore(first_engine)
+    thread_id = create_thread(first_engine)
+    session = first.current_session(thread_id)
+    statements: list[str] = []
+
+    def count(conn, cursor, statement, *args) -> None:
+        statements.append(statement)
+
+    with first.turn_lock(thread_id):
+        event.listen(first_engine, "before_cursor_execute", count)
+        try:
+            first.append(thread_id, session.id, [NewMessage(role="user", content="step")])
+            first.write_file(thread_id, "a.py", "print(1)")
+        finally:
+            event.remove(first_engine, "before_cursor_execute", count)
+    assert not [s for s in statements if s.lstrip().startswith("SELECT turn_lease")]
+    assert len([s for s in statements if "turn_lease" in s]) == 2
