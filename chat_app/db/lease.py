@@ -113,8 +113,8 @@ def renew_leases(engine: Engine, seconds: float,
 
 
 class LeaseRenewer:
-    """The process's one renewer of its turn leases: a thread that extends every held lease a
-    third of its time before it would expire, all due ones in one statement per database.
+    """The process's one renewer of its turn leases: a thread that extends each held lease every
+    third of its time, all those due in one statement per database.
 
     Each held lease once had a thread of its own, each renewal two statements: with 100 turns
     running that was 100 threads waking every 5 s to make 200 round trips, beside the turns'
@@ -140,10 +140,6 @@ class LeaseRenewer:
     def remove(self, hold: TurnLeaseHold) -> None:
         with self._changed:
             self._holds.discard(hold)
-
-    def held(self) -> int:
-        with self._changed:
-            return len(self._holds)
 
     def _run(self) -> None:
         while True:

@@ -7,9 +7,10 @@ starting tab skips its own run's copy. Whether a thread has a run going is kept 
 a tab opened (or reloaded) mid-turn shows the turn and its Stop button.
 
 With ``REFLEX_REDIS_URL`` the channel is Redis pub/sub (one pattern subscription per process,
-kept for the process's life and made again after a drop, fanned out to the local watchers) and the running flag a Redis key with a time to live, so
-all workers share them; without it, everything runs in this process, which is then the only
-one. A watcher that falls behind by ``QUEUE_LIMIT`` events is told to reload the thread.
+kept for the process's life and made again after a drop, fanned out to the local watchers)
+and the running flag a Redis key with a time to live, so all workers share them; without it,
+everything runs in this process, which is then the only one. A watcher that falls behind by
+``QUEUE_LIMIT`` events is told to reload the thread.
 """
 
 from __future__ import annotations
