@@ -14,10 +14,13 @@ import reflex as rx
 
 from chat_app.db.settings import database_url
 from chat_app.services.security.web_security import allowed_origins
-from chat_app.serving import refuse_opportunistic_locks, supervise_workers
+from chat_app.serving import refuse_opportunistic_locks
+from chat_app.supervision import settle_worker_count, supervise_workers
 
-# A worker that dies is replaced instead of taking the whole server down.
+# A worker that dies is replaced (a crash loop backs off) instead of taking the server down.
 supervise_workers()
+# One backend worker per two cores with Redis, one without (chat_app/supervision.py).
+settle_worker_count()
 # Reflex's opportunistic Redis locks lose messages across workers (chat_app/serving.py).
 refuse_opportunistic_locks()
 

@@ -1,13 +1,7 @@
-"""How the production backend runs its workers: a dead worker is replaced, and each
-worker's garbage collector is tuned for many chats (:func:`tune_garbage_collector`).
-
-Reflex 0.10 serves the backend with granian and starts ``2 × cores + 1`` worker processes when
-Redis holds the state (one otherwise). Granian can respawn a worker that died
-(``respawn_failed_workers``), but Reflex does not ask for it, so one ``kill -9`` (the kernel's
-out-of-memory killer, a crash in a native library) stopped every worker and the server. This
-module turns it on: :func:`supervise_workers` runs in the supervisor process (``rxconfig.py``
-is imported there before the server starts) and makes granian's server respawn failed
-workers; granian itself still exits on a crash loop (the same worker dying within 5.5 s).
+"""How each production backend worker runs: its garbage collector tuned for many chats
+(:func:`tune_garbage_collector`), memory given back (:func:`release_memory`), and Reflex's
+opportunistic Redis locks refused (:func:`refuse_opportunistic_locks`). How many workers run
+and how a dead one is replaced is :mod:`chat_app.supervision`.
 """
 
 from __future__ import annotations
@@ -15,37 +9,14 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
-import importlib.util
 import logging
 import os
 from collections.abc import MutableMapping
 
 __all__ = ["GC_YOUNG_THRESHOLD", "refuse_opportunistic_locks", "release_memory",
-           "supervise_workers", "tune_garbage_collector"]
+           "tune_garbage_collector"]
 
 _log = logging.getLogger(__name__)
-
-
-def supervise_workers() -> bool:
-    """Make granian respawn failed workers; False when granian is not installed."""
-    if importlib.util.find_spec("granian") is None:
-        return False
-    import granian.server as granian_server
-
-    base = granian_server.Server
-    if getattr(base, "baton_respawns_workers", False):
-        return True
-
-    class RespawningServer(base):  # type: ignore[misc, valid-type]
-        baton_respawns_workers = True
-
-        def __init__(self, *args, **kwargs) -> None:
-            kwargs.setdefault("respawn_failed_workers", True)
-            super().__init__(*args, **kwargs)
-
-    # Reflex imports ``granian.server.Server`` when it starts the backend, after this ran.
-    granian_server.Server = RespawningServer
-    return True
 
 
 def refuse_opportunistic_locks(env: MutableMapping[str, str] = os.environ) -> bool:

@@ -7,9 +7,10 @@ both turns wrote every step. Here:
 
 - **Acquire**: insert or take over the ``turn_lease`` row when it is free or expired
   (``SELECT ... FOR UPDATE``), with a fresh holder token and a larger fence; otherwise wait.
-- **Renew**: a thread extends ``expires_at`` every third of the lease while the turn runs,
-  each time on a short transaction from the pool (no connection is held in between). A
-  renewal that finds the lease taken marks it lost.
+- **Renew**: the process's one renewer thread (:class:`LeaseRenewer`) extends ``expires_at``
+  every third of the lease while the turn runs, every lease due in one ``UPDATE`` on a short
+  transaction from the pool (no connection is held in between). A renewal that finds the
+  lease taken marks it lost.
 - **Fence**: every write of the turn checks, in its own transaction and under ``FOR SHARE``
   (a takeover waits for it), that the lease is still its holder's and unexpired; otherwise it
   raises :class:`LeaseLost` and stores nothing, so a turn that lost the thread stops at its
@@ -30,8 +31,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import delete, exists, func, tuple_, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, select
@@ -39,7 +41,8 @@ from sqlmodel import Session, select
 from agent_core import StoreError
 from chat_app.db.models import TurnLease
 
-__all__ = ["LEASE_SECONDS", "LeaseLost", "TurnLeaseHold", "check_fence", "turn_lease"]
+__all__ = ["LEASE_SECONDS", "LeaseLost", "LeaseRenewer", "TurnLeaseHold", "check_fence", "fence", "renew_leases",
+           "renewer", "turn_lease"]
 
 log = logging.getLogger(__name__)
 
@@ -56,47 +59,22 @@ def _now(db: Session) -> datetime:
 
 
 class TurnLeaseHold:
-    """A held lease: renewed in the background until :meth:`stop`."""
+    """A held lease: renewed by the process's :class:`LeaseRenewer` until :meth:`stop`."""
 
     def __init__(self, engine: Engine, thread_id: str, holder: str, seconds: float) -> None:
         self.engine, self.thread_id, self.holder, self.seconds = engine, thread_id, holder, seconds
         self.lost = False
-        self._stop = threading.Event()
-        self._renewer = threading.Thread(target=self._renew_until_stopped, daemon=True,
-                                         name=f"turn-lease-{thread_id}")
+        self.due = 0.0  # when the renewer renews it next (monotonic)
 
     def start(self) -> None:
-        self._renewer.start()
+        renewer().add(self)
 
     def stop(self) -> None:
-        self._stop.set()
-        self._renewer.join(timeout=self.seconds)
+        renewer().remove(self)
 
     def renew(self) -> bool:
-        """Extend the lease if it is still this holder's; False (and ``lost``) if not."""
-        with Session(self.engine) as db:
-            now = _now(db)
-            renewed = db.execute(
-                update(TurnLease)
-                .where(TurnLease.thread_id == self.thread_id, TurnLease.holder == self.holder,
-                       TurnLease.expires_at > now)
-                .values(expires_at=now + timedelta(seconds=self.seconds))
-            ).rowcount
-            db.commit()
-        if not renewed:
-            self.lost = True
-        return bool(renewed)
-
-    def _renew_until_stopped(self) -> None:
-        while not self._stop.wait(self.seconds / 3):
-            try:
-                if not self.renew():
-                    log.error("turn lease on thread %s was lost; the turn stops at its next write",
-                              self.thread_id)
-                    return
-            except SQLAlchemyError as exc:  # try again next time; expiry decides
-                log.warning("renewing the turn lease on thread %s failed: %s", self.thread_id,
-                            exc.__class__.__name__)
+        """Extend the lease now if it is still this holder's; False (and ``lost``) if not."""
+        return self in renew_leases(self.engine, self.seconds, [self])
 
     def release(self) -> None:
         try:
@@ -110,6 +88,95 @@ class TurnLeaseHold:
         except SQLAlchemyError as exc:  # it expires on its own
             log.warning("releasing the turn lease on thread %s failed: %s", self.thread_id,
                         exc.__class__.__name__)
+
+
+def renew_leases(engine: Engine, seconds: float,
+                 holds: list[TurnLeaseHold]) -> set[TurnLeaseHold]:
+    """Extend every lease of ``holds`` still its holder's by ``seconds``, in one statement;
+    the holds renewed. The others are marked ``lost``."""
+    if not holds:
+        return set()
+    with Session(engine) as db:
+        renewed = {(row[0], row[1]) for row in db.execute(
+            update(TurnLease)
+            .where(tuple_(TurnLease.thread_id, TurnLease.holder)
+                   .in_([(hold.thread_id, hold.holder) for hold in holds]),
+                   TurnLease.expires_at > func.now())
+            .values(expires_at=func.now() + timedelta(seconds=seconds))
+            .returning(TurnLease.thread_id, TurnLease.holder)
+        )}
+        db.commit()
+    kept = {hold for hold in holds if (hold.thread_id, hold.holder) in renewed}
+    for hold in holds:
+        hold.lost = hold.lost or hold not in kept
+    return kept
+
+
+class LeaseRenewer:
+    """The process's one renewer of its turn leases: a thread that extends each held lease every
+    third of its time, all those due in one statement per database.
+
+    Each held lease once had a thread of its own, each renewal two statements: with 100 turns
+    running that was 100 threads waking every 5 s to make 200 round trips, beside the turns'
+    own writes. A renewal that fails (the database unreachable) is tried again next time:
+    expiry decides; a lease found taken is marked lost and dropped.
+    """
+
+    def __init__(self) -> None:
+        self._holds: set[TurnLeaseHold] = set()
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def add(self, hold: TurnLeaseHold) -> None:
+        with self._changed:
+            hold.due = time.monotonic() + hold.seconds / 3
+            self._holds.add(hold)
+            if self._thread is None or not self._thread.is_alive():  # a fork has none
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="turn-lease-renewer")
+                self._thread.start()
+            self._changed.notify()
+
+    def remove(self, hold: TurnLeaseHold) -> None:
+        with self._changed:
+            self._holds.discard(hold)
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                now = time.monotonic()
+                due_at = min((hold.due for hold in self._holds), default=now + 60)
+                if due_at > now:
+                    self._changed.wait(due_at - now)
+                    continue
+                # Those due within a sixth of their time go now too: fewer, fuller statements.
+                due = [hold for hold in self._holds if hold.due <= now + hold.seconds / 6]
+            self._renew(due)
+
+    def _renew(self, due: list[TurnLeaseHold]) -> None:
+        batches: dict[tuple[Engine, float], list[TurnLeaseHold]] = {}
+        for hold in due:
+            hold.due = time.monotonic() + hold.seconds / 3
+            batches.setdefault((hold.engine, hold.seconds), []).append(hold)
+        for (engine, seconds), holds in batches.items():
+            try:
+                kept = renew_leases(engine, seconds, holds)
+            except SQLAlchemyError as exc:  # try again next time; expiry decides
+                log.warning("renewing %d turn leases failed: %s", len(holds),
+                            exc.__class__.__name__)
+                continue
+            for hold in set(holds) - kept:
+                log.error("turn lease on thread %s was lost; the turn stops at its next write",
+                          hold.thread_id)
+                self.remove(hold)
+
+
+_renewer = LeaseRenewer()
+
+
+def renewer() -> LeaseRenewer:
+    """The process's lease renewer."""
+    return _renewer
 
 
 def _try_acquire(engine: Engine, thread_id: str, holder: str, seconds: float) -> bool:
@@ -149,6 +216,18 @@ def turn_lease(engine: Engine, thread_id: str, *, seconds: float | None = None,
     finally:
         hold.stop()
         hold.release()
+
+
+def fence(hold: TurnLeaseHold) -> Any:
+    """A condition for a write's own statement: true while ``hold`` owns its lease, which it
+    keeps under ``FOR SHARE`` for the transaction (a takeover waits for it), as
+    :func:`check_fence` does, without a statement of its own."""
+    return exists(
+        select(TurnLease.holder)
+        .where(TurnLease.thread_id == hold.thread_id, TurnLease.holder == hold.holder,
+               TurnLease.expires_at > func.now())
+        .with_for_update(read=True)
+    )
 
 
 def check_fence(db: Session, hold: TurnLeaseHold) -> None:

@@ -36,18 +36,28 @@ def database_url() -> str:
 #: Connections all backend workers may open together (PostgreSQL's default max_connections is
 #: 100; the rest is left to migrations, psql and other clients).
 DEFAULT_CONNECTION_BUDGET = 80
-_REFLEX_MAX_WORKERS = 8  # Reflex 0.10's cap on backend workers
+_MAX_WORKERS = 8  # as Reflex 0.10 caps its own count
 
 
 def backend_workers(env: dict[str, str] | None = None) -> int:
-    """How many backend processes Reflex starts: one, or with Redis ``2 × cores + 1`` (at most
-    8) unless ``GRANIAN_WORKERS`` says otherwise. Mirrors ``reflex.utils.processes``."""
+    """How many backend processes serve: exactly one without Redis (each worker would keep
+    its own tabs' state); with Redis ``GRANIAN_WORKERS`` if set, else one per two cores (at
+    least 1, at most 8). Reflex's own default, ``2 × cores + 1``, left five workers on two
+    cores taking the cores from each other (``chat_app.supervision`` applies this count)."""
     env = os.environ if env is None else env
-    if env.get("GRANIAN_WORKERS", "").strip().isdigit():
-        return max(1, int(env["GRANIAN_WORKERS"]))
     if not env.get("REFLEX_REDIS_URL"):
         return 1
-    return min((os.cpu_count() or 1) * 2 + 1, _REFLEX_MAX_WORKERS)
+    if env.get("GRANIAN_WORKERS", "").strip().isdigit():
+        return max(1, int(env["GRANIAN_WORKERS"]))
+    return max(1, min(_cores() // 2, _MAX_WORKERS))
+
+
+def _cores() -> int:
+    """The cores this process may run on (a container's share, not the host's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def turn_process_enabled(env: dict[str, str] | None = None) -> bool:

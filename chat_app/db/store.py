@@ -49,7 +49,7 @@ from chat_app.db.convert import (
 from chat_app.db.engine import write_engine
 from chat_app.db.failures import DatabaseFailure, database_failure
 from chat_app.db.fork import copy_thread
-from chat_app.db.lease import TurnLeaseHold, check_fence, turn_lease
+from chat_app.db.lease import TurnLeaseHold, check_fence, fence, turn_lease
 from chat_app.db.locks import named_lock
 from chat_app.db.models import (
     ChatSession,
@@ -114,11 +114,16 @@ class SqlStore:
         return thread
 
     def _lock_turn(self, db: Session, thread_id: str) -> Thread:
-        """Lock the thread row for a write of its turn, fenced by the turn's lease if held."""
-        thread = self._lock_thread(db, thread_id)
+        """Lock the thread row for a write of its turn, fenced by the turn's lease if held
+        (in the same statement: a statement less for every write of every turn)."""
         hold = self._leases.get(thread_id)
-        if hold is not None:
+        if hold is None:
+            return self._lock_thread(db, thread_id)
+        thread = db.exec(select(Thread).where(Thread.id == thread_id, fence(hold))
+                         .with_for_update(of=Thread)).first()
+        if thread is None:  # why not is read only now
             check_fence(db, hold)
+            raise StoreError(f"unknown thread {thread_id}")
         return thread
 
     @staticmethod
@@ -167,10 +172,10 @@ class SqlStore:
         """Number and insert rows made by :func:`message_values` before the transaction.
 
         The turn writes of every chat of a worker queue for SQLite's one write lock, so what
-        runs while it is held is kept to three statements: the thread's counter taken (its
+        runs while it is held is kept to two statements: the thread's counter taken (its
         row locked on PostgreSQL) on condition that ``session_id``, when given, is one of
-        the thread's sessions (why not is read only when it is not), the turn's lease
-        checked, the rows inserted.
+        the thread's sessions and that the turn's lease, when held, is still its own (why
+        not is read only when it is not), then the rows inserted.
         """
         if not values:
             return []
@@ -183,16 +188,18 @@ class SqlStore:
                                    "updated_at": utcnow()}
         if answering:  # in the same statement: the first of these rows, unless one waits
             changes["answering_seq"] = func.coalesce(threads.c.answering_seq, threads.c.next_seq)
+        hold = self._leases.get(thread_id)
+        if hold is not None:  # the turn's lease, checked (and kept) by the same statement
+            counter = counter.where(fence(hold))
         end = db.execute(
             counter.values(**changes).returning(threads.c.next_seq)
         ).scalar_one_or_none()
-        if end is None:
+        if end is None:  # why not is read only now
+            if hold is not None:
+                check_fence(db, hold)
             if session_id is not None:
                 self._check_session(db, thread_id, session_id)
             raise StoreError(f"unknown thread {thread_id}")
-        hold = self._leases.get(thread_id)
-        if hold is not None:
-            check_fence(db, hold)
         first = end - len(values)
         for index, row in enumerate(values):
             row["seq"] = first + index
@@ -449,8 +456,14 @@ class SqlStore:
         Asked before every model call, and nearly always with nothing queued: that is found
         by a read, without waiting for (and holding) SQLite's write lock."""
         with self._tx(write=False) as db:
-            self._check_session(db, thread_id, session_id)
-            if db.execute(self._undelivered(thread_id, PendingMessage.id).limit(1)).first() is None:
+            owner, waits = db.execute(select(
+                select(ChatSession.thread_id).where(ChatSession.id == session_id)
+                .scalar_subquery(),
+                exists(self._undelivered(thread_id, PendingMessage.id)),
+            )).one()
+            if owner != thread_id:
+                self._check_session(db, thread_id, session_id)  # says which is wrong
+            if not waits:
                 return []
         with self._tx(write=True) as db:
             query = self._undelivered(thread_id, PendingMessage.id, PendingMessage.content)

@@ -52,8 +52,9 @@ def _redis() -> str:
 def scaled_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
     redis_url = _redis()
     for database_url in _postgres_database():
+        # Three workers whatever the machine (the default is one per two cores).
         env = {"REFLEX_DB_URL": database_url, "REFLEX_REDIS_URL": redis_url,
-               "BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": "0.01"}
+               "GRANIAN_WORKERS": "3", "BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": "0.01"}
         with running_app(tmp_path_factory.mktemp("baton-scaled"), env) as server:
             server.db_url = database_url
             yield server
@@ -109,6 +110,43 @@ def test_a_killed_worker_is_replaced_while_the_others_serve(scaled_server, brows
     wait_idle(page)
     assert page.locator("[data-role=assistant]").count() > 0
     page.context.close()
+
+
+def _ping(server: AppServer) -> bool:
+    try:
+        with urllib.request.urlopen(server.url + "/ping", timeout=5) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def test_a_worker_and_its_replacement_killed_in_a_row_leave_the_others_serving(
+        scaled_server) -> None:
+    """Granian alone calls a slot that dies within 5.5 s of its respawn a crash loop and
+    stops every worker; here the slot waits and comes back, and the others serve meanwhile."""
+    workers = _backend_workers(scaled_server)
+    assert len(workers) >= 3
+    os.kill(workers[0], signal.SIGKILL)
+    deadline, replacement = time.monotonic() + 30, None
+    while replacement is None and time.monotonic() < deadline:
+        replacement = next((pid for pid in _backend_workers(scaled_server) if pid not in workers),
+                           None)
+        time.sleep(0.05)
+    assert replacement is not None, "the killed worker was not replaced"
+    os.kill(replacement, signal.SIGKILL)
+    killed_at, failed_pings = time.monotonic(), 0
+    while time.monotonic() < killed_at + 8:
+        failed_pings += not _ping(scaled_server)
+        time.sleep(0.2)
+    assert scaled_server.process.poll() is None, f"the server stopped:\n{scaled_server.log_tail()}"
+    assert failed_pings <= 1, f"{failed_pings} pings failed while a slot crash-looped"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(_backend_workers(scaled_server)) < len(workers):
+        time.sleep(0.5)
+    now = _backend_workers(scaled_server)
+    assert len(now) == len(workers) and replacement not in now, f"{workers} -> {now}"
+    assert "crash loop detected" not in scaled_server.log_tail(400)
+    assert _ping(scaled_server)
 
 
 def test_several_workers_serve_one_thread_from_postgres(scaled_server, browser) -> None:
@@ -278,4 +316,28 @@ def test_tabs_on_several_workers_follow_one_turn(scaled_server, browser) -> None
         assert [t for k, t in timeline(tab) if k == "user"] == [
             "Hello", "Write a config parser with tests", "Also add a --verbose flag"]
         wait_idle(tab)
+    context.close()
+
+
+def test_a_tabs_own_message_reaches_a_tab_on_another_worker_every_time(scaled_server,
+                                                                       browser) -> None:
+    """Six times a new second tab (its own socket, often another worker's) opens the chat
+    and the first tab sends: the second shows the message within seconds. Once it did not
+    within 30 s, when the live subscription had ended with its worker's last watcher."""
+    context = browser.new_context(base_url=scaled_server.url)
+    first = context.new_page()
+    path = start_chat(first, "Hello")
+    wait_idle(first)
+    for trial in range(6):
+        second = context.new_page()
+        second.goto(path)
+        second.locator("#composer-input").wait_for()
+        text = f"my own message {trial}"
+        send(first, text)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and text not in user_messages(second):
+            time.sleep(0.2)
+        assert text in user_messages(second), f"trial {trial}: not shown in the second tab"
+        wait_idle(first)
+        second.close()  # its worker may have no watcher left: the next tab must still follow
     context.close()

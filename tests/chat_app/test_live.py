@@ -159,3 +159,51 @@ async def test_a_rename_reaches_every_tab_on_the_chat(channel) -> None:
         for queue in (first, second):
             event = await _next(queue)
             assert (event["type"], event["data"]) == ("title", {"title": "Invoices, renamed"})
+
+
+async def test_the_subscription_outlives_the_last_watcher(monkeypatch) -> None:
+    """It once ended with the process's last watcher, and a tab that began watching while it
+    was ending was left without one: it saw other tabs' messages only when it reloaded."""
+    import redis
+
+    url = _redis_or_skip()
+    monkeypatch.setenv("REFLEX_REDIS_URL", url)
+    monkeypatch.setattr(live, "_redis_client", None)
+    monkeypatch.setattr(live, "_listener", None)
+    monkeypatch.setattr(live, "_CLIENT_NAME", f"baton-live-test-{uuid.uuid4().hex[:8]}")
+    thread = uuid.uuid4().hex
+    async with live.watch(thread):
+        pass
+    await asyncio.sleep(1.5)  # the listener's read times out with no watcher left
+    subscribed = [client for client in redis.Redis.from_url(url).client_list()
+                  if client.get("name") == live._CLIENT_NAME and client.get("psub") == "1"]
+    assert subscribed, "no subscription left once the last watcher had gone"
+    async with live.watch(thread) as queue:
+        await live.publish(thread, "run", {"type": "item", "data": {"n": 1}})
+        assert (await _next(queue))["data"] == {"n": 1}
+
+
+def test_the_subscription_is_made_again_1_s_doubling_to_30_s_after_a_drop() -> None:
+    assert [live.resubscribe_delay(n) for n in (1, 2, 3, 5, 6, 9)] == [1, 2, 4, 16, 30, 30]
+
+
+async def test_after_redis_drops_the_subscription_watchers_reload_and_follow_again(
+        monkeypatch) -> None:
+    import redis
+
+    url = _redis_or_skip()
+    monkeypatch.setenv("REFLEX_REDIS_URL", url)
+    monkeypatch.setattr(live, "_redis_client", None)
+    monkeypatch.setattr(live, "_listener", None)
+    monkeypatch.setattr(live, "_CLIENT_NAME", f"baton-live-test-{uuid.uuid4().hex[:8]}")
+    thread = uuid.uuid4().hex
+    async with live.watch(thread) as queue:
+        admin = redis.Redis.from_url(url)
+        ours = [client["id"] for client in admin.client_list()
+                if client.get("name") == live._CLIENT_NAME]
+        assert ours, "the subscription's connection is not named"
+        for client_id in ours:  # only this test's connections: the server is shared
+            admin.client_kill_filter(_id=client_id)
+        assert (await asyncio.wait_for(queue.get(), 8))["type"] == "resync"
+        await live.publish(thread, "run", {"type": "item", "data": {"n": 2}})
+        assert (await _next(queue))["data"] == {"n": 2}

@@ -12,7 +12,6 @@ import contextlib
 import dataclasses
 import logging
 import re
-import time
 from collections.abc import AsyncIterator, Sequence
 from functools import lru_cache
 from typing import Any
@@ -33,7 +32,6 @@ from agent_core import (
     awaits_turn,
     begin_start,
     model_info,
-    predecessor_prefix,
     review_pending,
     validate_user_message,
 )
@@ -45,7 +43,7 @@ from chat_app.services.conversation.threads import misconfigured
 from chat_app.services.conversation.titles import DEFAULT_TITLE, title_from_message
 from chat_app.services.presentation.run_events import Translator, expand
 from chat_app.services.presentation.views import TimelineItem
-from chat_app.services.runtime import context_window, live, runtime, turn_process
+from chat_app.services.runtime import context_window, live, runtime, send_order, turn_process
 from chat_app.services.runtime.live import new_run_id
 from chat_app.services.runtime.run_stream import Owned, RunStream, UiEvent
 
@@ -78,23 +76,6 @@ def parse_command(text: str) -> tuple[str, str | None] | None:
         return "handoff", focus or None
     word = _COMMAND_WORD.match(stripped)
     return ("unknown", word.group(1)) if word else None
-
-
-# A tab's message waits this long at most for the one the tab sent before it (in flight on
-# another task or worker): delivered first, it could not be put back behind it.
-PREDECESSOR_WAIT_SECONDS = 3.0
-
-
-async def _after_predecessor(thread_id: str, client_id: str | None) -> None:
-    prefix = predecessor_prefix(client_id)
-    if prefix is None:
-        return
-    the_store = runtime.store()
-    deadline = time.monotonic() + PREDECESSOR_WAIT_SECONDS
-    while time.monotonic() < deadline:
-        if await asyncio.to_thread(the_store.has_client_message, thread_id, prefix):
-            return
-        await asyncio.sleep(0.05)
 
 
 async def _broadcast(owner: str, thread_id: str, run_id: str | None,
@@ -254,9 +235,12 @@ async def send_here(owner: str, thread_id: str, text: str,
     prepared = await asyncio.to_thread(_prepare_send, owner, thread_id, text, client_id)
     if prepared.owned:
         yield Owned()
-    async with contextlib.aclosing(_send_prepared(prepared, thread_id, client_id)) as events:
-        async for event in events:
-            yield event
+    try:
+        async with contextlib.aclosing(_send_prepared(prepared, thread_id, client_id)) as events:
+            async for event in events:
+                yield event
+    finally:
+        send_order.settle(thread_id, client_id)  # refused or ended: the tab's next need not wait
 
 
 @dataclasses.dataclass
@@ -335,7 +319,7 @@ async def _send_prepared(prepared: _Prepared, thread_id: str,
                                                     "once it is fixed."}}
         return
     assert setup is not None
-    await _after_predecessor(thread_id, client_id)
+    await send_order.after_predecessor(thread_id, client_id, runtime.store().has_client_message)
     translator = Translator(prepared.sessions, prepared.label)
     cancel = runtime.cancel_flag(thread_id)
     queued = False
@@ -343,6 +327,8 @@ async def _send_prepared(prepared: _Prepared, thread_id: str,
         async with stoppable(thread_id, cancel, prepared.thread.stop_requests or 0):
             async for event in runtime.runner().submit(setup, text, cancel=cancel,
                                                        client_id=client_id):
+                if isinstance(event, AcceptedEvent):
+                    send_order.settle(thread_id, client_id)  # the tab's next send may go
                 queued = queued or isinstance(event, QueuedEvent)
                 for ui_event in expand(translator.translate(event)):
                     yield ui_event

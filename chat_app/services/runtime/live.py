@@ -7,9 +7,10 @@ starting tab skips its own run's copy. Whether a thread has a run going is kept 
 a tab opened (or reloaded) mid-turn shows the turn and its Stop button.
 
 With ``REFLEX_REDIS_URL`` the channel is Redis pub/sub (one pattern subscription per process,
-fanned out to the local watchers) and the running flag a Redis key with a time to live, so
-all workers share them; without it, everything runs in this process, which is then the only
-one. A watcher that falls behind by ``QUEUE_LIMIT`` events is told to reload the thread.
+kept for the process's life and made again after a drop, fanned out to the local watchers)
+and the running flag a Redis key with a time to live, so all workers share them; without it,
+everything runs in this process, which is then the only one. A watcher that falls behind by
+``QUEUE_LIMIT`` events is told to reload the thread.
 """
 
 from __future__ import annotations
@@ -26,13 +27,15 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 __all__ = ["relay", "new_run_id", "publish", "resync", "watch", "settled", "run_started", "run_alive", "run_ended", "is_running",
-           "QUEUE_LIMIT", "RUNNING_TTL_SECONDS"]
+           "resubscribe_delay", "QUEUE_LIMIT", "RUNNING_TTL_SECONDS", "RESUBSCRIBE_MAX_SECONDS"]
 
 _log = logging.getLogger(__name__)
 
 QUEUE_LIMIT = 2_000  # events a watcher may lag behind before it must reload
 RUNNING_TTL_SECONDS = 30  # a run's flag outlives a killed worker by at most this
+RESUBSCRIBE_MAX_SECONDS = 30.0
 _CHANNEL = "baton:live:"
+_CLIENT_NAME = "baton-live"  # how the process's connections show in Redis's CLIENT LIST
 _RUNNING = "baton:running:"
 
 _watchers: dict[str, set[asyncio.Queue]] = defaultdict(set)
@@ -51,7 +54,8 @@ def _client() -> Any:
     if _redis_client is None:
         import redis.asyncio as redis
 
-        _redis_client = redis.Redis.from_url(_redis_url(), decode_responses=True)
+        _redis_client = redis.Redis.from_url(_redis_url(), decode_responses=True,
+                                             client_name=_CLIENT_NAME)
     return _redis_client
 
 
@@ -66,37 +70,65 @@ def _deliver(thread_id: str, event: dict[str, Any]) -> None:
                 queue.put_nowait({"type": "resync", "data": {}})
 
 
+def resubscribe_delay(failures: int) -> float:
+    """Seconds before subscribing again after ``failures`` failed subscriptions in a row:
+    1, 2, 4 … at most 30."""
+    return min(RESUBSCRIBE_MAX_SECONDS, 2.0 ** max(failures - 1, 0))
+
+
 async def _listen() -> None:
-    """Fan the Redis channel out to this process's watchers, for as long as it has any."""
-    pubsub = _client().pubsub(ignore_subscribe_messages=True)
-    await pubsub.psubscribe(_CHANNEL + "*")
-    if _subscribed is not None:
-        _subscribed.set()
-    try:
-        while _watchers:
-            message = await pubsub.get_message(timeout=1.0)
-            if message is None or message.get("type") != "pmessage":
-                continue
-            thread_id = str(message["channel"]).removeprefix(_CHANNEL)
-            try:
-                event = json.loads(message["data"])
-            except (TypeError, ValueError):
-                continue
-            _deliver(thread_id, event)
-    finally:
-        with contextlib.suppress(Exception):
-            await pubsub.aclose()
+    """Fan the Redis channel out to this process's watchers, for the life of the process.
+
+    It once ended when the process had no watcher left: a tab that began watching while it
+    was ending was left with no subscription, and saw other tabs' messages only when it
+    reloaded (1 of 6 trials: not within 30 s). A dropped Redis connection ended it too, for
+    good. Now a drop is followed by a new subscription (:func:`resubscribe_delay`), and every
+    watcher is told to read its thread again: what was published meanwhile is lost.
+    """
+    failures = 0
+    while True:
+        pubsub = _client().pubsub(ignore_subscribe_messages=True)
+        try:
+            await pubsub.psubscribe(_CHANNEL + "*")
+            if failures:
+                _log.warning("the live channel's Redis subscription is back")
+                for thread_id in list(_watchers):
+                    _deliver(thread_id, {"type": "resync", "data": {}})
+            failures = 0
+            if _subscribed is not None:
+                _subscribed.set()
+            while True:
+                message = await pubsub.get_message(timeout=1.0)
+                if message is None or message.get("type") != "pmessage":
+                    continue
+                thread_id = str(message["channel"]).removeprefix(_CHANNEL)
+                try:
+                    event = json.loads(message["data"])
+                except (TypeError, ValueError):
+                    continue
+                _deliver(thread_id, event)
+        except Exception:  # Redis went away or dropped us: subscribe again
+            failures += 1
+            _log.warning("the live channel's Redis subscription dropped; subscribing again in "
+                         "%.0f s", resubscribe_delay(failures), exc_info=failures == 1)
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+        await asyncio.sleep(resubscribe_delay(failures))
 
 
 async def _ensure_listener() -> None:
     """Start this process's Redis subscription if needed, and wait until it is made: an
     event published after ``watch`` returns must reach the new watcher."""
-    global _listener, _subscribed
+    global _listener, _subscribed, _redis_client
     if not _redis_url():
         return
-    if _listener is None or _listener.done():
+    loop = asyncio.get_running_loop()
+    if _listener is None or _listener.done() or _listener.get_loop() is not loop:
+        if _listener is not None and _listener.get_loop() is not loop:
+            _redis_client = None  # a client belongs to the loop it was made in
         _subscribed = asyncio.Event()
-        _listener = asyncio.create_task(_listen(), name="baton-live-listener")
+        _listener = loop.create_task(_listen(), name="baton-live-listener")
     if _subscribed is not None:
         try:
             await asyncio.wait_for(_subscribed.wait(), 5)

@@ -156,14 +156,15 @@ def test_a_read_only_database_is_refused_in_words_without_driver_text(tmp_path: 
 def test_pool_sizes_follow_the_worker_count() -> None:
     from chat_app.db.settings import backend_workers, pool_settings, turn_process_enabled
 
+    several = {"REFLEX_REDIS_URL": "redis://127.0.0.1:6379/0", "GRANIAN_WORKERS": "5"}
     assert backend_workers({}) == 1
-    assert backend_workers({"GRANIAN_WORKERS": "5"}) == 5
-    assert turn_process_enabled({}) and not turn_process_enabled({"GRANIAN_WORKERS": "5"})
-    one, five = pool_settings({}), pool_settings({"GRANIAN_WORKERS": "5"})
+    assert backend_workers(several) == 5
+    assert turn_process_enabled({}) and not turn_process_enabled(several)
+    one, five = pool_settings({}), pool_settings(several)
     # One worker and its turn process share the budget; several workers run turns themselves.
     assert 2 * (one["pool_size"] + one["max_overflow"]) == 80
     alone = pool_settings({"BATON_TURN_PROCESS": "off"})
     assert alone["pool_size"] + alone["max_overflow"] == 80
     assert 5 * (five["pool_size"] + five["max_overflow"]) <= 80
-    tight = pool_settings({"GRANIAN_WORKERS": "40", "BATON_DB_CONNECTIONS": "80"})
+    tight = pool_settings({**several, "GRANIAN_WORKERS": "40", "BATON_DB_CONNECTIONS": "80"})
     assert tight["pool_size"] + tight["max_overflow"] == 4  # never below a working minimum

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -101,3 +102,49 @@ def test_a_lease_is_renewed_while_the_turn_runs(workers, monkeypatch) -> None:
         assert not taken.wait(3.0), "the lease expired under a running turn"
     assert taken.wait(10)
     release.set()
+
+
+def test_one_thread_renews_every_lease_of_the_process(workers, monkeypatch) -> None:
+    """Each lease once had a renewing thread of its own: 100 turns, 100 threads."""
+    first_engine, second_engine = workers
+    first, second = SqlStore(first_engine), SqlStore(second_engine)
+    threads = [create_thread(first_engine) for _ in range(5)]
+    monkeypatch.setattr("chat_app.db.lease.LEASE_SECONDS", 1.0)
+    release, held = threading.Event(), []
+    for thread_id in threads:
+        held.append(_take_in_background(first, thread_id, release))
+    assert all(taken.wait(10) for taken in held)
+    renewers = [t for t in threading.enumerate() if t.name.startswith("turn-lease")]
+    assert len(renewers) == 1
+    others = threading.Event()
+    taken_by_second = [_take_in_background(second, thread_id, others) for thread_id in threads]
+    time.sleep(3.0)  # three lease times
+    assert not any(taken.is_set() for taken in taken_by_second), "a lease expired under its turn"
+    release.set()
+    assert all(taken.wait(10) for taken in taken_by_second)
+    others.set()
+
+
+def test_a_fenced_write_checks_its_lease_in_its_own_statements(workers) -> None:
+    """Every write of a turn checked the lease with a statement of its own: about a third
+    of a turn's statements. The counter's UPDATE and the thread's lock carry it now."""
+    from sqlalchemy import event
+
+    first_engine, _ = workers
+    first = SqlStore(first_engine)
+    thread_id = create_thread(first_engine)
+    session = first.current_session(thread_id)
+    statements: list[str] = []
+
+    def count(conn, cursor, statement, *args) -> None:
+        statements.append(statement)
+
+    with first.turn_lock(thread_id):
+        event.listen(first_engine, "before_cursor_execute", count)
+        try:
+            first.append(thread_id, session.id, [NewMessage(role="user", content="step")])
+            first.write_file(thread_id, "a.py", "print(1)")
+        finally:
+            event.remove(first_engine, "before_cursor_execute", count)
+    assert not [s for s in statements if s.lstrip().startswith("SELECT turn_lease")]
+    assert len([s for s in statements if "turn_lease" in s]) == 2

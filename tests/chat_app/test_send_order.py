@@ -1,0 +1,91 @@
+"""A tab's message waits for the one the tab sent before it, and for no longer than it must."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+import pytest
+
+from chat_app.services.runtime import send_order
+
+
+@pytest.fixture
+def thread_id(monkeypatch) -> str:
+    monkeypatch.setattr(send_order, "_settled", type(send_order._settled)())
+    monkeypatch.setattr(send_order, "_waiting", {})
+    return uuid.uuid4().hex
+
+
+class _Store:
+    """The store's ``has_client_message``: what another worker queued, and how often asked."""
+
+    def __init__(self, *queued: str) -> None:
+        self.queued, self.asked = set(queued), 0
+
+    def __call__(self, thread_id: str, prefix: str) -> bool:
+        self.asked += 1
+        return any(client_id.startswith(prefix) for client_id in self.queued)
+
+
+async def test_a_send_goes_as_soon_as_its_predecessor_here_is_queued(thread_id) -> None:
+    store = _Store()
+    waiting = asyncio.create_task(send_order.after_predecessor(thread_id, "tab1.2.b", store))
+    await asyncio.sleep(0.2)
+    assert not waiting.done(), "it went before the tab's earlier message was queued"
+    settled_at = time.monotonic()
+    send_order.settle(thread_id, "tab1.1.a")
+    await asyncio.wait_for(waiting, 1)
+    assert time.monotonic() - settled_at < 0.1
+    assert store.asked == 1  # once, before waiting: not a poll every 50 ms
+
+
+async def test_a_send_whose_predecessor_settled_here_asks_nobody(thread_id) -> None:
+    store = _Store()
+    send_order.settle(thread_id, "tab1.1.a")
+    await asyncio.wait_for(send_order.after_predecessor(thread_id, "tab1.2.b", store), 1)
+    assert store.asked == 0
+
+
+async def test_a_predecessor_queued_by_another_worker_is_found_in_the_store(thread_id,
+                                                                             monkeypatch) -> None:
+    monkeypatch.setattr(send_order, "STORE_POLL_SECONDS", 0.05)
+    store = _Store()
+    waiting = asyncio.create_task(send_order.after_predecessor(thread_id, "tab1.7.b", store))
+    await asyncio.sleep(0.1)
+    store.queued.add("tab1.6.a")
+    await asyncio.wait_for(waiting, 1)
+
+
+async def test_a_predecessor_that_never_comes_holds_the_send_a_bounded_time(thread_id,
+                                                                            monkeypatch) -> None:
+    monkeypatch.setattr(send_order, "WAIT_SECONDS", 0.3)
+    monkeypatch.setattr(send_order, "STORE_POLL_SECONDS", 0.1)
+    started = time.monotonic()
+    await asyncio.wait_for(send_order.after_predecessor(thread_id, "tab1.2.b", _Store()), 2)
+    assert 0.3 <= time.monotonic() - started < 1
+    assert send_order._waiting == {}
+
+
+async def test_first_messages_and_ids_of_another_shape_never_wait(thread_id) -> None:
+    store = _Store()
+    for client_id in ("tab1.1.a", "no-number", None):
+        await asyncio.wait_for(send_order.after_predecessor(thread_id, client_id, store), 0.1)
+    assert store.asked == 0
+
+
+async def test_fifty_sends_of_a_tab_started_at_once_queue_in_order(thread_id) -> None:
+    """Each send queues after a random delay of its own, as tasks on a busy worker do."""
+    import random
+
+    queued: list[int] = []
+
+    async def send(n: int) -> None:
+        await asyncio.sleep(random.random() * 0.05)
+        await send_order.after_predecessor(thread_id, f"tab1.{n}.x", _Store())
+        queued.append(n)
+        send_order.settle(thread_id, f"tab1.{n}.x")
+
+    await asyncio.wait_for(asyncio.gather(*(send(n) for n in range(1, 51))), 10)
+    assert queued == list(range(1, 51))
