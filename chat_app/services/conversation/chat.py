@@ -45,9 +45,9 @@ from chat_app.services.presentation.run_events import Translator, expand
 from chat_app.services.presentation.views import TimelineItem
 from chat_app.services.runtime import context_window, live, runtime, send_order, turn_process
 from chat_app.services.runtime.live import new_run_id
-from chat_app.services.runtime.run_stream import Owned, RunStream, UiEvent
+from chat_app.services.runtime.run_stream import Owned, RunStream, TurnExecutor, UiEvent
 
-__all__ = ["send_message", "send_here", "resume_here", "Owned", "run_handoff", "resume_queued",
+__all__ = ["send_message", "send_here", "resume_here", "executor", "IN_PROCESS", "Owned", "run_handoff", "resume_queued",
            "resume_detached", "FIRST_MESSAGE_GRACE_SECONDS", "stop", "validate_message",
            "parse_command", "new_run_id", "check_fits", "answer_waiting"]
 
@@ -199,13 +199,29 @@ async def send_message(owner: str, thread_id: str, text: str, client_id: str | N
     under ``run_id`` to the thread's other tabs. In the app the run goes to the turn
     process (:mod:`chat_app.services.runtime.turn_process`); elsewhere it runs here.
     """
-    if turn_process.serves():
-        run = turn_process.stream("send", thread_id, owner=owner, text=text, client_id=client_id)
-    else:
-        run = send_here(owner, thread_id, text, client_id)
+    run = executor().send(owner, thread_id, text, client_id)
     async with contextlib.aclosing(_relayed(thread_id, run_id, run)) as events:
         async for event in events:
             yield event
+
+
+class _InProcess:
+    """:class:`TurnExecutor` in this process: :func:`send_here`, :func:`resume_here`."""
+
+    def send(self, owner: str, thread_id: str, text: str, client_id: str | None) -> RunStream:
+        return send_here(owner, thread_id, text, client_id)
+
+    def resume(self, owner: str, thread_id: str, *, cut: bool) -> RunStream:
+        return resume_here(owner, thread_id, cut=cut)
+
+
+IN_PROCESS: TurnExecutor = _InProcess()
+
+
+def executor() -> TurnExecutor:
+    """Where this process runs a chat's turns: the turn process once it is started (the
+    app's workers), else here (tests, scripts, ``BATON_TURN_PROCESS=off``)."""
+    return turn_process.EXECUTOR if turn_process.serves() else IN_PROCESS
 
 
 async def _relayed(thread_id: str, run_id: str | None,
@@ -354,10 +370,7 @@ async def resume_queued(owner: str, thread_id: str, run_id: str | None = None, *
     holds the thread's turn lock, so this waits for it and then finds the queue empty. In
     the app it runs in the turn process, as a send does.
     """
-    if turn_process.serves():
-        run = turn_process.stream("resume", thread_id, owner=owner, cut=cut)
-    else:
-        run = resume_here(owner, thread_id, cut=cut)
+    run = executor().resume(owner, thread_id, cut=cut)
     async with contextlib.aclosing(_relayed(thread_id, run_id, run)) as events:
         async for event in events:
             yield event

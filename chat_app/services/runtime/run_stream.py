@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["UiEvent", "Owned", "RunStream"]
+__all__ = ["UiEvent", "Owned", "RunStream", "TurnExecutor"]
 
 UiEvent = dict[str, Any]
 
@@ -23,3 +23,13 @@ class Owned:
 
 
 RunStream = AsyncIterator[Owned | UiEvent]
+
+
+class TurnExecutor(Protocol):
+    """Where a chat's runs execute: this process (``chat.IN_PROCESS``) or the turn process
+    beside the web worker (``turn_process.EXECUTOR``). Both stream the same events."""
+
+    def send(self, owner: str, thread_id: str, text: str,
+             client_id: str | None) -> RunStream: ...
+
+    def resume(self, owner: str, thread_id: str, *, cut: bool) -> RunStream: ...

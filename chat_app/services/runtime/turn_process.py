@@ -33,7 +33,7 @@ import struct
 import sys
 from typing import Any
 
-from chat_app.services.runtime.run_stream import RunStream
+from chat_app.services.runtime.run_stream import RunStream, TurnExecutor
 from chat_app.services.runtime.turn_frames import (
     ChildLost,
     CloseRun,
@@ -45,8 +45,8 @@ from chat_app.services.runtime.turn_frames import (
     StopThread,
 )
 
-__all__ = ["Channel", "TurnProcessError", "ENDED_MESSAGE", "WORKER_MODULE", "start", "stop",
-           "serves", "stream", "request_stop", "is_busy", "active_runs"]
+__all__ = ["Channel", "TurnProcessError", "ENDED_MESSAGE", "WORKER_MODULE", "EXECUTOR", "start",
+           "stop", "serves", "stream", "request_stop", "is_busy", "active_runs"]
 
 _log = logging.getLogger(__name__)
 _HEADER = struct.Struct("!I")
@@ -259,3 +259,16 @@ async def stream(op: str, thread_id: str, **args: Any) -> RunStream:
         if not ended and client.channel is channel:
             with contextlib.suppress(Exception):
                 channel.post(CloseRun(run))
+
+
+class _InTurnProcess:
+    """:class:`~chat_app.services.runtime.run_stream.TurnExecutor` on the turn process."""
+
+    def send(self, owner: str, thread_id: str, text: str, client_id: str | None) -> RunStream:
+        return stream("send", thread_id, owner=owner, text=text, client_id=client_id)
+
+    def resume(self, owner: str, thread_id: str, *, cut: bool) -> RunStream:
+        return stream("resume", thread_id, owner=owner, cut=cut)
+
+
+EXECUTOR: TurnExecutor = _InTurnProcess()

@@ -1,0 +1,46 @@
+"""The turn-executor seam: a chat's runs go to the turn process once it is started, else they
+run in this process, and whichever executes them, ``send_message`` relays the same events."""
+
+from __future__ import annotations
+
+from chat_app.services.conversation import chat
+from chat_app.services.runtime import turn_process
+from chat_app.services.runtime.run_stream import Owned
+
+
+def test_the_executor_is_the_turn_process_only_once_it_serves(monkeypatch) -> None:
+    assert chat.executor() is chat.IN_PROCESS  # no child in a test process
+    monkeypatch.setattr(turn_process, "serves", lambda: True)
+    assert chat.executor() is turn_process.EXECUTOR
+
+
+class _Recording:
+    """An executor that answers every run with a fixed stream and notes what it was asked."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    async def _run(self, owned: bool):
+        if owned:
+            yield Owned()
+        yield {"type": "item", "data": {"text": "hello"}}
+        yield {"type": "done", "data": {}}
+
+    def send(self, owner, thread_id, text, client_id):
+        self.calls.append(("send", owner, thread_id, text, client_id))
+        return self._run(owned=False)
+
+    def resume(self, owner, thread_id, *, cut):
+        self.calls.append(("resume", owner, thread_id, cut))
+        return self._run(owned=False)
+
+
+async def test_send_and_resume_go_through_the_executor(monkeypatch) -> None:
+    recording = _Recording()
+    monkeypatch.setattr(chat, "executor", lambda: recording)
+    sent = [event async for event in chat.send_message("owner", "thread", "hi", "c1")]
+    resumed = [event async for event in chat.resume_queued("owner", "thread", cut=True)]
+    assert recording.calls == [("send", "owner", "thread", "hi", "c1"),
+                               ("resume", "owner", "thread", True)]
+    # Not the owner's thread (no Owned first): the events pass through, none is swallowed.
+    assert [e["type"] for e in sent] == [e["type"] for e in resumed] == ["item", "done"]
