@@ -138,7 +138,7 @@ from agent_core.transcripts import (
 )
 from agent_core.transcripts.export import transcript_to_openai
 from agent_core.transcripts.transcript import NOT_SENT
-from agent_core.validation import MAX_MESSAGE_BYTES, sanitize_text, validate_user_message
+from agent_core.validation import MAX_MESSAGE_BYTES, UserText, sanitize_text, validate_user_message
 
 __all__ = [
     "AcceptedEvent",
@@ -175,6 +175,7 @@ __all__ = [
     "MASKED",
     "MAX_HITS",
     "MAX_MESSAGE_BYTES",
+    "UserText",
     "MAX_PATH_CHARS",
     "MCP_NAME_PATTERN",
     "MarkerEvent",

@@ -10,7 +10,7 @@ import unicodedata
 
 from agent_core.errors import MessageRejected, MessageTooLarge
 
-__all__ = ["MAX_MESSAGE_BYTES", "validate_user_message", "sanitize_text"]
+__all__ = ["MAX_MESSAGE_BYTES", "UserText", "validate_user_message", "sanitize_text"]
 
 #: A user message larger than this is refused. Pasting a log of a few hundred KB is normal;
 #: megabytes are almost always a mistake and would fill a model's window on their own.
@@ -38,8 +38,19 @@ def _has_lone_surrogate(text: str) -> bool:
     return False
 
 
-def validate_user_message(text: str, *, max_bytes: int = MAX_MESSAGE_BYTES) -> str:
-    """Return ``text`` stripped of surrounding whitespace, or raise :class:`MessageRejected`."""
+class UserText(str):
+    """A user message that :func:`validate_user_message` accepted (parsed, not re-checked):
+    the app validates a message once, where it arrives, and the engine takes it as it is."""
+
+    __slots__ = ()
+
+
+def validate_user_message(text: str, *, max_bytes: int = MAX_MESSAGE_BYTES) -> UserText:
+    """Return ``text`` stripped of surrounding whitespace, or raise :class:`MessageRejected`.
+    A :class:`UserText` was checked already (against the default limit) and is returned as
+    it is."""
+    if isinstance(text, UserText) and max_bytes == MAX_MESSAGE_BYTES:
+        return text
     if not isinstance(text, str):
         raise MessageRejected("A message must be text.")
     if _has_lone_surrogate(text):
@@ -63,7 +74,7 @@ def validate_user_message(text: str, *, max_bytes: int = MAX_MESSAGE_BYTES) -> s
         raise MessageRejected(
             "The message has only invisible characters (zero-width spaces or similar)."
         )
-    return stripped
+    return UserText(stripped)
 
 
 def sanitize_text(text: str) -> str:

@@ -14,7 +14,6 @@ from typing import Any
 
 import reflex as rx
 
-from agent_core import MessageRejected
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.timeline import earlier_reply_marks
@@ -25,7 +24,6 @@ from chat_app.states.composer_text import composer_placeholder
 from chat_app.states.identity import IdentityState
 from chat_app.states.jump_script import scroll_to_message
 from chat_app.states.live_pages import LivePages
-from chat_app.states.paste_offer_state import refusal_feedback
 from chat_app.states.rows import (
     ChipRow,
     MeterBar,
@@ -385,11 +383,8 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
                     ChatState.run_handoff(self.thread_key, focus)]
         # During a handoff (this tab's or another's) a message is queued like during any
         # run: the handoff's commit delivers it into the new session, where it is answered.
-        try:
-            chat_service.validate_message(text)
-        except MessageRejected as rejected:
-            return [scripts.outbox_refused(client_id), _restore_composer(typed),
-                    refusal_feedback(rejected)]
+        # The send checks it (once, in services.conversation.chat): a refusal names its
+        # client_id, and the text, still in the composer, stays there to be fixed.
         self.sending = True
         return [
             ChatState.run_send(self.thread_key, text, client_id),
@@ -415,13 +410,9 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
             client_id, text = str(entry.get("id") or "")[:64], str(entry.get("text") or "")
             if not client_id:
                 continue
-            # Only what submit would have sent: a command or a refused text is never re-sent.
-            try:
-                chat_service.validate_message(text)
-            except MessageRejected:
-                sends.append(scripts.outbox_refused(client_id))
-                continue
-            if chat_service.parse_command(text.lstrip("\n")) is not None:
+            # Only what submit would have sent: a command is never re-sent (a refused text
+            # is refused again by the send, which names its client_id).
+            if not text.strip() or chat_service.parse_command(text.lstrip("\n")) is not None:
                 sends.append(scripts.outbox_refused(client_id))
                 continue
             sends.append(ChatState.run_send(self.thread_key, text, client_id))

@@ -16,7 +16,7 @@ EXPECTED = {
     "SessionCoordinator", "SessionRecord", "SessionStore", "SimulatorChatModel", "StoreError",
     "StoredMessage", "TURN_FAILED", "TURN_RESUMED", "ThreadRunner", "TodoCompressionMiddleware",
     "TokenCounter", "TokenEstimate", "ToolInputError", "ToolLoad", "Transcript",
-    "TranscriptFormatError", "TurnSetup", "UNDOABLE_EVENTS",
+    "TranscriptFormatError", "TurnSetup", "UNDOABLE_EVENTS", "UserText",
     "appended_request", "awaits_reply", "awaits_turn", "base_name", "begin_start",
     "build_context", "build_middleware", "command_mode", "content_text", "defer_next_trigger",
     "deferral_pending", "delivered_meta", "effective_strategy", "enter_turn_lock",
