@@ -1,6 +1,7 @@
 # One way to run everything, the same for people, CI and hooks.
 #   make run    set up .venv (first time or when requirements.txt changed), migrate, serve
 #   make test   set up .venv, migrate a scratch database, run the whole test suite
+#   make check  format check, lint, import contracts, type check, the engine's fast tests
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
@@ -10,7 +11,7 @@ PORT   ?= 3000
 export REFLEX_USE_NPM := 1
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install run test test-fast lint typecheck format bench migrate clean
+.PHONY: install run test test-fast check lint typecheck format bench migrate clean
 
 # Reinstall only when requirements.txt changed (its hash is kept beside the venv).
 install:
@@ -36,6 +37,14 @@ test: install
 test-fast: install
 	$(BIN)/python -m pytest -m "not browser and not slow"
 
+# What CI runs before the tests (.ci/run): quick, and each failure names its own fix.
+check: install
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/basedpyright
+	$(BIN)/python -m pytest -q -m "not browser and not slow" tests/agent_core tests/test_layering.py tests/test_docs.py
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
@@ -44,7 +53,7 @@ typecheck: install
 	$(BIN)/basedpyright
 
 format: install
-	$(BIN)/ruff format agent_core chat_app tests bench
+	$(BIN)/ruff format .
 
 bench: install
 	$(BIN)/python -m bench.tokens
