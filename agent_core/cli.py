@@ -28,8 +28,9 @@ __all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="baton", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="baton", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     formats = ["auto", *FORMATS]
     rp = sub.add_parser("replay", help="replay a transcript through the engine")
@@ -39,27 +40,49 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--window", type=int)
     rp.add_argument("--strategy", default="auto", choices=["auto", "compact", "reset"])
     rp.add_argument("--threshold", type=float, help="reset threshold (default 0.80)")
-    rp.add_argument("--compact-threshold", type=float,
-                    help="compact threshold (default 0.50, or 5 points below --threshold)")
-    rp.add_argument("--mask-threshold", type=_mask_threshold, default="app",
-                    help=f"mask old tool outputs from this utilization, as the app does "
-                         f"(default {APP_MASK_THRESHOLD:.2f}, lowered to 5 points below the "
-                         "compact threshold when that is lower); 'off' turns masking off")
-    rp.add_argument("--keep-recent", type=int,
-                    help="tokens of the newest messages masking and compaction keep verbatim "
-                         "(default 2000)")
-    rp.add_argument("--handoff", default="facts",
-                    help="facts (no model), simulator, or provider:model (a real model when "
-                         "its key is set)")
-    rp.add_argument("--handoff-budget", type=int, default=1500,
-                    help="tokens each handoff artifact may take (default 1500)")
-    rp.add_argument("--report", metavar="OUT.html",
-                    help="also write a self-contained HTML report (chart and handoffs)")
+    rp.add_argument(
+        "--compact-threshold",
+        type=float,
+        help="compact threshold (default 0.50, or 5 points below --threshold)",
+    )
+    rp.add_argument(
+        "--mask-threshold",
+        type=_mask_threshold,
+        default="app",
+        help=f"mask old tool outputs from this utilization, as the app does "
+        f"(default {APP_MASK_THRESHOLD:.2f}, lowered to 5 points below the "
+        "compact threshold when that is lower); 'off' turns masking off",
+    )
+    rp.add_argument(
+        "--keep-recent",
+        type=int,
+        help="tokens of the newest messages masking and compaction keep verbatim (default 2000)",
+    )
+    rp.add_argument(
+        "--handoff",
+        default="facts",
+        help="facts (no model), simulator, or provider:model (a real model when its key is set)",
+    )
+    rp.add_argument(
+        "--handoff-budget",
+        type=int,
+        default=1500,
+        help="tokens each handoff artifact may take (default 1500)",
+    )
+    rp.add_argument(
+        "--report",
+        metavar="OUT.html",
+        help="also write a self-contained HTML report (chart and handoffs)",
+    )
     im = sub.add_parser("import", help="read a transcript and write it as OpenAI chat JSON")
     im.add_argument("file")
     im.add_argument("--format", default="auto", choices=formats)
-    im.add_argument("-o", "--output", metavar="OUT.json",
-                    help="where to write the messages (default: only print the summary)")
+    im.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT.json",
+        help="where to write the messages (default: only print the summary)",
+    )
     return parser
 
 
@@ -72,7 +95,8 @@ def _mask_threshold(value: str) -> float | str | None:
         return float(value)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected a fraction such as 0.35, or 'off'; got {value!r}") from None
+            f"expected a fraction such as 0.35, or 'off'; got {value!r}"
+        ) from None
 
 
 def _replay(args: argparse.Namespace) -> None:
@@ -83,22 +107,37 @@ def _replay(args: argparse.Namespace) -> None:
         nonlocal bar
         if bar is None:
             # Drawn on a terminal only (disable=None): a pipe or a CI log gets nothing.
-            bar = tqdm(total=step.total, unit=" messages", file=sys.stderr, disable=None,
-                       dynamic_ncols=True, mininterval=0.1)
+            bar = tqdm(
+                total=step.total,
+                unit=" messages",
+                file=sys.stderr,
+                disable=None,
+                dynamic_ncols=True,
+                mininterval=0.1,
+            )
         bar.update(step.message_index + 1 - bar.n)
         if args.report:
             steps.append(step)
 
     events: list[dict[str, Any]] = []
-    policy = replay_policy(strategy=args.strategy, window=args.window, threshold=args.threshold,
-                           compact_threshold=args.compact_threshold,
-                           mask_threshold=args.mask_threshold,
-                           keep_recent_tokens=args.keep_recent)
+    policy = replay_policy(
+        strategy=args.strategy,
+        window=args.window,
+        threshold=args.threshold,
+        compact_threshold=args.compact_threshold,
+        mask_threshold=args.mask_threshold,
+        keep_recent_tokens=args.keep_recent,
+    )
     transcript = load_transcript(args.file, format=args.format)
     try:
-        for event in replay_transcript(transcript, model=args.model, policy=policy,
-                                       handoff_model=args.handoff,
-                                       budget_tokens=args.handoff_budget, on_step=on_step):
+        for event in replay_transcript(
+            transcript,
+            model=args.model,
+            policy=policy,
+            handoff_model=args.handoff,
+            budget_tokens=args.handoff_budget,
+            on_step=on_step,
+        ):
             events.append(event)
             # Through tqdm, so on a shared terminal the line lands above the bar, not after it.
             tqdm.write(json.dumps(event, ensure_ascii=False), file=sys.stdout)
@@ -116,7 +155,8 @@ def _import(args: argparse.Namespace) -> None:
     if args.output:
         Path(args.output).write_text(
             json.dumps(transcript_to_openai(transcript), ensure_ascii=False, indent=1),
-            encoding="utf-8")
+            encoding="utf-8",
+        )
     print(json.dumps(transcript_summary(transcript), ensure_ascii=False))
 
 

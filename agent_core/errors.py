@@ -78,8 +78,14 @@ class MessageTooLarge(MessageRejected):
     holds and how much one session has room for.
     """
 
-    def __init__(self, message: str, *, size_bytes: int, tokens: int | None = None,
-                 room_tokens: int | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        size_bytes: int,
+        tokens: int | None = None,
+        room_tokens: int | None = None,
+    ):
         super().__init__(message)
         self.size_bytes = size_bytes
         self.tokens = tokens

@@ -233,8 +233,17 @@ class DoneEvent(_Open):
 
 
 Event = Annotated[
-    TokenEvent | MessageEvent | UtilizationEvent | ContextResetEvent | MarkerEvent
-    | WarningEvent | QueuedEvent | AcceptedEvent | HandoffEvent | CompactEvent | ErrorEvent
+    TokenEvent
+    | MessageEvent
+    | UtilizationEvent
+    | ContextResetEvent
+    | MarkerEvent
+    | WarningEvent
+    | QueuedEvent
+    | AcceptedEvent
+    | HandoffEvent
+    | CompactEvent
+    | ErrorEvent
     | DoneEvent,
     Field(discriminator="type"),
 ]

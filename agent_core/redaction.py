@@ -192,10 +192,12 @@ def _needles(secret: str) -> tuple[tuple[str, bool], ...]:
     data = secret.encode("utf-8")
     for shift in range(3):
         encoded = base64.b64encode(b"\0" * shift + data).decode("ascii")
-        middle = encoded[-(-8 * shift // 6): 8 * (shift + len(data)) // 6]
+        middle = encoded[-(-8 * shift // 6) : 8 * (shift + len(data)) // 6]
         if len(middle) >= _MIN_SECRET_LENGTH:
-            found |= {(middle.translate(_ASCII_LOWER), True),
-                      (middle.translate(_URLSAFE).translate(_ASCII_LOWER), True)}
+            found |= {
+                (middle.translate(_ASCII_LOWER), True),
+                (middle.translate(_URLSAFE).translate(_ASCII_LOWER), True),
+            }
     return tuple(sorted(found))
 
 
@@ -207,8 +209,12 @@ def secret_spans(text: str, secrets: Iterable[str]) -> list[tuple[int, int]]:
     if not wanted or not text:
         return []
     folded = _folded(text)
-    hits = [(needle, encoded) for secret in wanted for needle, encoded in _needles(secret)
-            if needle and needle in folded]
+    hits = [
+        (needle, encoded)
+        for secret in wanted
+        for needle, encoded in _needles(secret)
+        if needle and needle in folded
+    ]
     if not hits:
         return []
     where = [match.start() for match in _NOT_WHITESPACE.finditer(text)]
@@ -237,8 +243,11 @@ def secret_spans(text: str, secrets: Iterable[str]) -> list[tuple[int, int]]:
 
 # A flag or a NAME= whose name holds one of these takes a secret (--token, --api-key,
 # GITHUB_TOKEN=, --client-secret, --password, -p is too short to tell and stays shown).
-_SECRET_NAME = re.compile(r"key|token|secret|pass|pwd|auth(?!or)|credential|bearer|jwt|"
-                          r"cookie|session|signature", re.I)
+_SECRET_NAME = re.compile(
+    r"key|token|secret|pass|pwd|auth(?!or)|credential|bearer|jwt|"
+    r"cookie|session|signature",
+    re.I,
+)
 _FLAG = re.compile(r"^(--?[A-Za-z][\w.-]*)(?:=(.*))?$", re.S)
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][\w.-]*)=(.*)$", re.S)
 # Values that are credentials by their look: the providers' own prefixes (OpenAI and
@@ -246,7 +255,8 @@ _ASSIGNMENT = re.compile(r"^([A-Za-z_][\w.-]*)=(.*)$", re.S)
 # and long runs of letters and digits such as hex or base64 tokens.
 _TOKEN_SHAPE = re.compile(
     r"^(?:sk-|sk_|rk_|pk_live|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|hf_|"
-    r"AKIA|ASIA|AIza|ya29\.|npm_|pypi-|eyJ)[\w.+/=-]{8,}$")
+    r"AKIA|ASIA|AIza|ya29\.|npm_|pypi-|eyJ)[\w.+/=-]{8,}$"
+)
 _LONG_TOKEN = re.compile(r"^(?=(?:.*\d){3})(?=(?:.*[A-Za-z]){3})[A-Za-z0-9_+/=-]{32,}$")
 
 
@@ -383,8 +393,12 @@ def hide_user_content(text: str) -> str:
 
 
 def _mentions(text: str, secrets: list[str]) -> bool:
-    return ("://" in text or "[parameters: " in text or "input_value=" in text
-            or bool(secret_spans(text, secrets)))
+    return (
+        "://" in text
+        or "[parameters: " in text
+        or "input_value=" in text
+        or bool(secret_spans(text, secrets))
+    )
 
 
 def _clean(text: str, secrets: list[str]) -> str:

@@ -39,7 +39,9 @@ class FunctionChatModel(BaseChatModel):
         return "baton-function"
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any):  # type: ignore[override]
-        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs)
+        return self.bind(
+            tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs
+        )
 
     def _answer(self, messages: list[BaseMessage], **kwargs: Any) -> ChatResult:
         self.calls.append(list(messages))
@@ -47,12 +49,22 @@ class FunctionChatModel(BaseChatModel):
         message = AIMessage(content=answer) if isinstance(answer, str) else answer
         return ChatResult(generations=[ChatGeneration(message=message)])
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         return self._answer(messages, **kwargs)
 
-    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                         run_manager: AsyncCallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         if self.entered is not None:
             self.entered.set()
         if self.gate is not None:

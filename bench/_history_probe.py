@@ -77,8 +77,9 @@ def stored_thread(messages: Sequence[BaseMessage]) -> Iterator[tuple[SqlStore, s
         try:
             with write_session(engine) as session:
                 assistant = repo.ensure_default_assistant(session=session)
-                thread_id = repo.create_thread(session=session, owner="bench",
-                                               assistant_id=assistant.id).id
+                thread_id = repo.create_thread(
+                    session=session, owner="bench", assistant_id=assistant.id
+                ).id
             store = SqlStore(engine)
             first = store.current_session(thread_id)
             store.append(thread_id, first.id, [from_langchain(m) for m in messages])
@@ -98,5 +99,6 @@ def search_recovers(store: SqlStore, thread_id: str, needle: str) -> tuple[bool,
     tokens = _COUNT(search.invoke({"query": query}))
     rows = store.search_messages(thread_id, query, limit=MAX_HITS)
     wanted = flat(needle)
-    return any(wanted in flat(row.content + " " + json.dumps(row.tool_calls))
-               for row in rows), tokens
+    return any(
+        wanted in flat(row.content + " " + json.dumps(row.tool_calls)) for row in rows
+    ), tokens

@@ -167,9 +167,7 @@ def _table(title: str, errors: dict[str, list[float]], note: str = "") -> None:
 
 def main() -> None:
     root = eval_dir()
-    errors, buckets, calls, scored = aider_errors(
-        root / "aider-chat-history" / "chat-history.md"
-    )
+    errors, buckets, calls, scored = aider_errors(root / "aider-chat-history" / "chat-history.md")
     _table(
         "aider chat history: per-request '> Tokens: N sent'",
         errors,

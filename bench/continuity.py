@@ -83,14 +83,28 @@ _COUNT = _COUNTER.count_text
 WIDE_BUDGET = 32_000
 #: The app's own handoff budget: what a handoff may take of the next session.
 APP_BUDGET = next(f.default for f in fields(TurnSetup) if f.name == "handoff_budget_tokens")
-KINDS = ("goal", "requests", "files", "commits", "last_failure", "todos", "in_progress",
-         "next_step", "queued", "lessons")
+KINDS = (
+    "goal",
+    "requests",
+    "files",
+    "commits",
+    "last_failure",
+    "todos",
+    "in_progress",
+    "next_step",
+    "queued",
+    "lessons",
+)
 WRITERS = ("facts", "simulator", "baseline")
 GOAL = 0.98
 V2_REFERENCE = REPO_ROOT / "bench" / "continuity_v2.json"
 LINT_REPORT = "# Fix any errors below, if possible."
-_SECTION_OF = {"in_progress": "In Progress", "next_step": "Next Step", "queued": "User Messages",
-               "lessons": "Errors and Fixes"}
+_SECTION_OF = {
+    "in_progress": "In Progress",
+    "next_step": "Next Step",
+    "queued": "User Messages",
+    "lessons": "Errors and Fixes",
+}
 
 
 def _flat(text: str) -> str:
@@ -137,8 +151,8 @@ class Tally:
 
 # --- cuts ----------------------------------------------------------------------------------
 
-def _place(messages: Sequence[BaseMessage], probe: str, number: int = 1
-           ) -> tuple[int, int] | None:
+
+def _place(messages: Sequence[BaseMessage], probe: str, number: int = 1) -> tuple[int, int] | None:
     needle = _flat(probe)
     for index, message in enumerate(messages):
         if isinstance(message, HumanMessage) and _flat(message.text).startswith(needle):
@@ -155,21 +169,34 @@ def _swe_agent(root: Path) -> list[Cut]:
         raw = json.loads((root / "files" / rel).read_text(encoding="utf-8"))
         first = next(m for m in raw["history"] if m["role"] == "user" and not m.get("is_demo"))
         content = first["content"]
-        goal = content if isinstance(content, str) else " ".join(
-            part.get("text", "") for part in content if isinstance(part, dict))
+        goal = (
+            content
+            if isinstance(content, str)
+            else " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+        )
         # The task is what precedes the harness's INSTRUCTIONS: the rest is SWE-agent's
         # template, the same in every run, which a handoff must not carry as the goal.
         goal = goal.split("\n\nINSTRUCTIONS:")[0]
         transcript = load_transcript(root / "files" / rel)
-        failing = [step["action"].strip().split("\n")[0] for step in raw.get("trajectory") or []
-                   if "Traceback (most recent call last)" in str(step.get("observation"))]
-        cuts.append(Cut(
-            name=f"swe:{Path(rel).stem[:28]}", messages=transcript.messages,
-            metadata={**transcript.metadata, "format": transcript.format},
-            by_kind={"goal": [goal[:200]], "requests": [goal[:40]],
-                     "files": list(expected["files_modified_from_submission"]),
-                     "last_failure": failing[-1:]},
-            places={goal[:40]: p for p in [_place(transcript.messages, goal[:40])] if p}))
+        failing = [
+            step["action"].strip().split("\n")[0]
+            for step in raw.get("trajectory") or []
+            if "Traceback (most recent call last)" in str(step.get("observation"))
+        ]
+        cuts.append(
+            Cut(
+                name=f"swe:{Path(rel).stem[:28]}",
+                messages=transcript.messages,
+                metadata={**transcript.metadata, "format": transcript.format},
+                by_kind={
+                    "goal": [goal[:200]],
+                    "requests": [goal[:40]],
+                    "files": list(expected["files_modified_from_submission"]),
+                    "last_failure": failing[-1:],
+                },
+                places={goal[:40]: p for p in [_place(transcript.messages, goal[:40])] if p},
+            )
+        )
     return cuts
 
 
@@ -185,10 +212,19 @@ def _aider(root: Path, fractions: Sequence[float] = (0.2, 0.4, 0.6, 0.8, 1.0)) -
         inside = [s for s in sessions if s["start_line"] <= last_line]
         # aider's linter report goes to the model as a "####" turn, so the ground truth lists
         # it among the requests; it is tool output, not the user (12 in the whole log).
-        requests = [r["text"] for s in inside for r in s["user_requests"]
-                    if not r["text"].lstrip().startswith(("/", LINT_REPORT))]
-        files = sorted({e["path"] if isinstance(e, dict) else e for s in inside
-                        for e in s["files_modified_applied_edits"]})
+        requests = [
+            r["text"]
+            for s in inside
+            for r in s["user_requests"]
+            if not r["text"].lstrip().startswith(("/", LINT_REPORT))
+        ]
+        files = sorted(
+            {
+                e["path"] if isinstance(e, dict) else e
+                for s in inside
+                for e in s["files_modified_applied_edits"]
+            }
+        )
         commits = [c["hash"] for s in inside for c in s["commits"]]
         messages = transcript.messages[:end]
         places: dict[str, tuple[int, int]] = {}
@@ -198,24 +234,44 @@ def _aider(root: Path, fractions: Sequence[float] = (0.2, 0.4, 0.6, 0.8, 1.0)) -
             found = next((i for i, t in texts if t.startswith(head)), None)
             if found is not None:
                 places.setdefault(request[:40], (1, found + 1))
-        cuts.append(Cut(
-            name=f"aider:{fraction:.0%}", messages=messages,
-            metadata={**transcript.metadata, "format": transcript.format},
-            by_kind={"goal": [requests[0][:200]], "requests": [r[:40] for r in requests],
-                     "files": files, "commits": commits},
-            places=places))
+        cuts.append(
+            Cut(
+                name=f"aider:{fraction:.0%}",
+                messages=messages,
+                metadata={**transcript.metadata, "format": transcript.format},
+                by_kind={
+                    "goal": [requests[0][:200]],
+                    "requests": [r[:40] for r in requests],
+                    "files": files,
+                    "commits": commits,
+                },
+                places=places,
+            )
+        )
     return cuts
 
 
-def _own(session: baton_sessions.Session, *, previous: HandoffArtifact | None = None,
-         number: int = 1, probes: dict[str, list[str]] | None = None) -> Cut:
+def _own(
+    session: baton_sessions.Session,
+    *,
+    previous: HandoffArtifact | None = None,
+    number: int = 1,
+    probes: dict[str, list[str]] | None = None,
+) -> Cut:
     probes = probes if probes is not None else session.probes
     places = {}
     for text in probes.get("requests", []):
         if (where := _place(session.messages, text, number)) is not None:
             places[text] = where
-    return Cut(name=session.name, messages=session.messages, metadata={}, by_kind=probes,
-               places=places, previous=previous, number=number)
+    return Cut(
+        name=session.name,
+        messages=session.messages,
+        metadata={},
+        by_kind=probes,
+        places=places,
+        previous=previous,
+        number=number,
+    )
 
 
 def _baton(chain_resets: int = 30) -> list[Cut]:
@@ -226,14 +282,25 @@ def _baton(chain_resets: int = 30) -> list[Cut]:
     chain = baton_sessions.chain(chain_resets)
     previous = None
     for number, session in enumerate(chain[:-1], 1):
-        result = asyncio.run(generate_handoff(
-            None, session.messages, session_number=number, trigger="auto", utilization=0.8,
-            model_name="bench", previous=previous, budget_tokens=APP_BUDGET,
-            count_tokens=_COUNT, locate=lambda i, n=number: (n, i + 1)))
+        result = asyncio.run(
+            generate_handoff(
+                None,
+                session.messages,
+                session_number=number,
+                trigger="auto",
+                utilization=0.8,
+                model_name="bench",
+                previous=previous,
+                budget_tokens=APP_BUDGET,
+                count_tokens=_COUNT,
+                locate=lambda i, n=number: (n, i + 1),
+            )
+        )
         previous = result.artifact
     last = chain[-1]
-    every = {kind: [p for s in chain for p in s.probes.get(kind, [])]
-             for kind in ("requests", "files")}
+    every = {
+        kind: [p for s in chain for p in s.probes.get(kind, [])] for kind in ("requests", "files")
+    }
     cut = _own(last, previous=previous, number=len(chain), probes=every)
     cut.name = f"chain of {chain_resets} resets"
     for number, session in enumerate(chain, 1):
@@ -244,6 +311,7 @@ def _baton(chain_resets: int = 30) -> list[Cut]:
 
 
 # --- hand-ons ------------------------------------------------------------------------------
+
 
 def _rendered(message: BaseMessage) -> str:
     text = f"{message.type}: {message.text}"
@@ -267,11 +335,22 @@ def _baseline(messages: Sequence[BaseMessage], budget: int) -> HandOn:
 
 def _handoff(model: Any, cut: Cut, budget: int) -> HandOn:
     facts = extract_facts(cut.messages, metadata=cut.metadata)
-    result = asyncio.run(generate_handoff(
-        model, list(cut.messages), facts=facts, session_number=cut.number, trigger="auto",
-        utilization=0.8, model_name="bench", budget_tokens=budget, count_tokens=_COUNT,
-        previous=cut.previous, inventory=take_inventory(cut.messages, cut.metadata),
-        locate=lambda i: (cut.number, i + 1)))
+    result = asyncio.run(
+        generate_handoff(
+            model,
+            list(cut.messages),
+            facts=facts,
+            session_number=cut.number,
+            trigger="auto",
+            utilization=0.8,
+            model_name="bench",
+            budget_tokens=budget,
+            count_tokens=_COUNT,
+            previous=cut.previous,
+            inventory=take_inventory(cut.messages, cut.metadata),
+            locate=lambda i: (cut.number, i + 1),
+        )
+    )
     return HandOn(result.artifact.to_markdown(), result.artifact, result.prompt_tokens)
 
 
@@ -283,6 +362,7 @@ def hand_on(writer: str, cut: Cut, budget: int) -> HandOn:
 
 # --- scoring -------------------------------------------------------------------------------
 
+
 def _section(markdown: str, heading: str) -> str:
     match = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", markdown, re.M | re.S)
     return match.group(1) if match else ""
@@ -293,8 +373,7 @@ def _file_held(path: str, hand: HandOn) -> tuple[bool, bool]:
         return _flat(path) in _flat(hand.text), False
     shown = [f.path for f in hand.artifact.files_modified]
     held = any(s == path or s.endswith("/" + path) or path.endswith("/" + s) for s in shown)
-    dirs = [m.group(1) for s in shown
-            if (m := re.match(r"^\(omitted: \d+ files in (.+?)/", s))]
+    dirs = [m.group(1) for s in shown if (m := re.match(r"^\(omitted: \d+ files in (.+?)/", s))]
     return held, any(path.startswith(d + "/") for d in dirs)
 
 
@@ -313,14 +392,18 @@ def score(cut: Cut, hand: HandOn) -> dict[str, tuple[int, int, int, list[str]]]:
             elif kind in _SECTION_OF and artifact is not None:
                 body = _flat(_section(hand.text, _SECTION_OF[kind]))
                 here = _flat(needle) in body and (
-                    kind != "queued" or re.search(rf"\[[^\]]*queued[^\]]*\] {re.escape(_flat(needle))}", body) is not None)
+                    kind != "queued"
+                    or re.search(rf"\[[^\]]*queued[^\]]*\] {re.escape(_flat(needle))}", body)
+                    is not None
+                )
             else:
                 here = _flat(needle) in flat
             if not here and artifact is not None:
                 if kind == "requests" and needle in cut.places:
                     place, up_to = cut.places[needle], named_before(artifact.user_messages)
-                    named = (place in named_places(artifact.user_messages)
-                             or (up_to is not None and place <= up_to))
+                    named = place in named_places(artifact.user_messages) or (
+                        up_to is not None and place <= up_to
+                    )
                 elif kind == "commits":
                     named = needle in named_commits(artifact.completed_work, cut.by_kind[kind])
             held += here
@@ -332,6 +415,7 @@ def score(cut: Cut, hand: HandOn) -> dict[str, tuple[int, int, int, list[str]]]:
 
 
 # --- the run -------------------------------------------------------------------------------
+
 
 def run(cuts: list[Cut], budget: int = APP_BUDGET, search: bool = True) -> Tally:
     tally = Tally()
@@ -354,9 +438,13 @@ def run(cuts: list[Cut], budget: int = APP_BUDGET, search: bool = True) -> Tally
                             found, cost = search_recovers(store[0], store[1], needle)
                             history.add(found, cost)
                             tally.found[writer, kind] = tally.found.get((writer, kind), 0) + found
-                print(f"{cut.name[:29]:30}{writer:>10}{tokens:>8}  " + " ".join(
-                    f"{cells[k][1]}/{cells[k][2]:<5}".rjust(10) if k in cells else f"{'':>10}"
-                    for k in KINDS))
+                print(
+                    f"{cut.name[:29]:30}{writer:>10}{tokens:>8}  "
+                    + " ".join(
+                        f"{cells[k][1]}/{cells[k][2]:<5}".rjust(10) if k in cells else f"{'':>10}"
+                        for k in KINDS
+                    )
+                )
         finally:
             if store_ctx is not None:
                 store_ctx.__exit__(None, None, None)
@@ -365,8 +453,10 @@ def run(cuts: list[Cut], budget: int = APP_BUDGET, search: bool = True) -> Tally
 
 def summary(tally: Tally, budget: int) -> list[str]:
     """Prints the per-kind table; returns the kinds under the goal for the v3 writers."""
-    print(f"\ncoverage per probe kind at a budget of {budget:,} tokens (goal >= {GOAL}): "
-          "held / held or named / held, named or found by search_history's first page")
+    print(
+        f"\ncoverage per probe kind at a budget of {budget:,} tokens (goal >= {GOAL}): "
+        "held / held or named / held, named or found by search_history's first page"
+    )
     print(f"{'writer':>10}" + "".join(f"{k[:14]:>19}" for k in KINDS) + f"{'mean tok':>10}")
     short = []
     for writer in WRITERS:
@@ -378,8 +468,9 @@ def summary(tally: Tally, budget: int) -> list[str]:
                 continue
             held = tally.held.get((writer, kind), 0) / total
             covered = tally.covered.get((writer, kind), 0) / total
-            found = (tally.covered.get((writer, kind), 0)
-                     + tally.found.get((writer, kind), 0)) / total
+            found = (
+                tally.covered.get((writer, kind), 0) + tally.found.get((writer, kind), 0)
+            ) / total
             cells.append(f"{held:.2f}/{covered:.2f}/{found:.2f}".rjust(19))
             if writer != "baseline" and covered < GOAL:
                 short.append(f"{writer}:{kind} {covered:.2f}")
@@ -387,8 +478,10 @@ def summary(tally: Tally, budget: int) -> list[str]:
         print(f"{writer:>10}" + "".join(cells) + f"{sum(tokens) / max(len(tokens), 1):>10,.0f}")
     print("probes: " + ", ".join(f"{k} {tally.totals.get(k, 0)}" for k in KINDS))
     for writer, history in tally.history.items():
-        print(f"{writer}: probes neither held nor named that search_history's first page "
-              f"finds: {history.cell()} ({history.tokens:,} tokens of results)")
+        print(
+            f"{writer}: probes neither held nor named that search_history's first page "
+            f"finds: {history.cell()} ({history.tokens:,} tokens of results)"
+        )
     return short
 
 
@@ -398,10 +491,14 @@ def against_v2(cuts: list[Cut]) -> None:
     last failure) each holds verbatim, v3's held or named beside them."""
     reference = json.loads(V2_REFERENCE.read_text(encoding="utf-8"))["cuts"]
     for label, budget in (("1.5k", APP_BUDGET), ("32k", WIDE_BUDGET)):
-        print(f"\nhandoff v3 against v2 (bench/continuity_v2.json), facts-only, budget {budget:,}:"
-              " tokens, probes held (v3: held / held or named)")
-        print(f"{'cut':30}{'v2 tok':>8}{'v3 tok':>8}{'v3/v2':>7}{'v2 held':>9}{'v3 held':>9}"
-              f"{'v3 cov':>8}")
+        print(
+            f"\nhandoff v3 against v2 (bench/continuity_v2.json), facts-only, budget {budget:,}:"
+            " tokens, probes held (v3: held / held or named)"
+        )
+        print(
+            f"{'cut':30}{'v2 tok':>8}{'v3 tok':>8}{'v3/v2':>7}{'v2 held':>9}{'v3 held':>9}"
+            f"{'v3 cov':>8}"
+        )
         v2_sum = v3_sum = 0
         for key, cut in zip(reference, cuts, strict=False):
             v2 = reference[key][label]
@@ -413,8 +510,10 @@ def against_v2(cuts: list[Cut]) -> None:
             v3_cov = sum(cells[k][1] for k in kinds)
             tokens = _COUNT(hand.text)
             v2_sum, v3_sum = v2_sum + v2["tokens"], v3_sum + tokens
-            print(f"{cut.name[:29]:30}{v2['tokens']:>8}{tokens:>8}{tokens / v2['tokens']:>7.2f}"
-                  f"{v2_held:>9}{v3_held:>9}{v3_cov:>8}")
+            print(
+                f"{cut.name[:29]:30}{v2['tokens']:>8}{tokens:>8}{tokens / v2['tokens']:>7.2f}"
+                f"{v2_held:>9}{v3_held:>9}{v3_cov:>8}"
+            )
         print(f"{'all':30}{v2_sum:>8}{v3_sum:>8}{v3_sum / v2_sum:>7.2f}")
 
 
@@ -424,10 +523,14 @@ def cost(cuts: list[Cut], window: int = 200_000) -> None:
     request sized to the window) against a compaction call's (its prompt over the older part
     the compaction replaces, rendered to its character budget); the artifact's tokens against
     the transcript's."""
-    print(f"\ncost at the same cut (cl100k, a {window:,}-token window): handoff call input vs "
-          "compaction call input; artifact vs transcript")
-    print(f"{'cut':30}{'transcript':>11}{'handoff in':>11}{'compact in':>11}{'in ratio':>9}"
-          f"{'artifact':>9}{'art/trans':>10}")
+    print(
+        f"\ncost at the same cut (cl100k, a {window:,}-token window): handoff call input vs "
+        "compaction call input; artifact vs transcript"
+    )
+    print(
+        f"{'cut':30}{'transcript':>11}{'handoff in':>11}{'compact in':>11}{'in ratio':>9}"
+        f"{'artifact':>9}{'art/trans':>10}"
+    )
     policy = ContextPolicy()
     for cut in cuts:
         messages = list(cut.messages)
@@ -435,25 +538,33 @@ def cost(cuts: list[Cut], window: int = 200_000) -> None:
         facts = extract_facts(messages, metadata=cut.metadata)
         request = appended_request(messages, None, None)
         if _COUNTER.count(request) + min(4096, window // 10) > window:
-            request = transcript_request(messages, facts, None, None, _COUNT,
-                                         window - min(4096, window // 10))
+            request = transcript_request(
+                messages, facts, None, None, _COUNT, window - min(4096, window // 10)
+            )
         handoff_in = _COUNTER.count(request)
-        older = messages[:safe_cutoff(messages, policy.keep_recent_tokens,
-                                      _COUNTER.count_message)]
-        summary_chars = next(f.default for f in fields(TurnSetup)
-                             if f.name == "compaction_summary_tokens") * 24
-        compact_in = _COUNTER.count([SystemMessage(COMPACTION_PROMPT),
-                                     HumanMessage(render_for_summary(older, summary_chars))])
+        older = messages[: safe_cutoff(messages, policy.keep_recent_tokens, _COUNTER.count_message)]
+        summary_chars = (
+            next(f.default for f in fields(TurnSetup) if f.name == "compaction_summary_tokens") * 24
+        )
+        compact_in = _COUNTER.count(
+            [
+                SystemMessage(COMPACTION_PROMPT),
+                HumanMessage(render_for_summary(older, summary_chars)),
+            ]
+        )
         artifact = _COUNT(hand_on("facts", cut, APP_BUDGET).text)
-        print(f"{cut.name[:29]:30}{transcript:>11,}{handoff_in:>11,}{compact_in:>11,}"
-              f"{handoff_in / max(compact_in, 1):>9.1f}{artifact:>9,}"
-              f"{artifact / max(transcript, 1):>10.3f}")
+        print(
+            f"{cut.name[:29]:30}{transcript:>11,}{handoff_in:>11,}{compact_in:>11,}"
+            f"{handoff_in / max(compact_in, 1):>9.1f}{artifact:>9,}"
+            f"{artifact / max(transcript, 1):>10.3f}"
+        )
 
 
 def all_cuts() -> list[Cut]:
     root = eval_dir()
-    return (_swe_agent(root / "swe-agent-trajectories") + _aider(root / "aider-chat-history")
-            + _baton())
+    return (
+        _swe_agent(root / "swe-agent-trajectories") + _aider(root / "aider-chat-history") + _baton()
+    )
 
 
 def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> None:

@@ -30,9 +30,18 @@ _COUNT = TokenCounter(model="gpt-4").count_text
 def _facts_only_files(messages: Sequence, metadata: dict[str, Any]) -> tuple[list[str], int]:
     """Files of the facts-only handoff, and the artifact's size in tokens."""
     facts = extract_facts(messages, metadata=metadata)
-    result = asyncio.run(generate_handoff(
-        None, messages, facts=facts, session_number=1, trigger="auto", utilization=0.8,
-        model_name="none", count_tokens=_COUNT))
+    result = asyncio.run(
+        generate_handoff(
+            None,
+            messages,
+            facts=facts,
+            session_number=1,
+            trigger="auto",
+            utilization=0.8,
+            model_name="none",
+            count_tokens=_COUNT,
+        )
+    )
     return [f.path for f in result.artifact.files_modified], result.artifact_tokens
 
 
@@ -78,9 +87,11 @@ def swe_agent_table(root: Path) -> None:
     for name, gold, tools, sub in rows:
         print(f"{name:40}{gold[:38]:40}{tools[:46]:48}{sub}")
     for mode, (tp, np_, nt) in totals.items():
-        print(f"  {mode:>10}: precision {_ratio(tp, np_)}  recall {_ratio(tp, nt)}  "
-              f"(micro over {len(rows)} runs; {tp} hits, {np_} predicted, {nt} expected); "
-              f"CTF runs with no modified files: {ctf_clean[mode]}/{ctf_total}")
+        print(
+            f"  {mode:>10}: precision {_ratio(tp, np_)}  recall {_ratio(tp, nt)}  "
+            f"(micro over {len(rows)} runs; {tp} hits, {np_} predicted, {nt} expected); "
+            f"CTF runs with no modified files: {ctf_clean[mode]}/{ctf_total}"
+        )
     print(f"  not scored (no info.submission, so no ground truth): {', '.join(unscored)}")
 
 
@@ -97,22 +108,27 @@ def aider_table(root: Path, cuts: Sequence[float] = (0.2, 0.4, 0.6, 0.8, 1.0)) -
     truth = json.loads((root / "derived" / "ground_truth.json").read_text())["sessions"]
     starts = transcript.metadata["sessions"]
     print("\naider chat history: facts-only handoff at cut points vs cumulative ground truth")
-    print(f"{'cut':>6}{'sessions':>10}{'messages':>10}{'files':>7}{'tokens':>8}"
-          f"{'git-verified P':>16}{'R':>7}{'n':>5}{'applied-edit P':>16}{'R':>7}{'n':>5}")
+    print(
+        f"{'cut':>6}{'sessions':>10}{'messages':>10}{'files':>7}{'tokens':>8}"
+        f"{'git-verified P':>16}{'R':>7}{'n':>5}{'applied-edit P':>16}{'R':>7}{'n':>5}"
+    )
     for fraction in cuts:
         n_sessions = max(1, round(fraction * len(starts)))
-        end = (starts[n_sessions]["message_index"] if n_sessions < len(starts)
-               else len(transcript.messages))
-        last_line = (starts[n_sessions]["line"] - 1 if n_sessions < len(starts)
-                     else 10**9)
+        end = (
+            starts[n_sessions]["message_index"]
+            if n_sessions < len(starts)
+            else len(transcript.messages)
+        )
+        last_line = starts[n_sessions]["line"] - 1 if n_sessions < len(starts) else 10**9
         meta = {**transcript.metadata, "format": transcript.format}
         files, tokens = _facts_only_files(transcript.messages[:end], meta)
         cells = []
         for key in ("files_modified_git_verified", "files_modified_applied_edits"):
             tp, np_, nt = _scores(files, sorted(_cumulative(truth, last_line, key)))
             cells.append(f"{_ratio(tp, np_)[:5]:>16}{_ratio(tp, nt)[:5]:>7}{nt:>5}")
-        print(f"{fraction:>6.0%}{n_sessions:>10}{end:>10}{len(files):>7}{tokens:>8}"
-              + "".join(cells))
+        print(
+            f"{fraction:>6.0%}{n_sessions:>10}{end:>10}{len(files):>7}{tokens:>8}" + "".join(cells)
+        )
 
 
 def main() -> None:

@@ -35,15 +35,22 @@ def session_file(directory: Path) -> Path:
 
 def measure(path: Path, *, repeat: int, model: str, window: int) -> dict[str, float]:
     """Median seconds for each way of reading ``path``."""
+
     def parse() -> object:
         return json.loads(path.read_text(encoding="utf-8"))
 
     def replay_all() -> list:
         return list(replay(str(path), model=model, window=window))
 
-    return {name: median(time_calls(fn, repeat=repeat)) for name, fn in
-            (("json.loads", parse), ("load_transcript", lambda: load_transcript(path)),
-             ("app import", _app_import(path)), ("replay", replay_all))}
+    return {
+        name: median(time_calls(fn, repeat=repeat))
+        for name, fn in (
+            ("json.loads", parse),
+            ("load_transcript", lambda: load_transcript(path)),
+            ("app import", _app_import(path)),
+            ("replay", replay_all),
+        )
+    }
 
 
 def _app_import(path: Path):
@@ -71,9 +78,11 @@ def main(argv: list[str] | None = None) -> int:
         summary = list(replay(str(path), model=args.model, window=args.window))[-1]
         timings = measure(path, repeat=args.repeat, model=args.model, window=args.window)
     base = timings["json.loads"]
-    print(f"session: aider's log as OpenAI chat JSON, {size / 1e6:.2f} MB, {messages} messages; "
-          f"replay with {args.model}, window {args.window}: {summary['resets']} resets, "
-          f"{summary['compactions']} compactions")
+    print(
+        f"session: aider's log as OpenAI chat JSON, {size / 1e6:.2f} MB, {messages} messages; "
+        f"replay with {args.model}, window {args.window}: {summary['resets']} resets, "
+        f"{summary['compactions']} compactions"
+    )
     print(f"{'step':<18}{'median s':>10}{'x json.loads':>14}{'MB/s':>9}")
     for name, seconds in timings.items():
         print(f"{name:<18}{seconds:>10.3f}{seconds / base:>14.1f}{size / 1e6 / seconds:>9.1f}")

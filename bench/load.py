@@ -124,10 +124,13 @@ class CpuUse:
         per_process = Counter()
         for (pid, _), used in per_thread.items():
             per_process[pid] += used
-        return cls(server=sum(per_thread.values()) / seconds,
-                   busiest_process=max(per_process.values(), default=0.0) / seconds,
-                   busiest_thread=max(per_thread.values(), default=0.0) / seconds,
-                   client=(client1 - client0) / seconds, machine=(machine1 - machine0) / seconds)
+        return cls(
+            server=sum(per_thread.values()) / seconds,
+            busiest_process=max(per_process.values(), default=0.0) / seconds,
+            busiest_thread=max(per_thread.values(), default=0.0) / seconds,
+            client=(client1 - client0) / seconds,
+            machine=(machine1 - machine0) / seconds,
+        )
 
 
 def cpu_snapshot(group: int) -> tuple:
@@ -190,7 +193,9 @@ class ReflexSocket:
         ws = await websockets.connect(
             f"ws{base_url.removeprefix('http')}{NAMESPACE}/?{query}",
             additional_headers={"Cookie": cookie, "Origin": base_url},
-            max_size=None, ping_interval=None, open_timeout=30,
+            max_size=None,
+            ping_interval=None,
+            open_timeout=30,
         )
         socket = cls(ws)
         if not (await ws.recv()).startswith("0"):  # Engine.IO open: {sid, pingInterval, ...}
@@ -233,19 +238,23 @@ class EventNames:
         from chat_app.states.chat import ChatState
         from chat_app.states.new_chat import NewChatState
 
-        return cls(f"{State.get_full_name()}.hydrate_and_load",
-                   f"{OnLoadInternalState.get_full_name()}.on_load_internal",
-                   f"{NewChatState.get_full_name()}.start",
-                   f"{ChatState.get_full_name()}.submit")
+        return cls(
+            f"{State.get_full_name()}.hydrate_and_load",
+            f"{OnLoadInternalState.get_full_name()}.on_load_internal",
+            f"{NewChatState.get_full_name()}.start",
+            f"{ChatState.get_full_name()}.submit",
+        )
 
 
-async def open_new_chat(socket: ReflexSocket, names: EventNames, first: str,
-                        deadline: float) -> tuple[str, str]:
+async def open_new_chat(
+    socket: ReflexSocket, names: EventNames, first: str, deadline: float
+) -> tuple[str, str]:
     """Start a chat from the draft page with its ``first`` message, as the browser does (the
     chat is stored with the message queued, then opened, and its page answers it); returns
     the chat's path and the update that showed it loaded."""
-    await socket.emit(_event(names.start, "/", form={"message": first,
-                                                      "client_id": f"d.1.{uuid.uuid4()}"}))
+    await socket.emit(
+        _event(names.start, "/", form={"message": first, "client_id": f"d.1.{uuid.uuid4()}"})
+    )
     redirect = await _await_update(socket, deadline, lambda u: '"_redirect"' in u)
     events = json.loads(redirect.split(",", 1)[1])[1]["events"]
     path = next(e["payload"]["path"] for e in events if "path" in e.get("payload", {}))
@@ -311,8 +320,14 @@ async def _await_update(socket: ReflexSocket, deadline: float, wanted) -> str:
             return update
 
 
-async def run_chat(base_url: str, names: EventNames, number: int, messages: int,
-                   deadline: float, outcome: ChatOutcome) -> None:
+async def run_chat(
+    base_url: str,
+    names: EventNames,
+    number: int,
+    messages: int,
+    deadline: float,
+    outcome: ChatOutcome,
+) -> None:
     """One tab: open the thread list, start a chat, send ``messages`` messages in turn."""
     try:
         cookie = await asyncio.to_thread(_fetch_cookie, base_url)
@@ -396,8 +411,10 @@ def stored_replies(db_url: str, outcomes: list[ChatOutcome]) -> tuple[int, int]:
     threads = {o.thread_id: set(o.sent) for o in outcomes if o.thread_id and o.sent}
     if not threads:
         return 0, 0
-    query = text("SELECT thread_id, role, content FROM message WHERE thread_id IN :ids "
-                 "ORDER BY thread_id, seq").bindparams(bindparam("ids", expanding=True))
+    query = text(
+        "SELECT thread_id, role, content FROM message WHERE thread_id IN :ids "
+        "ORDER BY thread_id, seq"
+    ).bindparams(bindparam("ids", expanding=True))
     engine = create_engine(normalize_url(db_url))
     try:
         with engine.connect() as connection:
@@ -427,8 +444,9 @@ async def _peak_rss(group: int, stop: asyncio.Event) -> float:
     return peak
 
 
-async def run_phase(backend: str, server, db_url: str, names: EventNames, clients: int,
-                    options: argparse.Namespace) -> PhaseResult:
+async def run_phase(
+    backend: str, server, db_url: str, names: EventNames, clients: int, options: argparse.Namespace
+) -> PhaseResult:
     """N clients at once (their starts spread over ``--ramp`` seconds) against ``server``."""
     group = os.getpgid(server.process.pid)
     rss_before = group_rss_mb(group)
@@ -466,9 +484,18 @@ async def run_phase(backend: str, server, db_url: str, names: EventNames, client
     for outcome in outcomes:
         errors.update(outcome.errors)
     return PhaseResult(
-        backend=backend, clients=clients, outcomes=outcomes, stored=stored, answered=answered,
-        ping=ping["latencies"], errors=errors, rss_before=rss_before, rss_peak=max(rss_peak, rss_before),
-        rss_after=group_rss_mb(group), cpu=cpu, seconds=seconds,
+        backend=backend,
+        clients=clients,
+        outcomes=outcomes,
+        stored=stored,
+        answered=answered,
+        ping=ping["latencies"],
+        errors=errors,
+        rss_before=rss_before,
+        rss_peak=max(rss_peak, rss_before),
+        rss_after=group_rss_mb(group),
+        cpu=cpu,
+        seconds=seconds,
         unfinished=len(pending),
     )
 
@@ -512,8 +539,11 @@ def serving(backend: str, workdir: Path, turns: str = "default") -> Iterator[tup
     ``default`` leaves it to the app."""
     from tests.browser.app_server import running_app
 
-    env = {"BATON_SIM_DELAY": "0.01", "BATON_SIM_WINDOW": "6000",
-           "REFLEX_WEB_WORKDIR": str(workdir / "web")}
+    env = {
+        "BATON_SIM_DELAY": "0.01",
+        "BATON_SIM_WINDOW": "6000",
+        "REFLEX_WEB_WORKDIR": str(workdir / "web"),
+    }
     if turns != "default":
         env["BATON_TURN_PROCESS"] = "on" if turns == "process" else "off"
     with contextlib.ExitStack() as stack:
@@ -548,31 +578,46 @@ def limits(result: PhaseResult, cores: int) -> list[str]:
     cpu, said = result.cpu, []
     others = max(0.0, cpu.machine - cpu.server - cpu.client)
     if cpu.machine >= 0.85 * cores:
-        said.append(f"the machine's {cores} cores were {cpu.machine / cores:.0%} busy: server "
-                    f"{cpu.server:.2f}, load client {cpu.client:.2f}, other processes {others:.2f}")
+        said.append(
+            f"the machine's {cores} cores were {cpu.machine / cores:.0%} busy: server "
+            f"{cpu.server:.2f}, load client {cpu.client:.2f}, other processes {others:.2f}"
+        )
     if cpu.busiest_thread >= 0.5:
-        said.append(f"the busiest server thread (a worker's event loop) used "
-                    f"{cpu.busiest_thread:.2f} of the 1 core a thread can use (its process "
-                    f"{cpu.busiest_process:.2f}); /ping waits on that loop too")
+        said.append(
+            f"the busiest server thread (a worker's event loop) used "
+            f"{cpu.busiest_thread:.2f} of the 1 core a thread can use (its process "
+            f"{cpu.busiest_process:.2f}); /ping waits on that loop too"
+        )
     if cpu.client >= 0.5:
         said.append(f"the load client used {cpu.client:.2f} cores: latencies include its own lag")
     if result.unfinished:
-        said.append(f"{result.unfinished} chats had not finished at the {result.seconds:.0f} s "
-                    "timeout")
+        said.append(
+            f"{result.unfinished} chats had not finished at the {result.seconds:.0f} s timeout"
+        )
     if result.rss_after > GOAL_MEMORY * result.rss_before:
         held = result.rss_after - result.rss_before
-        why = ("" if "+redis" in result.backend else "; the tabs' states are dropped "
-               "5 s after they leave (chat_app/states/left_tabs.py): docs/architecture.md "
-               "says what stays")
-        said.append(f"memory held {held:.0f} MB more {AFTER_SECONDS:.0f} s after the chats left "
-                    f"({held / result.clients:.1f} MB a chat){why}")
+        why = (
+            ""
+            if "+redis" in result.backend
+            else "; the tabs' states are dropped "
+            "5 s after they leave (chat_app/states/left_tabs.py): docs/architecture.md "
+            "says what stays"
+        )
+        said.append(
+            f"memory held {held:.0f} MB more {AFTER_SECONDS:.0f} s after the chats left "
+            f"({held / result.clients:.1f} MB a chat){why}"
+        )
     if result.errors:
-        said.append("errors: " + ", ".join(f"{kind} x{n}" for kind, n in result.errors.most_common()))
+        said.append(
+            "errors: " + ", ".join(f"{kind} x{n}" for kind, n in result.errors.most_common())
+        )
     samples = {s for o in result.outcomes for s in o.error_samples}
     if samples:
         said.append("error toasts, e.g. " + " | ".join(sorted(samples)[:3]))
-    return said or [f"nothing saturated (server {cpu.server:.2f} cores, busiest thread "
-                    f"{cpu.busiest_thread:.2f}, machine {cpu.machine:.2f} of {cores}); no errors"]
+    return said or [
+        f"nothing saturated (server {cpu.server:.2f} cores, busiest thread "
+        f"{cpu.busiest_thread:.2f}, machine {cpu.machine:.2f} of {cores}); no errors"
+    ]
 
 
 def _ms(samples: list[float], pick) -> str:
@@ -580,22 +625,28 @@ def _ms(samples: list[float], pick) -> str:
 
 
 def print_report(results: list[PhaseResult], cores: int) -> None:
-    print(f"\n{'backend':22s} {'N':>4s} {'1st p50':>7s} {'1st p95':>7s} {'answered':>9s} "
-          f"{'lost':>4s} {'ping95':>7s} {'RSS before/peak/after MB':>25s} {'after/bef':>9s} "
-          f"{'server':>6s} {'thread':>6s} {'client':>6s} {'machine':>7s} {'secs':>5s}  "
-          f"goals (N={GOAL_N})")
+    print(
+        f"\n{'backend':22s} {'N':>4s} {'1st p50':>7s} {'1st p95':>7s} {'answered':>9s} "
+        f"{'lost':>4s} {'ping95':>7s} {'RSS before/peak/after MB':>25s} {'after/bef':>9s} "
+        f"{'server':>6s} {'thread':>6s} {'client':>6s} {'machine':>7s} {'secs':>5s}  "
+        f"goals (N={GOAL_N})"
+    )
     for r in results:
         answered = f"{r.answered}/{r.sent}"
         rss = f"{r.rss_before:.0f}/{r.rss_peak:.0f}/{r.rss_after:.0f}"
         misses = goal_misses(r)
-        print(f"{r.backend:22s} {r.clients:4d} {_ms(r.first_tokens, statistics.median)} "
-              f"{_ms(r.first_tokens, p95)} {answered:>9s} {r.sent - r.stored:4d} "
-              f"{_ms(r.ping, p95)} {rss:>25s} {r.rss_after / r.rss_before:9.2f} "
-              f"{r.cpu.server:6.2f} {r.cpu.busiest_thread:6.2f} {r.cpu.client:6.2f} "
-              f"{r.cpu.machine:7.2f} {r.seconds:5.0f}  "
-              f"{'met' if not misses else '; '.join(misses)}")
-    print("(latencies in ms; lost = sent but not stored; cpu columns: cores kept busy over the\n"
-          " phase by the server's processes, its busiest thread, this client, the whole machine)")
+        print(
+            f"{r.backend:22s} {r.clients:4d} {_ms(r.first_tokens, statistics.median)} "
+            f"{_ms(r.first_tokens, p95)} {answered:>9s} {r.sent - r.stored:4d} "
+            f"{_ms(r.ping, p95)} {rss:>25s} {r.rss_after / r.rss_before:9.2f} "
+            f"{r.cpu.server:6.2f} {r.cpu.busiest_thread:6.2f} {r.cpu.client:6.2f} "
+            f"{r.cpu.machine:7.2f} {r.seconds:5.0f}  "
+            f"{'met' if not misses else '; '.join(misses)}"
+        )
+    print(
+        "(latencies in ms; lost = sent but not stored; cpu columns: cores kept busy over the\n"
+        " phase by the server's processes, its busiest thread, this client, the whole machine)"
+    )
     print_turn_ratios(results)
     print("\nWhat limited it:")
     for r in results:
@@ -614,16 +665,20 @@ def print_turn_ratios(results: list[PhaseResult]) -> None:
         if turns != "turns-in-process" or here is None:
             continue
         ratios = []
-        for name, pick in (("first-token p50", lambda r: statistics.median(r.first_tokens)),
-                           ("first-token p95", lambda r: p95(r.first_tokens)),
-                           ("/ping p95", lambda r: p95(r.ping)),
-                           ("phase seconds", lambda r: r.seconds),
-                           ("RSS after/before", lambda r: r.rss_after / r.rss_before)):
+        for name, pick in (
+            ("first-token p50", lambda r: statistics.median(r.first_tokens)),
+            ("first-token p95", lambda r: p95(r.first_tokens)),
+            ("/ping p95", lambda r: p95(r.ping)),
+            ("phase seconds", lambda r: r.seconds),
+            ("RSS after/before", lambda r: r.rss_after / r.rss_before),
+        ):
             with contextlib.suppress(ValueError, ZeroDivisionError, statistics.StatisticsError):
                 ratios.append(f"{name} {pick(there) / pick(here):.2f}x")
         lines.append(f"  {backend} N={clients}: " + ", ".join(ratios))
     if lines:
-        print("\nTurns in a process of their own, as a ratio of turns in the worker (side by side):")
+        print(
+            "\nTurns in a process of their own, as a ratio of turns in the worker (side by side):"
+        )
         print("\n".join(lines))
 
 
@@ -635,22 +690,46 @@ def _counts(text: str) -> list[int]:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.split("\n")[0])
-    parser.add_argument("--clients", type=_counts, default=[10, 50, 100],
-                        help="concurrent chats per phase, comma-separated (default 10,50,100)")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.load", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "--clients",
+        type=_counts,
+        default=[10, 50, 100],
+        help="concurrent chats per phase, comma-separated (default 10,50,100)",
+    )
     parser.add_argument("--messages", type=int, default=2, help="messages per chat (default 2)")
-    parser.add_argument("--backends", default="sqlite,postgres",
-                        help=f"comma-separated, of {', '.join(BACKENDS)} (default sqlite,postgres)")
-    parser.add_argument("--timeout", type=float, default=300,
-                        help="seconds a phase may run before its chats are cut off (default 300)")
-    parser.add_argument("--ramp", type=float, default=2.0,
-                        help="seconds over which a phase's clients start (default 2)")
-    parser.add_argument("--grace", type=float, default=10.0,
-                        help="seconds to wait for the store to catch up (default 10)")
-    parser.add_argument("--turns", default="default",
-                        help="where turns run, comma-separated, of process, worker, default "
-                             "(the app's choice: a process with one worker); 'process,worker' "
-                             "runs each backend both ways and prints their ratios")
+    parser.add_argument(
+        "--backends",
+        default="sqlite,postgres",
+        help=f"comma-separated, of {', '.join(BACKENDS)} (default sqlite,postgres)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=300,
+        help="seconds a phase may run before its chats are cut off (default 300)",
+    )
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=2.0,
+        help="seconds over which a phase's clients start (default 2)",
+    )
+    parser.add_argument(
+        "--grace",
+        type=float,
+        default=10.0,
+        help="seconds to wait for the store to catch up (default 10)",
+    )
+    parser.add_argument(
+        "--turns",
+        default="default",
+        help="where turns run, comma-separated, of process, worker, default "
+        "(the app's choice: a process with one worker); 'process,worker' "
+        "runs each backend both ways and prints their ratios",
+    )
     options = parser.parse_args(argv)
     options.turns = [t.strip() for t in options.turns.split(",") if t.strip()]
     if set(options.turns) - {"process", "worker", "default"}:
@@ -681,8 +760,9 @@ def main(argv: list[str] | None = None) -> None:
     for backend in options.backends:
         for turns in options.turns:
             label = backend if turns == "default" else f"{backend} turns-in-{turns}"
-            print(f"{label}: starting the server (the first build takes about a minute)…",
-                  flush=True)
+            print(
+                f"{label}: starting the server (the first build takes about a minute)…", flush=True
+            )
             try:
                 with serving(backend, workdir, turns) as (server, db_url):
                     results += asyncio.run(_run_backend(label, server, db_url, options))

@@ -86,14 +86,31 @@ def as_tool_calls(raw_history: list[dict], messages: Sequence[BaseMessage]) -> l
         item = raw_history[index] if index < len(raw_history) else {}
         previous = raw_history[index - 1] if index else {}
         action = previous.get("action") if isinstance(previous, dict) else None
-        if (isinstance(message, HumanMessage) and out and isinstance(out[-1], AIMessage)
-                and not out[-1].tool_calls and action and item.get("role") == "user"):
+        if (
+            isinstance(message, HumanMessage)
+            and out
+            and isinstance(out[-1], AIMessage)
+            and not out[-1].tool_calls
+            and action
+            and item.get("role") == "user"
+        ):
             call_id = f"call_{index}"
             ai = out[-1]
-            out[-1] = AIMessage(content=ai.content, id=ai.id, tool_calls=[
-                {"name": "run_command", "args": {"command": str(action)}, "id": call_id}])
-            out.append(ToolMessage(content=message.content, tool_call_id=call_id,
-                                   name="run_command", id=f"m{index}"))
+            out[-1] = AIMessage(
+                content=ai.content,
+                id=ai.id,
+                tool_calls=[
+                    {"name": "run_command", "args": {"command": str(action)}, "id": call_id}
+                ],
+            )
+            out.append(
+                ToolMessage(
+                    content=message.content,
+                    tool_call_id=call_id,
+                    name="run_command",
+                    id=f"m{index}",
+                )
+            )
             continue
         out.append(message.model_copy(update={"id": message.id or f"m{index}"}))
     return out
@@ -109,16 +126,29 @@ def aider_as_tool_calls(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     for index, message in enumerate(messages):
         if message.additional_kwargs.get("baton_not_sent"):
             continue
-        if (message.additional_kwargs.get("aider_reflection") and out
-                and isinstance(out[-1], AIMessage) and not out[-1].tool_calls):
+        if (
+            message.additional_kwargs.get("aider_reflection")
+            and out
+            and isinstance(out[-1], AIMessage)
+            and not out[-1].tool_calls
+        ):
             found = _RUNNING.search(str(message.content))
             command = found["command"].strip() if found else "aider (lint, test or edit check)"
             call_id = f"call_{index}"
             ai = out[-1]
-            out[-1] = AIMessage(content=ai.content, id=ai.id, tool_calls=[
-                {"name": "run_command", "args": {"command": command}, "id": call_id}])
-            out.append(ToolMessage(content=message.content, tool_call_id=call_id,
-                                   name="run_command", id=f"m{index}"))
+            out[-1] = AIMessage(
+                content=ai.content,
+                id=ai.id,
+                tool_calls=[{"name": "run_command", "args": {"command": command}, "id": call_id}],
+            )
+            out.append(
+                ToolMessage(
+                    content=message.content,
+                    tool_call_id=call_id,
+                    name="run_command",
+                    id=f"m{index}",
+                )
+            )
             continue
         out.append(message.model_copy(update={"id": message.id or f"m{index}"}))
     return out
@@ -139,25 +169,40 @@ def _mask(view: list[BaseMessage], positions: dict[str, int]) -> int:
     for index in picked:
         message = view[index]
         reread = read_history_call(1, positions.get(message.id or "", 0))
-        view[index] = message.model_copy(update={
-            "content": placeholder(str(message.name), _COUNTER.count_message(message), reread),
-            "additional_kwargs": {**message.additional_kwargs, MASKED: True}})
+        view[index] = message.model_copy(
+            update={
+                "content": placeholder(str(message.name), _COUNTER.count_message(message), reread),
+                "additional_kwargs": {**message.additional_kwargs, MASKED: True},
+            }
+        )
     return len(picked)
 
 
 def _reset(view: list[BaseMessage], originals: list[BaseMessage]) -> list[BaseMessage]:
     facts = extract_facts(originals)
-    result = asyncio.run(generate_handoff(
-        None, list(view), facts=facts, session_number=1, trigger="auto", utilization=0.8,
-        model_name="bench", count_tokens=_COUNTER.count_text))
+    result = asyncio.run(
+        generate_handoff(
+            None,
+            list(view),
+            facts=facts,
+            session_number=1,
+            trigger="auto",
+            utilization=0.8,
+            model_name="bench",
+            count_tokens=_COUNTER.count_text,
+        )
+    )
     head = [m for m in view[:1] if m.type == "system"]
-    opening = HumanMessage(content=handoff_context_message(result.artifact),
-                           additional_kwargs={"baton_kind": "handoff"})
+    opening = HumanMessage(
+        content=handoff_context_message(result.artifact),
+        additional_kwargs={"baton_kind": "handoff"},
+    )
     return head + [opening]
 
 
-def replay(messages: Sequence[BaseMessage], policy: ContextPolicy, masking: bool,
-           strategy: str | None) -> Run:
+def replay(
+    messages: Sequence[BaseMessage], policy: ContextPolicy, masking: bool, strategy: str | None
+) -> Run:
     """One trajectory under one policy (see the module docstring)."""
     run, session_replies, session_start = Run(), 0, 0
     positions = {m.id or "": i for i, m in enumerate(messages, 1)}
@@ -175,7 +220,8 @@ def replay(messages: Sequence[BaseMessage], policy: ContextPolicy, masking: bool
                     if cut - head >= 2:
                         summary = HumanMessage(
                             content=f"<summary>\n{facts_summary(run.view[head:cut])}\n</summary>",
-                            additional_kwargs={"baton_kind": "summary"})
+                            additional_kwargs={"baton_kind": "summary"},
+                        )
                         run.view = run.view[:head] + [summary] + run.view[cut:]
                         run.compactions += 1
                 elif decision.action == "reset" and session_replies >= 2:
@@ -189,12 +235,22 @@ def replay(messages: Sequence[BaseMessage], policy: ContextPolicy, masking: bool
     return run
 
 
-def _handoff_text(view: Sequence[BaseMessage], originals: Sequence[BaseMessage],
-                  metadata: dict) -> str:
+def _handoff_text(
+    view: Sequence[BaseMessage], originals: Sequence[BaseMessage], metadata: dict
+) -> str:
     facts = extract_facts(originals, metadata=metadata)
-    result = asyncio.run(generate_handoff(
-        None, list(view), facts=facts, session_number=1, trigger="auto", utilization=0.8,
-        model_name="bench", count_tokens=_COUNTER.count_text))
+    result = asyncio.run(
+        generate_handoff(
+            None,
+            list(view),
+            facts=facts,
+            session_number=1,
+            trigger="auto",
+            utilization=0.8,
+            model_name="bench",
+            count_tokens=_COUNTER.count_text,
+        )
+    )
     return result.artifact.to_markdown()
 
 
@@ -216,8 +272,9 @@ class ProbeTally:
         self.unsearchable += other.unsearchable
 
 
-def probe(cut: Cut, messages: list[BaseMessage], masked_view: list[BaseMessage],
-          tally: ProbeTally) -> None:
+def probe(
+    cut: Cut, messages: list[BaseMessage], masked_view: list[BaseMessage], tally: ProbeTally
+) -> None:
     plain = _flat(_handoff_text(messages, messages, cut.metadata))
     masked = _flat(_handoff_text(masked_view, messages, cut.metadata))
     with stored_thread(messages) as (store, thread_id):
@@ -245,12 +302,15 @@ class Dataset:
     runs: int = 0
     probes: ProbeTally = field(default_factory=ProbeTally)
 
-    def replay_all(self, label: str, messages: list[BaseMessage], policy: ContextPolicy,
-                   cut: Cut | None) -> None:
+    def replay_all(
+        self, label: str, messages: list[BaseMessage], policy: ContextPolicy, cut: Cut | None
+    ) -> None:
         self.work += sum(_COUNTER.count_message(m) for m in messages)
         self.runs += 1
-        runs = {name: replay(messages, policy, masking is not None, strategy)
-                for name, (masking, strategy) in POLICIES.items()}
+        runs = {
+            name: replay(messages, policy, masking is not None, strategy)
+            for name, (masking, strategy) in POLICIES.items()
+        }
         for name, run in runs.items():
             total = self.totals[name]
             total.sent += run.sent
@@ -278,8 +338,9 @@ def _swe_dataset(root: Path, policy: ContextPolicy) -> Dataset:
 def _aider_dataset(root: Path, policy: ContextPolicy) -> Dataset:
     data = Dataset("aider log")
     messages = aider_as_tool_calls(load_transcript(root / "chat-history.md").messages)
-    data.replay_all("aider chat-history.md (whole log)", messages, policy,
-                    _aider(root, fractions=(1.0,))[0])
+    data.replay_all(
+        "aider chat-history.md (whole log)", messages, policy, _aider(root, fractions=(1.0,))[0]
+    )
     return data
 
 
@@ -298,35 +359,51 @@ def report(data: Sequence[Dataset]) -> None:
     for one in [*data, together]:
         base = one.totals["none"].sent
         print(f"\n{one.name}: work {one.work:,} tokens over {one.runs} replay(s)")
-        print(f"{'policy':>14}{'tokens sent':>14}{'saved':>8}{'masks':>7}{'compact':>9}"
-              f"{'resets':>8}{'over win':>10}{'resets/Mtok':>13}")
+        print(
+            f"{'policy':>14}{'tokens sent':>14}{'saved':>8}{'masks':>7}{'compact':>9}"
+            f"{'resets':>8}{'over win':>10}{'resets/Mtok':>13}"
+        )
         for name, run in one.totals.items():
             saved = 1 - run.sent / base if base else 0.0
             per_million = run.resets / (one.work / 1e6) if one.work else 0.0
-            print(f"{name:>14}{run.sent:>14,}{saved:>8.1%}{run.masks:>7}{run.compactions:>9}"
-                  f"{run.resets:>8}{run.over:>10}{per_million:>13.1f}")
+            print(
+                f"{name:>14}{run.sent:>14,}{saved:>8.1%}{run.masks:>7}{run.compactions:>9}"
+                f"{run.resets:>8}{run.over:>10}{per_million:>13.1f}"
+            )
         probes = one.probes
-        print(f"probes in the final handoff: unmasked {probes.plain}/{probes.total}, "
-              f"masked {probes.masked}/{probes.total}")
+        print(
+            f"probes in the final handoff: unmasked {probes.plain}/{probes.total}, "
+            f"masked {probes.masked}/{probes.total}"
+        )
         search = probes.search
         if search.missed:
-            print(f"missed by the masked handoff and held by a stored message: {search.missed}; "
-                  f"found by search_history's first page: {search.cell()} "
-                  f"({search.share():.2f}), {search.tokens:,} tokens of tool results")
+            print(
+                f"missed by the masked handoff and held by a stored message: {search.missed}; "
+                f"found by search_history's first page: {search.cell()} "
+                f"({search.share():.2f}), {search.tokens:,} tokens of tool results"
+            )
         if probes.unsearchable:
-            print(f"missed and held by no stored message ({', '.join(NOT_IN_MESSAGES)}): "
-                  f"{probes.unsearchable}")
+            print(
+                f"missed and held by no stored message ({', '.join(NOT_IN_MESSAGES)}): "
+                f"{probes.unsearchable}"
+            )
 
 
 def main() -> None:
     root = eval_dir()
     policy = make_policy(keep_recent_tokens=KEEP_RECENT)
-    print(f"window {WINDOW:,} tokens, keep recent {KEEP_RECENT:,}; thresholds mask "
-          f"{policy.mask_threshold}, compact {policy.compact_threshold}, reset "
-          f"{policy.reset_threshold}\n")
+    print(
+        f"window {WINDOW:,} tokens, keep recent {KEEP_RECENT:,}; thresholds mask "
+        f"{policy.mask_threshold}, compact {policy.compact_threshold}, reset "
+        f"{policy.reset_threshold}\n"
+    )
     print(f"{'replay (tokens sent)':34}" + "".join(f"{name:>14}" for name in POLICIES))
-    report([_swe_dataset(root / "swe-agent-trajectories", policy),
-            _aider_dataset(root / "aider-chat-history", policy)])
+    report(
+        [
+            _swe_dataset(root / "swe-agent-trajectories", policy),
+            _aider_dataset(root / "aider-chat-history", policy),
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -36,29 +36,49 @@ from agent_core import (
 from bench._shared import median, p95
 
 MODEL = "anthropic:claude-sonnet-4-5"
-HANDOFF = json.dumps({
-    "completed_work": ["Parser module written and tested"], "in_progress": ["CLI flags"],
-    "remaining_tasks": ["Docs"], "key_decisions": ["Stream rows instead of loading the file"],
-    "files_modified": ["parser/core.py"], "current_state_summary": "Parser done; CLI half done.",
-})
+HANDOFF = json.dumps(
+    {
+        "completed_work": ["Parser module written and tested"],
+        "in_progress": ["CLI flags"],
+        "remaining_tasks": ["Docs"],
+        "key_decisions": ["Stream rows instead of loading the file"],
+        "files_modified": ["parser/core.py"],
+        "current_state_summary": "Parser done; CLI half done.",
+    }
+)
 
 
 def _session_rows(n: int) -> list[NewMessage]:
     rows = [NewMessage(role="user", content="Build a CSV parser for invoices")]
     for i in range(n // 2):
-        call = {"name": "run_command" if i % 3 else "write_file",
-                "args": {"command": f"pytest -q tests/test_{i}.py"} if i % 3 else
-                        {"path": f"pkg/mod_{i % 40}.py", "content": "x = 1\n" * 20},
-                "id": f"c{i}"}
+        call = {
+            "name": "run_command" if i % 3 else "write_file",
+            "args": {"command": f"pytest -q tests/test_{i}.py"}
+            if i % 3
+            else {"path": f"pkg/mod_{i % 40}.py", "content": "x = 1\n" * 20},
+            "id": f"c{i}",
+        }
         rows.append(NewMessage(role="assistant", content=f"Step {i}", tool_calls=[call]))
-        rows.append(NewMessage(role="tool", tool_call_id=f"c{i}", name=call["name"],
-                               content=f"{i} passed\n[exit status 0]" if i % 3 else "wrote file"))
+        rows.append(
+            NewMessage(
+                role="tool",
+                tool_call_id=f"c{i}",
+                name=call["name"],
+                content=f"{i} passed\n[exit status 0]" if i % 3 else "wrote file",
+            )
+        )
     return rows[:n]
 
 
 def _setup(store, thread_id: str, model) -> TurnSetup:
-    return TurnSetup(store=store, thread_id=thread_id, model=model, model_name=MODEL,
-                     policy=make_policy(window_override=10_000_000), system_prompt="bench")
+    return TurnSetup(
+        store=store,
+        thread_id=thread_id,
+        model=model,
+        model_name=MODEL,
+        policy=make_policy(window_override=10_000_000),
+        system_prompt="bench",
+    )
 
 
 def bench_overhead(repeat: int = 40) -> tuple[float, float]:
@@ -74,8 +94,9 @@ def bench_overhead(repeat: int = 40) -> tuple[float, float]:
     def with_baton() -> float:
         coordinator = SessionCoordinator(setup, estimator=estimator, emit=lambda e: None)
         coordinator.adopt(context)
-        agent = create_agent(instant, tools=[], system_prompt="bench",
-                             middleware=build_middleware(coordinator))
+        agent = create_agent(
+            instant, tools=[], system_prompt="bench", middleware=build_middleware(coordinator)
+        )
         start = time.perf_counter()
         asyncio.run(agent.ainvoke({"messages": context}))
         return time.perf_counter() - start
@@ -101,8 +122,9 @@ def bench_hooks(repeat: int = 200) -> float:
     session = store.current_session("t")
     store.append("t", session.id, _session_rows(300))
     setup = _setup(store, "t", instant)
-    coordinator = SessionCoordinator(setup, estimator=ContextEstimator(MODEL, window_override=10_000_000),
-                                     emit=lambda e: None)
+    coordinator = SessionCoordinator(
+        setup, estimator=ContextEstimator(MODEL, window_override=10_000_000), emit=lambda e: None
+    )
     context = build_context(store, session)
     coordinator.adopt(context)
     stack = build_middleware(coordinator)
@@ -131,11 +153,15 @@ def bench_reset(store_factory, label: str, repeat: int = 20) -> list[float]:
         session = store.current_session(thread)
         store.append(thread, session.id, _session_rows(2000))
         setup = _setup(store, thread, instant)
-        coordinator = SessionCoordinator(setup, estimator=ContextEstimator(MODEL), emit=lambda e: None)
+        coordinator = SessionCoordinator(
+            setup, estimator=ContextEstimator(MODEL), emit=lambda e: None
+        )
         context = build_context(store, session)
         gc.collect()  # garbage from building the 2,000-row fixture is not the reset's cost
         start = time.perf_counter()
-        result = asyncio.run(coordinator.reset(context, trigger="auto", utilization=0.82, raise_errors=True))
+        result = asyncio.run(
+            coordinator.reset(context, trigger="auto", utilization=0.82, raise_errors=True)
+        )
         elapsed = time.perf_counter() - start
         assert result is not None and coordinator.session.number == 2
         if n >= 2:  # the first resets warm tokenizer and query caches
@@ -172,17 +198,23 @@ def main() -> None:
     print("1. middleware overhead, non-triggering call, 300-message context (median of 40)")
     print(f"   with Baton middleware  {with_mw * 1000:8.2f} ms")
     print(f"   plain create_agent     {without_mw * 1000:8.2f} ms")
-    print(f"   ratio                  {with_mw / without_mw:8.2f}x  "
-          f"(+{(with_mw - without_mw) * 1000:.2f} ms per call)")
+    print(
+        f"   ratio                  {with_mw / without_mw:8.2f}x  "
+        f"(+{(with_mw - without_mw) * 1000:.2f} ms per call)"
+    )
     hooks = bench_hooks()
-    print(f"   of which Baton's hooks {hooks * 1000:8.2f} ms (the rest is langgraph running the "
-          f"middleware nodes)")
+    print(
+        f"   of which Baton's hooks {hooks * 1000:8.2f} ms (the rest is langgraph running the "
+        f"middleware nodes)"
+    )
     print("2. reset latency excluding model time, 2,000-message session (20 resets)")
     for label, factory in (("in-memory store", InMemoryStore), ("SQLite store", _sqlite_store)):
         samples = bench_reset(factory, label)
         verdict = "meets" if p95(samples) <= 0.050 else "MISSES"
-        print(f"   {label:16s} median {median(samples) * 1000:7.2f} ms   p95 {p95(samples) * 1000:7.2f} ms"
-              f"   ({verdict} the 50 ms goal)")
+        print(
+            f"   {label:16s} median {median(samples) * 1000:7.2f} ms   p95 {p95(samples) * 1000:7.2f} ms"
+            f"   ({verdict} the 50 ms goal)"
+        )
 
 
 if __name__ == "__main__":

@@ -30,8 +30,9 @@ def workspace() -> dict[str, str]:
     rng = random.Random(7)
     size = TOTAL_BYTES // FILES
     alphabet = string.ascii_letters + string.digits + " \n"
-    return {f"pkg{i % 10}/module_{i}.py": "".join(rng.choices(alphabet, k=size))
-            for i in range(FILES)}
+    return {
+        f"pkg{i % 10}/module_{i}.py": "".join(rng.choices(alphabet, k=size)) for i in range(FILES)
+    }
 
 
 def plain_run(files: dict[str, str]) -> None:
@@ -60,12 +61,17 @@ def main() -> None:
         start = time.perf_counter()
         plain_run(files)
         plain.append(time.perf_counter() - start)
-    print(f"workspace: {len(files)} files, {sum(map(len, files.values())):,} bytes; "
-          f"{REPEAT} runs each")
-    print(f"sandbox  `true`: median {median(sandboxed) * 1000:7.1f} ms   "
-          f"p95 {p95(sandboxed) * 1000:7.1f} ms")
-    print(f"plain    `true`: median {median(plain) * 1000:7.1f} ms   "
-          f"p95 {p95(plain) * 1000:7.1f} ms")
+    print(
+        f"workspace: {len(files)} files, {sum(map(len, files.values())):,} bytes; "
+        f"{REPEAT} runs each"
+    )
+    print(
+        f"sandbox  `true`: median {median(sandboxed) * 1000:7.1f} ms   "
+        f"p95 {p95(sandboxed) * 1000:7.1f} ms"
+    )
+    print(
+        f"plain    `true`: median {median(plain) * 1000:7.1f} ms   p95 {p95(plain) * 1000:7.1f} ms"
+    )
     print(f"ratio (median sandbox / median plain): {median(sandboxed) / median(plain):.2f}x")
 
 

@@ -61,7 +61,9 @@ def main() -> None:
         samples["a"] += time_calls(lambda: counter.count(history), repeat=1)
         samples["b"] += time_calls(lambda: TokenCounter(MODEL).count(history), repeat=1)
         samples["c"] += time_calls(lambda: count_tokens_approximately(history), repeat=1)
-        samples["d"] += time_calls(lambda state=state: middleware.before_model(state, None), repeat=1)
+        samples["d"] += time_calls(
+            lambda state=state: middleware.before_model(state, None), repeat=1
+        )
         # The timed (a) above hit a warm cache; time the real incremental case too: the check
         # right after an append, which encodes exactly one new message.
         history.append(kind("and one more message to encode"))

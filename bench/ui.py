@@ -47,22 +47,54 @@ def _long_thread(store, owner: str) -> str:
         session = store.current_session(long_id)
         rows = [NewMessage(role="user", content=f"Session {number + 1}: continue the work")]
         for n in range((PER_SESSION - 1) // 2):
-            call = {"name": "run_command", "args": {"command": f"pytest -q tests/test_{n}.py"}, "id": f"c{number}-{n}"}
-            rows.append(NewMessage(role="assistant", content=f"Step {n}: running the tests", tool_calls=[call]))
-            rows.append(NewMessage(role="tool", tool_call_id=call["id"], name="run_command",
-                                   content=f"{n} passed in 0.{n % 9}s\n[exit status 0]"))
+            call = {
+                "name": "run_command",
+                "args": {"command": f"pytest -q tests/test_{n}.py"},
+                "id": f"c{number}-{n}",
+            }
+            rows.append(
+                NewMessage(
+                    role="assistant", content=f"Step {n}: running the tests", tool_calls=[call]
+                )
+            )
+            rows.append(
+                NewMessage(
+                    role="tool",
+                    tool_call_id=call["id"],
+                    name="run_command",
+                    content=f"{n} passed in 0.{n % 9}s\n[exit status 0]",
+                )
+            )
         store.append(long_id, session.id, rows[:PER_SESSION])
         if number < SESSIONS - 1:
-            handoff = {"session_number": number + 1, "trigger": "auto", "utilization": 0.82,
-                       "model": "simulator", "created_at": "2026-01-01T00:00:00Z",
-                       "completed_work": [f"Finished part {number + 1}"], "in_progress": ["Next part"],
-                       "remaining_tasks": ["More parts"], "key_decisions": ["Keep going"],
-                       "files_modified": [], "current_state_summary": f"Part {number + 1} done.",
-                       "open_todos": [], "pinned_files": [], "previous_handoff": None, "focus": None}
-            store.commit_reset(long_id, old_session_id=session.id, trigger="auto", utilization=0.82,
-                               model="simulator", handoff=handoff,
-                               handoff_path=f"HANDOFF-{number + 1}.md", handoff_markdown="-",
-                               context=[NewMessage(role="handoff", content="<handoff-context>…")])
+            handoff = {
+                "session_number": number + 1,
+                "trigger": "auto",
+                "utilization": 0.82,
+                "model": "simulator",
+                "created_at": "2026-01-01T00:00:00Z",
+                "completed_work": [f"Finished part {number + 1}"],
+                "in_progress": ["Next part"],
+                "remaining_tasks": ["More parts"],
+                "key_decisions": ["Keep going"],
+                "files_modified": [],
+                "current_state_summary": f"Part {number + 1} done.",
+                "open_todos": [],
+                "pinned_files": [],
+                "previous_handoff": None,
+                "focus": None,
+            }
+            store.commit_reset(
+                long_id,
+                old_session_id=session.id,
+                trigger="auto",
+                utilization=0.82,
+                model="simulator",
+                handoff=handoff,
+                handoff_path=f"HANDOFF-{number + 1}.md",
+                handoff_markdown="-",
+                context=[NewMessage(role="handoff", content="<handoff-context>…")],
+            )
     return long_id
 
 
@@ -71,8 +103,14 @@ def _short_thread(store, owner: str) -> str:
 
     short_id = thread_service.create_thread(owner, "Short").id
     session = store.current_session(short_id)
-    store.append(short_id, session.id, [NewMessage(role="user" if n % 2 == 0 else "assistant",
-                                                   content=f"message {n}") for n in range(10)])
+    store.append(
+        short_id,
+        session.id,
+        [
+            NewMessage(role="user" if n % 2 == 0 else "assistant", content=f"message {n}")
+            for n in range(10)
+        ],
+    )
     return short_id
 
 
@@ -96,7 +134,7 @@ def _fill(db_url: str, runs: int) -> tuple[str, list[str], list[str]]:
 
 def _frame_vars(payload: str) -> dict[str, object]:
     """The state vars a socket.io frame carries (``42["event", {"delta": {...}}]``)."""
-    body = payload[payload.find("["):] if "[" in payload else ""
+    body = payload[payload.find("[") :] if "[" in payload else ""
     try:
         message = json.loads(body)
     except ValueError:
@@ -134,8 +172,9 @@ def turn_bytes(frames: list[tuple[int, str]]) -> dict[str, float]:
             pending += size if steps else 0
             continue
         words = len("".join(streamed[name] for name in sorted(streamed)).split())
-        streamed.update({name: str(value) for name, value in found.items()
-                         if _STREAM_VAR.match(name)})
+        streamed.update(
+            {name: str(value) for name, value in found.items() if _STREAM_VAR.match(name)}
+        )
         if any(_LIVE_VAR.match(name) for name in found):
             steps.append(size)
             other, pending = other + pending, 0
@@ -148,14 +187,19 @@ def turn_bytes(frames: list[tuple[int, str]]) -> dict[str, float]:
         if found.get("sending_rx_state_") is False:
             end = size
     quarter = max(len(steps) // 4, 1)
-    return {"flushes": len(flushes), "flush_bytes": statistics.median(flushes) if flushes else 0,
-            "token_bytes": statistics.median(per_token) if per_token else 0,
-            "steps": len(steps), "step_bytes": statistics.median(steps) if steps else 0,
-            "step_max": max(steps, default=0),
-            "step_all_in": (sum(steps) + other) / len(steps) if steps else 0,
-            "first_steps": statistics.median(steps[:quarter]) if steps else 0,
-            "last_steps": statistics.median(steps[-quarter:]) if steps else 0,
-            "turn_bytes": sum(size for size, _ in frames), "end_bytes": end}
+    return {
+        "flushes": len(flushes),
+        "flush_bytes": statistics.median(flushes) if flushes else 0,
+        "token_bytes": statistics.median(per_token) if per_token else 0,
+        "steps": len(steps),
+        "step_bytes": statistics.median(steps) if steps else 0,
+        "step_max": max(steps, default=0),
+        "step_all_in": (sum(steps) + other) / len(steps) if steps else 0,
+        "first_steps": statistics.median(steps[:quarter]) if steps else 0,
+        "last_steps": statistics.median(steps[-quarter:]) if steps else 0,
+        "turn_bytes": sum(size for size, _ in frames),
+        "end_bytes": end,
+    }
 
 
 def load_bytes(frames: list[tuple[int, str]]) -> dict[str, float]:
@@ -166,28 +210,42 @@ def load_bytes(frames: list[tuple[int, str]]) -> dict[str, float]:
         value = _frame_vars(payload).get("rows_rx_state_")
         if value is not None:
             rows += len(json.dumps(value, separators=(",", ":")).encode())
-    return {"load_frames": len(frames), "load_bytes": sum(size for size, _ in frames),
-            "load_rows_bytes": rows}
+    return {
+        "load_frames": len(frames),
+        "load_bytes": sum(size for size, _ in frames),
+        "load_rows_bytes": rows,
+    }
 
 
 _ACTIVITY = "document.querySelector('.baton-composer')?.getAttribute('data-activity')"
 
 
-def _measure(browser, url: str, token: str, thread_id: str,
-             dump: Path | None = None, turn: bool = True) -> dict[str, float]:
+def _measure(
+    browser, url: str, token: str, thread_id: str, dump: Path | None = None, turn: bool = True
+) -> dict[str, float]:
     context = browser.new_context(base_url=url, viewport={"width": 1100, "height": 820})
     context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": url}])
     page = context.new_page()
     frames: list[tuple[int, str]] = []
-    page.on("websocket", lambda ws: ws.on(
-        "framereceived", lambda payload: frames.append(
-            (len(payload if isinstance(payload, bytes) else payload.encode()),
-             payload if isinstance(payload, str) else ""))))
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framereceived",
+            lambda payload: frames.append(
+                (
+                    len(payload if isinstance(payload, bytes) else payload.encode()),
+                    payload if isinstance(payload, str) else "",
+                )
+            ),
+        ),
+    )
     start = time.perf_counter()
     page.goto(f"/t/{thread_id}")
     page.wait_for_selector("#timeline .baton-item")
-    page.wait_for_function("() => { const c = document.querySelector('.baton-composer');"
-                           " return c && c.getAttribute('data-activity') === 'idle'; }")
+    page.wait_for_function(
+        "() => { const c = document.querySelector('.baton-composer');"
+        " return c && c.getAttribute('data-activity') === 'idle'; }"
+    )
     interactive = time.perf_counter() - start
     page.wait_for_timeout(500)
     loaded = load_bytes(list(frames))
@@ -208,7 +266,9 @@ def _measure(browser, url: str, token: str, thread_id: str,
     context.close()
     if not measured["steps"]:
         sample = "\n".join(text[:300] for _, text in frames[:5])
-        raise SystemExit(f"no timeline frame seen during the turn ({len(frames)} frames):\n{sample}")
+        raise SystemExit(
+            f"no timeline frame seen during the turn ({len(frames)} frames):\n{sample}"
+        )
     return {"interactive_s": interactive, **loaded, **measured}
 
 
@@ -248,7 +308,9 @@ def _jumps(browser, url: str, token: str, thread_id: str, shots: Path) -> dict[i
                 """(n) => { const el = document.getElementById('session-' + n);
                              if (!el) return false; const box = el.getBoundingClientRect();
                              return box.top >= 0 && box.top < window.innerHeight; }""",
-                arg=number, timeout=60_000)
+                arg=number,
+                timeout=60_000,
+            )
             seconds = time.perf_counter() - start
             rows = page.locator("#timeline .baton-item").count()
             frame = page.evaluate(_FRAME_P95)
@@ -260,19 +322,35 @@ def _jumps(browser, url: str, token: str, thread_id: str, shots: Path) -> dict[i
 
 
 def _arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bench.ui", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.ui", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--runs", type=int, default=3, help="turns measured per thread (median)")
-    parser.add_argument("--shots", type=Path, default=None,
-                        help="folder for the screenshots (default: a new temporary folder)")
-    parser.add_argument("--sim-delay", default="0.03",
-                        help="simulator seconds per streamed word; slower than the 80 ms "
-                             "flush interval divided by a step's words, so replies stream in "
-                             "several flushes (default 0.03)")
-    parser.add_argument("--dump", type=Path, default=None,
-                        help="write the long thread's last measured turn's frames to this file")
+    parser.add_argument(
+        "--shots",
+        type=Path,
+        default=None,
+        help="folder for the screenshots (default: a new temporary folder)",
+    )
+    parser.add_argument(
+        "--sim-delay",
+        default="0.03",
+        help="simulator seconds per streamed word; slower than the 80 ms "
+        "flush interval divided by a step's words, so replies stream in "
+        "several flushes (default 0.03)",
+    )
+    parser.add_argument(
+        "--dump",
+        type=Path,
+        default=None,
+        help="write the long thread's last measured turn's frames to this file",
+    )
     parser.add_argument("--no-jumps", action="store_true", help="skip the chip jumps")
-    parser.add_argument("--load-only", action="store_true",
-                        help="measure the page loads only (no turn, no chip jumps)")
+    parser.add_argument(
+        "--load-only",
+        action="store_true",
+        help="measure the page loads only (no turn, no chip jumps)",
+    )
     return parser.parse_args()
 
 
@@ -289,8 +367,11 @@ def main() -> None:
 
     migrate(db_url)
     token, longs, shorts = _fill(db_url, args.runs)
-    env = {"BATON_SECRET_KEY": SECRET, "BATON_SIM_DELAY": args.sim_delay,
-           "BATON_SIM_WINDOW": "200000"}
+    env = {
+        "BATON_SECRET_KEY": SECRET,
+        "BATON_SIM_DELAY": args.sim_delay,
+        "BATON_SIM_WINDOW": "200000",
+    }
     shots = args.shots or Path(tempfile.mkdtemp(prefix="baton-bench-ui-shots-"))
     shots.mkdir(parents=True, exist_ok=True)
     with running_app(workdir, env) as server, sync_playwright() as playwright:
@@ -298,35 +379,58 @@ def main() -> None:
         _measure(browser, server.url, token, shorts.pop())  # warm the server and the browser
         results = {}
         for label, threads in (("10-message", shorts), ("10,000-message / 50-session", longs)):
-            runs = [_measure(browser, server.url, token, thread,
-                             args.dump if thread == longs[-1] else None, turn=not args.load_only)
-                    for thread in threads]
+            runs = [
+                _measure(
+                    browser,
+                    server.url,
+                    token,
+                    thread,
+                    args.dump if thread == longs[-1] else None,
+                    turn=not args.load_only,
+                )
+                for thread in threads
+            ]
             results[label] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-        jumps = {} if args.no_jumps or args.load_only else _jumps(browser, server.url, token,
-                                                                   longs[0], shots)
+        jumps = (
+            {}
+            if args.no_jumps or args.load_only
+            else _jumps(browser, server.url, token, longs[0], shots)
+        )
         browser.close()
     short, long = results["10-message"], results["10,000-message / 50-session"]
     print("page load: websocket frames from opening the chat until it is interactive (+0.5 s)")
     print("thread                       frames     bytes  of which rows")
     for label, r in results.items():
-        print(f"{label:28s} {r['load_frames']:6.0f} {r['load_bytes']:9.0f} {r['load_rows_bytes']:14.0f}")
-    print(f"long/short page load {long['load_bytes'] / max(short['load_bytes'], 1):.2f}x; "
-          f"long thread {long['load_bytes'] / 1000:.1f} kB (goal: <= 60 kB)")
+        print(
+            f"{label:28s} {r['load_frames']:6.0f} {r['load_bytes']:9.0f} {r['load_rows_bytes']:14.0f}"
+        )
+    print(
+        f"long/short page load {long['load_bytes'] / max(short['load_bytes'], 1):.2f}x; "
+        f"long thread {long['load_bytes'] / 1000:.1f} kB (goal: <= 60 kB)"
+    )
     if args.load_only:
         print(json.dumps({"load": results}))
         return
-    print("thread                       newest shown  B/flush  B/token  flushes  steps"
-          "  B/step (median, first 1/4, last 1/4, max, all in)  end of turn  whole turn")
+    print(
+        "thread                       newest shown  B/flush  B/token  flushes  steps"
+        "  B/step (median, first 1/4, last 1/4, max, all in)  end of turn  whole turn"
+    )
     for label, r in results.items():
-        print(f"{label:28s} {r['interactive_s']:10.2f} s {r['flush_bytes']:8.0f} {r['token_bytes']:8.0f}"
-              f" {r['flushes']:8.0f} {r['steps']:6.0f}  {r['step_bytes']:8.0f} {r['first_steps']:8.0f}"
-              f" {r['last_steps']:8.0f} {r['step_max']:8.0f} {r['step_all_in']:8.0f}     {r['end_bytes']:10.0f} {r['turn_bytes']:11.0f}")
-    print(f"long/short: newest shown {long['interactive_s'] / short['interactive_s']:.2f}x, "
-          f"bytes per step {long['step_bytes'] / max(short['step_bytes'], 1):.2f}x, "
-          f"per flush {long['flush_bytes'] / max(short['flush_bytes'], 1):.2f}x; last/first quarter "
-          f"of the turn's steps {long['last_steps'] / max(long['first_steps'], 1):.2f}x (goal: <= 2 KB a step)")
+        print(
+            f"{label:28s} {r['interactive_s']:10.2f} s {r['flush_bytes']:8.0f} {r['token_bytes']:8.0f}"
+            f" {r['flushes']:8.0f} {r['steps']:6.0f}  {r['step_bytes']:8.0f} {r['first_steps']:8.0f}"
+            f" {r['last_steps']:8.0f} {r['step_max']:8.0f} {r['step_all_in']:8.0f}     {r['end_bytes']:10.0f} {r['turn_bytes']:11.0f}"
+        )
+    print(
+        f"long/short: newest shown {long['interactive_s'] / short['interactive_s']:.2f}x, "
+        f"bytes per step {long['step_bytes'] / max(short['step_bytes'], 1):.2f}x, "
+        f"per flush {long['flush_bytes'] / max(short['flush_bytes'], 1):.2f}x; last/first quarter "
+        f"of the turn's steps {long['last_steps'] / max(long['first_steps'], 1):.2f}x (goal: <= 2 KB a step)"
+    )
     if jumps:
-        print("jump to session   seconds   rows in page   scroll frame p95 (goals 0.5 s, 400, 20 ms)")
+        print(
+            "jump to session   seconds   rows in page   scroll frame p95 (goals 0.5 s, 400, 20 ms)"
+        )
         for number, r in jumps.items():
             print(f"{number:15d} {r['jump_s']:9.2f} {r['rows']:14d} {r['frame_p95_ms']:12.1f} ms")
         print(f"screenshots (1280 and 390 px): {shots}")

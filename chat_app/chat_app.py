@@ -42,10 +42,14 @@ def _migrate_database() -> None:
 
 app = rx.App(
     stylesheets=["/baton.css", "/baton-layout.css", "/baton-reset-control.css"],
-    head_components=[rx.el.link(rel="icon", href="/favicon.svg", type="image/svg+xml"),
-                     rx.el.script(src="/baton-outbox.js"), rx.el.script(src="/baton-layout.js"),
-                     rx.el.script(src="/baton-keys.js"),
-                     rx.el.script(src="/baton-reader.js"), rx.el.script(src="/baton-chat.js")],
+    head_components=[
+        rx.el.link(rel="icon", href="/favicon.svg", type="image/svg+xml"),
+        rx.el.script(src="/baton-outbox.js"),
+        rx.el.script(src="/baton-layout.js"),
+        rx.el.script(src="/baton-keys.js"),
+        rx.el.script(src="/baton-reader.js"),
+        rx.el.script(src="/baton-chat.js"),
+    ],
     # Origin checks, the signed identity cookie, state tokens bound to it, the page policy.
     api_transformer=MIDDLEWARE_STACK,
     # Top right, below the chat's header (baton-layout.css): at the bottom they covered the
@@ -118,14 +122,38 @@ app.register_lifespan_task(_hand_turns_to_a_process)
 app.register_lifespan_task(_resume_queued_messages)
 app.register_lifespan_task(evict_left_tabs)
 # The tab is named after the chat, and follows a rename or the naming by a first message.
-app.add_page(thread_page, route="/t/[thread_id]",
-             title=rx.cond(ChatState.title != "", ChatState.title + " · Baton", "Baton"),
-             on_load=[ChatState.on_load, CommandsNoticeState.load, ThreadListState.on_load,
-                      ChatAssistantState.load, ResetControlState.on_load, ForkState.load,
-                      MessageSearchState.jump_from_url, ReplayState.load])
-app.add_page(index_page, route="/", title="New chat · Baton",
-             on_load=[ThreadListState.on_load, NewChatState.on_load])
-app.add_page(share_page_module.share_page, route="/share/[share_token]", title="Baton (shared)",
-             on_load=SharedThreadState.on_load, meta=share_page_module.NOINDEX)
-app.add_page(admin_page_module.admin_page, route="/admin", title="Baton admin",
-             on_load=AdminState.on_load, meta=admin_page_module.NOINDEX)
+app.add_page(
+    thread_page,
+    route="/t/[thread_id]",
+    title=rx.cond(ChatState.title != "", ChatState.title + " · Baton", "Baton"),
+    on_load=[
+        ChatState.on_load,
+        CommandsNoticeState.load,
+        ThreadListState.on_load,
+        ChatAssistantState.load,
+        ResetControlState.on_load,
+        ForkState.load,
+        MessageSearchState.jump_from_url,
+        ReplayState.load,
+    ],
+)
+app.add_page(
+    index_page,
+    route="/",
+    title="New chat · Baton",
+    on_load=[ThreadListState.on_load, NewChatState.on_load],
+)
+app.add_page(
+    share_page_module.share_page,
+    route="/share/[share_token]",
+    title="Baton (shared)",
+    on_load=SharedThreadState.on_load,
+    meta=share_page_module.NOINDEX,
+)
+app.add_page(
+    admin_page_module.admin_page,
+    route="/admin",
+    title="Baton admin",
+    on_load=AdminState.on_load,
+    meta=admin_page_module.NOINDEX,
+)

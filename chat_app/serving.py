@@ -13,8 +13,12 @@ import logging
 import os
 from collections.abc import MutableMapping
 
-__all__ = ["GC_YOUNG_THRESHOLD", "refuse_opportunistic_locks", "release_memory",
-           "tune_garbage_collector"]
+__all__ = [
+    "GC_YOUNG_THRESHOLD",
+    "refuse_opportunistic_locks",
+    "release_memory",
+    "tune_garbage_collector",
+]
 
 _log = logging.getLogger(__name__)
 

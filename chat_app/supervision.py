@@ -36,8 +36,15 @@ from collections.abc import MutableMapping
 
 from chat_app.db.settings import backend_workers
 
-__all__ = ["FIRST_DELAY_SECONDS", "MAX_DELAY_SECONDS", "STABLE_SECONDS", "BackoffRespawns",
-           "respawn_delay", "settle_worker_count", "supervise_workers"]
+__all__ = [
+    "FIRST_DELAY_SECONDS",
+    "MAX_DELAY_SECONDS",
+    "STABLE_SECONDS",
+    "BackoffRespawns",
+    "respawn_delay",
+    "settle_worker_count",
+    "supervise_workers",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -93,8 +100,12 @@ class BackoffRespawns:
             state[idx] = (deaths, None, None)
             return 0.0
         if timer is None:
-            _log.error("worker-%d died %d times in a row soon after starting: respawned in %.0f s",
-                       idx + 1, deaths, wait)
+            _log.error(
+                "worker-%d died %d times in a row soon after starting: respawned in %.0f s",
+                idx + 1,
+                deaths,
+                wait,
+            )
             timer = threading.Timer(wait, self._wake_for, args=(idx,))
             timer.daemon = True
             timer.start()
@@ -144,7 +155,9 @@ def settle_worker_count(env: MutableMapping[str, str] = os.environ) -> int:
     asked = env.get("GRANIAN_WORKERS", "").strip()
     workers = backend_workers(env)
     if asked.isdigit() and int(asked) != workers:
-        _log.warning("GRANIAN_WORKERS=%s is ignored: without REFLEX_REDIS_URL one backend worker "
-                     "serves", asked)
+        _log.warning(
+            "GRANIAN_WORKERS=%s is ignored: without REFLEX_REDIS_URL one backend worker serves",
+            asked,
+        )
     env["GRANIAN_WORKERS"] = str(workers)
     return workers

@@ -25,7 +25,11 @@ def convert(traj: dict[str, Any]) -> list[dict[str, Any]]:
     sent = 0
     for n, item in enumerate(traj["history"]):
         role, text = item.get("role"), _text(item.get("content"))
-        base = {"sessionId": "replay", "uuid": f"u{n}", "timestamp": f"2025-01-01T00:{n // 60:02d}:{n % 60:02d}Z"}
+        base = {
+            "sessionId": "replay",
+            "uuid": f"u{n}",
+            "timestamp": f"2025-01-01T00:{n // 60:02d}:{n % 60:02d}Z",
+        }
         if role in ("system", "user") and item.get("message_type") != "observation":
             sent += len(text) // 3
             records.append({**base, "type": "user", "message": {"role": "user", "content": text}})
@@ -34,18 +38,40 @@ def convert(traj: dict[str, Any]) -> list[dict[str, Any]]:
             for call in item.get("tool_calls") or []:
                 fn = call["function"]
                 args = fn["arguments"]
-                blocks.append({"type": "tool_use", "id": call["id"], "name": fn["name"],
-                               "input": json.loads(args) if isinstance(args, str) else args})
+                blocks.append(
+                    {
+                        "type": "tool_use",
+                        "id": call["id"],
+                        "name": fn["name"],
+                        "input": json.loads(args) if isinstance(args, str) else args,
+                    }
+                )
             for k, block in enumerate(blocks):
                 message = {"id": f"msg_{n}", "role": "assistant", "content": [block]}
                 if k == len(blocks) - 1:
                     message["usage"] = {"input_tokens": sent, "output_tokens": len(text) // 3}
-                records.append({**base, "uuid": f"u{n}-{k}", "type": "assistant", "message": message})
+                records.append(
+                    {**base, "uuid": f"u{n}-{k}", "type": "assistant", "message": message}
+                )
         elif role == "tool":
             sent += len(text) // 3
             ids = item.get("tool_call_ids") or [""]
-            records.append({**base, "type": "user", "message": {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": ids[0], "content": [{"type": "text", "text": text}]}]}})
+            records.append(
+                {
+                    **base,
+                    "type": "user",
+                    "message": {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": ids[0],
+                                "content": [{"type": "text", "text": text}],
+                            }
+                        ],
+                    },
+                }
+            )
     return records
 
 

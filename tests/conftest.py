@@ -12,7 +12,12 @@ _real_connect = socket.socket.connect
 
 def _loopback_only(self: socket.socket, address):  # type: ignore[no-untyped-def]
     host = address[0] if isinstance(address, tuple) else address
-    if isinstance(host, str) and host not in ("127.0.0.1", "localhost", "::1", "0.0.0.0") and not host.startswith("127.") and self.family != socket.AF_UNIX:
+    if (
+        isinstance(host, str)
+        and host not in ("127.0.0.1", "localhost", "::1", "0.0.0.0")
+        and not host.startswith("127.")
+        and self.family != socket.AF_UNIX
+    ):
         raise RuntimeError(f"tests must not reach the network (tried {address!r})")
     return _real_connect(self, address)
 

@@ -44,8 +44,9 @@ def test_calibrated_estimates_of_aiders_prompts_stay_accurate() -> None:
 def test_handoffs_keep_the_goal_and_every_request_where_truncation_does_not(capsys) -> None:
     from bench.continuity import APP_BUDGET, GOAL, WIDE_BUDGET, _aider, _baton, _swe_agent, run
 
-    public = (_swe_agent(eval_path("swe-agent-trajectories"))
-              + _aider(eval_path("aider-chat-history"), fractions=(0.2,)))
+    public = _swe_agent(eval_path("swe-agent-trajectories")) + _aider(
+        eval_path("aider-chat-history"), fractions=(0.2,)
+    )
     wide = run(public, WIDE_BUDGET, search=False)
     for writer in ("facts", "simulator"):
         for kind in ("goal", "requests", "files", "commits"):
@@ -70,8 +71,15 @@ def test_masking_sends_fewer_tokens_and_keeps_every_tool_pair() -> None:
     from agent_core.transcripts import load_transcript
     from bench.masking import as_tool_calls, replay
 
-    path = eval_path("swe-agent-trajectories", "files", "trajectories", "demonstrations",
-                     "ctf", "web", "i_got_id_demo.traj")
+    path = eval_path(
+        "swe-agent-trajectories",
+        "files",
+        "trajectories",
+        "demonstrations",
+        "ctf",
+        "web",
+        "i_got_id_demo.traj",
+    )
     raw = json.loads(path.read_text(encoding="utf-8"))["history"]
     messages = as_tool_calls(raw, load_transcript(path).messages)
     assert sum(isinstance(m, ToolMessage) for m in messages) >= 15  # observations as results
@@ -84,8 +92,7 @@ def test_masking_sends_fewer_tokens_and_keeps_every_tool_pair() -> None:
     assert sorted(calls) == sorted(results)
 
 
-def test_the_import_bench_reads_aiders_whole_log_as_one_json_session(tmp_path,
-                                                                    monkeypatch) -> None:
+def test_the_import_bench_reads_aiders_whole_log_as_one_json_session(tmp_path, monkeypatch) -> None:
     from agent_core.transcripts import load_transcript
     from bench.importing import measure, session_file
 
@@ -107,13 +114,26 @@ def test_the_ui_bench_tells_streaming_flushes_from_finished_steps() -> None:
     from bench.ui import turn_bytes
 
     def frame(**values) -> tuple[int, str]:
-        payload = "42/_event," + json.dumps(["event", {"delta": {"chat_state": {
-            f"{name}_rx_state_": value for name, value in values.items()}}}])
+        payload = "42/_event," + json.dumps(
+            [
+                "event",
+                {
+                    "delta": {
+                        "chat_state": {f"{name}_rx_state_": value for name, value in values.items()}
+                    }
+                },
+            ]
+        )
         return len(payload), payload
 
-    frames = [frame(streaming="Writing"), frame(streaming="Writing the parser"),
-              frame(streaming="", live_3=[{"key": "a"}]), frame(live_pages=[0, 1]),
-              frame(rows=[]), frame(sending=False)]
+    frames = [
+        frame(streaming="Writing"),
+        frame(streaming="Writing the parser"),
+        frame(streaming="", live_3=[{"key": "a"}]),
+        frame(live_pages=[0, 1]),
+        frame(rows=[]),
+        frame(sending=False),
+    ]
     measured = turn_bytes(frames)
     assert measured["flushes"] == 2 and measured["steps"] == 3
     assert measured["token_bytes"] == statistics.median([frames[0][0], frames[1][0] / 2])

@@ -39,8 +39,15 @@ def test_the_check_catches_outside_and_missing_links(tmp_path: Path) -> None:
     (tmp_path / "docs" / "architecture.md").write_text("# layers\n", encoding="utf-8")
     (tmp_path / "x.md").write_text("outside docs/, inside the root\n", encoding="utf-8")
     sample = tmp_path / "docs" / "sample.md"
-    sample.write_text("[a](https://example.com) [b](../../y.md) [c](missing.md) <http://x.y> "
-                      "[d](architecture.md#layers) [e](../x.md) [f](/etc/hosts)\n",
-                      encoding="utf-8")
+    sample.write_text(
+        "[a](https://example.com) [b](../../y.md) [c](missing.md) <http://x.y> "
+        "[d](architecture.md#layers) [e](../x.md) [f](/etc/hosts)\n",
+        encoding="utf-8",
+    )
     assert outside_links(sample, tmp_path) == [
-        "http://x.y", "https://example.com", "../../y.md", "missing.md", "/etc/hosts"]
+        "http://x.y",
+        "https://example.com",
+        "../../y.md",
+        "missing.md",
+        "/etc/hosts",
+    ]

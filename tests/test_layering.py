@@ -146,22 +146,35 @@ def _deep_engine_imports(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
     for node in ast.walk(tree):
-        names = ([alias.name for alias in node.names] if isinstance(node, ast.Import) else
-                 [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0
-                 and node.module else [])
-        found += [f"{path.name}:{node.lineno} {name}" for name in names
-                  if name.startswith("agent_core.")]
+        names = (
+            [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module]
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+            else []
+        )
+        found += [
+            f"{path.name}:{node.lineno} {name}" for name in names if name.startswith("agent_core.")
+        ]
     return found
 
 
 def test_chat_app_and_bench_import_only_the_engines_public_api() -> None:
-    deep = [hit for package in ("chat_app", "bench") for path in (ROOT / package).rglob("*.py")
-            if ".web" not in path.parts for hit in _deep_engine_imports(path)]
+    deep = [
+        hit
+        for package in ("chat_app", "bench")
+        for path in (ROOT / package).rglob("*.py")
+        if ".web" not in path.parts
+        for hit in _deep_engine_imports(path)
+    ]
     assert deep == []
 
 
 def test_the_door_check_catches_a_deep_import(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
-    sample.write_text("from agent_core import plan\n\ndef f():\n    "
-                      "from agent_core.accounting.tokens import get_encoding\n", encoding="utf-8")
+    sample.write_text(
+        "from agent_core import plan\n\ndef f():\n    "
+        "from agent_core.accounting.tokens import get_encoding\n",
+        encoding="utf-8",
+    )
     assert _deep_engine_imports(sample) == ["sample.py:4 agent_core.accounting.tokens"]

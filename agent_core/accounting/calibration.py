@@ -152,7 +152,9 @@ class ContextEstimator:
         ):
             # The full prompt hid context from us (an implausible ratio); the growth since
             # the previous call still compares like with like.
-            self._learn_from_growth(self._anchors.get(key), messages, reported_input_tokens, counted)
+            self._learn_from_growth(
+                self._anchors.get(key), messages, reported_input_tokens, counted
+            )
         self._anchors[key] = _Observation(
             list(messages), reported_input_tokens, counted, list(tools or ())
         )

@@ -78,7 +78,8 @@ _FAMILY_PATTERNS: tuple[tuple[str, Family], ...] = (
     (r"deepseek", "deepseek"),
 )
 _FAMILY_RULES: tuple[tuple[re.Pattern[str], Family], ...] = tuple(
-    (re.compile(pattern), family) for pattern, family in _FAMILY_PATTERNS)
+    (re.compile(pattern), family) for pattern, family in _FAMILY_PATTERNS
+)
 
 # OpenAI models from gpt-4o on use o200k_base; older OpenAI models use cl100k_base. Other
 # vendors' tokenizers are not public BPE files; cl100k is the neutral stand-in we calibrate.
@@ -158,8 +159,10 @@ def _lookup(name: str) -> ModelInfo:
     family = family_of(bare)
     encoding: Encoding = "o200k_base" if _O200K.search(bare) else "cl100k_base"
     if match is None:
-        window = UNKNOWN_LOCAL_CONTEXT_WINDOW if prefix_provider == "ollama" else (
-            UNKNOWN_CONTEXT_WINDOW
+        window = (
+            UNKNOWN_LOCAL_CONTEXT_WINDOW
+            if prefix_provider == "ollama"
+            else (UNKNOWN_CONTEXT_WINDOW)
         )
         _log.warning(
             "unknown model %r: assuming a %d-token window and the %s strategy; "

@@ -56,13 +56,18 @@ def _row_to_message(row: StoredMessage) -> BaseMessage | None:
         # A message handed over from the previous session says so: it is already among that
         # session's requests in the handoff.
         meta = row.meta if isinstance(row.meta, dict) else {}
-        extra = {"carried_over_from": meta["carried_over_from"]} if meta.get(
-            "carried_over_from") else {}
+        extra = (
+            {"carried_over_from": meta["carried_over_from"]}
+            if meta.get("carried_over_from")
+            else {}
+        )
         if meta.get("queued"):  # typed while the agent worked: the handoff says so
             extra["queued"] = True
         return HumanMessage(content=row.content, id=row.id, additional_kwargs=extra)
     if row.role in ("handoff", "pinned"):
-        return HumanMessage(content=row.content, id=row.id, additional_kwargs={"baton_kind": row.role})
+        return HumanMessage(
+            content=row.content, id=row.id, additional_kwargs={"baton_kind": row.role}
+        )
     if row.role == "assistant":
         calls = [
             {"name": c["name"], "args": c.get("args", {}), "id": c["id"], "type": "tool_call"}
@@ -71,16 +76,23 @@ def _row_to_message(row: StoredMessage) -> BaseMessage | None:
         # The usage a provider reported for the call that wrote this row: estimators in any
         # process (another worker, a restart) calibrate from it.
         usage = row.meta.get("usage") if isinstance(row.meta, dict) else None
-        if not (isinstance(usage, dict) and {"input_tokens", "output_tokens", "total_tokens"}
-                <= usage.keys()):
+        if not (
+            isinstance(usage, dict)
+            and {"input_tokens", "output_tokens", "total_tokens"} <= usage.keys()
+        ):
             usage = None
         return AIMessage(content=row.content, tool_calls=calls, id=row.id, usage_metadata=usage)
     if row.role == "tool":
         # A failed call stays failed when the session is rebuilt (providers mark it, e.g.
         # Anthropic's is_error, and the handoff's facts do not count it as done).
         status = "error" if row.meta.get("status") == "error" else "success"
-        return ToolMessage(content=row.content, tool_call_id=row.tool_call_id or "", name=row.name,
-                           id=row.id, status=status)
+        return ToolMessage(
+            content=row.content,
+            tool_call_id=row.tool_call_id or "",
+            name=row.name,
+            id=row.id,
+            status=status,
+        )
     if row.role == "system":
         return SystemMessage(content=row.content, id=row.id)
     return None  # event rows are timeline markers, never model input
@@ -135,7 +147,9 @@ def from_langchain(
         )
     kind = context_kind(message)
     role = kind if kind in ("handoff", "pinned") else "user"
-    return NewMessage(role=role, content=sanitize_text(content_text(message.content)), todo_id=todo_id)
+    return NewMessage(
+        role=role, content=sanitize_text(content_text(message.content)), todo_id=todo_id
+    )
 
 
 def repair_tool_pairs(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
@@ -158,7 +172,12 @@ def repair_tool_pairs(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
                 called.add(call["id"])
                 if call["id"] not in answered:
                     repaired.append(
-                        ToolMessage(content=_STOPPED_TOOL, tool_call_id=call["id"], name=call["name"], status="error")
+                        ToolMessage(
+                            content=_STOPPED_TOOL,
+                            tool_call_id=call["id"],
+                            name=call["name"],
+                            status="error",
+                        )
                     )
     return repaired
 
@@ -166,8 +185,10 @@ def repair_tool_pairs(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
 def summary_message(edit: ContextEdit) -> HumanMessage:
     """The message that stands in the model's view for the rows a compaction or a todo
     summary replaced."""
-    label = "Summary of earlier work in this session" if edit.kind == "compaction" else (
-        f"Summary of completed todo {edit.todo_id}"
+    label = (
+        "Summary of earlier work in this session"
+        if edit.kind == "compaction"
+        else (f"Summary of completed todo {edit.todo_id}")
     )
     return HumanMessage(
         content=f"<summary>\n{label}:\n{edit.summary}\n</summary>",

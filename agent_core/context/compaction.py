@@ -14,8 +14,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.handoff.facts import extract_facts
 
-__all__ = ["summarize_for_compaction", "facts_summary", "worth_keeping", "call_usage",
-           "CompactionSummary", "COMPACTION_PROMPT"]
+__all__ = [
+    "summarize_for_compaction",
+    "facts_summary",
+    "worth_keeping",
+    "call_usage",
+    "CompactionSummary",
+    "COMPACTION_PROMPT",
+]
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +70,11 @@ def worth_keeping(tokens_before: int, tokens_after: int) -> bool:
 
 def call_usage(input_tokens: int, output_tokens: int) -> dict[str, int]:
     """A summarizing call's tokens as a row's ``meta["usage"]``, the shape a reply's has."""
-    return {"input_tokens": input_tokens, "output_tokens": output_tokens,
-            "total_tokens": input_tokens + output_tokens}
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "total_tokens": input_tokens + output_tokens,
+    }
 
 
 def facts_summary(messages: Sequence[BaseMessage]) -> str:
@@ -76,11 +85,16 @@ def facts_summary(messages: Sequence[BaseMessage]) -> str:
         parts.append("Files modified: " + ", ".join(facts.modified_paths[-20:]) + ".")
     if facts.commands:
         last = facts.commands[-3:]
-        parts.append("Recent commands: " + "; ".join(
-            f"`{c.command}` (exit {c.exit_status})" for c in last) + ".")
+        parts.append(
+            "Recent commands: "
+            + "; ".join(f"`{c.command}` (exit {c.exit_status})" for c in last)
+            + "."
+        )
     if facts.todos:
         parts.append("Todos: " + "; ".join(f"{t.content} [{t.status}]" for t in facts.todos) + ".")
-    requests = [m.content for m in messages if isinstance(m, HumanMessage) and isinstance(m.content, str)]
+    requests = [
+        m.content for m in messages if isinstance(m, HumanMessage) and isinstance(m.content, str)
+    ]
     if requests:
         parts.append("User requests: " + " / ".join(r[:200] for r in requests[-3:]))
     return " ".join(parts)
@@ -118,5 +132,10 @@ async def summarize_for_compaction(
         text, source = facts_summary(messages), "facts"
     if count_text(text) > max_tokens:
         text = text[: max_tokens * 3].rsplit(" ", 1)[0] + " …"
-    return CompactionSummary(text=text, source=source, input_tokens=input_tokens,
-                             output_tokens=output_tokens, reported=reported)
+    return CompactionSummary(
+        text=text,
+        source=source,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        reported=reported,
+    )

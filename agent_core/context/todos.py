@@ -73,7 +73,9 @@ class TodoTracker:
         self.todos = fresh
         in_progress = [k for k, t in fresh.items() if t["status"] == "in_progress"]
         # The innermost in-progress todo is the one being worked on.
-        leaves = [k for k in in_progress if not any(fresh[c]["parent_id"] == k for c in in_progress)]
+        leaves = [
+            k for k in in_progress if not any(fresh[c]["parent_id"] == k for c in in_progress)
+        ]
         self.active = leaves[-1] if leaves else None
 
     def take_closed(self) -> list[str]:
@@ -102,8 +104,10 @@ def span_rows(rows: Sequence[StoredMessage], keys: set[str]) -> list[StoredMessa
         call["id"] for r in rows for call in r.tool_calls if call.get("name") in _TODO_TOOLS
     }
     return [
-        r for r in rows
-        if r.todo_id in keys and r.role in ("assistant", "tool")
+        r
+        for r in rows
+        if r.todo_id in keys
+        and r.role in ("assistant", "tool")
         and not any(call.get("name") in _TODO_TOOLS for call in r.tool_calls)
         and r.tool_call_id not in todo_calls
     ]
@@ -124,7 +128,7 @@ def todo_summary(content: str, status: str, rows: Sequence[StoredMessage]) -> st
                 output = results.get(call.get("id", ""), "")
                 status_line = output.strip().splitlines()[-1] if output.strip() else ""
                 commands.append(f"`{args.get('command', '')}` {status_line}".strip())
-    parts = [f"Todo \"{content}\" is {status}."]
+    parts = [f'Todo "{content}" is {status}.']
     if files:
         parts.append("Files written or edited: " + ", ".join(files) + ".")
     if commands:

@@ -38,8 +38,9 @@ def _texts(value: object) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def agree_with_evidence(fields: dict, facts: GroundedFacts, goal: str, draft: dict
-                        ) -> tuple[dict, list[str]]:
+def agree_with_evidence(
+    fields: dict, facts: GroundedFacts, goal: str, draft: dict
+) -> tuple[dict, list[str]]:
     """``fields`` (the model's ``draft`` sections, the evidence's where it left one empty)
     completed from the evidence where the model missed or contradicted it, and one line per
     disagreement."""
@@ -48,37 +49,61 @@ def agree_with_evidence(fields: dict, facts: GroundedFacts, goal: str, draft: di
     lessons = list(fields.get("errors_and_fixes") or [])
     completed = _texts(draft.get("completed_work"))
     disagreements: list[str] = []
-    said = [t for key in ("in_progress", "errors_and_fixes", "next_step",
-                          "current_state_summary", "remaining_tasks")
-            for t in _texts(draft.get(key))]
+    said = [
+        t
+        for key in (
+            "in_progress",
+            "errors_and_fixes",
+            "next_step",
+            "current_state_summary",
+            "remaining_tasks",
+        )
+        for t in _texts(draft.get(key))
+    ]
     evidence = in_progress_lines(progress, goal)
     if progress.todo and not _mentions(_texts(draft.get("in_progress")), progress.todo):
-        disagreements.append(f"In progress: the todo list has “{progress.todo}” under way; "
-                             "the model did not name it")
+        disagreements.append(
+            f"In progress: the todo list has “{progress.todo}” under way; the model did not name it"
+        )
         in_progress.insert(0, evidence[0])
     # The evidence of where the work stands is added wherever the model left it out: the files
     # changed since the last completed item, the command still failing.
     model_said = _texts(draft.get("in_progress"))
     for line in (e for e in evidence if e.startswith(("Changed since", "Failing:"))):
         if line not in in_progress and not (
-                line.startswith("Changed since") and all(
-                    any(posixpath.basename(path) in text for text in model_said)
-                    for path in progress.changed)):
+            line.startswith("Changed since")
+            and all(
+                any(posixpath.basename(path) in text for text in model_said)
+                for path in progress.changed
+            )
+        ):
             in_progress.append(line)
     if progress.todo and _mentions(completed, progress.todo):
-        disagreements.append(f"Completed work: the model lists “{progress.todo}” as done; the "
-                             "todo list does not")
+        disagreements.append(
+            f"Completed work: the model lists “{progress.todo}” as done; the todo list does not"
+        )
     failing = progress.failing
-    if failing is not None and not any(command_key(failing.command) in command_key(t)
-                                       for t in said if t):
-        disagreements.append(f"Errors: `{failing.command[:120]}` still fails; the model did not "
-                             "say so")
-        lessons = [line for line in errors_and_fixes(facts.commands)
-                   if line.startswith("Still failing")] + lessons
+    if failing is not None and not any(
+        command_key(failing.command) in command_key(t) for t in said if t
+    ):
+        disagreements.append(
+            f"Errors: `{failing.command[:120]}` still fails; the model did not say so"
+        )
+        lessons = [
+            line for line in errors_and_fixes(facts.commands) if line.startswith("Still failing")
+        ] + lessons
     later = [r for r in progress.unanswered if r.text != goal]
     if later and not progress.todo and not any(_mentions(said, r.text) for r in later):
-        disagreements.append("In progress: the user's latest request is not answered yet; the "
-                             "model did not mention it")
+        disagreements.append(
+            "In progress: the user's latest request is not answered yet; the "
+            "model did not mention it"
+        )
         in_progress.insert(0, evidence[0])
-    return ({**fields, "in_progress": list(dict.fromkeys(in_progress)),
-             "errors_and_fixes": list(dict.fromkeys(lessons))}, disagreements)
+    return (
+        {
+            **fields,
+            "in_progress": list(dict.fromkeys(in_progress)),
+            "errors_and_fixes": list(dict.fromkeys(lessons)),
+        },
+        disagreements,
+    )

@@ -149,17 +149,25 @@ class HandoffArtifact(BaseModel):
         """This artifact as its markdown shows it: without the tool evidence of files, todo
         ids (the ``<todo-state>`` block carries them), checks of nothing, disagreements;
         files in their directory groups, each file's sessions in order."""
-        return self.model_copy(update={
-            "files_modified": _grouped(
-                [f.model_copy(update={"evidence": None, "sessions": sorted(set(f.sessions))})
-                 for f in self.files_modified]),
-            "files_read": [f.path for f in _grouped([FileChange(path=p, verified=True)
-                                                     for p in self.files_read])],
-            "open_todos": [t.model_copy(update={"id": None, "parent_id": None})
-                           for t in self.open_todos],
-            "checks": [c for c in self.checks if c.total],
-            "disagreements": [],
-        })
+        return self.model_copy(
+            update={
+                "files_modified": _grouped(
+                    [
+                        f.model_copy(update={"evidence": None, "sessions": sorted(set(f.sessions))})
+                        for f in self.files_modified
+                    ]
+                ),
+                "files_read": [
+                    f.path
+                    for f in _grouped([FileChange(path=p, verified=True) for p in self.files_read])
+                ],
+                "open_todos": [
+                    t.model_copy(update={"id": None, "parent_id": None}) for t in self.open_todos
+                ],
+                "checks": [c for c in self.checks if c.total],
+                "disagreements": [],
+            }
+        )
 
 
 _ADAPTER = TypeAdapter(HandoffArtifact)
@@ -190,8 +198,7 @@ def _legend(artifact: HandoffArtifact) -> str:
         return ""
     parts = []
     if any(re.search(r"\d+:\d+", t) for t in tags):
-        parts.append("[S:M] is message M of session S (read_history(session=S, start=M) "
-                     "shows it)")
+        parts.append("[S:M] is message M of session S (read_history(session=S, start=M) shows it)")
     if any("queued" in t for t in tags):
         parts.append("“queued”: typed while the agent worked")
     if any("open" in t for t in tags):
@@ -239,21 +246,48 @@ _SECTIONS = (
     ("Checks", "checks", "checks"),
 )
 _V2_SECTIONS = (
-    ("Goal", "goal", "text"), ("Constraints", "constraints", "items"),
-    ("User Messages", "user_messages", "items"), ("Completed Work", "completed_work", "items"),
-    ("In Progress", "in_progress", "items"), ("Next Step", "next_step", "text"),
-    ("Remaining Tasks", "remaining_tasks", "items"), ("Key Decisions", "key_decisions", "items"),
+    ("Goal", "goal", "text"),
+    ("Constraints", "constraints", "items"),
+    ("User Messages", "user_messages", "items"),
+    ("Completed Work", "completed_work", "items"),
+    ("In Progress", "in_progress", "items"),
+    ("Next Step", "next_step", "text"),
+    ("Remaining Tasks", "remaining_tasks", "items"),
+    ("Key Decisions", "key_decisions", "items"),
     ("Errors and Fixes", "errors_and_fixes", "items"),
-    ("Files Modified", "files_modified", "v2_files"), ("Files Read", "files_read", "items"),
-    ("State Summary", "current_state_summary", "text"), ("Open Todos", "open_todos", "v2_todos"),
-    ("Pinned Files", "pinned_files", "items"), ("Checks", "checks", "v2_checks"),
+    ("Files Modified", "files_modified", "v2_files"),
+    ("Files Read", "files_read", "items"),
+    ("State Summary", "current_state_summary", "text"),
+    ("Open Todos", "open_todos", "v2_todos"),
+    ("Pinned Files", "pinned_files", "items"),
+    ("Checks", "checks", "v2_checks"),
 )
-_V1_HEADINGS = ["Completed Work", "In Progress", "Remaining Tasks", "Key Decisions",
-                "Files Modified", "State Summary", "Open Todos", "Pinned Files"]
+_V1_HEADINGS = [
+    "Completed Work",
+    "In Progress",
+    "Remaining Tasks",
+    "Key Decisions",
+    "Files Modified",
+    "State Summary",
+    "Open Todos",
+    "Pinned Files",
+]
 _META_PREFIX = "<!-- baton-handoff "
-_META_FIELDS = ("session_number", "trigger", "utilization", "model", "created_at", "focus",
-                "previous_handoff")
-_TODO_MARK: dict[TodoStatus, str] = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "blocked": "[!]"}
+_META_FIELDS = (
+    "session_number",
+    "trigger",
+    "utilization",
+    "model",
+    "created_at",
+    "focus",
+    "previous_handoff",
+)
+_TODO_MARK: dict[TodoStatus, str] = {
+    "pending": "[ ]",
+    "in_progress": "[~]",
+    "completed": "[x]",
+    "blocked": "[!]",
+}
 _TODO_STATUS: dict[str, TodoStatus] = {mark: status for status, mark in _TODO_MARK.items()}
 _V2_CHECK_RE = re.compile(r"^(\w+) (\d+)/(\d+)$")
 _CHECK_RE = re.compile(r"^(\w+) (\d+)/(\d+)(?:, (\d+) by reference)?(?:, missing: (.*))?$")
@@ -278,12 +312,15 @@ def _render_items(items: list[str]) -> list[str]:
 
 def _split_path(path: str) -> tuple[str | None, str]:
     cut = path.rfind("/")
-    return (None, path) if cut < 0 else (path[:cut], path[cut + 1:])
+    return (None, path) if cut < 0 else (path[:cut], path[cut + 1 :])
 
 
 def _part(value: str, bare: re.Pattern[str]) -> str:
-    return value if bare.match(value) and ", " not in value and " (" not in value \
+    return (
+        value
+        if bare.match(value) and ", " not in value and " (" not in value
         else json.dumps(value, ensure_ascii=False)
+    )
 
 
 def session_ranges(sessions: list[int]) -> str:
@@ -352,8 +389,9 @@ def _render_files(files: list[FileChange]) -> list[str]:
 
 
 def _render_paths(paths: list[str]) -> list[str]:
-    return _render_file_lines([FileChange(path=p, verified=True) for p in paths],
-                              with_sessions=False)
+    return _render_file_lines(
+        [FileChange(path=p, verified=True) for p in paths], with_sessions=False
+    )
 
 
 def _render_todos(todos: list[Todo]) -> list[str]:
@@ -464,7 +502,7 @@ def _parse_file_line(line: str, *, with_sessions: bool) -> list[FileChange]:
         sessions: list[int] = []
         if with_sessions and line.startswith(" (", at):
             close = line.index(")", at)
-            sessions, at = _parse_sessions(line[at + 2:close]), close + 1
+            sessions, at = _parse_sessions(line[at + 2 : close]), close + 1
         path = name if directory is None else f"{directory}/{name}"
         files.append(FileChange(path=path, verified=verified, sessions=sessions))
         if at >= len(line):
@@ -479,8 +517,9 @@ def _parse_files(body: list[str]) -> list[FileChange]:
 
 
 def _parse_paths(body: list[str]) -> list[str]:
-    return [f.path for line in _parse_items(body)
-            for f in _parse_file_line(line, with_sessions=False)]
+    return [
+        f.path for line in _parse_items(body) for f in _parse_file_line(line, with_sessions=False)
+    ]
 
 
 def _parse_todos(body: list[str]) -> list[Todo]:
@@ -489,8 +528,12 @@ def _parse_todos(body: list[str]) -> list[Todo]:
         first, *extra = item.split("\n")  # v2 files add "id:" and "parent:" lines
         fields = dict(line.split(": ", 1) for line in extra)
         todos.append(
-            Todo(content=first[4:], status=_TODO_STATUS[first[:3]], id=fields.get("id"),
-                 parent_id=fields.get("parent"))
+            Todo(
+                content=first[4:],
+                status=_TODO_STATUS[first[:3]],
+                id=fields.get("id"),
+                parent_id=fields.get("parent"),
+            )
         )
     return todos
 
@@ -502,9 +545,10 @@ def _parse_v2_files(body: list[str]) -> list[FileChange]:
         verified = not status.startswith("unverified")
         rest = status.removeprefix("verified" if verified else "unverified")
         evidence = None if rest in ("", " (no tool evidence)") else rest.removeprefix(": ")
-        sessions = [int(n) for n in extra[0].removeprefix("sessions: ").split(", ")] if extra else []
-        files.append(FileChange(path=path, verified=verified, evidence=evidence,
-                                sessions=sessions))
+        sessions = (
+            [int(n) for n in extra[0].removeprefix("sessions: ").split(", ")] if extra else []
+        )
+        files.append(FileChange(path=path, verified=verified, evidence=evidence, sessions=sessions))
     return files
 
 
@@ -516,10 +560,17 @@ def _parse_checks(body: list[str], pattern: re.Pattern[str] = _CHECK_RE) -> list
             raise ValueError(f"unexpected line in the checks section: {item!r}")
         kind, covered, total, *more = match.groups()
         referenced, missing = (more + [None, None])[:2]
-        checks.append(CoverageCheck.model_validate({
-            "kind": kind, "covered": int(covered), "total": int(total),
-            "referenced": int(referenced or 0),
-            "missing": missing.split("; ") if missing else []}))
+        checks.append(
+            CoverageCheck.model_validate(
+                {
+                    "kind": kind,
+                    "covered": int(covered),
+                    "total": int(total),
+                    "referenced": int(referenced or 0),
+                    "missing": missing.split("; ") if missing else [],
+                }
+            )
+        )
     return checks
 
 
@@ -527,10 +578,17 @@ def _parse_text(body: list[str]) -> str:
     return "\n".join(line[1:] if line.startswith("\\") else line for line in body)
 
 
-_PARSE = {"text": _parse_text, "items": _parse_items, "files": _parse_files,
-          "paths": _parse_paths, "todos": _parse_todos, "checks": _parse_checks,
-          "v2_files": _parse_v2_files, "v2_todos": _parse_todos,
-          "v2_checks": lambda body: _parse_checks(body, _V2_CHECK_RE)}
+_PARSE = {
+    "text": _parse_text,
+    "items": _parse_items,
+    "files": _parse_files,
+    "paths": _parse_paths,
+    "todos": _parse_todos,
+    "checks": _parse_checks,
+    "v2_files": _parse_v2_files,
+    "v2_todos": _parse_todos,
+    "v2_checks": lambda body: _parse_checks(body, _V2_CHECK_RE),
+}
 _META_RE = re.compile(r"^<!-- baton-handoff (\{.*\}) -->$")
 
 
@@ -541,6 +599,7 @@ def _parse(text: str) -> HandoffArtifact:
         raise ValueError("not a Baton handoff file: missing the baton-handoff header line")
     meta = json.loads(match.group(1))
     sections, layout = _split_sections(lines)
-    fields = {name: _PARSE[kind](sections[title])
-              for title, name, kind in layout if title in sections}
+    fields = {
+        name: _PARSE[kind](sections[title]) for title, name, kind in layout if title in sections
+    }
     return HandoffArtifact.model_validate({**meta, **fields})

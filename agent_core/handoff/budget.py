@@ -95,8 +95,9 @@ def _older(name: str, keep: int, what: str, resolved_only: bool = False) -> Step
         marker, rest = split_marker(getattr(a, name), what.split()[-1])
         items = [i for i in rest if not is_omitted(i)]
         others = [i for i in rest if is_omitted(i)]
-        chosen = [n for n, i in enumerate(items)
-                  if not (resolved_only and i.startswith("Still failing"))]
+        chosen = [
+            n for n, i in enumerate(items) if not (resolved_only and i.startswith("Still failing"))
+        ]
         # Lessons are newest first: the oldest sit at the end.
         ordered = chosen[::-1] if resolved_only else chosen
         eligible = ordered[: max(len(ordered) - keep, 0)]
@@ -105,8 +106,10 @@ def _older(name: str, keep: int, what: str, resolved_only: bool = False) -> Step
         gone = set(_take(items, eligible, excess))
         kept = [i for n, i in enumerate(items) if n not in gone]
         line = count_line(marker, len(gone), what)
-        return a.model_copy(update={name: [*kept, line, *others] if resolved_only
-                                    else [line, *others, *kept]})
+        return a.model_copy(
+            update={name: [*kept, line, *others] if resolved_only else [line, *others, *kept]}
+        )
+
     return step
 
 
@@ -122,9 +125,12 @@ def _answered_requests(a: HandoffArtifact, excess: int) -> HandoffArtifact | Non
     rules = constraint_sentences(request_body(items[n]) for n in sorted(gone))
     line = requests_line(marker, [request_place(items[n]) for n in sorted(gone)], len(gone))
     kept = [i for n, i in enumerate(items) if n not in gone]
-    return a.model_copy(update={
-        "user_messages": [line, *kept],
-        "constraints": list(dict.fromkeys([*a.constraints, *rules]))})
+    return a.model_copy(
+        update={
+            "user_messages": [line, *kept],
+            "constraints": list(dict.fromkeys([*a.constraints, *rules])),
+        }
+    )
 
 
 def _shorter_text(name: str) -> Step:
@@ -133,9 +139,9 @@ def _shorter_text(name: str) -> Step:
         if isinstance(value, str):
             cut = value[: max(120, len(value) - excess)].rstrip() + "…"
             return a.model_copy(update={name: cut}) if len(cut) < len(value) else None
-        shorter = [i if len(i) <= 160 or is_omitted(i) else i[:160].rstrip() + "…"
-                   for i in value]
+        shorter = [i if len(i) <= 160 or is_omitted(i) else i[:160].rstrip() + "…" for i in value]
         return a.model_copy(update={name: shorter}) if shorter != value else None
+
     return step
 
 
@@ -150,6 +156,7 @@ def _cap_requests(cap: int, *, open_ones: bool) -> Step:
             if shorter is not None:
                 items[n], changed = shorter, True
         return a.model_copy(update={"user_messages": items}) if changed else None
+
     return step
 
 
@@ -158,6 +165,7 @@ def _cap_goal(cap: int) -> Step:
         if len(a.goal) <= cap + 40 or "… [+" in a.goal:  # short, or capped already
             return None
         return a.model_copy(update={"goal": capped(a.goal, cap)})
+
     return step
 
 
@@ -172,8 +180,12 @@ def _collapse_directory(a: HandoffArtifact, excess: int) -> HandoffArtifact | No
     if len(files) < 2:
         return None
     sessions = session_ranges([s for f in files for s in f.sessions])
-    line = FileChange(path=f"(omitted: {len(files)} files in {directory}/"
-                      + (f", sessions {sessions}" if sessions else "") + ")", verified=True)
+    line = FileChange(
+        path=f"(omitted: {len(files)} files in {directory}/"
+        + (f", sessions {sessions}" if sessions else "")
+        + ")",
+        verified=True,
+    )
     kept = [f for f in a.files_modified if f not in files]
     return a.model_copy(update={"files_modified": [*kept, line]})
 
@@ -198,8 +210,9 @@ _STEPS: tuple[Step, ...] = (
 )
 
 
-def fit_to_budget(artifact: HandoffArtifact, budget_tokens: int, count: TokenCount
-                  ) -> tuple[HandoffArtifact, int]:
+def fit_to_budget(
+    artifact: HandoffArtifact, budget_tokens: int, count: TokenCount
+) -> tuple[HandoffArtifact, int]:
     """Trim until the markdown fits ``budget_tokens`` (see the module docstring for the
     order and what is never trimmed); returns the artifact and its size in tokens."""
     markdown = artifact.to_markdown()

@@ -18,8 +18,15 @@ __all__ = ["REQUIRED_FIELDS", "draft_from_text", "draft_from_value"]
 log = logging.getLogger(__name__)
 
 REQUIRED_FIELDS = ("completed_work", "remaining_tasks", "current_state_summary")
-_DRAFT_LISTS = ("completed_work", "in_progress", "remaining_tasks", "key_decisions",
-                "files_modified", "constraints", "errors_and_fixes")
+_DRAFT_LISTS = (
+    "completed_work",
+    "in_progress",
+    "remaining_tasks",
+    "key_decisions",
+    "files_modified",
+    "constraints",
+    "errors_and_fixes",
+)
 _DRAFT_TEXTS = ("current_state_summary", "next_step", "new_goal")
 _MAX_ITEMS, _MAX_CHARS = 60, 2000
 _SECTION_WORDS = (  # first match wins; keys are checked against the lower-cased heading
@@ -33,7 +40,9 @@ _SECTION_WORDS = (  # first match wins; keys are checked against the lower-cased
     ("files_modified", ("file",)),
     ("current_state_summary", ("state", "summary", "status")),
 )
-_HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s*(.+?)\s*#*|\*\*(.+?):?\*\*:?|([A-Z][\w /-]{2,40}):)\s*$")
+_HEADING_RE = re.compile(
+    r"^\s{0,3}(?:#{1,6}\s*(.+?)\s*#*|\*\*(.+?):?\*\*:?|([A-Z][\w /-]{2,40}):)\s*$"
+)
 _BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(?:\[[ xX~]\]\s+)?(.*)$")
 
 
@@ -81,8 +90,9 @@ def draft_from_value(value: Any) -> dict[str, Any]:
     for key, item in value.items():
         name = key if key in (*_DRAFT_LISTS, *_DRAFT_TEXTS) else _section_of(str(key))
         if name in _DRAFT_TEXTS:
-            draft[name] = _clip(_as_text(item) if not isinstance(item, list)
-                                else "\n".join(_as_list(item)))
+            draft[name] = _clip(
+                _as_text(item) if not isinstance(item, list) else "\n".join(_as_list(item))
+            )
         elif name is not None and name not in draft:
             draft[name] = _as_list(item)
     return draft
@@ -127,6 +137,9 @@ def draft_from_text(text: str) -> dict[str, Any]:
     # A reply indented as a whole (a quoted block, a code sample) is read as if it were not.
     draft = _draft_from_markdown(textwrap.dedent(text or ""))
     if not draft and (text or "").strip():
-        log.warning("a handoff reply of %d characters had no JSON and no recognisable sections; "
-                    "the handoff is built from the tool facts", len(text))
+        log.warning(
+            "a handoff reply of %d characters had no JSON and no recognisable sections; "
+            "the handoff is built from the tool facts",
+            len(text),
+        )
     return draft

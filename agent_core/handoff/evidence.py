@@ -18,13 +18,15 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _INTENTION = re.compile(
     r"^.{0,30}?\b(?:I'll|I will|I'm going to|I am going to|let me|let's|I need to|I should|I'm now going to"
     r"|the next step is|next step:|next,? I)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # The assistant saying why something failed ("The test fails because the fixture …").
 _CAUSE = re.compile(
     r"\b(?:because|caused by|due to|the (?:issue|problem|error|bug|failure|cause|reason) "
     r"(?:is|was|here is)|fails? (?:since|when|as)|is failing (?:since|because)|that's why"
     r"|this means|it turns out|the root cause)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _MAX_SENTENCE = 240
 _RECENT_MESSAGES = 4  # an assistant message and the next step or so after it
 _CD_PREFIX = re.compile(r"^(?:cd\s+\S+\s*(?:&&|;)\s*)+")
@@ -48,8 +50,9 @@ def command_key(command: str) -> str:
     return _PYTHON_M.sub("", key)
 
 
-def _with_causes(commands: Sequence[CommandRun], said: Sequence[tuple[int, str]]
-                 ) -> list[CommandRun]:
+def _with_causes(
+    commands: Sequence[CommandRun], said: Sequence[tuple[int, str]]
+) -> list[CommandRun]:
     """Each failed run with the assistant's first stated cause before the command ran again."""
     out = []
     for position, run in enumerate(commands):
@@ -57,17 +60,26 @@ def _with_causes(commands: Sequence[CommandRun], said: Sequence[tuple[int, str]]
             out.append(run)
             continue
         key = command_key(run.command)
-        again = next((r.index for r in commands[position + 1:] if command_key(r.command) == key),
-                     None)
-        cause = next((s for at, text in said
-                      if at > run.index and (again is None or at < again)
-                      for s in sentences(text) if _CAUSE.search(s)), None)
+        again = next(
+            (r.index for r in commands[position + 1 :] if command_key(r.command) == key), None
+        )
+        cause = next(
+            (
+                s
+                for at, text in said
+                if at > run.index and (again is None or at < again)
+                for s in sentences(text)
+                if _CAUSE.search(s)
+            ),
+            None,
+        )
         out.append(run.model_copy(update={"cause": cause}) if cause else run)
     return out
 
 
-def _active_todo(todo_lists: Sequence[tuple[int, list[Todo]]]
-                 ) -> tuple[str | None, tuple[int, int] | None]:
+def _active_todo(
+    todo_lists: Sequence[tuple[int, list[Todo]]],
+) -> tuple[str | None, tuple[int, int] | None]:
     """The todo in progress, else the last one started and not completed, with its place."""
     if not todo_lists:
         return None, None
@@ -114,16 +126,24 @@ def _failing(commands: Sequence[CommandRun]) -> CommandRun | None:
     for position in range(len(commands) - 1, -1, -1):
         run = commands[position]
         key = command_key(run.command)
-        if run.failed and not any(command_key(r.command) == key and r.passed
-                                  for r in commands[position + 1:]):
+        if run.failed and not any(
+            command_key(r.command) == key and r.passed for r in commands[position + 1 :]
+        ):
             return run
     return None
 
 
-def progress_of(*, commands: Sequence[CommandRun], todo_lists: Sequence[tuple[int, list[Todo]]],
-                finals: Sequence[int], said: Sequence[tuple[int, str]],
-                changes: Sequence[tuple[int, str, bool]], requests: Sequence[UserRequest],
-                kept: Collection[str], last_index: int = 0) -> tuple[list[CommandRun], Progress]:
+def progress_of(
+    *,
+    commands: Sequence[CommandRun],
+    todo_lists: Sequence[tuple[int, list[Todo]]],
+    finals: Sequence[int],
+    said: Sequence[tuple[int, str]],
+    changes: Sequence[tuple[int, str, bool]],
+    requests: Sequence[UserRequest],
+    kept: Collection[str],
+    last_index: int = 0,
+) -> tuple[list[CommandRun], Progress]:
     """The commands with the causes the assistant stated, and the session's progress.
     ``changes`` are (message index, path, whether an edit rather than a write) of every file
     modification."""
@@ -136,5 +156,11 @@ def progress_of(*, commands: Sequence[CommandRun], todo_lists: Sequence[tuple[in
     unanswered = [r for r in requests if not r.answered]
     last_final = finals[-1] if finals else -1
     return commands, Progress(
-        todo=todo, todo_place=place, changed=changed, edited=edited, failing=_failing(commands),
-        unanswered=unanswered, intention=_intention(said, last_final, last_index))
+        todo=todo,
+        todo_place=place,
+        changed=changed,
+        edited=edited,
+        failing=_failing(commands),
+        unanswered=unanswered,
+        intention=_intention(said, last_final, last_index),
+    )

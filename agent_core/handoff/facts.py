@@ -34,8 +34,16 @@ _SHELL_TOOLS = {"run_command", "Bash", "bash", "execute", "shell", "terminal"}
 _TODO_TOOLS = {"write_todos", "TodoWrite"}
 # Tools that edit the file currently open in SWE-agent's editor (no path argument).
 _OPEN_FILE_TOOLS = {"edit", "insert"}
-_SWE_NAVIGATION = {"submit", "find_file", "search_file", "search_dir", "goto", "scroll_up",
-                   "scroll_down", "set_cursors"}
+_SWE_NAVIGATION = {
+    "submit",
+    "find_file",
+    "search_file",
+    "search_dir",
+    "goto",
+    "scroll_up",
+    "scroll_down",
+    "set_cursors",
+}
 
 _EXIT_RE = re.compile(r"\[exit status (-?\d+)\]\s*$")
 _FAILED_RE = re.compile(
@@ -49,8 +57,10 @@ _GIT_COMMIT_OUT_RE = re.compile(r"^\[[\w./-]+(?: \(root-commit\))? ([0-9a-f]{7,4
 # SWE-agent actions: a fenced block, or <command>...</command> in its XML templates.
 _ACTION_RE = re.compile(r"```[^\n]*\n(.*?)```|<command>\n?(.*?)</command>", re.DOTALL)
 # Output with no exit status still shows a failure: a Python traceback, ending in its error.
-_TRACEBACK_RE = re.compile(r"Traceback \(most recent call last\):.*?^(\w[\w.]*(?:Error|Exception)\b[^\n]*)",
-                           re.MULTILINE | re.DOTALL)
+_TRACEBACK_RE = re.compile(
+    r"Traceback \(most recent call last\):.*?^(\w[\w.]*(?:Error|Exception)\b[^\n]*)",
+    re.MULTILINE | re.DOTALL,
+)
 _DIFF_FILE_RE = re.compile(r"^diff --git a/(.+?) b/(.+?)\s*$", re.MULTILINE)
 _TEST_CMD_RE = re.compile(
     r"\b(pytest|py\.test|unittest|tox|nox|(npm|yarn|pnpm)( run)? test|jest|vitest|go test"
@@ -60,7 +70,9 @@ _TEST_SUMMARY_RE = re.compile(r"^=+ (.*\b(passed|failed|error|errors|no tests ra
 # The line a failing command's output names its error by (the last one wins).
 _ERROR_LINE_RE = re.compile(
     r"^(?:E\s+)?(?:\w[\w.]*(?:Error|Exception)\b.*|FAILED .+|error(?:\[\w+\])?: .+|ERROR: .+"
-    r"|fatal: .+|npm ERR! .+|make: \*\*\* .+)$", re.MULTILINE)
+    r"|fatal: .+|npm ERR! .+|make: \*\*\* .+)$",
+    re.MULTILINE,
+)
 _DEFAULT_ROOTS = ("/repo", "/testbed", "/workspace")
 
 
@@ -180,15 +192,23 @@ def _apply_call(c: _Collector, name: str, args: dict[str, Any], result: str, fai
 def _apply_shell(c: _Collector, command: str, result: str, failed: bool) -> None:
     exit_match = _EXIT_RE.search(result)
     status = int(exit_match.group(1)) if exit_match else (1 if failed else None)
-    changed = [raw for kind, raw, _ in c.events[c.edits_seen:] if kind == "modified"]
+    changed = [raw for kind, raw, _ in c.events[c.edits_seen :] if kind == "modified"]
     c.edits_seen = len(c.events)
     traceback = _TRACEBACK_RE.search(result) if status is None else None
-    error = traceback.group(1) if traceback else (
-        _error_line(result) if status not in (None, 0) else None)
-    c.commands.append(CommandRun(command=command, exit_status=status,
-                                 changed_before=list(dict.fromkeys(changed)),
-                                 error=" ".join(error.split())[:200] if error else None,
-                                 index=c.index))
+    error = (
+        traceback.group(1)
+        if traceback
+        else (_error_line(result) if status not in (None, 0) else None)
+    )
+    c.commands.append(
+        CommandRun(
+            command=command,
+            exit_status=status,
+            changed_before=list(dict.fromkeys(changed)),
+            error=" ".join(error.split())[:200] if error else None,
+            index=c.index,
+        )
+    )
     for sha, message in _GIT_COMMIT_OUT_RE.findall(result):
         c.commits.setdefault(sha, message)
     if _TEST_CMD_RE.search(command):
@@ -211,8 +231,11 @@ def _error_line(result: str) -> str | None:
 def _test_run(command: str, result: str, status: int | None) -> TestRun:
     summaries = _TEST_SUMMARY_RE.findall(result)
     summary = summaries[-1][0] if summaries else None
-    failed = status != 0 if status is not None else (
-        None if summary is None else bool(re.search(r"\b(failed|errors?)\b", summary)))
+    failed = (
+        status != 0
+        if status is not None
+        else (None if summary is None else bool(re.search(r"\b(failed|errors?)\b", summary)))
+    )
     outcome = "unknown" if failed is None else ("failed" if failed else "passed")
     return TestRun(command=command, outcome=outcome, summary=summary)
 
@@ -254,17 +277,24 @@ def _record_todos(c: _Collector, args: Mapping[str, Any]) -> None:
     """The latest write_todos/TodoWrite call is the todo state (each call sends the full list)."""
     items = args.get("todos")
     if isinstance(items, list):
-        c.todos = [_todo(item) for item in items
-                   if isinstance(item, Mapping) and str(item.get("content", "")).strip()]
+        c.todos = [
+            _todo(item)
+            for item in items
+            if isinstance(item, Mapping) and str(item.get("content", "")).strip()
+        ]
         c.todo_lists.append((c.index, c.todos))
 
 
 def _todo(item: Mapping[str, Any]) -> Todo:
     status = item.get("status")
     ids = {key: None if item.get(key) is None else str(item[key]) for key in ("id", "parent_id")}
-    return Todo(content=str(item["content"]),
-                status=status if status in ("pending", "in_progress", "completed", "blocked") else "pending",
-                **ids)
+    return Todo(
+        content=str(item["content"]),
+        status=status
+        if status in ("pending", "in_progress", "completed", "blocked")
+        else "pending",
+        **ids,
+    )
 
 
 def _detect_dialect(messages: Sequence[BaseMessage], metadata: Mapping[str, Any]) -> str:
@@ -329,7 +359,8 @@ def _is_final(dialect: str, calls: list, text: str, action: str | None) -> bool:
     every reply); for SWE-agent, whose every step acts, only its submission."""
     if dialect == "swe_agent":
         return any(name == "submit" for _, name, _ in calls) or bool(
-            action and action.strip().split("\n", 1)[0].strip() == "submit")
+            action and action.strip().split("\n", 1)[0].strip() == "submit"
+        )
     return not calls and bool(text.strip())
 
 
@@ -343,8 +374,9 @@ def task_text(text: str) -> str:
     return _HARNESS_TAIL.sub("", text).strip()
 
 
-def _user_requests(messages: Sequence[BaseMessage], dialect: str, finals: Sequence[int]
-                   ) -> list[UserRequest]:
+def _user_requests(
+    messages: Sequence[BaseMessage], dialect: str, finals: Sequence[int]
+) -> list[UserRequest]:
     """Everything the user asked for, oldest first, typed while the agent worked included.
     SWE-agent's observations arrive as user turns, so there the task statement (the first user
     message) is the request. A request is answered once a completed reply follows it."""
@@ -358,8 +390,14 @@ def _user_requests(messages: Sequence[BaseMessage], dialect: str, finals: Sequen
             continue
         text = task_text(_text(message))
         if text and not text.startswith(_CONTEXT_OPENINGS + _TOOL_WRITTEN):
-            requests.append(UserRequest(text=text, index=index, queued=bool(extra.get("queued")),
-                                        answered=index < last_final))
+            requests.append(
+                UserRequest(
+                    text=text,
+                    index=index,
+                    queued=bool(extra.get("queued")),
+                    answered=index < last_final,
+                )
+            )
             if dialect == "swe_agent":
                 break
     return _once(requests)
@@ -371,8 +409,7 @@ def _once(requests: list[UserRequest]) -> list[UserRequest]:
     for request in requests:
         times[request.text] = times.get(request.text, 0) + 1
     last = {request.text: request for request in requests}
-    return [r.model_copy(update={"times": times[r.text]}) for r in requests
-            if last[r.text] is r]
+    return [r.model_copy(update={"times": times[r.text]}) for r in requests if last[r.text] is r]
 
 
 def _roots(workspace_root: str | None, metadata: Mapping[str, Any], c: _Collector) -> list[str]:
@@ -422,8 +459,9 @@ def _files(c: _Collector, roots: list[str], submission: str | None) -> tuple[dic
         # answer with no repository change. Either way it is the authority on the net change.
         in_diff = list(dict.fromkeys(b for _, b in _DIFF_FILE_RE.findall(submission)))
         scratch.update((p, None) for p in modified if p not in in_diff)
-        modified = {p: "; ".join(filter(None, (modified.get(p), "submission diff")))
-                    for p in in_diff}
+        modified = {
+            p: "; ".join(filter(None, (modified.get(p), "submission diff"))) for p in in_diff
+        }
     return modified, read, list(scratch)
 
 
@@ -450,15 +488,31 @@ def extract_facts(
     roots = _roots(workspace_root, meta, c)
     modified, read, scratch = _files(c, roots, _submission(meta) or c.submitted_diff)
     requests = _user_requests(messages, dialect, c.finals)
-    commands = [run.model_copy(update={"changed_before": list(dict.fromkeys(
-        _normalize(p, roots) for p in run.changed_before))}) for run in c.commands]
-    changes = [(at, _normalize(raw, roots), _is_edit(evidence))
-               for (kind, raw, evidence), at in zip(c.events, c.at, strict=True)
-               if kind == "modified"]
-    commands, progress = progress_of(commands=commands, todo_lists=c.todo_lists,
-                                     finals=c.finals, said=c.said, changes=changes,
-                                     requests=requests, kept=set(modified),
-                                     last_index=len(messages) - 1)
+    commands = [
+        run.model_copy(
+            update={
+                "changed_before": list(
+                    dict.fromkeys(_normalize(p, roots) for p in run.changed_before)
+                )
+            }
+        )
+        for run in c.commands
+    ]
+    changes = [
+        (at, _normalize(raw, roots), _is_edit(evidence))
+        for (kind, raw, evidence), at in zip(c.events, c.at, strict=True)
+        if kind == "modified"
+    ]
+    commands, progress = progress_of(
+        commands=commands,
+        todo_lists=c.todo_lists,
+        finals=c.finals,
+        said=c.said,
+        changes=changes,
+        requests=requests,
+        kept=set(modified),
+        last_index=len(messages) - 1,
+    )
     return GroundedFacts(
         files_modified=[FileChange(path=p, verified=True, evidence=e) for p, e in modified.items()],
         files_read=[p for p in read if p not in modified],

@@ -17,8 +17,16 @@ from agent_core.handoff.evidence import command_key
 from agent_core.handoff.grounded import CommandRun, GroundedFacts, Progress, UserRequest
 from agent_core.handoff.user_text import capped, constraint_sentences, request_item, shorten
 
-__all__ = ["facts_only_fields", "errors_and_fixes", "squeeze", "in_progress_lines",
-           "next_step_line", "GOAL_CHARS", "MESSAGE_CHARS", "Locate"]
+__all__ = [
+    "facts_only_fields",
+    "errors_and_fixes",
+    "squeeze",
+    "in_progress_lines",
+    "next_step_line",
+    "GOAL_CHARS",
+    "MESSAGE_CHARS",
+    "Locate",
+]
 
 #: (session, message) where a message of the session is stored, by its index; None: unknown.
 Locate = Callable[[int], "tuple[int, int] | None"]
@@ -29,8 +37,10 @@ _MAX_ERRORS = 12
 GOAL_CHARS = 1500
 MESSAGE_CHARS = 500
 # Commands that look around rather than change anything: not part of a fix.
-_LOOKING = re.compile(r"^(?:ls|cat|head|tail|grep|rg|find|pwd|echo|cd|which|wc|sed -n|less"
-                      r"|git (?:status|diff|log|show))\b")
+_LOOKING = re.compile(
+    r"^(?:ls|cat|head|tail|grep|rg|find|pwd|echo|cd|which|wc|sed -n|less"
+    r"|git (?:status|diff|log|show))\b"
+)
 
 
 def squeeze(text: str, limit: int) -> str:
@@ -48,8 +58,13 @@ def _cmd(run: CommandRun) -> str:
 
 
 def _how(run: CommandRun) -> str:
-    status = (f"exit {run.exit_status}" if run.exit_status is not None
-              else "error" if run.failed else "no error shown")
+    status = (
+        f"exit {run.exit_status}"
+        if run.exit_status is not None
+        else "error"
+        if run.failed
+        else "no error shown"
+    )
     return f"{status}: {run.error}" if run.error else status
 
 
@@ -58,12 +73,18 @@ def _fix(failed: CommandRun, span: list[CommandRun]) -> str:
     key = command_key(failed.command)
     between = [r for r in span[:-1] if command_key(r.command) != key]
     changed = list(dict.fromkeys(p for r in span for p in r.changed_before))
-    ran = list(dict.fromkeys(_cmd(r) for r in between
-                             if r.passed and not _LOOKING.match(command_key(r.command))))
+    ran = list(
+        dict.fromkeys(
+            _cmd(r) for r in between if r.passed and not _LOOKING.match(command_key(r.command))
+        )
+    )
     parts = []
     if changed:
-        parts.append("editing " + ", ".join(changed[:6])
-                     + (f" (+{len(changed) - 6})" if len(changed) > 6 else ""))
+        parts.append(
+            "editing "
+            + ", ".join(changed[:6])
+            + (f" (+{len(changed) - 6})" if len(changed) > 6 else "")
+        )
     if ran:
         parts.append("running " + ", ".join(ran[:2]))
     fix = " and ".join(parts) if parts else "running it again, nothing changed in between"
@@ -102,36 +123,43 @@ def errors_and_fixes(commands: list[CommandRun]) -> list[str]:
             continue
         cause = next((r.cause for r in runs if r.cause), None)
         first = runs[0].model_copy(update={"cause": cause})
-        fixed.append((passed, _fix(first, list(commands[failures[0] + 1: passed + 1]))))
+        fixed.append((passed, _fix(first, list(commands[failures[0] + 1 : passed + 1]))))
     ordered = sorted(failing, reverse=True) + sorted(fixed, reverse=True)
     return [line for _, line in ordered][:_MAX_ERRORS]
 
 
-def in_progress_lines(progress: Progress, goal: str, locate: Locate | None = None
-                      ) -> list[str]:
+def in_progress_lines(progress: Progress, goal: str, locate: Locate | None = None) -> list[str]:
     """What was under way at the cut: the task (a todo, else the open request, named by its
     place in User Messages rather than repeated), the files changed since the last completed
     item, the command still failing (its error is in Errors and Fixes)."""
     lines = []
     if progress.todo:
-        place = (f" ({progress.todo_place[0]} of {progress.todo_place[1]})"
-                 if progress.todo_place else "")
+        place = (
+            f" ({progress.todo_place[0]} of {progress.todo_place[1]})"
+            if progress.todo_place
+            else ""
+        )
         lines.append(f"Todo{place}: {progress.todo}")
     elif later := [r for r in progress.unanswered if r.text != goal]:
         named = []
         for request in later[-5:]:
             where = locate(request.index) if locate else None
-            named.append(f"[{where[0]}:{where[1]}]" if where
-                         else f"“{shorten(' '.join(request.text.split()), 120)}”")
+            named.append(
+                f"[{where[0]}:{where[1]}]"
+                if where
+                else f"“{shorten(' '.join(request.text.split()), 120)}”"
+            )
         plural = "s" if len(later) > 1 else ""
-        lines.append(f"Answering the open request{plural} {', '.join(named)} "
-                     "(in User Messages)")
+        lines.append(f"Answering the open request{plural} {', '.join(named)} (in User Messages)")
     elif progress.unanswered:
         lines.append("The goal, not finished yet")
     if progress.changed:
         named = [p + (" (edited)" if p in progress.edited else "") for p in progress.changed]
-        lines.append("Changed since the last completed item: " + ", ".join(named[:10])
-                     + (f" (+{len(named) - 10})" if len(named) > 10 else ""))
+        lines.append(
+            "Changed since the last completed item: "
+            + ", ".join(named[:10])
+            + (f" (+{len(named) - 10})" if len(named) > 10 else "")
+        )
     if progress.failing is not None:
         lines.append(f"Failing: {_cmd(progress.failing)}")
     return lines
@@ -149,22 +177,40 @@ def next_step_line(progress: Progress) -> str:
     return ""  # an open request alone: In Progress already names it
 
 
-def request_items(requests: list[UserRequest], locate: Locate | None,
-                  cap: int = MESSAGE_CHARS) -> list[str]:
-    return [request_item(r.text, where=locate(r.index) if locate else None, queued=r.queued,
-                         open_=not r.answered, cap=cap, times=r.times) for r in requests]
+def request_items(
+    requests: list[UserRequest], locate: Locate | None, cap: int = MESSAGE_CHARS
+) -> list[str]:
+    return [
+        request_item(
+            r.text,
+            where=locate(r.index) if locate else None,
+            queued=r.queued,
+            open_=not r.answered,
+            cap=cap,
+            times=r.times,
+        )
+        for r in requests
+    ]
 
 
 def _hidden_constraints(requests: list[UserRequest], goal_cap: int) -> list[str]:
     """Rule-like sentences in the parts of long messages that are cut off."""
-    cut = [r.text[(goal_cap if i == 0 else MESSAGE_CHARS):] for i, r in enumerate(requests)
-           if len(r.text) > (goal_cap if i == 0 else MESSAGE_CHARS) + 40]
+    cut = [
+        r.text[(goal_cap if i == 0 else MESSAGE_CHARS) :]
+        for i, r in enumerate(requests)
+        if len(r.text) > (goal_cap if i == 0 else MESSAGE_CHARS) + 40
+    ]
     return constraint_sentences(cut)
 
 
-def facts_only_fields(facts: GroundedFacts, *, session_number: int, utilization: float,
-                      first_session: bool = True, locate: Locate | None = None
-                      ) -> dict[str, Any]:
+def facts_only_fields(
+    facts: GroundedFacts,
+    *,
+    session_number: int,
+    utilization: float,
+    first_session: bool = True,
+    locate: Locate | None = None,
+) -> dict[str, Any]:
     """Section contents built from the evidence and the user's own words alone. In the first
     session the first request is the goal; after it, every request is a user message (the
     goal comes from the previous handoff)."""
@@ -187,12 +233,12 @@ def facts_only_fields(facts: GroundedFacts, *, session_number: int, utilization:
         state.append(f"Last command: {_cmd(facts.commands[-1])} ({_how(facts.commands[-1])}).")
     return {
         "goal": goal,
-        "constraints": _hidden_constraints(requests, GOAL_CHARS if goal_request else
-                                           MESSAGE_CHARS),
+        "constraints": _hidden_constraints(requests, GOAL_CHARS if goal_request else MESSAGE_CHARS),
         "user_messages": request_items(later, locate),
         "completed_work": done,
-        "in_progress": in_progress_lines(facts.progress, goal_request.text if goal_request
-                                         else "", locate),
+        "in_progress": in_progress_lines(
+            facts.progress, goal_request.text if goal_request else "", locate
+        ),
         "next_step": next_step_line(facts.progress),
         "remaining_tasks": [],  # the open todos are listed as such
         "key_decisions": [],

@@ -40,15 +40,26 @@ from agent_core.handoff.request import (
     transcript_request,
 )
 
-__all__ = ["HandoffDraft", "HandoffResult", "generate_handoff", "agenerate_handoff",
-           "HANDOFF_INSTRUCTION", "fit_to_budget", "facts_only_fields"]
+__all__ = [
+    "HandoffDraft",
+    "HandoffResult",
+    "generate_handoff",
+    "agenerate_handoff",
+    "HANDOFF_INSTRUCTION",
+    "fit_to_budget",
+    "facts_only_fields",
+]
 
 log = logging.getLogger(__name__)
 
-_REASK = HANDOFF_MARKER + "\n" + (
-    "Your handoff is missing or has empty sections: {missing}. Answer again with one JSON "
-    "object containing all keys (completed_work, in_progress, next_step, remaining_tasks, "
-    "key_decisions, constraints, errors_and_fixes, files_modified, current_state_summary)."
+_REASK = (
+    HANDOFF_MARKER
+    + "\n"
+    + (
+        "Your handoff is missing or has empty sections: {missing}. Answer again with one JSON "
+        "object containing all keys (completed_work, in_progress, next_step, remaining_tasks, "
+        "key_decisions, constraints, errors_and_fixes, files_modified, current_state_summary)."
+    )
 )
 #: Tokens kept free for the handoff answer when deciding whether the request fits (a tenth
 #: of a smaller window: a reset at 80% leaves a fifth of it).
@@ -87,8 +98,13 @@ def _default_counter() -> TokenCount:
 class _Calls:
     """Model calls with cancellation and token accounting."""
 
-    def __init__(self, model: BaseChatModel, count: TokenCount, cancel: asyncio.Event | None,
-                 tools: Sequence[Any] = ()):
+    def __init__(
+        self,
+        model: BaseChatModel,
+        count: TokenCount,
+        cancel: asyncio.Event | None,
+        tools: Sequence[Any] = (),
+    ):
         self.model, self.count, self.cancel, self.tools = model, count, cancel, list(tools)
         self.prompt_tokens = 0
         self.output_tokens = 0
@@ -115,8 +131,7 @@ class _Calls:
         text = raw.text if isinstance(raw, AIMessage) else ""
         if isinstance(raw, AIMessage) and raw.tool_calls:
             text += json.dumps([c["args"] for c in raw.tool_calls], default=str)
-        self.prompt_tokens += usage.get("input_tokens") or sum(
-            self.count(m.text) for m in prompt)
+        self.prompt_tokens += usage.get("input_tokens") or sum(self.count(m.text) for m in prompt)
         self.output_tokens += usage.get("output_tokens") or self.count(text)
 
     async def structured(self, prompt: list[BaseMessage], method: str | None) -> dict | None:
@@ -136,16 +151,13 @@ class _Calls:
             return draft_from_value(raw.tool_calls[0].get("args"))
         return draft_from_text(raw.text) if isinstance(raw, AIMessage) else {}
 
-    async def plain(self, prompt: list[BaseMessage], tools: Sequence[Any] = ()
-                    ) -> tuple[dict, str]:
+    async def plain(self, prompt: list[BaseMessage], tools: Sequence[Any] = ()) -> tuple[dict, str]:
         """A plain call; with ``tools`` bound exactly as the agent binds them (cache-friendly)."""
         runnable = self.model.bind_tools(list(tools)) if tools else self.model
         reply = await self._await(runnable.ainvoke(prompt))
         self._account(prompt, reply)
         text = reply.text if isinstance(reply, AIMessage) else str(getattr(reply, "content", ""))
         return draft_from_text(text), text
-
-
 
 
 def _missing(draft: dict) -> list[str]:
@@ -157,28 +169,32 @@ def _combine(first: dict, second: dict) -> dict:
     return {key: second.get(key) or first.get(key) for key in {*first, *second}}
 
 
-async def _structured_first(calls: _Calls, prompt: list[BaseMessage], method: str | None
-                            ) -> tuple[dict, str]:
+async def _structured_first(
+    calls: _Calls, prompt: list[BaseMessage], method: str | None
+) -> tuple[dict, str]:
     try:
         draft = await calls.structured(prompt, method)
     except HandoffCancelled:
         raise
     except Exception as exc:  # noqa: BLE001 - e.g. no tool support; the plain call may still work
-        log.info("structured handoff output failed (%s); asking in plain text",
-                 type(exc).__name__)
+        log.info("structured handoff output failed (%s); asking in plain text", type(exc).__name__)
         draft = None
     if draft and any(draft.values()):
         return draft, ""
     return await calls.plain(prompt)
 
 
-async def _complete(calls: _Calls, prompt: list[BaseMessage], draft: dict, text: str,
-                    tools: Sequence[Any] = ()) -> tuple[dict, int]:
+async def _complete(
+    calls: _Calls, prompt: list[BaseMessage], draft: dict, text: str, tools: Sequence[Any] = ()
+) -> tuple[dict, int]:
     """Re-ask once, in the same conversation, for the sections still missing."""
     if not (missing := _missing(draft)):
         return draft, 0
-    reask = [*prompt, AIMessage(text or json.dumps(draft, default=str)),
-             HumanMessage(_REASK.format(missing=", ".join(missing)))]
+    reask = [
+        *prompt,
+        AIMessage(text or json.dumps(draft, default=str)),
+        HumanMessage(_REASK.format(missing=", ".join(missing))),
+    ]
     try:
         second, _ = await calls.plain(reask, tools=tools)
     except HandoffCancelled:
@@ -188,9 +204,12 @@ async def _complete(calls: _Calls, prompt: list[BaseMessage], draft: dict, text:
     return _combine(draft, second), 1
 
 
-async def _ask(calls: _Calls, appended: list[BaseMessage] | None,
-               fallback: list[BaseMessage], method: str | None
-               ) -> tuple[dict, int, bool, HandoffRequest]:
+async def _ask(
+    calls: _Calls,
+    appended: list[BaseMessage] | None,
+    fallback: list[BaseMessage],
+    method: str | None,
+) -> tuple[dict, int, bool, HandoffRequest]:
     """The model's draft (possibly partial), re-asks, whether it failed, the request used."""
     try:
         if appended is not None:
@@ -199,8 +218,10 @@ async def _ask(calls: _Calls, appended: list[BaseMessage] | None,
             except HandoffCancelled:
                 raise
             except Exception as exc:  # noqa: BLE001 - e.g. the request did not fit after all
-                log.info("the appended handoff request failed (%s); sending a transcript",
-                         type(exc).__name__)
+                log.info(
+                    "the appended handoff request failed (%s); sending a transcript",
+                    type(exc).__name__,
+                )
                 draft, text = {}, ""
             if any(draft.values()):
                 draft, reasks = await _complete(calls, appended, draft, text, calls.tools)
@@ -212,13 +233,19 @@ async def _ask(calls: _Calls, appended: list[BaseMessage] | None,
         raise
     except Exception as exc:  # noqa: BLE001 - any provider failure leads to facts-only
         # The exception is logged by type only and never copied into the artifact.
-        log.warning("handoff model call failed (%s); using a facts-only handoff",
-                    type(exc).__name__)
+        log.warning(
+            "handoff model call failed (%s); using a facts-only handoff", type(exc).__name__
+        )
         return {}, 0, True, "none"
 
 
-def _fits(request: list[BaseMessage], tools: Sequence[Any], count: TokenCount,
-          window_tokens: int | None, trigger: HandoffTrigger) -> bool:
+def _fits(
+    request: list[BaseMessage],
+    tools: Sequence[Any],
+    count: TokenCount,
+    window_tokens: int | None,
+    trigger: HandoffTrigger,
+) -> bool:
     if trigger == "overflow":
         return False  # the provider already refused this request as too long
     if window_tokens is None:
@@ -274,24 +301,40 @@ async def generate_handoff(
         if not _fits(appended, tools, count, window_tokens, trigger):
             appended = None
         room = prompt_budget_tokens or (
-            max(2000, window_tokens - _reserve(window_tokens)) if window_tokens else 8000)
+            max(2000, window_tokens - _reserve(window_tokens)) if window_tokens else 8000
+        )
         fallback = transcript_request(messages, facts, focus, previous, count, room)
         draft, reasks, failed, used = await _ask(calls, appended, fallback, structured_method)
     if cancel is not None and cancel.is_set():
         raise HandoffCancelled("The handoff was cancelled; the session is unchanged.")
     has_content = any(draft.get(name) for name in (*REQUIRED_FIELDS, "in_progress"))
-    source = ("facts_only" if failed or not has_content
-              else "model" if reasks == 0 and not _missing(draft) else "repaired")
+    source = (
+        "facts_only"
+        if failed or not has_content
+        else "model"
+        if reasks == 0 and not _missing(draft)
+        else "repaired"
+    )
     inventory = inventory if inventory is not None else take_inventory(messages)
     try:
-        artifact = _assemble(draft if source != "facts_only" else {}, facts, messages,
-                             focus=focus, session_number=session_number, trigger=trigger,
-                             utilization=utilization, model_name=model_name,
-                             previous=previous, pinned=pinned, locate=locate)
+        artifact = _assemble(
+            draft if source != "facts_only" else {},
+            facts,
+            messages,
+            focus=focus,
+            session_number=session_number,
+            trigger=trigger,
+            utilization=utilization,
+            model_name=model_name,
+            previous=previous,
+            pinned=pinned,
+            locate=locate,
+        )
 
         def checked(a: HandoffArtifact) -> HandoffArtifact:
-            return with_checks(a, check(a, inventory, previous=previous, pinned=pinned,
-                                        locate=locate))
+            return with_checks(
+                a, check(a, inventory, previous=previous, pinned=pinned, locate=locate)
+            )
 
         # Fitted with the checks in place (their size barely depends on the numbers), then
         # checked again: the check describes the artifact as handed on.
@@ -305,9 +348,13 @@ async def generate_handoff(
     except ValueError as exc:
         raise HandoffGenerationError(
             f"Could not build a handoff artifact for session {session_number}: "
-            "check session_number, trigger and utilization") from exc
+            "check session_number, trigger and utilization"
+        ) from exc
     return HandoffResult(
-        artifact=artifact, source=source, reasks=reasks, artifact_tokens=tokens,
+        artifact=artifact,
+        source=source,
+        reasks=reasks,
+        artifact_tokens=tokens,
         request=used if source != "facts_only" or not failed else "none",
         prompt_tokens=calls.prompt_tokens if calls else 0,
         output_tokens=calls.output_tokens if calls else 0,
@@ -323,16 +370,39 @@ def _quoted(text: str, messages: Sequence[BaseMessage]) -> bool:
     return bool(needle) and any(needle in " ".join(m.text.split()) for m in messages)
 
 
-def _assemble(draft: dict, facts: GroundedFacts, messages: Sequence[BaseMessage], *,
-              focus: str | None, session_number: int, trigger: HandoffTrigger,
-              utilization: float, model_name: str, previous: HandoffArtifact | None,
-              pinned: Sequence[str], locate: Locate | None = None) -> HandoffArtifact:
-    fallback = facts_only_fields(facts, session_number=session_number, utilization=utilization,
-                                 first_session=previous is None, locate=locate)
+def _assemble(
+    draft: dict,
+    facts: GroundedFacts,
+    messages: Sequence[BaseMessage],
+    *,
+    focus: str | None,
+    session_number: int,
+    trigger: HandoffTrigger,
+    utilization: float,
+    model_name: str,
+    previous: HandoffArtifact | None,
+    pinned: Sequence[str],
+    locate: Locate | None = None,
+) -> HandoffArtifact:
+    fallback = facts_only_fields(
+        facts,
+        session_number=session_number,
+        utilization=utilization,
+        first_session=previous is None,
+        locate=locate,
+    )
     goal_words = previous.goal if previous is not None and previous.goal else fallback["goal"]
-    fields = {key: draft.get(key) or fallback[key]
-              for key in ("completed_work", "in_progress", "remaining_tasks", "key_decisions",
-                          "errors_and_fixes", "current_state_summary")}
+    fields = {
+        key: draft.get(key) or fallback[key]
+        for key in (
+            "completed_work",
+            "in_progress",
+            "remaining_tasks",
+            "key_decisions",
+            "errors_and_fixes",
+            "current_state_summary",
+        )
+    }
     disagreements: list[str] = []
     if draft:  # a model wrote it: checked against the same evidence
         fields, disagreements = agree_with_evidence(fields, facts, goal_words, draft)
@@ -355,8 +425,11 @@ def _assemble(draft: dict, facts: GroundedFacts, messages: Sequence[BaseMessage]
         goal=new_goal if goal_changed and isinstance(new_goal, str) else fallback["goal"],
         constraints=list(dict.fromkeys([*fallback["constraints"], *quoted])),
         user_messages=fallback["user_messages"],
-        next_step=(next_step if isinstance(next_step, str) and _quoted(next_step, messages)
-                   else fallback["next_step"]),
+        next_step=(
+            next_step
+            if isinstance(next_step, str) and _quoted(next_step, messages)
+            else fallback["next_step"]
+        ),
         files_modified=claimed_files(facts, draft.get("files_modified") or []),
         files_read=fallback["files_read"],
         open_todos=facts.open_todos,
@@ -365,8 +438,13 @@ def _assemble(draft: dict, facts: GroundedFacts, messages: Sequence[BaseMessage]
         disagreements=disagreements,
         **fields,
     )
-    merged = merge_previous(current, previous, todos_recorded=bool(facts.todos),
-                            goal_changed=goal_changed, replied=facts.replies > 0)
+    merged = merge_previous(
+        current,
+        previous,
+        todos_recorded=bool(facts.todos),
+        goal_changed=goal_changed,
+        replied=facts.replies > 0,
+    )
     return ground(merged, facts, pinned, locate)
 
 

@@ -31,8 +31,9 @@ class CommandRun(BaseModel):
 
     @property
     def failed(self) -> bool:
-        return self.exit_status not in (None, 0) or (self.exit_status is None
-                                                      and self.error is not None)
+        return self.exit_status not in (None, 0) or (
+            self.exit_status is None and self.error is not None
+        )
 
     @property
     def passed(self) -> bool:

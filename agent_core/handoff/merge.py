@@ -32,19 +32,22 @@ def _still_open(task: str, done: Sequence[str], todos: Sequence[Todo]) -> bool:
     return task not in closed and not any(task in item for item in done)
 
 
-def merge_files(previous: Sequence[FileChange], current: Sequence[FileChange],
-                session_number: int) -> list[FileChange]:
+def merge_files(
+    previous: Sequence[FileChange], current: Sequence[FileChange], session_number: int
+) -> list[FileChange]:
     """The thread's modified files: earlier ones first, each with the sessions that changed it.
     A file proven by a tool call in any session stays verified."""
     merged: dict[str, FileChange] = {f.path: f for f in previous}
     for change in current:
         before = merged.get(change.path)
         sessions = sorted({*(before.sessions if before else []), session_number})
-        merged[change.path] = change.model_copy(update={
-            "sessions": sessions,
-            "verified": change.verified or bool(before and before.verified),
-            "evidence": change.evidence or (before.evidence if before else None),
-        })
+        merged[change.path] = change.model_copy(
+            update={
+                "sessions": sessions,
+                "verified": change.verified or bool(before and before.verified),
+                "evidence": change.evidence or (before.evidence if before else None),
+            }
+        )
     return [FileChange.model_validate(f.model_dump()) for f in merged.values()]
 
 
@@ -58,8 +61,9 @@ def merge_lessons(previous: Sequence[str], current: Sequence[str]) -> list[str]:
     newer = {_lesson_command(line) for line in current} - {None}
     kept = [line for line in previous if _lesson_command(line) not in newer]
     lines = _union(current, kept)
-    return ([line for line in lines if line.startswith("Still failing")]
-            + [line for line in lines if not line.startswith("Still failing")])
+    return [line for line in lines if line.startswith("Still failing")] + [
+        line for line in lines if not line.startswith("Still failing")
+    ]
 
 
 def _merge_requests(previous: Sequence[str], current: Sequence[str], replied: bool) -> list[str]:
@@ -67,14 +71,20 @@ def _merge_requests(previous: Sequence[str], current: Sequence[str], replied: bo
     session gave a completed reply. A request asked again is listed once, where it was asked
     last (with its flags then)."""
     bodies = {request_body(item) for item in current}
-    earlier = [answered(item) if replied else item for item in previous
-               if request_body(item) not in bodies]
+    earlier = [
+        answered(item) if replied else item for item in previous if request_body(item) not in bodies
+    ]
     return [*earlier, *current]
 
 
-def merge_previous(current: HandoffArtifact, previous: HandoffArtifact | None,
-                   *, todos_recorded: bool, goal_changed: bool = False,
-                   replied: bool = False) -> HandoffArtifact:
+def merge_previous(
+    current: HandoffArtifact,
+    previous: HandoffArtifact | None,
+    *,
+    todos_recorded: bool,
+    goal_changed: bool = False,
+    replied: bool = False,
+) -> HandoffArtifact:
     """``previous`` updated by the session ``current`` describes. ``todos_recorded`` says
     whether the session wrote its todo list (else the previous open todos still stand);
     ``goal_changed`` that the user replaced the goal in this session (else it is carried);
@@ -84,8 +94,11 @@ def merge_previous(current: HandoffArtifact, previous: HandoffArtifact | None,
         return current.model_copy(update={"files_modified": files})
     done = _union(previous.completed_work, current.completed_work)
     todos = current.open_todos if todos_recorded else previous.open_todos
-    remaining = [t for t in previous.remaining_tasks
-                 if _still_open(t, current.completed_work, current.open_todos)]
+    remaining = [
+        t
+        for t in previous.remaining_tasks
+        if _still_open(t, current.completed_work, current.open_todos)
+    ]
     files = merge_files(previous.files_modified, current.files_modified, current.session_number)
     modified = {f.path for f in files}
     in_progress = current.in_progress or ([] if replied else previous.in_progress)
@@ -93,13 +106,11 @@ def merge_previous(current: HandoffArtifact, previous: HandoffArtifact | None,
     if under_way and not any(under_way[0].content in line for line in in_progress):
         # The session did not write its todo list: the todo the list has under way still is.
         place = next((i for i, t in enumerate(todos, 1) if t is under_way[0]), 0)
-        in_progress = [f"Todo ({place} of {len(todos)} open): {under_way[0].content}",
-                       *in_progress]
+        in_progress = [f"Todo ({place} of {len(todos)} open): {under_way[0].content}", *in_progress]
     update = {
         "goal": current.goal if goal_changed else (previous.goal or current.goal),
         "constraints": _union(previous.constraints, current.constraints),
-        "user_messages": _merge_requests(previous.user_messages, current.user_messages,
-                                         replied),
+        "user_messages": _merge_requests(previous.user_messages, current.user_messages, replied),
         "completed_work": done,
         # What was under way carries over only a session that finished nothing: one that gave
         # a completed reply and has nothing under way left nothing under way.
@@ -109,8 +120,9 @@ def merge_previous(current: HandoffArtifact, previous: HandoffArtifact | None,
         "key_decisions": _union(previous.key_decisions, current.key_decisions),
         "errors_and_fixes": merge_lessons(previous.errors_and_fixes, current.errors_and_fixes),
         "files_modified": files,
-        "files_read": [p for p in _union(previous.files_read, current.files_read)
-                       if p not in modified],
+        "files_read": [
+            p for p in _union(previous.files_read, current.files_read) if p not in modified
+        ],
         "open_todos": todos,
         "pinned_files": _union(previous.pinned_files, current.pinned_files),
     }
@@ -119,32 +131,40 @@ def merge_previous(current: HandoffArtifact, previous: HandoffArtifact | None,
 
 # --- completing the artifact from the grounded facts ------------------------------------------
 
+
 def _commit_cited(sha: str, texts: Sequence[str]) -> bool:
     return any(sha[:7] in text for text in texts)
 
 
-def ground(artifact: HandoffArtifact, facts: GroundedFacts, pinned: Sequence[str],
-           locate: Locate | None = None) -> HandoffArtifact:
+def ground(
+    artifact: HandoffArtifact,
+    facts: GroundedFacts,
+    pinned: Sequence[str],
+    locate: Locate | None = None,
+) -> HandoffArtifact:
     """Merge in every grounded item the artifact is missing: modified files, open todos, user
     requests, commits and pinned files."""
     paths = {f.path for f in artifact.files_modified}
-    files = [*artifact.files_modified,
-             *(f for f in facts.files_modified if f.path not in paths)]
+    files = [*artifact.files_modified, *(f for f in facts.files_modified if f.path not in paths)]
     contents = {t.content for t in artifact.open_todos}
     todos = [*artifact.open_todos, *(t for t in facts.open_todos if t.content not in contents)]
     shown = [artifact.goal, *artifact.user_messages]
-    missing = [r for r in facts.requests
-               if not any(same_request(k, r.text) for k in shown if k)]
-    commits = [f"Commit {c.sha[:7]}: {c.message}" for c in facts.commits
-               if not _commit_cited(c.sha, artifact.completed_work)]
-    return HandoffArtifact.model_validate({
-        **artifact.model_dump(),
-        "files_modified": [f.model_dump() for f in files],
-        "open_todos": [t.model_dump() for t in todos],
-        "user_messages": [*artifact.user_messages, *request_items(missing, locate)],
-        "completed_work": [*artifact.completed_work, *commits],
-        "pinned_files": _union(artifact.pinned_files, pinned),
-    })
+    missing = [r for r in facts.requests if not any(same_request(k, r.text) for k in shown if k)]
+    commits = [
+        f"Commit {c.sha[:7]}: {c.message}"
+        for c in facts.commits
+        if not _commit_cited(c.sha, artifact.completed_work)
+    ]
+    return HandoffArtifact.model_validate(
+        {
+            **artifact.model_dump(),
+            "files_modified": [f.model_dump() for f in files],
+            "open_todos": [t.model_dump() for t in todos],
+            "user_messages": [*artifact.user_messages, *request_items(missing, locate)],
+            "completed_work": [*artifact.completed_work, *commits],
+            "pinned_files": _union(artifact.pinned_files, pinned),
+        }
+    )
 
 
 def with_checks(artifact: HandoffArtifact, checks: list) -> HandoffArtifact:

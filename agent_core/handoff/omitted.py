@@ -12,8 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-__all__ = ["is_omitted", "requests_line", "named_places", "named_before", "commits_line",
-           "named_commits", "count_line", "split_marker"]
+__all__ = [
+    "is_omitted",
+    "requests_line",
+    "named_places",
+    "named_before",
+    "commits_line",
+    "named_commits",
+    "count_line",
+    "split_marker",
+]
 
 _MARK = "(omitted: "
 _COUNT_RE = re.compile(r"^\(omitted: (\d+) ")
@@ -52,8 +60,13 @@ def named_places(items: Iterable[str]) -> set[tuple[int, int]]:
 def named_before(items: Iterable[str]) -> tuple[int, int] | None:
     """The place up to which a request line among ``items`` names every user message not
     listed (when there were too many to name one by one)."""
-    found = [(int(m.group(1)), int(m.group(2))) for item in items if is_omitted(item)
-             for m in [_UP_TO_RE.search(item)] if m]
+    found = [
+        (int(m.group(1)), int(m.group(2)))
+        for item in items
+        if is_omitted(item)
+        for m in [_UP_TO_RE.search(item)]
+        if m
+    ]
     return max(found) if found else None
 
 
@@ -64,27 +77,30 @@ def _places_text(places: Iterable[tuple[int, int]]) -> str:
     return " ".join(f"{s}:{','.join(map(str, ms))}" for s, ms in by_session.items())
 
 
-def requests_line(marker: str | None, places: Sequence[tuple[int, int] | None], count: int
-                  ) -> str:
+def requests_line(marker: str | None, places: Sequence[tuple[int, int] | None], count: int) -> str:
     """The requests line for ``count`` more answered requests (``places``: where each is
     stored, when known), merged with the line already there."""
     total = _count(marker) + count
     known = named_places([marker] if marker else []) | {p for p in places if p is not None}
     text = _places_text(known)
     if known and len(text) <= _MAX_PLACES_CHARS and len(known) == total:
-        return f"(omitted: {total} earlier answered requests; read_history(session, start) at {text})"
+        return (
+            f"(omitted: {total} earlier answered requests; read_history(session, start) at {text})"
+        )
     # Too many to name one by one: they are the oldest, so every user message up to the
     # newest of them that is not listed is one (or the same words as a listed one).
     before = named_before([marker] if marker else [])
-    if all(p is not None for p in places) and (known or before) and (before or len(known) ==
-                                                                     total):
+    if all(p is not None for p in places) and (known or before) and (before or len(known) == total):
         candidates: list[tuple[int, int]] = [*known, *([before] if before else [])]
         last = max(candidates)
-        return (f"(omitted: {total} earlier answered requests: every user message up to "
-                f"{last[0]}:{last[1]} not listed here; search_history finds them by words)")
+        return (
+            f"(omitted: {total} earlier answered requests: every user message up to "
+            f"{last[0]}:{last[1]} not listed here; search_history finds them by words)"
+        )
     span = _SESSIONS_RE.search(marker or "")
-    sessions = sorted({s for s, _ in known} | ({int(span.group(1)), int(span.group(2))}
-                                               if span else set()))
+    sessions = sorted(
+        {s for s, _ in known} | ({int(span.group(1)), int(span.group(2))} if span else set())
+    )
     where = f" from sessions {sessions[0]}-{sessions[-1]}" if sessions else ""
     return f"(omitted: {total} earlier answered requests{where}; search_history finds them)"
 
@@ -108,11 +124,13 @@ def named_commits(items: Iterable[str], shas: Sequence[str]) -> set[str]:
         starts = [i for i, s in enumerate(shas) if s.startswith(found.group(1))]
         ends = [i for i, s in enumerate(shas) if s.startswith(found.group(2))]
         if starts and ends:
-            named.update(shas[starts[0]: ends[-1] + 1])
+            named.update(shas[starts[0] : ends[-1] + 1])
     return named
 
 
 def count_line(marker: str | None, count: int, what: str) -> str:
     """A line for ``count`` more items of ``what`` (e.g. "earlier completed items")."""
-    return (f"(omitted: {_count(marker) + count} {what}; earlier HANDOFF-*.md files and "
-            "search_history have them)")
+    return (
+        f"(omitted: {_count(marker) + count} {what}; earlier HANDOFF-*.md files and "
+        "search_history have them)"
+    )

@@ -65,8 +65,8 @@ def render_facts(facts: GroundedFacts) -> str:
     lines = [f"modified: {c.path} ({c.evidence})" for c in facts.files_modified[:80]]
     lines += [f"commit {c.sha}: {c.message}" for c in facts.commits[-20:]]
     lines += [f"test: {t.command} -> {t.outcome}" for t in facts.test_runs[-10:]]
-    lines += [f"command: {squeeze(c.command, 200)} -> exit {c.exit_status}"
-              for c in facts.commands[-10:]]
+    lines += [
+        f"command: {squeeze(c.command, 200)} -> exit {c.exit_status}" for c in facts.commands[-10:]
+    ]
     lines += [f"todo [{t.status}]: {t.content}" for t in facts.todos]
     return "\n".join(lines) or "(no tool evidence)"
-

@@ -19,8 +19,14 @@ from agent_core.handoff.artifact import HandoffArtifact
 from agent_core.handoff.grounded import GroundedFacts
 from agent_core.handoff.prompt import TokenCount, render_facts, render_transcript
 
-__all__ = ["HANDOFF_INSTRUCTION", "HANDOFF_MARKER", "HandoffDraft", "appended_request",
-           "transcript_request", "is_handoff_request"]
+__all__ = [
+    "HANDOFF_INSTRUCTION",
+    "HANDOFF_MARKER",
+    "HandoffDraft",
+    "appended_request",
+    "transcript_request",
+    "is_handoff_request",
+]
 
 #: Opens the appended instruction, so a model double (the simulator) can tell it apart.
 HANDOFF_MARKER = "<handoff-request>"
@@ -57,10 +63,12 @@ class HandoffDraft(BaseModel):
     next_step: str = Field("", description="Verbatim quote of what was being done")
     remaining_tasks: list[str] = Field(description="What is still to do, most important first")
     key_decisions: list[str] = Field(description="Decisions made and why")
-    constraints: list[str] = Field(default_factory=list,
-                                   description="Rules and preferences the user stated, verbatim")
-    errors_and_fixes: list[str] = Field(default_factory=list,
-                                        description="Errors met and how each was fixed")
+    constraints: list[str] = Field(
+        default_factory=list, description="Rules and preferences the user stated, verbatim"
+    )
+    errors_and_fixes: list[str] = Field(
+        default_factory=list, description="Errors met and how each was fixed"
+    )
     files_modified: list[str] = Field(description="Paths of files changed in this session")
     current_state_summary: str = Field(description="2-4 sentences on where things stand")
     new_goal: str = Field("", description="The user's replacement goal, verbatim, if any")
@@ -71,8 +79,9 @@ def is_handoff_request(message: BaseMessage) -> bool:
     return isinstance(message.content, str) and message.content.startswith(HANDOFF_MARKER)
 
 
-def appended_request(messages: Sequence[BaseMessage], system_prompt: str | None,
-                     focus: str | None) -> list[BaseMessage]:
+def appended_request(
+    messages: Sequence[BaseMessage], system_prompt: str | None, focus: str | None
+) -> list[BaseMessage]:
     """The agent's own request (system prompt, then its messages unchanged) plus the
     instruction as the last message: a byte-identical prefix of the agent's last call."""
     instruction = f"{HANDOFF_MARKER}\n{HANDOFF_INSTRUCTION}"
@@ -82,9 +91,14 @@ def appended_request(messages: Sequence[BaseMessage], system_prompt: str | None,
     return [*head, *messages, HumanMessage(instruction)]
 
 
-def transcript_request(messages: Sequence[BaseMessage], facts: GroundedFacts,
-                       focus: str | None, previous: HandoffArtifact | None,
-                       count: TokenCount, budget_tokens: int) -> list[BaseMessage]:
+def transcript_request(
+    messages: Sequence[BaseMessage],
+    facts: GroundedFacts,
+    focus: str | None,
+    previous: HandoffArtifact | None,
+    count: TokenCount,
+    budget_tokens: int,
+) -> list[BaseMessage]:
     """The fallback: the previous handoff in full, the tool evidence, and the newest part of
     the session that fits what is left of ``budget_tokens``."""
     system = HANDOFF_INSTRUCTION

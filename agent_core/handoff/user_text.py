@@ -7,8 +7,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["constraint_sentences", "shorten", "same_request", "request_item", "capped", "request_body",
-           "request_place", "request_open", "answered"]
+__all__ = [
+    "constraint_sentences",
+    "shorten",
+    "same_request",
+    "request_item",
+    "capped",
+    "request_body",
+    "request_place",
+    "request_open",
+    "answered",
+]
 
 # A sentence that fixes how the work is done ("never use pandas", "keep it in parser.py").
 _DIRECTIVE = re.compile(
@@ -26,8 +35,11 @@ def constraint_sentences(texts: Iterable[str], limit: int = 20) -> list[str]:
     for text in texts:
         for sentence in _SENTENCE_END.split(text):
             sentence = sentence.strip().lstrip("-*• ").strip()
-            if (8 <= len(sentence) <= _MAX_SENTENCE and _DIRECTIVE.search(sentence)
-                    and sentence not in found):
+            if (
+                8 <= len(sentence) <= _MAX_SENTENCE
+                and _DIRECTIVE.search(sentence)
+                and sentence not in found
+            ):
                 found.append(sentence)
     return found[:limit]
 
@@ -58,11 +70,19 @@ _TAG_RE = re.compile(r"^\[(?:(\d+):(\d+))?((?: ?(?:queued|open|×\d+))*)\] ")
 _SHORTENED_RE = re.compile(r"… \[\+[\d,]+ characters(?:: (read_history\([^)]*\)) shows it all)?\]$")
 
 
-def request_item(text: str, *, where: tuple[int, int] | None = None, queued: bool = False,
-                 open_: bool = False, cap: int | None = None, times: int = 1) -> str:
+def request_item(
+    text: str,
+    *,
+    where: tuple[int, int] | None = None,
+    queued: bool = False,
+    open_: bool = False,
+    cap: int | None = None,
+    times: int = 1,
+) -> str:
     """The artifact's line for one user request (see above); ``×N`` when sent N times."""
-    flags = [flag for flag, on in (("queued", queued), ("open", open_), (f"×{times}", times > 1))
-             if on]
+    flags = [
+        flag for flag, on in (("queued", queued), ("open", open_), (f"×{times}", times > 1)) if on
+    ]
     place = f"{where[0]}:{where[1]}" if where else ""
     tag = f"[{' '.join(filter(None, [place, *flags]))}] " if (place or flags) else ""
     return tag + (text if cap is None else capped(text, cap, where))
@@ -85,7 +105,7 @@ def recapped(item: str, cap: int) -> str | None:
     its note counts both cuts); None when it is short enough already."""
     match = _TAG_RE.match(item)
     tag = match.group(0) if match else ""
-    text = item[len(tag):]
+    text = item[len(tag) :]
     note = _NOTE_RE.search(text)
     head = text[: note.start()] if note else text
     cut_before = int(note.group(1).replace(",", "")) if note else 0
@@ -120,4 +140,4 @@ def answered(item: str) -> str:
     place = f"{match.group(1)}:{match.group(2)}" if match.group(1) else ""
     flags = [f for f in match.group(3).split() if f != "open"]
     tag = " ".join(filter(None, [place, *flags]))
-    return (f"[{tag}] " if tag else "") + item[match.end():]
+    return (f"[{tag}] " if tag else "") + item[match.end() :]

@@ -31,8 +31,9 @@ def _session_line(record: SessionRecord, rows: Sequence[StoredMessage]) -> str:
     return "; ".join(parts)
 
 
-def history_note(sessions: Sequence[SessionRecord],
-                 rows: Mapping[str, Sequence[StoredMessage]]) -> str:
+def history_note(
+    sessions: Sequence[SessionRecord], rows: Mapping[str, Sequence[StoredMessage]]
+) -> str:
     """The handoff's paragraph on the stored history of the ended ``sessions`` (by number)."""
     if not sessions:
         return ""
@@ -55,6 +56,8 @@ def history_note(sessions: Sequence[SessionRecord],
 
 def compacted_note(session_number: int, first: int, last: int) -> str:
     """The sentence a compaction summary ends with: where its originals are."""
-    return (f"The summarized messages are stored verbatim as session {session_number}, "
-            f"messages {first}-{last}: {read_history_call(session_number, first, last)} reads "
-            "them (20 at a time) and search_history(query) searches them.")
+    return (
+        f"The summarized messages are stored verbatim as session {session_number}, "
+        f"messages {first}-{last}: {read_history_call(session_number, first, last)} reads "
+        "them (20 at a time) and search_history(query) searches them."
+    )

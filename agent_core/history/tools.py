@@ -24,8 +24,15 @@ from agent_core.storage.records import SessionRecord, StoredMessage
 from agent_core.storage.search import search_terms
 from agent_core.tools.failures import checked_tool
 
-__all__ = ["HISTORY_TOOL_NAMES", "make_history_tools", "render_row", "read_history_call",
-           "MAX_HITS", "MAX_READ_MESSAGES", "MAX_OUTPUT_CHARS"]
+__all__ = [
+    "HISTORY_TOOL_NAMES",
+    "make_history_tools",
+    "render_row",
+    "read_history_call",
+    "MAX_HITS",
+    "MAX_READ_MESSAGES",
+    "MAX_OUTPUT_CHARS",
+]
 
 HISTORY_TOOL_NAMES = ("search_history", "read_history")
 MAX_HITS = 8
@@ -41,8 +48,10 @@ def read_history_call(session: int, start: int, end: int | None = None) -> str:
 
 
 def _calls_text(row: StoredMessage) -> str:
-    calls = [f"{c.get('name')}({json.dumps(c.get('args', {}), ensure_ascii=False)})"
-             for c in row.tool_calls]
+    calls = [
+        f"{c.get('name')}({json.dumps(c.get('args', {}), ensure_ascii=False)})"
+        for c in row.tool_calls
+    ]
     return f"\n[calls: {'; '.join(calls)}]" if calls else ""
 
 
@@ -51,8 +60,10 @@ def render_row(row: StoredMessage, session: int, position: int, limit: int = _RO
     who = f"tool {row.name}" if row.role == "tool" and row.name else row.role
     body = row.content + _calls_text(row)
     if len(body) > limit:
-        body = (f"{body[:limit]}\n[... {len(body) - limit:,} more characters; "
-                "read_history shows one message at most this long]")
+        body = (
+            f"{body[:limit]}\n[... {len(body) - limit:,} more characters; "
+            "read_history shows one message at most this long]"
+        )
     return f"--- session {session}, message {position} ({who}) ---\n{body}"
 
 
@@ -60,7 +71,7 @@ def _snippet(text: str, terms: Sequence[str]) -> str:
     lowered = text.lower()
     at = min((i for i in (lowered.find(t) for t in terms) if i >= 0), default=0)
     start = max(0, at - _SNIPPET_CHARS // 3)
-    piece = " ".join(text[start:start + _SNIPPET_CHARS].split())
+    piece = " ".join(text[start : start + _SNIPPET_CHARS].split())
     return ("…" if start else "") + piece + ("…" if start + _SNIPPET_CHARS < len(text) else "")
 
 
@@ -86,8 +97,9 @@ class _History:
             raise ToolInputError("the query has no words to search for; give a few keywords")
         scope = self._session(session) if session is not None else None
         numbers = {s.id: s.number for s in self._sessions()}
-        rows = self.store.search_messages(self.thread_id, query, limit=MAX_HITS,
-                                          session_id=scope.id if scope else None)
+        rows = self.store.search_messages(
+            self.thread_id, query, limit=MAX_HITS, session_id=scope.id if scope else None
+        )
         if not rows:
             where = f"session {session}" if session is not None else "any session"
             return f"no stored message of {where} holds every word of: {' '.join(terms)}"
@@ -100,9 +112,11 @@ class _History:
             number = numbers.get(row.session_id, 0)
             position = positions[row.session_id].get(row.seq, 0)
             who = f"tool {row.name}" if row.role == "tool" and row.name else row.role
-            lines.append(f"- session {number}, message {position} ({who}): "
-                         f"{_snippet(row.content + _calls_text(row), terms)}\n"
-                         f"  open: {read_history_call(number, max(1, position - 1), position + 1)}")
+            lines.append(
+                f"- session {number}, message {position} ({who}): "
+                f"{_snippet(row.content + _calls_text(row), terms)}\n"
+                f"  open: {read_history_call(number, max(1, position - 1), position + 1)}"
+            )
         return _bounded("\n".join(lines))
 
     def read(self, session: int, start: int, end: int | None = None) -> str:
@@ -113,21 +127,26 @@ class _History:
             return f"session {session} has no stored messages yet"
         if start < 1 or last < start or start > len(rows):
             raise ToolInputError(
-                f"session {session} holds messages 1 to {len(rows)}; give 1 <= start <= end")
+                f"session {session} holds messages 1 to {len(rows)}; give 1 <= start <= end"
+            )
         last = min(last, len(rows), start + MAX_READ_MESSAGES - 1)
         parts = [render_row(rows[i - 1], session, i) for i in range(start, last + 1)]
         note = ""
         if last < (end or start) or last < len(rows):
-            note = (f"\n[shown {start}-{last} of {len(rows)}; "
-                    f"{read_history_call(session, last + 1, min(len(rows), last + 10))} reads on]")
+            note = (
+                f"\n[shown {start}-{last} of {len(rows)}; "
+                f"{read_history_call(session, last + 1, min(len(rows), last + 10))} reads on]"
+            )
         return _bounded("\n".join(parts)) + note
 
 
 def _bounded(text: str) -> str:
     if len(text) <= MAX_OUTPUT_CHARS:
         return text
-    return (text[:MAX_OUTPUT_CHARS] + f"\n[... {len(text) - MAX_OUTPUT_CHARS:,} characters cut; "
-            "ask for fewer messages]")
+    return (
+        text[:MAX_OUTPUT_CHARS] + f"\n[... {len(text) - MAX_OUTPUT_CHARS:,} characters cut; "
+        "ask for fewer messages]"
+    )
 
 
 def make_history_tools(store: SessionStore, thread_id: str) -> list[BaseTool]:
@@ -143,5 +162,7 @@ def make_history_tools(store: SessionStore, thread_id: str) -> list[BaseTool]:
         """Read stored messages start..end of a session of this chat, verbatim."""
         return history.read(session, start, end or None)
 
-    return [checked_tool(search_history, name="search_history"),
-            checked_tool(read_history, name="read_history")]
+    return [
+        checked_tool(search_history, name="search_history"),
+        checked_tool(read_history, name="read_history"),
+    ]

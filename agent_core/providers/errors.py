@@ -216,8 +216,9 @@ class ProviderErrorMapping(BaseChatModel):
     def _cut_off(self) -> ChatGenerationChunk:
         # Not an error: the text so far is worth keeping. Retrying would repeat what the
         # user already saw, so the reply is kept and marked instead.
-        log.warning("%s ended a stream without its finish marker; the reply is incomplete",
-                    self.label)
+        log.warning(
+            "%s ended a stream without its finish marker; the reply is incomplete", self.label
+        )
         return cut_off_chunk()
 
     # calls ------------------------------------------------------------------------

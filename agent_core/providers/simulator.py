@@ -73,7 +73,12 @@ class SimulatorChatModel(BaseChatModel):
         if forced is not None:
             function = forced["function"]
             args = fill_schema(function.get("parameters", {}), messages)
-            call = {"name": function["name"], "args": args, "id": _STRUCTURED_ID, "type": "tool_call"}
+            call = {
+                "name": function["name"],
+                "args": args,
+                "id": _STRUCTURED_ID,
+                "type": "tool_call",
+            }
             return Step(tool_calls=[call])
         if messages and is_handoff_request(messages[-1]):
             # Asked in plain text for a handoff (the agent's request plus the instruction):

@@ -16,7 +16,11 @@ __all__ = ["fill_schema"]
 _MODIFIED = re.compile(r"^modified: (\S+)", re.MULTILINE)
 _TODO = re.compile(r"^todo \[(\w+)\]: (.+)$", re.MULTILINE)
 _COMMAND = re.compile(r"^command: (.+) -> exit", re.MULTILINE)
-def _from_prompt_text(messages: list[BaseMessage]) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+
+
+def _from_prompt_text(
+    messages: list[BaseMessage],
+) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """Evidence a handoff prompt spells out as text (``modified: …``, ``todo [status]: …``)."""
     text = "\n".join(m.content for m in messages if isinstance(m.content, str))
     todos = [{"content": c.strip(), "status": s} for s, c in _TODO.findall(text)]
@@ -38,8 +42,11 @@ def _user_texts(messages: list[BaseMessage]) -> list[str]:
         if transcript is None:
             texts.append(content)
             continue
-        texts += [entry[len("USER: "):] for entry in transcript.group(1).split("\n\n")
-                  if entry.startswith("USER: ") and not entry.startswith("USER: <")]
+        texts += [
+            entry[len("USER: ") :]
+            for entry in transcript.group(1).split("\n\n")
+            if entry.startswith("USER: ") and not entry.startswith("USER: <")
+        ]
     return texts
 
 
@@ -109,7 +116,9 @@ def _source(name: str, evidence: dict[str, list[str]]) -> list[str] | None:
     return None
 
 
-def _value(name: str, schema: dict[str, Any], defs: dict[str, Any], evidence: dict[str, list[str]]) -> Any:
+def _value(
+    name: str, schema: dict[str, Any], defs: dict[str, Any], evidence: dict[str, list[str]]
+) -> Any:
     if "$ref" in schema:
         schema = defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
     if "anyOf" in schema:
@@ -139,7 +148,12 @@ def _value(name: str, schema: dict[str, Any], defs: dict[str, Any], evidence: di
     return None
 
 
-def _object(schema: dict[str, Any], defs: dict[str, Any], evidence: dict[str, list[str]], seed: str | None = None) -> dict[str, Any]:
+def _object(
+    schema: dict[str, Any],
+    defs: dict[str, Any],
+    evidence: dict[str, list[str]],
+    seed: str | None = None,
+) -> dict[str, Any]:
     if "$ref" in schema:
         schema = defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
     properties = schema.get("properties", {})

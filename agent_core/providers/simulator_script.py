@@ -66,9 +66,13 @@ def _last_outcomes(messages: list[BaseMessage]) -> dict[str, bool]:
     outcomes: dict[str, bool] = {}
     for message in messages[_last_user_index(messages) + 1 :]:
         if isinstance(message, AIMessage):
-            commands.update({call["id"]: str(call["args"].get("command", ""))
-                             for call in message.tool_calls
-                             if call["name"] == "run_command" and call["id"] is not None})
+            commands.update(
+                {
+                    call["id"]: str(call["args"].get("command", ""))
+                    for call in message.tool_calls
+                    if call["name"] == "run_command" and call["id"] is not None
+                }
+            )
         elif isinstance(message, ToolMessage) and message.tool_call_id in commands:
             tail = str(message.content)[-40:]
             outcomes[commands[message.tool_call_id]] = "[exit status 0]" in tail
@@ -81,9 +85,11 @@ def _verdict(outcomes: dict[str, bool]) -> str:
     failing = [command for command, passed in outcomes.items() if not passed]
     if failing:
         named = ", ".join(f"`{command}`" for command in failing)
-        return (f"Not ready for review: {named} failed on its last run and was not run again."
-                if len(failing) == 1 else
-                f"Not ready for review: {named} failed on their last runs and were not run again.")
+        return (
+            f"Not ready for review: {named} failed on its last run and was not run again."
+            if len(failing) == 1
+            else f"Not ready for review: {named} failed on their last runs and were not run again."
+        )
     if outcomes:
         return "The tests pass and the work is ready for review."
     return "No check ran in this turn; run the tests before relying on it."
@@ -118,8 +124,9 @@ def _resumed_steps(handoff: str, path: str) -> int:
     (1), its check run and failing (2), the file edited after it (3). Nothing proven, nothing
     skipped: the work is done again for real."""
     changed = re.search(r"^- Changed since the last completed item: (.*)$", handoff, re.MULTILINE)
-    if changed is None or not re.search(rf"(?:^|, ){re.escape(path)}(?: \(edited\))?(?:,|$)",
-                                        changed.group(1)):
+    if changed is None or not re.search(
+        rf"(?:^|, ){re.escape(path)}(?: \(edited\))?(?:,|$)", changed.group(1)
+    ):
         return 0
     if f"{path} (edited)" in changed.group(1):
         return 3
@@ -183,9 +190,13 @@ def _code(path: str, todo: str, seed: int, lines: int) -> str:
 def _command_output(command: str, seed: int, lines: int, failing: bool) -> str:
     out = [f"$ {command}", "collecting ..."]
     for n in range(lines):
-        out.append(f"tests/test_case_{n:03d}.py::test_behaviour_{(seed + n) % 97} PASSED [{n * 100 // max(lines, 1):3d}%]")
+        out.append(
+            f"tests/test_case_{n:03d}.py::test_behaviour_{(seed + n) % 97} PASSED [{n * 100 // max(lines, 1):3d}%]"
+        )
     if failing:
-        out.append("FAILED tests/test_case_000.py::test_edge_case - AssertionError: expected 3, got 2")
+        out.append(
+            "FAILED tests/test_case_000.py::test_edge_case - AssertionError: expected 3, got 2"
+        )
         out.append(f"==== 1 failed, {lines - 1} passed in 0.{seed % 90 + 10}s ====")
         out.append("[exit status 1]")
     else:
@@ -195,7 +206,12 @@ def _command_output(command: str, seed: int, lines: int, failing: bool) -> str:
 
 
 def _tool_call(name: str, args: dict[str, Any], key: str) -> dict[str, Any]:
-    return {"name": name, "args": args, "id": f"call_{_digest(name, key) % 10**10:010d}", "type": "tool_call"}
+    return {
+        "name": name,
+        "args": args,
+        "id": f"call_{_digest(name, key) % 10**10:010d}",
+        "type": "tool_call",
+    }
 
 
 def _advance(todos: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -227,23 +243,37 @@ def next_step(messages: list[BaseMessage], *, verbosity: int = 24) -> Step:
         isinstance(m, (AIMessage, ToolMessage)) for m in messages[last_user + 1 :]
     )
     if not todos or (new_request and all(t["status"] == "completed" for t in todos)):
-        plan = _plan(task) if not todos else [
-            *todos,
-            {"id": f"t{len(todos) + 1}", "content": f"Follow up: {task[:80]}", "status": "in_progress"},
-        ]
+        plan = (
+            _plan(task)
+            if not todos
+            else [
+                *todos,
+                {
+                    "id": f"t{len(todos) + 1}",
+                    "content": f"Follow up: {task[:80]}",
+                    "status": "in_progress",
+                },
+            ]
+        )
         return Step(
             text=f"Planning the work: {len(plan)} todos.",
-            tool_calls=[_tool_call("write_todos", {"todos": plan}, task + "plan" + str(len(messages)))],
+            tool_calls=[
+                _tool_call("write_todos", {"todos": plan}, task + "plan" + str(len(messages)))
+            ],
         )
     active = next((t for t in todos if t["status"] == "in_progress"), None)
     if active is None:
         pending = next((t for t in todos if t["status"] == "pending"), None)
         if pending is None:
             done = ", ".join(t["content"] for t in todos[-4:])
-            return Step(text=f"All {len(todos)} todos are complete. Finished: {done}. "
-                        + _verdict(_last_outcomes(messages)))
+            return Step(
+                text=f"All {len(todos)} todos are complete. Finished: {done}. "
+                + _verdict(_last_outcomes(messages))
+            )
         started = [dict(t, status="in_progress") if t is pending else t for t in todos]
-        return Step(tool_calls=[_tool_call("write_todos", {"todos": started}, task + pending["content"])])
+        return Step(
+            tool_calls=[_tool_call("write_todos", {"todos": started}, task + pending["content"])]
+        )
     path = _file_for(active, task)
     done_steps = _steps_done(messages, path)
     seed = _digest(task, active["content"])
@@ -259,7 +289,9 @@ def next_step(messages: list[BaseMessage], *, verbosity: int = 24) -> Step:
         return Step(text=f"Writing {path}.", tool_calls=[_tool_call("write_file", args, key)])
     if kind == "edit":
         args = {"path": path, "old_string": "return value", "new_string": "return abs(value)"}
-        return Step(text=f"Fixing the edge case in {path}.", tool_calls=[_tool_call("edit_file", args, key)])
+        return Step(
+            text=f"Fixing the edge case in {path}.", tool_calls=[_tool_call("edit_file", args, key)]
+        )
     command = f"pytest -q {path}" if kind == "test" else f"python -m {_slug(task)} --check"
     return Step(tool_calls=[_tool_call("run_command", {"command": command}, key)])
 

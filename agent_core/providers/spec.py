@@ -32,8 +32,9 @@ def simulator(label_note: str = "") -> ResolvedModel:
     delay = float(os.environ.get("BATON_SIM_DELAY", "0.01"))
     verbosity = int(os.environ.get("BATON_SIM_VERBOSITY", "24"))
     label = SIMULATOR_LABEL + (f" ({label_note})" if label_note else "")
-    return ResolvedModel(SimulatorChatModel(chunk_delay=delay, verbosity=verbosity),
-                         "simulator", label, True)
+    return ResolvedModel(
+        SimulatorChatModel(chunk_delay=delay, verbosity=verbosity), "simulator", label, True
+    )
 
 
 def split_spec(spec: str) -> tuple[str, str]:

@@ -43,9 +43,16 @@ class CompactionResult(NamedTuple):
 class ReplayContext:
     """The open session's context in a replay, and its edits (see the module docstring)."""
 
-    def __init__(self, estimator: ContextEstimator, policy: ContextPolicy, *,
-                 system_prompt: str | None = None, tools: Sequence[Any] = (),
-                 history_tools: bool = False, summary_tokens: int = 800) -> None:
+    def __init__(
+        self,
+        estimator: ContextEstimator,
+        policy: ContextPolicy,
+        *,
+        system_prompt: str | None = None,
+        tools: Sequence[Any] = (),
+        history_tools: bool = False,
+        summary_tokens: int = 800,
+    ) -> None:
         self.estimator = estimator
         self.policy = policy
         self.system = system_prompt or None
@@ -70,27 +77,37 @@ class ReplayContext:
         return self.estimator.counter.count_message(message)
 
     def measure(self, messages: Sequence[BaseMessage] | None = None) -> TokenEstimate:
-        return self.estimator.estimate(list(self.messages if messages is None else messages),
-                                       system=self.system, tools=self.tools)
+        return self.estimator.estimate(
+            list(self.messages if messages is None else messages),
+            system=self.system,
+            tools=self.tools,
+        )
 
     def observe(self, reported: int) -> None:
         """The provider's figure for the context as it is (the transcript's own prompt)."""
         self.estimator.observe(self.messages, reported, system=self.system, tools=self.tools)
 
     def head_fraction(self, messages: Sequence[BaseMessage]) -> float:
-        tokens = self.estimator.counter.count(opening_messages(messages), system=self.system,
-                                              tools=self.tools)
+        tokens = self.estimator.counter.count(
+            opening_messages(messages), system=self.system, tools=self.tools
+        )
         return tokens / self.estimator.info.context_window
 
-    def projected_after_compaction(self, messages: Sequence[BaseMessage],
-                                   estimate: TokenEstimate) -> float:
+    def projected_after_compaction(
+        self, messages: Sequence[BaseMessage], estimate: TokenEstimate
+    ) -> float:
         return projected_after_compaction(
-            messages, estimate.tokens, estimate.window,
+            messages,
+            estimate.tokens,
+            estimate.window,
             keep_recent_tokens=self.policy.keep_recent_tokens,
-            summary_tokens=self.summary_tokens, count=self.count)
+            summary_tokens=self.summary_tokens,
+            count=self.count,
+        )
 
-    def mask(self, messages: Sequence[BaseMessage], utilization: float | None = None
-             ) -> list[BaseMessage] | None:
+    def mask(
+        self, messages: Sequence[BaseMessage], utilization: float | None = None
+    ) -> list[BaseMessage] | None:
         """The app's mask over the open session (``messages`` is its context)."""
         picked = mask_candidates(messages, self.policy.keep_recent_tokens, self.count)
         if not picked:
@@ -102,11 +119,18 @@ class ReplayContext:
             tokens = self.count(message)
             origin = self.origin[index]
             row = self._position.get(origin) if origin is not None else None
-            reread = (read_history_call(self.session, row) if self.history_tools and row
-                      else "running the tool again")
+            reread = (
+                read_history_call(self.session, row)
+                if self.history_tools and row
+                else "running the tool again"
+            )
             text = placeholder(str(message.name or "tool"), tokens, reread)
-            masked[index] = message.model_copy(update={
-                "content": text, "additional_kwargs": {**message.additional_kwargs, MASKED: True}})
+            masked[index] = message.model_copy(
+                update={
+                    "content": text,
+                    "additional_kwargs": {**message.additional_kwargs, MASKED: True},
+                }
+            )
             before, after = before + tokens, after + count_text(text)
         self.last_mask = MaskResult(len(picked), before, after)
         self._rows += 1  # the marker row
@@ -155,12 +179,22 @@ class ReplayContext:
         where = {id(m): i for i, m in enumerate(self.messages)}
         indexes = [self.origin[where[id(m)]] for m in unanswered]
         # Marked as the app marks them: already among the requests the handoff holds.
-        carried = [m.model_copy(update={"additional_kwargs": {
-            **m.additional_kwargs, CARRIED_OVER: m.id or f"message-{index}"}})
-            for m, index in zip(unanswered, indexes, strict=True)]
+        carried = [
+            m.model_copy(
+                update={
+                    "additional_kwargs": {
+                        **m.additional_kwargs,
+                        CARRIED_OVER: m.id or f"message-{index}",
+                    }
+                }
+            )
+            for m, index in zip(unanswered, indexes, strict=True)
+        ]
         self.session += 1
-        self.messages = [HumanMessage(opening, additional_kwargs={"baton_kind": "handoff"}),
-                         *carried]
+        self.messages = [
+            HumanMessage(opening, additional_kwargs={"baton_kind": "handoff"}),
+            *carried,
+        ]
         self.origin = [None, *indexes]
         self.originals = list(carried)
         self.original_index = [i for i in indexes if i is not None]

@@ -28,16 +28,33 @@ _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 16, 36
 _MAX_POINTS = 2 * _WIDTH
 #: The events marked on the chart and carded below it, and the word each mark's tooltip uses.
 _MARKED = {"reset": "reset", "compaction": "compaction", "mask": "mask"}
-_SUMMARY_KEYS = ("format", "messages", "model", "window", "strategy", "effective_strategy",
-                 "mask_threshold", "compact_threshold", "reset_threshold", "sessions", "masks",
-                 "compactions", "resets", "final_utilization", "seconds")
+_SUMMARY_KEYS = (
+    "format",
+    "messages",
+    "model",
+    "window",
+    "strategy",
+    "effective_strategy",
+    "mask_threshold",
+    "compact_threshold",
+    "reset_threshold",
+    "sessions",
+    "masks",
+    "compactions",
+    "resets",
+    "final_utilization",
+    "seconds",
+)
 
 
 @cache
 def _templates() -> Environment:
-    env = Environment(loader=PackageLoader("agent_core", "templates"),
-                      autoescape=select_autoescape(["html", "svg", "j2"]),
-                      trim_blocks=False, keep_trailing_newline=False)
+    env = Environment(
+        loader=PackageLoader("agent_core", "templates"),
+        autoescape=select_autoescape(["html", "svg", "j2"]),
+        trim_blocks=False,
+        keep_trailing_newline=False,
+    )
     env.filters["tojson_pretty"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False)
     return env
 
@@ -46,7 +63,7 @@ def _downsample(steps: Sequence[ReplayStep]) -> list[ReplayStep]:
     if len(steps) <= _MAX_POINTS:
         return list(steps)
     size = len(steps) / _MAX_POINTS
-    buckets = (steps[int(i * size): int((i + 1) * size)] for i in range(_MAX_POINTS))
+    buckets = (steps[int(i * size) : int((i + 1) * size)] for i in range(_MAX_POINTS))
     return [max(bucket, key=lambda s: s.tokens) for bucket in buckets if bucket]
 
 
@@ -65,27 +82,60 @@ def chart_svg(steps: Sequence[ReplayStep], events: Sequence[dict[str, Any]]) -> 
     def y(tokens: float) -> float:
         return _TOP + plot_h * (1 - tokens / top)
 
-    ticks = [{"y": f"{y(top * t / 4):.1f}", "label_y": f"{y(top * t / 4) + 4:.1f}",
-              "label": f"{top * t / 4 / 1000:.0f}k"} for t in range(5)]
-    marks = [{"kind": e["event"], "x": x(e["message_index"]),
-              "label": (f'{_MARKED[e["event"]]} after message {e["message_index"]}, '
-                        f'{e["utilization"]:.0%} of the window')}
-             for e in events if e.get("event") in _MARKED]
-    path = " ".join(f"{'M' if i == 0 else 'L'}{x(s.message_index)},{y(s.tokens):.1f}"
-                    for i, s in enumerate(_downsample(steps)))
-    return _templates().get_template("replay_chart.svg.j2").render(
-        width=_WIDTH, height=_HEIGHT, left=_LEFT, right=_WIDTH - _RIGHT, top=_TOP,
-        bottom=_TOP + plot_h, ticks=ticks, last_message=total - 1, window=window,
-        window_y=f"{y(window):.1f}", marks=marks, path=path)
+    ticks = [
+        {
+            "y": f"{y(top * t / 4):.1f}",
+            "label_y": f"{y(top * t / 4) + 4:.1f}",
+            "label": f"{top * t / 4 / 1000:.0f}k",
+        }
+        for t in range(5)
+    ]
+    marks = [
+        {
+            "kind": e["event"],
+            "x": x(e["message_index"]),
+            "label": (
+                f"{_MARKED[e['event']]} after message {e['message_index']}, "
+                f"{e['utilization']:.0%} of the window"
+            ),
+        }
+        for e in events
+        if e.get("event") in _MARKED
+    ]
+    path = " ".join(
+        f"{'M' if i == 0 else 'L'}{x(s.message_index)},{y(s.tokens):.1f}"
+        for i, s in enumerate(_downsample(steps))
+    )
+    return (
+        _templates()
+        .get_template("replay_chart.svg.j2")
+        .render(
+            width=_WIDTH,
+            height=_HEIGHT,
+            left=_LEFT,
+            right=_WIDTH - _RIGHT,
+            top=_TOP,
+            bottom=_TOP + plot_h,
+            ticks=ticks,
+            last_message=total - 1,
+            window=window,
+            window_y=f"{y(window):.1f}",
+            marks=marks,
+            path=path,
+        )
+    )
 
 
-def render_report(title: str, steps: Sequence[ReplayStep],
-                  events: Sequence[dict[str, Any]]) -> str:
+def render_report(title: str, steps: Sequence[ReplayStep], events: Sequence[dict[str, Any]]) -> str:
     """The whole HTML page for a replay of ``title`` (usually the transcript's file name)."""
     summary = next((e for e in events if e.get("event") == "summary"), {})
-    return _templates().get_template("replay_report.html.j2").render(
-        title=title,
-        summary=[(key, summary[key]) for key in _SUMMARY_KEYS if key in summary],
-        chart=Markup(chart_svg(steps, events)),  # built by the autoescaped chart template
-        cards=[e for e in events if e.get("event") in _MARKED],
+    return (
+        _templates()
+        .get_template("replay_report.html.j2")
+        .render(
+            title=title,
+            summary=[(key, summary[key]) for key in _SUMMARY_KEYS if key in summary],
+            chart=Markup(chart_svg(steps, events)),  # built by the autoescaped chart template
+            cards=[e for e in events if e.get("event") in _MARKED],
+        )
     )

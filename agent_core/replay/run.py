@@ -70,20 +70,38 @@ def handoff_model_for(spec: str) -> BaseChatModel | None:
     return resolve_model(spec).model
 
 
-def _handoff(replayed: ReplayContext, *, utilization: float, model: str,
-             handoff_model: BaseChatModel | None, metadata: dict[str, Any],
-             previous: HandoffArtifact | None, budget_tokens: int,
-             window: int) -> tuple[HandoffArtifact, str]:
+def _handoff(
+    replayed: ReplayContext,
+    *,
+    utilization: float,
+    model: str,
+    handoff_model: BaseChatModel | None,
+    metadata: dict[str, Any],
+    previous: HandoffArtifact | None,
+    budget_tokens: int,
+    window: int,
+) -> tuple[HandoffArtifact, str]:
     """The handoff that ends ``replayed``'s open session: asked with its context, its facts
     and the check's inventory read from the session's original messages, each located at
     its stored row (as the app stores it), as the coordinator does."""
     originals = replayed.originals
     facts = extract_facts(originals, metadata=metadata)
-    result = asyncio.run(generate_handoff(
-        handoff_model, replayed.messages, facts=facts, session_number=replayed.session,
-        trigger="auto", utilization=min(utilization, 1.0), model_name=model, previous=previous,
-        budget_tokens=budget_tokens, window_tokens=window,
-        inventory=take_inventory(originals, metadata), locate=replayed.locate))
+    result = asyncio.run(
+        generate_handoff(
+            handoff_model,
+            replayed.messages,
+            facts=facts,
+            session_number=replayed.session,
+            trigger="auto",
+            utilization=min(utilization, 1.0),
+            model_name=model,
+            previous=previous,
+            budget_tokens=budget_tokens,
+            window_tokens=window,
+            inventory=take_inventory(originals, metadata),
+            locate=replayed.locate,
+        )
+    )
     return result.artifact, handoff_context_message(result.artifact)
 
 
@@ -91,8 +109,9 @@ def _handoff(replayed: ReplayContext, *, utilization: float, model: str,
 _FINAL_ONLY = ("submission", "info")
 
 
-def _session_metadata(transcript: Transcript, indexes: list[int], first: int,
-                      last: int) -> dict[str, Any]:
+def _session_metadata(
+    transcript: Transcript, indexes: list[int], first: int, last: int
+) -> dict[str, Any]:
     """The transcript's metadata for a session that ran from message ``first`` to message
     ``last`` and whose own messages are the transcript's ``indexes``: importer events (which
     carry the number of transcript messages before them) kept only if they follow a message
@@ -109,10 +128,15 @@ def _session_metadata(transcript: Transcript, indexes: list[int], first: int,
     return metadata
 
 
-def replay_policy(*, strategy: str = "auto", window: int | None = None,
-                  threshold: float | None = None, compact_threshold: float | None = None,
-                  mask_threshold: float | None | Literal["app"] = "app",
-                  keep_recent_tokens: int | None = None) -> ContextPolicy:
+def replay_policy(
+    *,
+    strategy: str = "auto",
+    window: int | None = None,
+    threshold: float | None = None,
+    compact_threshold: float | None = None,
+    mask_threshold: float | None | Literal["app"] = "app",
+    keep_recent_tokens: int | None = None,
+) -> ContextPolicy:
     """The policy a replay runs with when no assistant gives one: the app's defaults, with
     what is given. ``threshold`` is the reset threshold; the compact threshold defaults to 5
     points below it (at most 0.5), the mask threshold to the app's
@@ -134,32 +158,55 @@ def replay_policy(*, strategy: str = "auto", window: int | None = None,
     return make_policy(**fields)
 
 
-def replay(path: str, *, fmt: str = "auto", model: str, window: int | None = None,
-           strategy: str = "auto", threshold: float | None = None,
-           mask_threshold: float | None | Literal["app"] = "app",
-           handoff_model: str = "facts", budget_tokens: int = 1500,
-           on_step: Callable[[ReplayStep], None] | None = None) -> Iterator[dict[str, Any]]:
+def replay(
+    path: str,
+    *,
+    fmt: str = "auto",
+    model: str,
+    window: int | None = None,
+    strategy: str = "auto",
+    threshold: float | None = None,
+    mask_threshold: float | None | Literal["app"] = "app",
+    handoff_model: str = "facts",
+    budget_tokens: int = 1500,
+    on_step: Callable[[ReplayStep], None] | None = None,
+) -> Iterator[dict[str, Any]]:
     """Yield one event per mask / compaction / reset, then a summary (see the module
     docstring). The policy is :func:`replay_policy`'s.
 
     ``on_step`` is called after every message with the context's size (progress bars, charts).
     """
-    policy = replay_policy(strategy=strategy, window=window, threshold=threshold,
-                           mask_threshold=mask_threshold)
-    return replay_transcript(load_transcript(path, format=fmt), model=model, policy=policy,
-                             handoff_model=handoff_model, budget_tokens=budget_tokens,
-                             on_step=on_step)
+    policy = replay_policy(
+        strategy=strategy, window=window, threshold=threshold, mask_threshold=mask_threshold
+    )
+    return replay_transcript(
+        load_transcript(path, format=fmt),
+        model=model,
+        policy=policy,
+        handoff_model=handoff_model,
+        budget_tokens=budget_tokens,
+        on_step=on_step,
+    )
 
 
-def replay_transcript(transcript: Transcript, *, model: str, policy: ContextPolicy | None = None,
-                      window: int | None = None, strategy: str = "auto",
-                      threshold: float | None = None, compact_threshold: float | None = None,
-                      model_default: Literal["compact", "reset"] | None = None,
-                      system_prompt: str | None = None, tools: Sequence[Any] = (),
-                      history_tools: bool = False, summary_tokens: int = 800,
-                      handoff_model: str = "facts", budget_tokens: int = 1500,
-                      on_step: Callable[[ReplayStep], None] | None = None
-                      ) -> Iterator[dict[str, Any]]:
+def replay_transcript(
+    transcript: Transcript,
+    *,
+    model: str,
+    policy: ContextPolicy | None = None,
+    window: int | None = None,
+    strategy: str = "auto",
+    threshold: float | None = None,
+    compact_threshold: float | None = None,
+    model_default: Literal["compact", "reset"] | None = None,
+    system_prompt: str | None = None,
+    tools: Sequence[Any] = (),
+    history_tools: bool = False,
+    summary_tokens: int = 800,
+    handoff_model: str = "facts",
+    budget_tokens: int = 1500,
+    on_step: Callable[[ReplayStep], None] | None = None,
+) -> Iterator[dict[str, Any]]:
     """:func:`replay` over a transcript already loaded.
 
     ``policy`` is the assistant's (its thresholds, keep-recent tokens and window); without
@@ -170,15 +217,24 @@ def replay_transcript(transcript: Transcript, *, model: str, policy: ContextPoli
     written as in a chat; ``summary_tokens`` is what a compaction summary is reckoned at.
     ``on_step`` may raise to stop the replay (a cancelled replay in the app)."""
     if policy is None:
-        policy = replay_policy(strategy=strategy, window=window, threshold=threshold,
-                               compact_threshold=compact_threshold)
+        policy = replay_policy(
+            strategy=strategy,
+            window=window,
+            threshold=threshold,
+            compact_threshold=compact_threshold,
+        )
     writer = handoff_model_for(handoff_model)
     previous: HandoffArtifact | None = None
     info = model_info(model, window_override=policy.window_override)
     default = model_default or info.default_strategy
-    context = ReplayContext(ContextEstimator(model, window_override=policy.window_override),
-                            policy, system_prompt=system_prompt, tools=tools,
-                            history_tools=history_tools, summary_tokens=summary_tokens)
+    context = ReplayContext(
+        ContextEstimator(model, window_override=policy.window_override),
+        policy,
+        system_prompt=system_prompt,
+        tools=tools,
+        history_tools=history_tools,
+        summary_tokens=summary_tokens,
+    )
     usage = {u.message_index: u.input_tokens for u in transcript.usage}
     pristine = True  # the replayed context still equals the transcript's own prompt
     fell_short = False  # a compaction this turn left the context at or above its threshold
@@ -194,17 +250,29 @@ def replay_transcript(transcript: Transcript, *, model: str, policy: ContextPoli
                 context.observe(usage[index])
             after = index - 1  # the last transcript message the call was sent
             sent = context.measure()
-            step = before_call(context, context.messages, sent, policy=policy,
-                               model_default=default, compaction_fell_short=fell_short)
+            step = before_call(
+                context,
+                context.messages,
+                sent,
+                policy=policy,
+                model_default=default,
+                compaction_fell_short=fell_short,
+            )
             if step.masked and context.last_mask is not None:
                 context.adopt(step.messages)
                 mask = context.last_mask
                 masks, pristine = masks + 1, False
-                yield {"event": "mask", "message_index": after, "session_number": context.session,
-                       "utilization": round(sent.fraction, 4), "basis": sent.basis,
-                       "utilization_after": round(step.estimate.fraction, 4),
-                       "outputs": mask.outputs, "tokens_before": mask.tokens_before,
-                       "tokens_after": mask.tokens_after}
+                yield {
+                    "event": "mask",
+                    "message_index": after,
+                    "session_number": context.session,
+                    "utilization": round(sent.fraction, 4),
+                    "basis": sent.basis,
+                    "utilization_after": round(step.estimate.fraction, 4),
+                    "outputs": mask.outputs,
+                    "tokens_before": mask.tokens_before,
+                    "tokens_after": mask.tokens_after,
+                }
             estimate, decision = step.estimate, step.decision
             if decision.action == "compact":
                 done = context.compact()
@@ -212,21 +280,35 @@ def replay_transcript(transcript: Transcript, *, model: str, policy: ContextPoli
                     measured = context.measure()
                     fell_short = measured.fraction >= policy.compact_threshold
                     compactions, pristine = compactions + 1, False
-                    yield {"event": "compaction", "message_index": after,
-                           "session_number": context.session,
-                           "utilization": round(estimate.fraction, 4), "basis": estimate.basis,
-                           "messages_summarized": done.summarized, "tokens_after": measured.tokens}
+                    yield {
+                        "event": "compaction",
+                        "message_index": after,
+                        "session_number": context.session,
+                        "utilization": round(estimate.fraction, 4),
+                        "basis": estimate.basis,
+                        "messages_summarized": done.summarized,
+                        "tokens_after": measured.tokens,
+                    }
             elif decision.action == "reset":
                 metadata = _session_metadata(transcript, context.original_index, first, after)
-                previous, opening = _handoff(context, utilization=estimate.fraction,
-                                             model=model, handoff_model=writer,
-                                             metadata=metadata, previous=previous,
-                                             budget_tokens=budget_tokens,
-                                             window=info.context_window)
-                yield {"event": "reset", "message_index": after,
-                       "utilization": round(estimate.fraction, 4), "basis": estimate.basis,
-                       "session_number": context.session + 1,
-                       "handoff": previous.model_dump(mode="json")}
+                previous, opening = _handoff(
+                    context,
+                    utilization=estimate.fraction,
+                    model=model,
+                    handoff_model=writer,
+                    metadata=metadata,
+                    previous=previous,
+                    budget_tokens=budget_tokens,
+                    window=info.context_window,
+                )
+                yield {
+                    "event": "reset",
+                    "message_index": after,
+                    "utilization": round(estimate.fraction, 4),
+                    "basis": estimate.basis,
+                    "session_number": context.session + 1,
+                    "handoff": previous.model_dump(mode="json"),
+                }
                 context.open_session(opening)
                 resets, pristine, fell_short, first = resets + 1, False, False, index
         if sent_to_model:
@@ -238,11 +320,22 @@ def replay_transcript(transcript: Transcript, *, model: str, policy: ContextPoli
             on_step(ReplayStep(index, total, measured.tokens, measured.window, context.session))
     final = context.measure() if context.messages else None
     effective = default if policy.context_strategy == "auto" else policy.context_strategy
-    yield {"event": "summary", "format": transcript.format, "messages": total,
-           "usage_points": len(usage), "model": model, "window": info.context_window,
-           "strategy": policy.context_strategy, "effective_strategy": effective,
-           "mask_threshold": policy.mask_threshold, "compact_threshold": policy.compact_threshold,
-           "reset_threshold": policy.reset_threshold, "masks": masks, "resets": resets,
-           "compactions": compactions, "sessions": context.session,
-           "final_utilization": round(final.fraction, 4) if final else 0.0,
-           "seconds": round(time.perf_counter() - started, 3)}
+    yield {
+        "event": "summary",
+        "format": transcript.format,
+        "messages": total,
+        "usage_points": len(usage),
+        "model": model,
+        "window": info.context_window,
+        "strategy": policy.context_strategy,
+        "effective_strategy": effective,
+        "mask_threshold": policy.mask_threshold,
+        "compact_threshold": policy.compact_threshold,
+        "reset_threshold": policy.reset_threshold,
+        "masks": masks,
+        "resets": resets,
+        "compactions": compactions,
+        "sessions": context.session,
+        "final_utilization": round(final.fraction, 4) if final else 0.0,
+        "seconds": round(time.perf_counter() - started, 3),
+    }

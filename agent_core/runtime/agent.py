@@ -21,8 +21,9 @@ DEFAULT_SYSTEM_PROMPT = (
 )
 
 
-async def _in_place_unless_tracing(default: Any, ctx: Context, func: Any, /, *args: Any,
-                                   **kwargs: Any) -> Any:
+async def _in_place_unless_tracing(
+    default: Any, ctx: Context, func: Any, /, *args: Any, **kwargs: Any
+) -> Any:
     """LangChain wraps every middleware's ``wrap_model_call`` and ``wrap_tool_call`` in a
     LangSmith span whose set-up and end run in a thread (and the hook in a task of its own)
     even when nothing is traced: three trips through the event loop for each model call and

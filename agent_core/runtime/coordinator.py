@@ -57,12 +57,17 @@ def pinned_context(store: Any, thread_id: str, patterns: Sequence[str]) -> list[
         content = store.read_file(thread_id, path) or ""
         note = ""
         if len(content) > _PINNED_MAX_CHARS:
-            content, note = content[:_PINNED_MAX_CHARS], "\n[... truncated; read_file shows the rest]"
-        rows.append(NewMessage(
-            role="pinned",
-            content=f'<pinned-file path="{path}">\n{content}{note}\n</pinned-file>',
-            meta={"path": path},
-        ))
+            content, note = (
+                content[:_PINNED_MAX_CHARS],
+                "\n[... truncated; read_file shows the rest]",
+            )
+        rows.append(
+            NewMessage(
+                role="pinned",
+                content=f'<pinned-file path="{path}">\n{content}{note}\n</pinned-file>',
+                meta={"path": path},
+            )
+        )
     return rows
 
 
@@ -72,9 +77,16 @@ def _todo_state_block(todos: dict[str, dict[str, Any]], task: str) -> str:
 
 
 def _is_empty(artifact: HandoffArtifact) -> bool:
-    return not any((artifact.completed_work, artifact.in_progress, artifact.remaining_tasks,
-                    artifact.key_decisions, artifact.files_modified,
-                    artifact.current_state_summary.strip()))
+    return not any(
+        (
+            artifact.completed_work,
+            artifact.in_progress,
+            artifact.remaining_tasks,
+            artifact.key_decisions,
+            artifact.files_modified,
+            artifact.current_state_summary.strip(),
+        )
+    )
 
 
 def _has_evidence(facts: Any) -> bool:
@@ -111,7 +123,10 @@ class SessionCoordinator:
         self.todos = TodoTracker()
         self._persisted: set[str] = set()
         self._seq: dict[str, int] = {}
-        rows, edits = self.store.messages(self.session.id), self.store.context_edits(self.session.id)
+        rows, edits = (
+            self.store.messages(self.session.id),
+            self.store.context_edits(self.session.id),
+        )
         self._replay_todos(rows)
         #: Below this utilization automatic masking and compaction wait (after an undo).
         self.undo_hold = undo_hold(edits)
@@ -151,8 +166,10 @@ class SessionCoordinator:
         """Share of the window the session's opening context (handoff, pinned files, system
         prompt, tool schemas) takes: what any new session would start with at least."""
         tokens = self.estimator.counter.count(
-            opening_messages(messages), system=self.setup.system_prompt or None,
-            tools=list(self.setup.tools) or None)
+            opening_messages(messages),
+            system=self.setup.system_prompt or None,
+            tools=list(self.setup.tools) or None,
+        )
         return tokens / self.info.context_window
 
     # persist ----------------------------------------------------------------------
@@ -187,8 +204,11 @@ class SessionCoordinator:
     def note_problem(self, text: str) -> None:
         """Store ``text`` as a problem marker in the session (shown in the chat, reloads
         included; never sent to the model) and emit it: a tool source that failed."""
-        (row,) = self.store.append(self.setup.thread_id, self.session.id, [NewMessage(
-            role="event", content=text, meta={"event": "tool_problem"})])
+        (row,) = self.store.append(
+            self.setup.thread_id,
+            self.session.id,
+            [NewMessage(role="event", content=text, meta={"event": "tool_problem"})],
+        )
         self._opened([row])
         self._remember(row.id, row.seq)
         self.emit(events.MessageEvent.of(row))
@@ -208,8 +228,11 @@ class SessionCoordinator:
         (``turn_failed`` with the reason, ``turn_stopped``): the chat shows it, a reload too,
         and the message it was for is not due a turn any more (:mod:`agent_core.strategies.
         awaiting`), so a provider that keeps failing is not asked again by itself."""
-        (row,) = self.store.append(self.setup.thread_id, self.session.id, [NewMessage(
-            role="event", content=text, meta={"event": event})])
+        (row,) = self.store.append(
+            self.setup.thread_id,
+            self.session.id,
+            [NewMessage(role="event", content=text, meta={"event": event})],
+        )
         self._opened([row])
         self._remember(row.id, row.seq)
         self.emit(events.MessageEvent.of(row))
@@ -232,15 +255,22 @@ class SessionCoordinator:
     # measure ----------------------------------------------------------------------
     def measure(self, messages: Sequence[BaseMessage]) -> TokenEstimate:
         estimate = self.estimator.estimate(
-            list(messages), system=self.setup.system_prompt or None, tools=list(self.setup.tools) or None
+            list(messages),
+            system=self.setup.system_prompt or None,
+            tools=list(self.setup.tools) or None,
         )
         policy = self.setup.policy
-        self.emit(events.UtilizationEvent(
-            tokens=estimate.tokens, window=estimate.window, basis=estimate.basis,
-            compact_threshold=policy.compact_threshold, reset_threshold=policy.reset_threshold,
-            warn_threshold=warn_threshold(policy, self.info.default_strategy),
-            session_number=self.session.number,
-        ))
+        self.emit(
+            events.UtilizationEvent(
+                tokens=estimate.tokens,
+                window=estimate.window,
+                basis=estimate.basis,
+                compact_threshold=policy.compact_threshold,
+                reset_threshold=policy.reset_threshold,
+                warn_threshold=warn_threshold(policy, self.info.default_strategy),
+                session_number=self.session.number,
+            )
+        )
         self.last_estimate = estimate
         return estimate
 
@@ -261,15 +291,27 @@ class SessionCoordinator:
         """End the session with a handoff and open the next one. Returns the new context,
         or None when the reset failed (the old session continues)."""
         old = self.session
-        self.emit(events.ContextResetEvent.of("reset_starting", session_id=old.id, session_number=old.number,
-                                       context_utilization=round(utilization, 4), trigger=trigger,
-                                       threshold=self.setup.policy.reset_threshold))
+        self.emit(
+            events.ContextResetEvent.of(
+                "reset_starting",
+                session_id=old.id,
+                session_number=old.number,
+                context_utilization=round(utilization, 4),
+                trigger=trigger,
+                threshold=self.setup.policy.reset_threshold,
+            )
+        )
         self.emit(events.ContextResetEvent.of("input_blocked", reason="Context reset in progress"))
         try:
-            context = await self._handoff_and_commit(messages, trigger=trigger, utilization=utilization,
-                                                     focus=focus, cancel=cancel)
+            context = await self._handoff_and_commit(
+                messages, trigger=trigger, utilization=utilization, focus=focus, cancel=cancel
+            )
         except HandoffCancelled:
-            self.emit(events.ContextResetEvent.of("reset_failed", reason="Handoff cancelled", cancelled=True))
+            self.emit(
+                events.ContextResetEvent.of(
+                    "reset_failed", reason="Handoff cancelled", cancelled=True
+                )
+            )
             if raise_errors:
                 raise
             return None
@@ -288,8 +330,9 @@ class SessionCoordinator:
         # is exactly that, so the session is not converted a second time.
         edited = bool(self.store.context_edits(old.id))
         rows = self.store.messages(old.id)
-        originals = to_langchain(rows) if edited else [
-            m for m in messages if context_kind(m) is None]
+        originals = (
+            to_langchain(rows) if edited else [m for m in messages if context_kind(m) is None]
+        )
         facts = extract_facts(originals)
         # A handoff the user edited on review is the one this session really started from.
         started_from = reviewed_artifact(old, self.store.context_edits(old.id))
@@ -309,8 +352,11 @@ class SessionCoordinator:
             # The session's own tokenizer sizes the handoff request, not a stand-in's.
             count_tokens=self.estimator.counter.count_text,
             previous=previous,
-            pinned=[p for p in self.store.list_files(self.setup.thread_id)
-                    if any(fnmatch.fnmatch(p, g) for g in self.setup.policy.pinned_paths)],
+            pinned=[
+                p
+                for p in self.store.list_files(self.setup.thread_id)
+                if any(fnmatch.fnmatch(p, g) for g in self.setup.policy.pinned_paths)
+            ],
             cancel=cancel,
             # The agent's own request, so the handoff call shares its cached prefix.
             system_prompt=self.setup.system_prompt or None,
@@ -323,53 +369,91 @@ class SessionCoordinator:
         if cancel is not None and cancel.is_set():
             raise HandoffCancelled("Handoff cancelled")
         artifact = result.artifact
-        if trigger == "manual" and (_is_empty(artifact) or (
-                result.source == "facts_only" and not _has_evidence(facts))):
+        if trigger == "manual" and (
+            _is_empty(artifact) or (result.source == "facts_only" and not _has_evidence(facts))
+        ):
             # an empty handoff would start a session with no context: a failure, not a cancel
             raise HandoffGenerationError(
-                "the model returned no handoff and there is no tool activity to build one from")
+                "the model returned no handoff and there is no tool activity to build one from"
+            )
         # The thread's goal, not this session's last message: a session that started from a
         # handoff may have no user message of its own.
-        task = artifact.goal or next((m.content for m in reversed(originals)
-                                      if m.type == "human" and context_kind(m) is None), "")
+        task = artifact.goal or next(
+            (
+                m.content
+                for m in reversed(originals)
+                if m.type == "human" and context_kind(m) is None
+            ),
+            "",
+        )
         opening = handoff_context_message(artifact, history=self._history_note())
         if self.todos.todos:
             opening += _todo_state_block(self.todos.todos, str(task)[:500])
         # The handoff call is a model call like the others: its tokens stay with the row
         # that opens the session (the chart and a reload read them there).
         usage = call_usage(result.prompt_tokens, result.output_tokens)
-        context = [NewMessage(role="handoff", content=opening,
-                              meta={"handoff_source": result.source, "usage": usage})]
+        context = [
+            NewMessage(
+                role="handoff",
+                content=opening,
+                meta={"handoff_source": result.source, "usage": usage},
+            )
+        ]
         if self.setup.review_handoffs:
             context.append(review_opening())
         context += pinned_context(self.store, self.setup.thread_id, self.setup.policy.pinned_paths)
         # A reset before the model saw the newest user messages (they filled the context)
         # hands them over verbatim, so the next session answers them, not just mentions them.
-        context += [NewMessage(role="user", content=str(m.content), meta={
-                        CARRIED_OVER: m.id, **({QUEUED: True} if m.additional_kwargs.get(QUEUED)
-                                              else {})})
-                    for m in unanswered_requests(messages)]
+        context += [
+            NewMessage(
+                role="user",
+                content=str(m.content),
+                meta={
+                    CARRIED_OVER: m.id,
+                    **({QUEUED: True} if m.additional_kwargs.get(QUEUED) else {}),
+                },
+            )
+            for m in unanswered_requests(messages)
+        ]
         handoff = artifact.model_dump(mode="json")
         self._opening = None
         new, rows = self.store.commit_reset(
-            self.setup.thread_id, old_session_id=old.id, trigger=trigger, utilization=utilization,
-            model=self.setup.model_name, handoff=handoff,
-            handoff_path=handoff_filename(old.number), handoff_markdown=artifact.to_markdown(),
+            self.setup.thread_id,
+            old_session_id=old.id,
+            trigger=trigger,
+            utilization=utilization,
+            model=self.setup.model_name,
+            handoff=handoff,
+            handoff_path=handoff_filename(old.number),
+            handoff_markdown=artifact.to_markdown(),
             context=context,
         )
         self.session = new
         self.undo_hold = None
         for row in rows:
             self._remember(row.id, row.seq)
-        self.emit(events.ContextResetEvent.of(
-            "reset_complete", old_session_id=old.id, new_session_id=new.id,
-            session=new.model_dump(mode="json"), session_number=new.number, trigger=trigger, utilization=round(utilization, 4),
-            model=self.setup.model_name, handoff=handoff, handoff_source=result.source,
-            handoff_tokens=result.output_tokens, handoff_input_tokens=result.prompt_tokens,
-            review=self.setup.review_handoffs,
-            delivered=[r.model_dump(mode="json") for r in rows
-                       if r.role == "user" and CARRIED_OVER not in r.meta],
-        ))
+        self.emit(
+            events.ContextResetEvent.of(
+                "reset_complete",
+                old_session_id=old.id,
+                new_session_id=new.id,
+                session=new.model_dump(mode="json"),
+                session_number=new.number,
+                trigger=trigger,
+                utilization=round(utilization, 4),
+                model=self.setup.model_name,
+                handoff=handoff,
+                handoff_source=result.source,
+                handoff_tokens=result.output_tokens,
+                handoff_input_tokens=result.prompt_tokens,
+                review=self.setup.review_handoffs,
+                delivered=[
+                    r.model_dump(mode="json")
+                    for r in rows
+                    if r.role == "user" and CARRIED_OVER not in r.meta
+                ],
+            )
+        )
         return to_langchain(rows)
 
     def _locator(self, messages: Sequence[BaseMessage], rows: Sequence[StoredMessage]):
@@ -383,6 +467,7 @@ class SessionCoordinator:
             message_id = messages[index].id if 0 <= index < len(messages) else None
             seq = by_id.get(message_id or "") or self._seq.get(message_id or "")
             return (number, position[seq]) if seq in position else None
+
         return locate
 
     @property
@@ -401,8 +486,11 @@ class SessionCoordinator:
         """First and last position (1-based, in the session's stored rows) of the
         conversation up to ``upto_seq``: what a compaction there hides, earlier ones included."""
         rows = self.store.messages(self.session.id)
-        places = [i for i, row in enumerate(rows, 1)
-                  if row.seq <= upto_seq and row.role not in ("handoff", "pinned", "event")]
+        places = [
+            i
+            for i, row in enumerate(rows, 1)
+            if row.seq <= upto_seq and row.role not in ("handoff", "pinned", "event")
+        ]
         return (min(places), max(places)) if places else (1, 1)
 
     @staticmethod
@@ -412,12 +500,15 @@ class SessionCoordinator:
         return {"marker_id": marker.id if marker else None, "edit": position}
 
     # masking ------------------------------------------------------------------------
-    def mask(self, messages: Sequence[BaseMessage], utilization: float | None = None
-             ) -> list[BaseMessage] | None:
+    def mask(
+        self, messages: Sequence[BaseMessage], utilization: float | None = None
+    ) -> list[BaseMessage] | None:
         """Mask the old tool outputs :func:`mask_candidates` picks; the rebuilt context, or
         None when there is nothing to mask. Stored as one ``ContextEdit(kind="mask")``."""
-        picked = [(messages[i], self.seq_of(messages[i]))
-                  for i in mask_candidates(messages, self.setup.policy.keep_recent_tokens, self.count)]
+        picked = [
+            (messages[i], self.seq_of(messages[i]))
+            for i in mask_candidates(messages, self.setup.policy.keep_recent_tokens, self.count)
+        ]
         picked = [(message, seq) for message, seq in picked if seq is not None]
         if not picked:
             return None
@@ -427,43 +518,81 @@ class SessionCoordinator:
         before = after = 0
         for message, seq in picked:
             tokens = self.count(message)
-            reread = (read_history_call(self.session.number, position[seq])
-                      if self.history_tools and seq in position else "running the tool again")
+            reread = (
+                read_history_call(self.session.number, position[seq])
+                if self.history_tools and seq in position
+                else "running the tool again"
+            )
             placeholders[seq] = placeholder(str(message.name or "tool"), tokens, reread)
             before += tokens
             after += count_text(placeholders[seq])
-        edit = ContextEdit(kind="mask", summary="", seqs=sorted(placeholders),
-                           placeholders=placeholders, tokens_before=before, tokens_after=after,
-                           utilization=None if utilization is None else round(utilization, 4))
+        edit = ContextEdit(
+            kind="mask",
+            summary="",
+            seqs=sorted(placeholders),
+            placeholders=placeholders,
+            tokens_before=before,
+            tokens_after=after,
+            utilization=None if utilization is None else round(utilization, 4),
+        )
         note = f"Masked {len(picked)} old tool outputs ({before:,} → {after:,} tokens)"
-        marker = NewMessage(role="event", content=note,
-                            meta={"event": "masking", "tokens_before": before,
-                                  "tokens_after": after, "outputs": len(picked),
-                                  "edit": len(self.store.context_edits(self.session.id))})
+        marker = NewMessage(
+            role="event",
+            content=note,
+            meta={
+                "event": "masking",
+                "tokens_before": before,
+                "tokens_after": after,
+                "outputs": len(picked),
+                "edit": len(self.store.context_edits(self.session.id)),
+            },
+        )
         self._opening = None
         stored = self.store.add_context_edit(self.session.id, edit, marker)
-        self.emit(events.MarkerEvent(type="masking", message=note, tokens_before=before, tokens_after=after,
-                                 outputs=len(picked), session_number=self.session.number,
-                                 **self._marker_ref(stored, marker.meta["edit"])))
+        self.emit(
+            events.MarkerEvent(
+                type="masking",
+                message=note,
+                tokens_before=before,
+                tokens_after=after,
+                outputs=len(picked),
+                session_number=self.session.number,
+                **self._marker_ref(stored, marker.meta["edit"]),
+            )
+        )
         return self._rebuilt()
 
     def _task(self, messages: Sequence[BaseMessage]) -> str:
         """What the session works on: its newest user request, else the thread's goal."""
-        latest = next((str(m.content) for m in reversed(messages)
-                       if m.type == "human" and context_kind(m) is None), "")
+        latest = next(
+            (
+                str(m.content)
+                for m in reversed(messages)
+                if m.type == "human" and context_kind(m) is None
+            ),
+            "",
+        )
         return latest or str((self.session.handoff or {}).get("goal") or "")
 
     # compaction ---------------------------------------------------------------------
     def compaction_cut(self, messages: Sequence[BaseMessage]) -> int:
         return safe_cutoff(messages, self.setup.policy.keep_recent_tokens, self.count)
 
-    def projected_after_compaction(self, messages: Sequence[BaseMessage], estimate: TokenEstimate) -> float:
+    def projected_after_compaction(
+        self, messages: Sequence[BaseMessage], estimate: TokenEstimate
+    ) -> float:
         return projected_after_compaction(
-            messages, estimate.tokens, estimate.window,
+            messages,
+            estimate.tokens,
+            estimate.window,
             keep_recent_tokens=self.setup.policy.keep_recent_tokens,
-            summary_tokens=self.setup.compaction_summary_tokens, count=self.count)
+            summary_tokens=self.setup.compaction_summary_tokens,
+            count=self.count,
+        )
 
-    async def compact(self, messages: Sequence[BaseMessage], estimate: TokenEstimate) -> list[BaseMessage] | None:
+    async def compact(
+        self, messages: Sequence[BaseMessage], estimate: TokenEstimate
+    ) -> list[BaseMessage] | None:
         """Summarize the part before the keep-recent cut; the new context, or None when
         there is nothing to compact or the summary was discarded (``compaction_discarded``)."""
         self.compaction_discarded = False
@@ -473,7 +602,9 @@ class SessionCoordinator:
         if len(older) < 2 or not seqs:
             return None
         written = await summarize_for_compaction(
-            self.setup.model, older, max_tokens=self.setup.compaction_summary_tokens,
+            self.setup.model,
+            older,
+            max_tokens=self.setup.compaction_summary_tokens,
             count_text=self.estimator.counter.count_text,
         )
         summary = written.text
@@ -491,44 +622,91 @@ class SessionCoordinator:
         if self.compaction_discarded:
             self._discard_compaction(len(older), before, after, usage, estimate)
             return None
-        edit = ContextEdit(kind="compaction", summary=summary, upto_seq=max(seqs),
-                           tokens_before=before, tokens_after=after,
-                           utilization=round(estimate.fraction, 4))
+        edit = ContextEdit(
+            kind="compaction",
+            summary=summary,
+            upto_seq=max(seqs),
+            tokens_before=before,
+            tokens_after=after,
+            utilization=round(estimate.fraction, 4),
+        )
         note = f"Compacted {len(older)} earlier messages ({before:,} → {after:,} tokens)"
-        marker = NewMessage(role="event", content=note,
-                            meta={"event": "compaction", "tokens_before": before, "tokens_after": after,
-                                  "messages": len(older), "utilization": round(estimate.fraction, 4),
-                                  "edit": len(self.store.context_edits(self.session.id)),
-                                  "usage": usage})
+        marker = NewMessage(
+            role="event",
+            content=note,
+            meta={
+                "event": "compaction",
+                "tokens_before": before,
+                "tokens_after": after,
+                "messages": len(older),
+                "utilization": round(estimate.fraction, 4),
+                "edit": len(self.store.context_edits(self.session.id)),
+                "usage": usage,
+            },
+        )
         self._opening = None
         stored = self.store.add_context_edit(self.session.id, edit, marker)
-        self.emit(events.MarkerEvent(type="compaction", message=note, tokens_before=before, tokens_after=after,
-                                    messages=len(older), session_number=self.session.number,
-                                    call_input_tokens=usage["input_tokens"],
-                                    call_output_tokens=usage["output_tokens"],
-                                    **self._marker_ref(stored, marker.meta["edit"])))
+        self.emit(
+            events.MarkerEvent(
+                type="compaction",
+                message=note,
+                tokens_before=before,
+                tokens_after=after,
+                messages=len(older),
+                session_number=self.session.number,
+                call_input_tokens=usage["input_tokens"],
+                call_output_tokens=usage["output_tokens"],
+                **self._marker_ref(stored, marker.meta["edit"]),
+            )
+        )
         return self._rebuilt()
 
-    def _discard_compaction(self, messages: int, before: int, after: int,
-                            usage: dict[str, int], estimate: TokenEstimate) -> None:
+    def _discard_compaction(
+        self, messages: int, before: int, after: int, usage: dict[str, int], estimate: TokenEstimate
+    ) -> None:
         """The summary is not smaller than what it would replace: nothing is stored as a
         context edit (the model keeps the originals); a marker row says so, with what the
         summarizing call cost, and so does the ``compaction`` event (``discarded``)."""
-        note = (f"Compaction discarded: its summary ({after:,} tokens) was not smaller than the "
-                f"{messages} earlier messages it would replace ({before:,} tokens)")
-        (stored,) = self.store.append(self.setup.thread_id, self.session.id, [NewMessage(
-            role="event", content=note,
-            meta={"event": COMPACTION_DISCARDED, "tokens_before": before, "tokens_after": after,
-                  "messages": messages, "utilization": round(estimate.fraction, 4),
-                  "usage": usage})])
+        note = (
+            f"Compaction discarded: its summary ({after:,} tokens) was not smaller than the "
+            f"{messages} earlier messages it would replace ({before:,} tokens)"
+        )
+        (stored,) = self.store.append(
+            self.setup.thread_id,
+            self.session.id,
+            [
+                NewMessage(
+                    role="event",
+                    content=note,
+                    meta={
+                        "event": COMPACTION_DISCARDED,
+                        "tokens_before": before,
+                        "tokens_after": after,
+                        "messages": messages,
+                        "utilization": round(estimate.fraction, 4),
+                        "usage": usage,
+                    },
+                )
+            ],
+        )
         self._opening = None
         self._remember(stored.id, stored.seq)
-        self.emit(events.MarkerEvent(type="compaction", message=note, tokens_before=before, tokens_after=after,
-                                    messages=messages, session_number=self.session.number,
-                                    discarded=True, marker_event=COMPACTION_DISCARDED,
-                                    call_input_tokens=usage["input_tokens"],
-                                    call_output_tokens=usage["output_tokens"],
-                                    marker_id=stored.id, edit=None))
+        self.emit(
+            events.MarkerEvent(
+                type="compaction",
+                message=note,
+                tokens_before=before,
+                tokens_after=after,
+                messages=messages,
+                session_number=self.session.number,
+                discarded=True,
+                marker_event=COMPACTION_DISCARDED,
+                call_input_tokens=usage["input_tokens"],
+                call_output_tokens=usage["output_tokens"],
+                marker_id=stored.id,
+                edit=None,
+            )
+        )
 
     # todos ---------------------------------------------------------------------------
     def compress_finished_todos(self) -> list[BaseMessage] | None:
@@ -549,26 +727,50 @@ class SessionCoordinator:
             after = self.estimator.counter.count_text(summary)
             if after >= before:
                 continue  # only worth it when smaller
-            edit = ContextEdit(kind="todo", summary=summary, seqs=[r.seq for r in span], todo_id=key,
-                               tokens_before=before, tokens_after=after)
+            edit = ContextEdit(
+                kind="todo",
+                summary=summary,
+                seqs=[r.seq for r in span],
+                todo_id=key,
+                tokens_before=before,
+                tokens_after=after,
+            )
             note = f"Compressed finished todo “{todo['content']}” ({before:,} → {after:,} tokens)"
-            marker = NewMessage(role="event", content=note,
-                                meta={"event": "todo_compressed", "todo_id": key,
-                                      "tokens_before": before, "tokens_after": after,
-                                      "edit": edits})
+            marker = NewMessage(
+                role="event",
+                content=note,
+                meta={
+                    "event": "todo_compressed",
+                    "todo_id": key,
+                    "tokens_before": before,
+                    "tokens_after": after,
+                    "edit": edits,
+                },
+            )
             self._opening = None
             stored = self.store.add_context_edit(self.session.id, edit, marker)
             edits += 1
-            self.emit(events.MarkerEvent(type="todo_compressed", message=note, todo_id=key, tokens_before=before,
-                                             tokens_after=after, session_number=self.session.number,
-                                             **self._marker_ref(stored, marker.meta["edit"])))
+            self.emit(
+                events.MarkerEvent(
+                    type="todo_compressed",
+                    message=note,
+                    todo_id=key,
+                    tokens_before=before,
+                    tokens_after=after,
+                    session_number=self.session.number,
+                    **self._marker_ref(stored, marker.meta["edit"]),
+                )
+            )
             changed = True
         # The rows read above are still the session's model input: only markers (never
         # model input) were added since.
         return self._rebuilt(rows) if changed else None
 
     def _rebuilt(self, rows: Sequence[StoredMessage] | None = None) -> list[BaseMessage]:
-        context = (build_context(self.store, self.session) if rows is None
-                   else apply_edits(rows, self.store.context_edits(self.session.id)))
+        context = (
+            build_context(self.store, self.session)
+            if rows is None
+            else apply_edits(rows, self.store.context_edits(self.session.id))
+        )
         self.adopt(context)
         return context

@@ -40,8 +40,17 @@ import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-__all__ = ["LaneExecutor", "ReadyQueue", "begin_start", "begin_turn", "end_start", "starting",
-           "starts_first", "yield_to_starts", "MAX_YIELD_SECONDS"]
+__all__ = [
+    "LaneExecutor",
+    "ReadyQueue",
+    "begin_start",
+    "begin_turn",
+    "end_start",
+    "starting",
+    "starts_first",
+    "yield_to_starts",
+    "MAX_YIELD_SECONDS",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -68,8 +77,7 @@ class _Starts:
         self.none.set()
 
 
-_loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Starts] = \
-    weakref.WeakKeyDictionary()
+_loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Starts] = weakref.WeakKeyDictionary()
 
 
 def _starts() -> _Starts | None:
@@ -83,8 +91,9 @@ def _starts() -> _Starts | None:
     return starts
 
 
-_phase: contextvars.ContextVar[_Phase | None] = contextvars.ContextVar("baton_turn_phase",
-                                                                       default=None)
+_phase: contextvars.ContextVar[_Phase | None] = contextvars.ContextVar(
+    "baton_turn_phase", default=None
+)
 #: The mark of the start lane's threads outside the calls they run (see LaneExecutor).
 _ALWAYS_STARTING = _Phase()
 
@@ -144,14 +153,19 @@ class LaneExecutor(ThreadPoolExecutor):
     """The main pool, plus a start lane for calls submitted while :func:`starting`."""
 
     def __init__(self, max_workers: int | None = None, start_workers: int = 8) -> None:
-        super().__init__(max_workers or min(32, (os.cpu_count() or 1) + 4),
-                         thread_name_prefix="baton-work")
+        super().__init__(
+            max_workers or min(32, (os.cpu_count() or 1) + 4), thread_name_prefix="baton-work"
+        )
         # Sized for the starts waiting at once (one call each at a time), not for the CPU:
         # a call that blocks (a lock held elsewhere) must not hold up every start.
         # A start lane's thread hands its results back to the loop as a starting run
         # (see ReadyQueue): the run's task wakes ahead of the others.
-        self._starts = ThreadPoolExecutor(start_workers, thread_name_prefix="baton-start",
-                                          initializer=_phase.set, initargs=(_ALWAYS_STARTING,))
+        self._starts = ThreadPoolExecutor(
+            start_workers,
+            thread_name_prefix="baton-start",
+            initializer=_phase.set,
+            initargs=(_ALWAYS_STARTING,),
+        )
 
     def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future:
         if starting():
@@ -214,8 +228,10 @@ def starts_first(loop: asyncio.AbstractEventLoop) -> bool:
     if isinstance(ready, ReadyQueue):
         return True
     if type(ready) is not collections.deque:
-        _log.warning("the event loop %s has no ready queue to order: starts wait in line",
-                     type(loop).__name__)
+        _log.warning(
+            "the event loop %s has no ready queue to order: starts wait in line",
+            type(loop).__name__,
+        )
         return False
     loop._ready = ReadyQueue(ready)  # type: ignore[attr-defined]
     return True

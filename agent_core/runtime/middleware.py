@@ -125,9 +125,16 @@ class ContextResetMiddleware(_Base):
             delivered, estimate = [], c.measure(messages)
         self.call.calls += 1
         policy = c.setup.policy
-        prepare = partial(before_call, c, messages, estimate, policy=policy,
-                          model_default=c.info.default_strategy, undo_hold=c.undo_hold,
-                          compaction_fell_short=self.call.compaction_fell_short)
+        prepare = partial(
+            before_call,
+            c,
+            messages,
+            estimate,
+            policy=policy,
+            model_default=c.info.default_strategy,
+            undo_hold=c.undo_hold,
+            compaction_fell_short=self.call.compaction_fell_short,
+        )
         # Masking writes to the store: only then does the pipeline leave the loop.
         due = mask_due(estimate.fraction, policy, c.undo_hold)
         step = await _off_loop(c, prepare) if due else prepare()
@@ -137,18 +144,27 @@ class ContextResetMiddleware(_Base):
         masked = messages if step.masked else None
         if step.blocked == "short_compaction" and not self.call.warned_short:
             self.call.warned_short = True
-            c.emit(events.WarningEvent(
-                message=f"Compaction could not get this session below the compact threshold "
-                f"({policy.compact_threshold:.0%}): the recent part it keeps is too "
-                "large. Not compacting again this turn; lower keep-recent tokens or raise "
-                "the threshold.", utilization=estimate.fraction))
+            c.emit(
+                events.WarningEvent(
+                    message=f"Compaction could not get this session below the compact threshold "
+                    f"({policy.compact_threshold:.0%}): the recent part it keeps is too "
+                    "large. Not compacting again this turn; lower keep-recent tokens or raise "
+                    "the threshold.",
+                    utilization=estimate.fraction,
+                )
+            )
         if step.blocked == "reset_head" and self.resets and c.session.id not in self.warned:
             self.warned.add(c.session.id)
-            c.emit(events.WarningEvent(
-                message=f"This session starts at {step.head:.0%} of the context window (the handoff "
-                "and pinned files are too large for the reset threshold), so another "
-                "reset cannot help; continuing without one. Unpin large files or raise "
-                "the threshold.", utilization=estimate.fraction, head_fraction=round(step.head, 4)))
+            c.emit(
+                events.WarningEvent(
+                    message=f"This session starts at {step.head:.0%} of the context window (the handoff "
+                    "and pinned files are too large for the reset threshold), so another "
+                    "reset cannot help; continuing without one. Unpin large files or raise "
+                    "the threshold.",
+                    utilization=estimate.fraction,
+                    head_fraction=round(step.head, 4),
+                )
+            )
         if decision.action != "keep" and await _off_loop(c, skip_deferred, c, decision):
             decision = decision.model_copy(update={"action": "keep", "reason": "deferred once"})
         self.call.estimate, self.call.decision = estimate, decision
@@ -174,7 +190,8 @@ class ContextResetMiddleware(_Base):
         reported = int(usage["input_tokens"]) if usage and usage.get("input_tokens") else None
         if reported:
             self.coordinator.estimator.observe(
-                list(request.messages), reported,
+                list(request.messages),
+                reported,
                 system=self.coordinator.setup.system_prompt or None,
                 tools=list(self.coordinator.setup.tools) or None,
             )
@@ -183,9 +200,11 @@ class ContextResetMiddleware(_Base):
             # Stored with the reply: the thread's utilization at every model call (the chart).
             tokens = reported or sent.tokens
             reply.response_metadata[CONTEXT_SAMPLE] = {
-                "tokens": tokens, "window": sent.window,
+                "tokens": tokens,
+                "window": sent.window,
                 "fraction": round(tokens / sent.window, 4) if sent.window else 0.0,
-                "basis": "exact" if reported else sent.basis}
+                "basis": "exact" if reported else sent.basis,
+            }
         return response
 
     async def aafter_agent(self, state, runtime) -> dict[str, Any] | None:

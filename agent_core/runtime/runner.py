@@ -58,8 +58,10 @@ __all__ = ["ThreadRunner"]
 
 log = logging.getLogger(__name__)
 _RECURSION_LIMIT = 2_000
-REVIEW_WAITS = ("The handoff waits for your review: messages wait with it and go out once "
-                "you confirm or discard it.")
+REVIEW_WAITS = (
+    "The handoff waits for your review: messages wait with it and go out once "
+    "you confirm or discard it."
+)
 _END = object()
 STOPPED_NOTE = "Stopped before a reply"
 
@@ -160,7 +162,11 @@ class ThreadRunner:
 
     # user messages -----------------------------------------------------------------------
     async def submit(
-        self, setup: TurnSetup, text: str, *, cancel: asyncio.Event | None = None,
+        self,
+        setup: TurnSetup,
+        text: str,
+        *,
+        cancel: asyncio.Event | None = None,
         client_id: str | None = None,
     ) -> AsyncIterator[Event]:
         """Queue ``text`` and run the thread until no queued message is left.
@@ -173,8 +179,9 @@ class ThreadRunner:
         """
         text = validate_user_message(text)
         if self.is_busy(setup.thread_id) or setup.tool_loader is not None:
-            record = await asyncio.to_thread(setup.store.enqueue_pending, setup.thread_id,
-                                             text, client_id=client_id)
+            record = await asyncio.to_thread(
+                setup.store.enqueue_pending, setup.thread_id, text, client_id=client_id
+            )
             if client_id is not None:
                 yield AcceptedEvent(pending_id=record.id, client_id=client_id)
                 if record.delivered_session_id is not None:
@@ -194,8 +201,15 @@ class ThreadRunner:
             try:
                 abandoned = threading.Event()
                 queued = await take_turn_lock(
-                    queue_and_open, setup, text, client_id, self.estimator(setup), [],
-                    abandoned, abandoned=abandoned)
+                    queue_and_open,
+                    setup,
+                    text,
+                    client_id,
+                    self.estimator(setup),
+                    [],
+                    abandoned,
+                    abandoned=abandoned,
+                )
                 record, opening = queued.record, queued.opening
             except BaseException:
                 self._idle(setup.thread_id)
@@ -218,8 +232,14 @@ class ThreadRunner:
         async for event in self.drain(setup, cancel=cancel or asyncio.Event(), opening=opening):
             yield event
 
-    async def drain(self, setup: TurnSetup, *, cancel: asyncio.Event, resume: bool = False,
-                    opening: Opening | None = None) -> AsyncIterator[Event]:
+    async def drain(
+        self,
+        setup: TurnSetup,
+        *,
+        cancel: asyncio.Event,
+        resume: bool = False,
+        opening: Opening | None = None,
+    ) -> AsyncIterator[Event]:
         """Run until the thread's queue is empty (re-checking after the lock is released).
 
         The first look also takes a message the open session holds that no turn took yet
@@ -245,8 +265,7 @@ class ThreadRunner:
                 if opening is not None:
                     lock = opening.lock
                 else:
-                    lock, waits = await take_turn_lock(lock_due_turn, setup, resume,
-                                                       unanswered)
+                    lock, waits = await take_turn_lock(lock_due_turn, setup, resume, unanswered)
                 resume = unanswered = False
                 if lock is None:
                     break
@@ -274,8 +293,11 @@ class ThreadRunner:
         finally:
             if not idle:
                 self._idle(thread_id)
-        if waits and not cancel.is_set() and (await asyncio.to_thread(
-                turn_due, setup, unanswered=True))[0]:
+        if (
+            waits
+            and not cancel.is_set()
+            and (await asyncio.to_thread(turn_due, setup, unanswered=True))[0]
+        ):
             # The review was settled while this drain let go: the run answering it found
             # this drain still busy and left the queue to it.
             async for event in self.drain(setup, cancel=cancel):
@@ -314,8 +336,9 @@ class ThreadRunner:
             self._idle(setup.thread_id)
             raise
 
-    async def _turn(self, setup: TurnSetup, cancel: asyncio.Event,
-                    opening: Opening | None = None) -> AsyncIterator[Event]:
+    async def _turn(
+        self, setup: TurnSetup, cancel: asyncio.Event, opening: Opening | None = None
+    ) -> AsyncIterator[Event]:
         lanes.begin_turn()  # it goes first until the model's first output
         try:
             async for event in self._turn_events(setup, cancel, opening):
@@ -325,8 +348,9 @@ class ThreadRunner:
         finally:
             lanes.end_start()
 
-    async def _turn_events(self, setup: TurnSetup, cancel: asyncio.Event,
-                           opening: Opening | None = None) -> AsyncIterator[Event]:
+    async def _turn_events(
+        self, setup: TurnSetup, cancel: asyncio.Event, opening: Opening | None = None
+    ) -> AsyncIterator[Event]:
         if opening is not None:
             coordinator, context, outbox = opening.coordinator, opening.context, opening.outbox
         else:
@@ -335,7 +359,8 @@ class ThreadRunner:
             if setup.tool_loader is not None:
                 setup, problems = await _with_loaded_tools(setup, setup.tool_loader)
             coordinator, context = await asyncio.to_thread(
-                open_turn, setup, self.estimator(setup), outbox.append, problems)
+                open_turn, setup, self.estimator(setup), outbox.append, problems
+            )
         for attempt in range(2):
             if attempt:
                 context = await asyncio.to_thread(build_context, setup.store, coordinator.session)
@@ -372,12 +397,15 @@ class ThreadRunner:
         if effective == "compact" and await coordinator.compact(context, estimate) is not None:
             pass
         else:
-            await coordinator.reset(context, trigger="overflow", utilization=max(estimate.fraction, 1.0))
+            await coordinator.reset(
+                context, trigger="overflow", utilization=max(estimate.fraction, 1.0)
+            )
         while outbox:
             yield outbox.pop(0)
 
-    async def _stream(self, coordinator: SessionCoordinator, context: list[BaseMessage],
-                      cancel: asyncio.Event) -> AsyncIterator[Event]:
+    async def _stream(
+        self, coordinator: SessionCoordinator, context: list[BaseMessage], cancel: asyncio.Event
+    ) -> AsyncIterator[Event]:
         agent = build_agent(coordinator)
         state: list[BaseMessage] = list(context)
         partial: list[str] = []
@@ -391,13 +419,19 @@ class ThreadRunner:
                 yield chunk
             elif mode == "messages":
                 message, meta = chunk
-                if meta.get("langgraph_node") == "model" and isinstance(message.content, str) and message.content:
+                if (
+                    meta.get("langgraph_node") == "model"
+                    and isinstance(message.content, str)
+                    and message.content
+                ):
                     partial.append(message.content)
                     yield TokenEvent(text=message.content)
             elif mode == "updates":
                 for update in (chunk or {}).values():
                     _apply_update(state, update)
-                    if any(isinstance(m, AIMessage) for m in (update or {}).get("messages", []) or []):
+                    if any(
+                        isinstance(m, AIMessage) for m in (update or {}).get("messages", []) or []
+                    ):
                         partial.clear()
         if cancel.is_set():
             for event in self._persist_stopped(coordinator, state, "".join(partial)):
@@ -408,9 +442,18 @@ class ThreadRunner:
         coordinator.emit = outbox.append
         coordinator.sync(state)
         if partial.strip():
-            row = coordinator.store.append(coordinator.setup.thread_id, coordinator.session.id, [
-                NewMessage(role="assistant", content=partial, model=coordinator.setup.model_name,
-                           meta={"stopped": True})])[0]
+            row = coordinator.store.append(
+                coordinator.setup.thread_id,
+                coordinator.session.id,
+                [
+                    NewMessage(
+                        role="assistant",
+                        content=partial,
+                        model=coordinator.setup.model_name,
+                        meta={"stopped": True},
+                    )
+                ],
+            )[0]
             outbox.append(MessageEvent.of(row))
         elif awaits_reply(coordinator.store.tail_marks(coordinator.session.id)):
             # Stopped before the model said anything: the message had its turn (the user
@@ -424,24 +467,38 @@ class ThreadRunner:
     ) -> AsyncIterator[Event]:
         """``/handoff [focus]``: end the session now with a handoff; cancellable until commit."""
         if self.is_busy(setup.thread_id):
-            yield _handoff_status("failed", "Handoff failed: the agent is still working; stop it first")
+            yield _handoff_status(
+                "failed", "Handoff failed: the agent is still working; stop it first"
+            )
             return
         self._active.add(setup.thread_id)
         lock = await self._turn_lock(setup)
         try:
             outbox: list[Event] = []
-            coordinator = SessionCoordinator(setup, estimator=self.estimator(setup), emit=outbox.append)
+            coordinator = SessionCoordinator(
+                setup, estimator=self.estimator(setup), emit=outbox.append
+            )
             context = coordinator.opening_context()
-            conversation = [m for m in context if m.type in ("human", "ai") and
-                            not m.additional_kwargs.get("baton_kind")]
+            conversation = [
+                m
+                for m in context
+                if m.type in ("human", "ai") and not m.additional_kwargs.get("baton_kind")
+            ]
             if len(conversation) < 2:
                 yield _handoff_status("nothing", str(NothingToHandOff()))
                 return
             yield _handoff_status("started", "Writing the handoff…")
             estimate = coordinator.measure(context)
-            task = asyncio.ensure_future(coordinator.reset(
-                context, trigger="manual", utilization=estimate.fraction, focus=focus, cancel=cancel,
-                raise_errors=True))
+            task = asyncio.ensure_future(
+                coordinator.reset(
+                    context,
+                    trigger="manual",
+                    utilization=estimate.fraction,
+                    focus=focus,
+                    cancel=cancel,
+                    raise_errors=True,
+                )
+            )
             try:
                 while not task.done():
                     await asyncio.wait({task}, timeout=0.05)
@@ -460,14 +517,16 @@ class ThreadRunner:
                 return
             while outbox:
                 yield outbox.pop(0)
-            yield _handoff_status("done", f"Session {coordinator.session.number} started with the handoff")
+            yield _handoff_status(
+                "done", f"Session {coordinator.session.number} started with the handoff"
+            )
         finally:
             await asyncio.to_thread(lock.__exit__, None, None, None)
             self._idle(setup.thread_id)
 
     # compact now --------------------------------------------------------------------------
     async def compact_now(self, setup: TurnSetup) -> AsyncIterator[Event]:
-        """"Compact now": summarize the open session's older part at once, whatever the
+        """ "Compact now": summarize the open session's older part at once, whatever the
         thresholds say. Yields the ``compaction`` events and a ``compact`` status."""
         if self.is_busy(setup.thread_id):
             yield _compact_status("failed", "The agent is still working; stop it first")
@@ -477,7 +536,8 @@ class ThreadRunner:
         try:
             outbox: list[Event] = []
             coordinator = await asyncio.to_thread(
-                SessionCoordinator, setup, estimator=self.estimator(setup), emit=outbox.append)
+                SessionCoordinator, setup, estimator=self.estimator(setup), emit=outbox.append
+            )
             context = await asyncio.to_thread(build_context, setup.store, coordinator.session)
             coordinator.adopt(context)
             try:
@@ -494,11 +554,14 @@ class ThreadRunner:
             if failure:
                 yield _compact_status("failed", f"Compaction failed: {failure}")
             elif coordinator.compaction_discarded:
-                yield _compact_status("discarded", "Nothing changed: the summary was not "
-                              "smaller than what it would replace")
+                yield _compact_status(
+                    "discarded",
+                    "Nothing changed: the summary was not smaller than what it would replace",
+                )
             elif compacted is None:
-                yield _compact_status("nothing", "Nothing to compact yet: the recent part "
-                              "is all there is")
+                yield _compact_status(
+                    "nothing", "Nothing to compact yet: the recent part is all there is"
+                )
             else:
                 yield _compact_status("done", "Compacted the earlier part of this session")
         finally:
@@ -547,7 +610,9 @@ async def _with_loaded_tools(setup: TurnSetup, loader) -> tuple[TurnSetup, list[
     added = [tool for tool in load.tools if tool.name not in taken]
     problems = list(load.problems) + [
         f"The tool {tool.name} was left out: a built-in tool has that name."
-        for tool in load.tools if tool.name in taken]
+        for tool in load.tools
+        if tool.name in taken
+    ]
     return dataclasses.replace(setup, tools=[*setup.tools, *added], tool_loader=None), problems
 
 

@@ -29,8 +29,19 @@ from agent_core.storage.records import PendingRecord
 from agent_core.strategies.awaiting import awaits_reply
 from agent_core.strategies.reset_control import review_pending
 
-__all__ = ["Locked", "Opening", "Queued", "awaits_turn", "enter_turn_lock", "lock_due_turn",
-           "open_turn", "queue_and_open", "take_turn_lock", "turn_due", "turn_waits"]
+__all__ = [
+    "Locked",
+    "Opening",
+    "Queued",
+    "awaits_turn",
+    "enter_turn_lock",
+    "lock_due_turn",
+    "open_turn",
+    "queue_and_open",
+    "take_turn_lock",
+    "turn_due",
+    "turn_waits",
+]
 
 
 class Locked(NamedTuple):
@@ -124,8 +135,9 @@ def enter_turn_lock(setup: TurnSetup) -> Locked:
     return Locked(lock)
 
 
-def open_turn(setup: TurnSetup, estimator: ContextEstimator, emit: Any,
-              problems: list[str]) -> tuple[SessionCoordinator, list[BaseMessage]]:
+def open_turn(
+    setup: TurnSetup, estimator: ContextEstimator, emit: Any, problems: list[str]
+) -> tuple[SessionCoordinator, list[BaseMessage]]:
     """A turn's session, its queued messages delivered (and the tool problems noted after
     them: a reload shows them), and the context the model starts from: one trip off the loop."""
     coordinator = SessionCoordinator(setup, estimator=estimator, emit=emit)
@@ -135,9 +147,14 @@ def open_turn(setup: TurnSetup, estimator: ContextEstimator, emit: Any,
     return coordinator, coordinator.opening_context()
 
 
-def queue_and_open(setup: TurnSetup, text: str, client_id: str | None,
-                   estimator: ContextEstimator, outbox: list[Event],
-                   abandoned: threading.Event) -> Queued:
+def queue_and_open(
+    setup: TurnSetup,
+    text: str,
+    client_id: str | None,
+    estimator: ContextEstimator,
+    outbox: list[Event],
+    abandoned: threading.Event,
+) -> Queued:
     """Queue ``text``; then, unless it was already delivered (a re-send), take the turn lock
     when a turn is due and open the turn, its events going to ``outbox``. A send
     ``abandoned`` while it waited for the lock leaves its message queued."""
@@ -160,8 +177,9 @@ def queue_and_open(setup: TurnSetup, text: str, client_id: str | None,
     return Queued(record, Opening(lock, coordinator, context, outbox))
 
 
-async def take_turn_lock(take: Callable[..., Locked | Queued], *args: Any,
-                         abandoned: threading.Event | None = None) -> Any:
+async def take_turn_lock(
+    take: Callable[..., Locked | Queued], *args: Any, abandoned: threading.Event | None = None
+) -> Any:
     """``take`` (whose result holds the turn lock it entered, or None) off the loop. The
     wait for the lock may be long (another worker's turn); a run cancelled meanwhile gives
     the lock back as soon as its thread gets it, and sets ``abandoned`` for ``take`` to see."""

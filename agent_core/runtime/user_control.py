@@ -25,15 +25,18 @@ __all__ = [
     "reviewed_artifact",
 ]
 
-REVIEW_NOTE = ("The handoff waits for your review: edit it, then confirm or discard it. "
-               "Messages you send wait with it.")
+REVIEW_NOTE = (
+    "The handoff waits for your review: edit it, then confirm or discard it. "
+    "Messages you send wait with it."
+)
 _CONTEXT_END = "</handoff-context>\n"
 
 
 def review_opening() -> NewMessage:
     """The marker row a reset adds to a new session whose handoff the user reviews first."""
-    return NewMessage(role="event", content=REVIEW_NOTE,
-                      meta={"event": "handoff_review", "status": "pending"})
+    return NewMessage(
+        role="event", content=REVIEW_NOTE, meta={"event": "handoff_review", "status": "pending"}
+    )
 
 
 def skip_deferred(coordinator: Any, decision: Decision) -> bool:
@@ -44,24 +47,43 @@ def skip_deferred(coordinator: Any, decision: Decision) -> bool:
     if not deferred(decision, rows):
         return False
     what = "reset" if decision.action == "reset" else "compaction"
-    stored = coordinator.store.append(coordinator.setup.thread_id, coordinator.session.id, [NewMessage(
-        role="event", content=f"Automatic {what} deferred once at {decision.utilization:.0%}",
-        meta={"event": "deferred", "action": decision.action,
-              "utilization": round(decision.utilization, 4)})])
+    stored = coordinator.store.append(
+        coordinator.setup.thread_id,
+        coordinator.session.id,
+        [
+            NewMessage(
+                role="event",
+                content=f"Automatic {what} deferred once at {decision.utilization:.0%}",
+                meta={
+                    "event": "deferred",
+                    "action": decision.action,
+                    "utilization": round(decision.utilization, 4),
+                },
+            )
+        ],
+    )
     for row in stored:
         coordinator.emit(MessageEvent.of(row))
     return True
 
 
 def defer_next_trigger(store: SessionStore, thread_id: str) -> StoredMessage | None:
-    """"Not yet": the next automatic reset or compaction of the open session is skipped once.
+    """ "Not yet": the next automatic reset or compaction of the open session is skipped once.
     Returns the stored marker, or None when a deferral already waits."""
     session = store.current_session(thread_id)
     if deferral_pending(store.marks(session.id)):
         return None
-    return store.append(thread_id, session.id, [NewMessage(
-        role="event", content="Not yet: the next automatic reset or compaction waits once",
-        meta={"event": "defer"})])[0]
+    return store.append(
+        thread_id,
+        session.id,
+        [
+            NewMessage(
+                role="event",
+                content="Not yet: the next automatic reset or compaction waits once",
+                meta={"event": "defer"},
+            )
+        ],
+    )[0]
 
 
 def _handoff_row(rows: Sequence[StoredMessage]) -> StoredMessage | None:
@@ -75,7 +97,9 @@ def pending_review(store: SessionStore, session: SessionRecord) -> HandoffArtifa
     return HandoffArtifact.model_validate(session.handoff)
 
 
-def reviewed_artifact(session: SessionRecord, edits: Sequence[ContextEdit]) -> dict[str, Any] | None:
+def reviewed_artifact(
+    session: SessionRecord, edits: Sequence[ContextEdit]
+) -> dict[str, Any] | None:
     """The handoff a session really started from: the user's edit if there is one."""
     edit = next((e for e in reversed(edits) if e.kind == "handoff" and not e.undone), None)
     if edit is not None and edit.artifact is not None:
@@ -91,8 +115,9 @@ def _revised_text(original: str, artifact: HandoffArtifact) -> str:
     return f"<handoff-context>\n{artifact.to_markdown()}{_CONTEXT_END}{tail}"
 
 
-def resolve_review(store: SessionStore, thread_id: str, *,
-                   edited: HandoffArtifact | None, discard: bool = False) -> StoredMessage:
+def resolve_review(
+    store: SessionStore, thread_id: str, *, edited: HandoffArtifact | None, discard: bool = False
+) -> StoredMessage:
     """Confirm the waiting handoff (``edited`` replaces it in what the model sees; the
     original stays in the session, the handoff file and the row) or discard it (the session
     starts without a handoff). Returns the marker row that settles the review."""
@@ -110,11 +135,22 @@ def resolve_review(store: SessionStore, thread_id: str, *,
         changed = artifact.model_dump(mode="json") != original.model_dump(mode="json")
         text, status = _revised_text(row.content, artifact), "confirmed"
         note = "Handoff confirmed with your edits" if changed else "Handoff confirmed as written"
-    edit = ContextEdit(kind="handoff", summary=note, seqs=[row.seq], placeholders={row.seq: text},
-                       artifact=None if discard else (edited or original).model_dump(mode="json"))
-    marker = NewMessage(role="event", content=note,
-                        meta={"event": "handoff_review", "status": status,
-                              "edit": len(store.context_edits(session.id))})
+    edit = ContextEdit(
+        kind="handoff",
+        summary=note,
+        seqs=[row.seq],
+        placeholders={row.seq: text},
+        artifact=None if discard else (edited or original).model_dump(mode="json"),
+    )
+    marker = NewMessage(
+        role="event",
+        content=note,
+        meta={
+            "event": "handoff_review",
+            "status": status,
+            "edit": len(store.context_edits(session.id)),
+        },
+    )
     store.add_context_edit(session.id, edit, marker)
     settled = [r for r in store.messages(session.id) if r.role == "event"]
     return settled[-1]

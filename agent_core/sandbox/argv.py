@@ -18,16 +18,29 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["WORKSPACE", "SYSTEM_DIRS", "ETC_FILES", "HOLDER", "HostPath", "bwrap_argv",
-           "sandbox_env"]
+__all__ = [
+    "WORKSPACE",
+    "SYSTEM_DIRS",
+    "ETC_FILES",
+    "HOLDER",
+    "HostPath",
+    "bwrap_argv",
+    "sandbox_env",
+]
 
 WORKSPACE = "/workspace"
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # Enough for programs to start (dynamic loader cache, alternatives, user names, time zone);
 # nothing that names the host's other users' secrets.
 ETC_FILES = (
-    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
-    "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/localtime",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
 )
 NETWORK_ETC_FILES = ("/etc/resolv.conf", "/etc/hosts", "/etc/ssl", "/etc/ca-certificates")
 
@@ -99,8 +112,16 @@ def bwrap_argv(
     process the app's user runs (the app's threads included) and refuse even a first fork.
     """
     # No user namespace inside: a nested one would give the command root over its own mounts.
-    argv = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
-            "--new-session", "--clearenv", "--as-pid-1"]
+    argv = [
+        bwrap,
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--as-pid-1",
+    ]
     if network:
         argv.append("--share-net")
     for host in system:
@@ -108,13 +129,36 @@ def bwrap_argv(
             argv += ["--symlink", host.link_target, host.path]
         else:
             argv += ["--ro-bind-try", host.path, host.path]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
-             "--size", str(shm_bytes), "--tmpfs", "/dev/shm"]
+    argv += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(tmp_bytes),
+        "--tmpfs",
+        "/tmp",
+        "--size",
+        str(shm_bytes),
+        "--tmpfs",
+        "/dev/shm",
+    ]
     argv += ["--size", str(workspace_bytes), "--tmpfs", WORKSPACE, "--chdir", WORKSPACE]
     # The root and /dev are tmpfs too, of no fixed size: read-only, they cannot be filled.
     argv += ["--remount-ro", "/dev", "--remount-ro", "/"]
     for name, value in sorted(env.items()):
         argv += ["--setenv", name, value]
     limit = f"--nproc={processes}:{processes}"
-    return [*argv, "--", prlimit, limit, "--", "/bin/sh", "-c", HOLDER, "baton-sandbox",
-            command, tar]
+    return [
+        *argv,
+        "--",
+        prlimit,
+        limit,
+        "--",
+        "/bin/sh",
+        "-c",
+        HOLDER,
+        "baton-sandbox",
+        command,
+        tar,
+    ]

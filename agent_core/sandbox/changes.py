@@ -80,14 +80,20 @@ def workspace_changes(
     deleted = tuple(path for path in sorted(before) if path not in after)
     size = sum(len(text.encode("utf-8")) for text in written.values())
     if max_files is not None and len(written) > max_files:
-        return WorkspaceChanges(skipped=(
-            f"the command created or changed {len(written):,} files; at most {max_files:,} "
-            "are written back from one command, so none was (nor any deletion). Leave "
-            "generated trees outside /workspace (in /tmp) or remove them before it ends",))
+        return WorkspaceChanges(
+            skipped=(
+                f"the command created or changed {len(written):,} files; at most {max_files:,} "
+                "are written back from one command, so none was (nor any deletion). Leave "
+                "generated trees outside /workspace (in /tmp) or remove them before it ends",
+            )
+        )
     if max_bytes is not None and size > max_bytes:
-        return WorkspaceChanges(skipped=(
-            f"the command created or changed {megabytes(size)} of text files; at most "
-            f"{megabytes(max_bytes)} are written back from one command, so nothing was",))
+        return WorkspaceChanges(
+            skipped=(
+                f"the command created or changed {megabytes(size)} of text files; at most "
+                f"{megabytes(max_bytes)} are written back from one command, so nothing was",
+            )
+        )
     return WorkspaceChanges(written=written, deleted=deleted, skipped=_summed(skipped))
 
 
@@ -95,5 +101,8 @@ def _summed(notes: list[str]) -> tuple[str, ...]:
     if len(notes) <= MAX_NOTES:
         return tuple(notes)
     rest = len(notes) - MAX_NOTES
-    return (*notes[:MAX_NOTES], f"{rest:,} more files that cannot be kept (links, binary or "
-                                "too large files, or names the workspace refuses)")
+    return (
+        *notes[:MAX_NOTES],
+        f"{rest:,} more files that cannot be kept (links, binary or "
+        "too large files, or names the workspace refuses)",
+    )

@@ -6,8 +6,14 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["SandboxLimits", "SandboxResult", "WorkspaceChanges", "megabytes",
-           "LIMIT_SETTINGS", "limits_from_settings"]
+__all__ = [
+    "SandboxLimits",
+    "SandboxResult",
+    "WorkspaceChanges",
+    "megabytes",
+    "LIMIT_SETTINGS",
+    "limits_from_settings",
+]
 
 
 @dataclass(frozen=True)
@@ -60,8 +66,7 @@ def limits_from_settings(settings: Mapping[str, str]) -> tuple[SandboxLimits, li
         if not raw:
             continue
         if not raw.isdigit() or int(raw) == 0:
-            problems.append(f"{name}={raw!r} is not a positive whole number; the default "
-                            "applies")
+            problems.append(f"{name}={raw!r} is not a positive whole number; the default applies")
             continue
         changes[field_name] = int(raw) * unit
     return dataclasses.replace(SandboxLimits(), **changes), problems
@@ -109,11 +114,15 @@ class SandboxResult:
         if self.output_truncated:
             notes.append("[stopped: the command printed more output than the limit]")
         if self.memory_limit:
-            notes.append(f"[stopped: the command's processes together used more than "
-                         f"{megabytes(self.memory_limit)} of memory, the limit]")
+            notes.append(
+                f"[stopped: the command's processes together used more than "
+                f"{megabytes(self.memory_limit)} of memory, the limit]"
+            )
         if self.disk_limit:
-            notes.append(f"[the workspace is full: a command may write at most "
-                         f"{megabytes(self.disk_limit)}; writes past it failed with "
-                         "'No space left on device']")
+            notes.append(
+                f"[the workspace is full: a command may write at most "
+                f"{megabytes(self.disk_limit)}; writes past it failed with "
+                "'No space left on device']"
+            )
         notes.extend(f"[not kept: {note}]" for note in self.changes.skipped)
         return notes

@@ -96,9 +96,7 @@ def _reachable_by_others(path: str) -> bool:
     """Whether a user other than the owner can reach ``path`` (bubblewrap, started as the
     run's own user, must open it to bind it)."""
     parts = Path(path).resolve().parts
-    return all(
-        os.stat(os.path.join(*parts[: i + 1])).st_mode & 0o001 for i in range(1, len(parts))
-    )
+    return all(os.stat(os.path.join(*parts[: i + 1])).st_mode & 0o001 for i in range(1, len(parts)))
 
 
 def _host_layout(*, network: bool, python_env: bool, dropped: bool) -> list[HostPath]:
@@ -114,7 +112,9 @@ def _host_layout(*, network: bool, python_env: bool, dropped: bool) -> list[Host
         # The app's own interpreter and packages, read-only, so `python3 -m pytest` works.
         # An interpreter under a home only its owner can enter stays invisible when the run
         # drops to its own user; `python3` is then the system's.
-        prefixes = [p for p in dict.fromkeys((sys.base_prefix, sys.prefix)) if not p.startswith("/usr")]
+        prefixes = [
+            p for p in dict.fromkeys((sys.base_prefix, sys.prefix)) if not p.startswith("/usr")
+        ]
         if not dropped or all(_reachable_by_others(p) for p in prefixes):
             paths += [HostPath(prefix) for prefix in prefixes]
     return paths
@@ -185,16 +185,24 @@ class Sandbox:
         bwrap, prlimit, tar = find_bwrap(), find_prlimit(), find_tar()
         before = workspace_dir.placeable(files)
         uid = _UID_BASE + secrets.randbelow(_UID_SPAN) if os.geteuid() == 0 else None
-        system = _host_layout(network=self.network, python_env=self.python_env,
-                              dropped=uid is not None)
+        system = _host_layout(
+            network=self.network, python_env=self.python_env, dropped=uid is not None
+        )
         python_bin = f"{sys.prefix}/bin"
         prefixes = [python_bin] if any(p.path == sys.prefix for p in system) else []
         room = workspace_dir.tmpfs_bytes(before) + limits.disk_bytes
         argv = bwrap_argv(
-            bwrap, command=command, network=self.network, system=system,
-            env=sandbox_env(extra_path=prefixes), tmp_bytes=limits.tmp_bytes,
-            shm_bytes=limits.shm_bytes, prlimit=prlimit,
-            tar=tar, processes=limits.processes, workspace_bytes=room,
+            bwrap,
+            command=command,
+            network=self.network,
+            system=system,
+            env=sandbox_env(extra_path=prefixes),
+            tmp_bytes=limits.tmp_bytes,
+            shm_bytes=limits.shm_bytes,
+            prlimit=prlimit,
+            tar=tar,
+            processes=limits.processes,
+            workspace_bytes=room,
         )
         host_end, sandbox_end = socket.socketpair()
         with host_end:
@@ -203,23 +211,33 @@ class Sandbox:
                 # command's, and a process of the sandbox could otherwise read bubblewrap's
                 # /proc/<pid>/environ and find the app's keys and database URL.
                 process = await asyncio.create_subprocess_exec(
-                    *argv, stdin=sandbox_end.fileno(), stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.STDOUT, preexec_fn=_limit_process(limits, uid),
-                    start_new_session=True, env={},
+                    *argv,
+                    stdin=sandbox_end.fileno(),
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.STDOUT,
+                    preexec_fn=_limit_process(limits, uid),
+                    start_new_session=True,
+                    env={},
                 )
             finally:
                 sandbox_end.close()
-            readback = asyncio.ensure_future(asyncio.to_thread(
-                workspace_dir.exchange, host_end, workspace_dir.pack(before), before=before,
-                limit=limits.writeback_bytes,
-                max_entries=limits.writeback_files * _MAX_ENTRIES_PER_FILE_KEPT,
-                max_changed_bytes=limits.writeback_total_bytes,
-                idle_seconds=(timeout or limits.timeout) + _READBACK_SECONDS + 30,
-            ))
+            readback = asyncio.ensure_future(
+                asyncio.to_thread(
+                    workspace_dir.exchange,
+                    host_end,
+                    workspace_dir.pack(before),
+                    before=before,
+                    limit=limits.writeback_bytes,
+                    max_entries=limits.writeback_files * _MAX_ENTRIES_PER_FILE_KEPT,
+                    max_changed_bytes=limits.writeback_total_bytes,
+                    idle_seconds=(timeout or limits.timeout) + _READBACK_SECONDS + 30,
+                )
+            )
             output = bytearray()
             try:
                 stop, ended = await self._supervise(
-                    process, output, limits.timeout if timeout is None else timeout)
+                    process, output, limits.timeout if timeout is None else timeout
+                )
             except BaseException:
                 readback.cancel()  # its thread ends at the socket's end, once all is dead
                 await _kill(process)
@@ -233,21 +251,33 @@ class Sandbox:
         if stop:
             status = _EXIT_TIMED_OUT if stop.timed_out else _EXIT_KILLED
         if not ended:  # killed before it wrote the workspace back: a partial tar is no list
-            changes = WorkspaceChanges(skipped=(
-                "the sandbox did not write the workspace back in time; nothing was written "
-                "back",))
+            changes = WorkspaceChanges(
+                skipped=(
+                    "the sandbox did not write the workspace back in time; nothing was written "
+                    "back",
+                )
+            )
         elif back.problem:
             changes = WorkspaceChanges(skipped=(back.problem,))
         else:
             changes = workspace_changes(
-                before, back.entries, limit=limits.writeback_bytes,
-                max_files=limits.writeback_files, max_bytes=limits.writeback_total_bytes)
+                before,
+                back.entries,
+                limit=limits.writeback_bytes,
+                max_files=limits.writeback_files,
+                max_bytes=limits.writeback_total_bytes,
+            )
         full = ended and not back.problem and back.used_bytes >= room - _FULL_SLACK_BYTES
         text = bytes(output[: limits.output_bytes]).decode("utf-8", errors="replace")
         return SandboxResult(
-            exit_status=status, output=text, changes=changes, timed_out=stop.timed_out,
-            output_truncated=stop.output, disk_limit=limits.disk_bytes if full else 0,
-            memory_limit=limits.total_memory_bytes if stop.memory_used else 0)
+            exit_status=status,
+            output=text,
+            changes=changes,
+            timed_out=stop.timed_out,
+            output_truncated=stop.output,
+            disk_limit=limits.disk_bytes if full else 0,
+            memory_limit=limits.total_memory_bytes if stop.memory_used else 0,
+        )
 
     async def _supervise(
         self, process: asyncio.subprocess.Process, output: bytearray, timeout: float
@@ -258,10 +288,12 @@ class Sandbox:
         stop = _Stop()
         reading = asyncio.ensure_future(_read_capped(process, output, self.limits.output_bytes))
         memory = asyncio.ensure_future(
-            watchdog.memory_over(process.pid, self.limits.total_memory_bytes))
+            watchdog.memory_over(process.pid, self.limits.total_memory_bytes)
+        )
         try:
-            done, _ = await asyncio.wait({reading, memory}, timeout=timeout,
-                                         return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                {reading, memory}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
             if reading in done and not reading.result():
                 return stop, True  # the command ended, the workspace was written back
             stop.timed_out = not done
@@ -300,8 +332,9 @@ async def _kill(process: asyncio.subprocess.Process) -> None:
     try:
         await asyncio.wait_for(asyncio.shield(process.wait()), _KILL_GRACE_SECONDS)
     except TimeoutError:
-        _log.warning("sandbox process %s not reaped %ss after SIGKILL", process.pid,
-                     _KILL_GRACE_SECONDS)
+        _log.warning(
+            "sandbox process %s not reaped %ss after SIGKILL", process.pid, _KILL_GRACE_SECONDS
+        )
 
 
 async def _read_capped(

@@ -52,7 +52,7 @@ def _children_by_parent(pid: int) -> list[int]:
         except OSError:
             continue
         # "pid (name) state ppid ...": the name may hold spaces and parentheses.
-        fields = stat[stat.rfind(b")") + 2:].split()
+        fields = stat[stat.rfind(b")") + 2 :].split()
         if len(fields) > 1 and int(fields[1]) == pid:
             found.append(int(entry))
     return found

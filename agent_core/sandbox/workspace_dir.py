@@ -96,10 +96,13 @@ def unpack(
                 if member.isdir() or path in ("", ".") or _ignored(path):
                     continue
                 if len(entries) >= max_entries:
-                    return Readback(problem=(
-                        f"the command left more than {max_entries:,} files in the workspace; "
-                        "nothing was written back (nor deleted). Leave generated trees "
-                        "outside /workspace (in /tmp) or remove them before it ends"))
+                    return Readback(
+                        problem=(
+                            f"the command left more than {max_entries:,} files in the workspace; "
+                            "nothing was written back (nor deleted). Leave generated trees "
+                            "outside /workspace (in /tmp) or remove them before it ends"
+                        )
+                    )
                 entry = _entry(archive, member, entries, limit)
                 entries[path] = entry
                 if member.isreg():
@@ -110,13 +113,18 @@ def unpack(
                     else:
                         changed += entry.size
                 if changed > max_changed_bytes:
-                    return Readback(problem=(
-                        f"the command created or changed more than "
-                        f"{megabytes(max_changed_bytes)} of text files; at most that is "
-                        "written back from one command, so nothing was"))
+                    return Readback(
+                        problem=(
+                            f"the command created or changed more than "
+                            f"{megabytes(max_changed_bytes)} of text files; at most that is "
+                            "written back from one command, so nothing was"
+                        )
+                    )
     except (tarfile.TarError, OSError, EOFError) as exc:
-        return Readback(problem=f"the workspace could not be read back after the command "
-                                f"({type(exc).__name__}); nothing was written back")
+        return Readback(
+            problem=f"the workspace could not be read back after the command "
+            f"({type(exc).__name__}); nothing was written back"
+        )
     return Readback(entries=entries, used_bytes=used)
 
 
@@ -124,8 +132,9 @@ def _ignored(path: str) -> bool:
     return any(part in IGNORED_DIRS for part in path.split("/")[:-1])
 
 
-def _entry(archive: tarfile.TarFile, member: tarfile.TarInfo,
-           seen: Mapping[str, Entry], limit: int) -> Entry:
+def _entry(
+    archive: tarfile.TarFile, member: tarfile.TarInfo, seen: Mapping[str, Entry], limit: int
+) -> Entry:
     if member.issym():
         return Entry("symlink")
     if member.islnk():  # a hard link: the same file as one read before it
@@ -163,12 +172,18 @@ def exchange(
         connection.sendall(archive)
         connection.shutdown(socket.SHUT_WR)
     except OSError:
-        return Readback(problem="the workspace could not be copied into the sandbox; nothing "
-                                "was written back")
+        return Readback(
+            problem="the workspace could not be copied into the sandbox; nothing was written back"
+        )
     try:
         with connection.makefile("rb") as stream:
-            return unpack(stream, before=before, limit=limit, max_entries=max_entries,
-                          max_changed_bytes=max_changed_bytes)
+            return unpack(
+                stream,
+                before=before,
+                limit=limit,
+                max_entries=max_entries,
+                max_changed_bytes=max_changed_bytes,
+            )
     finally:
         # Read no further: a sandbox still writing (past a limit) gets a broken pipe and ends.
         with contextlib.suppress(OSError):

@@ -42,7 +42,8 @@ def queue_slots(
         return next_seq, {}
     tab, number = arriving
     later = sorted(
-        seq for seq, client_id in waiting
+        seq
+        for seq, client_id in waiting
         if (order := client_order(client_id)) is not None and order[0] == tab and order[1] > number
     )
     if not later:

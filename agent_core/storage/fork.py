@@ -24,14 +24,17 @@ def _seqs(edit: ContextEdit) -> list[int]:
     return named + ([edit.upto_seq] if edit.upto_seq is not None else [])
 
 
-def kept_edits(edits: Sequence[ContextEdit], rows: Iterable[StoredMessage],
-               before_seq: int) -> list[ContextEdit]:
+def kept_edits(
+    edits: Sequence[ContextEdit], rows: Iterable[StoredMessage], before_seq: int
+) -> list[ContextEdit]:
     """The session's edits made before the cut: the longest prefix (edits are made in order,
     and their positions must not change) whose every edit names only rows before
     ``before_seq`` and whose marker row, when it has one, is before the cut too."""
-    markers_after = {int(row.meta["edit"]) for row in rows
-                     if row.role == "event" and row.seq >= before_seq
-                     and isinstance(row.meta.get("edit"), int)}
+    markers_after = {
+        int(row.meta["edit"])
+        for row in rows
+        if row.role == "event" and row.seq >= before_seq and isinstance(row.meta.get("edit"), int)
+    }
     kept: list[ContextEdit] = []
     for position, edit in enumerate(edits):
         if position in markers_after or any(seq >= before_seq for seq in _seqs(edit)):
@@ -45,6 +48,7 @@ def kept_files(paths: Iterable[str], last_session_number: int) -> dict[str, str]
     store keeps no history of files, so they are copied as they are now, except the handoffs
     of sessions the fork does not have (``HANDOFF-{n}.md`` opens session n+1). A name stored
     before today's path rule (``..\\..\\x.txt``) enters the fork as its portable name."""
+
     def later(path: str) -> bool:
         match = _HANDOFF_FILE.fullmatch(path)
         return match is not None and int(match.group(1)) >= last_session_number

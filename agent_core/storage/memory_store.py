@@ -53,9 +53,7 @@ class InMemoryStore:
             sessions = self._sessions[thread_id]
             if not sessions:
                 sessions.append(
-                    SessionRecord(
-                        id=_new_id(), thread_id=thread_id, number=1, started_at=utcnow()
-                    )
+                    SessionRecord(id=_new_id(), thread_id=thread_id, number=1, started_at=utcnow())
                 )
             return sessions[-1]
 
@@ -98,15 +96,19 @@ class InMemoryStore:
 
     def marks(self, session_id: str) -> list[RowMark]:
         with self._mutex:
-            return [RowMark(m.seq, m.role, dict(m.meta)) for m in self._messages[session_id]
-                    if m.role in MARK_ROLES]
+            return [
+                RowMark(m.seq, m.role, dict(m.meta))
+                for m in self._messages[session_id]
+                if m.role in MARK_ROLES
+            ]
 
     def tail_marks(self, session_id: str) -> list[RowMark]:
         with self._mutex:
             rows = self._messages[session_id]
             last = max((i for i, m in enumerate(rows) if m.role == "user"), default=None)
-            return [] if last is None else [RowMark(m.seq, m.role, dict(m.meta))
-                                            for m in rows[last:]]
+            return (
+                [] if last is None else [RowMark(m.seq, m.role, dict(m.meta)) for m in rows[last:]]
+            )
 
     def add_context_edit(
         self, session_id: str, edit: ContextEdit, marker: NewMessage | None = None
@@ -201,15 +203,17 @@ class InMemoryStore:
 
     def has_client_message(self, thread_id: str, client_id_prefix: str) -> bool:
         with self._mutex:
-            return any((p.client_id or "").startswith(client_id_prefix)
-                       for p in self._pending[thread_id])
+            return any(
+                (p.client_id or "").startswith(client_id_prefix) for p in self._pending[thread_id]
+            )
 
     def pending(self, thread_id: str) -> list[PendingRecord]:
         with self._mutex:
             return [p for p in self._pending[thread_id] if p.delivered_session_id is None]
 
-    def _deliver(self, thread_id: str, session_id: str, limit: int | None,
-                 queued: bool) -> list[StoredMessage]:
+    def _deliver(
+        self, thread_id: str, session_id: str, limit: int | None, queued: bool
+    ) -> list[StoredMessage]:
         delivered: list[StoredMessage] = []
         queue = self._pending[thread_id]
         for index, record in enumerate(queue):
@@ -222,14 +226,21 @@ class InMemoryStore:
                 self._store(
                     thread_id,
                     session_id,
-                    NewMessage(role="user", content=record.content,
-                               meta=delivered_meta(record.id, queued=queued)),
+                    NewMessage(
+                        role="user",
+                        content=record.content,
+                        meta=delivered_meta(record.id, queued=queued),
+                    ),
                 )
             )
         return delivered
 
     def deliver_pending(
-        self, thread_id: str, session_id: str, *, limit: int | None = None,
+        self,
+        thread_id: str,
+        session_id: str,
+        *,
+        limit: int | None = None,
         queued: bool = False,
     ) -> list[StoredMessage]:
         with self._mutex:
@@ -267,8 +278,12 @@ class InMemoryStore:
                 parent_id=old.id,
             )
             # All or nothing, like the SQL transaction: undo every change if any step fails.
-            saved = (list(sessions), dict(self._files[thread_id]), self._seq[thread_id],
-                     list(self._pending[thread_id]))
+            saved = (
+                list(sessions),
+                dict(self._files[thread_id]),
+                self._seq[thread_id],
+                list(self._pending[thread_id]),
+            )
             try:
                 sessions[-1] = old.model_copy(update={"ended_at": now})
                 sessions.append(new)
@@ -293,21 +308,32 @@ class InMemoryStore:
                 raise StoreError("the model has answered since the reset")
             self._pending[thread_id] = [
                 p.model_copy(update={"delivered_session_id": None})
-                if p.delivered_session_id == session_id else p
-                for p in self._pending[thread_id]]
+                if p.delivered_session_id == session_id
+                else p
+                for p in self._pending[thread_id]
+            ]
             self._messages.pop(session_id, None)
             self._edits.pop(session_id, None)
             self._files[thread_id].pop(handoff_path, None)
             sessions.pop()
             sessions[-1] = sessions[-1].model_copy(update={"ended_at": None})
             return sessions[-1]
+
     # fork ---------------------------------------------------------------------
-    def fork_thread(self, source_thread_id: str, target_thread_id: str, *,
-                    before_seq: int) -> list[SessionRecord]:
+    def fork_thread(
+        self, source_thread_id: str, target_thread_id: str, *, before_seq: int
+    ) -> list[SessionRecord]:
         with self._mutex:
             sessions = self._sessions[source_thread_id]
-            cut = next((row for s in sessions for row in self._messages[s.id]
-                        if row.seq == before_seq and row.role == "user"), None)
+            cut = next(
+                (
+                    row
+                    for s in sessions
+                    for row in self._messages[s.id]
+                    if row.seq == before_seq and row.role == "user"
+                ),
+                None,
+            )
             if cut is None:
                 raise StoreError(f"message {before_seq} is not a user message of the thread")
             if self._sessions[target_thread_id]:
@@ -317,18 +343,32 @@ class InMemoryStore:
             for source in sessions[: last.number]:
                 new_id = ids[source.id]
                 rows = self._messages[source.id]
-                self._sessions[target_thread_id].append(source.model_copy(update={
-                    "id": new_id, "thread_id": target_thread_id,
-                    "parent_id": ids.get(source.parent_id or ""),
-                    "ended_at": None if source.id == last.id else source.ended_at}))
+                self._sessions[target_thread_id].append(
+                    source.model_copy(
+                        update={
+                            "id": new_id,
+                            "thread_id": target_thread_id,
+                            "parent_id": ids.get(source.parent_id or ""),
+                            "ended_at": None if source.id == last.id else source.ended_at,
+                        }
+                    )
+                )
                 self._messages[new_id] = [
-                    row.model_copy(update={"id": _new_id(), "thread_id": target_thread_id,
-                                           "session_id": new_id})
-                    for row in rows if row.seq < before_seq]
+                    row.model_copy(
+                        update={
+                            "id": _new_id(),
+                            "thread_id": target_thread_id,
+                            "session_id": new_id,
+                        }
+                    )
+                    for row in rows
+                    if row.seq < before_seq
+                ]
                 self._edits[new_id] = kept_edits(self._edits[source.id], rows, before_seq)
             files = self._files[source_thread_id]
             self._files[target_thread_id] = {
-                name: files[path] for name, path in kept_files(files, last.number).items()}
+                name: files[path] for name, path in kept_files(files, last.number).items()
+            }
             self._seq[target_thread_id] = before_seq - 1
             return list(self._sessions[target_thread_id])
 

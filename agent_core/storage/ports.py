@@ -112,7 +112,11 @@ class SessionStore(Protocol):
         ...
 
     def deliver_pending(
-        self, thread_id: str, session_id: str, *, limit: int | None = None,
+        self,
+        thread_id: str,
+        session_id: str,
+        *,
+        limit: int | None = None,
         queued: bool = False,
     ) -> list[StoredMessage]:
         """Move undelivered pending messages into a session as user messages, exactly once.
@@ -153,8 +157,9 @@ class SessionStore(Protocol):
         """
         ...
 
-    def fork_thread(self, source_thread_id: str, target_thread_id: str, *,
-                    before_seq: int) -> list[SessionRecord]:
+    def fork_thread(
+        self, source_thread_id: str, target_thread_id: str, *, before_seq: int
+    ) -> list[SessionRecord]:
         """One transaction: copy into ``target_thread_id`` (a thread with nothing stored yet)
         ``source_thread_id`` as it was just before its user row ``before_seq``: the sessions
         up to the one holding that row (the last left open), their rows with a smaller seq

@@ -17,8 +17,14 @@ from collections.abc import Iterable
 from agent_core.errors import StoreError, ToolInputError
 from agent_core.validation import sanitize_text
 
-__all__ = ["MAX_PATH_CHARS", "workspace_path", "stored_path", "portable_name", "portable_names",
-           "base_name"]
+__all__ = [
+    "MAX_PATH_CHARS",
+    "workspace_path",
+    "stored_path",
+    "portable_name",
+    "portable_names",
+    "base_name",
+]
 
 #: Longest path a workspace file may have, in characters (the SQL column's length).
 MAX_PATH_CHARS = 500
@@ -83,9 +89,7 @@ def stored_path(path: str) -> str:
     :func:`workspace_path` returns it), else :class:`~agent_core.errors.StoreError`: the
     stores check every path they write, so no way in can skip the rule."""
     if len(path) > MAX_PATH_CHARS:  # SQLite would store it; PostgreSQL's varchar refuses
-        raise StoreError(
-            f"the path is longer than {MAX_PATH_CHARS} characters; nothing was stored"
-        )
+        raise StoreError(f"the path is longer than {MAX_PATH_CHARS} characters; nothing was stored")
     try:
         canonical = workspace_path(path)
     except ToolInputError as exc:

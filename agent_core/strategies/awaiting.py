@@ -26,8 +26,14 @@ from collections.abc import Sequence
 
 from agent_core.storage.records import RowMark
 
-__all__ = ["TURN_FAILED", "TURN_STOPPED", "TURN_RESUMED", "TURN_ENDS", "REPLY_ROLES",
-           "awaits_reply"]
+__all__ = [
+    "TURN_FAILED",
+    "TURN_STOPPED",
+    "TURN_RESUMED",
+    "TURN_ENDS",
+    "REPLY_ROLES",
+    "awaits_reply",
+]
 
 #: ``meta["event"]`` of the marker a turn that failed before (or after) replying stores.
 TURN_FAILED = "turn_failed"

@@ -45,7 +45,8 @@ def mask_candidates(
     masked already, and larger than the placeholder that would replace them."""
     cut = safe_cutoff(messages, keep_recent_tokens, count)
     return [
-        index for index, message in enumerate(messages[:cut])
+        index
+        for index, message in enumerate(messages[:cut])
         if isinstance(message, ToolMessage)
         and message.name not in UNMASKED_TOOLS
         and not message.additional_kwargs.get(MASKED)

@@ -57,13 +57,15 @@ class ContextOps(Protocol):
         """The context's size as the next model call would be sent it."""
         ...
 
-    def mask(self, messages: Sequence[BaseMessage], utilization: float | None = None
-             ) -> list[BaseMessage] | None:
+    def mask(
+        self, messages: Sequence[BaseMessage], utilization: float | None = None
+    ) -> list[BaseMessage] | None:
         """Mask the old tool outputs; the new context, or None when there was nothing."""
         ...
 
-    def projected_after_compaction(self, messages: Sequence[BaseMessage],
-                                   estimate: TokenEstimate) -> float:
+    def projected_after_compaction(
+        self, messages: Sequence[BaseMessage], estimate: TokenEstimate
+    ) -> float:
         """The utilization a compaction would leave."""
         ...
 
@@ -98,9 +100,15 @@ def opening_messages(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     return [m for m in messages if context_kind(m) in ("handoff", "pinned")]
 
 
-def projected_after_compaction(messages: Sequence[BaseMessage], tokens: int, window: int, *,
-                               keep_recent_tokens: int, summary_tokens: int,
-                               count: Callable[[BaseMessage], int]) -> float:
+def projected_after_compaction(
+    messages: Sequence[BaseMessage],
+    tokens: int,
+    window: int,
+    *,
+    keep_recent_tokens: int,
+    summary_tokens: int,
+    count: Callable[[BaseMessage], int],
+) -> float:
     """The utilization after compacting ``messages`` (now ``tokens`` of ``window``): the
     summarized span (never the opening) leaves, a summary of ``summary_tokens`` comes in."""
     cut = safe_cutoff(messages, keep_recent_tokens, count)
@@ -121,9 +129,16 @@ def _keep(decision: Decision, reason: str) -> Decision:
     return decision.model_copy(update={"action": "keep", "reason": reason})
 
 
-def before_call(ops: ContextOps, messages: Sequence[BaseMessage], estimate: TokenEstimate, *,
-                policy: ContextPolicy, model_default: Literal["compact", "reset"],
-                undo_hold: float | None = None, compaction_fell_short: bool = False) -> CallPlan:
+def before_call(
+    ops: ContextOps,
+    messages: Sequence[BaseMessage],
+    estimate: TokenEstimate,
+    *,
+    policy: ContextPolicy,
+    model_default: Literal["compact", "reset"],
+    undo_hold: float | None = None,
+    compaction_fell_short: bool = False,
+) -> CallPlan:
     """Mask, measure again, decide and guard (see the module docstring). ``estimate`` is
     ``messages`` measured; ``undo_hold`` is the utilization automatic masking and
     compaction wait for after an undo; ``compaction_fell_short`` says a compaction earlier
@@ -139,7 +154,8 @@ def before_call(ops: ContextOps, messages: Sequence[BaseMessage], estimate: Toke
     decision = held_back(decision, undo_hold if held else None)
     if decision.action == "compact":
         decision = confirm_compaction(
-            decision, ops.projected_after_compaction(context, estimate), policy)
+            decision, ops.projected_after_compaction(context, estimate), policy
+        )
     blocked: Blocked | None = None
     if decision.action == "compact" and compaction_fell_short:
         decision = after_short_compaction(decision, policy)
@@ -149,10 +165,21 @@ def before_call(ops: ContextOps, messages: Sequence[BaseMessage], estimate: Toke
     if decision.action == "reset":
         head = ops.head_fraction(context)
         if not conversation_started(context):
-            decision, blocked = _keep(decision, "the model has not answered twice in this "
-                                                "session yet"), "reset_head"
+            decision, blocked = (
+                _keep(decision, "the model has not answered twice in this session yet"),
+                "reset_head",
+            )
         elif head >= policy.reset_threshold:
-            decision, blocked = _keep(decision, f"the session's opening alone takes {head:.0%} "
-                                                "of the window"), "reset_head"
-    return CallPlan(messages=context, estimate=estimate, decision=decision, masked=masked,
-                    held=held, blocked=blocked, head=head)
+            decision, blocked = (
+                _keep(decision, f"the session's opening alone takes {head:.0%} of the window"),
+                "reset_head",
+            )
+    return CallPlan(
+        messages=context,
+        estimate=estimate,
+        decision=decision,
+        masked=masked,
+        held=held,
+        blocked=blocked,
+        head=head,
+    )

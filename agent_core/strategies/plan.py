@@ -8,7 +8,14 @@ from pydantic import BaseModel, ConfigDict
 
 from agent_core.policy import ContextPolicy
 
-__all__ = ["Action", "Decision", "effective_strategy", "plan", "confirm_compaction", "after_short_compaction"]
+__all__ = [
+    "Action",
+    "Decision",
+    "effective_strategy",
+    "plan",
+    "confirm_compaction",
+    "after_short_compaction",
+]
 
 Action = Literal["keep", "compact", "reset"]
 
@@ -22,23 +29,42 @@ class Decision(BaseModel):
     reason: str
 
 
-def effective_strategy(policy: ContextPolicy, model_default: Literal["compact", "reset"]) -> Literal["compact", "reset"]:
+def effective_strategy(
+    policy: ContextPolicy, model_default: Literal["compact", "reset"]
+) -> Literal["compact", "reset"]:
     """What ``auto`` means for this model (Opus-class compact, Sonnet/Haiku-class reset)."""
     return model_default if policy.context_strategy == "auto" else policy.context_strategy
 
 
-def plan(utilization: float, policy: ContextPolicy, *, model_default: Literal["compact", "reset"]) -> Decision:
+def plan(
+    utilization: float, policy: ContextPolicy, *, model_default: Literal["compact", "reset"]
+) -> Decision:
     """Decide what to do before a model call. Thresholds are inclusive (at 80% -> reset)."""
     strategy = effective_strategy(policy, model_default)
     if strategy == "reset":
         if utilization >= policy.reset_threshold:
-            return Decision(action="reset", strategy=strategy, utilization=utilization,
-                            reason=f"utilization {utilization:.0%} >= reset threshold {policy.reset_threshold:.0%}")
-        return Decision(action="keep", strategy=strategy, utilization=utilization, reason="below reset threshold")
+            return Decision(
+                action="reset",
+                strategy=strategy,
+                utilization=utilization,
+                reason=f"utilization {utilization:.0%} >= reset threshold {policy.reset_threshold:.0%}",
+            )
+        return Decision(
+            action="keep",
+            strategy=strategy,
+            utilization=utilization,
+            reason="below reset threshold",
+        )
     if utilization >= policy.compact_threshold:
-        return Decision(action="compact", strategy=strategy, utilization=utilization,
-                        reason=f"utilization {utilization:.0%} >= compact threshold {policy.compact_threshold:.0%}")
-    return Decision(action="keep", strategy=strategy, utilization=utilization, reason="below compact threshold")
+        return Decision(
+            action="compact",
+            strategy=strategy,
+            utilization=utilization,
+            reason=f"utilization {utilization:.0%} >= compact threshold {policy.compact_threshold:.0%}",
+        )
+    return Decision(
+        action="keep", strategy=strategy, utilization=utilization, reason="below compact threshold"
+    )
 
 
 def confirm_compaction(decision: Decision, projected: float, policy: ContextPolicy) -> Decision:
@@ -47,8 +73,12 @@ def confirm_compaction(decision: Decision, projected: float, policy: ContextPoli
     if decision.action != "compact":
         return decision
     if policy.context_strategy == "auto" and projected >= policy.reset_threshold:
-        return Decision(action="reset", strategy="reset", utilization=decision.utilization,
-                        reason=f"compaction would leave {projected:.0%} >= reset threshold {policy.reset_threshold:.0%}")
+        return Decision(
+            action="reset",
+            strategy="reset",
+            utilization=decision.utilization,
+            reason=f"compaction would leave {projected:.0%} >= reset threshold {policy.reset_threshold:.0%}",
+        )
     return decision
 
 
@@ -62,9 +92,17 @@ def after_short_compaction(decision: Decision, policy: ContextPolicy) -> Decisio
     if decision.action != "compact":
         return decision
     if policy.context_strategy == "auto":
-        return Decision(action="reset", strategy="reset", utilization=decision.utilization,
-                        reason="compaction this turn did not get below the compact threshold "
-                               f"{policy.compact_threshold:.0%}")
-    return Decision(action="keep", strategy=decision.strategy, utilization=decision.utilization,
-                    reason="compaction this turn did not get below the compact threshold "
-                           f"{policy.compact_threshold:.0%}; not repeated")
+        return Decision(
+            action="reset",
+            strategy="reset",
+            utilization=decision.utilization,
+            reason="compaction this turn did not get below the compact threshold "
+            f"{policy.compact_threshold:.0%}",
+        )
+    return Decision(
+        action="keep",
+        strategy=decision.strategy,
+        utilization=decision.utilization,
+        reason="compaction this turn did not get below the compact threshold "
+        f"{policy.compact_threshold:.0%}; not repeated",
+    )

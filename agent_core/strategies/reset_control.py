@@ -62,8 +62,11 @@ def _event(row: StoredMessage | RowMark) -> str | None:
 
 def context_samples(rows: Sequence[StoredMessage]) -> list[tuple[StoredMessage, dict[str, Any]]]:
     """The replies of ``rows`` that carry the utilization of their model call, in order."""
-    return [(row, row.meta[CONTEXT_META]) for row in rows
-            if row.role == "assistant" and isinstance(row.meta.get(CONTEXT_META), dict)]
+    return [
+        (row, row.meta[CONTEXT_META])
+        for row in rows
+        if row.role == "assistant" and isinstance(row.meta.get(CONTEXT_META), dict)
+    ]
 
 
 def deferral_pending(rows: Rows) -> bool:
@@ -80,8 +83,11 @@ def deferral_pending(rows: Rows) -> bool:
 
 def deferred(decision: Decision, rows: Rows) -> bool:
     """Whether this reset or compaction is the one a "Not yet" skips."""
-    return (decision.action in ("reset", "compact") and decision.utilization < DEFER_LIMIT
-            and deferral_pending(rows))
+    return (
+        decision.action in ("reset", "compact")
+        and decision.utilization < DEFER_LIMIT
+        and deferral_pending(rows)
+    )
 
 
 def review_pending(rows: Rows) -> bool:

@@ -13,8 +13,14 @@ from collections.abc import Sequence
 from agent_core.storage.records import ContextEdit, SessionRecord, StoredMessage
 from agent_core.strategies.plan import Decision
 
-__all__ = ["UNDO_MARGIN", "UNDOABLE_EVENTS", "undo_hold", "held_back", "undo_position",
-           "reset_undo_refusal"]
+__all__ = [
+    "UNDO_MARGIN",
+    "UNDOABLE_EVENTS",
+    "undo_hold",
+    "held_back",
+    "undo_position",
+    "reset_undo_refusal",
+]
 
 UNDO_MARGIN = 0.10
 
@@ -31,25 +37,34 @@ def held_back(decision: Decision, hold: float | None) -> Decision:
     """``decision`` with a compaction turned into keep while below ``hold``."""
     if hold is None or decision.action != "compact" or decision.utilization >= hold:
         return decision
-    return decision.model_copy(update={
-        "action": "keep",
-        "reason": f"held after an undo until {hold:.0%} (now {decision.utilization:.0%})"})
+    return decision.model_copy(
+        update={
+            "action": "keep",
+            "reason": f"held after an undo until {hold:.0%} (now {decision.utilization:.0%})",
+        }
+    )
 
 
 #: Marker events whose edit can be undone.
 UNDOABLE_EVENTS = ("compaction", "masking")
 
 
-def undo_position(rows: Sequence[StoredMessage], edits: Sequence[ContextEdit],
-                  marker_id: str) -> int | str:
+def undo_position(
+    rows: Sequence[StoredMessage], edits: Sequence[ContextEdit], marker_id: str
+) -> int | str:
     """The position of the edit the marker ``marker_id`` stands for, if it can be undone,
     else why not. Only the session's latest edit, only while the model has not answered
     since (its view would otherwise change under a reply that relied on it)."""
     marker = next((row for row in rows if row.id == marker_id), None)
     meta = marker.meta if marker is not None else {}
     position = meta.get("edit")
-    if (marker is None or marker.role != "event" or meta.get("event") not in UNDOABLE_EVENTS
-            or not isinstance(position, int) or not 0 <= position < len(edits)):
+    if (
+        marker is None
+        or marker.role != "event"
+        or meta.get("event") not in UNDOABLE_EVENTS
+        or not isinstance(position, int)
+        or not 0 <= position < len(edits)
+    ):
         return "Only a compaction or mask of the current session can be undone."
     if edits[position].undone:
         return "That is already undone."
@@ -60,8 +75,9 @@ def undo_position(rows: Sequence[StoredMessage], edits: Sequence[ContextEdit],
     return position
 
 
-def reset_undo_refusal(current: SessionRecord, rows: Sequence[StoredMessage],
-                       session_number: int) -> str | None:
+def reset_undo_refusal(
+    current: SessionRecord, rows: Sequence[StoredMessage], session_number: int
+) -> str | None:
     """Why the reset that opened session ``session_number`` cannot be undone, or None.
     Only a manual ``/handoff``, only of the open session, only while the model has not
     answered in it (the previous session then goes on exactly where it stopped)."""

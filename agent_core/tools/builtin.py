@@ -51,8 +51,10 @@ def shown_run(result: SandboxResult) -> str:
     output = sanitize_text(result.output)
     if len(output) > _OUTPUT_HEAD_CHARS + _OUTPUT_TAIL_CHARS:
         cut = len(output) - _OUTPUT_HEAD_CHARS - _OUTPUT_TAIL_CHARS
-        output = (f"{output[:_OUTPUT_HEAD_CHARS]}\n[... {cut} characters of output cut ...]\n"
-                  f"{output[-_OUTPUT_TAIL_CHARS:]}")
+        output = (
+            f"{output[:_OUTPUT_HEAD_CHARS]}\n[... {cut} characters of output cut ...]\n"
+            f"{output[-_OUTPUT_TAIL_CHARS:]}"
+        )
     lines = [output.rstrip("\n")] if output.strip() else []
     lines += result.notes
     lines.append(f"[exit status {result.exit_status}]")
@@ -130,7 +132,9 @@ def make_tools(
             raise ToolInputError(
                 f"the text to replace was not found in {target}; read_file shows its content"
             )
-        store.write_file(thread_id, target, sanitize_text(content.replace(old_string, new_string, 1)))
+        store.write_file(
+            thread_id, target, sanitize_text(content.replace(old_string, new_string, 1))
+        )
         return f"edited {target}"
 
     def write_todos(todos: list[TodoItem]) -> str:
@@ -167,8 +171,11 @@ def _sandboxed_run_command(store: SessionStore, thread_id: str, sandbox: Sandbox
         result = await sandbox.arun(files, command)  # cancelling the turn kills the command
         if result.changes:
             await asyncio.to_thread(
-                store.apply_file_changes, thread_id,
-                written={path: sanitize_text(text) for path, text in result.changes.written.items()},
+                store.apply_file_changes,
+                thread_id,
+                written={
+                    path: sanitize_text(text) for path, text in result.changes.written.items()
+                },
                 deleted=list(result.changes.deleted),
             )
         return shown_run(result)
@@ -179,7 +186,9 @@ def _sandboxed_run_command(store: SessionStore, thread_id: str, sandbox: Sandbox
     limits = sandbox.limits
     network = "with network access" if sandbox.network else "without network access"
     return checked_tool(
-        run_command_sync, coroutine=run_command, name="run_command",
+        run_command_sync,
+        coroutine=run_command,
+        name="run_command",
         description=(
             "Run a shell command (/bin/sh -c) in the workspace directory and return its output "
             f"and exit status. It runs isolated, {network}, for at most {limits.timeout:g} s; "

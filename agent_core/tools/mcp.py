@@ -67,14 +67,25 @@ class McpServer(BaseModel):
         if self.transport == "stdio":
             # Started through mcp_stderr.py, which redacts the secrets from its stderr log.
             # A secret given on the command line (--token X) is redacted there too.
-            env = {**self.secrets, REDACT_ENV: json.dumps(sorted(self.secrets)),
-                   REDACT_VALUES_ENV: json.dumps(argv_secrets(self.args))}
-            return {"transport": "stdio", "command": sys.executable,
-                    "args": [str(_STDERR_WRAPPER), self.command, *self.args],
-                    "env": env, "session_kwargs": session}
-        return {"transport": "streamable_http", "url": self.url,
-                "headers": dict(self.secrets) or None, "timeout": call_timeout,
-                "session_kwargs": session}
+            env = {
+                **self.secrets,
+                REDACT_ENV: json.dumps(sorted(self.secrets)),
+                REDACT_VALUES_ENV: json.dumps(argv_secrets(self.args)),
+            }
+            return {
+                "transport": "stdio",
+                "command": sys.executable,
+                "args": [str(_STDERR_WRAPPER), self.command, *self.args],
+                "env": env,
+                "session_kwargs": session,
+            }
+        return {
+            "transport": "streamable_http",
+            "url": self.url,
+            "headers": dict(self.secrets) or None,
+            "timeout": call_timeout,
+            "session_kwargs": session,
+        }
 
     def fingerprint(self) -> str:
         return hashlib.sha256(self.model_dump_json().encode("utf-8")).hexdigest()
@@ -105,8 +116,14 @@ class McpToolbox:
     kept ``cache_seconds`` (failures are retried on the next turn, so a fix applies at once).
     ``clock`` replaces the monotonic clock in tests."""
 
-    def __init__(self, *, load_timeout: float = 20.0, call_timeout: float = 120.0,
-                 cache_seconds: float = 300.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        load_timeout: float = 20.0,
+        call_timeout: float = 120.0,
+        cache_seconds: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.load_timeout = load_timeout
         self.call_timeout = call_timeout
         self.cache_seconds = cache_seconds
@@ -120,8 +137,9 @@ class McpToolbox:
         """Every server's tools, loaded side by side; a failing server becomes a problem."""
         # Whatever the servers or the libraries under them log, their secrets are redacted.
         remember_secrets(v for server in servers for v in server.secret_values())
-        results = await asyncio.gather(*(self._server_tools(s) for s in servers),
-                                       return_exceptions=True)
+        results = await asyncio.gather(
+            *(self._server_tools(s) for s in servers), return_exceptions=True
+        )
         load = ToolLoad()
         for server, result in zip(servers, results, strict=True):
             if isinstance(result, BaseException):
@@ -158,8 +176,7 @@ class McpToolbox:
             tool_name_prefix=True,
             tool_interceptors=[_clip_output],
         )
-        tools = await asyncio.wait_for(client.get_tools(server_name=server.name),
-                                       self.load_timeout)
+        tools = await asyncio.wait_for(client.get_tools(server_name=server.name), self.load_timeout)
         self._cache[key] = (self._clock(), tools)
         return tools
 
@@ -169,8 +186,10 @@ def clip_text(text: str) -> str:
     if len(text) <= _OUTPUT_HEAD_CHARS + _OUTPUT_TAIL_CHARS:
         return text
     cut = len(text) - _OUTPUT_HEAD_CHARS - _OUTPUT_TAIL_CHARS
-    return (f"{text[:_OUTPUT_HEAD_CHARS]}\n[... {cut} characters of output cut ...]\n"
-            f"{text[-_OUTPUT_TAIL_CHARS:]}")
+    return (
+        f"{text[:_OUTPUT_HEAD_CHARS]}\n[... {cut} characters of output cut ...]\n"
+        f"{text[-_OUTPUT_TAIL_CHARS:]}"
+    )
 
 
 async def _clip_output(request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
@@ -178,8 +197,12 @@ async def _clip_output(request: Any, handler: Callable[[Any], Awaitable[Any]]) -
     content = getattr(result, "content", None)
     if not isinstance(content, list):
         return result
-    clipped = [block.model_copy(update={"text": clip_text(block.text)})
-               if isinstance(getattr(block, "text", None), str) else block for block in content]
+    clipped = [
+        block.model_copy(update={"text": clip_text(block.text)})
+        if isinstance(getattr(block, "text", None), str)
+        else block
+        for block in content
+    ]
     return result.model_copy(update={"content": clipped})
 
 
@@ -190,8 +213,10 @@ def _problem(server: McpServer, error: BaseException, timeout: float) -> str:
         why = _innermost(error)
     # An error may quote the configuration back; the secrets never reach the chat.
     why = redact_text(why, server.secret_values())
-    return (f"MCP server '{server.name}' ({server.where()}) could not be used: {why}. "
-            "Its tools are left out of this turn; an admin can fix it on /admin.")
+    return (
+        f"MCP server '{server.name}' ({server.where()}) could not be used: {why}. "
+        "Its tools are left out of this turn; an admin can fix it on /admin."
+    )
 
 
 def _innermost(error: BaseException) -> str:
@@ -200,4 +225,3 @@ def _innermost(error: BaseException) -> str:
         error = error.exceptions[0]
     text = str(error).strip() or type(error).__name__
     return text if len(text) <= 300 else text[:300] + "…"
-

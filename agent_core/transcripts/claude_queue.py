@@ -28,8 +28,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["QUEUE_RECORD", "ATTACHMENT_RECORD", "content_text", "attachment_prompt",
-           "kept_enqueues"]
+__all__ = [
+    "QUEUE_RECORD",
+    "ATTACHMENT_RECORD",
+    "content_text",
+    "attachment_prompt",
+    "kept_enqueues",
+]
 
 QUEUE_RECORD = "queue-operation"
 ATTACHMENT_RECORD = "attachment"
@@ -40,8 +45,11 @@ def content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(block.get("text", "") for block in content
-                         if isinstance(block, dict) and block.get("type") == "text")
+        return "\n".join(
+            block.get("text", "")
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text"
+        )
     return ""
 
 
@@ -65,8 +73,9 @@ def _same(one: str, other: str) -> bool:
     return " ".join(one.split()) == " ".join(other.split())
 
 
-def kept_enqueues(records: Iterable[tuple[int, dict[str, Any]]],
-                  not_user: Callable[[str], str | None]) -> dict[int, str]:
+def kept_enqueues(
+    records: Iterable[tuple[int, dict[str, Any]]], not_user: Callable[[str], str | None]
+) -> dict[int, str]:
     """The line of each ``enqueue`` record to keep as a queued user message, with its text.
 
     ``records`` are (line, record) in file order; ``not_user`` says why a text is not the
@@ -91,8 +100,10 @@ def kept_enqueues(records: Iterable[tuple[int, dict[str, Any]]],
                 if operation == "popAll":
                     taken, waiting = waiting, []
                 else:
-                    match = next((e for e in waiting if text.strip() and _same(e[1], text)),
-                                 waiting[0] if waiting else None)
+                    match = next(
+                        (e for e in waiting if text.strip() and _same(e[1], text)),
+                        waiting[0] if waiting else None,
+                    )
                     taken = [match] if match is not None else []
                     if match is not None:
                         waiting.remove(match)

@@ -50,9 +50,19 @@ from agent_core.transcripts.transcript import Transcript, UsagePoint
 __all__ = ["load_codex", "looks_like_codex"]
 
 _ENVELOPE_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
-_ITEM_TYPES = {"message", "reasoning", "function_call", "function_call_output",
-               "custom_tool_call", "custom_tool_call_output", "local_shell_call",
-               "web_search_call", "ghost_snapshot", "compaction", "compaction_summary"}
+_ITEM_TYPES = {
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+    "ghost_snapshot",
+    "compaction",
+    "compaction_summary",
+}
 _CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call"}
 _OUTPUT_TYPES = {"function_call_output", "custom_tool_call_output"}
 _TURN_STARTS = {"task_started", "turn_started"}
@@ -78,8 +88,11 @@ def looks_like_codex(text: str) -> bool:
             record = json.loads(line)
         except json.JSONDecodeError:
             return False
-        return (isinstance(record, dict) and record.get("type") in _ENVELOPE_TYPES
-                and "payload" in record)
+        return (
+            isinstance(record, dict)
+            and record.get("type") in _ENVELOPE_TYPES
+            and "payload" in record
+        )
     return False
 
 
@@ -101,10 +114,14 @@ def _records(path: Path, text: str):
         except json.JSONDecodeError as exc:
             raise TranscriptFormatError(
                 f"invalid JSON ({exc.msg} at column {exc.colno}); expected one JSON object per "
-                "line (is the file truncated?)", line=number, path=str(path)) from exc
+                "line (is the file truncated?)",
+                line=number,
+                path=str(path),
+            ) from exc
         if not isinstance(record, dict):
-            raise TranscriptFormatError("expected a JSON object per line", line=number,
-                                        path=str(path))
+            raise TranscriptFormatError(
+                "expected a JSON object per line", line=number, path=str(path)
+            )
         kind = record.get("type")
         if kind in _ENVELOPE_TYPES and isinstance(record.get("payload"), dict):
             yield number, kind, record["payload"], record.get("timestamp")
@@ -118,7 +135,9 @@ def _records(path: Path, text: str):
             raise TranscriptFormatError(
                 f"unknown record {kind!r}; expected a Codex rollout record with a 'type' "
                 f"({', '.join(sorted(_ENVELOPE_TYPES))}) and a 'payload' object",
-                line=number, path=str(path))
+                line=number,
+                path=str(path),
+            )
 
 
 def _text(content: Any) -> str:
@@ -158,8 +177,11 @@ def _call(payload: dict[str, Any]) -> dict[str, Any]:
             args = {"arguments": args}
         return {"name": payload.get("name") or "function", "args": args, "id": call_id}
     if kind == "custom_tool_call":
-        return {"name": payload.get("name") or "custom_tool", "args": {"input": payload.get("input")},
-                "id": call_id}
+        return {
+            "name": payload.get("name") or "custom_tool",
+            "args": {"input": payload.get("input")},
+            "id": call_id,
+        }
     return {"name": "local_shell", "args": dict(payload.get("action") or {}), "id": call_id}
 
 
@@ -210,22 +232,31 @@ class _Builder:
 
     def _item(self, payload: dict[str, Any], stamp: dict[str, Any]) -> None:
         kind = payload.get("type")
-        if kind in _CALL_TYPES or kind in _OUTPUT_TYPES or (
-                kind == "message" and payload.get("role") == "assistant"):
+        if (
+            kind in _CALL_TYPES
+            or kind in _OUTPUT_TYPES
+            or (kind == "message" and payload.get("role") == "assistant")
+        ):
             self._turn_worked = self._turn_prompted
         if kind == "message":
             self._message(payload, stamp)
         elif kind == "reasoning":
-            summary = [s.get("text", "") for s in payload.get("summary") or []
-                       if isinstance(s, dict)]
+            summary = [
+                s.get("text", "") for s in payload.get("summary") or [] if isinstance(s, dict)
+            ]
             self._thinking.extend(t for t in summary if t)
         elif kind in _CALL_TYPES:
             self._append_call(_call(payload), stamp)
         elif kind in _OUTPUT_TYPES:
             content, failed = _output(payload)
-            self.messages.append(ToolMessage(
-                content=content, tool_call_id=payload.get("call_id") or "",
-                status="error" if failed else "success", additional_kwargs=dict(stamp)))
+            self.messages.append(
+                ToolMessage(
+                    content=content,
+                    tool_call_id=payload.get("call_id") or "",
+                    status="error" if failed else "success",
+                    additional_kwargs=dict(stamp),
+                )
+            )
         # web_search_call, ghost_snapshot (undo points) and encrypted compaction items carry
         # nothing a prompt shows as text.
 
@@ -238,8 +269,9 @@ class _Builder:
             self.messages.append(SystemMessage(content=text, additional_kwargs=dict(stamp)))
         else:
             stripped = text.lstrip()
-            reason = next((why for opening, why in _NOT_USER_OPENINGS
-                           if stripped.startswith(opening)), None)
+            reason = next(
+                (why for opening, why in _NOT_USER_OPENINGS if stripped.startswith(opening)), None
+            )
             extra = {**stamp, "not_user": reason} if reason else dict(stamp)
             if reason is None and self._turn_open:
                 if self._turn_prompted and self._turn_worked:
@@ -258,11 +290,14 @@ class _Builder:
         last = self.messages[-1] if self.messages else None
         if isinstance(last, AIMessage):
             self.messages[-1] = AIMessage(
-                content=last.content, tool_calls=[*last.tool_calls, call],
-                additional_kwargs=last.additional_kwargs)
+                content=last.content,
+                tool_calls=[*last.tool_calls, call],
+                additional_kwargs=last.additional_kwargs,
+            )
         else:
-            self.messages.append(AIMessage(content="", tool_calls=[call],
-                                           additional_kwargs=self._ai_kwargs(stamp)))
+            self.messages.append(
+                AIMessage(content="", tool_calls=[call], additional_kwargs=self._ai_kwargs(stamp))
+            )
 
     def _token_count(self, payload: dict[str, Any]) -> None:
         info = payload.get("info")
@@ -273,14 +308,23 @@ class _Builder:
         last = info.get("last_token_usage")
         if not isinstance(last, dict):
             return
-        reply = next((i for i in range(len(self.messages) - 1, -1, -1)
-                      if isinstance(self.messages[i], AIMessage)), None)
+        reply = next(
+            (
+                i
+                for i in range(len(self.messages) - 1, -1, -1)
+                if isinstance(self.messages[i], AIMessage)
+            ),
+            None,
+        )
         if reply is None or reply < self._prompt_start:
             return
         input_tokens = int(last.get("input_tokens") or 0)
         self._usage[reply] = UsagePoint(
-            message_index=reply, input_tokens=input_tokens,
-            output_tokens=last.get("output_tokens"), prompt_start=self._prompt_start)
+            message_index=reply,
+            input_tokens=input_tokens,
+            output_tokens=last.get("output_tokens"),
+            prompt_start=self._prompt_start,
+        )
         self._last_input = input_tokens
         if self._awaiting_after is not None:
             self._awaiting_after["tokens_after"] = input_tokens
@@ -288,14 +332,26 @@ class _Builder:
 
     def _compacted(self, number: int, payload: dict[str, Any], stamp: dict[str, Any]) -> None:
         summary = payload.get("message") or ""
-        record = {"kind": "compacted", "line": number, "message_index": len(self.messages),
-                  "timestamp": stamp.get("timestamp"), "summary": summary,
-                  "tokens_before": self._last_input, "tokens_after": None}
+        record = {
+            "kind": "compacted",
+            "line": number,
+            "message_index": len(self.messages),
+            "timestamp": stamp.get("timestamp"),
+            "summary": summary,
+            "tokens_before": self._last_input,
+            "tokens_after": None,
+        }
         self.compactions.append(record)
         self._awaiting_after = record
         self._prompt_start = len(self.messages)
         if summary:
-            self.messages.append(HumanMessage(
-                content=summary,
-                additional_kwargs={**stamp, "not_user": "compact_summary",
-                                   "compact_summary": True}))
+            self.messages.append(
+                HumanMessage(
+                    content=summary,
+                    additional_kwargs={
+                        **stamp,
+                        "not_user": "compact_summary",
+                        "compact_summary": True,
+                    },
+                )
+            )

@@ -25,10 +25,16 @@ def message_to_openai(message: BaseMessage) -> dict[str, Any]:
         out: dict[str, Any] = {"role": "assistant", "content": message.content}
         if message.tool_calls:
             out["tool_calls"] = [
-                {"id": call.get("id") or "", "type": "function",
-                 "function": {"name": call["name"],
-                              "arguments": json.dumps(call.get("args") or {}, ensure_ascii=False)}}
-                for call in message.tool_calls]
+                {
+                    "id": call.get("id") or "",
+                    "type": "function",
+                    "function": {
+                        "name": call["name"],
+                        "arguments": json.dumps(call.get("args") or {}, ensure_ascii=False),
+                    },
+                }
+                for call in message.tool_calls
+            ]
         return out
     role = "system" if isinstance(message, SystemMessage) else "user"
     if not isinstance(message, SystemMessage | HumanMessage):
@@ -38,8 +44,10 @@ def message_to_openai(message: BaseMessage) -> dict[str, Any]:
 
 def transcript_to_openai(transcript: Transcript) -> dict[str, Any]:
     """``{"source_format": …, "messages": [...]}``, readable by the ``openai`` importer."""
-    return {"source_format": transcript.format,
-            "messages": [message_to_openai(m) for m in transcript.messages]}
+    return {
+        "source_format": transcript.format,
+        "messages": [message_to_openai(m) for m in transcript.messages],
+    }
 
 
 def transcript_summary(transcript: Transcript) -> dict[str, Any]:
@@ -47,7 +55,12 @@ def transcript_summary(transcript: Transcript) -> dict[str, Any]:
     roles = Counter(message_to_openai(m)["role"] for m in transcript.messages)
     calls = sum(len(m.tool_calls) for m in transcript.messages if isinstance(m, AIMessage))
     peak = max((u.input_tokens for u in transcript.usage), default=None)
-    return {"format": transcript.format, "messages": len(transcript.messages),
-            "roles": dict(sorted(roles.items())), "tool_calls": calls,
-            "usage_points": len(transcript.usage), "peak_input_tokens": peak,
-            "compactions": len(transcript.metadata.get("compactions") or [])}
+    return {
+        "format": transcript.format,
+        "messages": len(transcript.messages),
+        "roles": dict(sorted(roles.items())),
+        "tool_calls": calls,
+        "usage_points": len(transcript.usage),
+        "peak_input_tokens": peak,
+        "compactions": len(transcript.metadata.get("compactions") or []),
+    }

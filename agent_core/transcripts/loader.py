@@ -17,8 +17,14 @@ from agent_core.transcripts.openai_chat import load_openai_chat
 from agent_core.transcripts.swe_agent import load_swe_agent
 from agent_core.transcripts.transcript import Transcript
 
-__all__ = ["FORMATS", "MAX_JSON_DEPTH", "detect_format", "json_depth", "load_transcript",
-           "parse_transcript"]
+__all__ = [
+    "FORMATS",
+    "MAX_JSON_DEPTH",
+    "detect_format",
+    "json_depth",
+    "load_transcript",
+    "parse_transcript",
+]
 
 #: Deepest nesting of JSON arrays and objects a session file may have. Real sessions stay
 #: near ten (a record, its message, its content blocks, a tool's arguments); Python's parser
@@ -77,13 +83,19 @@ def parse_transcript(text: str, path: str | Path, format: str = "auto") -> Trans
         return FORMATS[chosen](path, text)
     except TranscriptFormatError:
         raise
-    except (RecursionError, ValidationError, TypeError, ValueError, KeyError,
-            AttributeError) as exc:
+    except (
+        RecursionError,
+        ValidationError,
+        TypeError,
+        ValueError,
+        KeyError,
+        AttributeError,
+    ) as exc:
         # A file of the right outline with the wrong insides (a message that is no message):
         # refused in words, like any malformed file, rather than escaping as a crash.
         raise TranscriptFormatError(
-            f"its {chosen} records do not hold what such a session holds "
-            f"({type(exc).__name__})", path=str(path),
+            f"its {chosen} records do not hold what such a session holds ({type(exc).__name__})",
+            path=str(path),
         ) from exc
 
 

@@ -56,8 +56,11 @@ def split_sessions(transcript: Transcript) -> list[ImportedSession]:
             if index == 0:  # a session continued from a compaction before this file began
                 sessions[0].compaction = starts[0]
             else:
-                sessions.append(ImportedSession(number=len(sessions) + 1,
-                                                compaction=starts[index], first_index=index))
+                sessions.append(
+                    ImportedSession(
+                        number=len(sessions) + 1, compaction=starts[index], first_index=index
+                    )
+                )
         if index in summary_indexes:
             continue
         if not sessions[-1].messages:
@@ -65,8 +68,13 @@ def split_sessions(transcript: Transcript) -> list[ImportedSession]:
         sessions[-1].messages.append(message)
     for compaction in compactions:  # the file ends right after a compaction
         if compaction.message_index >= len(transcript.messages) and compaction.message_index > 0:
-            sessions.append(ImportedSession(number=len(sessions) + 1, compaction=compaction,
-                                            first_index=compaction.message_index))
+            sessions.append(
+                ImportedSession(
+                    number=len(sessions) + 1,
+                    compaction=compaction,
+                    first_index=compaction.message_index,
+                )
+            )
     return sessions
 
 
@@ -87,21 +95,34 @@ def _compactions(transcript: Transcript) -> tuple[list[OriginalCompaction], set[
             if last is not None and not last.summary and index - last.message_index <= 1:
                 last.summary = text
                 continue
-            found.append(OriginalCompaction(message_index=index, summary=text,
-                                            timestamp=record.get("timestamp")))
+            found.append(
+                OriginalCompaction(
+                    message_index=index, summary=text, timestamp=record.get("timestamp")
+                )
+            )
         elif kind == "compact_boundary":
             meta: dict[str, Any] = record.get("metadata") or {}
             before = meta.get("preTokens")
-            found.append(OriginalCompaction(
-                message_index=index, tokens_before=int(before) if before is not None else None,
-                trigger=str(meta.get("trigger") or ""), timestamp=record.get("timestamp")))
+            found.append(
+                OriginalCompaction(
+                    message_index=index,
+                    tokens_before=int(before) if before is not None else None,
+                    trigger=str(meta.get("trigger") or ""),
+                    timestamp=record.get("timestamp"),
+                )
+            )
         elif kind == "compacted":
             if index < len(messages) and messages[index].additional_kwargs.get("compact_summary"):
                 summaries.add(index)
-            found.append(OriginalCompaction(
-                message_index=index, summary=str(record.get("summary") or ""),
-                tokens_before=record.get("tokens_before"), tokens_after=record.get("tokens_after"),
-                timestamp=record.get("timestamp")))
+            found.append(
+                OriginalCompaction(
+                    message_index=index,
+                    summary=str(record.get("summary") or ""),
+                    tokens_before=record.get("tokens_before"),
+                    tokens_after=record.get("tokens_after"),
+                    timestamp=record.get("timestamp"),
+                )
+            )
     for compaction in found:
         if compaction.tokens_before is None:
             compaction.tokens_before = _last_input(transcript, compaction.message_index)
@@ -118,4 +139,3 @@ def _last_input(transcript: Transcript, index: int) -> int | None:
 def _next_input(transcript: Transcript, index: int) -> int | None:
     after = [u.input_tokens for u in transcript.usage if u.message_index > index]
     return after[0] if after else None
-

@@ -13,9 +13,19 @@ from chat_app.asgi.security_headers import SecurityHeaders
 from chat_app.asgi.share_status import ShareStatus
 from chat_app.asgi.state_token import StateTokenBinding
 
-__all__ = ["IdentityCookieMiddleware", "OriginGuard", "SecurityHeaders", "ShareStatus",
-           "StateTokenBinding"]
+__all__ = [
+    "IdentityCookieMiddleware",
+    "OriginGuard",
+    "SecurityHeaders",
+    "ShareStatus",
+    "StateTokenBinding",
+]
 
 # Innermost first, as Reflex applies a list of api_transformers.
-MIDDLEWARE_STACK = [ShareStatus, SecurityHeaders, StateTokenBinding, IdentityCookieMiddleware,
-                    OriginGuard]
+MIDDLEWARE_STACK = [
+    ShareStatus,
+    SecurityHeaders,
+    StateTokenBinding,
+    IdentityCookieMiddleware,
+    OriginGuard,
+]

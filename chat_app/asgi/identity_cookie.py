@@ -26,12 +26,21 @@ from chat_app.services.security.identity import (
 )
 from chat_app.services.security.web_security import allowed_origins
 
-__all__ = ["ASGIApp", "IdentityCookieMiddleware", "IdentityChoice", "choose_identity",
-           "Message", "Scope", "header"]
+__all__ = [
+    "ASGIApp",
+    "IdentityCookieMiddleware",
+    "IdentityChoice",
+    "choose_identity",
+    "Message",
+    "Scope",
+    "header",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
-ASGIApp = Callable[[Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]]
+ASGIApp = Callable[
+    [Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]
+]
 _ONE_YEAR = 365 * 24 * 3600
 
 
@@ -49,8 +58,12 @@ def _served_over_https(scope: Scope) -> bool:
     """HTTPS here, or at the TLS-terminating proxy in front, or by the configured origins."""
     forwarded = (header(scope, b"x-forwarded-proto") or "").split(",")[0].strip().lower()
     origins = allowed_origins()
-    return (scope.get("scheme") == "https" or forwarded == "https"
-            or bool(origins) and all(o.startswith("https://") for o in origins))
+    return (
+        scope.get("scheme") == "https"
+        or forwarded == "https"
+        or bool(origins)
+        and all(o.startswith("https://") for o in origins)
+    )
 
 
 @dataclass(frozen=True)
@@ -80,8 +93,11 @@ def choose_identity(cookie_header: str, *, https: bool) -> IdentityChoice:
 
 def _without_identity(cookie_header: str) -> str:
     names = (COOKIE_NAME, HOST_COOKIE_NAME)
-    return "; ".join(pair.strip() for pair in cookie_header.split(";")
-                     if pair.strip() and pair.strip().partition("=")[0].strip() not in names)
+    return "; ".join(
+        pair.strip()
+        for pair in cookie_header.split(";")
+        if pair.strip() and pair.strip().partition("=")[0].strip() not in names
+    )
 
 
 class IdentityCookieMiddleware:
@@ -106,11 +122,18 @@ class IdentityCookieMiddleware:
             await self.app(scope, receive, send)
             return
         secure = "; Secure" if https else ""
-        set_cookies = [(f"{name}={choice.token}; Path=/; Max-Age={_ONE_YEAR}; HttpOnly; "
-                        f"SameSite=Lax{secure}").encode("latin-1")]
+        set_cookies = [
+            (
+                f"{name}={choice.token}; Path=/; Max-Age={_ONE_YEAR}; HttpOnly; "
+                f"SameSite=Lax{secure}"
+            ).encode("latin-1")
+        ]
         if choice.forget_legacy:
-            set_cookies.append(f"{COOKIE_NAME}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax"
-                               f"{secure}".encode("latin-1"))
+            set_cookies.append(
+                f"{COOKIE_NAME}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax{secure}".encode(
+                    "latin-1"
+                )
+            )
 
         async def send_with_cookie(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -46,8 +46,9 @@ class OriginGuard:
         refused = None
         if not host_allowed(host, allowed=allowed):
             refused = f"host {host!r}"
-        elif origin is not None and not origin_allowed(origin, host=host, scheme=scheme,
-                                                       allowed=allowed):
+        elif origin is not None and not origin_allowed(
+            origin, host=host, scheme=scheme, allowed=allowed
+        ):
             refused = f"origin {origin!r}"
         if refused is None:
             await self.app(scope, receive, send)
@@ -59,7 +60,14 @@ class OriginGuard:
             await send({"type": "websocket.close", "code": 1008})
             return
         body = b"Forbidden: this request did not come from Baton's own pages."
-        await send({"type": "http.response.start", "status": 403,
-                    "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                                (b"content-length", str(len(body)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 403,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

@@ -35,8 +35,10 @@ _CACHE_SIZE = 64
 
 def inline_script_hashes(html: bytes) -> list[str]:
     """The base64 SHA-256 of each inline ``<script>`` body, as CSP hash sources want them."""
-    return [base64.b64encode(hashlib.sha256(body).digest()).decode()
-            for body in _INLINE_SCRIPT.findall(html)]
+    return [
+        base64.b64encode(hashlib.sha256(body).digest()).decode()
+        for body in _INLINE_SCRIPT.findall(html)
+    ]
 
 
 def _is_html(headers: list[tuple[bytes, bytes]]) -> bool:
@@ -61,8 +63,9 @@ class SecurityHeaders:
             self._policies.move_to_end(key)
             return self._policies[key]
         html = gzip.decompress(body) if encoding == b"gzip" else body
-        policy = content_security_policy(inline_script_hashes(html),
-                                         remote_images=remote_images_allowed()).encode()
+        policy = content_security_policy(
+            inline_script_hashes(html), remote_images=remote_images_allowed()
+        ).encode()
         self._policies[key] = policy
         if len(self._policies) > _CACHE_SIZE:
             self._policies.popitem(last=False)

@@ -31,8 +31,14 @@ class ShareStatus:
         live = await asyncio.to_thread(link_is_live, match.group(1))
         # Always the full page, never "304 Not Modified": a revoked link must not be answered
         # from the browser's cache with the status it had while it was live.
-        scope = dict(scope, headers=[(k, v) for k, v in scope.get("headers", [])
-                                     if k not in (b"if-none-match", b"if-modified-since")])
+        scope = dict(
+            scope,
+            headers=[
+                (k, v)
+                for k, v in scope.get("headers", [])
+                if k not in (b"if-none-match", b"if-modified-since")
+            ],
+        )
 
         async def send_status(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -43,12 +43,17 @@ class StateTokenBinding:
         owner = owner_from_cookie_header(header(scope, b"cookie"))
         query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         if any(key == "token" for key, _ in query):
-            query = [(key, _bound(owner, value) if key == "token" else value)
-                     for key, value in query]
+            query = [
+                (key, _bound(owner, value) if key == "token" else value) for key, value in query
+            ]
             scope = dict(scope, query_string=urlencode(query).encode("latin-1"))
         headers = scope.get("headers", [])
         if any(key == _TOKEN_HEADER for key, _ in headers):
-            headers = [(key, _bound(owner, value.decode("latin-1")).encode("latin-1"))
-                       if key == _TOKEN_HEADER else (key, value) for key, value in headers]
+            headers = [
+                (key, _bound(owner, value.decode("latin-1")).encode("latin-1"))
+                if key == _TOKEN_HEADER
+                else (key, value)
+                for key, value in headers
+            ]
             scope = dict(scope, headers=headers)
         await self.app(scope, receive, send)

@@ -2,7 +2,7 @@ import reflex as rx
 
 
 def assistant_label(name: rx.Var[str], model: rx.Var[str]) -> rx.Component:
-    """"Baton · Offline simulator": who answers in this chat, under its title."""
+    """ "Baton · Offline simulator": who answers in this chat, under its title."""
     return rx.text(
         name,
         rx.cond((name != "") & (model != ""), " · ", ""),

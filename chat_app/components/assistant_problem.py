@@ -8,7 +8,9 @@ def assistant_problem() -> rx.Component:
     return rx.cond(
         ChatState.problem != "",
         rx.callout(
-            rx.text(ChatState.problem, " Messages you send are kept and answered once it is fixed."),
+            rx.text(
+                ChatState.problem, " Messages you send are kept and answered once it is fixed."
+            ),
             icon="triangle-alert",
             color_scheme="red",
             size="1",

@@ -20,7 +20,9 @@ def chat_header() -> rx.Component:
         rx.hstack(
             sidebar_toggle(),
             rx.vstack(
-                rx.text(ChatState.title, weight="medium", class_name="baton-ellipsis", id="thread-title"),
+                rx.text(
+                    ChatState.title, weight="medium", class_name="baton-ellipsis", id="thread-title"
+                ),
                 assistant_label(ChatAssistantState.name, ChatAssistantState.model),
                 spacing="0",
                 min_width="0",

@@ -10,8 +10,11 @@ def code_block(code: rx.Var[str] | str, language: rx.Var[str] | str = "", **prop
     language = rx.Var.create(language).to(str)
     return rx.box(
         rx.hstack(
-            rx.text(rx.cond(language != "", language, "text"), size="1",
-                    class_name="baton-code-language"),
+            rx.text(
+                rx.cond(language != "", language, "text"),
+                size="1",
+                class_name="baton-code-language",
+            ),
             rx.icon_button(
                 rx.icon("copy", size=12),
                 on_click=[rx.set_clipboard(code), rx.toast("Code copied", duration=1200)],

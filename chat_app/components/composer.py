@@ -40,9 +40,16 @@ def composer() -> rx.Component:
         rx.cond(
             WorkspaceState.attach_error != "",
             rx.hstack(
-                rx.text(WorkspaceState.attach_error, size="1", color_scheme="red", id="attach-error"),
-                rx.icon_button(rx.icon("x", size=12), on_click=WorkspaceState.dismiss_error,
-                               size="1", variant="ghost", aria_label="Dismiss"),
+                rx.text(
+                    WorkspaceState.attach_error, size="1", color_scheme="red", id="attach-error"
+                ),
+                rx.icon_button(
+                    rx.icon("x", size=12),
+                    on_click=WorkspaceState.dismiss_error,
+                    size="1",
+                    variant="ghost",
+                    aria_label="Dismiss",
+                ),
                 align="center",
             ),
         ),
@@ -50,8 +57,11 @@ def composer() -> rx.Component:
             rx.hstack(
                 attach_button(),
                 workspace_panel(),
-                *message_box(ChatState.composer_placeholder, ChatState.retry_unsent,
-                             on_change=ChatState.set_draft),
+                *message_box(
+                    ChatState.composer_placeholder,
+                    ChatState.retry_unsent,
+                    on_change=ChatState.set_draft,
+                ),
                 _stop_button(),
                 rx.icon_button(
                     rx.icon("send-horizontal", size=16),

@@ -8,8 +8,11 @@ from chat_app.states.chart_state import ChartState
 
 def _threshold(line: rx.Var) -> rx.Component:
     return rx.recharts.reference_line(
-        y=line["percent"], stroke=line["color"], stroke_dasharray="4 4",
-        label=line["label"], if_overflow="extendDomain",
+        y=line["percent"],
+        stroke=line["color"],
+        stroke_dasharray="4 4",
+        label=line["label"],
+        if_overflow="extendDomain",
     )
 
 
@@ -22,31 +25,53 @@ def _series(series: rx.Var) -> rx.Component:
     # add "tokens" to the tooltip of each call.
     return rx.fragment(
         rx.recharts.line(
-            data_key=series["key"], name=series["label"], stroke=series["color"], unit="%",
-            type_="monotone", is_animation_active=False, dot=True,
+            data_key=series["key"],
+            name=series["label"],
+            stroke=series["color"],
+            unit="%",
+            type_="monotone",
+            is_animation_active=False,
+            dot=True,
         ),
         rx.recharts.line(
-            data_key=series["key"].to(str) + "_tokens", name=series["label"].to(str) + " tokens",
-            y_axis_id="tokens", stroke="transparent", dot=False, active_dot=False,
-            legend_type="none", is_animation_active=False,
+            data_key=series["key"].to(str) + "_tokens",
+            name=series["label"].to(str) + " tokens",
+            y_axis_id="tokens",
+            stroke="transparent",
+            dot=False,
+            active_dot=False,
+            legend_type="none",
+            is_animation_active=False,
         ),
     )
 
 
 def _marker_item(marker: rx.Var) -> rx.Component:
     return rx.el.li(
-        marker["label"], " after call ", marker["after"],
+        marker["label"],
+        " after call ",
+        marker["after"],
         rx.cond(marker["cost"].to(str) != "", rx.el.span(" · ", marker["cost"])),
-        data_kind=marker["kind"], class_name="baton-chart-marker",
-        style={"border_left": "3px solid", "border_color": marker["color"], "padding_left": "0.4em"},
+        data_kind=marker["kind"],
+        class_name="baton-chart-marker",
+        style={
+            "border_left": "3px solid",
+            "border_color": marker["color"],
+            "padding_left": "0.4em",
+        },
     )
 
 
 def _chart() -> rx.Component:
     return rx.recharts.composed_chart(
         rx.recharts.cartesian_grid(stroke_dasharray="3 3"),
-        rx.recharts.x_axis(data_key="call", type_="number", domain=["dataMin", "dataMax"],
-                           allow_decimals=False, name="Model call"),
+        rx.recharts.x_axis(
+            data_key="call",
+            type_="number",
+            domain=["dataMin", "dataMax"],
+            allow_decimals=False,
+            name="Model call",
+        ),
         rx.recharts.y_axis(domain=[0, 100], unit="%", width=48),
         rx.recharts.y_axis(y_axis_id="tokens", hide=True),
         rx.foreach(ChartState.thresholds, _threshold),
@@ -72,10 +97,15 @@ def context_chart(trigger: rx.Component) -> rx.Component:
                 rx.box(_chart(), id="context-chart-plot", width="100%"),
                 rx.text("No model calls recorded yet.", size="2"),
             ),
-            rx.el.ul(rx.foreach(ChartState.markers, _marker_item), class_name="baton-chart-markers",
-                     aria_label="Resets, compactions and masks"),
-            rx.flex(rx.dialog.close(rx.button("Close", variant="soft", id="context-chart-close")),
-                    justify="end"),
+            rx.el.ul(
+                rx.foreach(ChartState.markers, _marker_item),
+                class_name="baton-chart-markers",
+                aria_label="Resets, compactions and masks",
+            ),
+            rx.flex(
+                rx.dialog.close(rx.button("Close", variant="soft", id="context-chart-close")),
+                justify="end",
+            ),
             id="context-chart",
             max_width="min(960px, 96vw)",
         ),

@@ -16,10 +16,18 @@ def context_meter() -> rx.Component:
     )
     bar = rx.hstack(
         rx.box(
-            rx.box(class_name="baton-meter-fill", width=meter.percent.to_string() + "%", background=fill_color),
+            rx.box(
+                class_name="baton-meter-fill",
+                width=meter.percent.to_string() + "%",
+                background=fill_color,
+            ),
             rx.cond(
                 meter.show_compact,
-                rx.box(class_name="baton-meter-mark", left=meter.compact_percent.to_string() + "%", title="compact threshold"),
+                rx.box(
+                    class_name="baton-meter-mark",
+                    left=meter.compact_percent.to_string() + "%",
+                    title="compact threshold",
+                ),
             ),
             rx.box(
                 class_name="baton-meter-mark baton-meter-reset",
@@ -43,6 +51,13 @@ def context_meter() -> rx.Component:
     )
     # The token figures are the button's own title: a title inside a button is not shown
     # by every browser (Firefox shows only the button's).
-    return context_chart(rx.el.button(bar, type="button", id="open-context-chart",
-                                      class_name="baton-meter-button", title=meter.title,
-                                      aria_label="Context used: open the context chart"))
+    return context_chart(
+        rx.el.button(
+            bar,
+            type="button",
+            id="open-context-chart",
+            class_name="baton-meter-button",
+            title=meter.title,
+            aria_label="Context used: open the context chart",
+        )
+    )

@@ -10,8 +10,14 @@ def delete_assistant() -> rx.Component:
         AdminState.assistants.length() > 1,
         rx.alert_dialog.root(
             rx.alert_dialog.trigger(
-                rx.button(rx.icon("trash-2", size=14), "Delete assistant", variant="soft",
-                          color_scheme="tomato", type="button", id="delete-assistant"),
+                rx.button(
+                    rx.icon("trash-2", size=14),
+                    "Delete assistant",
+                    variant="soft",
+                    color_scheme="tomato",
+                    type="button",
+                    id="delete-assistant",
+                ),
             ),
             rx.alert_dialog.content(
                 rx.alert_dialog.title("Delete this assistant?"),
@@ -22,27 +28,45 @@ def delete_assistant() -> rx.Component:
                     id="delete-assistant-description",
                 ),
                 rx.vstack(
-                    rx.text("Move its chats to", size="2", weight="medium", as_="label",
-                            html_for="delete-move-to"),
+                    rx.text(
+                        "Move its chats to",
+                        size="2",
+                        weight="medium",
+                        as_="label",
+                        html_for="delete-move-to",
+                    ),
                     rx.el.select(
-                        rx.foreach(AdminDeleteState.targets,
-                                   lambda a: rx.el.option(a.name, value=a.id)),
+                        rx.foreach(
+                            AdminDeleteState.targets, lambda a: rx.el.option(a.name, value=a.id)
+                        ),
                         value=AdminDeleteState.move_to,
                         on_change=AdminDeleteState.set_move_to,
                         id="delete-move-to",
                         class_name="baton-select",
                     ),
-                    rx.cond(AdminDeleteState.error != "",
-                            rx.text(AdminDeleteState.error, size="2", class_name="baton-field-error",
-                                    id="delete-assistant-error")),
+                    rx.cond(
+                        AdminDeleteState.error != "",
+                        rx.text(
+                            AdminDeleteState.error,
+                            size="2",
+                            class_name="baton-field-error",
+                            id="delete-assistant-error",
+                        ),
+                    ),
                     spacing="1",
                     margin_top="1em",
                 ),
                 rx.hstack(
-                    rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
+                    rx.alert_dialog.cancel(
+                        rx.button("Cancel", variant="soft", color_scheme="gray")
+                    ),
                     rx.alert_dialog.action(
-                        rx.button("Delete", color_scheme="tomato", on_click=AdminDeleteState.confirm,
-                                  id="delete-assistant-confirm"),
+                        rx.button(
+                            "Delete",
+                            color_scheme="tomato",
+                            on_click=AdminDeleteState.confirm,
+                            id="delete-assistant-confirm",
+                        ),
                     ),
                     justify="end",
                     spacing="2",
@@ -51,6 +75,10 @@ def delete_assistant() -> rx.Component:
             ),
             on_open_change=AdminDeleteState.prepare,
         ),
-        rx.text("The only assistant cannot be deleted: chats need one.", size="1",
-                color_scheme="gray", id="delete-assistant-last"),
+        rx.text(
+            "The only assistant cannot be deleted: chats need one.",
+            size="1",
+            color_scheme="gray",
+            id="delete-assistant-last",
+        ),
     )

@@ -5,7 +5,7 @@ from chat_app.states.rows import TimelineRow
 
 
 def fork_button(row: rx.Var[TimelineRow]) -> rx.Component:
-    """"Fork from here" on a stored user message: opens the fork dialog on its text."""
+    """ "Fork from here" on a stored user message: opens the fork dialog on its text."""
     return rx.icon_button(
         rx.icon("git-branch", size=14),
         on_click=ForkState.open_at(row.seq),

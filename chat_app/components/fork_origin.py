@@ -10,8 +10,13 @@ def fork_origin() -> rx.Component:
         rx.hstack(
             rx.icon("git-branch", size=12),
             rx.text("Forked from", size="1", color_scheme="gray"),
-            rx.link(ForkState.origin_title, href="/t/" + ForkState.origin_id, size="1",
-                    id="fork-origin", class_name="baton-ellipsis"),
+            rx.link(
+                ForkState.origin_title,
+                href="/t/" + ForkState.origin_id,
+                size="1",
+                id="fork-origin",
+                class_name="baton-ellipsis",
+            ),
             align="center",
             spacing="1",
             min_width="0",

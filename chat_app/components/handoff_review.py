@@ -28,23 +28,40 @@ def handoff_review() -> rx.Component:
         rx.form(
             rx.vstack(
                 rx.heading("Review the handoff to session ", state.review_session, size="3"),
-                rx.text("The new session starts from this. Edit it, then confirm; or discard it "
-                        "to start without it. Messages you send wait with it.", size="1"),
+                rx.text(
+                    "The new session starts from this. Edit it, then confirm; or discard it "
+                    "to start without it. Messages you send wait with it.",
+                    size="1",
+                ),
                 *[_field(name, label, kind) for name, label, kind in REVIEW_FIELDS],
                 rx.cond(
                     state.review_files.length() > 0,
-                    rx.box(rx.text("Files modified (kept as written)", size="1", weight="medium"),
-                           rx.foreach(state.review_files, lambda f: rx.text(f, size="1")),
-                           width="100%"),
+                    rx.box(
+                        rx.text("Files modified (kept as written)", size="1", weight="medium"),
+                        rx.foreach(state.review_files, lambda f: rx.text(f, size="1")),
+                        width="100%",
+                    ),
                 ),
-                rx.cond(state.review_error != "",
-                        rx.text(state.review_error, color_scheme="red", size="1", id="review-error")),
+                rx.cond(
+                    state.review_error != "",
+                    rx.text(state.review_error, color_scheme="red", size="1", id="review-error"),
+                ),
                 rx.hstack(
-                    rx.button("Confirm and continue", type="submit", id="review-confirm",
-                              loading=state.acting),
-                    rx.button("Discard handoff", type="button", id="review-discard",
-                              variant="soft", color_scheme="red", on_click=state.discard_review,
-                              disabled=state.acting),
+                    rx.button(
+                        "Confirm and continue",
+                        type="submit",
+                        id="review-confirm",
+                        loading=state.acting,
+                    ),
+                    rx.button(
+                        "Discard handoff",
+                        type="button",
+                        id="review-discard",
+                        variant="soft",
+                        color_scheme="red",
+                        on_click=state.discard_review,
+                        disabled=state.acting,
+                    ),
                     spacing="2",
                     wrap="wrap",
                 ),

@@ -36,8 +36,12 @@ def _collapsed(title: str, items: rx.Var[list[str]], kind: str) -> rx.Component:
 def _line(label: str, value: rx.Var[str], kind: str) -> rx.Component:
     return rx.cond(
         value != "",
-        rx.text(rx.text(label, weight="bold", as_="span"), value, size="2",
-                class_name=f"baton-handoff-{kind} baton-ellipsis"),
+        rx.text(
+            rx.text(label, weight="bold", as_="span"),
+            value,
+            size="2",
+            class_name=f"baton-handoff-{kind} baton-ellipsis",
+        ),
     )
 
 
@@ -60,8 +64,13 @@ def handoff_summary(card: rx.Var[HandoffCard]) -> rx.Component:
         rx.vstack(
             rx.cond(
                 card.focus != "",
-                rx.text("Focus: ", card.focus, size="2", color_scheme="gray",
-                        class_name="baton-handoff-focus"),
+                rx.text(
+                    "Focus: ",
+                    card.focus,
+                    size="2",
+                    color_scheme="gray",
+                    class_name="baton-handoff-focus",
+                ),
             ),
             _line("Goal: ", card.goal, "goal"),
             rx.cond(
@@ -88,7 +97,9 @@ def handoff_summary(card: rx.Var[HandoffCard]) -> rx.Component:
                 rx.el.details(
                     rx.el.summary(
                         rx.text(
-                            "Key decisions (", card.key_decisions.length(), ")",
+                            "Key decisions (",
+                            card.key_decisions.length(),
+                            ")",
                             size="1",
                             weight="bold",
                             as_="span",
@@ -106,28 +117,49 @@ def handoff_summary(card: rx.Var[HandoffCard]) -> rx.Component:
             rx.cond(
                 card.files_modified.length() > 0,
                 rx.box(
-                    rx.text("Files modified", size="1", weight="bold", class_name="baton-handoff-title"),
-                    rx.el.ul(rx.foreach(card.files_modified, _file), class_name="baton-handoff-list baton-files"),
+                    rx.text(
+                        "Files modified", size="1", weight="bold", class_name="baton-handoff-title"
+                    ),
+                    rx.el.ul(
+                        rx.foreach(card.files_modified, _file),
+                        class_name="baton-handoff-list baton-files",
+                    ),
                 ),
             ),
             rx.cond(
                 card.disagreements.length() > 0,
                 rx.box(
-                    rx.text("Corrected from the evidence", size="1", weight="bold",
-                            class_name="baton-handoff-title"),
-                    rx.el.ul(rx.foreach(card.disagreements, lambda text: rx.el.li(text)),
-                             class_name="baton-handoff-list baton-disagreements"),
+                    rx.text(
+                        "Corrected from the evidence",
+                        size="1",
+                        weight="bold",
+                        class_name="baton-handoff-title",
+                    ),
+                    rx.el.ul(
+                        rx.foreach(card.disagreements, lambda text: rx.el.li(text)),
+                        class_name="baton-handoff-list baton-disagreements",
+                    ),
                 ),
             ),
             rx.cond(
                 card.checks != "",
-                rx.text("Checked against the raw messages: ", card.checks, size="1",
-                        color_scheme="gray", class_name="baton-handoff-checks"),
+                rx.text(
+                    "Checked against the raw messages: ",
+                    card.checks,
+                    size="1",
+                    color_scheme="gray",
+                    class_name="baton-handoff-checks",
+                ),
             ),
             rx.cond(
                 card.handoff_markdown != "",
                 rx.link(
-                    rx.hstack(rx.icon("download", size=14), rx.text(card.handoff_filename), spacing="1", align="center"),
+                    rx.hstack(
+                        rx.icon("download", size=14),
+                        rx.text(card.handoff_filename),
+                        spacing="1",
+                        align="center",
+                    ),
                     href="#",
                     on_click=rx.download(
                         data=card.handoff_markdown,

@@ -6,8 +6,10 @@ from chat_app.states.live_pages import PAGES
 
 
 def _page(number: rx.Var[int]) -> rx.Component:
-    cases = [(index, rx.fragment(rx.foreach(getattr(ChatState, f"live_{index}"), owner_timeline_item)))
-             for index in range(PAGES)]
+    cases = [
+        (index, rx.fragment(rx.foreach(getattr(ChatState, f"live_{index}"), owner_timeline_item)))
+        for index in range(PAGES)
+    ]
     # Keyed by the page's number, so when the oldest page leaves, React keeps the others'
     # rows instead of drawing them again.
     return rx.fragment(rx.match(number % PAGES, *cases, rx.fragment()), key=number)

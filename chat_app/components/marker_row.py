@@ -40,8 +40,9 @@ def _note(row: rx.Var[TimelineRow], note: rx.Var[MarkerPart]) -> rx.Component:
             wrap="wrap",
         ),
         rx.cond(MarkerState.open_key == row.key, marker_originals()),
-        class_name=rx.cond(note.problem, "baton-row baton-marker baton-marker-problem",
-                           "baton-row baton-marker"),
+        class_name=rx.cond(
+            note.problem, "baton-row baton-marker baton-marker-problem", "baton-row baton-marker"
+        ),
         custom_attrs={"data-marker": note.marker_event},
         align="center",
         spacing="1",

@@ -17,16 +17,28 @@ def message_bubble(row: rx.Var[TimelineRow], owner: bool = False) -> rx.Componen
             rx.hstack(
                 rx.cond(row.queued, rx.badge("queued", color_scheme="amber", variant="soft")),
                 rx.cond(row.stopped, rx.badge("stopped", color_scheme="gray", variant="soft")),
-                rx.cond(row.incomplete, rx.badge("cut off", color_scheme="red", variant="soft",
-                                                 title="The provider ended the reply early")),
+                rx.cond(
+                    row.incomplete,
+                    rx.badge(
+                        "cut off",
+                        color_scheme="red",
+                        variant="soft",
+                        title="The provider ended the reply early",
+                    ),
+                ),
                 rx.cond(
                     ~is_user & (row.model != ""),
-                    rx.text(row.model, size="1", color_scheme="gray", class_name="baton-model-label"),
+                    rx.text(
+                        row.model, size="1", color_scheme="gray", class_name="baton-model-label"
+                    ),
                 ),
                 message_time(row),
                 rx.spacer(),
-                *([rx.cond(is_user & ~row.queued & (row.seq > 0), fork_button(row))]
-                  if owner else []),
+                *(
+                    [rx.cond(is_user & ~row.queued & (row.seq > 0), fork_button(row))]
+                    if owner
+                    else []
+                ),
                 copy_button(row.content),
                 align="center",
                 spacing="2",

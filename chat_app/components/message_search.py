@@ -20,19 +20,33 @@ def message_search() -> rx.Component:
     Opened by ``MessageSearchState.open_dialog`` (the header's Search button)."""
     return rx.dialog.root(
         rx.dialog.trigger(
-            rx.icon_button(rx.icon("search", size=14), size="1", variant="soft",
-                           aria_label="Search messages", title="Search messages",
-                           on_click=MessageSearchState.open_dialog, id="message-search-open"),
+            rx.icon_button(
+                rx.icon("search", size=14),
+                size="1",
+                variant="soft",
+                aria_label="Search messages",
+                title="Search messages",
+                on_click=MessageSearchState.open_dialog,
+                id="message-search-open",
+            ),
         ),
         rx.dialog.content(
             rx.dialog.title("Search messages"),
-            rx.dialog.description("Finds messages of all your chats that hold every word.",
-                                  size="2", margin_bottom="0.75em"),
+            rx.dialog.description(
+                "Finds messages of all your chats that hold every word.",
+                size="2",
+                margin_bottom="0.75em",
+            ),
             rx.form(
                 rx.hstack(
-                    rx.input(name="query", placeholder="Words to find in any chat",
-                             id="message-search-input", default_value=MessageSearchState.query,
-                             width="100%", auto_complete="off"),
+                    rx.input(
+                        name="query",
+                        placeholder="Words to find in any chat",
+                        id="message-search-input",
+                        default_value=MessageSearchState.query,
+                        width="100%",
+                        auto_complete="off",
+                    ),
                     rx.button("Search", type="submit", size="2", id="message-search-submit"),
                     width="100%",
                 ),
@@ -41,12 +55,22 @@ def message_search() -> rx.Component:
             ),
             rx.cond(
                 MessageSearchState.searched & (MessageSearchState.hits.length() == 0),
-                rx.text("No message holds all of these words.", size="2", color_scheme="gray",
-                        margin_top="1em", id="message-search-empty"),
+                rx.text(
+                    "No message holds all of these words.",
+                    size="2",
+                    color_scheme="gray",
+                    margin_top="1em",
+                    id="message-search-empty",
+                ),
             ),
-            rx.vstack(rx.foreach(MessageSearchState.hits, _hit), spacing="1", width="100%",
-                      margin_top="1em", id="message-search-hits",
-                      class_name="baton-search-hits"),
+            rx.vstack(
+                rx.foreach(MessageSearchState.hits, _hit),
+                spacing="1",
+                width="100%",
+                margin_top="1em",
+                id="message-search-hits",
+                class_name="baton-search-hits",
+            ),
         ),
         open=MessageSearchState.dialog_open,
         on_open_change=MessageSearchState.set_open,

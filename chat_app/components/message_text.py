@@ -15,7 +15,8 @@ def message_text(content: rx.Var[str]) -> rx.Component:
     no state round trip and no script.
     """
     is_long = (content.length() > LONG_MESSAGE_CHARS) | (
-        content.split("\n").length() > LONG_MESSAGE_LINES)
+        content.split("\n").length() > LONG_MESSAGE_LINES
+    )
     return rx.box(
         rx.box(safe_markdown(content), class_name="baton-message-body"),
         rx.cond(

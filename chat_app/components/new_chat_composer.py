@@ -8,10 +8,17 @@ def new_chat_composer() -> rx.Component:
     """The draft's composer: the first message creates the chat."""
     return rx.form(
         rx.hstack(
-            *message_box("Message Baton (Enter to send, Shift+Enter for a new line)",
-                         NewChatState.retry_unsent),
-            rx.icon_button(rx.icon("send-horizontal", size=16), type="submit", id="send-button",
-                           aria_label="Send", title="Send (Enter)"),
+            *message_box(
+                "Message Baton (Enter to send, Shift+Enter for a new line)",
+                NewChatState.retry_unsent,
+            ),
+            rx.icon_button(
+                rx.icon("send-horizontal", size=16),
+                type="submit",
+                id="send-button",
+                aria_label="Send",
+                title="Send (Enter)",
+            ),
             align="end",
             width="100%",
         ),

@@ -12,18 +12,36 @@ def paste_offer() -> rx.Component:
             rx.callout.icon(rx.icon("file-text", size=16)),
             rx.vstack(
                 rx.text(PasteOfferState.reason, size="1", id="paste-offer-reason"),
-                rx.text("Your text is still in the box below. Attach it as a file instead: the "
-                        "agent reads it with its file tools.", size="1"),
-                rx.cond(PasteOfferState.error != "",
-                        rx.text(PasteOfferState.error, size="1", color_scheme="red",
-                                id="paste-offer-error")),
+                rx.text(
+                    "Your text is still in the box below. Attach it as a file instead: the "
+                    "agent reads it with its file tools.",
+                    size="1",
+                ),
+                rx.cond(
+                    PasteOfferState.error != "",
+                    rx.text(
+                        PasteOfferState.error, size="1", color_scheme="red", id="paste-offer-error"
+                    ),
+                ),
                 rx.hstack(
-                    rx.button(rx.icon("paperclip", size=14), "Attach as ",
-                              PasteOfferState.file_name, size="1", type="button",
-                              on_click=PasteOfferState.accept, id="paste-offer-attach"),
-                    rx.button("Keep editing", size="1", type="button", variant="soft",
-                              color_scheme="gray", on_click=PasteOfferState.dismiss,
-                              id="paste-offer-dismiss"),
+                    rx.button(
+                        rx.icon("paperclip", size=14),
+                        "Attach as ",
+                        PasteOfferState.file_name,
+                        size="1",
+                        type="button",
+                        on_click=PasteOfferState.accept,
+                        id="paste-offer-attach",
+                    ),
+                    rx.button(
+                        "Keep editing",
+                        size="1",
+                        type="button",
+                        variant="soft",
+                        color_scheme="gray",
+                        on_click=PasteOfferState.dismiss,
+                        id="paste-offer-dismiss",
+                    ),
                     spacing="2",
                     wrap="wrap",
                 ),

@@ -11,9 +11,19 @@ def replaced_badge(row: rx.Var[TimelineRow], owner: bool) -> rx.Component:
         row.reply_end,
         rx.hstack(
             rx.badge("earlier reply · not in context", color_scheme="gray", variant="outline"),
-            *([rx.button("Use this reply", size="1", variant="soft",
-                         on_click=RepliesState.choose(row.seq), class_name="baton-use-reply")]
-              if owner else []),
+            *(
+                [
+                    rx.button(
+                        "Use this reply",
+                        size="1",
+                        variant="soft",
+                        on_click=RepliesState.choose(row.seq),
+                        class_name="baton-use-reply",
+                    )
+                ]
+                if owner
+                else []
+            ),
             spacing="2",
             align="center",
             margin_top="0.3em",

@@ -10,31 +10,54 @@ from chat_app.states.import_state import ReplayState
 def _marks(key: str, name: str, color: str) -> rx.Component:
     """A series drawn only as dots: where a run compacted or reset (ComposedChart takes no
     Scatter in Reflex, so a line of zero width carries them)."""
-    return rx.recharts.line(data_key=key, name=name, stroke=color, stroke_width=0,
-                            legend_type="circle",
-                            dot={"r": 5, "fill": color, "stroke": color},
-                            active_dot={"r": 7, "fill": color}, connect_nulls=False,
-                            is_animation_active=False)
+    return rx.recharts.line(
+        data_key=key,
+        name=name,
+        stroke=color,
+        stroke_width=0,
+        legend_type="circle",
+        dot={"r": 5, "fill": color, "stroke": color},
+        active_dot={"r": 7, "fill": color},
+        connect_nulls=False,
+        is_animation_active=False,
+    )
 
 
 def _chart() -> rx.Component:
     return rx.recharts.composed_chart(
         rx.recharts.cartesian_grid(stroke_dasharray="3 3", opacity=0.4),
-        rx.recharts.x_axis(data_key="message", type_="number", domain=["dataMin", "dataMax"],
-                           name="message"),
+        rx.recharts.x_axis(
+            data_key="message", type_="number", domain=["dataMin", "dataMax"], name="message"
+        ),
         rx.recharts.y_axis(width=64),
         rx.recharts.graphing_tooltip(),
         rx.recharts.legend(),
-        rx.recharts.line(data_key="original", name="original agent (reported)", stroke="#8e8e93",
-                         dot=False, connect_nulls=True, is_animation_active=False),
-        rx.recharts.line(data_key="baton", name="Baton replay", stroke="#3e63dd", dot=False,
-                         connect_nulls=True, is_animation_active=False),
+        rx.recharts.line(
+            data_key="original",
+            name="original agent (reported)",
+            stroke="#8e8e93",
+            dot=False,
+            connect_nulls=True,
+            is_animation_active=False,
+        ),
+        rx.recharts.line(
+            data_key="baton",
+            name="Baton replay",
+            stroke="#3e63dd",
+            dot=False,
+            connect_nulls=True,
+            is_animation_active=False,
+        ),
         _marks("original_compaction", "original compaction", "#e5484d"),
         _marks("baton_mask", "Baton mask", "#8d8d8d"),
         _marks("baton_reset", "Baton reset", "#3e63dd"),
         _marks("baton_compaction", "Baton compaction", "#f76b15"),
-        rx.recharts.reference_line(y=ReplayState.threshold_tokens, stroke="#3e63dd",
-                                   stroke_dasharray="4 4", label="reset threshold"),
+        rx.recharts.reference_line(
+            y=ReplayState.threshold_tokens,
+            stroke="#3e63dd",
+            stroke_dasharray="4 4",
+            label="reset threshold",
+        ),
         data=ReplayState.chart,
         height=280,
         width="100%",
@@ -46,16 +69,28 @@ def _event(event: rx.Var[ReplayEventView]) -> rx.Component:
     return rx.el.details(
         rx.el.summary(rx.text(event.label, size="2", as_="span")),
         rx.cond(event.preview != "", rx.text(event.preview, size="2", color_scheme="gray")),
-        rx.cond(event.kind == "reset",
-                rx.code_block(event.handoff.to_string(), language="json", wrap_long_lines=True,
-                              class_name="baton-replay-handoff")),
+        rx.cond(
+            event.kind == "reset",
+            rx.code_block(
+                event.handoff.to_string(),
+                language="json",
+                wrap_long_lines=True,
+                class_name="baton-replay-handoff",
+            ),
+        ),
         class_name="baton-replay-event",
     )
 
 
 def _run_chip(run: rx.Var[ReplayView]) -> rx.Component:
     return rx.button(
-        run.label, " · ", run.masks, " masks, ", run.resets, " resets, ", run.compactions,
+        run.label,
+        " · ",
+        run.masks,
+        " masks, ",
+        run.resets,
+        " resets, ",
+        run.compactions,
         " compactions",
         size="1",
         variant=rx.cond(ReplayState.chosen == run.id, "solid", "soft"),
@@ -72,15 +107,28 @@ def _results() -> rx.Component:
                 "The original agent's context at each call it reported, and Baton's after each "
                 "message as the assistant's chats would run it: where it masked old tool "
                 "outputs, compacted or reset. Baton's handoffs here are facts-only: built "
-                "from what the tools did, with no model call.", size="2"),
+                "from what the tools did, with no model call.",
+                size="2",
+            ),
             rx.hstack(rx.foreach(ReplayState.runs, _run_chip), wrap="wrap", margin_y="0.5em"),
             _chart(),
-            rx.foreach(ReplayState.runs, lambda run: rx.cond(
-                ReplayState.chosen == run.id,
-                rx.vstack(rx.foreach(run.events, _event), width="100%", spacing="1",
-                          id="replay-events"))),
-            rx.flex(rx.dialog.close(rx.button("Close", variant="soft", color_scheme="gray")),
-                    justify="end", margin_top="1em"),
+            rx.foreach(
+                ReplayState.runs,
+                lambda run: rx.cond(
+                    ReplayState.chosen == run.id,
+                    rx.vstack(
+                        rx.foreach(run.events, _event),
+                        width="100%",
+                        spacing="1",
+                        id="replay-events",
+                    ),
+                ),
+            ),
+            rx.flex(
+                rx.dialog.close(rx.button("Close", variant="soft", color_scheme="gray")),
+                justify="end",
+                margin_top="1em",
+            ),
             max_width="min(960px, 96vw)",
             id="replay-results",
         ),
@@ -101,35 +149,65 @@ def replay_panel() -> rx.Component:
         rx.hstack(
             rx.text("Replay with", size="2"),
             rx.select.root(
-                rx.select.trigger(aria_label="Assistant whose policy to replay with",
-                                  id="replay-assistant"),
-                rx.select.content(rx.foreach(ReplayState.assistants,
-                                             lambda a: rx.select.item(a["label"], value=a["id"]))),
+                rx.select.trigger(
+                    aria_label="Assistant whose policy to replay with", id="replay-assistant"
+                ),
+                rx.select.content(
+                    rx.foreach(
+                        ReplayState.assistants, lambda a: rx.select.item(a["label"], value=a["id"])
+                    )
+                ),
                 value=ReplayState.assistant_id,
                 on_change=ReplayState.set_assistant,
             ),
             rx.cond(
                 ReplayState.running,
-                rx.button("Cancel", color_scheme="red", variant="soft",
-                          on_click=ReplayState.cancel, id="replay-cancel"),
-                rx.button(rx.icon("play", size=14), "Replay", on_click=ReplayState.start,
-                          id="replay-start"),
+                rx.button(
+                    "Cancel",
+                    color_scheme="red",
+                    variant="soft",
+                    on_click=ReplayState.cancel,
+                    id="replay-cancel",
+                ),
+                rx.button(
+                    rx.icon("play", size=14),
+                    "Replay",
+                    on_click=ReplayState.start,
+                    id="replay-start",
+                ),
             ),
-            rx.cond(ReplayState.runs.length() > 0,
-                    rx.button(rx.icon("chart-line", size=14), "Chart (", ReplayState.runs.length(),
-                              ")", variant="soft", on_click=ReplayState.set_results_open(True),
-                              id="replay-show")),
+            rx.cond(
+                ReplayState.runs.length() > 0,
+                rx.button(
+                    rx.icon("chart-line", size=14),
+                    "Chart (",
+                    ReplayState.runs.length(),
+                    ")",
+                    variant="soft",
+                    on_click=ReplayState.set_results_open(True),
+                    id="replay-show",
+                ),
+            ),
             wrap="wrap",
             align="center",
         ),
-        rx.cond(ReplayState.running | (ReplayState.progress_label != ""),
-                rx.vstack(rx.progress(value=ReplayState.progress, max=100, width="100%"),
-                          rx.text(ReplayState.progress_label, size="1", color_scheme="gray",
-                                  id="replay-progress"),
-                          width="100%", spacing="1")),
-        rx.cond(ReplayState.replay_error != "",
-                rx.callout(ReplayState.replay_error, icon="triangle-alert", color_scheme="red",
-                           size="1")),
+        rx.cond(
+            ReplayState.running | (ReplayState.progress_label != ""),
+            rx.vstack(
+                rx.progress(value=ReplayState.progress, max=100, width="100%"),
+                rx.text(
+                    ReplayState.progress_label, size="1", color_scheme="gray", id="replay-progress"
+                ),
+                width="100%",
+                spacing="1",
+            ),
+        ),
+        rx.cond(
+            ReplayState.replay_error != "",
+            rx.callout(
+                ReplayState.replay_error, icon="triangle-alert", color_scheme="red", size="1"
+            ),
+        ),
         _results(),
         width="100%",
         spacing="2",

@@ -9,11 +9,19 @@ def reset_control_fields() -> rx.Component:
     """Inputs named ``warn_threshold`` and ``review_handoffs`` inside the assistant form."""
     return rx.hstack(
         rx.vstack(
-            rx.text("Warn threshold % (empty: 10 points below the threshold that acts)",
-                    size="1", weight="medium"),
-            rx.input(name="warn_threshold", default_value=AdminState.form.get("warn_threshold", ""),
-                     placeholder="e.g. 70", width="100%"),
-            spacing="1", width="100%",
+            rx.text(
+                "Warn threshold % (empty: 10 points below the threshold that acts)",
+                size="1",
+                weight="medium",
+            ),
+            rx.input(
+                name="warn_threshold",
+                default_value=AdminState.form.get("warn_threshold", ""),
+                placeholder="e.g. 70",
+                width="100%",
+            ),
+            spacing="1",
+            width="100%",
         ),
         rx.vstack(
             rx.text("Review handoffs before the new session starts", size="1", weight="medium"),
@@ -24,7 +32,8 @@ def reset_control_fields() -> rx.Component:
                 default_value=AdminState.form.get("review_handoffs", "off"),
                 class_name="baton-select",
             ),
-            spacing="1", width="100%",
+            spacing="1",
+            width="100%",
         ),
         width="100%",
         wrap="wrap",

@@ -7,17 +7,33 @@ from chat_app.states.reset_control import ResetControlState
 
 
 def _not_yet() -> rx.Component:
-    """"Not yet", or, once used, the same button shown armed until an automatic step uses it."""
+    """ "Not yet", or, once used, the same button shown armed until an automatic step uses it."""
     state = ResetControlState
     return rx.cond(
         state.deferred,
-        rx.button("Not yet · armed", id="notice-defer", size="1", variant="solid",
-                  color_scheme="gray", disabled=True, aria_pressed="true", data_armed="true",
-                  title="The next automatic step is skipped once (never past 95% of the window)"),
-        rx.button("Not yet", on_click=state.not_yet, id="notice-defer", size="1",
-                  variant="outline", color_scheme="gray", disabled=state.acting,
-                  aria_pressed="false", data_armed="false",
-                  title="Skip the next automatic step once (never past 95% of the window)"),
+        rx.button(
+            "Not yet · armed",
+            id="notice-defer",
+            size="1",
+            variant="solid",
+            color_scheme="gray",
+            disabled=True,
+            aria_pressed="true",
+            data_armed="true",
+            title="The next automatic step is skipped once (never past 95% of the window)",
+        ),
+        rx.button(
+            "Not yet",
+            on_click=state.not_yet,
+            id="notice-defer",
+            size="1",
+            variant="outline",
+            color_scheme="gray",
+            disabled=state.acting,
+            aria_pressed="false",
+            data_armed="false",
+            title="Skip the next automatic step once (never past 95% of the window)",
+        ),
     )
 
 
@@ -27,22 +43,45 @@ def reset_notice() -> rx.Component:
     threshold, unless a handoff waits for review or a reset or handoff is running."""
     state = ResetControlState
     meter = ChatState.meter
-    due = ((state.warn_percent > 0) & (meter.percent >= state.warn_percent)
-           & (state.review_session == 0) & ~ChatState.resetting & ~ChatState.handoff_running)
+    due = (
+        (state.warn_percent > 0)
+        & (meter.percent >= state.warn_percent)
+        & (state.review_session == 0)
+        & ~ChatState.resetting
+        & ~ChatState.handoff_running
+    )
     return rx.cond(
         due,
         rx.box(
             rx.text(
-                "Context at ", meter.label, " — past the warn threshold (",
-                state.warn_percent, "%). The next automatic ", state.action, " comes at ",
-                state.trigger_percent, "%.",
-                size="2", weight="medium",
+                "Context at ",
+                meter.label,
+                " — past the warn threshold (",
+                state.warn_percent,
+                "%). The next automatic ",
+                state.action,
+                " comes at ",
+                state.trigger_percent,
+                "%.",
+                size="2",
+                weight="medium",
             ),
             rx.hstack(
-                rx.button("Hand off now", on_click=state.hand_off_now, id="notice-handoff",
-                          size="1", disabled=state.acting),
-                rx.button("Compact now", on_click=state.compact_now, id="notice-compact",
-                          size="1", variant="soft", loading=state.acting),
+                rx.button(
+                    "Hand off now",
+                    on_click=state.hand_off_now,
+                    id="notice-handoff",
+                    size="1",
+                    disabled=state.acting,
+                ),
+                rx.button(
+                    "Compact now",
+                    on_click=state.compact_now,
+                    id="notice-compact",
+                    size="1",
+                    variant="soft",
+                    loading=state.acting,
+                ),
                 _not_yet(),
                 spacing="2",
                 wrap="wrap",

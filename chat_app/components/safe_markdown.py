@@ -5,7 +5,8 @@ from chat_app.services.security.web_security import remote_images_allowed
 
 # A rehype plugin: an image from another host becomes a link to it, so a message cannot
 # make the reader's browser call a tracking pixel. Relative and data-less images stay.
-_LINK_REMOTE_IMAGES = rx.Var(_js_expr="""(() => (tree) => {
+_LINK_REMOTE_IMAGES = rx.Var(
+    _js_expr="""(() => (tree) => {
   const remote = /^([a-z][a-z0-9+.-]*:|\\/\\/)/i;
   const walk = (node) => {
     if (!node.children) return;
@@ -23,7 +24,8 @@ _LINK_REMOTE_IMAGES = rx.Var(_js_expr="""(() => (tree) => {
     });
   };
   walk(tree);
-})""")
+})"""
+)
 
 
 # A single newline is a line break, as people type with Shift+Enter (CommonMark would fold
@@ -46,5 +48,11 @@ def safe_markdown(source: rx.Var[str] | str) -> rx.Component:
     single newline is a line break, and code blocks carry their language and a copy button.
     """
     plugins = [] if remote_images_allowed() else [_LINK_REMOTE_IMAGES]
-    return rx.markdown(source, use_raw=False, rehype_plugins=plugins, remark_plugins=[_LINE_BREAKS],
-                       component_map={"a": _external_link, "pre": code_block}, class_name="baton-markdown")
+    return rx.markdown(
+        source,
+        use_raw=False,
+        rehype_plugins=plugins,
+        remark_plugins=[_LINE_BREAKS],
+        component_map={"a": _external_link, "pre": code_block},
+        class_name="baton-markdown",
+    )

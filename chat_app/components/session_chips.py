@@ -22,9 +22,15 @@ def _session_menu() -> rx.Component:
     # Every session in one list: quicker than scrolling fifty chips sideways on a phone.
     return rx.menu.root(
         rx.menu.trigger(
-            rx.icon_button(rx.icon("list", size=14), variant="soft", size="1", radius="full",
-                           aria_label="All sessions", title="All sessions",
-                           id="session-menu"),
+            rx.icon_button(
+                rx.icon("list", size=14),
+                variant="soft",
+                size="1",
+                radius="full",
+                aria_label="All sessions",
+                title="All sessions",
+                id="session-menu",
+            ),
         ),
         rx.menu.content(
             rx.foreach(

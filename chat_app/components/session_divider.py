@@ -28,8 +28,10 @@ def _divider(row: rx.Var[TimelineRow], divider: rx.Var[DividerPart]) -> rx.Compo
             align="center",
             width="100%",
         ),
-        rx.cond(ChatState.undo_target.key == row.key, rx.center(
-            undo_button(MarkerState.undo_handoff(row.session_number), "Undo /handoff"))),
+        rx.cond(
+            ChatState.undo_target.key == row.key,
+            rx.center(undo_button(MarkerState.undo_handoff(row.session_number), "Undo /handoff")),
+        ),
         rx.foreach(divider.card, handoff_summary),
         class_name="baton-row baton-divider",
         data_session=row.session_number,

@@ -7,16 +7,25 @@ def _link(link: rx.Var[LinkRow]) -> rx.Component:
     active = link.status == "active"
     return rx.hstack(
         rx.text(link.label, size="1", flex="1"),
-        rx.badge(link.status, variant="soft",
-                 color_scheme=rx.cond(active, "grass", "gray")),
+        rx.badge(link.status, variant="soft", color_scheme=rx.cond(active, "grass", "gray")),
         rx.cond(
             active,
             rx.hstack(
-                rx.button("Update snapshot", size="1", variant="soft",
-                          on_click=ShareLinksState.update_snapshot(link.id),
-                          class_name="share-update"),
-                rx.button("Revoke", size="1", variant="soft", color_scheme="red",
-                          on_click=ShareLinksState.revoke(link.id), class_name="share-revoke"),
+                rx.button(
+                    "Update snapshot",
+                    size="1",
+                    variant="soft",
+                    on_click=ShareLinksState.update_snapshot(link.id),
+                    class_name="share-update",
+                ),
+                rx.button(
+                    "Revoke",
+                    size="1",
+                    variant="soft",
+                    color_scheme="red",
+                    on_click=ShareLinksState.revoke(link.id),
+                    class_name="share-revoke",
+                ),
                 spacing="1",
             ),
         ),
@@ -30,10 +39,15 @@ def share_dialog() -> rx.Component:
     """The chat page's Share panel: create a read-only link, then refresh or revoke it."""
     return rx.dialog.root(
         rx.dialog.trigger(
-            rx.button(rx.icon("share-2", size=14),
-                      rx.text("Share", as_="span", class_name="baton-share-label"),
-                      size="1", variant="soft", aria_label="Share",
-                      on_click=ShareLinksState.open_panel, id="share-open"),
+            rx.button(
+                rx.icon("share-2", size=14),
+                rx.text("Share", as_="span", class_name="baton-share-label"),
+                size="1",
+                variant="soft",
+                aria_label="Share",
+                on_click=ShareLinksState.open_panel,
+                id="share-open",
+            ),
         ),
         rx.dialog.content(
             rx.dialog.title("Share a read-only snapshot"),
@@ -46,12 +60,20 @@ def share_dialog() -> rx.Component:
                 ShareLinksState.enabled,
                 rx.vstack(
                     rx.hstack(
-                        rx.select(["never", "1", "7", "30"], value=ShareLinksState.expiry_days,
-                                  on_change=ShareLinksState.set_expiry_days, size="1"),
+                        rx.select(
+                            ["never", "1", "7", "30"],
+                            value=ShareLinksState.expiry_days,
+                            on_change=ShareLinksState.set_expiry_days,
+                            size="1",
+                        ),
                         rx.text("days until it expires", size="1"),
                         rx.spacer(),
-                        rx.button("Create link", on_click=ShareLinksState.create, size="1",
-                                  id="share-create"),
+                        rx.button(
+                            "Create link",
+                            on_click=ShareLinksState.create,
+                            size="1",
+                            id="share-create",
+                        ),
                         align="center",
                         width="100%",
                     ),
@@ -60,18 +82,32 @@ def share_dialog() -> rx.Component:
                         rx.hstack(
                             # The whole link wraps inside the dialog; it was cut off with the
                             # copy button pushed out of sight.
-                            rx.code(ShareLinksState.new_url, id="share-url", flex="1",
-                                    min_width="0", overflow_wrap="anywhere"),
-                            rx.icon_button(rx.icon("copy", size=14), size="1", variant="ghost",
-                                           aria_label="Copy link", title="Copy link",
-                                           on_click=[rx.set_clipboard(ShareLinksState.new_url),
-                                                     rx.toast("Link copied")]),
+                            rx.code(
+                                ShareLinksState.new_url,
+                                id="share-url",
+                                flex="1",
+                                min_width="0",
+                                overflow_wrap="anywhere",
+                            ),
+                            rx.icon_button(
+                                rx.icon("copy", size=14),
+                                size="1",
+                                variant="ghost",
+                                aria_label="Copy link",
+                                title="Copy link",
+                                on_click=[
+                                    rx.set_clipboard(ShareLinksState.new_url),
+                                    rx.toast("Link copied"),
+                                ],
+                            ),
                             align="center",
                             width="100%",
                         ),
                     ),
-                    rx.cond(ShareLinksState.error != "",
-                            rx.text(ShareLinksState.error, color_scheme="red", size="1")),
+                    rx.cond(
+                        ShareLinksState.error != "",
+                        rx.text(ShareLinksState.error, color_scheme="red", size="1"),
+                    ),
                     rx.foreach(ShareLinksState.links, _link),
                     width="100%",
                     spacing="2",

@@ -47,5 +47,6 @@ def key_labels(combo: str) -> list[str]:
 
 def bindings_json(shortcuts: tuple[Shortcut, ...] = SHORTCUTS) -> str:
     """What /baton-keys.js reads: each key combination with its action and target."""
-    return json.dumps([{"keys": list(s.keys), "target": s.target, "action": s.action}
-                       for s in shortcuts])
+    return json.dumps(
+        [{"keys": list(s.keys), "target": s.target, "action": s.action} for s in shortcuts]
+    )

@@ -21,8 +21,13 @@ def _row(label: str, combos: list[list[str]]) -> rx.Component:
         if n:
             keys.append(rx.text("or", size="1", color_scheme="gray"))
         keys.append(_keys(labels))
-    return rx.hstack(rx.text(label, size="2", flex="1"), *keys, align="center", width="100%",
-                     class_name="baton-shortcut-row")
+    return rx.hstack(
+        rx.text(label, size="2", flex="1"),
+        *keys,
+        align="center",
+        width="100%",
+        class_name="baton-shortcut-row",
+    )
 
 
 def _shortcut(shortcut: Shortcut) -> rx.Component:
@@ -35,19 +40,35 @@ def shortcuts_help() -> rx.Component:
     return rx.fragment(
         rx.dialog.root(
             rx.dialog.trigger(
-                rx.icon_button(rx.icon("keyboard", size=16), variant="ghost", id="shortcuts-button",
-                               aria_label="Keyboard shortcuts", title="Keyboard shortcuts (?)"),
+                rx.icon_button(
+                    rx.icon("keyboard", size=16),
+                    variant="ghost",
+                    id="shortcuts-button",
+                    aria_label="Keyboard shortcuts",
+                    title="Keyboard shortcuts (?)",
+                ),
             ),
             rx.dialog.content(
                 rx.dialog.title("Keyboard shortcuts"),
-                rx.dialog.description("Ctrl is Cmd (⌘) on a Mac. Keys without Ctrl work when "
-                                      "the focus is not in a text field.", size="2"),
-                rx.vstack(*[_shortcut(s) for s in SHORTCUTS],
-                          rx.separator(size="4"),
-                          *[_row(label, [keys]) for label, keys in _ALWAYS],
-                          spacing="2", width="100%", margin_top="1em", id="shortcuts-list"),
-                rx.flex(rx.dialog.close(rx.button("Close", variant="soft", id="shortcuts-close")),
-                        justify="end", margin_top="1em"),
+                rx.dialog.description(
+                    "Ctrl is Cmd (⌘) on a Mac. Keys without Ctrl work when "
+                    "the focus is not in a text field.",
+                    size="2",
+                ),
+                rx.vstack(
+                    *[_shortcut(s) for s in SHORTCUTS],
+                    rx.separator(size="4"),
+                    *[_row(label, [keys]) for label, keys in _ALWAYS],
+                    spacing="2",
+                    width="100%",
+                    margin_top="1em",
+                    id="shortcuts-list",
+                ),
+                rx.flex(
+                    rx.dialog.close(rx.button("Close", variant="soft", id="shortcuts-close")),
+                    justify="end",
+                    margin_top="1em",
+                ),
                 max_width="30em",
             ),
         ),

@@ -20,6 +20,10 @@ def streaming_bubble() -> rx.Component:
         ),
         rx.cond(
             ChatState.sending & ~ChatState.resetting,
-            rx.hstack(rx.spinner(size="1"), rx.text("Thinking…", size="1", color_scheme="gray"), class_name="baton-thinking"),
+            rx.hstack(
+                rx.spinner(size="1"),
+                rx.text("Thinking…", size="1", color_scheme="gray"),
+                class_name="baton-thinking",
+            ),
         ),
     )

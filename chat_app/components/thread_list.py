@@ -10,8 +10,9 @@ def _assistant_choice() -> rx.Component:
     return rx.cond(
         ThreadListState.assistants.length() > 1,
         rx.select.root(
-            rx.select.trigger(aria_label="Assistant for a new chat", id="assistant-choice",
-                              width="100%"),
+            rx.select.trigger(
+                aria_label="Assistant for a new chat", id="assistant-choice", width="100%"
+            ),
             rx.select.content(
                 rx.foreach(
                     ThreadListState.assistants,
@@ -27,8 +28,14 @@ def _assistant_choice() -> rx.Component:
 def thread_list() -> rx.Component:
     """New chat, search box and the owner's chats, most recent first."""
     return rx.vstack(
-        rx.button(rx.icon("plus", size=14), "New chat", on_click=ThreadListState.new_chat,
-                  id="new-chat", width="100%", title="New chat (Ctrl+Shift+O)"),
+        rx.button(
+            rx.icon("plus", size=14),
+            "New chat",
+            on_click=ThreadListState.new_chat,
+            id="new-chat",
+            width="100%",
+            title="New chat (Ctrl+Shift+O)",
+        ),
         import_dialog(),
         _assistant_choice(),
         rx.input(
@@ -44,7 +51,9 @@ def thread_list() -> rx.Component:
         rx.cond(
             ThreadListState.loaded & (ThreadListState.threads.length() == 0),
             rx.text(
-                rx.cond(ThreadListState.search != "", "No chat matches that title.", "No chats yet."),
+                rx.cond(
+                    ThreadListState.search != "", "No chat matches that title.", "No chats yet."
+                ),
                 color_scheme="gray",
                 size="2",
                 padding_y="1em",
@@ -52,8 +61,9 @@ def thread_list() -> rx.Component:
             ),
         ),
         # Clicked by baton-layout.js when the tab comes back into view.
-        rx.el.button(type="button", hidden=True, id="thread-list-refresh",
-                     on_click=ThreadListState.refresh),
+        rx.el.button(
+            type="button", hidden=True, id="thread-list-refresh", on_click=ThreadListState.refresh
+        ),
         rx.el.nav(
             rx.foreach(ThreadListState.threads, thread_row),
             class_name="baton-thread-list",

@@ -17,7 +17,13 @@ def _rename_form(thread: rx.Var[ThreadRow]) -> rx.Component:
                 aria_label="New title",
             ),
             rx.button("Save", type="submit", size="2"),
-            rx.button("Cancel", type="button", variant="soft", color_scheme="gray", on_click=ThreadListState.cancel_rename),
+            rx.button(
+                "Cancel",
+                type="button",
+                variant="soft",
+                color_scheme="gray",
+                on_click=ThreadListState.cancel_rename,
+            ),
             width="100%",
         ),
         on_submit=ThreadListState.save_rename,
@@ -28,15 +34,25 @@ def _rename_form(thread: rx.Var[ThreadRow]) -> rx.Component:
 def _delete_button(thread: rx.Var[ThreadRow]) -> rx.Component:
     return rx.alert_dialog.root(
         rx.alert_dialog.trigger(
-            rx.icon_button(rx.icon("trash-2", size=14), variant="ghost", color_scheme="tomato", aria_label="Delete chat", title="Delete"),
+            rx.icon_button(
+                rx.icon("trash-2", size=14),
+                variant="ghost",
+                color_scheme="tomato",
+                aria_label="Delete chat",
+                title="Delete",
+            ),
         ),
         rx.alert_dialog.content(
             rx.alert_dialog.title("Delete this chat?"),
-            rx.alert_dialog.description("It and all its sessions and handoffs are removed for good."),
+            rx.alert_dialog.description(
+                "It and all its sessions and handoffs are removed for good."
+            ),
             rx.hstack(
                 rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
                 rx.alert_dialog.action(
-                    rx.button("Delete", color_scheme="tomato", on_click=ThreadListState.delete(thread.id)),
+                    rx.button(
+                        "Delete", color_scheme="tomato", on_click=ThreadListState.delete(thread.id)
+                    ),
                 ),
                 justify="end",
                 spacing="2",
@@ -60,9 +76,16 @@ def thread_row(thread: rx.Var[ThreadRow]) -> rx.Component:
                     rx.vstack(
                         rx.text(title, weight="medium", class_name="baton-ellipsis"),
                         rx.text(
-                            rx.el.time(thread.updated_label, date_time=thread.updated_iso,
-                                       class_name="baton-reltime"),
-                            rx.cond(thread.session_count > 1, " · " + thread.session_count.to_string() + " sessions", ""),
+                            rx.el.time(
+                                thread.updated_label,
+                                date_time=thread.updated_iso,
+                                class_name="baton-reltime",
+                            ),
+                            rx.cond(
+                                thread.session_count > 1,
+                                " · " + thread.session_count.to_string() + " sessions",
+                                "",
+                            ),
                             rx.cond(thread.model_label != "", " · " + thread.model_label, ""),
                             size="1",
                             color_scheme="gray",

@@ -24,7 +24,8 @@ def timeline() -> rx.Component:
             ),
         ),
         rx.cond(
-            (ChatState.rows.length() == 0) & (ChatState.live_pages.length() == 0)
+            (ChatState.rows.length() == 0)
+            & (ChatState.live_pages.length() == 0)
             & ~ChatState.sending,
             rx.center(
                 rx.text("Say hello to start this chat.", color_scheme="gray", size="2"),

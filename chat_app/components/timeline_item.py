@@ -30,8 +30,12 @@ def _item(row: rx.Var[TimelineRow], *, owner: bool) -> rx.Component:
         replaced_badge(row, owner),
         id=row.anchor,
         key=row.key,
-        custom_attrs={"data-key": row.key, "data-seq": row.seq, "data-session": row.session_number,
-                      "data-replaced": rx.cond(row.replaced, "true", "false")},
+        custom_attrs={
+            "data-key": row.key,
+            "data-seq": row.seq,
+            "data-session": row.session_number,
+            "data-replaced": rx.cond(row.replaced, "true", "false"),
+        },
         class_name="baton-item",
         width="100%",
     )

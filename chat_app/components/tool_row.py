@@ -15,12 +15,21 @@ def _call(call: rx.Var[ToolCallPart]) -> rx.Component:
             rx.text(call.tool_name, weight="medium", size="2", as_="span"),
             rx.cond(
                 call.simulated,
-                rx.badge("simulated", color_scheme="amber", variant="soft", size="1",
-                         title="The offline simulator made this output up; nothing ran"),
+                rx.badge(
+                    "simulated",
+                    color_scheme="amber",
+                    variant="soft",
+                    size="1",
+                    title="The offline simulator made this output up; nothing ran",
+                ),
             ),
-            rx.text(call.summary, size="2", color_scheme="gray", as_="span", class_name="baton-ellipsis"),
+            rx.text(
+                call.summary, size="2", color_scheme="gray", as_="span", class_name="baton-ellipsis"
+            ),
             class_name="baton-tool-summary",
         ),
         rx.el.pre(call.tool_result, class_name="baton-tool-result"),
-        class_name=rx.cond(call.tool_failed, "baton-row baton-tool baton-tool-failed", "baton-row baton-tool"),
+        class_name=rx.cond(
+            call.tool_failed, "baton-row baton-tool baton-tool-failed", "baton-row baton-tool"
+        ),
     )

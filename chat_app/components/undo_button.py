@@ -13,9 +13,15 @@ def undo_button(on_click: rx.EventHandler, label: str = "Undo") -> rx.Component:
             label,
             on_click=on_click,
             disabled=ChatState.sending | (blocked != ""),
-            title=rx.cond(blocked != "", blocked, rx.cond(
-                ChatState.sending, "The agent is working; undo once it has stopped.",
-                "Undo: the model sees the context it had before")),
+            title=rx.cond(
+                blocked != "",
+                blocked,
+                rx.cond(
+                    ChatState.sending,
+                    "The agent is working; undo once it has stopped.",
+                    "Undo: the model sees the context it had before",
+                ),
+            ),
             size="1",
             variant="soft",
             class_name="baton-undo",

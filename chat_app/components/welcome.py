@@ -15,7 +15,9 @@ EXAMPLE_TASKS = (
 def _example(task: str) -> rx.Component:
     return rx.button(
         task,
-        on_click=rx.call_script(f"window.batonLayout && window.batonLayout.fill({json.dumps(task)})"),
+        on_click=rx.call_script(
+            f"window.batonLayout && window.batonLayout.fill({json.dumps(task)})"
+        ),
         variant="surface",
         color_scheme="gray",
         class_name="baton-example",
@@ -42,8 +44,12 @@ def welcome() -> rx.Component:
                     id="welcome-text",
                 ),
                 rx.text("Try one:", size="2", weight="medium", margin_top="0.5em"),
-                rx.vstack(*[_example(task) for task in EXAMPLE_TASKS], spacing="2", width="100%",
-                          id="example-tasks"),
+                rx.vstack(
+                    *[_example(task) for task in EXAMPLE_TASKS],
+                    spacing="2",
+                    width="100%",
+                    id="example-tasks",
+                ),
                 spacing="3",
                 max_width="36em",
                 id="welcome",

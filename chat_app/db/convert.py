@@ -66,8 +66,22 @@ def message_row(thread_id: str, session_id: str, seq: int, message: NewMessage) 
 
 
 #: The columns :func:`stored_from_columns` reads, in its order.
-MESSAGE_COLUMNS = ("id", "thread_id", "session_id", "seq", "created_at", "role", "content",
-                   "tool_calls", "tool_call_id", "name", "todo_id", "token_count", "model", "meta")
+MESSAGE_COLUMNS = (
+    "id",
+    "thread_id",
+    "session_id",
+    "seq",
+    "created_at",
+    "role",
+    "content",
+    "tool_calls",
+    "tool_call_id",
+    "name",
+    "todo_id",
+    "token_count",
+    "model",
+    "meta",
+)
 
 
 def message_columns() -> list[Any]:

@@ -64,10 +64,12 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.close()
 
     if memory:  # one shared connection (StaticPool): nothing to queue
+
         @event.listens_for(engine, "begin")
         def _on_begin_shared(connection: Any) -> None:
             immediate = connection.get_execution_options().get(IMMEDIATE_OPTION, False)
             connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
         return
     _queue_writers(engine)
 
@@ -98,7 +100,8 @@ class WriterQueue:
             taken = False
             try:
                 taken = turn.wait_for(
-                    lambda: not self._held and (urgent or not self._urgent), timeout)
+                    lambda: not self._held and (urgent or not self._urgent), timeout
+                )
                 if taken:
                     self._held = True
                 return taken
@@ -136,8 +139,13 @@ def _queue_writers(engine: Engine) -> None:
             connection.exec_driver_sql("BEGIN")
             return
         if not writer.acquire(timeout, urgent=in_start_lane()):
-            raise OperationalError("BEGIN IMMEDIATE", None, sqlite3.OperationalError(
-                "database is locked (this worker's writers queued too long)"))
+            raise OperationalError(
+                "BEGIN IMMEDIATE",
+                None,
+                sqlite3.OperationalError(
+                    "database is locked (this worker's writers queued too long)"
+                ),
+            )
         holder[0] = connection.connection.dbapi_connection
         try:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
@@ -182,8 +190,10 @@ def _build(url: str) -> Engine:
     # A statement's parameters are what users typed: they never go into an error's text
     # (which reaches logs and, unless caught, pages).
     if url.startswith("sqlite"):
-        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False},
-                                  "hide_parameters": True}
+        kwargs: dict[str, Any] = {
+            "connect_args": {"check_same_thread": False},
+            "hide_parameters": True,
+        }
         if url in ("sqlite://", "sqlite:///:memory:"):
             # Every connection to ":memory:" is a new empty database; share one.
             kwargs["poolclass"] = StaticPool
@@ -245,4 +255,3 @@ def dispose_engine(url: str | None = None) -> None:
         engine = _engines.pop(key, None)
     if engine is not None:
         engine.dispose()
-

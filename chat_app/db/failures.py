@@ -33,30 +33,43 @@ class DatabaseFailure:
 
 
 _FAILURES = {
-    "busy": ("The database is busy (every connection of this worker is in use)",
-             "Try again in a moment."),
-    "full": ("The database's disk is full",
-             "Try again once an administrator has freed space."),
-    "read_only": ("The database is read-only",
-                  "Try again once an administrator has made it writable."),
-    "missing": ("The database is gone (its tables, or the database itself, were removed)",
-                "An administrator must restore it, or restart Baton on an empty one."),
-    "unreachable": ("The database cannot be reached (it may be down or restarting)",
-                    "Try again once it is back."),
+    "busy": (
+        "The database is busy (every connection of this worker is in use)",
+        "Try again in a moment.",
+    ),
+    "full": ("The database's disk is full", "Try again once an administrator has freed space."),
+    "read_only": (
+        "The database is read-only",
+        "Try again once an administrator has made it writable.",
+    ),
+    "missing": (
+        "The database is gone (its tables, or the database itself, were removed)",
+        "An administrator must restore it, or restart Baton on an empty one.",
+    ),
+    "unreachable": (
+        "The database cannot be reached (it may be down or restarting)",
+        "Try again once it is back.",
+    ),
     "refused": ("The database refused the change", ""),
 }
 
 # PostgreSQL's SQLSTATE codes (and their classes, by their first two characters).
 _SQLSTATE = {
-    "53100": "full", "53000": "full",          # disk_full, insufficient_resources
-    "25006": "read_only",                      # read_only_sql_transaction
-    "42P01": "missing", "3D000": "missing",    # undefined_table, invalid_catalog_name
-    "3F000": "missing",                        # invalid_schema_name
-    "57P01": "unreachable", "57P02": "unreachable", "57P03": "unreachable",  # shutdown
-    "53300": "busy", "57014": "busy",          # too_many_connections, query_canceled
-    "55P03": "busy", "40P01": "busy",          # lock_not_available, deadlock_detected
+    "53100": "full",
+    "53000": "full",  # disk_full, insufficient_resources
+    "25006": "read_only",  # read_only_sql_transaction
+    "42P01": "missing",
+    "3D000": "missing",  # undefined_table, invalid_catalog_name
+    "3F000": "missing",  # invalid_schema_name
+    "57P01": "unreachable",
+    "57P02": "unreachable",
+    "57P03": "unreachable",  # shutdown
+    "53300": "busy",
+    "57014": "busy",  # too_many_connections, query_canceled
+    "55P03": "busy",
+    "40P01": "busy",  # lock_not_available, deadlock_detected
 }
-_SQLSTATE_CLASSES = {"08": "unreachable"}      # connection_exception
+_SQLSTATE_CLASSES = {"08": "unreachable"}  # connection_exception
 # SQLite says what happened in fixed messages (sqlite3 has no error codes before 3.11's).
 _SQLITE = (
     ("database or disk is full", "full"),
@@ -100,8 +113,10 @@ def _kind(exc: BaseException) -> str | None:
 def database_failure(exc: BaseException) -> DatabaseFailure | None:
     """The plain account of ``exc`` when a database failure is at its root; None for any
     other error (pure)."""
-    if not any(isinstance(e, (SQLAlchemyError, sqlite3.Error)) or
-               type(e).__module__.startswith("psycopg") for e in _chain(exc)):
+    if not any(
+        isinstance(e, (SQLAlchemyError, sqlite3.Error)) or type(e).__module__.startswith("psycopg")
+        for e in _chain(exc)
+    ):
         return None
     for error in _chain(exc):
         kind = _kind(error)

@@ -41,8 +41,17 @@ from sqlmodel import Session, select
 from agent_core import StoreError
 from chat_app.db.models import TurnLease
 
-__all__ = ["LEASE_SECONDS", "LeaseLost", "LeaseRenewer", "TurnLeaseHold", "check_fence", "fence", "renew_leases",
-           "renewer", "turn_lease"]
+__all__ = [
+    "LEASE_SECONDS",
+    "LeaseLost",
+    "LeaseRenewer",
+    "TurnLeaseHold",
+    "check_fence",
+    "fence",
+    "renew_leases",
+    "renewer",
+    "turn_lease",
+]
 
 log = logging.getLogger(__name__)
 
@@ -86,25 +95,33 @@ class TurnLeaseHold:
                 )
                 db.commit()
         except SQLAlchemyError as exc:  # it expires on its own
-            log.warning("releasing the turn lease on thread %s failed: %s", self.thread_id,
-                        exc.__class__.__name__)
+            log.warning(
+                "releasing the turn lease on thread %s failed: %s",
+                self.thread_id,
+                exc.__class__.__name__,
+            )
 
 
-def renew_leases(engine: Engine, seconds: float,
-                 holds: list[TurnLeaseHold]) -> set[TurnLeaseHold]:
+def renew_leases(engine: Engine, seconds: float, holds: list[TurnLeaseHold]) -> set[TurnLeaseHold]:
     """Extend every lease of ``holds`` still its holder's by ``seconds``, in one statement;
     the holds renewed. The others are marked ``lost``."""
     if not holds:
         return set()
     with Session(engine) as db:
-        renewed = {(row[0], row[1]) for row in db.execute(
-            update(TurnLease)
-            .where(tuple_(TurnLease.thread_id, TurnLease.holder)
-                   .in_([(hold.thread_id, hold.holder) for hold in holds]),
-                   TurnLease.expires_at > func.now())
-            .values(expires_at=func.now() + timedelta(seconds=seconds))
-            .returning(TurnLease.thread_id, TurnLease.holder)
-        )}
+        renewed = {
+            (row[0], row[1])
+            for row in db.execute(
+                update(TurnLease)
+                .where(
+                    tuple_(TurnLease.thread_id, TurnLease.holder).in_(
+                        [(hold.thread_id, hold.holder) for hold in holds]
+                    ),
+                    TurnLease.expires_at > func.now(),
+                )
+                .values(expires_at=func.now() + timedelta(seconds=seconds))
+                .returning(TurnLease.thread_id, TurnLease.holder)
+            )
+        }
         db.commit()
     kept = {hold for hold in holds if (hold.thread_id, hold.holder) in renewed}
     for hold in holds:
@@ -132,8 +149,9 @@ class LeaseRenewer:
             hold.due = time.monotonic() + hold.seconds / 3
             self._holds.add(hold)
             if self._thread is None or not self._thread.is_alive():  # a fork has none
-                self._thread = threading.Thread(target=self._run, daemon=True,
-                                                name="turn-lease-renewer")
+                self._thread = threading.Thread(
+                    target=self._run, daemon=True, name="turn-lease-renewer"
+                )
                 self._thread.start()
             self._changed.notify()
 
@@ -162,12 +180,15 @@ class LeaseRenewer:
             try:
                 kept = renew_leases(engine, seconds, holds)
             except SQLAlchemyError as exc:  # try again next time; expiry decides
-                log.warning("renewing %d turn leases failed: %s", len(holds),
-                            exc.__class__.__name__)
+                log.warning(
+                    "renewing %d turn leases failed: %s", len(holds), exc.__class__.__name__
+                )
                 continue
             for hold in set(holds) - kept:
-                log.error("turn lease on thread %s was lost; the turn stops at its next write",
-                          hold.thread_id)
+                log.error(
+                    "turn lease on thread %s was lost; the turn stops at its next write",
+                    hold.thread_id,
+                )
                 self.remove(hold)
 
 
@@ -201,8 +222,9 @@ def _try_acquire(engine: Engine, thread_id: str, holder: str, seconds: float) ->
 
 
 @contextmanager
-def turn_lease(engine: Engine, thread_id: str, *, seconds: float | None = None,
-               poll: float = 0.1) -> Iterator[TurnLeaseHold]:
+def turn_lease(
+    engine: Engine, thread_id: str, *, seconds: float | None = None, poll: float = 0.1
+) -> Iterator[TurnLeaseHold]:
     """Hold the turn lease of ``thread_id`` for the block (waiting for it as long as needed)."""
     seconds = seconds or LEASE_SECONDS
     holder = secrets.token_hex(16)
@@ -224,8 +246,11 @@ def fence(hold: TurnLeaseHold) -> Any:
     :func:`check_fence` does, without a statement of its own."""
     return exists(
         select(TurnLease.holder)
-        .where(TurnLease.thread_id == hold.thread_id, TurnLease.holder == hold.holder,
-               TurnLease.expires_at > func.now())
+        .where(
+            TurnLease.thread_id == hold.thread_id,
+            TurnLease.holder == hold.holder,
+            TurnLease.expires_at > func.now(),
+        )
         .with_for_update(read=True)
     )
 
@@ -234,8 +259,11 @@ def check_fence(db: Session, hold: TurnLeaseHold) -> None:
     """Raise :class:`LeaseLost` unless ``hold`` still owns its lease (call inside a write)."""
     row = db.exec(
         select(TurnLease.holder)
-        .where(TurnLease.thread_id == hold.thread_id, TurnLease.holder == hold.holder,
-               TurnLease.expires_at > func.now())
+        .where(
+            TurnLease.thread_id == hold.thread_id,
+            TurnLease.holder == hold.holder,
+            TurnLease.expires_at > func.now(),
+        )
         .with_for_update(read=True)
     ).first()
     if row is None:

@@ -115,8 +115,11 @@ def get_assistant(*, session: Session, assistant_id: str) -> Assistant | None:
 def thread_assistant(*, session: Session, thread_id: str, owner: str | None) -> Assistant | None:
     """The assistant of the owner's thread, in one query (None as :func:`get_thread` would
     find no thread): read after every reply of every open tab."""
-    query = (select(Assistant).join(Thread, col(Thread.assistant_id) == col(Assistant.id))
-             .where(col(Thread.id) == thread_id))
+    query = (
+        select(Assistant)
+        .join(Thread, col(Thread.assistant_id) == col(Assistant.id))
+        .where(col(Thread.id) == thread_id)
+    )
     if owner is not None:
         query = query.where(col(Thread.owner) == owner)
     return session.exec(query).first()
@@ -163,8 +166,11 @@ def delete_assistant(*, session: Session, assistant_id: str, move_to: str) -> in
     None (nothing changed) when either assistant is missing or they are the same one. Its
     MCP servers and settings history go with it; one transaction.
     """
-    if assistant_id == move_to or session.get(Assistant, move_to) is None \
-            or session.get(Assistant, assistant_id) is None:
+    if (
+        assistant_id == move_to
+        or session.get(Assistant, move_to) is None
+        or session.get(Assistant, assistant_id) is None
+    ):
         return None
     moved = session.exec(
         update(Thread).where(col(Thread.assistant_id) == assistant_id).values(assistant_id=move_to)
@@ -226,7 +232,11 @@ def get_thread(*, session: Session, thread_id: str, owner: str | None) -> Thread
 
 
 def list_threads(
-    *, session: Session, owner: str, search: str | None = None, limit: int = 100,
+    *,
+    session: Session,
+    owner: str,
+    search: str | None = None,
+    limit: int = 100,
     with_messages: bool = False,
 ) -> list[Thread]:
     """The owner's threads, most recently active first; ``search`` matches titles, any case.
@@ -291,8 +301,15 @@ def delete_thread(*, session: Session, thread_id: str) -> bool:
         return False
     session_ids = select(ChatSession.id).where(ChatSession.thread_id == thread_id)
     session.exec(delete(ContextEditRow).where(col(ContextEditRow.session_id).in_(session_ids)))
-    for table in (Message, PendingMessage, ThreadFile, ShareLink, TurnLease, ImportedTranscript,
-                  TranscriptReplay):
+    for table in (
+        Message,
+        PendingMessage,
+        ThreadFile,
+        ShareLink,
+        TurnLease,
+        ImportedTranscript,
+        TranscriptReplay,
+    ):
         session.exec(delete(table).where(table.thread_id == thread_id))  # type: ignore[attr-defined]
     # Parent links point inside the thread; clear them so sessions delete in any order.
     session.exec(
@@ -328,7 +345,11 @@ def timeline_window(
 
 
 def timeline_from(
-    *, session: Session, thread_id: str, from_seq: int, limit: int = 100,
+    *,
+    session: Session,
+    thread_id: str,
+    from_seq: int,
+    limit: int = 100,
     upto_seq: int | None = None,
 ) -> list[Message]:
     """The first ``limit`` messages with ``seq >= from_seq`` (and ``<= upto_seq``), ascending."""
@@ -338,28 +359,34 @@ def timeline_from(
     return list(session.exec(query.order_by(col(Message.seq)).limit(limit)))
 
 
-def with_whole_tool_calls(*, session: Session, thread_id: str,
-                          rows: list[Message]) -> list[Message]:
+def with_whole_tool_calls(
+    *, session: Session, thread_id: str, rows: list[Message]
+) -> list[Message]:
     """``rows`` reaching back to the assistant row whose tool calls its first rows answer,
     so a window never starts with a tool result whose call is not shown."""
     if not rows or rows[0].role != "tool":
         return rows
     caller = session.exec(
-        select(Message.seq).where(Message.thread_id == thread_id, Message.seq < rows[0].seq,
-                                  Message.role == "assistant")
-        .order_by(col(Message.seq).desc()).limit(1)
+        select(Message.seq)
+        .where(
+            Message.thread_id == thread_id, Message.seq < rows[0].seq, Message.role == "assistant"
+        )
+        .order_by(col(Message.seq).desc())
+        .limit(1)
     ).first()
     if caller is None:
         return rows
     earlier = session.exec(
-        select(Message).where(Message.thread_id == thread_id, Message.seq >= caller,
-                              Message.seq < rows[0].seq).order_by(col(Message.seq))
+        select(Message)
+        .where(Message.thread_id == thread_id, Message.seq >= caller, Message.seq < rows[0].seq)
+        .order_by(col(Message.seq))
     )
     return [*earlier, *rows]
 
 
-def with_tool_results(*, session: Session, thread_id: str, rows: list[Message],
-                      upto_seq: int | None = None) -> list[Message]:
+def with_tool_results(
+    *, session: Session, thread_id: str, rows: list[Message], upto_seq: int | None = None
+) -> list[Message]:
     """``rows`` reaching on to the results of the tool calls its last rows make, so a window
     never ends between a call and its result."""
     if not rows or not (rows[-1].role == "tool" or rows[-1].tool_calls):
@@ -425,15 +452,18 @@ def session_counts(*, session: Session, thread_ids: list[str]) -> dict[str, int]
 
 def undelivered_pending(*, session: Session, thread_id: str) -> list[PendingMessage]:
     """A thread's queued messages not yet delivered into a session, in send order."""
-    query = (select(PendingMessage).where(PendingMessage.thread_id == thread_id)
-             .where(col(PendingMessage.delivered_session_id).is_(None))
-             .order_by(col(PendingMessage.seq)))
+    query = (
+        select(PendingMessage)
+        .where(PendingMessage.thread_id == thread_id)
+        .where(col(PendingMessage.delivered_session_id).is_(None))
+        .order_by(col(PendingMessage.seq))
+    )
     return list(session.exec(query))
 
 
 def threads_with_pending(*, session: Session) -> list[Thread]:
     """Threads holding undelivered queued messages (left behind by a crash or a restart)."""
     waiting = select(PendingMessage.thread_id).where(
-        col(PendingMessage.delivered_session_id).is_(None))
+        col(PendingMessage.delivered_session_id).is_(None)
+    )
     return list(session.exec(select(Thread).where(col(Thread.id).in_(waiting))))
-

@@ -39,8 +39,9 @@ def is_search_object(name: str | None) -> bool:
     return bool(name) and any(name == n or name.startswith(f"{n}_") for n in SEARCH_OBJECTS)
 
 
-def _sqlite_ids(db: Session, thread_id: str, terms: list[str], session_id: str | None,
-                limit: int) -> list[str]:
+def _sqlite_ids(
+    db: Session, thread_id: str, terms: list[str], session_id: str | None, limit: int
+) -> list[str]:
     # Every term quoted: FTS5 query syntax (AND, NEAR, column filters) never applies to
     # the agent's words, and quoted terms side by side all have to match.
     query = " ".join(f'"{term}"' for term in terms)
@@ -55,21 +56,27 @@ def _sqlite_ids(db: Session, thread_id: str, terms: list[str], session_id: str |
     return [row[0] for row in db.execute(text(sql), params)]
 
 
-def _postgres_ids(db: Session, thread_id: str, terms: list[str], session_id: str | None,
-                  limit: int) -> list[str]:
+def _postgres_ids(
+    db: Session, thread_id: str, terms: list[str], session_id: str | None, limit: int
+) -> list[str]:
     sql = (
         "SELECT id FROM message, websearch_to_tsquery('simple'::regconfig, :query) AS q "
         f"WHERE thread_id = :thread_id AND role NOT IN {_UNSEARCHED} AND {PG_DOCUMENT} @@ q "
         + ("AND session_id = :session_id " if session_id else "")
         + f"ORDER BY ts_rank({PG_DOCUMENT}, q) DESC, seq DESC LIMIT :limit"
     )
-    params = {"query": " ".join(terms), "thread_id": thread_id, "session_id": session_id,
-              "limit": limit}
+    params = {
+        "query": " ".join(terms),
+        "thread_id": thread_id,
+        "session_id": session_id,
+        "limit": limit,
+    }
     return [row[0] for row in db.execute(text(sql), params)]
 
 
-def search_message_rows(db: Session, thread_id: str, query: str, *, session_id: str | None,
-                        limit: int) -> list[Message]:
+def search_message_rows(
+    db: Session, thread_id: str, query: str, *, session_id: str | None, limit: int
+) -> list[Message]:
     """The thread's messages holding every word of ``query``, best first (see the module)."""
     terms = search_terms(query)
     if not terms or limit <= 0:
@@ -80,8 +87,7 @@ def search_message_rows(db: Session, thread_id: str, query: str, *, session_id: 
         return []
     rows = {row.id: row for row in db.exec(select(Message).where(col(Message.id).in_(ids)))}
     ordered = [rows[i] for i in ids if i in rows]
-    return [row for row in ordered
-            if matches(searchable_text(row.content, row.tool_calls), terms)]
+    return [row for row in ordered if matches(searchable_text(row.content, row.tool_calls), terms)]
 
 
 # What a person searches for across their chats: what was said, not tool output or markers.
@@ -112,11 +118,13 @@ def search_owner_rows(db: Session, owner: str, query: str, *, limit: int) -> lis
             f"WHERE message_search MATCH :query AND t.owner = :owner AND m.role IN {_SAID} "
             "ORDER BY s.rank, m.created_at DESC LIMIT :limit"
         )
-        params = {"query": " ".join(f'"{term}"' for term in terms), "owner": owner,
-                  "limit": limit}
+        params = {"query": " ".join(f'"{term}"' for term in terms), "owner": owner, "limit": limit}
     ids = [row[0] for row in db.execute(text(sql), params)]
     if not ids:
         return []
     rows = {row.id: row for row in db.exec(select(Message).where(col(Message.id).in_(ids)))}
-    return [rows[i] for i in ids if i in rows
-            and matches(searchable_text(rows[i].content, rows[i].tool_calls), terms)]
+    return [
+        rows[i]
+        for i in ids
+        if i in rows and matches(searchable_text(rows[i].content, rows[i].tool_calls), terms)
+    ]

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["DEFAULT_DB_URL", "backend_workers", "database_url", "normalize_url", "pool_settings",
-           "turn_process_enabled"]
+__all__ = [
+    "DEFAULT_DB_URL",
+    "backend_workers",
+    "database_url",
+    "normalize_url",
+    "pool_settings",
+    "turn_process_enabled",
+]
 
 DEFAULT_DB_URL = "sqlite:///baton.db"
 
@@ -84,5 +90,8 @@ def pool_settings(env: dict[str, str] | None = None) -> dict[str, int]:
     processes = backend_workers(env) * (2 if turn_process_enabled(env) else 1)
     per_worker = max(4, budget // processes)
     size = max(2, per_worker * 2 // 3)
-    return {"pool_size": size, "max_overflow": per_worker - size,
-            "pool_timeout": int(env.get("BATON_DB_POOL_TIMEOUT", "10"))}
+    return {
+        "pool_size": size,
+        "max_overflow": per_worker - size,
+        "pool_timeout": int(env.get("BATON_DB_POOL_TIMEOUT", "10")),
+    }

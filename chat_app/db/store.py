@@ -98,8 +98,9 @@ class SqlStore:
         # OverflowError: sqlite3 refuses integers beyond 64 bits before SQLAlchemy sees them.
         except (SQLAlchemyError, OverflowError) as exc:
             # In plain words: the driver's text quotes SQL, and may quote what was typed.
-            failure = database_failure(exc) or DatabaseFailure("refused", "The database "
-                                                               "refused the change", "")
+            failure = database_failure(exc) or DatabaseFailure(
+                "refused", "The database refused the change", ""
+            )
             raise StoreError(failure.text(nothing_stored=True)) from exc
 
     def _fault(self, step: str) -> None:
@@ -119,8 +120,9 @@ class SqlStore:
         hold = self._leases.get(thread_id)
         if hold is None:
             return self._lock_thread(db, thread_id)
-        thread = db.exec(select(Thread).where(Thread.id == thread_id, fence(hold))
-                         .with_for_update(of=Thread)).first()
+        thread = db.exec(
+            select(Thread).where(Thread.id == thread_id, fence(hold)).with_for_update(of=Thread)
+        ).first()
         if thread is None:  # why not is read only now
             check_fence(db, hold)
             raise StoreError(f"unknown thread {thread_id}")
@@ -159,16 +161,23 @@ class SqlStore:
 
     @staticmethod
     def _check_session(db: Session, thread_id: str, session_id: str) -> None:
-        owner = db.execute(select(ChatSession.thread_id).where(ChatSession.id == session_id)
-                           ).scalar_one_or_none()
+        owner = db.execute(
+            select(ChatSession.thread_id).where(ChatSession.id == session_id)
+        ).scalar_one_or_none()
         if owner is None:
             raise StoreError(f"unknown session {session_id}")
         if owner != thread_id:
             raise StoreError("session belongs to another thread")
 
-    def _insert_rows(self, db: Session, thread_id: str, values: list[dict[str, Any]], *,
-                     session_id: str | None = None,
-                     answering: bool = False) -> list[StoredMessage]:
+    def _insert_rows(
+        self,
+        db: Session,
+        thread_id: str,
+        values: list[dict[str, Any]],
+        *,
+        session_id: str | None = None,
+        answering: bool = False,
+    ) -> list[StoredMessage]:
         """Number and insert rows made by :func:`message_values` before the transaction.
 
         The turn writes of every chat of a worker queue for SQLite's one write lock, so what
@@ -182,10 +191,13 @@ class SqlStore:
         threads, sessions = Thread.__table__, ChatSession.__table__
         counter = update(threads).where(threads.c.id == thread_id)
         if session_id is not None:
-            counter = counter.where(exists().where(sessions.c.id == session_id,
-                                                   sessions.c.thread_id == thread_id))
-        changes: dict[str, Any] = {"next_seq": threads.c.next_seq + len(values),
-                                   "updated_at": utcnow()}
+            counter = counter.where(
+                exists().where(sessions.c.id == session_id, sessions.c.thread_id == thread_id)
+            )
+        changes: dict[str, Any] = {
+            "next_seq": threads.c.next_seq + len(values),
+            "updated_at": utcnow(),
+        }
         if answering:  # in the same statement: the first of these rows, unless one waits
             changes["answering_seq"] = func.coalesce(threads.c.answering_seq, threads.c.next_seq)
         hold = self._leases.get(thread_id)
@@ -276,9 +288,11 @@ class SqlStore:
         """The session's last user row and the rows after it, as marks: whether a turn is
         still due for that message (read through ``ix_message_session_seq``)."""
         with self._tx(write=False) as db:
-            last = (select(func.max(Message.seq))
-                    .where(Message.session_id == session_id, Message.role == "user")
-                    .scalar_subquery())
+            last = (
+                select(func.max(Message.seq))
+                .where(Message.session_id == session_id, Message.role == "user")
+                .scalar_subquery()
+            )
             query = (
                 select(Message.seq, Message.role, Message.meta)
                 .where(Message.session_id == session_id, col(Message.seq) >= last)
@@ -328,9 +342,11 @@ class SqlStore:
         with self._tx(write=True) as db:
             owner = self._session_row(db, session_id)
             self._lock_turn(db, owner.thread_id)
-            row = db.exec(select(ContextEditRow).where(
-                ContextEditRow.session_id == session_id, ContextEditRow.position == position
-            )).first()
+            row = db.exec(
+                select(ContextEditRow).where(
+                    ContextEditRow.session_id == session_id, ContextEditRow.position == position
+                )
+            ).first()
             if row is None:
                 raise StoreError(f"session {session_id} has no context edit {position}")
             edit = ContextEdit.model_validate(row.data).model_copy(update={"undone": True})
@@ -388,19 +404,27 @@ class SqlStore:
         with self._tx(write=True) as db:
             thread = self._lock_thread(db, thread_id)
             if client_id is not None:
-                known = db.exec(select(PendingMessage).where(
-                    PendingMessage.thread_id == thread_id, PendingMessage.client_id == client_id
-                )).first()
+                known = db.exec(
+                    select(PendingMessage).where(
+                        PendingMessage.thread_id == thread_id, PendingMessage.client_id == client_id
+                    )
+                ).first()
                 if known is not None:
                     return pending_record(known)
-            waiting = list(db.exec(select(PendingMessage).where(
-                PendingMessage.thread_id == thread_id,
-                col(PendingMessage.delivered_session_id).is_(None),
-                col(PendingMessage.client_id).is_not(None),
-            )))
-            seq, moves = queue_slots(client_order(client_id),
-                                     [(row.seq, row.client_id) for row in waiting],
-                                     thread.next_pending_seq)
+            waiting = list(
+                db.exec(
+                    select(PendingMessage).where(
+                        PendingMessage.thread_id == thread_id,
+                        col(PendingMessage.delivered_session_id).is_(None),
+                        col(PendingMessage.client_id).is_not(None),
+                    )
+                )
+            )
+            seq, moves = queue_slots(
+                client_order(client_id),
+                [(row.seq, row.client_id) for row in waiting],
+                thread.next_pending_seq,
+            )
             thread.next_pending_seq += 1
             moving = [row for row in waiting if row.seq in moves]
             for row in moving:  # through free slots: (thread, seq) is unique at every flush
@@ -408,8 +432,9 @@ class SqlStore:
             db.flush()
             for row in moving:
                 row.seq = moves[-row.seq]
-            row = PendingMessage(thread_id=thread_id, seq=seq, content=sanitize_text(content),
-                                 client_id=client_id)
+            row = PendingMessage(
+                thread_id=thread_id, seq=seq, content=sanitize_text(content), client_id=client_id
+            )
             db.add(row)
             db.flush()
             return pending_record(row)
@@ -417,17 +442,22 @@ class SqlStore:
     def has_client_message(self, thread_id: str, client_id_prefix: str) -> bool:
         with self._tx(write=False) as db:
             escaped = client_id_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            found = db.exec(select(PendingMessage.id).where(
-                PendingMessage.thread_id == thread_id,
-                col(PendingMessage.client_id).like(escaped + "%", escape="\\"),
-            ).limit(1)).first()
+            found = db.exec(
+                select(PendingMessage.id)
+                .where(
+                    PendingMessage.thread_id == thread_id,
+                    col(PendingMessage.client_id).like(escaped + "%", escape="\\"),
+                )
+                .limit(1)
+            ).first()
             return found is not None
 
     def pending(self, thread_id: str) -> list[PendingRecord]:
         """Undelivered pending messages, in send order."""
         with self._tx(write=False) as db:
-            return [pending_record(row)
-                    for row in db.exec(self._undelivered(thread_id, PendingMessage))]
+            return [
+                pending_record(row) for row in db.exec(self._undelivered(thread_id, PendingMessage))
+            ]
 
     def _deliver(
         self, db: Session, thread: Thread, session_id: str, limit: int | None, queued: bool
@@ -437,8 +467,7 @@ class SqlStore:
         for row in waiting:
             row.delivered_session_id = session_id
         messages = [
-            NewMessage(role="user", content=row.content,
-                       meta=delivered_meta(row.id, queued=queued))
+            NewMessage(role="user", content=row.content, meta=delivered_meta(row.id, queued=queued))
             for row in waiting
         ]
         if waiting:  # marked as answering them, as deliver_pending does
@@ -448,7 +477,11 @@ class SqlStore:
         return self._store_rows(db, thread, session_id, messages)
 
     def deliver_pending(
-        self, thread_id: str, session_id: str, *, limit: int | None = None,
+        self,
+        thread_id: str,
+        session_id: str,
+        *,
+        limit: int | None = None,
         queued: bool = False,
     ) -> list[StoredMessage]:
         """Move undelivered pending messages into the session as user messages, exactly once.
@@ -456,11 +489,14 @@ class SqlStore:
         Asked before every model call, and nearly always with nothing queued: that is found
         by a read, without waiting for (and holding) SQLite's write lock."""
         with self._tx(write=False) as db:
-            owner, waits = db.execute(select(
-                select(ChatSession.thread_id).where(ChatSession.id == session_id)
-                .scalar_subquery(),
-                exists(self._undelivered(thread_id, PendingMessage.id)),
-            )).one()
+            owner, waits = db.execute(
+                select(
+                    select(ChatSession.thread_id)
+                    .where(ChatSession.id == session_id)
+                    .scalar_subquery(),
+                    exists(self._undelivered(thread_id, PendingMessage.id)),
+                )
+            ).one()
             if owner != thread_id:
                 self._check_session(db, thread_id, session_id)  # says which is wrong
             if not waits:
@@ -471,23 +507,42 @@ class SqlStore:
             if not waiting:
                 return []
             pending = PendingMessage.__table__
-            db.execute(update(pending).where(pending.c.id.in_([row.id for row in waiting]))
-                       .values(delivered_session_id=session_id))
+            db.execute(
+                update(pending)
+                .where(pending.c.id.in_([row.id for row in waiting]))
+                .values(delivered_session_id=session_id)
+            )
             # The thread is marked as answering them until the turn lets it go: a crash
             # leaves the mark, and the next start-up answers them once more.
             self._answering.add(thread_id)
-            return self._insert_rows(db, thread_id, [
-                message_values(thread_id, session_id, NewMessage(
-                    role="user", content=row.content,
-                    meta=delivered_meta(row.id, queued=queued)))
-                for row in waiting], answering=True)
+            return self._insert_rows(
+                db,
+                thread_id,
+                [
+                    message_values(
+                        thread_id,
+                        session_id,
+                        NewMessage(
+                            role="user",
+                            content=row.content,
+                            meta=delivered_meta(row.id, queued=queued),
+                        ),
+                    )
+                    for row in waiting
+                ],
+                answering=True,
+            )
 
     @staticmethod
     def _undelivered(thread_id: str, *columns: Any) -> Any:
-        return (select(*columns)
-                .where(PendingMessage.thread_id == thread_id,
-                       col(PendingMessage.delivered_session_id).is_(None))
-                .order_by(col(PendingMessage.seq)))
+        return (
+            select(*columns)
+            .where(
+                PendingMessage.thread_id == thread_id,
+                col(PendingMessage.delivered_session_id).is_(None),
+            )
+            .order_by(col(PendingMessage.seq))
+        )
 
     # reset --------------------------------------------------------------------
     def commit_reset(
@@ -543,13 +598,18 @@ class SqlStore:
             old = db.get(ChatSession, new.parent_id) if new.parent_id else None
             if old is None:
                 raise StoreError("the first session was not opened by a reset")
-            answered = db.exec(select(Message.id).where(
-                Message.session_id == session_id,
-                col(Message.role).in_(("assistant", "tool"))).limit(1)).first()
+            answered = db.exec(
+                select(Message.id)
+                .where(
+                    Message.session_id == session_id, col(Message.role).in_(("assistant", "tool"))
+                )
+                .limit(1)
+            ).first()
             if answered is not None:
                 raise StoreError("the model has answered since the reset")
-            for pending in db.exec(select(PendingMessage).where(
-                    PendingMessage.delivered_session_id == session_id)):
+            for pending in db.exec(
+                select(PendingMessage).where(PendingMessage.delivered_session_id == session_id)
+            ):
                 pending.delivered_session_id = None
             for model in (Message, ContextEditRow):
                 for row in db.exec(select(model).where(model.session_id == session_id)):
@@ -562,13 +622,17 @@ class SqlStore:
             old.ended_at = None
             db.flush()
             return session_record(old)
-    def fork_thread(self, source_thread_id: str, target_thread_id: str, *,
-                    before_seq: int) -> list[SessionRecord]:
+
+    def fork_thread(
+        self, source_thread_id: str, target_thread_id: str, *, before_seq: int
+    ) -> list[SessionRecord]:
         """Copy the source up to its user row ``before_seq`` into the target (see the port)."""
         with self._tx(write=True) as db:
             # Both threads locked, always in the same order: two forks never deadlock.
-            locked = {tid: self._lock_thread(db, tid)
-                      for tid in sorted({source_thread_id, target_thread_id})}
+            locked = {
+                tid: self._lock_thread(db, tid)
+                for tid in sorted({source_thread_id, target_thread_id})
+            }
             return copy_thread(db, locked[source_thread_id], locked[target_thread_id], before_seq)
 
     def turn_lock(self, thread_id: str) -> AbstractContextManager[None]:
@@ -582,8 +646,11 @@ class SqlStore:
 
     @contextmanager
     def _marked_turn(self, thread_id: str) -> Iterator[None]:
-        lock = (self._leased_turn(thread_id) if self._engine.dialect.name == "postgresql"
-                else named_lock(self._engine, f"turn:{thread_id}"))
+        lock = (
+            self._leased_turn(thread_id)
+            if self._engine.dialect.name == "postgresql"
+            else named_lock(self._engine, f"turn:{thread_id}")
+        )
         with lock:
             try:
                 yield
@@ -598,8 +665,9 @@ class SqlStore:
         threads = Thread.__table__
         try:
             with self._tx(write=True) as db:
-                db.execute(update(threads).where(threads.c.id == thread_id)
-                           .values(answering_seq=None))
+                db.execute(
+                    update(threads).where(threads.c.id == thread_id).values(answering_seq=None)
+                )
         except StoreError:
             # The turn ended all the same; the mark left makes the next start-up look at
             # the thread, which then finds its message answered and leaves it.
@@ -619,8 +687,9 @@ class SqlStore:
         """(thread id, owner) of every thread marked as answering: a turn of it runs now,
         in some process, or was cut by a crash. :meth:`take_cut_turn` tells which."""
         with self._tx(write=False) as db:
-            rows = db.exec(select(Thread.id, Thread.owner)
-                           .where(col(Thread.answering_seq).is_not(None)))
+            rows = db.exec(
+                select(Thread.id, Thread.owner).where(col(Thread.answering_seq).is_not(None))
+            )
             return [(row[0], row[1]) for row in rows]
 
     def take_cut_turn(self, thread_id: str) -> int | None:
@@ -629,9 +698,11 @@ class SqlStore:
         was cut (the mark of a turn that was running went when it let the thread go)."""
         threads = Thread.__table__
         with self._tx(write=True) as db:
-            seq = db.execute(select(threads.c.answering_seq)
-                             .where(threads.c.id == thread_id)).scalar_one_or_none()
+            seq = db.execute(
+                select(threads.c.answering_seq).where(threads.c.id == thread_id)
+            ).scalar_one_or_none()
             if seq is not None:
-                db.execute(update(threads).where(threads.c.id == thread_id)
-                           .values(answering_seq=None))
+                db.execute(
+                    update(threads).where(threads.c.id == thread_id).values(answering_seq=None)
+                )
             return seq

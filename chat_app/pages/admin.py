@@ -15,8 +15,13 @@ def _field_error(name: str) -> rx.Component:
     """The refusal about this field, right under it."""
     return rx.cond(
         AdminState.field_errors.contains(name),
-        rx.text(AdminState.field_errors.get(name, ""), size="1", role="alert",
-                class_name="baton-field-error", id=f"{name}-error"),
+        rx.text(
+            AdminState.field_errors.get(name, ""),
+            size="1",
+            role="alert",
+            class_name="baton-field-error",
+            id=f"{name}-error",
+        ),
     )
 
 
@@ -24,10 +29,16 @@ def _field(label: str, name: str, **props) -> rx.Component:
     invalid = AdminState.field_errors.contains(name)
     return rx.vstack(
         rx.text(label, size="1", weight="medium", as_="label", html_for=f"admin-{name}"),
-        rx.input(name=name, default_value=AdminState.form.get(name, ""), width="100%",
-                 id=f"admin-{name}", aria_invalid=rx.cond(invalid, "true", "false"),
-                 aria_describedby=f"{name}-error", color_scheme=rx.cond(invalid, "red", "indigo"),
-                 **props),
+        rx.input(
+            name=name,
+            default_value=AdminState.form.get(name, ""),
+            width="100%",
+            id=f"admin-{name}",
+            aria_invalid=rx.cond(invalid, "true", "false"),
+            aria_describedby=f"{name}-error",
+            color_scheme=rx.cond(invalid, "red", "indigo"),
+            **props,
+        ),
         _field_error(name),
         spacing="1",
         width="100%",
@@ -36,8 +47,12 @@ def _field(label: str, name: str, **props) -> rx.Component:
 
 def _assistant(row: rx.Var[AssistantRow]) -> rx.Component:
     return rx.button(
-        rx.vstack(rx.text(row.name, weight="medium"),
-                  rx.text(row.model, " · ", row.strategy, size="1"), spacing="0", align="start"),
+        rx.vstack(
+            rx.text(row.name, weight="medium"),
+            rx.text(row.model, " · ", row.strategy, size="1"),
+            spacing="0",
+            align="start",
+        ),
         on_click=AdminState.select(row.id),
         variant=rx.cond(row.id == AdminState.selected_id, "solid", "soft"),
         width="100%",
@@ -56,13 +71,24 @@ def _editor() -> rx.Component:
             rx.vstack(
                 rx.text("System prompt", size="1", weight="medium"),
                 _field_error("system_prompt"),
-                rx.text_area(name="system_prompt", default_value=AdminState.form.get("system_prompt", ""),
-                             rows="5", width="100%"),
-                spacing="1", width="100%",
+                rx.text_area(
+                    name="system_prompt",
+                    default_value=AdminState.form.get("system_prompt", ""),
+                    rows="5",
+                    width="100%",
+                ),
+                spacing="1",
+                width="100%",
             ),
             rx.vstack(
-                rx.text("Context strategy (auto resolves to ", AdminState.effective_strategy,
-                        " for this model)", size="1", weight="medium", id="admin-effective"),
+                rx.text(
+                    "Context strategy (auto resolves to ",
+                    AdminState.effective_strategy,
+                    " for this model)",
+                    size="1",
+                    weight="medium",
+                    id="admin-effective",
+                ),
                 rx.el.select(
                     rx.el.option("auto", value="auto"),
                     rx.el.option("compact", value="compact"),
@@ -72,28 +98,49 @@ def _editor() -> rx.Component:
                     default_value=AdminState.form.get("context_strategy", "auto"),
                     class_name="baton-select",
                 ),
-                spacing="1", width="100%",
+                spacing="1",
+                width="100%",
             ),
-            rx.flex(_field("Mask threshold, % (empty = no masking)", "mask_threshold",
-                           input_mode="decimal"),
-                    _field("Compact threshold, %", "compact_threshold", input_mode="decimal"),
-                    _field("Reset threshold, %", "reset_threshold", input_mode="decimal"),
-                    width="100%", gap="3", class_name="baton-admin-row"),
-            rx.flex(_field("Keep recent tokens", "keep_recent_tokens", input_mode="numeric"),
-                    _field("Window override (tokens; empty: the model's window)",
-                           "window_override", input_mode="numeric"),
-                    width="100%", gap="3", class_name="baton-admin-row"),
+            rx.flex(
+                _field(
+                    "Mask threshold, % (empty = no masking)", "mask_threshold", input_mode="decimal"
+                ),
+                _field("Compact threshold, %", "compact_threshold", input_mode="decimal"),
+                _field("Reset threshold, %", "reset_threshold", input_mode="decimal"),
+                width="100%",
+                gap="3",
+                class_name="baton-admin-row",
+            ),
+            rx.flex(
+                _field("Keep recent tokens", "keep_recent_tokens", input_mode="numeric"),
+                _field(
+                    "Window override (tokens; empty: the model's window)",
+                    "window_override",
+                    input_mode="numeric",
+                ),
+                width="100%",
+                gap="3",
+                class_name="baton-admin-row",
+            ),
             rx.text(AdminState.window_note, size="1", weight="medium", id="admin-window"),
             rx.vstack(
                 rx.text("Pinned paths (one per line)", size="1", weight="medium"),
                 _field_error("pinned_paths"),
-                rx.text_area(name="pinned_paths", default_value=AdminState.form.get("pinned_paths", ""),
-                             rows="3", width="100%"),
-                spacing="1", width="100%",
+                rx.text_area(
+                    name="pinned_paths",
+                    default_value=AdminState.form.get("pinned_paths", ""),
+                    rows="3",
+                    width="100%",
+                ),
+                spacing="1",
+                width="100%",
             ),
             rx.vstack(
-                rx.text("History tools (search_history, read_history over the originals)",
-                        size="1", weight="medium"),
+                rx.text(
+                    "History tools (search_history, read_history over the originals)",
+                    size="1",
+                    weight="medium",
+                ),
                 rx.el.select(
                     rx.el.option("on", value="on"),
                     rx.el.option("off", value="off"),
@@ -101,14 +148,18 @@ def _editor() -> rx.Component:
                     default_value=AdminState.form.get("history_tools", "on"),
                     class_name="baton-select",
                 ),
-                spacing="1", width="100%",
+                spacing="1",
+                width="100%",
             ),
             reset_control_fields(),
             _field_error("warn_threshold"),
             _field_error("review_handoffs"),
             rx.vstack(
-                rx.text("Network for commands (run_command of a real model; off: none at all)",
-                        size="1", weight="medium"),
+                rx.text(
+                    "Network for commands (run_command of a real model; off: none at all)",
+                    size="1",
+                    weight="medium",
+                ),
                 rx.el.select(
                     rx.el.option("off", value="off"),
                     rx.el.option("on", value="on"),
@@ -116,7 +167,8 @@ def _editor() -> rx.Component:
                     default_value=AdminState.form.get("sandbox_network", "off"),
                     class_name="baton-select",
                 ),
-                spacing="1", width="100%",
+                spacing="1",
+                width="100%",
             ),
             _field_error("sandbox_network"),
             _field_error("context_strategy"),
@@ -143,13 +195,17 @@ def _signed_in() -> rx.Component:
         rx.vstack(
             rx.cond(AdminState.selected_id != "", _editor()),
             rx.cond(AdminState.selected_id != "", delete_assistant()),
-            rx.cond(AdminState.selected_id != "",
-                    rx.box(mcp_servers_panel(), key=AdminState.selected_id, width="100%")),
+            rx.cond(
+                AdminState.selected_id != "",
+                rx.box(mcp_servers_panel(), key=AdminState.selected_id, width="100%"),
+            ),
             rx.heading("History", size="3"),
             rx.cond(
                 AdminState.changes.length() > 0,
-                rx.foreach(AdminState.changes,
-                           lambda c: rx.text(c.label, size="1", class_name="admin-change")),
+                rx.foreach(
+                    AdminState.changes,
+                    lambda c: rx.text(c.label, size="1", class_name="admin-change"),
+                ),
                 rx.text("No changes yet.", size="1", color_scheme="gray"),
             ),
             flex="1",
@@ -167,7 +223,9 @@ def _signed_in() -> rx.Component:
 def _sign_in() -> rx.Component:
     return rx.form(
         rx.hstack(
-            rx.input(name="password", type="password", placeholder="Admin password", id="admin-password"),
+            rx.input(
+                name="password", type="password", placeholder="Admin password", id="admin-password"
+            ),
             rx.button("Sign in", type="submit"),
         ),
         on_submit=AdminState.login,
@@ -179,13 +237,22 @@ def admin_page() -> rx.Component:
         rx.vstack(
             # Inside the page column, like every other page's header.
             app_header(rx.text("Admin", weight="medium")),
-            rx.cond(AdminState.error != "", rx.callout(AdminState.error, color_scheme="red", id="admin-error")),
-            rx.cond(AdminState.notice != "", rx.callout(AdminState.notice, color_scheme="grass", id="admin-notice")),
+            rx.cond(
+                AdminState.error != "",
+                rx.callout(AdminState.error, color_scheme="red", id="admin-error"),
+            ),
+            rx.cond(
+                AdminState.notice != "",
+                rx.callout(AdminState.notice, color_scheme="grass", id="admin-notice"),
+            ),
             rx.cond(
                 AdminState.enabled,
                 rx.cond(AdminState.signed_in, _signed_in(), _sign_in()),
-                rx.text("Admin is disabled. Set the BATON_ADMIN_PASSWORD environment variable and "
-                        "restart Baton to enable it.", id="admin-disabled"),
+                rx.text(
+                    "Admin is disabled. Set the BATON_ADMIN_PASSWORD environment variable and "
+                    "restart Baton to enable it.",
+                    id="admin-disabled",
+                ),
             ),
             spacing="4",
             class_name="baton-page",

@@ -15,8 +15,13 @@ def index_page() -> rx.Component:
                 sidebar_toggle(),
                 rx.vstack(
                     rx.text("New chat", weight="medium", id="thread-title"),
-                    rx.text(ThreadListState.chosen_assistant, size="1", color_scheme="gray",
-                            class_name="baton-ellipsis", id="chat-assistant"),
+                    rx.text(
+                        ThreadListState.chosen_assistant,
+                        size="1",
+                        color_scheme="gray",
+                        class_name="baton-ellipsis",
+                        id="chat-assistant",
+                    ),
                     spacing="0",
                     min_width="0",
                 ),

@@ -29,7 +29,9 @@ def _shared_not_found() -> rx.Component:
         rx.vstack(
             rx.icon("link-2-off", size=32),
             rx.heading("Link not found", size="5"),
-            rx.text("This shared link does not exist or is no longer available.", color_scheme="gray"),
+            rx.text(
+                "This shared link does not exist or is no longer available.", color_scheme="gray"
+            ),
             align="center",
             spacing="3",
             id="share-not-found",
@@ -47,17 +49,25 @@ def share_page() -> rx.Component:
                 rx.vstack(
                     app_header(
                         rx.hstack(
-                            rx.text(SharedThreadState.title, weight="medium", id="thread-title",
-                                    class_name="baton-ellipsis"),
+                            rx.text(
+                                SharedThreadState.title,
+                                weight="medium",
+                                id="thread-title",
+                                class_name="baton-ellipsis",
+                            ),
                             rx.badge("read-only", variant="soft", color_scheme="gray"),
                             align="center",
                         )
                     ),
                     rx.cond(
                         SharedThreadState.chips.length() > 1,
-                        rx.hstack(rx.foreach(SharedThreadState.chips, _chip), spacing="1",
-                                  class_name="baton-chips", role="navigation",
-                                  aria_label="Sessions"),
+                        rx.hstack(
+                            rx.foreach(SharedThreadState.chips, _chip),
+                            spacing="1",
+                            class_name="baton-chips",
+                            role="navigation",
+                            aria_label="Sessions",
+                        ),
                     ),
                     spacing="2",
                     width="100%",
@@ -67,9 +77,14 @@ def share_page() -> rx.Component:
                     rx.vstack(
                         rx.cond(
                             SharedThreadState.has_earlier,
-                            rx.button("Load earlier", on_click=SharedThreadState.load_earlier,
-                                      variant="soft", size="1", align_self="center",
-                                      id="load-earlier"),
+                            rx.button(
+                                "Load earlier",
+                                on_click=SharedThreadState.load_earlier,
+                                variant="soft",
+                                size="1",
+                                align_self="center",
+                                id="load-earlier",
+                            ),
                         ),
                         rx.foreach(SharedThreadState.rows, timeline_item),
                         spacing="3",

@@ -24,16 +24,29 @@ def thread_page() -> rx.Component:
             rx.vstack(
                 chat_header(),
                 rx.box(timeline(), class_name="baton-page baton-chat-body"),
-                rx.box(rx.cond(ReplayState.imported, replay_panel(),
-                               rx.fragment(assistant_problem(), commands_notice(), reset_notice(),
-                                           handoff_review(), composer())),
-                       class_name="baton-composer-dock"),
+                rx.box(
+                    rx.cond(
+                        ReplayState.imported,
+                        replay_panel(),
+                        rx.fragment(
+                            assistant_problem(),
+                            commands_notice(),
+                            reset_notice(),
+                            handoff_review(),
+                            composer(),
+                        ),
+                    ),
+                    class_name="baton-composer-dock",
+                ),
                 fork_dialog(),
                 spacing="0",
                 width="100%",
                 min_height="100vh",
             ),
-            rx.box(rx.hstack(sidebar_toggle(), class_name="baton-sticky-header"), not_found(),
-                   class_name="baton-page"),
+            rx.box(
+                rx.hstack(sidebar_toggle(), class_name="baton-sticky-header"),
+                not_found(),
+                class_name="baton-page",
+            ),
         ),
     )

@@ -90,8 +90,9 @@ async def serve(channel: Channel) -> None:
                 case StopThread(thread_id=thread_id):
                     runtime.request_stop(thread_id)
                 case StartRun(run=run, op=op, args=args) if op in OPS:
-                    task = asyncio.create_task(_run(channel, run, op, args),
-                                               name=f"baton-turn-{run}")
+                    task = asyncio.create_task(
+                        _run(channel, run, op, args), name=f"baton-turn-{run}"
+                    )
                     runs[run] = task
                     task.add_done_callback(lambda _, run=run: runs.pop(run, None))
                 case StartRun(run=run, op=op):
@@ -121,8 +122,11 @@ async def _main(fd: int) -> None:
 
 def main(argv: list[str]) -> None:
     install_log_redaction()
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
-                        format="%(asctime)s turn-process %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.WARNING,
+        stream=sys.stderr,
+        format="%(asctime)s turn-process %(levelname)s %(name)s: %(message)s",
+    )
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_main(int(argv[1])))
 

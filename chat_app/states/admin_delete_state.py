@@ -52,6 +52,7 @@ class AdminDeleteState(rx.State):
         target = next((a.name for a in self.targets if a.id == self.move_to), "another assistant")
         admin.selected_id = ""
         admin._load()
-        admin.notice = (f"Assistant deleted; {moved} chat{'s' if moved != 1 else ''} moved to "
-                        f"{target}.")
+        admin.notice = (
+            f"Assistant deleted; {moved} chat{'s' if moved != 1 else ''} moved to {target}."
+        )
         return None

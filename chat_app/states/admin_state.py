@@ -44,9 +44,15 @@ class AdminState(rx.State):
 
     def _load(self) -> None:
         views = admin_service.list_assistants(self._grant)
-        self.assistants = [AssistantRow(id=v.id, name=v.name, model=v.model,
-                                        strategy=f"{v.context_strategy} → {v.effective_strategy}")
-                           for v in views]
+        self.assistants = [
+            AssistantRow(
+                id=v.id,
+                name=v.name,
+                model=v.model,
+                strategy=f"{v.context_strategy} → {v.effective_strategy}",
+            )
+            for v in views
+        ]
         if not self.selected_id and views:
             self.selected_id = views[0].id
         self._select(self.selected_id)
@@ -61,26 +67,32 @@ class AdminState(rx.State):
         self.model_note = view.model_note
         self.window_note = view.window_note
         self.form = {
-            "name": view.name, "model": view.model, "system_prompt": view.system_prompt,
+            "name": view.name,
+            "model": view.model,
+            "system_prompt": view.system_prompt,
             "context_strategy": view.context_strategy,
             # Percentages on the form, fractions in the database.
             "compact_threshold": admin_service.percent_text(view.compact_threshold),
-            "mask_threshold": "" if view.mask_threshold is None
+            "mask_threshold": ""
+            if view.mask_threshold is None
             else admin_service.percent_text(view.mask_threshold),
             "reset_threshold": admin_service.percent_text(view.reset_threshold),
             "keep_recent_tokens": str(view.keep_recent_tokens),
             "window_override": "" if view.window_override is None else str(view.window_override),
             "pinned_paths": "\n".join(view.pinned_paths),
             "history_tools": "on" if view.history_tools else "off",
-            "warn_threshold": "" if view.warn_threshold is None
+            "warn_threshold": ""
+            if view.warn_threshold is None
             else admin_service.percent_text(view.warn_threshold),
             "review_handoffs": "on" if view.review_handoffs else "off",
             "sandbox_network": "on" if view.sandbox_network else "off",
         }
         self.changes = [
-            ChangeRow(label=f"{c.changed_at:%Y-%m-%d %H:%M:%S} · {c.field}: "
-                            f"{admin_service.change_text(c.field, c.previous)} → "
-                            f"{admin_service.change_text(c.field, c.new)}")
+            ChangeRow(
+                label=f"{c.changed_at:%Y-%m-%d %H:%M:%S} · {c.field}: "
+                f"{admin_service.change_text(c.field, c.previous)} → "
+                f"{admin_service.change_text(c.field, c.new)}"
+            )
             for c in admin_service.history(self._grant, view.id)
         ]
 
@@ -109,8 +121,9 @@ class AdminState(rx.State):
     def login(self, form_data: dict) -> None:
         try:
             # The address, not the cookie: a guesser that drops its cookie keeps its address.
-            grant = admin_service.login(str(form_data.get("password", "")),
-                                        client=self.router.session.client_ip)
+            grant = admin_service.login(
+                str(form_data.get("password", "")), client=self.router.session.client_ip
+            )
         except admin_service.AdminRefused as refused:
             # Wrong password, too many attempts (try again in N s / N min), or disabled.
             self.error = str(refused)
@@ -132,7 +145,9 @@ class AdminState(rx.State):
     def create(self) -> None:
         def action() -> None:
             view = admin_service.create_assistant(
-                self._grant, admin_service.AssistantForm(name=f"Assistant {len(self.assistants) + 1}"))
+                self._grant,
+                admin_service.AssistantForm(name=f"Assistant {len(self.assistants) + 1}"),
+            )
             self.selected_id = view.id
             self._load()
             self.notice = "Assistant created."
@@ -142,10 +157,14 @@ class AdminState(rx.State):
     @rx.event
     def save(self, form_data: dict) -> None:
         def action() -> None:
-            fields = {k: str(v) for k, v in form_data.items()
-                      if k in admin_service.AssistantForm.model_fields}
-            view = admin_service.update_assistant(self._grant, self.selected_id,
-                                                  admin_service.AssistantForm(**fields))
+            fields = {
+                k: str(v)
+                for k, v in form_data.items()
+                if k in admin_service.AssistantForm.model_fields
+            }
+            view = admin_service.update_assistant(
+                self._grant, self.selected_id, admin_service.AssistantForm(**fields)
+            )
             if view is None:
                 self.error = "That assistant no longer exists."
                 return

@@ -47,14 +47,17 @@ class ChartState(IdentityState):
         self.markers = [m.model_dump() for m in chart.markers]
         self.thresholds = [t.model_dump() for t in chart.thresholds]
         self.calls = chart.calls
-        counts = {kind: sum(1 for m in chart.markers if m.kind == kind)
-                  for kind in ("reset", "compaction", "mask")}
-        self.summary = (f"{chart.calls} model calls · {counts['reset']} resets · "
-                        f"{counts['compaction']} compactions · {counts['mask']} masks")
+        counts = {
+            kind: sum(1 for m in chart.markers if m.kind == kind)
+            for kind in ("reset", "compaction", "mask")
+        }
+        self.summary = (
+            f"{chart.calls} model calls · {counts['reset']} resets · "
+            f"{counts['compaction']} compactions · {counts['mask']} masks"
+        )
         # The handoff and summary calls are model calls too: what they cost, beside the rest.
         spent = [m for m in chart.markers if m.cost]
         if spent:
             given = sum(m.input_tokens for m in spent)
             written = sum(m.output_tokens for m in spent)
-            self.summary += (f" · handoff and summary calls: {given:,} in · "
-                             f"{written:,} out tokens")
+            self.summary += f" · handoff and summary calls: {given:,} in · {written:,} out tokens"

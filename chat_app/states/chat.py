@@ -107,25 +107,31 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         """Point ``undo_target`` at the marker that offers Undo (the newest edit of the newest
         session shown). A plain var set only when it changes: a computed one would be sent
         again with every step of a turn."""
-        target = marker_rows.UndoTarget() if self.has_later else \
-            marker_rows.undo_target([*unwrapped(self.rows), *self._live_rows()])
+        target = (
+            marker_rows.UndoTarget()
+            if self.has_later
+            else marker_rows.undo_target([*unwrapped(self.rows), *self._live_rows()])
+        )
         if target != self.undo_target:
             self.undo_target = target
 
     def _set_rows(self, rows: list[TimelineRow]) -> None:
         """Replace the whole timeline (page loads, earlier windows, settling a stream)."""
         # Plain copies: anchoring the state's own rows in place would send them all again.
-        rows, chips = with_anchors(plain_rows(rows), self._chips_copy(),
-                                   from_start=not self.has_earlier)
+        rows, chips = with_anchors(
+            plain_rows(rows), self._chips_copy(), from_start=not self.has_earlier
+        )
         if rows != unwrapped(self.rows):
             self.rows = rows
         self._set_chips(chips)
         if self._live and not self.has_later:
             self._clear_live()
         if self.rows:
-            self.earliest_seq = min(row.seq for row in self.rows if not row.resetting) if any(
-                not row.resetting for row in self.rows
-            ) else self.earliest_seq
+            self.earliest_seq = (
+                min(row.seq for row in self.rows if not row.resetting)
+                if any(not row.resetting for row in self.rows)
+                else self.earliest_seq
+            )
         self._refresh_undo()
 
     def _chips_copy(self) -> list[ChipRow]:
@@ -218,10 +224,14 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         self._show(view)
         self.remote_running = await live.is_running(thread_id)
         self.sending = self.sending or self.remote_running
-        loaded = [scripts.scroll_to_bottom(force=True), scripts.escape_stops(),
-                  reading_scripts.auto_load(), reading_scripts.mark_session_in_view(),
-                  scripts.outbox_unsent(thread_id, ChatState.resend_unsent),
-                  ChatState.watch_thread(thread_id)]
+        loaded = [
+            scripts.scroll_to_bottom(force=True),
+            scripts.escape_stops(),
+            reading_scripts.auto_load(),
+            reading_scripts.mark_session_in_view(),
+            scripts.outbox_unsent(thread_id, ChatState.resend_unsent),
+            ChatState.watch_thread(thread_id),
+        ]
         if (view.pending or view.awaiting_reply) and not self.remote_running:
             # Queued messages (a new chat's first one, or ones a crash left), or one delivered
             # that no turn took: answered now, by a run no page owns, which this tab follows
@@ -251,8 +261,9 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         """Scrolling down a window that ends before the newest rows: the next rows."""
         if not self.has_later:
             return None
-        view = thread_service.load_window_at(self._owner(), self.thread_key,
-                                             after_seq=self._last_seq, limit=WINDOW)
+        view = thread_service.load_window_at(
+            self._owner(), self.thread_key, after_seq=self._last_seq, limit=WINDOW
+        )
         if view is None:
             return None
         rows = self.rows + [timeline_row(item) for item in view.items]
@@ -290,8 +301,9 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
             else:
                 # Only the rows from that session's start: the page never holds the whole
                 # thread, however long (the newest rows load again by scrolling down).
-                view = thread_service.load_window_at(self._owner(), self.thread_key,
-                                                     session_number=number, limit=WINDOW)
+                view = thread_service.load_window_at(
+                    self._owner(), self.thread_key, session_number=number, limit=WINDOW
+                )
                 if view is None or not view.items:
                     return None
                 self.has_earlier, self.has_later = view.has_earlier, view.has_later
@@ -306,8 +318,9 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         that reads forward from just before it."""
         seq = int(seq)
         if not any(row.seq == seq for row in [*self.rows, *self._live_rows()]):
-            view = thread_service.load_window_at(self._owner(), self.thread_key,
-                                                 after_seq=max(seq - 3, 0), limit=WINDOW)
+            view = thread_service.load_window_at(
+                self._owner(), self.thread_key, after_seq=max(seq - 3, 0), limit=WINDOW
+            )
             if view is None or all(item.seq != seq for item in view.items):
                 return rx.toast.error("That message is not in this chat.")
             self.has_earlier, self.has_later = view.has_earlier, view.has_later
@@ -321,12 +334,16 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         these; else these too), the shown and live rows read as one timeline."""
         settled, live = unwrapped(self.rows), unwrapped(self._live)
         rows = [*settled, *live]
-        marked = [dataclasses.replace(row, replaced=dimmed or (row.replaced and not exactly),
-                                      reply_end=end or (row.reply_end and not exactly))
-                  for row, (dimmed, end) in zip(rows, earlier_reply_marks(rows, replies),
-                                                strict=True)]
-        self.rows = marked[:len(settled)]
-        self._show_live(marked[len(settled):])
+        marked = [
+            dataclasses.replace(
+                row,
+                replaced=dimmed or (row.replaced and not exactly),
+                reply_end=end or (row.reply_end and not exactly),
+            )
+            for row, (dimmed, end) in zip(rows, earlier_reply_marks(rows, replies), strict=True)
+        ]
+        self.rows = marked[: len(settled)]
+        self._show_live(marked[len(settled) :])
         self._refresh_undo()
 
     @rx.event
@@ -367,9 +384,14 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         self.draft = ""
         command = chat_service.parse_command(typed.lstrip("\n"))
         if command is not None and command[0] == "unknown":
-            return [scripts.outbox_refused(client_id), _restore_composer(typed),
-                    rx.toast(f"/{command[1]} is not a command. Commands: {chat_service.COMMANDS}. "
-                             "To send this as a message, start it with a space.")]
+            return [
+                scripts.outbox_refused(client_id),
+                _restore_composer(typed),
+                rx.toast(
+                    f"/{command[1]} is not a command. Commands: {chat_service.COMMANDS}. "
+                    "To send this as a message, start it with a space."
+                ),
+            ]
         if command is not None:
             if self.sending or self.handoff_running:
                 return [
@@ -379,8 +401,10 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
                 ]
             self.handoff_running = True
             _, focus = command
-            return [scripts.outbox_accepted(client_id),
-                    ChatState.run_handoff(self.thread_key, focus)]
+            return [
+                scripts.outbox_accepted(client_id),
+                ChatState.run_handoff(self.thread_key, focus),
+            ]
         # During a handoff (this tab's or another's) a message is queued like during any
         # run: the handoff's commit delivers it into the new session, where it is answered.
         # The send checks it (once, in services.conversation.chat): a refusal names its
@@ -423,7 +447,10 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
 
     @rx.event
     def stop(self) -> None:
-        if not self.thread_key or thread_service.owned_thread(self._owner(), self.thread_key) is None:
+        if (
+            not self.thread_key
+            or thread_service.owned_thread(self._owner(), self.thread_key) is None
+        ):
             return
         cancel = handoff_cancels.get(self.thread_key)
         if cancel is not None:
@@ -436,8 +463,9 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         rows = [row for row in self.rows if not row.resetting]
         live = [row for row in self._live if not row.resetting and not row.queued]
         last = max((row.seq for row in [*rows, *live]), default=0)
-        view = thread_service.load_window_at(self._owner(), self.thread_key, after_seq=last,
-                                             limit=MAX_ROWS)
+        view = thread_service.load_window_at(
+            self._owner(), self.thread_key, after_seq=last, limit=MAX_ROWS
+        )
         if view is None:
             return
         if view.has_later:  # more happened than a window holds: show the newest rows
@@ -458,9 +486,14 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         chips = list(self.chips)
         for row in tail:  # a reset whose live event was missed still gets its chip
             if row.kind == "divider" and all(c.number != row.session_number for c in chips):
-                chips = with_new_session(chips, ChipRow(
-                    number=row.session_number, label=f"Session {row.session_number}",
-                    anchor=f"session-{row.session_number}"))
+                chips = with_new_session(
+                    chips,
+                    ChipRow(
+                        number=row.session_number,
+                        label=f"Session {row.session_number}",
+                        anchor=f"session-{row.session_number}",
+                    ),
+                )
         self._set_chips(chips)
         if rows != list(self.rows):
             self._set_rows([*rows, *live])

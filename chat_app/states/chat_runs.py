@@ -69,7 +69,7 @@ class RunFollowing(rx.State, mixin=True):
     # so a crafted event cannot act for another browser; the services check it owns the thread.
     def _new_run(self) -> str:
         run_id = chat_service.new_run_id()
-        self._own_runs = [*self._own_runs[-(OWN_RUNS_KEPT - 1):], run_id]
+        self._own_runs = [*self._own_runs[-(OWN_RUNS_KEPT - 1) :], run_id]
         return run_id
 
     @rx.event(background=True)
@@ -114,8 +114,10 @@ class RunFollowing(rx.State, mixin=True):
         try:
             # The run goes on while a batch is shown (chat_app.services.conversation.batches).
             async for batch in in_batches(events):
-                if (all(event.get("type") == "token" for event in batch)
-                        and time.monotonic() - flushed_at < FLUSH_SECONDS):
+                if (
+                    all(event.get("type") == "token" for event in batch)
+                    and time.monotonic() - flushed_at < FLUSH_SECONDS
+                ):
                     pending += "".join(event["data"].get("text", "") for event in batch)
                     continue
                 follow_ups = []
@@ -185,8 +187,11 @@ class RunFollowing(rx.State, mixin=True):
                         if self.thread_key != thread_id or self._watch_generation != generation:
                             return
                         own = set(self._own_runs)
-                        if tokens and self.remote_running and (
-                                event is None or event.get("run") not in own):
+                        if (
+                            tokens
+                            and self.remote_running
+                            and (event is None or event.get("run") not in own)
+                        ):
                             self._stream_add(tokens)
                         tokens, flushed_at = "", time.monotonic()
                         if not running and self.remote_running:
@@ -266,9 +271,11 @@ class RunFollowing(rx.State, mixin=True):
             return [scripts.outbox_accepted(data.get("client_id", "")), PasteOfferState.dismiss]
         if kind == "error":
             too_large = data.get("too_large") or {}
-            toast = (PasteOfferState.offer(data.get("message", ""), too_large["size_bytes"])
-                     if too_large.get("size_bytes") else
-                     rx.toast.error(data.get("message", "Something went wrong")))
+            toast = (
+                PasteOfferState.offer(data.get("message", ""), too_large["size_bytes"])
+                if too_large.get("size_bytes")
+                else rx.toast.error(data.get("message", "Something went wrong"))
+            )
             if data.get("client_id"):
                 return [scripts.outbox_refused(data["client_id"]), toast]
             return toast
@@ -281,7 +288,9 @@ class RunFollowing(rx.State, mixin=True):
         if phase == "reset_starting":
             self.resetting = True
             self._stream_clear()
-            self._set_live(upsert(unwrapped(self._live), resetting_row(int(data.get("session_number", 1)))))
+            self._set_live(
+                upsert(unwrapped(self._live), resetting_row(int(data.get("session_number", 1))))
+            )
             return scripts.scroll_to_bottom()
         if phase == "input_blocked":
             self.notice = "Resetting context… new messages will be queued and sent after it."

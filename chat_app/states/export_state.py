@@ -23,9 +23,11 @@ class ExportState(IdentityState):
     def download(self, kind: str) -> Any:
         """``kind`` ``markdown`` or ``json``: the whole chat as one file."""
         thread_id = _thread_id(self.router.url.path)
-        build, extension, mime = ((export.export_json, "json", "application/json")
-                                  if kind == "json" else
-                                  (export.export_markdown, "md", "text/markdown"))
+        build, extension, mime = (
+            (export.export_json, "json", "application/json")
+            if kind == "json"
+            else (export.export_markdown, "md", "text/markdown")
+        )
         try:
             data = build(self._owner(), thread_id)
         except export.ExportTooLarge as exc:
@@ -33,5 +35,8 @@ class ExportState(IdentityState):
         thread = owned_thread(self._owner(), thread_id)
         if data is None or thread is None:
             return rx.toast.error("This chat does not exist.")
-        return rx.download(data=data, filename=export.export_filename(thread.title, extension),
-                           mime_type=f"{mime};charset=utf-8")
+        return rx.download(
+            data=data,
+            filename=export.export_filename(thread.title, extension),
+            mime_type=f"{mime};charset=utf-8",
+        )

@@ -39,8 +39,9 @@ class ImportState(IdentityState):
         yield
         data = await upload.read(importing.max_bytes() + 1)
         try:
-            thread_id = await asyncio.to_thread(importing.import_session, self._owner(),
-                                                upload.name or "session", data)
+            thread_id = await asyncio.to_thread(
+                importing.import_session, self._owner(), upload.name or "session", data
+            )
         except importing.ImportRejected as refused:
             self.importing, self.import_error = False, str(refused)
             yield rx.clear_selected_files(IMPORT_UPLOAD_ID)
@@ -85,12 +86,16 @@ class ReplayState(IdentityState):
             return
         self.imported = True
         agent = replays.agent_name(record)
-        self.source_label = (f"Imported from {agent} · {record.filename} · "
-                             f"{record.message_count:,} messages · "
-                             f"{len(record.compactions)} compaction"
-                             f"{'' if len(record.compactions) == 1 else 's'} by {agent}")
-        self.assistants = [{"id": a.id, "label": f"{a.name} · {a.model_label}"}
-                           for a in thread_service.list_assistant_choices()]
+        self.source_label = (
+            f"Imported from {agent} · {record.filename} · "
+            f"{record.message_count:,} messages · "
+            f"{len(record.compactions)} compaction"
+            f"{'' if len(record.compactions) == 1 else 's'} by {agent}"
+        )
+        self.assistants = [
+            {"id": a.id, "label": f"{a.name} · {a.model_label}"}
+            for a in thread_service.list_assistant_choices()
+        ]
         if not self.assistant_id or all(a["id"] != self.assistant_id for a in self.assistants):
             self.assistant_id = self.assistants[0]["id"] if self.assistants else ""
         self.running, self.replay_error, self.results_open = False, "", False
@@ -141,16 +146,25 @@ class ReplayState(IdentityState):
         def progress(n: int, total: int) -> None:
             done["n"], done["total"] = n, max(total, 1)
 
-        job = asyncio.create_task(asyncio.to_thread(
-            replays.run_replay, owner, thread_id, assistant_id, progress=progress,
-            cancelled=flag.is_set))
+        job = asyncio.create_task(
+            asyncio.to_thread(
+                replays.run_replay,
+                owner,
+                thread_id,
+                assistant_id,
+                progress=progress,
+                cancelled=flag.is_set,
+            )
+        )
         try:
             while not job.done():
                 await asyncio.wait({job}, timeout=0.3)
                 async with self:
                     if not flag.is_set():
                         self.progress = int(100 * done["n"] / done["total"])
-                        self.progress_label = f"Replaying message {done['n']:,} of {done['total']:,}"
+                        self.progress_label = (
+                            f"Replaying message {done['n']:,} of {done['total']:,}"
+                        )
             replay_id = job.result()
         except replays.ReplayCancelled:
             async with self:

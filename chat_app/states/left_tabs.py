@@ -28,8 +28,14 @@ from reflex.istate.manager.redis import StateManagerRedis
 from chat_app.services.runtime import runtime
 from chat_app.serving import release_memory
 
-__all__ = ["evict_left_tabs", "sweep", "release_due", "SWEEP_SECONDS", "GRACE_SECONDS",
-           "RELEASE_WAIT_SECONDS"]
+__all__ = [
+    "evict_left_tabs",
+    "sweep",
+    "release_due",
+    "SWEEP_SECONDS",
+    "GRACE_SECONDS",
+    "RELEASE_WAIT_SECONDS",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -46,8 +52,12 @@ def sweep(manager: StateManagerDisk, connected: set[str], now: float) -> int:
     pending = {token.cache_key for token in manager._write_queue}
     evicted = 0
     for cache_key, (touched, token) in list(manager._token_last_touched.items()):
-        if (now - touched < GRACE_SECONDS or token.ident in connected
-                or cache_key in pending or manager._is_locked(token)):
+        if (
+            now - touched < GRACE_SECONDS
+            or token.ident in connected
+            or cache_key in pending
+            or manager._is_locked(token)
+        ):
             continue
         # Reflex's own _purge_token also unlinks the tree's substates, which would break a
         # task still holding the old tree; dropped whole, the collector frees it.

@@ -36,14 +36,15 @@ class LiveLayout:
     hidden: int  # rows at the start of the list no longer shown
 
 
-def live_layout(rows: list[TimelineRow], *, pages: int = PAGES,
-                per_page: int = PAGE_ROWS) -> LiveLayout:
+def live_layout(
+    rows: list[TimelineRow], *, pages: int = PAGES, per_page: int = PAGE_ROWS
+) -> LiveLayout:
     """Spread ``rows`` over the ring: the last ``pages`` pages are shown (pure)."""
     count = -(-len(rows) // per_page)
     first = max(0, count - pages)
     slots: list[list[TimelineRow]] = [[] for _ in range(pages)]
     for page in range(first, count):
-        slots[page % pages] = rows[page * per_page:(page + 1) * per_page]
+        slots[page % pages] = rows[page * per_page : (page + 1) * per_page]
     return LiveLayout(slots=slots, pages=list(range(first, count)), hidden=first * per_page)
 
 
@@ -65,7 +66,7 @@ class LivePages(rx.State, mixin=True):
         """This run's rows still shown (the ones before them were left out), untracked: to
         read, or to pass to a setter that copies them."""
         live = unwrapped(self._live)
-        return list(live[live_layout(live).hidden:])
+        return list(live[live_layout(live).hidden :])
 
     def _show_live(self, rows: list[TimelineRow], *, copied: bool = False) -> int:
         """Make ``rows`` this run's rows; send only the pages that changed. Returns how many
@@ -82,7 +83,7 @@ class LivePages(rx.State, mixin=True):
         layout = live_layout(rows)
         rounds = layout.pages[0] // PAGES if layout.pages else 0
         if rounds:  # drop whole rounds: each remaining row keeps its page var
-            rows = rows[rounds * PAGES * PAGE_ROWS:]
+            rows = rows[rounds * PAGES * PAGE_ROWS :]
             self._live_base += rounds * PAGES
             layout = live_layout(rows)
         self._live = rows

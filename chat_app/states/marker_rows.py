@@ -62,7 +62,8 @@ def undo_target(rows: Iterable[TimelineRow]) -> UndoTarget:
             continue
         note = _note(row)
         opens_or_edits = row.kind == "divider" or (
-            row.kind == "marker" and note.marker_event in EDIT_EVENTS and note.edit >= 0)
+            row.kind == "marker" and note.marker_event in EDIT_EVENTS and note.edit >= 0
+        )
         if opens_or_edits:
             latest, answered = row, False
         elif row.kind == "marker" and note.marker_event == "undo":

@@ -34,8 +34,11 @@ class MarkerState(IdentityState):
             self.open_key, self.originals, self.originals_note = "", [], ""
             return None
         chat = await self.get_state(ChatState)
-        view = (marker_service.marker_originals(self._owner(), chat.thread_key, key)
-                if chat.thread_key else None)
+        view = (
+            marker_service.marker_originals(self._owner(), chat.thread_key, key)
+            if chat.thread_key
+            else None
+        )
         if view is None:
             return rx.toast.error("The messages behind this note are not available.")
         self.open_key = key
@@ -54,7 +57,8 @@ class MarkerState(IdentityState):
     async def undo_handoff(self, session_number: int):
         """Undo the /handoff that opened session ``session_number``."""
         return await self._undo(
-            lambda owner, thread_id: undo_handoff(owner, thread_id, session_number))
+            lambda owner, thread_id: undo_handoff(owner, thread_id, session_number)
+        )
 
     async def _undo(self, act: Callable[[str, str], str]):
         chat = await self.get_state(ChatState)

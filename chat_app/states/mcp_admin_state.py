@@ -35,9 +35,14 @@ class McpAdminState(rx.State):
 
     def _show(self, views: list[mcp_admin.McpServerView]) -> None:
         self.servers = [
-            McpServerRow(name=v.name, transport=v.transport, where=v.where,
-                         secrets=", ".join(v.secret_names) + " (set, hidden)" if v.secret_names else "")
-            for v in views]
+            McpServerRow(
+                name=v.name,
+                transport=v.transport,
+                where=v.where,
+                secrets=", ".join(v.secret_names) + " (set, hidden)" if v.secret_names else "",
+            )
+            for v in views
+        ]
 
     async def _run(self, action) -> None:  # type: ignore[no-untyped-def]
         admin = await self._admin()
@@ -62,13 +67,16 @@ class McpAdminState(rx.State):
 
     @rx.event
     async def add(self, form_data: dict) -> None:
-        form = mcp_admin.McpServerForm(**{k: str(v) for k, v in form_data.items()
-                                         if k in mcp_admin.McpServerForm.model_fields})
+        form = mcp_admin.McpServerForm(
+            **{k: str(v) for k, v in form_data.items() if k in mcp_admin.McpServerForm.model_fields}
+        )
 
         async def add(grant: str, assistant_id: str) -> None:
             view = mcp_admin.add_mcp_server(grant, assistant_id, form)
-            self.notice = (f"Server {view.name} added: its tools join this assistant's chats "
-                           "from their next turn.")
+            self.notice = (
+                f"Server {view.name} added: its tools join this assistant's chats "
+                "from their next turn."
+            )
 
         await self._run(add)
 

@@ -33,9 +33,14 @@ class HitRow:
 def _hit_row(hit: message_search.MessageHit) -> HitRow:
     who = "You" if hit.role == "user" else "Assistant"
     when = relative_time(hit.created_at)
-    return HitRow(thread_id=hit.thread_id, thread_title=hit.thread_title, seq=hit.seq,
-                  where=" · ".join(p for p in (who, f"session {hit.session_number}", when) if p),
-                  snippet=hit.snippet, href=f"/t/{hit.thread_id}?at={hit.seq}")
+    return HitRow(
+        thread_id=hit.thread_id,
+        thread_title=hit.thread_title,
+        seq=hit.seq,
+        where=" · ".join(p for p in (who, f"session {hit.session_number}", when) if p),
+        snippet=hit.snippet,
+        href=f"/t/{hit.thread_id}?at={hit.seq}",
+    )
 
 
 def _thread_id(path: str) -> str:

@@ -27,8 +27,11 @@ def focus_composer() -> rx.event.EventSpec:
 
 
 def _refuse(client_id: str, typed: str, message: str) -> list:
-    return [scripts.outbox_refused(client_id), rx.set_value("composer-input", typed),
-            rx.toast.error(message)]
+    return [
+        scripts.outbox_refused(client_id),
+        rx.set_value("composer-input", typed),
+        rx.toast.error(message),
+    ]
 
 
 class NewChatState(IdentityState):
@@ -53,8 +56,11 @@ class NewChatState(IdentityState):
             return None
         text = str(entries[-1].get("text") or "")
         # Forgotten by the outbox: the text is now in the composer, to send again.
-        return [*(scripts.outbox_refused(str(e.get("id") or "")) for e in entries),
-                rx.set_value("composer-input", text), focus_composer()]
+        return [
+            *(scripts.outbox_refused(str(e.get("id") or "")) for e in entries),
+            rx.set_value("composer-input", text),
+            focus_composer(),
+        ]
 
     @rx.event
     def retry_unsent(self):
@@ -74,8 +80,9 @@ class NewChatState(IdentityState):
     @rx.event
     async def start(self, form: dict):
         """Send the draft's first message: store the chat with it, then open the chat."""
-        return await self._start(str(form.get("message") or ""),
-                                 str(form.get("client_id") or "")[:64])
+        return await self._start(
+            str(form.get("message") or ""), str(form.get("client_id") or "")[:64]
+        )
 
     async def _start(self, typed: str, client_id: str):
         text = typed.strip()
@@ -83,21 +90,31 @@ class NewChatState(IdentityState):
             return scripts.outbox_refused(client_id)
         command = chat_service.parse_command(typed.lstrip("\n"))
         if command is not None and command[0] == "unknown":  # as a chat says it
-            return _refuse(client_id, typed,
-                           f"/{command[1]} is not a command. Commands: {chat_service.COMMANDS}. "
-                           "To send this as a message, start it with a space.")
+            return _refuse(
+                client_id,
+                typed,
+                f"/{command[1]} is not a command. Commands: {chat_service.COMMANDS}. "
+                "To send this as a message, start it with a space.",
+            )
         if command is not None:
-            return _refuse(client_id, typed, "/handoff works in a chat that has begun: send a "
-                                             "message first.")
+            return _refuse(
+                client_id, typed, "/handoff works in a chat that has begun: send a message first."
+            )
         chosen = (await self.get_state(ThreadListState)).assistant_id or None
         try:
             # Off the event loop: it writes, and a write may wait for SQLite's lock.
-            thread_id = await asyncio.to_thread(new_chat.start_chat, self._owner(), text,
-                                                client_id=client_id or None, assistant_id=chosen)
+            thread_id = await asyncio.to_thread(
+                new_chat.start_chat,
+                self._owner(),
+                text,
+                client_id=client_id or None,
+                assistant_id=chosen,
+            )
         except MessageRejected as rejected:
             return _refuse(client_id, typed, str(rejected))
         # The chat's page answers the message when it opens; should this tab close before
         # it does, the server answers it anyway.
-        chat_service.resume_detached(self._owner(), thread_id,
-                                     after=chat_service.FIRST_MESSAGE_GRACE_SECONDS)
+        chat_service.resume_detached(
+            self._owner(), thread_id, after=chat_service.FIRST_MESSAGE_GRACE_SECONDS
+        )
         return [scripts.outbox_accepted(client_id), rx.redirect(f"/t/{thread_id}")]

@@ -64,8 +64,9 @@ class PasteOfferState(IdentityState):
         if not pasted.attachable(int(size_bytes)):
             self._clear()
             limit = workspace.MAX_FILE_BYTES // 1_000_000
-            return rx.toast.error(f"{reason} It is also over the {limit} MB an attached file may "
-                                  "hold.")
+            return rx.toast.error(
+                f"{reason} It is also over the {limit} MB an attached file may hold."
+            )
         name = pasted.next_pasted_name(self._owner(), self._thread())
         if not name:
             return rx.toast.error(reason)

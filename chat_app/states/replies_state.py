@@ -23,9 +23,12 @@ class RepliesState(IdentityState):
     async def choose(self, seq: int) -> Any:
         """Use the earlier reply holding row ``seq``; the current one is kept, dimmed."""
         try:
-            replaced = await replies.choose_reply(self._owner(), _thread_id(self.router.url.path),
-                                                  int(seq))
+            replaced = await replies.choose_reply(
+                self._owner(), _thread_id(self.router.url.path), int(seq)
+            )
         except replies.ReplyRefused as refused:
             return rx.toast.error(str(refused))
-        return [ChatState.show_replaced([list(reply) for reply in replaced]),
-                rx.toast("The model now sees this reply.", duration=2000)]
+        return [
+            ChatState.show_replaced([list(reply) for reply in replaced]),
+            rx.toast("The model now sees this reply.", duration=2000),
+        ]

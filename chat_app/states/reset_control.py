@@ -51,8 +51,7 @@ class StatusChanges:
     def __call__(self, event: dict) -> bool:
         kind, data = event.get("type"), event.get("data") or {}
         if kind == "item":
-            if (data.get("marker_event") == "handoff_review"
-                    and data.get("edit") is not None):
+            if data.get("marker_event") == "handoff_review" and data.get("edit") is not None:
                 self.review_settled = True
             return data.get("kind") in ("marker", "divider")
         return kind in ("run", "done", "context_reset", "compaction", "masking", "resync")
@@ -124,8 +123,11 @@ class ResetControlState(IdentityState):
         self.review_session = found.review_session
         artifact = found.review or {}
         self.review_values = _form_values(artifact)
-        self.review_files = [f"{f.get('path', '')}: {f.get('change', '')}".rstrip(": ")
-                             for f in artifact.get("files_modified", []) if isinstance(f, dict)]
+        self.review_files = [
+            f"{f.get('path', '')}: {f.get('change', '')}".rstrip(": ")
+            for f in artifact.get("files_modified", [])
+            if isinstance(f, dict)
+        ]
 
     @rx.event
     def on_load(self):
@@ -149,8 +151,9 @@ class ResetControlState(IdentityState):
             owner = self._owner()
             changes = StatusChanges()
         async with live.watch(thread_id) as queue:
-            async for due in live.settled(queue, changes, every=REFRESH_SECONDS,
-                                          idle=CHECK_SECONDS, urgent=_shows_at_once):
+            async for due in live.settled(
+                queue, changes, every=REFRESH_SECONDS, idle=CHECK_SECONDS, urgent=_shows_at_once
+            ):
                 if due:
                     if changes.review_settled:
                         changes.review_settled = False
@@ -174,7 +177,8 @@ class ResetControlState(IdentityState):
         turns' own writes of the GIL."""
         try:
             found = await asyncio.get_running_loop().run_in_executor(
-                _status_reader(), control.status, owner, thread_id)
+                _status_reader(), control.status, owner, thread_id
+            )
         except StoreError:  # the database is away: the notice stays as it is
             _log.warning("could not read the reset status of thread %s", thread_id)
             return True

@@ -139,7 +139,9 @@ class TimelineRow:
     resetting: bool = False
 
 
-_LIST_FIELDS = tuple(f.name for f in dataclasses.fields(TimelineRow) if str(f.type).startswith("list"))
+_LIST_FIELDS = tuple(
+    f.name for f in dataclasses.fields(TimelineRow) if str(f.type).startswith("list")
+)
 
 
 def unwrapped(value: Any) -> Any:
@@ -244,6 +246,8 @@ def exact_time(value: Any) -> str:
         when = when.replace(tzinfo=UTC)
     when = when.astimezone(UTC)
     return f"{when:%a} {when.day} {when:%b %Y, %H:%M:%S} UTC"
+
+
 def _iso(value: Any) -> str:
     """An aware ISO 8601 time for the browser ("" when unknown)."""
     when = _as_datetime(value)
@@ -359,23 +363,36 @@ def timeline_row(item: Any) -> TimelineRow:
         row.time_label = relative_time(data.get("created_at"))
         row.time_title = exact_time(data.get("created_at"))
     elif row.kind == "marker":
-        row.marker = [MarkerPart(
-            marker_event=str(data.get("marker_event") or ""),
-            edit=data["edit"] if isinstance(data.get("edit"), int) else -1,
-            problem=bool(data.get("problem")))]
+        row.marker = [
+            MarkerPart(
+                marker_event=str(data.get("marker_event") or ""),
+                edit=data["edit"] if isinstance(data.get("edit"), int) else -1,
+                problem=bool(data.get("problem")),
+            )
+        ]
     elif row.kind == "tool":
-        row.tool = [ToolCallPart(
-            tool_name=str(data.get("tool_name") or ""), summary=str(data.get("summary") or ""),
-            tool_result=str(data.get("tool_result") or ""),
-            tool_failed=bool(data.get("tool_failed")), simulated=bool(data.get("simulated")))]
+        row.tool = [
+            ToolCallPart(
+                tool_name=str(data.get("tool_name") or ""),
+                summary=str(data.get("summary") or ""),
+                tool_result=str(data.get("tool_result") or ""),
+                tool_failed=bool(data.get("tool_failed")),
+                simulated=bool(data.get("simulated")),
+            )
+        ]
     if row.kind != "divider":
         return row
-    header = ("Resetting context…" if row.resetting and not handoff
-              else _divider_header(data, handoff))
-    row.divider = [DividerPart(
-        trigger=str(data.get("trigger") or ""), header=header,
-        created_iso=_iso(data.get("created_at")),
-        card=[handoff_card(data, handoff, row.session_number)] if handoff else [])]
+    header = (
+        "Resetting context…" if row.resetting and not handoff else _divider_header(data, handoff)
+    )
+    row.divider = [
+        DividerPart(
+            trigger=str(data.get("trigger") or ""),
+            header=header,
+            created_iso=_iso(data.get("created_at")),
+            card=[handoff_card(data, handoff, row.session_number)] if handoff else [],
+        )
+    ]
     return row
 
 
@@ -383,11 +400,17 @@ def handoff_card(item: dict[str, Any], handoff: dict[str, Any], session_number: 
     """A divider's handoff (``item`` is its ``TimelineItem``) as its card."""
     markdown = str(item.get("handoff_markdown") or "")
     return HandoffCard(
-        card_title=f"Summary by {handoff['imported_by']}" if handoff.get("imported_by")
+        card_title=f"Summary by {handoff['imported_by']}"
+        if handoff.get("imported_by")
         else "Handoff",
-        preview=str(item.get("handoff_preview") or handoff.get("current_state_summary")
-                    or handoff.get("next_step") or next(iter(handoff.get("in_progress") or []), "")
-                    or handoff.get("goal") or ""),
+        preview=str(
+            item.get("handoff_preview")
+            or handoff.get("current_state_summary")
+            or handoff.get("next_step")
+            or next(iter(handoff.get("in_progress") or []), "")
+            or handoff.get("goal")
+            or ""
+        ),
         completed_work=_strings(handoff.get("completed_work")),
         in_progress=_strings(handoff.get("in_progress")),
         remaining_tasks=_strings(handoff.get("remaining_tasks")),
@@ -403,8 +426,11 @@ def handoff_card(item: dict[str, Any], handoff: dict[str, Any], session_number: 
         checks=checks_line(handoff.get("checks")),
         disagreements=_strings(handoff.get("disagreements")),
         handoff_markdown=(
-            "data:text/markdown;charset=utf-8;base64," + base64.b64encode(markdown.encode()).decode()
-            if markdown else ""),
+            "data:text/markdown;charset=utf-8;base64,"
+            + base64.b64encode(markdown.encode()).decode()
+            if markdown
+            else ""
+        ),
         handoff_filename=str(item.get("handoff_filename") or f"HANDOFF-{session_number}.md"),
     )
 
@@ -491,8 +517,9 @@ def with_anchors(
     no divider, so its first row does, but only when the window reaches back to the start
     of the thread (``from_start``).
     """
-    return anchors_for_tail(rows, chips, seen_sessions=set(), loaded_anchors=set(),
-                            from_start=from_start)
+    return anchors_for_tail(
+        rows, chips, seen_sessions=set(), loaded_anchors=set(), from_start=from_start
+    )
 
 
 def anchors_for_tail(

@@ -13,8 +13,16 @@ from typing import Any
 
 import reflex as rx
 
-__all__ = ["scroll_to_bottom", "scroll_to_anchor", "escape_stops", "outbox_accepted",
-           "outbox_refused", "outbox_unsent", "remember_place", "restore_place"]
+__all__ = [
+    "scroll_to_bottom",
+    "scroll_to_anchor",
+    "escape_stops",
+    "outbox_accepted",
+    "outbox_refused",
+    "outbox_unsent",
+    "remember_place",
+    "restore_place",
+]
 
 # window.batonScrollToBottom is /baton-chat.js's (loaded with the page): forced (a chat just
 # opened, a message sent) it keeps the view at the bottom while the rows settle; otherwise it
@@ -105,12 +113,16 @@ def escape_stops() -> rx.event.EventSpec:
 # the server did with a message it sent.
 def outbox_accepted(client_id: str) -> rx.event.EventSpec:
     """The message is stored: the browser forgets its copy and empties the composer."""
-    return rx.call_script(f"window.batonOutbox && window.batonOutbox.accepted({json.dumps(client_id)})")
+    return rx.call_script(
+        f"window.batonOutbox && window.batonOutbox.accepted({json.dumps(client_id)})"
+    )
 
 
 def outbox_refused(client_id: str) -> rx.event.EventSpec:
     """The message was refused: the browser forgets its copy; the text stays to be fixed."""
-    return rx.call_script(f"window.batonOutbox && window.batonOutbox.refused({json.dumps(client_id)})")
+    return rx.call_script(
+        f"window.batonOutbox && window.batonOutbox.refused({json.dumps(client_id)})"
+    )
 
 
 def outbox_unsent(thread_id: str, callback: Any) -> rx.event.EventSpec:

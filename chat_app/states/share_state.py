@@ -127,8 +127,9 @@ class ShareLinksState(IdentityState):
 
     def _refresh(self) -> None:
         self.enabled = sharing_service.sharing_enabled()
-        self.links = [_link_row(v) for v in sharing_service.list_links(self._owner(),
-                                                                        self._thread_id())]
+        self.links = [
+            _link_row(v) for v in sharing_service.list_links(self._owner(), self._thread_id())
+        ]
 
     @rx.event
     def open_panel(self) -> None:

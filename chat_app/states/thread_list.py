@@ -39,8 +39,9 @@ class ThreadListState(IdentityState):
         self.editing_id = ""
         self._refresh()
         choices = thread_service.list_assistant_choices()
-        self.assistants = [AssistantOption(id=c.id, label=f"{c.name} · {c.model_label}")
-                           for c in choices]
+        self.assistants = [
+            AssistantOption(id=c.id, label=f"{c.name} · {c.model_label}") for c in choices
+        ]
         if self.assistant_id not in {c.id for c in choices}:
             self.assistant_id = choices[0].id if choices else ""
 
@@ -62,13 +63,16 @@ class ThreadListState(IdentityState):
 
     @rx.var
     def chosen_assistant(self) -> str:
-        """"name · model" of the assistant a new chat starts with."""
+        """ "name · model" of the assistant a new chat starts with."""
         return next((a.label for a in self.assistants if a.id == self.assistant_id), "")
 
     @rx.event
     def new_chat(self):
         # A draft: the chat is stored with its first message (states/new_chat.py).
-        return [rx.redirect("/"), rx.call_script("window.batonLayout && window.batonLayout.focusComposer()")]
+        return [
+            rx.redirect("/"),
+            rx.call_script("window.batonLayout && window.batonLayout.focusComposer()"),
+        ]
 
     @rx.event
     def start_rename(self, thread_id: str, title: str) -> None:

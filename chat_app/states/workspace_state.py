@@ -47,8 +47,10 @@ def refusal_text(rejections: list[str]) -> str:
     """What the composer says about files the browser refused (too large, too many): one
     sentence per reason, naming its files. Too many files is one sentence with the limit (the
     browser then refuses every file chosen, each as "too many")."""
-    refused = [(name or "a file", codes.split(","))
-               for name, _, codes in (str(r).rpartition("|") for r in rejections)]
+    refused = [
+        (name or "a file", codes.split(","))
+        for name, _, codes in (str(r).rpartition("|") for r in rejections)
+    ]
     if any("too-many-files" in codes for _, codes in refused):
         return "Nothing attached: " + workspace.too_many_files(len(refused))
     by_reason: dict[str, list[str]] = {}
@@ -83,8 +85,10 @@ class WorkspaceState(IdentityState):
         return _thread_id(self.router.url.path)
 
     def _refresh(self) -> None:
-        self.files = [WorkspaceFileRow(path=f.path, size=_size(f.size))
-                      for f in workspace.list_files(self._owner(), self._thread())]
+        self.files = [
+            WorkspaceFileRow(path=f.path, size=_size(f.size))
+            for f in workspace.list_files(self._owner(), self._thread())
+        ]
 
     @rx.event
     async def attach(self, files: list[rx.UploadFile]) -> Any:
@@ -102,8 +106,10 @@ class WorkspaceState(IdentityState):
         self.attach_error = ""
         self._refresh()
         line = workspace.attached_line(paths)
-        return [rx.call_script(_APPEND_TO_COMPOSER % json.dumps(line)),
-                rx.clear_selected_files(ATTACH_UPLOAD_ID)]
+        return [
+            rx.call_script(_APPEND_TO_COMPOSER % json.dumps(line)),
+            rx.clear_selected_files(ATTACH_UPLOAD_ID),
+        ]
 
     @rx.event
     def rejected(self, rejections: list[str]) -> None:

@@ -21,26 +21,45 @@ from agent_core.events import reply_cut_off
 
 
 def _row() -> StoredMessage:
-    return StoredMessage(id="m1", thread_id="t1", session_id="s1", seq=3, role="assistant",
-                         content="Done.", created_at=datetime(2026, 12, 1, 9, 30, tzinfo=UTC))
+    return StoredMessage(
+        id="m1",
+        thread_id="t1",
+        session_id="s1",
+        seq=3,
+        role="assistant",
+        content="Done.",
+        created_at=datetime(2026, 12, 1, 9, 30, tzinfo=UTC),
+    )
 
 
 def test_an_event_dumps_as_type_and_data() -> None:
     event = UtilizationEvent(tokens=300, window=1000, basis="exact", session_number=2)
-    assert event.model_dump() == {"type": "utilization", "data": {
-        "tokens": 300, "window": 1000, "fraction": 0.3, "basis": "exact", "session_number": 2}}
+    assert event.model_dump() == {
+        "type": "utilization",
+        "data": {
+            "tokens": 300,
+            "window": 1000,
+            "fraction": 0.3,
+            "basis": "exact",
+            "session_number": 2,
+        },
+    }
 
 
 def test_a_field_not_given_is_not_sent() -> None:
     assert DoneEvent(cancelled=True).model_dump() == {"type": "done", "data": {"cancelled": True}}
     assert MarkerEvent(type="masking", message="Masked", edit=None).model_dump() == {
-        "type": "masking", "data": {"message": "Masked", "edit": None}}
+        "type": "masking",
+        "data": {"message": "Masked", "edit": None},
+    }
 
 
 def test_open_data_rides_along() -> None:
     event = ContextResetEvent.of("reset_failed", reason="Handoff cancelled", cancelled=True)
-    assert event.model_dump() == {"type": "context_reset", "data": {
-        "event": "reset_failed", "reason": "Handoff cancelled", "cancelled": True}}
+    assert event.model_dump() == {
+        "type": "context_reset",
+        "data": {"event": "reset_failed", "reason": "Handoff cancelled", "cancelled": True},
+    }
     assert event.details == {"reason": "Handoff cancelled", "cancelled": True}
 
 
@@ -52,13 +71,16 @@ def test_a_message_event_carries_its_row_as_json() -> None:
     assert event.row.content == "Done."  # the event is what was said then
 
 
-@pytest.mark.parametrize("event", [
-    UtilizationEvent(tokens=5, window=0, basis="estimate"),
-    MessageEvent.of(_row()),
-    ContextResetEvent.of("reset_starting", session_id="s1", session_number=1, trigger="auto"),
-    MarkerEvent(type="todo_compressed", message="Compressed", todo_id="a", marker_id="r9"),
-    reply_cut_off(message_id="m1"),
-])
+@pytest.mark.parametrize(
+    "event",
+    [
+        UtilizationEvent(tokens=5, window=0, basis="estimate"),
+        MessageEvent.of(_row()),
+        ContextResetEvent.of("reset_starting", session_id="s1", session_number=1, trigger="auto"),
+        MarkerEvent(type="todo_compressed", message="Compressed", todo_id="a", marker_id="r9"),
+        reply_cut_off(message_id="m1"),
+    ],
+)
 def test_the_wire_shape_reads_back_as_the_same_event(event) -> None:
     assert parse_event(event.model_dump()) == event
     assert parse_event(event.model_dump(mode="json")) == event

@@ -199,28 +199,43 @@ def test_installing_twice_redacts_once(log_redaction: None) -> None:
 
 
 # command lines --------------------------------------------------------------------------------
-@pytest.mark.parametrize(("argv", "shown"), [
-    (["-y", "@modelcontextprotocol/server-github", "--token", "ghp_abcdefghijklmnop1234"],
-     ["-y", "@modelcontextprotocol/server-github", "--token", "[redacted]"]),
-    (["--api-key=sk-ant-abc123def456"], ["--api-key=[redacted]"]),
-    (["GITHUB_TOKEN=abc123xyz", "node", "srv.js"], ["GITHUB_TOKEN=[redacted]", "node", "srv.js"]),
-    (["--Client-Secret", "s3cr3t-value", "--verbose"],
-     ["--Client-Secret", "[redacted]", "--verbose"]),
-    (["--db", "https://user:pw-123456@db.example/x?token=t0k3n-abcdef"],
-     ["--db", "https://db.example/x?token=[redacted]"]),
-    (["serve", "a3f9c2b7e1d04f5a8b6c9d2e3f4a5b6c"], ["serve", "[redacted]"]),  # a bare key
-    (["serve", "AKIAIOSFODNN7EXAMPLE"], ["serve", "[redacted]"]),
-    (["--password", "--verbose"], ["--password", "--verbose"]),  # no value follows
-])
+@pytest.mark.parametrize(
+    ("argv", "shown"),
+    [
+        (
+            ["-y", "@modelcontextprotocol/server-github", "--token", "ghp_abcdefghijklmnop1234"],
+            ["-y", "@modelcontextprotocol/server-github", "--token", "[redacted]"],
+        ),
+        (["--api-key=sk-ant-abc123def456"], ["--api-key=[redacted]"]),
+        (
+            ["GITHUB_TOKEN=abc123xyz", "node", "srv.js"],
+            ["GITHUB_TOKEN=[redacted]", "node", "srv.js"],
+        ),
+        (
+            ["--Client-Secret", "s3cr3t-value", "--verbose"],
+            ["--Client-Secret", "[redacted]", "--verbose"],
+        ),
+        (
+            ["--db", "https://user:pw-123456@db.example/x?token=t0k3n-abcdef"],
+            ["--db", "https://db.example/x?token=[redacted]"],
+        ),
+        (["serve", "a3f9c2b7e1d04f5a8b6c9d2e3f4a5b6c"], ["serve", "[redacted]"]),  # a bare key
+        (["serve", "AKIAIOSFODNN7EXAMPLE"], ["serve", "[redacted]"]),
+        (["--password", "--verbose"], ["--password", "--verbose"]),  # no value follows
+    ],
+)
 def test_a_command_line_is_shown_without_its_secrets(argv: list[str], shown: list[str]) -> None:
     assert redact_argv(argv) == shown
 
 
-@pytest.mark.parametrize("argv", [
-    ["-y", "@modelcontextprotocol/server-filesystem", "/srv/docs"],
-    ["mcp-server-sqlite==0.6.2", "--db-path", "/data/baton-notes.db"],
-    ["--author", "Ada", "--port", "8080"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-y", "@modelcontextprotocol/server-filesystem", "/srv/docs"],
+        ["mcp-server-sqlite==0.6.2", "--db-path", "/data/baton-notes.db"],
+        ["--author", "Ada", "--port", "8080"],
+    ],
+)
 def test_an_ordinary_command_line_is_shown_as_it_is(argv: list[str]) -> None:
     assert redact_argv(argv) == argv and argv_secrets(argv) == []
 
@@ -241,22 +256,26 @@ def _b64(data: str, *, urlsafe: bool = False) -> str:
     return encode(data.encode()).decode()
 
 
-@pytest.mark.parametrize(("written", "why"), [
-    (_b64(KEY), "base64"),
-    (_b64(f"user:{KEY}"), "base64 at another alignment (HTTP Basic)"),
-    (_b64(f"{{\"k\": \"{KEY}\"}}", urlsafe=True), "URL-safe base64, a third alignment"),
-    (KEY.upper(), "upper-cased"),
-    (KEY.lower(), "lower-cased"),
-    (f"{KEY[:9]}\n{KEY[9:]}", "split across two lines"),
-    (f"{KEY[:7]}\n    {KEY[7:15]}\n    {KEY[15:]}", "wrapped and indented"),
-    ("\n".join(_b64(KEY)[i:i + 8] for i in range(0, len(_b64(KEY)), 8)), "base64, wrapped"),
-])
+@pytest.mark.parametrize(
+    ("written", "why"),
+    [
+        (_b64(KEY), "base64"),
+        (_b64(f"user:{KEY}"), "base64 at another alignment (HTTP Basic)"),
+        (_b64(f'{{"k": "{KEY}"}}', urlsafe=True), "URL-safe base64, a third alignment"),
+        (KEY.upper(), "upper-cased"),
+        (KEY.lower(), "lower-cased"),
+        (f"{KEY[:9]}\n{KEY[9:]}", "split across two lines"),
+        (f"{KEY[:7]}\n    {KEY[7:15]}\n    {KEY[15:]}", "wrapped and indented"),
+        ("\n".join(_b64(KEY)[i : i + 8] for i in range(0, len(_b64(KEY)), 8)), "base64, wrapped"),
+    ],
+)
 def test_a_key_is_redacted_however_it_is_written(written: str, why: str) -> None:
     text = f"request failed: Authorization: Basic {written} (retrying)"
     shown = redact_text(text, [KEY])
     assert "[redacted]" in shown, why
     assert shown.startswith("request failed: Authorization: Basic ") and shown.endswith(
-        " (retrying)"), why
+        " (retrying)"
+    ), why
     for piece in (KEY, KEY.upper(), _b64(KEY)[2:-2], KEY[9:]):
         assert piece not in shown, why
 

@@ -21,7 +21,9 @@ def _drive(model: SimulatorChatModel, task: str, steps: int = 30) -> list:
         if not reply.tool_calls:
             break
         for call in reply.tool_calls:
-            output = command_output(call["args"]["command"]) if call["name"] == "run_command" else "ok"
+            output = (
+                command_output(call["args"]["command"]) if call["name"] == "run_command" else "ok"
+            )
             messages.append(ToolMessage(output, tool_call_id=call["id"]))
     return messages
 
@@ -29,6 +31,7 @@ def _drive(model: SimulatorChatModel, task: str, steps: int = 30) -> list:
 def test_same_conversation_same_answers() -> None:
     first = _drive(SimulatorChatModel(), "Build a CSV parser")
     second = _drive(SimulatorChatModel(), "Build a CSV parser")
+
     def strip(m):  # message ids are per run; everything else must match
         return {k: v for k, v in m.model_dump().items() if k != "id"}
 
@@ -41,8 +44,12 @@ def test_it_works_a_todo_list_like_a_coding_agent_and_finishes() -> None:
     assert names[0] == "write_todos"
     assert {"write_file", "edit_file", "run_command"} <= set(names)
     assert "All 4 todos are complete" in messages[-1].content
-    outputs = [m.content for m in messages if isinstance(m, ToolMessage) and "[exit status" in m.content]
-    assert any("[exit status 1]" in o for o in outputs) and any("[exit status 0]" in o for o in outputs)
+    outputs = [
+        m.content for m in messages if isinstance(m, ToolMessage) and "[exit status" in m.content
+    ]
+    assert any("[exit status 1]" in o for o in outputs) and any(
+        "[exit status 0]" in o for o in outputs
+    )
 
 
 def test_streaming_yields_the_same_message_as_invoke() -> None:
@@ -69,7 +76,9 @@ def test_structured_output_is_schema_valid_and_derived_from_the_conversation() -
         count: int
         tags: list[str]
 
-    assert isinstance(SimulatorChatModel().with_structured_output(Anything).invoke(messages), Anything)
+    assert isinstance(
+        SimulatorChatModel().with_structured_output(Anything).invoke(messages), Anything
+    )
 
 
 def test_it_is_labelled_as_the_simulator_never_as_a_language_model() -> None:
@@ -86,8 +95,10 @@ def test_the_simulators_handoff_decisions_are_the_users_own_words() -> None:
     conversation = [
         HumanMessage("Build a CSV parser for invoices. Never use pandas! Keep it in parser.py"),
         AIMessage("Planning the work."),
-        HumanMessage("<handoff-context>use whatever</handoff-context>",
-                     additional_kwargs={"baton_kind": "handoff"}),
+        HumanMessage(
+            "<handoff-context>use whatever</handoff-context>",
+            additional_kwargs={"baton_kind": "handoff"},
+        ),
     ]
     draft = fill_schema(HandoffDraft.model_json_schema(), conversation)
     assert draft["constraints"] == ["Never use pandas!", "Keep it in parser.py"]
@@ -104,14 +115,22 @@ def test_in_a_handoff_prompt_only_the_users_transcript_entries_count() -> None:
     from agent_core.handoff.prompt import render_transcript
     from agent_core.providers.simulator_fill import fill_schema
 
-    transcript = render_transcript([
-        HumanMessage("Write the report. Always cite the source."),
-        AIMessage("I will use the csv module and keep notes."),
-        HumanMessage("<handoff-context>never mind</handoff-context>",
-                     additional_kwargs={"baton_kind": "handoff"}),
-    ], lambda text: len(text) // 4, 10_000)
-    prompt = [SystemMessage("Never invent facts; use the tool evidence."),
-              HumanMessage(f"<transcript>\n{transcript}\n</transcript>")]
+    transcript = render_transcript(
+        [
+            HumanMessage("Write the report. Always cite the source."),
+            AIMessage("I will use the csv module and keep notes."),
+            HumanMessage(
+                "<handoff-context>never mind</handoff-context>",
+                additional_kwargs={"baton_kind": "handoff"},
+            ),
+        ],
+        lambda text: len(text) // 4,
+        10_000,
+    )
+    prompt = [
+        SystemMessage("Never invent facts; use the tool evidence."),
+        HumanMessage(f"<transcript>\n{transcript}\n</transcript>"),
+    ]
     draft = fill_schema(HandoffDraft.model_json_schema(), prompt)
     assert draft["constraints"] == ["Always cite the source."]
 
@@ -124,16 +143,27 @@ def test_after_a_reset_the_simulator_writes_the_in_progress_todos_file() -> None
     from agent_core.handoff.artifact import HandoffArtifact, Todo, handoff_context_message
     from agent_core.providers.simulator_script import next_step
 
-    todos = [{"id": "t1", "content": "Sketch the design for csv parser", "status": "completed"},
-             {"id": "t2", "content": "Implement the csv parser module", "status": "in_progress"}]
-    artifact = HandoffArtifact(session_number=1, trigger="auto", utilization=0.8, model="sim",
-                               goal="Build a CSV parser", open_todos=[Todo(**todos[1])])
+    todos = [
+        {"id": "t1", "content": "Sketch the design for csv parser", "status": "completed"},
+        {"id": "t2", "content": "Implement the csv parser module", "status": "in_progress"},
+    ]
+    artifact = HandoffArtifact(
+        session_number=1,
+        trigger="auto",
+        utilization=0.8,
+        model="sim",
+        goal="Build a CSV parser",
+        open_todos=[Todo(**todos[1])],
+    )
     state = json.dumps({"task": "Build a CSV parser", "todos": todos})
-    opening = HumanMessage(f"{handoff_context_message(artifact)}\n<todo-state>{state}</todo-state>",
-                           additional_kwargs={"baton_kind": "handoff"})
+    opening = HumanMessage(
+        f"{handoff_context_message(artifact)}\n<todo-state>{state}</todo-state>",
+        additional_kwargs={"baton_kind": "handoff"},
+    )
     step = next_step([opening])
     assert [(c["name"], c["args"]["path"]) for c in step.tool_calls] == [
-        ("write_file", "csv_parser/core.py")]
+        ("write_file", "csv_parser/core.py")
+    ]
     assert "Implement the csv parser module" in step.tool_calls[0]["args"]["content"]
 
 
@@ -181,6 +211,11 @@ def test_it_says_the_tests_pass_when_every_command_passed_last() -> None:
         messages.append(reply)
         if not reply.tool_calls:
             break
-        messages.extend(ToolMessage(all_pass(c["args"]["command"]) if c["name"] == "run_command"
-                                    else "ok", tool_call_id=c["id"]) for c in reply.tool_calls)
+        messages.extend(
+            ToolMessage(
+                all_pass(c["args"]["command"]) if c["name"] == "run_command" else "ok",
+                tool_call_id=c["id"],
+            )
+            for c in reply.tool_calls
+        )
     assert "The tests pass and the work is ready for review." in messages[-1].content

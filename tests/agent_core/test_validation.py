@@ -8,9 +8,17 @@ from agent_core.errors import MessageRejected
 from agent_core.validation import MAX_MESSAGE_BYTES, validate_user_message
 
 
-@pytest.mark.parametrize("text", [
-    "\u200b", "\u200b\u200c\u200d\u2060", " \ufeff \u200b\n", "\u3164", "\u2800\u2800", "\u00ad",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u200b",
+        "\u200b\u200c\u200d\u2060",
+        " \ufeff \u200b\n",
+        "\u3164",
+        "\u2800\u2800",
+        "\u00ad",
+    ],
+)
 def test_a_message_of_only_invisible_characters_is_refused(text: str) -> None:
     with pytest.raises(MessageRejected, match="invisible"):
         validate_user_message(text)

@@ -97,8 +97,19 @@ def running_app(workdir: Path, env: dict[str, str] | None = None) -> Iterator[Ap
     log_path = workdir / "reflex.log"
     url = f"http://127.0.0.1:{port}"
     command = [
-        sys.executable, "-m", "reflex", "run", "--env", "prod", "--single-port",
-        "--frontend-port", str(port), "--backend-port", str(port), "--loglevel", "info",
+        sys.executable,
+        "-m",
+        "reflex",
+        "run",
+        "--env",
+        "prod",
+        "--single-port",
+        "--frontend-port",
+        str(port),
+        "--backend-port",
+        str(port),
+        "--loglevel",
+        "info",
     ]
     with log_path.open("wb") as log:
         process = subprocess.Popen(

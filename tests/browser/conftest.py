@@ -86,15 +86,21 @@ def fake_provider(provider_script: ProviderScript) -> Iterator[OpenAIServer]:
 
 
 @pytest.fixture(scope="session")
-def app_server(chromium_path: str, fake_provider: OpenAIServer,
-               tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+def app_server(
+    chromium_path: str, fake_provider: OpenAIServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[AppServer]:
     workdir = tmp_path_factory.mktemp("baton-app")
     host = fake_provider.url.removeprefix("http://")
-    env = {"BATON_SIM_WINDOW": SIM_WINDOW, "BATON_SIM_DELAY": SIM_DELAY,
-           "BATON_SECRET_KEY": SECRET_KEY, "BATON_ADMIN_PASSWORD": ADMIN_PASSWORD,
-           "BATON_OPENAI_BASE_URL": (f"http://baton:{PROVIDER_URL_PASSWORD}@{host}/v1"
-                                     f"?api_key={PROVIDER_URL_QUERY_KEY}"),
-           "BATON_MODEL_RETRIES": "0"}
+    env = {
+        "BATON_SIM_WINDOW": SIM_WINDOW,
+        "BATON_SIM_DELAY": SIM_DELAY,
+        "BATON_SECRET_KEY": SECRET_KEY,
+        "BATON_ADMIN_PASSWORD": ADMIN_PASSWORD,
+        "BATON_OPENAI_BASE_URL": (
+            f"http://baton:{PROVIDER_URL_PASSWORD}@{host}/v1?api_key={PROVIDER_URL_QUERY_KEY}"
+        ),
+        "BATON_MODEL_RETRIES": "0",
+    }
     with running_app(workdir, env) as server:
         yield server
 

@@ -51,7 +51,9 @@ def test_thresholds_are_percentages_and_refusals_sit_by_their_field(page, screen
     page.locator("#admin-save").click()
     page.locator("#admin-notice").wait_for()
     assert page.locator("#compact_threshold-error").count() == 0
-    assert "compact_threshold: 50% → 55%" in " ".join(page.locator(".admin-change").all_inner_texts())
+    assert "compact_threshold: 50% → 55%" in " ".join(
+        page.locator(".admin-change").all_inner_texts()
+    )
     form.locator("input[name=compact_threshold]").fill("50")  # back, for the other tests
     page.locator("#admin-save").click()
     page.locator("#admin-notice").wait_for()

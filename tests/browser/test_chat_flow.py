@@ -92,12 +92,19 @@ def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page) -> N
     thread_id = thread_service.create_thread(identity.owner_from_token(token), "Long").id
     store = runtime.store()
     session = store.current_session(thread_id)
-    store.append(thread_id, session.id, [
-        NewMessage(role="user" if i % 2 == 0 else "assistant",
-                   content=f"message {i}\n\n" + "a line of text\n" * 6) for i in range(60)])
+    store.append(
+        thread_id,
+        session.id,
+        [
+            NewMessage(
+                role="user" if i % 2 == 0 else "assistant",
+                content=f"message {i}\n\n" + "a line of text\n" * 6,
+            )
+            for i in range(60)
+        ],
+    )
     store.append(thread_id, session.id, [NewMessage(role="assistant", content="the newest one")])
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
-                               "url": server_db.url}])
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     page.goto(f"/t/{thread_id}")  # as from a bookmark or a pasted link
     newest = page.locator("[data-role=assistant] .baton-markdown", has_text="the newest one")
     newest.wait_for()
@@ -105,7 +112,8 @@ def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page) -> N
         """() => { const el = [...document.querySelectorAll('[data-role=assistant]')].pop();
                    const box = el.getBoundingClientRect();
                    return box.bottom <= window.innerHeight && box.bottom > 0; }""",
-        timeout=5000)
+        timeout=5000,
+    )
 
 
 def test_the_view_follows_a_tall_reply_after_a_tall_message(server_db, page, provider_script):
@@ -124,13 +132,15 @@ def test_the_view_follows_a_tall_reply_after_a_tall_message(server_db, page, pro
     tall = "\n".join(f"Requirement {n}: greet guest number {n}." for n in range(1, 61))
     page.locator("#composer-input").fill(tall)
     page.locator("#composer-input").press("Enter")
-    page.locator("[data-role=assistant] .baton-markdown", has_text="Line 35: The greeting").wait_for()
+    page.locator(
+        "[data-role=assistant] .baton-markdown", has_text="Line 35: The greeting"
+    ).wait_for()
     wait_idle(page)
     for role in ("user", "assistant"):
         assert page.locator(f"[data-role={role}]").last.evaluate("e => e.offsetHeight") > 400
     page.wait_for_function(
-        "() => window.innerHeight + window.scrollY >= document.body.scrollHeight - 2",
-        timeout=5_000)
+        "() => window.innerHeight + window.scrollY >= document.body.scrollHeight - 2", timeout=5_000
+    )
 
 
 def test_the_meter_gives_its_token_figures_on_hover_live_and_after_a_reload(page):

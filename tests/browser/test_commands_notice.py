@@ -19,19 +19,24 @@ from tests.browser.conftest import PROVIDER_MODEL, SECRET_KEY
 
 
 @pytest.fixture(scope="module")
-def sandbox_off_server(chromium_path: str, fake_provider,
-                       tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+def sandbox_off_server(
+    chromium_path: str, fake_provider, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[AppServer]:
     """The app on a host that cannot sandbox (``BATON_SANDBOX=off`` says so)."""
     host = fake_provider.url.removeprefix("http://")
-    env = {"BATON_SANDBOX": "off", "BATON_SECRET_KEY": SECRET_KEY,
-           "BATON_OPENAI_BASE_URL": f"http://{host}/v1?api_key=test-key"}
+    env = {
+        "BATON_SANDBOX": "off",
+        "BATON_SECRET_KEY": SECRET_KEY,
+        "BATON_OPENAI_BASE_URL": f"http://{host}/v1?api_key=test-key",
+    }
     with running_app(tmp_path_factory.mktemp("baton-sandbox-off"), env) as server:
         yield server
 
 
 def _chat(owner: str, model: str) -> str:
-    data = admin_service.validate_form(admin_service.AssistantForm(
-        name=f"{model} {uuid.uuid4().hex[:6]}", model=model))
+    data = admin_service.validate_form(
+        admin_service.AssistantForm(name=f"{model} {uuid.uuid4().hex[:6]}", model=model)
+    )
     with Session(write_engine(runtime.engine())) as db:
         assistant_id = repo.create_assistant(session=db, data=data).id
     return thread_service.create_thread(owner, "Commands", assistant_id=assistant_id).id
@@ -50,11 +55,13 @@ def test_the_chat_says_its_assistant_cannot_run_commands_here(
     owner = identity.owner_from_token(token)
     real, simulated = _chat(owner, PROVIDER_MODEL), _chat(owner, "simulator")
 
-    context = browser.new_context(base_url=sandbox_off_server.url,
-                                  viewport={"width": width, "height": 820})
+    context = browser.new_context(
+        base_url=sandbox_off_server.url, viewport={"width": width, "height": 820}
+    )
     try:
-        context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
-                              "url": sandbox_off_server.url}])
+        context.add_cookies(
+            [{"name": identity.COOKIE_NAME, "value": token, "url": sandbox_off_server.url}]
+        )
         page = context.new_page()
         page.goto(f"/t/{real}")
         notice = page.locator("#commands-notice")

@@ -91,8 +91,10 @@ def test_resets_appear_live_navigate_and_survive_a_reload(page, screenshot_dir):
     body = card.locator(".baton-handoff-body")
     body.wait_for()
     # The section headings (items such as "Completed todo: …" hold the words too).
-    assert (body.get_by_text("Completed", exact=True).is_visible()
-            or body.get_by_text("In progress", exact=True).is_visible())
+    assert (
+        body.get_by_text("Completed", exact=True).is_visible()
+        or body.get_by_text("In progress", exact=True).is_visible()
+    )
     assert card.locator(".baton-handoff-download").is_visible()
     page.locator("[data-session='2'].baton-divider").scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot_dir / "handoff-open.png"))

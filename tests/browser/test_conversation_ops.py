@@ -31,12 +31,14 @@ def _stored(thread_id: str) -> list[tuple[int, str, str]]:
     from chat_app.services.runtime import runtime
 
     store = runtime.store()
-    return [(m.seq, m.role, m.content) for s in store.sessions(thread_id)
-            for m in store.messages(s.id)]
+    return [
+        (m.seq, m.role, m.content) for s in store.sessions(thread_id) for m in store.messages(s.id)
+    ]
 
 
-def test_fork_from_here_copies_sessions_and_handoffs_and_goes_on_alone(server_db, page,
-                                                                       screenshot_dir):
+def test_fork_from_here_copies_sessions_and_handoffs_and_goes_on_alone(
+    server_db, page, screenshot_dir
+):
     origin = start_chat(page, "Plan a vegetable garden")
     wait_idle(page)
     _handoff(page, 2)
@@ -100,9 +102,16 @@ def test_export_downloads_markdown_with_sections_and_json_that_parses(page):
     text = Path(downloaded.value.path()).read_text(encoding="utf-8")
     assert text.startswith("# Sketch a bird feeder")
     at = 0
-    for mark in ["## Session 1", "**You**", "Sketch a bird feeder", "**Assistant**",
-                 "## Session 2", "/handoff", "### Handoff from session 1",
-                 "Make it squirrel proof"]:  # each section after the one before
+    for mark in [
+        "## Session 1",
+        "**You**",
+        "Sketch a bird feeder",
+        "**Assistant**",
+        "## Session 2",
+        "/handoff",
+        "### Handoff from session 1",
+        "Make it squirrel proof",
+    ]:  # each section after the one before
         at = text.find(mark, at)
         assert at >= 0, f"{mark!r} missing or out of order in:\n{text[:3000]}"
 
@@ -159,29 +168,42 @@ def _seed(owner: str) -> tuple[str, int, str]:
     hit_seq = 0
     for number in range(1, SESSIONS + 1):
         session = store.current_session(long_id)
-        rows = [NewMessage(role="assistant" if n % 2 else "user", content=f"s{number} line {n}")
-                for n in range(PER_SESSION)]
+        rows = [
+            NewMessage(role="assistant" if n % 2 else "user", content=f"s{number} line {n}")
+            for n in range(PER_SESSION)
+        ]
         if number == 2:
             rows[10] = NewMessage(role="user", content="We saw a quokka near the river bend")
         stored = store.append(long_id, session.id, rows)
         hit_seq = stored[10].seq if number == 2 else hit_seq
         if number < SESSIONS:
-            store.commit_reset(long_id, old_session_id=session.id, trigger="auto",
-                               utilization=0.8, model="simulator",
-                               handoff={"session_number": number, "trigger": "auto"},
-                               handoff_path=f"HANDOFF-{number}.md", handoff_markdown="-",
-                               context=[NewMessage(role="handoff", content="<handoff>")])
+            store.commit_reset(
+                long_id,
+                old_session_id=session.id,
+                trigger="auto",
+                utilization=0.8,
+                model="simulator",
+                handoff={"session_number": number, "trigger": "auto"},
+                handoff_path=f"HANDOFF-{number}.md",
+                handoff_markdown="-",
+                context=[NewMessage(role="handoff", content="<handoff>")],
+            )
     short_id = thread_service.create_thread(owner, "Short note").id
-    store.append(short_id, store.current_session(short_id).id,
-                 [NewMessage(role="user", content="nothing about animals here")])
+    store.append(
+        short_id,
+        store.current_session(short_id).id,
+        [NewMessage(role="user", content="nothing about animals here")],
+    )
     return long_id, hit_seq, short_id
 
 
 @pytest.fixture(scope="module")
 def pg_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
     for database_url in _postgres_database():
-        with running_app(tmp_path_factory.mktemp("baton-pg"),
-                         {"REFLEX_DB_URL": database_url, "BATON_SECRET_KEY": SECRET_KEY}) as server:
+        with running_app(
+            tmp_path_factory.mktemp("baton-pg"),
+            {"REFLEX_DB_URL": database_url, "BATON_SECRET_KEY": SECRET_KEY},
+        ) as server:
             server.db_url = database_url
             yield server
 
@@ -201,17 +223,18 @@ def search_server(request, monkeypatch) -> Iterator[AppServer]:
     runtime._store_for.cache_clear()
 
 
-def test_search_finds_a_message_in_another_chat_and_opens_it_there(search_server, browser,
-                                                                   screenshot_dir):
+def test_search_finds_a_message_in_another_chat_and_opens_it_there(
+    search_server, browser, screenshot_dir
+):
     from chat_app.services.security import identity
 
     token = identity.mint_token()
     long_id, hit_seq, short_id = _seed(identity.owner_from_token(token) or "")
-    context = browser.new_context(base_url=search_server.url,
-                                  viewport={"width": 1100, "height": 820})
+    context = browser.new_context(
+        base_url=search_server.url, viewport={"width": 1100, "height": 820}
+    )
     context.set_default_timeout(30_000)
-    context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
-                          "url": search_server.url}])
+    context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": search_server.url}])
     page = context.new_page()
     try:
         page.goto(f"/t/{short_id}")
@@ -239,7 +262,8 @@ def test_search_finds_a_message_in_another_chat_and_opens_it_there(search_server
             """(seq) => { const el = document.querySelector(`.baton-item[data-seq="${seq}"]`);
                           const box = el && el.getBoundingClientRect();
                           return box && box.top >= 0 && box.bottom <= innerHeight; }""",
-            arg=hit_seq)
+            arg=hit_seq,
+        )
         # A window around the hit, not the whole chat.
         assert page.locator("#timeline .baton-item").count() <= 120
         assert page.locator("#load-later").count() == 1
@@ -247,8 +271,9 @@ def test_search_finds_a_message_in_another_chat_and_opens_it_there(search_server
         context.close()
 
 
-def test_regenerate_keeps_the_earlier_reply_and_it_can_be_chosen_again(server_db, page,
-                                                                        screenshot_dir):
+def test_regenerate_keeps_the_earlier_reply_and_it_can_be_chosen_again(
+    server_db, page, screenshot_dir
+):
     from agent_core.context.build import build_context
     from chat_app.services.runtime import runtime
 
@@ -273,7 +298,7 @@ def test_regenerate_keeps_the_earlier_reply_and_it_can_be_chosen_again(server_db
         !!e.querySelector('.baton-use-reply'), e.querySelector('.baton-message')?.dataset.role])""")
     first = next(i for i, k in enumerate(kinds) if k[0] == "true")
     last = max(i for i, k in enumerate(kinds) if k[0] == "true")
-    span = kinds[first:last + 1]
+    span = kinds[first : last + 1]
     assert all(k[0] == "true" for k in span)
     assert any(k[1] for k in span) and any(k[2] for k in span)  # tool rows and a marker
     assert [i for i, k in enumerate(kinds) if k[3]] == [last]
@@ -281,8 +306,12 @@ def test_regenerate_keeps_the_earlier_reply_and_it_can_be_chosen_again(server_db
     store = runtime.store()
     session = store.current_session(thread_id)
     # (a marker shown live has no seq yet: 0)
-    hidden = {int(s) for s in page.locator(".baton-item[data-replaced=true]").evaluate_all(
-        "els => els.map(e => e.dataset.seq)")} - {0}
+    hidden = {
+        int(s)
+        for s in page.locator(".baton-item[data-replaced=true]").evaluate_all(
+            "els => els.map(e => e.dataset.seq)"
+        )
+    } - {0}
     seen = {m.id for m in build_context(store, session)}
     assert not seen & {m.id for m in store.messages(session.id) if m.seq in hidden}
 
@@ -290,11 +319,18 @@ def test_regenerate_keeps_the_earlier_reply_and_it_can_be_chosen_again(server_db
     page.locator(".baton-use-reply").first.click()
     page.wait_for_function(
         "(seq) => document.querySelector(`.baton-item[data-seq='${seq}']`)"
-        "?.dataset.replaced === 'false'", arg=min(hidden))
+        "?.dataset.replaced === 'false'",
+        arg=min(hidden),
+    )
     now_hidden = page.locator(".baton-item[data-replaced=true]").evaluate_all(
-        "els => els.map(e => Number(e.dataset.seq))")
+        "els => els.map(e => Number(e.dataset.seq))"
+    )
     assert not hidden & set(now_hidden)
     page.reload()
     page.locator(".baton-item[data-replaced=true]").first.wait_for()
-    assert page.locator(".baton-item[data-replaced=true]").evaluate_all(
-        "els => els.map(e => Number(e.dataset.seq))") == now_hidden
+    assert (
+        page.locator(".baton-item[data-replaced=true]").evaluate_all(
+            "els => els.map(e => Number(e.dataset.seq))"
+        )
+        == now_hidden
+    )

@@ -12,16 +12,20 @@ from chat_app.services.security import identity
 
 def _replies(thread_id: str) -> list[str]:
     store = runtime.store()
-    return [m.content for s in store.sessions(thread_id) for m in store.messages(s.id)
-            if m.role == "assistant" and m.content and not m.tool_calls]
+    return [
+        m.content
+        for s in store.sessions(thread_id)
+        for m in store.messages(s.id)
+        if m.role == "assistant" and m.content and not m.tool_calls
+    ]
 
 
 def test_a_first_message_whose_tab_closed_before_the_chat_opened_is_answered(
-        server_db, page, screenshot_dir) -> None:
+    server_db, page, screenshot_dir
+) -> None:
     token = identity.mint_token()
     owner = identity.owner_from_token(token)
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
-                               "url": server_db.url}])
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     # The server's answer to the send (the outbox acknowledgement and the redirect to the new
     # chat) never reaches the tab, as when the tab closes right after Enter.
     dropped: list[str] = []
@@ -61,7 +65,11 @@ def test_a_first_message_whose_tab_closed_before_the_chat_opened_is_answered(
         time.sleep(0.5)
     assert [chat.title for chat in chats] == [text]
     store = runtime.store()
-    asked = [m.content for s in store.sessions(chats[0].id) for m in store.messages(s.id)
-             if m.role == "user"]
+    asked = [
+        m.content
+        for s in store.sessions(chats[0].id)
+        for m in store.messages(s.id)
+        if m.role == "user"
+    ]
     assert asked == [text]  # stored once, however often the outbox sent it
     assert _replies(chats[0].id), "the message was left unanswered"

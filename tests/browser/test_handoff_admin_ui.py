@@ -35,8 +35,10 @@ def test_handoff_command_on_a_new_chat_and_after_a_turn(page) -> None:
     assert "Focus: focus on the tests" in card.inner_text()
     page.reload()
     page.locator("[data-session='2'].baton-divider").wait_for()
-    assert "focus: focus on the tests" in page.locator(
-        "[data-session='2'].baton-divider .baton-divider-label").inner_text()
+    assert (
+        "focus: focus on the tests"
+        in page.locator("[data-session='2'].baton-divider .baton-divider-label").inner_text()
+    )
 
 
 def test_admin_edits_an_assistant_validates_and_keeps_history(page) -> None:

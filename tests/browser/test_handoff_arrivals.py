@@ -34,7 +34,9 @@ def app_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
 def _answers(page) -> int:
     return page.evaluate(
         "(text) => [...document.querySelectorAll('[data-role=assistant] .baton-markdown')]"
-        ".filter(e => e.innerText.includes(text)).length", ANSWERED)
+        ".filter(e => e.innerText.includes(text)).length",
+        ANSWERED,
+    )
 
 
 def _dividers(page) -> list[str]:
@@ -44,7 +46,8 @@ def _dividers(page) -> list[str]:
 def _late_after_divider(page, number: str) -> bool:
     rows = timeline(page)
     return ("divider", number) in rows and rows.index(("user", LATE)) > rows.index(
-        ("divider", number))
+        ("divider", number)
+    )
 
 
 def _reloaded(page) -> None:
@@ -53,8 +56,7 @@ def _reloaded(page) -> None:
     wait_idle(page)
 
 
-def test_a_second_tab_sends_during_handoff_and_is_answered_once(page,
-                                                                screenshot_dir: Path) -> None:
+def test_a_second_tab_sends_during_handoff_and_is_answered_once(page, screenshot_dir: Path) -> None:
     path = start_chat(page, TASK)
     wait_idle(page)
     other = page.context.new_page()
@@ -67,7 +69,9 @@ def test_a_second_tab_sends_during_handoff_and_is_answered_once(page,
     page.locator("#composer-input").press("Enter")
     page.wait_for_function(
         "() => document.querySelector('.baton-composer')?.getAttribute('data-activity')"
-        " === 'handoff'", timeout=30_000)
+        " === 'handoff'",
+        timeout=30_000,
+    )
     # The second tab sees the handoff running and sends while it does.
     other.wait_for_function("() => document.getElementById('stop-button')", timeout=30_000)
     assert activity(page) == "handoff"
@@ -79,7 +83,10 @@ def test_a_second_tab_sends_during_handoff_and_is_answered_once(page,
     for tab in (page, other):
         tab.wait_for_function(
             "(text) => [...document.querySelectorAll('[data-role=assistant] .baton-markdown')]"
-            ".some(e => e.innerText.includes(text))", arg=ANSWERED, timeout=180_000)
+            ".some(e => e.innerText.includes(text))",
+            arg=ANSWERED,
+            timeout=180_000,
+        )
         wait_idle(tab)
     page.screenshot(path=str(screenshot_dir / "handoff-arrival-answered.png"), full_page=True)
     for tab in (page, other):
@@ -96,7 +103,9 @@ def test_a_second_tab_sends_during_handoff_and_is_answered_once(page,
 
     # The context chart lists what the handoff call cost, with its reset.
     page.locator("#open-context-chart").click()
-    marker = page.locator(f".baton-chart-marker[data-kind='reset']:has-text('Session {new_session}')")
+    marker = page.locator(
+        f".baton-chart-marker[data-kind='reset']:has-text('Session {new_session}')"
+    )
     marker.wait_for()
     assert re.search(r"handoff call: [\d,]+ in · [\d,]+ out tokens", marker.inner_text())
     assert "handoff and summary calls:" in page.locator("#context-chart-summary").inner_text()

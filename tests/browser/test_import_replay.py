@@ -19,15 +19,22 @@ def _assistant(name: str, **settings) -> str:
     from chat_app.services.runtime import runtime
 
     with Session(write_engine(runtime.engine())) as db:
-        assistant = repo.create_assistant(session=db, data=AssistantCreate(
-            name=name, model="simulator", **settings))
+        assistant = repo.create_assistant(
+            session=db, data=AssistantCreate(name=name, model="simulator", **settings)
+        )
         return assistant.name
 
 
 def test_import_read_the_original_compaction_then_replay_and_chart_both_runs(
-        page, server_db, tmp_path: Path, screenshot_dir: Path) -> None:
-    name = _assistant("Tight resets", context_strategy="reset", reset_threshold=0.8,
-                      compact_threshold=0.5, window_override=14000)
+    page, server_db, tmp_path: Path, screenshot_dir: Path
+) -> None:
+    name = _assistant(
+        "Tight resets",
+        context_strategy="reset",
+        reset_threshold=0.8,
+        compact_threshold=0.5,
+        window_override=14000,
+    )
     # No window of its own: its chats run on the simulator's window, which the test server
     # sets to 6,000 tokens (BATON_SIM_WINDOW).
     plain = _assistant("Simulator defaults")
@@ -49,7 +56,9 @@ def test_import_read_the_original_compaction_then_replay_and_chart_both_runs(
     # A read-only record: no composer, the source named.
     assert page.locator("#composer-input").count() == 0
     assert page.locator("#context-meter").count() == 0
-    assert "Imported from Claude Code · session.jsonl" in page.locator("#imported-label").inner_text()
+    assert (
+        "Imported from Claude Code · session.jsonl" in page.locator("#imported-label").inner_text()
+    )
 
     page.locator("#replay-assistant").click()
     page.get_by_role("option", name=f"{name} · Offline simulator").click()

@@ -15,7 +15,8 @@ def _sidebar_visible(page) -> bool:
                    if (!s) return false;
                    const box = s.getBoundingClientRect(), style = getComputedStyle(s);
                    return style.display !== 'none' && style.visibility !== 'hidden'
-                          && box.right > 0 && box.width > 0; }""")
+                          && box.right > 0 && box.width > 0; }"""
+    )
 
 
 def _focused_id(page) -> str:
@@ -24,7 +25,8 @@ def _focused_id(page) -> str:
 
 def _rows(page) -> list[str]:
     return page.locator("#sidebar .baton-thread-row").evaluate_all(
-        "rows => rows.map(r => r.dataset.thread)")
+        "rows => rows.map(r => r.dataset.thread)"
+    )
 
 
 def test_a_new_chat_is_stored_only_when_its_first_message_is_sent(page) -> None:
@@ -77,7 +79,9 @@ def test_renaming_the_open_chat_renames_the_tab_and_the_header(page) -> None:
     # Relative times stay fresh: the list's "just now" follows the clock.
     when = page.locator("#sidebar time.baton-reltime").first
     assert when.inner_text() == "just now"
-    when.evaluate("el => el.setAttribute('datetime', new Date(Date.now() - 5 * 60000).toISOString())")
+    when.evaluate(
+        "el => el.setAttribute('datetime', new Date(Date.now() - 5 * 60000).toISOString())"
+    )
     page.evaluate("() => window.batonLayout.refreshTimes()")
     assert when.inner_text() == "5 min ago"
 
@@ -182,9 +186,12 @@ def test_keyboard_only_new_chat_send_search_sidebar_sessions_and_help(page, scre
     dialog = page.locator("[role=dialog]")
     dialog.wait_for()
     listed = page.locator("#shortcuts-list").inner_text()
-    for name, keys in (("New chat", "Ctrl\nShift\nO"), ("Search chats", "Ctrl\nK"),
-                       ("Show or hide the chat list", "Ctrl\nShift\nS"),
-                       ("Focus the message box", "Shift\nEsc")):
+    for name, keys in (
+        ("New chat", "Ctrl\nShift\nO"),
+        ("Search chats", "Ctrl\nK"),
+        ("Show or hide the chat list", "Ctrl\nShift\nS"),
+        ("Focus the message box", "Shift\nEsc"),
+    ):
         assert name in listed and keys in listed, (name, listed)
     page.screenshot(path=str(screenshot_dir / "h19a-shortcuts-1280.png"))
     _press(page, "Escape")
@@ -222,7 +229,8 @@ def test_keyboard_only_new_chat_send_search_sidebar_sessions_and_help(page, scre
     page.wait_for_function(
         "() => { const d = document.getElementById('session-1');"
         " const top = d && d.getBoundingClientRect().top;"
-        " return d && top >= 0 && top < window.innerHeight / 2; }")
+        " return d && top >= 0 && top < window.innerHeight / 2; }"
+    )
 
     # Ctrl+Shift+O: a new chat, focused.
     _press(page, "Control+Shift+O")
@@ -287,8 +295,11 @@ def test_keyboard_only_open_the_context_chart_and_fork_from_a_message(page) -> N
     page.keyboard.type("Write a tiny farewell module")
     _tab_to(page, page.locator("#fork-send"), limit=10)
     page.keyboard.press("Enter")
-    page.wait_for_function(f"() => location.href !== {origin!r} && location.pathname.startsWith('/t/')",
-                           timeout=TURN_TIMEOUT_MS)
+    page.wait_for_function(
+        f"() => location.href !== {origin!r} && location.pathname.startsWith('/t/')",
+        timeout=TURN_TIMEOUT_MS,
+    )
     page.locator("[data-role=user]", has_text="Write a tiny farewell module").wait_for(
-        timeout=TURN_TIMEOUT_MS)
+        timeout=TURN_TIMEOUT_MS
+    )
     assert "(fork)" in page.locator("#thread-title").inner_text()

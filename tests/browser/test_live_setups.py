@@ -37,8 +37,7 @@ SETUPS = ["sqlite-turn-process", "sqlite-in-worker", "postgres-redis"]
 @pytest.fixture(scope="module", params=SETUPS)
 def served(request, chromium_path, tmp_path_factory) -> Iterator[AppServer]:
     """The app served one of the three ways; a slow simulator, so a turn outlasts a look."""
-    env = {"BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": "0.05",
-           "BATON_SECRET_KEY": SECRET_KEY}
+    env = {"BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": "0.05", "BATON_SECRET_KEY": SECRET_KEY}
     workdir = tmp_path_factory.mktemp(f"baton-{request.param}")
     if request.param == "sqlite-in-worker":
         env["BATON_TURN_PROCESS"] = "off"
@@ -94,7 +93,9 @@ def _two_tabs(context, owner: str, assistant_id: str | None = None) -> tuple:
 def _running(tab) -> None:
     tab.wait_for_function(
         "() => document.querySelector('.baton-composer')?.getAttribute('data-activity') !== 'idle'"
-        " && document.getElementById('stop-button')", timeout=30_000)
+        " && document.getElementById('stop-button')",
+        timeout=30_000,
+    )
 
 
 def test_a_run_and_a_rename_in_one_tab_reach_the_other(tabs) -> None:
@@ -122,13 +123,15 @@ def test_a_run_and_a_rename_in_one_tab_reach_the_other(tabs) -> None:
     for tab in (first, second):
         tab.wait_for_function("() => document.title === 'Renamed in the first tab · Baton'")
         assert tab.locator("#thread-title").inner_text() == "Renamed in the first tab"
-    second.locator("#sidebar .baton-thread-row[data-current=true]",
-                   has_text="Renamed in the first tab").wait_for()
+    second.locator(
+        "#sidebar .baton-thread-row[data-current=true]", has_text="Renamed in the first tab"
+    ).wait_for()
     # The tab on another page reads its chat list again when it comes back into view.
     elsewhere.wait_for_timeout(2_100)  # it reads the list at most every two seconds
     elsewhere.evaluate("() => window.dispatchEvent(new Event('focus'))")
     elsewhere.locator("#sidebar .baton-thread-row", has_text="Renamed in the first tab").wait_for(
-        timeout=15_000)
+        timeout=15_000
+    )
 
 
 def _notice(tab) -> tuple[int, str, str]:
@@ -193,8 +196,11 @@ SLIDE_PX = 40  # more than a line's reflow
 
 def _slides_while_running(records: list) -> list:
     """Consecutive records, Stop shown in both, where the page scrolled back."""
-    return [(before, after) for before, after in zip(records, records[1:], strict=False)
-            if before[2] and after[2] and after[0] < before[0] - SLIDE_PX]
+    return [
+        (before, after)
+        for before, after in zip(records, records[1:], strict=False)
+        if before[2] and after[2] and after[0] < before[0] - SLIDE_PX
+    ]
 
 
 def test_a_message_sent_during_a_review_waits_and_confirm_goes_through(tabs) -> None:
@@ -219,8 +225,9 @@ def test_a_message_sent_during_a_review_waits_and_confirm_goes_through(tabs) -> 
     for tab in (first, second):
         tab.locator("#handoff-review").wait_for(state="detached", timeout=TURN_TIMEOUT_MS)
         wait_idle(tab)
-        tab.wait_for_function("() => !document.querySelector('[data-queued=true]')",
-                              timeout=TURN_TIMEOUT_MS)
+        tab.wait_for_function(
+            "() => !document.querySelector('[data-queued=true]')", timeout=TURN_TIMEOUT_MS
+        )
     assert first.locator("#review-error").count() == 0
     for tab in (first, second):
         assert user_messages(tab).count(waiting) == 1
@@ -230,7 +237,9 @@ def test_a_message_sent_during_a_review_waits_and_confirm_goes_through(tabs) -> 
         assert any(stop for _, _, stop in records), "the answer's turn was never shown"
         assert max(below for _, below, _ in records) <= 1, records
         assert not _slides_while_running(records), _slides_while_running(records)
-    rows = [row for s in runtime.store().sessions(thread_id) for row in runtime.store().messages(s.id)]
+    rows = [
+        row for s in runtime.store().sessions(thread_id) for row in runtime.store().messages(s.id)
+    ]
     asked = [row for row in rows if row.role == "user" and row.content == waiting]
     assert len(asked) == 1
     assert [row.role for row in rows if row.seq > asked[0].seq][:1] == ["assistant"]

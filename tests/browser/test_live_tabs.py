@@ -117,8 +117,10 @@ def test_a_second_tab_follows_a_turn_started_in_the_first(page) -> None:
 _FINISHED = "todos are complete"  # the simulator's last words on a finished task
 
 
-_COUNT_FINISHED = ("(text) => [...document.querySelectorAll('[data-role=assistant]')]"
-                   ".filter(e => e.innerText.includes(text)).length")
+_COUNT_FINISHED = (
+    "(text) => [...document.querySelectorAll('[data-role=assistant]')]"
+    ".filter(e => e.innerText.includes(text)).length"
+)
 
 
 def _finished_turns(page) -> int:
@@ -140,7 +142,9 @@ def _reloaded_mid_turn(page) -> bool:
         "([text]) => (document.querySelector('.baton-composer')"
         "?.getAttribute('data-activity') !== 'idle' && document.getElementById('stop-button'))"
         f" || ({_COUNT_FINISHED})(text) > 0",
-        arg=[_FINISHED], timeout=30_000)
+        arg=[_FINISHED],
+        timeout=30_000,
+    )
     # Idle with the turn unfinished is the failure this test is for: it times out above.
     return page.locator("#stop-button").count() > 0
 
@@ -160,8 +164,10 @@ def test_a_tab_reloaded_mid_turn_shows_the_turn_and_can_stop_it(page) -> None:
         if _finished_turns(page) == 0:
             return  # stopped: the todo list was not run to its end
         # The turn finished before the Stop reached it: nothing was tested; again.
-    raise AssertionError("in 3 tries the turn was never shown running after a reload and "
-                         "then stopped by its Stop button")
+    raise AssertionError(
+        "in 3 tries the turn was never shown running after a reload and "
+        "then stopped by its Stop button"
+    )
 
 
 def test_a_message_queued_in_one_tab_during_anothers_turn_is_answered_in_both(page) -> None:
@@ -178,10 +184,12 @@ def test_a_message_queued_in_one_tab_during_anothers_turn_is_answered_in_both(pa
     # The follow-up was stored while the turn ran: the first tab showed it queued then.
     shown = _shown_while_running(page)
     assert any(follow_up in seen["users"] and seen["queued"] for seen in shown), (
-        f"the follow-up was not shown queued while the turn ran; shown then: {shown[-6:]}")
+        f"the follow-up was not shown queued while the turn ran; shown then: {shown[-6:]}"
+    )
     for tab in (page, other):
         assert user_messages(tab) == ["Hello", LONG_TASK, follow_up]
         # Delivered: no "queued" badge is left on either tab.
         tab.wait_for_function(
-            "() => !document.querySelector('[data-queued=true]')", timeout=TURN_TIMEOUT_MS)
+            "() => !document.querySelector('[data-queued=true]')", timeout=TURN_TIMEOUT_MS
+        )
     assert _conversation(timeline(other)) == _stored_timeline(page)

@@ -24,24 +24,43 @@ def long_thread(server_db, page) -> str:
         session = store.current_session(thread_id)
         rows = [NewMessage(role="user", content=f"Session {number}: continue the work")]
         for n in range((PER_SESSION - 1) // 2):
-            call = {"name": "run_command", "args": {"command": f"pytest tests/test_{n}.py"},
-                    "id": f"c{number}-{n}"}
-            rows.append(NewMessage(role="assistant", content=f"s{number} step {n}",
-                                   tool_calls=[call]))
-            rows.append(NewMessage(role="tool", tool_call_id=call["id"], name="run_command",
-                                   content=f"{n} passed\n[exit status 0]"))
+            call = {
+                "name": "run_command",
+                "args": {"command": f"pytest tests/test_{n}.py"},
+                "id": f"c{number}-{n}",
+            }
+            rows.append(
+                NewMessage(role="assistant", content=f"s{number} step {n}", tool_calls=[call])
+            )
+            rows.append(
+                NewMessage(
+                    role="tool",
+                    tool_call_id=call["id"],
+                    name="run_command",
+                    content=f"{n} passed\n[exit status 0]",
+                )
+            )
         store.append(thread_id, session.id, rows)
         if number < SESSIONS:
-            store.commit_reset(thread_id, old_session_id=session.id, trigger="auto",
-                               utilization=0.82, model="simulator",
-                               handoff={"session_number": number, "trigger": "auto",
-                                        "utilization": 0.82, "model": "simulator",
-                                        "created_at": "2026-01-01T00:00:00Z",
-                                        "completed_work": [f"Part {number}"]},
-                               handoff_path=f"HANDOFF-{number}.md", handoff_markdown="-",
-                               context=[NewMessage(role="handoff", content="<handoff-context>")])
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
-                               "url": server_db.url}])
+            store.commit_reset(
+                thread_id,
+                old_session_id=session.id,
+                trigger="auto",
+                utilization=0.82,
+                model="simulator",
+                handoff={
+                    "session_number": number,
+                    "trigger": "auto",
+                    "utilization": 0.82,
+                    "model": "simulator",
+                    "created_at": "2026-01-01T00:00:00Z",
+                    "completed_work": [f"Part {number}"],
+                },
+                handoff_path=f"HANDOFF-{number}.md",
+                handoff_markdown="-",
+                context=[NewMessage(role="handoff", content="<handoff-context>")],
+            )
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     return thread_id
 
 
@@ -50,18 +69,22 @@ def _rows(page) -> int:
 
 
 def _steps(page) -> list[str]:
-    return [text.strip() for text in
-            page.locator("[data-role=assistant] .baton-markdown").all_inner_texts()]
+    return [
+        text.strip()
+        for text in page.locator("[data-role=assistant] .baton-markdown").all_inner_texts()
+    ]
 
 
-def test_a_jump_loads_the_sessions_window_and_reading_on_reaches_the_newest(long_thread,
-                                                                             page) -> None:
+def test_a_jump_loads_the_sessions_window_and_reading_on_reaches_the_newest(
+    long_thread, page
+) -> None:
     page.goto(f"/t/{long_thread}")
     page.locator("[data-role=assistant] .baton-markdown", has_text="s12 step 28").wait_for()
     wait_idle(page)
     page.locator('.baton-chip[data-session="1"]').click()
-    page.locator("[data-role=user] .baton-markdown",
-                 has_text="Session 1: continue the work").wait_for()
+    page.locator(
+        "[data-role=user] .baton-markdown", has_text="Session 1: continue the work"
+    ).wait_for()
     # Only a window from the session's start is in the page, not the 700 rows after it.
     assert _rows(page) <= 120
     assert _steps(page)[0] == "s1 step 0"
@@ -79,8 +102,9 @@ def test_a_jump_loads_the_sessions_window_and_reading_on_reaches_the_newest(long
     assert most <= 320
     # The chip of the current session brings the newest window back directly.
     page.locator('.baton-chip[data-session="3"]').click()
-    page.locator("[data-role=user] .baton-markdown",
-                 has_text="Session 3: continue the work").wait_for()
+    page.locator(
+        "[data-role=user] .baton-markdown", has_text="Session 3: continue the work"
+    ).wait_for()
     page.locator('.baton-chip[data-session="12"]').click()
     page.locator("[data-role=assistant] .baton-markdown", has_text="s12 step 28").wait_for()
     assert page.locator("#load-later").count() == 0
@@ -101,7 +125,8 @@ def test_loading_earlier_rows_keeps_the_readers_place(long_thread, page) -> None
     top = first.bounding_box()["y"]
     page.locator("#load-earlier").click()
     page.wait_for_function(
-        "(key) => document.querySelector('#timeline .baton-item').dataset.key !== key", arg=key)
+        "(key) => document.querySelector('#timeline .baton-item').dataset.key !== key", arg=key
+    )
     # The page puts the row back over a few frames once the new rows are painted; this wait
     # is the check (it times out if the row never returns within 40 px). A second look
     # afterwards raced the scroll auto-load, which the restored place near the top can
@@ -110,7 +135,9 @@ def test_loading_earlier_rows_keeps_the_readers_place(long_thread, page) -> None
         """([key, top]) => { const el = document.querySelector(
              `#timeline .baton-item[data-key="${key}"]`);
              return el && Math.abs(el.getBoundingClientRect().top - top) <= 40; }""",
-        arg=[key, top], timeout=10_000)
+        arg=[key, top],
+        timeout=10_000,
+    )
 
 
 _IN_VIEW = """() => [...document.querySelectorAll('#timeline .baton-item')]

@@ -26,25 +26,41 @@ def _compacted_thread(server_db, page, *, answered: bool) -> str:
     rows = [NewMessage(role="user", content="Build a CSV parser for invoices")]
     for n in range(1, 4):
         call = {"name": "run_command", "args": {"command": f"pytest -q part{n}"}, "id": f"c{n}"}
-        rows += [NewMessage(role="assistant", content=f"Step {n}.", tool_calls=[call]),
-                 NewMessage(role="tool", tool_call_id=f"c{n}", name="run_command",
-                            content=OUTPUT.format(n=n))]
+        rows += [
+            NewMessage(role="assistant", content=f"Step {n}.", tool_calls=[call]),
+            NewMessage(
+                role="tool", tool_call_id=f"c{n}", name="run_command", content=OUTPUT.format(n=n)
+            ),
+        ]
     stored = store.append(thread_id, session.id, rows)
     store.append(thread_id, session.id, [NewMessage(role="assistant", content="Parser done.")])
     store.add_context_edit(
         session.id,
-        ContextEdit(kind="compaction", summary="The parser parts 1-3 pass their tests.",
-                    upto_seq=stored[-1].seq, tokens_before=2400, tokens_after=20,
-                    utilization=0.52),
-        NewMessage(role="event", content="Compacted 7 earlier messages (2,400 → 20 tokens)",
-                   meta={"event": "compaction", "edit": 0, "tokens_before": 2400,
-                         "tokens_after": 20}))
+        ContextEdit(
+            kind="compaction",
+            summary="The parser parts 1-3 pass their tests.",
+            upto_seq=stored[-1].seq,
+            tokens_before=2400,
+            tokens_after=20,
+            utilization=0.52,
+        ),
+        NewMessage(
+            role="event",
+            content="Compacted 7 earlier messages (2,400 → 20 tokens)",
+            meta={"event": "compaction", "edit": 0, "tokens_before": 2400, "tokens_after": 20},
+        ),
+    )
     assert len(build_context(store, session)) == 2  # the summary and the last reply
     if answered:
-        store.append(thread_id, session.id, [NewMessage(role="user", content="And totals?"),
-                                             NewMessage(role="assistant", content="Added.")])
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
-                               "url": server_db.url}])
+        store.append(
+            thread_id,
+            session.id,
+            [
+                NewMessage(role="user", content="And totals?"),
+                NewMessage(role="assistant", content="Added."),
+            ],
+        )
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     return thread_id
 
 
@@ -56,8 +72,9 @@ def _marker(page, text: str):
     return page.locator(".baton-marker", has_text=text)
 
 
-def test_a_marker_expands_to_the_original_messages_it_replaced(server_db, page,
-                                                                 screenshot_dir) -> None:
+def test_a_marker_expands_to_the_original_messages_it_replaced(
+    server_db, page, screenshot_dir
+) -> None:
     thread_id = _compacted_thread(server_db, page, answered=False)
     page.goto(f"/t/{thread_id}")
     marker = _marker(page, "Compacted 7 earlier messages")
@@ -104,7 +121,8 @@ def test_undo_a_compaction_from_its_marker_restores_the_context(server_db, page)
     assert other.get_by_role("button", name="Undo").count() == 0
     page.wait_for_function(
         "(before) => +document.getElementById('context-meter').dataset.percent > before + 10",
-        arg=before)
+        arg=before,
+    )
     after = _meter(page)
     assert page.get_by_role("button", name="Undo").count() == 0  # nothing left to undo
     store = runtime.store()
@@ -139,8 +157,10 @@ def test_undo_waits_for_a_running_turn_and_says_when_it_is_too_late(server_db, p
     send(page, "Add a totals row")
     if activity(page) == "idle":
         pytest.fail("the turn ended before the test could look at the running page")
-    assert marker.get_by_role("button", name="Undo").is_disabled() or \
-        page.get_by_role("button", name="Undo").count() == 0
+    assert (
+        marker.get_by_role("button", name="Undo").is_disabled()
+        or page.get_by_role("button", name="Undo").count() == 0
+    )
     wait_idle(page)
 
 
@@ -168,8 +188,10 @@ def test_undo_a_handoff_from_its_divider_gives_back_the_previous_session(page) -
     divider.get_by_role("button", name="Undo /handoff").click()
     _marker(page, "Undid the /handoff: session 1 goes on where it stopped").wait_for()
     divider.wait_for(state="detached")
-    page.wait_for_function("(before) => +document.getElementById('context-meter')"
-                           ".dataset.percent === before", arg=before)
+    page.wait_for_function(
+        "(before) => +document.getElementById('context-meter').dataset.percent === before",
+        arg=before,
+    )
     assert page.locator(".baton-chip").count() <= 1
 
     page.reload()

@@ -32,15 +32,18 @@ def _provider_assistant() -> tuple[str, str]:
 
 def _chat_as_new_owner(page, app_server, assistant_id: str) -> str:
     token = identity.mint_token()
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
-                               "url": app_server.url}])
-    thread = thread_service.create_thread(identity.owner_from_token(token), "MCP chat",
-                                          assistant_id=assistant_id)
+    page.context.add_cookies(
+        [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]
+    )
+    thread = thread_service.create_thread(
+        identity.owner_from_token(token), "MCP chat", assistant_id=assistant_id
+    )
     return f"/t/{thread.id}"
 
 
 def test_a_server_added_on_admin_lends_its_tool_to_the_chat(
-        server_db, page, provider_script, screenshot_dir) -> None:
+    server_db, page, provider_script, screenshot_dir
+) -> None:
     assistant_id, name = _provider_assistant()
     page.goto("/admin")
     page.locator("#admin-password").fill(ADMIN_PASSWORD)
@@ -69,14 +72,18 @@ def test_a_server_added_on_admin_lends_its_tool_to_the_chat(
         page.set_viewport_size({"width": width, "height": 900})
         page.locator("#mcp-servers").screenshot(path=str(screenshot_dir / f"mcp-admin-{width}.png"))
 
-    provider_script.queued[:] = [Reply(tool_calls=[("notes_shout", {"text": "hello"})]),
-                                 Reply(text="The server shouted back.")]
+    provider_script.queued[:] = [
+        Reply(tool_calls=[("notes_shout", {"text": "hello"})]),
+        Reply(text="The server shouted back."),
+    ]
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(_chat_as_new_owner(page, server_db, assistant_id))
     page.locator("#composer-input").wait_for()
     send(page, "Shout hello through the notes server")
     wait_idle(page)
-    page.locator("[data-role=assistant] .baton-markdown", has_text="The server shouted back.").wait_for()
+    page.locator(
+        "[data-role=assistant] .baton-markdown", has_text="The server shouted back."
+    ).wait_for()
     tool = page.locator(".baton-tool", has_text="notes_shout")
     tool.locator("summary").first.click()
     assert f"HELLO (signed {SECRET})" in tool.locator(".baton-tool-result").inner_text()
@@ -86,29 +93,39 @@ def test_a_server_added_on_admin_lends_its_tool_to_the_chat(
 
 
 def test_a_server_that_cannot_start_is_a_problem_in_the_chat_and_the_reply_still_comes(
-        server_db, page, provider_script, monkeypatch, screenshot_dir) -> None:
+    server_db, page, provider_script, monkeypatch, screenshot_dir
+) -> None:
     assistant_id, _ = _provider_assistant()
     monkeypatch.setenv(admin_service.PASSWORD_ENV, ADMIN_PASSWORD)
     grant = admin_service.login(ADMIN_PASSWORD, client="127.0.0.1")
-    mcp_admin.add_mcp_server(grant, assistant_id, mcp_admin.McpServerForm(
-        name="broken", transport="stdio", target=f"{sys.executable} -c 'raise SystemExit(3)'",
-        secrets=f"BROKEN_TOKEN={SECRET}"))
+    mcp_admin.add_mcp_server(
+        grant,
+        assistant_id,
+        mcp_admin.McpServerForm(
+            name="broken",
+            transport="stdio",
+            target=f"{sys.executable} -c 'raise SystemExit(3)'",
+            secrets=f"BROKEN_TOKEN={SECRET}",
+        ),
+    )
     provider_script.queued[:] = [Reply(text="Answered without the broken server.")]
 
     page.goto(_chat_as_new_owner(page, server_db, assistant_id))
     page.locator("#composer-input").wait_for()
     send(page, "Hello")
     wait_idle(page)
-    page.locator("[data-role=assistant] .baton-markdown",
-                 has_text="Answered without the broken server.").wait_for()
+    page.locator(
+        "[data-role=assistant] .baton-markdown", has_text="Answered without the broken server."
+    ).wait_for()
     problem = page.locator(".baton-marker-problem", has_text="MCP server 'broken'")
     problem.wait_for()
     assert "could not be used" in problem.inner_text()
     page.screenshot(path=str(screenshot_dir / "mcp-problem-1280.png"))
     # A row of the chat, not a passing toast: a reload shows it where it happened.
     page.reload()
-    page.locator("[data-role=assistant] .baton-markdown",
-                 has_text="Answered without the broken server.").wait_for()
+    page.locator(
+        "[data-role=assistant] .baton-markdown", has_text="Answered without the broken server."
+    ).wait_for()
     assert page.locator(".baton-marker-problem", has_text="MCP server 'broken'").count() == 1
     kinds = [kind for kind, _ in timeline(page)]
     assert kinds[-3:] == ["user", "marker", "assistant"]  # after the message it answers

@@ -19,8 +19,9 @@ def _open_thread_with(page, app_server, messages: list[NewMessage]) -> str:
     thread_id = thread_service.create_thread(owner, "Markdown").id
     store = runtime.store()
     store.append(thread_id, store.current_session(thread_id).id, messages)
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
-                               "url": app_server.url}])
+    page.context.add_cookies(
+        [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]
+    )
     page.goto(f"/t/{thread_id}")
     page.locator("[data-role=assistant]").first.wait_for()
     return thread_id
@@ -32,10 +33,17 @@ def test_a_code_block_names_its_language_and_copies_its_code(
 ) -> None:
     page.set_viewport_size({"width": width, "height": 820})
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    _open_thread_with(page, server_db, [
-        NewMessage(role="user", content="Show me a greeting"),
-        NewMessage(role="assistant", content=f"Here:\n\n```python\n{CODE}\n```\n\nand\n\n```\nplain\n```"),
-    ])
+    _open_thread_with(
+        page,
+        server_db,
+        [
+            NewMessage(role="user", content="Show me a greeting"),
+            NewMessage(
+                role="assistant",
+                content=f"Here:\n\n```python\n{CODE}\n```\n\nand\n\n```\nplain\n```",
+            ),
+        ],
+    )
     blocks = page.locator("[data-role=assistant] .baton-code")
     blocks.first.wait_for()
     assert blocks.count() == 2
@@ -52,10 +60,14 @@ def test_a_long_message_is_collapsed_with_show_more_and_copied_whole(
     server_db, page, screenshot_dir
 ) -> None:
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    _open_thread_with(page, server_db, [
-        NewMessage(role="user", content=LONG),
-        NewMessage(role="assistant", content="A short answer."),
-    ])
+    _open_thread_with(
+        page,
+        server_db,
+        [
+            NewMessage(role="user", content=LONG),
+            NewMessage(role="assistant", content="A short answer."),
+        ],
+    )
     user = page.locator("[data-role=user]").first
     body = user.locator(".baton-message-body")
     collapsed = body.evaluate("el => el.getBoundingClientRect().height")

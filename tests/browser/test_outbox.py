@@ -18,14 +18,18 @@ OUTBOX = "baton-outbox"
 def _owned_thread(page, app_server) -> str:
     token = identity.mint_token()
     owner = identity.owner_from_token(token)
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}])
+    page.context.add_cookies(
+        [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]
+    )
     return thread_service.create_thread(owner, "Outbox").id
 
 
 def _leave_in_outbox(page, entries: list[dict]) -> None:
     page.goto("/")
     page.wait_for_selector(".baton-page")
-    page.evaluate("([key, value]) => localStorage.setItem(key, value)", [OUTBOX, json.dumps(entries)])
+    page.evaluate(
+        "([key, value]) => localStorage.setItem(key, value)", [OUTBOX, json.dumps(entries)]
+    )
 
 
 def _outbox(page) -> list:
@@ -35,8 +39,17 @@ def _outbox(page) -> list:
 def test_a_message_never_acknowledged_is_sent_again_when_the_chat_opens(server_db, page) -> None:
     thread_id = _owned_thread(page, server_db)
     # Enter was pressed, then the backend died before storing it: only the browser has it.
-    _leave_in_outbox(page, [{"id": uuid.uuid4().hex, "thread": thread_id,
-                             "text": "Plan a CSV parser", "at": int(time.time() * 1000) - 60_000}])
+    _leave_in_outbox(
+        page,
+        [
+            {
+                "id": uuid.uuid4().hex,
+                "thread": thread_id,
+                "text": "Plan a CSV parser",
+                "at": int(time.time() * 1000) - 60_000,
+            }
+        ],
+    )
     page.goto(f"/t/{thread_id}")
     page.wait_for_selector("[data-role=user] >> text=Plan a CSV parser")
     wait_idle(page)
@@ -56,8 +69,17 @@ def test_a_message_stored_before_its_acknowledgement_was_lost_is_not_stored_twic
     client_id = uuid.uuid4().hex
     store.enqueue_pending(thread_id, "Stored once", client_id=client_id)
     store.deliver_pending(thread_id, store.current_session(thread_id).id)
-    _leave_in_outbox(page, [{"id": client_id, "thread": thread_id, "text": "Stored once",
-                             "at": int(time.time() * 1000) - 60_000}])
+    _leave_in_outbox(
+        page,
+        [
+            {
+                "id": client_id,
+                "thread": thread_id,
+                "text": "Stored once",
+                "at": int(time.time() * 1000) - 60_000,
+            }
+        ],
+    )
     page.goto(f"/t/{thread_id}")
     page.wait_for_selector("[data-role=user] >> text=Stored once")
     page.wait_for_function("(key) => (localStorage.getItem(key) || '[]') === '[]'", arg=OUTBOX)
@@ -86,8 +108,12 @@ def test_a_send_lost_in_flight_is_sent_again_and_stored_once(page) -> None:
         server = ws.connect_to_server()
 
         def from_page(message) -> None:
-            if (isinstance(message, str) and "_state.submit\"" in message
-                    and "Lost in flight" in message and not dropped):
+            if (
+                isinstance(message, str)
+                and '_state.submit"' in message
+                and "Lost in flight" in message
+                and not dropped
+            ):
                 dropped.append(message)  # the backend died as this frame arrived
                 return
             server.send(message)
@@ -114,10 +140,13 @@ def test_a_send_lost_in_flight_is_sent_again_and_stored_once(page) -> None:
 def test_a_command_or_refused_text_left_in_the_outbox_is_never_sent(server_db, page) -> None:
     thread_id = _owned_thread(page, server_db)
     old = int(time.time() * 1000) - 60_000
-    _leave_in_outbox(page, [{"id": uuid.uuid4().hex, "thread": thread_id, "text": "/hlep me",
-                             "at": old},
-                            {"id": uuid.uuid4().hex, "thread": thread_id, "text": "\u200b",
-                             "at": old}])
+    _leave_in_outbox(
+        page,
+        [
+            {"id": uuid.uuid4().hex, "thread": thread_id, "text": "/hlep me", "at": old},
+            {"id": uuid.uuid4().hex, "thread": thread_id, "text": "\u200b", "at": old},
+        ],
+    )
     page.goto(f"/t/{thread_id}")
     page.locator("#composer-input").wait_for()
     page.wait_for_function("(key) => (localStorage.getItem(key) || '[]') === '[]'", arg=OUTBOX)

@@ -27,13 +27,17 @@ def _simulator_chat(page, app_server) -> None:
     """A new chat on an assistant of its own on the simulator (whatever other tests made the
     default), for a new owner."""
     with Session(write_engine(runtime.engine())) as db:
-        assistant_id = repo.create_assistant(session=db, data=AssistantCreate(
-            name=f"Paste {uuid.uuid4().hex[:6]}", model="simulator")).id
+        assistant_id = repo.create_assistant(
+            session=db,
+            data=AssistantCreate(name=f"Paste {uuid.uuid4().hex[:6]}", model="simulator"),
+        ).id
     token = identity.mint_token()
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
-                               "url": app_server.url}])
-    thread = thread_service.create_thread(identity.owner_from_token(token), "New chat",
-                                          assistant_id=assistant_id)
+    page.context.add_cookies(
+        [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]
+    )
+    thread = thread_service.create_thread(
+        identity.owner_from_token(token), "New chat", assistant_id=assistant_id
+    )
     page.goto(f"/t/{thread.id}")
     page.locator("#composer-input").wait_for()
 
@@ -47,8 +51,9 @@ def _refused_with_offer(page, text: str, reason: str) -> None:
     page.locator("#composer-input").press("Enter")
     page.locator("#paste-offer-reason", has_text=reason).wait_for()
     page.locator("#paste-offer-attach", has_text="Attach as pasted-1.md").wait_for()
-    page.wait_for_function("(n) => document.getElementById('composer-input').value.length === n",
-                           arg=len(text))
+    page.wait_for_function(
+        "(n) => document.getElementById('composer-input').value.length === n", arg=len(text)
+    )
     assert _composer(page) == text  # refused: the text is still there
     assert page.locator("[data-role=user]").count() == 0
 
@@ -62,8 +67,7 @@ def _downloaded(page, name: str) -> str:
     return Path(downloaded.value.path()).read_text()
 
 
-def test_a_paste_too_large_for_a_session_is_sent_as_a_file(server_db, page,
-                                                            screenshot_dir) -> None:
+def test_a_paste_too_large_for_a_session_is_sent_as_a_file(server_db, page, screenshot_dir) -> None:
     _simulator_chat(page, server_db)
     _refused_with_offer(page, SESSION_SIZED, "more than this assistant's model can take")
     for width in (1280, 390):
@@ -82,7 +86,8 @@ def test_a_paste_too_large_for_a_session_is_sent_as_a_file(server_db, page,
     page.locator("#paste-offer-attach").click()
     page.wait_for_function(
         "() => [...document.querySelectorAll('[data-role=user] .baton-markdown')]"
-        ".some(e => e.innerText.includes('Attached: pasted-1.md'))")
+        ".some(e => e.innerText.includes('Attached: pasted-1.md'))"
+    )
     wait_idle(page)
     assert page.locator("#paste-offer").count() == 0
     assert user_messages(page)[-1].endswith("Attached: pasted-1.md")
@@ -102,7 +107,8 @@ def test_a_paste_over_the_byte_limit_is_offered_too(server_db, page) -> None:
     page.locator("#paste-offer-attach").click()
     page.wait_for_function(
         "() => [...document.querySelectorAll('[data-role=user] .baton-markdown')]"
-        ".some(e => e.innerText.includes('Attached: pasted-1.md'))")
+        ".some(e => e.innerText.includes('Attached: pasted-1.md'))"
+    )
     wait_idle(page)
     page.wait_for_function("() => document.getElementById('composer-input').value === ''")
     assert _downloaded(page, "pasted-1.md") == BYTE_SIZED

@@ -19,8 +19,9 @@ def _refused(page, text: str, reason: str) -> None:
     page.evaluate(PASTE, text)
     page.locator("#composer-input").press("Enter")
     page.wait_for_selector(f"[data-sonner-toast] >> text={reason}")
-    page.wait_for_function("(n) => document.getElementById('composer-input').value.length === n",
-                           arg=len(text))
+    page.wait_for_function(
+        "(n) => document.getElementById('composer-input').value.length === n", arg=len(text)
+    )
     assert page.locator("#composer-input").input_value() == text
     assert page.locator("[data-role=user]").count() == 0
 
@@ -46,12 +47,13 @@ def test_a_chat_whose_assistant_cannot_run_opens_with_a_banner_and_keeps_the_mes
 
     with Session(write_engine(runtime.engine())) as db:
         assistant_id = repo.create_assistant(
-            session=db, data=AssistantCreate(name="Typo", model="foo:bar")).id
+            session=db, data=AssistantCreate(name="Typo", model="foo:bar")
+        ).id
     token = identity.mint_token()
-    thread_id = thread_service.create_thread(identity.owner_from_token(token), "Typo",
-                                             assistant_id=assistant_id).id
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
-                               "url": server_db.url}])
+    thread_id = thread_service.create_thread(
+        identity.owner_from_token(token), "Typo", assistant_id=assistant_id
+    ).id
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     page.goto(f"/t/{thread_id}")
     page.wait_for_selector("#assistant-problem >> text=Unknown model provider 'foo'")
     box = page.locator("#composer-input")

@@ -37,9 +37,12 @@ def _assistant(**fields: str) -> str:
 
 def _chat(page, app_server, assistant_id: str) -> tuple[str, str]:
     token = identity.mint_token()
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}])
-    thread = thread_service.create_thread(identity.owner_from_token(token), "Reset control",
-                                          assistant_id=assistant_id)
+    page.context.add_cookies(
+        [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]
+    )
+    thread = thread_service.create_thread(
+        identity.owner_from_token(token), "Reset control", assistant_id=assistant_id
+    )
     page.goto(f"/t/{thread.id}")
     page.locator("#composer-input").wait_for()
     return f"/t/{thread.id}", thread.id
@@ -51,7 +54,9 @@ def _rows(thread_id: str) -> list[StoredMessage]:
 
 
 def _events(thread_id: str, name: str) -> list[StoredMessage]:
-    return [row for row in _rows(thread_id) if row.role == "event" and row.meta.get("event") == name]
+    return [
+        row for row in _rows(thread_id) if row.role == "event" and row.meta.get("event") == name
+    ]
 
 
 def _work_until(page, done, start: int = 0) -> int:
@@ -89,9 +94,12 @@ def _shoot(page, locator: str, name: str, screenshot_dir) -> None:
 
 
 @pytest.mark.timeout(1500)
-def test_the_warn_notice_in_every_tab_and_its_three_actions(server_db, page, screenshot_dir) -> None:
-    assistant = _assistant(context_strategy="reset", warn_threshold="30",
-                           keep_recent_tokens="300", mask_threshold="")
+def test_the_warn_notice_in_every_tab_and_its_three_actions(
+    server_db, page, screenshot_dir
+) -> None:
+    assistant = _assistant(
+        context_strategy="reset", warn_threshold="30", keep_recent_tokens="300", mask_threshold=""
+    )
     path, thread_id = _chat(page, server_db, assistant)
     turn = _work_until(page, lambda: _notice_shown(page))
     percent = int(page.locator("#reset-notice").get_attribute("data-percent") or 0)
@@ -99,7 +107,8 @@ def test_the_warn_notice_in_every_tab_and_its_three_actions(server_db, page, scr
     meter = page.locator("#context-meter .baton-meter-label").inner_text().strip()
     # The notice speaks of the meter's own figure, and stays once the turn is over.
     assert f"Context at {meter} — past the warn threshold (30%)" in (
-        page.locator("#reset-notice").inner_text())
+        page.locator("#reset-notice").inner_text()
+    )
     _shoot(page, "#reset-notice", "reset-notice", screenshot_dir)
 
     # Another tab of the same browser, and a reload, show the same notice.
@@ -117,7 +126,9 @@ def test_the_warn_notice_in_every_tab_and_its_three_actions(server_db, page, scr
     other.locator(".baton-marker", has_text="Compacted").first.wait_for()
     page.wait_for_function(
         "(before) => { const n = document.getElementById('reset-notice');"
-        " return !n || Number(n.dataset.percent) < before; }", arg=percent)
+        " return !n || Number(n.dataset.percent) < before; }",
+        arg=percent,
+    )
     assert len(_events(thread_id, "compaction")) == 1
 
     # "Not yet": shown armed in both tabs (and after a reload) until the next automatic
@@ -148,7 +159,8 @@ def test_the_warn_notice_in_every_tab_and_its_three_actions(server_db, page, scr
 
 
 def test_a_handoff_reviewed_and_edited_is_what_the_next_session_sees(
-        server_db, page, fake_provider, provider_script, screenshot_dir) -> None:
+    server_db, page, fake_provider, provider_script, screenshot_dir
+) -> None:
     assistant = _assistant(review_handoffs="on")
     path, thread_id = _chat(page, server_db, assistant)
     send(page, "Write a tiny greeting module with a test")
@@ -176,13 +188,15 @@ def test_a_handoff_reviewed_and_edited_is_what_the_next_session_sees(
 
     # The next model call goes to the loopback provider, so its request can be read.
     with Session(write_engine(runtime.engine())) as db:
-        repo.update_assistant(session=db, assistant_id=assistant,
-                              changes=AssistantUpdate(model=PROVIDER_MODEL))
+        repo.update_assistant(
+            session=db, assistant_id=assistant, changes=AssistantUpdate(model=PROVIDER_MODEL)
+        )
     provider_script.queued[:] = [Reply(text="Continuing from the reviewed handoff.")]
     seen_before = len(fake_provider.requests)
     form.locator("#review-confirm").click()
-    page.locator("[data-role=assistant] .baton-markdown",
-                 has_text="Continuing from the reviewed handoff.").wait_for(timeout=TURN_TIMEOUT_MS)
+    page.locator(
+        "[data-role=assistant] .baton-markdown", has_text="Continuing from the reviewed handoff."
+    ).wait_for(timeout=TURN_TIMEOUT_MS)
     page.locator("#handoff-review").wait_for(state="detached")
     sent = fake_provider.requests[seen_before:]
     assert sent, "no model call after the review"
@@ -216,8 +230,10 @@ def test_the_chart_after_three_resets(server_db, page, screenshot_dir) -> None:
     assert chart.locator(".baton-chart-marker[data-kind='reset']").count() == 3
     first_reset = chart.locator(".baton-chart-marker[data-kind='reset']").first.inner_text()
     # The handoff call is a model call too: what it cost is listed with its reset.
-    assert re.fullmatch(r"Session 2 after call \d+ · handoff call: [\d,]+ in · [\d,]+ out tokens",
-                        first_reset.strip()), first_reset
+    assert re.fullmatch(
+        r"Session 2 after call \d+ · handoff call: [\d,]+ in · [\d,]+ out tokens",
+        first_reset.strip(),
+    ), first_reset
     assert "handoff and summary calls:" in summary
     # Three reset markers plus the warn and reset thresholds (mask too: on by default).
     assert chart.locator(".recharts-reference-line").count() >= 3 + 2

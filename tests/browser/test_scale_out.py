@@ -53,8 +53,13 @@ def scaled_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
     redis_url = _redis()
     for database_url in _postgres_database():
         # Three workers whatever the machine (the default is one per two cores).
-        env = {"REFLEX_DB_URL": database_url, "REFLEX_REDIS_URL": redis_url,
-               "GRANIAN_WORKERS": "3", "BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": "0.01"}
+        env = {
+            "REFLEX_DB_URL": database_url,
+            "REFLEX_REDIS_URL": redis_url,
+            "GRANIAN_WORKERS": "3",
+            "BATON_SIM_WINDOW": "6000",
+            "BATON_SIM_DELAY": "0.01",
+        }
         with running_app(tmp_path_factory.mktemp("baton-scaled"), env) as server:
             server.db_url = database_url
             yield server
@@ -63,8 +68,11 @@ def scaled_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
 def _worker_count(server: AppServer) -> int:
     import subprocess
 
-    out = subprocess.run(["pgrep", "-g", str(os.getpgid(server.process.pid)), "-f", "reflex|granian"],
-                         capture_output=True, text=True).stdout.split()
+    out = subprocess.run(
+        ["pgrep", "-g", str(os.getpgid(server.process.pid)), "-f", "reflex|granian"],
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     return len(out)
 
 
@@ -121,7 +129,8 @@ def _ping(server: AppServer) -> bool:
 
 
 def test_a_worker_and_its_replacement_killed_in_a_row_leave_the_others_serving(
-        scaled_server) -> None:
+    scaled_server,
+) -> None:
     """Granian alone calls a slot that dies within 5.5 s of its respawn a crash loop and
     stops every worker; here the slot waits and comes back, and the others serve meanwhile."""
     workers = _backend_workers(scaled_server)
@@ -129,8 +138,9 @@ def test_a_worker_and_its_replacement_killed_in_a_row_leave_the_others_serving(
     os.kill(workers[0], signal.SIGKILL)
     deadline, replacement = time.monotonic() + 30, None
     while replacement is None and time.monotonic() < deadline:
-        replacement = next((pid for pid in _backend_workers(scaled_server) if pid not in workers),
-                           None)
+        replacement = next(
+            (pid for pid in _backend_workers(scaled_server) if pid not in workers), None
+        )
         time.sleep(0.05)
     assert replacement is not None, "the killed worker was not replaced"
     os.kill(replacement, signal.SIGKILL)
@@ -185,26 +195,36 @@ async def _tabs_send_at_once(url: str, tabs: int, per_tab: int) -> tuple[str, li
     path, _ = await open_new_chat(first, names, opener, deadline)
     thread_id = path.rsplit("/", 1)[-1]
     # Each other tab boots as the browser does on "/" and then opens the chat (its on_load).
-    sockets = [first] + [await ReflexSocket.open(url, cookie, _event(names.hydrate, "/"))
-                         for _ in range(tabs - 1)]
+    sockets = [first] + [
+        await ReflexSocket.open(url, cookie, _event(names.hydrate, "/")) for _ in range(tabs - 1)
+    ]
     for socket in sockets[1:]:
         await socket.emit(_event(names.on_load, path))
-        await _await_update(socket, deadline, lambda u: f'"thread_key_rx_state_":"{thread_id}"' in u)
+        await _await_update(
+            socket, deadline, lambda u: f'"thread_key_rx_state_":"{thread_id}"' in u
+        )
 
     async def tab(index: int, socket: ReflexSocket) -> list[str]:
         texts = []
         for n in range(1, per_tab + 1):
             text = f"tab {index} message {n}"
             texts.append(text)
-            await socket.emit(_event(names.submit, path, form={
-                "message": text, "client_id": f"tab{index}x.{n}.{uuid.uuid4()}"}))
+            await socket.emit(
+                _event(
+                    names.submit,
+                    path,
+                    form={"message": text, "client_id": f"tab{index}x.{n}.{uuid.uuid4()}"},
+                )
+            )
         return texts
 
     sent = await asyncio.gather(*(tab(i, s) for i, s in enumerate(sockets)))
     # Keep the sockets open until everything is stored: a closed tab is not the point here.
     stored_by = time.monotonic() + 240
-    while time.monotonic() < stored_by and \
-            len(_stored_user_texts(url, thread_id)) < tabs * per_tab + 1:
+    while (
+        time.monotonic() < stored_by
+        and len(_stored_user_texts(url, thread_id)) < tabs * per_tab + 1
+    ):
         await asyncio.sleep(1)
     for socket in sockets:
         await socket.close()
@@ -223,10 +243,17 @@ def _event_names():
 
     from bench.load import EventNames
 
-    code = ("import json, dataclasses; from bench.load import EventNames; "
-            "print(json.dumps(dataclasses.asdict(EventNames.of_app())))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[2]).stdout
+    code = (
+        "import json, dataclasses; from bench.load import EventNames; "
+        "print(json.dumps(dataclasses.asdict(EventNames.of_app())))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    ).stdout
     return EventNames(**json.loads(out.strip().splitlines()[-1]))
 
 
@@ -235,9 +262,11 @@ def _stored_user_texts(url: str, thread_id: str) -> list[str]:
 
     with psycopg.connect(_DB_URLS[url]) as db:
         # A request carried into the next session by a reset is a copy, not a second message.
-        rows = db.execute("SELECT content FROM message WHERE thread_id = %s AND role = 'user' "
-                          "AND meta::text NOT LIKE '%%carried_over_from%%' ORDER BY seq",
-                          (thread_id,)).fetchall()
+        rows = db.execute(
+            "SELECT content FROM message WHERE thread_id = %s AND role = 'user' "
+            "AND meta::text NOT LIKE '%%carried_over_from%%' ORDER BY seq",
+            (thread_id,),
+        ).fetchall()
     return [row[0] for row in rows]
 
 
@@ -245,8 +274,11 @@ def _pending_texts(url: str, thread_id: str) -> list[str]:
     import psycopg
 
     with psycopg.connect(_DB_URLS[url]) as db:
-        rows = db.execute("SELECT content FROM pending_message WHERE thread_id = %s AND "
-                          "delivered_session_id IS NULL ORDER BY seq", (thread_id,)).fetchall()
+        rows = db.execute(
+            "SELECT content FROM pending_message WHERE thread_id = %s AND "
+            "delivered_session_id IS NULL ORDER BY seq",
+            (thread_id,),
+        ).fetchall()
     return [row[0] for row in rows]
 
 
@@ -263,12 +295,14 @@ def test_each_tabs_messages_are_stored_in_the_order_it_sent_them(scaled_server) 
         # Its own event loop, in its own thread: Playwright's may be running in this one.
         with ThreadPoolExecutor(max_workers=1) as pool:
             thread_id, sent = pool.submit(
-                asyncio.run, _tabs_send_at_once(scaled_server.url, 4, 50)).result()
+                asyncio.run, _tabs_send_at_once(scaled_server.url, 4, 50)
+            ).result()
         stored = _stored_user_texts(scaled_server.url, thread_id)
         missing = sorted(set(sent) - set(stored))
         assert sorted(stored) == sorted(sent), (
             f"run {run}: {len(stored)} of {len(sent)} stored; missing {missing[:20]}; "
-            f"{_pending_texts(scaled_server.url, thread_id)} queued, undelivered")
+            f"{_pending_texts(scaled_server.url, thread_id)} queued, undelivered"
+        )
         for index in range(4):
             mine = [text for text in stored if text.startswith(f"tab {index} ")]
             numbers = [int(text.rsplit(" ", 1)[1]) for text in mine]
@@ -304,23 +338,28 @@ def test_tabs_on_several_workers_follow_one_turn(scaled_server, browser) -> None
 
     def seen(tab) -> list[tuple[str, str]]:
         rows = [row for row in timeline(tab) if row != ("divider", "1")]
-        return rows[-len(expected):]
+        return rows[-len(expected) :]
 
     assert [text for kind, text in expected if kind == "user"][-1] == "Also add a --verbose flag"
     for tab in others:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (seen(tab) != expected or
-                                               tab.locator("[data-queued=true]").count()):
+        while time.monotonic() < deadline and (
+            seen(tab) != expected or tab.locator("[data-queued=true]").count()
+        ):
             time.sleep(0.5)
         assert seen(tab) == expected
         assert [t for k, t in timeline(tab) if k == "user"] == [
-            "Hello", "Write a config parser with tests", "Also add a --verbose flag"]
+            "Hello",
+            "Write a config parser with tests",
+            "Also add a --verbose flag",
+        ]
         wait_idle(tab)
     context.close()
 
 
-def test_a_tabs_own_message_reaches_a_tab_on_another_worker_every_time(scaled_server,
-                                                                       browser) -> None:
+def test_a_tabs_own_message_reaches_a_tab_on_another_worker_every_time(
+    scaled_server, browser
+) -> None:
     """Six times a new second tab (its own socket, often another worker's) opens the chat
     and the first tab sends: the second shows the message within seconds. Once it did not
     within 30 s, when the live subscription had ended with its worker's last watcher."""

@@ -68,8 +68,9 @@ def outside_requests(page) -> list[str]:
 
 
 def _login_as(page, app_server, owner_token: str) -> None:
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": owner_token,
-                               "url": app_server.url}])
+    page.context.add_cookies(
+        [{"name": identity.COOKIE_NAME, "value": owner_token, "url": app_server.url}]
+    )
 
 
 def _new_owner() -> tuple[str, str]:
@@ -82,32 +83,67 @@ def _hostile_thread(owner: str) -> str:
     thread = thread_service.create_thread(owner, f"Title {' '.join(PAYLOADS)}")
     store = runtime.store()
     session = store.current_session(thread.id)
-    store.append(thread.id, session.id, [
-        NewMessage(role="user", content=f"user says\n\n{EVIL}"),
-        NewMessage(role="assistant", content=f"assistant says\n\n{EVIL}", tool_calls=[
-            {"name": "run_command", "args": {"command": f"echo {EVIL}"}, "id": "call-1"}]),
-        NewMessage(role="tool", content=f"output {EVIL}\n[exit status 0]", tool_call_id="call-1",
-                   name="run_command"),
-    ])
+    store.append(
+        thread.id,
+        session.id,
+        [
+            NewMessage(role="user", content=f"user says\n\n{EVIL}"),
+            NewMessage(
+                role="assistant",
+                content=f"assistant says\n\n{EVIL}",
+                tool_calls=[
+                    {"name": "run_command", "args": {"command": f"echo {EVIL}"}, "id": "call-1"}
+                ],
+            ),
+            NewMessage(
+                role="tool",
+                content=f"output {EVIL}\n[exit status 0]",
+                tool_call_id="call-1",
+                name="run_command",
+            ),
+        ],
+    )
     handoff = {
-        "session_number": 1, "trigger": "manual", "utilization": 0.5, "model": "simulator",
-        "created_at": "2026-01-01T00:00:00Z", "focus": EVIL, "completed_work": [EVIL],
-        "in_progress": [EVIL], "remaining_tasks": [EVIL], "key_decisions": [EVIL],
+        "session_number": 1,
+        "trigger": "manual",
+        "utilization": 0.5,
+        "model": "simulator",
+        "created_at": "2026-01-01T00:00:00Z",
+        "focus": EVIL,
+        "completed_work": [EVIL],
+        "in_progress": [EVIL],
+        "remaining_tasks": [EVIL],
+        "key_decisions": [EVIL],
         "files_modified": [{"path": "a<script>b.py", "verified": False, "evidence": None}],
-        "current_state_summary": EVIL, "open_todos": [], "pinned_files": [], "previous_handoff": None,
+        "current_state_summary": EVIL,
+        "open_todos": [],
+        "pinned_files": [],
+        "previous_handoff": None,
     }
-    store.commit_reset(thread.id, old_session_id=session.id, trigger="manual", utilization=0.5,
-                       model="simulator", handoff=handoff, handoff_path="HANDOFF-1.md",
-                       handoff_markdown="x", context=[NewMessage(role="handoff", content="h")])
-    store.append(thread.id, store.current_session(thread.id).id,
-                 [NewMessage(role="assistant", content=f"after reset\n\n{EVIL}")])
+    store.commit_reset(
+        thread.id,
+        old_session_id=session.id,
+        trigger="manual",
+        utilization=0.5,
+        model="simulator",
+        handoff=handoff,
+        handoff_path="HANDOFF-1.md",
+        handoff_markdown="x",
+        context=[NewMessage(role="handoff", content="h")],
+    )
+    store.append(
+        thread.id,
+        store.current_session(thread.id).id,
+        [NewMessage(role="assistant", content=f"after reset\n\n{EVIL}")],
+    )
     return thread.id
 
 
 def _provider_thread(owner: str) -> str:
     """A chat whose assistant answers through the loopback OpenAI-compatible provider."""
-    data = admin_service.validate_form(admin_service.AssistantForm(
-        name=f"Provider {uuid.uuid4().hex[:6]}", model=PROVIDER_MODEL))
+    data = admin_service.validate_form(
+        admin_service.AssistantForm(name=f"Provider {uuid.uuid4().hex[:6]}", model=PROVIDER_MODEL)
+    )
     with Session(write_engine(runtime.engine())) as db:
         assistant = repo.create_assistant(session=db, data=data)
         assistant_id = assistant.id
@@ -253,7 +289,9 @@ def other_origin() -> Iterator[str]:
     server.server_close()
 
 
-def test_a_page_on_another_port_cannot_use_the_victims_socket(server_db, page, other_origin) -> None:
+def test_a_page_on_another_port_cannot_use_the_victims_socket(
+    server_db, page, other_origin
+) -> None:
     token, owner = _new_owner()
     _login_as(page, server_db, token)
     app = server_db.url
@@ -268,7 +306,8 @@ def test_a_page_on_another_port_cannot_use_the_victims_socket(server_db, page, o
     page.goto(f"{other_origin}/")
     assert page.evaluate(probe, app) == "refused"
     assert f"refused a websocket request to /_event/ from origin '{other_origin}'" in (
-        server_db.log_path.read_text(errors="replace"))
+        server_db.log_path.read_text(errors="replace")
+    )
 
     page.goto("/")  # the app's own origin, same cookie: the socket opens
     page.wait_for_selector(".baton-page")
@@ -282,8 +321,9 @@ def test_a_client_token_presented_by_another_browser_opens_an_empty_state(
     secret = f"victim-secret-{uuid.uuid4().hex}"
     thread_id = thread_service.create_thread(owner, "Victim's chat").id
     store = runtime.store()
-    store.append(thread_id, store.current_session(thread_id).id,
-                 [NewMessage(role="user", content=secret)])
+    store.append(
+        thread_id, store.current_session(thread_id).id, [NewMessage(role="user", content=secret)]
+    )
 
     victim = browser.new_context(base_url=server_db.url)
     victim.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
@@ -298,8 +338,9 @@ def test_a_client_token_presented_by_another_browser_opens_an_empty_state(
     attacker.add_init_script(f"sessionStorage.setItem('token', {client_token!r})")
     attacker_page = attacker.new_page()
     frames: list[str] = []
-    attacker_page.on("websocket", lambda ws: ws.on(
-        "framereceived", lambda payload: frames.append(str(payload))))
+    attacker_page.on(
+        "websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(str(payload)))
+    )
     attacker_page.goto("/")
     attacker_page.wait_for_selector(".baton-page")
     attacker_page.wait_for_timeout(1500)
@@ -326,10 +367,21 @@ def test_credentials_in_the_provider_url_reach_no_page_toast_or_log(
     assert f"fake-model @ 127.0.0.1:{port}" in page.inner_text("#timeline")
 
     # A gateway that echoes the URL it was called with, credentials included.
-    echoed = (f"http://baton:{PROVIDER_URL_PASSWORD}@127.0.0.1:{port}/v1/chat/completions"
-              f"?api_key={PROVIDER_URL_QUERY_KEY}")
-    provider_script.queued.append(Failure(400, {"error": {
-        "message": f"Invalid credentials for {echoed}", "type": "invalid_request_error"}}))
+    echoed = (
+        f"http://baton:{PROVIDER_URL_PASSWORD}@127.0.0.1:{port}/v1/chat/completions"
+        f"?api_key={PROVIDER_URL_QUERY_KEY}"
+    )
+    provider_script.queued.append(
+        Failure(
+            400,
+            {
+                "error": {
+                    "message": f"Invalid credentials for {echoed}",
+                    "type": "invalid_request_error",
+                }
+            },
+        )
+    )
     send(page, "again")
     toast = page.locator("[data-sonner-toast]").first
     toast.wait_for()
@@ -344,8 +396,9 @@ def test_credentials_in_the_provider_url_reach_no_page_toast_or_log(
     page.locator("#admin-password").press("Enter")
     page.wait_for_selector("#admin-save")
     page.locator(".admin-assistant", has_text="Provider").last.click()
-    page.wait_for_function("() => document.querySelector('input[name=model]')?.value"
-                           f" === {PROVIDER_MODEL!r}")
+    page.wait_for_function(
+        f"() => document.querySelector('input[name=model]')?.value === {PROVIDER_MODEL!r}"
+    )
     for secret in SECRETS:
         assert secret not in page.content()
 
@@ -372,10 +425,17 @@ def test_message_markdown_keeps_line_breaks_opens_links_aside_and_borders_tables
     token, owner = _new_owner()
     thread_id = thread_service.create_thread(owner, "Markdown").id
     store = runtime.store()
-    store.append(thread_id, store.current_session(thread_id).id, [NewMessage(
-        role="assistant",
-        content="first line\nsecond line\n\n[docs](https://example.com/docs)\n\n"
-                "| a | b |\n|---|---|\n| 1 | 2 |")])
+    store.append(
+        thread_id,
+        store.current_session(thread_id).id,
+        [
+            NewMessage(
+                role="assistant",
+                content="first line\nsecond line\n\n[docs](https://example.com/docs)\n\n"
+                "| a | b |\n|---|---|\n| 1 | 2 |",
+            )
+        ],
+    )
     _login_as(page, server_db, token)
     page.goto(f"/t/{thread_id}")
     bubble = page.locator("[data-role=assistant] .baton-markdown").first

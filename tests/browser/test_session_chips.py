@@ -17,22 +17,45 @@ def _many_sessions(owner: str, count: int = SESSIONS) -> str:
     thread_id = thread_service.create_thread(owner, f"{count} sessions").id
     for number in range(1, count + 1):
         session = store.current_session(thread_id)
-        store.append(thread_id, session.id, [
-            NewMessage(role="user", content=f"Session {number}: continue the work"),
-            NewMessage(role="assistant", content=f"Part {number} is done.\n\n" + "More detail. " * 30),
-        ])
+        store.append(
+            thread_id,
+            session.id,
+            [
+                NewMessage(role="user", content=f"Session {number}: continue the work"),
+                NewMessage(
+                    role="assistant", content=f"Part {number} is done.\n\n" + "More detail. " * 30
+                ),
+            ],
+        )
         if number < count:
-            handoff = {"session_number": number, "trigger": "auto", "utilization": 0.82,
-                       "model": "simulator", "created_at": "2026-01-01T00:00:00Z",
-                       "completed_work": [f"Finished part {number}"], "in_progress": [],
-                       "remaining_tasks": ["More parts"], "key_decisions": [],
-                       "files_modified": [], "current_state_summary": f"Part {number} done.",
-                       "open_todos": [], "pinned_files": [], "previous_handoff": None,
-                       "focus": None}
-            store.commit_reset(thread_id, old_session_id=session.id, trigger="auto",
-                               utilization=0.82, model="simulator", handoff=handoff,
-                               handoff_path=f"HANDOFF-{number}.md", handoff_markdown="-",
-                               context=[NewMessage(role="handoff", content="<handoff-context>")])
+            handoff = {
+                "session_number": number,
+                "trigger": "auto",
+                "utilization": 0.82,
+                "model": "simulator",
+                "created_at": "2026-01-01T00:00:00Z",
+                "completed_work": [f"Finished part {number}"],
+                "in_progress": [],
+                "remaining_tasks": ["More parts"],
+                "key_decisions": [],
+                "files_modified": [],
+                "current_state_summary": f"Part {number} done.",
+                "open_todos": [],
+                "pinned_files": [],
+                "previous_handoff": None,
+                "focus": None,
+            }
+            store.commit_reset(
+                thread_id,
+                old_session_id=session.id,
+                trigger="auto",
+                utilization=0.82,
+                model="simulator",
+                handoff=handoff,
+                handoff_path=f"HANDOFF-{number}.md",
+                handoff_markdown="-",
+                context=[NewMessage(role="handoff", content="<handoff-context>")],
+            )
     return thread_id
 
 
@@ -47,8 +70,7 @@ def test_fifty_sessions_keep_one_chip_row_and_a_jump_shows_the_divider(
     token = identity.mint_token()
     thread_id = _many_sessions(identity.owner_from_token(token))
     page.set_viewport_size({"width": width, "height": 820})
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
-                               "url": server_db.url}])
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     page.goto(f"/t/{thread_id}")
     bar = page.locator(".baton-chips")
     bar.wait_for()
@@ -93,8 +115,7 @@ def test_fifty_sessions_keep_one_chip_row_and_a_jump_shows_the_divider(
 def test_a_few_chips_sit_at_the_start_of_the_bar(server_db, page) -> None:
     token = identity.mint_token()
     thread_id = _many_sessions(identity.owner_from_token(token), count=3)
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token,
-                               "url": server_db.url}])
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     page.goto(f"/t/{thread_id}")
     bar = page.locator(".baton-chips")
     bar.wait_for()

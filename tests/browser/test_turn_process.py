@@ -37,14 +37,18 @@ def _turn_processes(server: AppServer) -> list[int]:
             command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if (fields[0] != "Z" and int(fields[2]) == group
-                and b"chat_app.services.turn_worker" in command):
+        if (
+            fields[0] != "Z"
+            and int(fields[2]) == group
+            and b"chat_app.services.turn_worker" in command
+        ):
             found.append(int(entry.name))
     return found
 
 
-def test_a_turn_process_killed_mid_turn_is_said_and_the_chat_goes_on(page, app_server,
-                                                                      screenshot_dir) -> None:
+def test_a_turn_process_killed_mid_turn_is_said_and_the_chat_goes_on(
+    page, app_server, screenshot_dir
+) -> None:
     start_chat(page, "Plan a CSV parser")
     wait_idle(page)
     send(page, LONG_TASK)
@@ -63,7 +67,7 @@ def test_a_turn_process_killed_mid_turn_is_said_and_the_chat_goes_on(page, app_s
     wait_idle(page)
     rows = timeline(page)
     asked = rows.index(("user", LONG_TASK))
-    assert any(kind == "assistant" for kind, _ in rows[asked + 1:]), rows[-6:]
+    assert any(kind == "assistant" for kind, _ in rows[asked + 1 :]), rows[-6:]
 
     send(page, "carry on")
     wait_idle(page)
@@ -71,7 +75,7 @@ def test_a_turn_process_killed_mid_turn_is_said_and_the_chat_goes_on(page, app_s
     assert killed not in _turn_processes(app_server) and len(_turn_processes(app_server)) == 1
     rows = timeline(page)
     carry_on = rows.index(("user", "carry on"))
-    assert any(kind == "assistant" for kind, _ in rows[carry_on + 1:]), rows[-6:]
+    assert any(kind == "assistant" for kind, _ in rows[carry_on + 1 :]), rows[-6:]
     # What was typed before the kill is stored: it is there after a reload.
     page.reload()
     page.wait_for_selector("[data-role=user] >> text=carry on")

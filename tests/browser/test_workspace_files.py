@@ -14,8 +14,10 @@ NOTES = "Use the greet function.\n\u00e9t\u00e9\n".encode()
 
 def _files(*named: tuple[str, bytes]) -> list[dict]:
     mime = {"py": "text/x-python", "txt": "text/plain", "png": "image/png"}
-    return [{"name": name, "mimeType": mime[name.rsplit(".", 1)[-1]], "buffer": data}
-            for name, data in named]
+    return [
+        {"name": name, "mimeType": mime[name.rsplit(".", 1)[-1]], "buffer": data}
+        for name, data in named
+    ]
 
 
 def test_attach_files_send_them_named_and_download_the_workspace(page, screenshot_dir) -> None:
@@ -37,10 +39,12 @@ def test_attach_files_send_them_named_and_download_the_workspace(page, screensho
     upload.set_input_files(_files(("attached_module.py", MODULE), ("notes_for_agent.txt", NOTES)))
     page.wait_for_function(
         "() => document.getElementById('composer-input').value.endsWith("
-        "'Attached: attached_module.py, notes_for_agent.txt')")
+        "'Attached: attached_module.py, notes_for_agent.txt')"
+    )
     assert page.locator("#attach-error").count() == 0
     assert composer.input_value() == (
-        "Please review these\n\nAttached: attached_module.py, notes_for_agent.txt")
+        "Please review these\n\nAttached: attached_module.py, notes_for_agent.txt"
+    )
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
         page.screenshot(path=str(screenshot_dir / f"attached-{width}.png"))
@@ -48,7 +52,8 @@ def test_attach_files_send_them_named_and_download_the_workspace(page, screensho
     composer.press("Enter")
     page.wait_for_function(
         "() => [...document.querySelectorAll('[data-role=user] .baton-markdown')]"
-        ".some(e => e.innerText.includes('Attached: attached_module.py, notes_for_agent.txt'))")
+        ".some(e => e.innerText.includes('Attached: attached_module.py, notes_for_agent.txt'))"
+    )
     wait_idle(page)
     assert user_messages(page)[-1].startswith("Please review these")
 
@@ -64,7 +69,8 @@ def test_attach_files_send_them_named_and_download_the_workspace(page, screensho
 
     with page.expect_download() as downloaded:
         panel.locator(".workspace-file", has_text="attached_module.py").get_by_role(
-            "button", name="Download").click()
+            "button", name="Download"
+        ).click()
     assert downloaded.value.suggested_filename == "attached_module.py"
     assert Path(downloaded.value.path()).read_bytes() == MODULE
 

@@ -49,7 +49,9 @@ def test_wrong_password_or_forged_grant_is_refused() -> None:
         admin.list_assistants(None)
 
 
-def test_grant_is_not_the_password_and_dies_with_it(grant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_grant_is_not_the_password_and_dies_with_it(
+    grant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert PASSWORD not in grant
     monkeypatch.setenv(admin.PASSWORD_ENV, "rotated")
     with pytest.raises(admin.AdminRefused):
@@ -72,12 +74,20 @@ def test_grant_is_not_the_password_and_dies_with_it(grant: str, monkeypatch: pyt
         ({"history_tools": "maybe"}, "History tools must be on or off"),
         ({"mask_threshold": "60"}, "mask threshold \\(60%\\) must be below the compact"),
         ({"mask_threshold": "lots"}, "Mask threshold must be a percentage"),
-        ({"warn_threshold": "85", "context_strategy": "reset"}, "Warn threshold \\(85%\\) must be below"),
-        ({"warn_threshold": "50", "context_strategy": "compact"}, "must be below the threshold that acts \\(50%\\)"),
+        (
+            {"warn_threshold": "85", "context_strategy": "reset"},
+            "Warn threshold \\(85%\\) must be below",
+        ),
+        (
+            {"warn_threshold": "50", "context_strategy": "compact"},
+            "must be below the threshold that acts \\(50%\\)",
+        ),
         ({"review_handoffs": "maybe"}, "Review handoffs must be on or off"),
     ],
 )
-def test_invalid_settings_are_rejected_with_a_reason(grant: str, fields: dict, message: str) -> None:
+def test_invalid_settings_are_rejected_with_a_reason(
+    grant: str, fields: dict, message: str
+) -> None:
     with pytest.raises(admin.SettingsRejected, match=message):
         admin.create_assistant(grant, form(**fields))
 
@@ -97,14 +107,20 @@ def test_changes_are_recorded_with_previous_values(grant: str) -> None:
 
     changes = {c.field: (c.previous, c.new) for c in admin.history(grant, created.id)}
 
-    assert changes == {"reset_threshold": (0.8, 0.7),
-                       "pinned_paths": (["PLAN.md"], ["PLAN.md", "docs/**"])}
+    assert changes == {
+        "reset_threshold": (0.8, 0.7),
+        "pinned_paths": (["PLAN.md"], ["PLAN.md", "docs/**"]),
+    }
     assert admin.get_assistant(grant, created.id).reset_threshold == 0.7
     # Shown as the form takes them: thresholds in percent.
-    shown = {c.field: (admin.change_text(c.field, c.previous), admin.change_text(c.field, c.new))
-             for c in admin.history(grant, created.id)}
-    assert shown == {"reset_threshold": ("80%", "70%"),
-                     "pinned_paths": ('["PLAN.md"]', '["PLAN.md", "docs/**"]')}
+    shown = {
+        c.field: (admin.change_text(c.field, c.previous), admin.change_text(c.field, c.new))
+        for c in admin.history(grant, created.id)
+    }
+    assert shown == {
+        "reset_threshold": ("80%", "70%"),
+        "pinned_paths": ('["PLAN.md"]', '["PLAN.md", "docs/**"]'),
+    }
 
 
 def test_history_tools_are_on_by_default_and_switch_off_per_assistant(grant: str) -> None:
@@ -127,7 +143,8 @@ def test_history_tools_are_on_by_default_and_switch_off_per_assistant(grant: str
 
 
 def test_network_for_commands_is_off_by_default_and_switches_on_per_assistant(
-        grant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    grant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from chat_app.db import repo
 
     monkeypatch.delenv("BATON_SANDBOX_NETWORK", raising=False)
@@ -187,8 +204,10 @@ def test_the_form_says_what_window_a_model_has_and_who_answers(
 
     local = admin.create_assistant(grant, form(model="ollama:a-model-nobody-listed"))
     assert local.model_window == 8192
-    assert local.model_note.startswith("ollama:a-model-nobody-listed. Baton does not know this "
-                                       "model's window; set the window override.")
+    assert local.model_note.startswith(
+        "ollama:a-model-nobody-listed. Baton does not know this "
+        "model's window; set the window override."
+    )
     assert local.window == 8192
 
 
@@ -241,8 +260,11 @@ def test_a_window_override_below_the_fixed_context_is_refused(grant: str) -> Non
 def test_a_compaction_that_cannot_get_below_its_threshold_is_refused(
     grant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fields = {"context_strategy": "compact", "compact_threshold": "40",
-              "keep_recent_tokens": "2000"}
+    fields = {
+        "context_strategy": "compact",
+        "compact_threshold": "40",
+        "keep_recent_tokens": "2000",
+    }
     with pytest.raises(admin.SettingsRejected, match="Compaction cannot get below its threshold"):
         admin.create_assistant(grant, form(window_override="6000", **fields))
     monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
@@ -252,23 +274,51 @@ def test_a_compaction_that_cannot_get_below_its_threshold_is_refused(
     assert admin.create_assistant(grant, form(window_override="20000", **fields)).window == 20000
 
 
-@pytest.mark.parametrize(("fields", "field", "message"), [
-    # The review's case: compacting at 40% and keeping 5,000 of a 6,000-token window.
-    ({"compact_threshold": "40", "keep_recent_tokens": "5000"}, "keep_recent_tokens",
-     "Keep-recent tokens \\(5,000\\) must be below what the mask threshold means: 35% of the "
-     "6,000-token window is 2,100 tokens"),
-    ({"context_strategy": "compact", "compact_threshold": "40", "mask_threshold": "",
-      "keep_recent_tokens": "3000"}, "keep_recent_tokens", "Compaction cannot get below"),
-    ({"context_strategy": "reset", "mask_threshold": "", "keep_recent_tokens": "5000"},
-     "keep_recent_tokens", "The chats run on a 6,000-token window, which cannot hold"),
-    ({"context_strategy": "reset", "reset_threshold": "20", "compact_threshold": "10",
-      "mask_threshold": "", "keep_recent_tokens": "0"}, "reset_threshold",
-     "Resetting at 20% of the 6,000-token window means 1,200 tokens, but a new session starts "
-     "with about"),
-    ({"reset_threshold": "100"}, "reset_threshold", "Reset threshold must be below 100%"),
-    ({"system_prompt": "Follow the house rules. " * 1200}, "system_prompt",
-     "The chats run on a 6,000-token window, which cannot hold this assistant's fixed context"),
-])
+@pytest.mark.parametrize(
+    ("fields", "field", "message"),
+    [
+        # The review's case: compacting at 40% and keeping 5,000 of a 6,000-token window.
+        (
+            {"compact_threshold": "40", "keep_recent_tokens": "5000"},
+            "keep_recent_tokens",
+            "Keep-recent tokens \\(5,000\\) must be below what the mask threshold means: 35% of the "
+            "6,000-token window is 2,100 tokens",
+        ),
+        (
+            {
+                "context_strategy": "compact",
+                "compact_threshold": "40",
+                "mask_threshold": "",
+                "keep_recent_tokens": "3000",
+            },
+            "keep_recent_tokens",
+            "Compaction cannot get below",
+        ),
+        (
+            {"context_strategy": "reset", "mask_threshold": "", "keep_recent_tokens": "5000"},
+            "keep_recent_tokens",
+            "The chats run on a 6,000-token window, which cannot hold",
+        ),
+        (
+            {
+                "context_strategy": "reset",
+                "reset_threshold": "20",
+                "compact_threshold": "10",
+                "mask_threshold": "",
+                "keep_recent_tokens": "0",
+            },
+            "reset_threshold",
+            "Resetting at 20% of the 6,000-token window means 1,200 tokens, but a new session starts "
+            "with about",
+        ),
+        ({"reset_threshold": "100"}, "reset_threshold", "Reset threshold must be below 100%"),
+        (
+            {"system_prompt": "Follow the house rules. " * 1200},
+            "system_prompt",
+            "The chats run on a 6,000-token window, which cannot hold this assistant's fixed context",
+        ),
+    ],
+)
 def test_settings_that_would_break_the_assistant_are_refused_on_its_chats_window(
     grant: str, monkeypatch: pytest.MonkeyPatch, fields: dict, field: str, message: str
 ) -> None:
@@ -282,16 +332,23 @@ def test_a_window_override_beyond_a_hosted_models_window_is_refused(
     grant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
-    with pytest.raises(admin.SettingsRejected, match="larger than the model's own window "
-                                                     "\\(128,000\\)") as refused:
+    with pytest.raises(
+        admin.SettingsRejected, match="larger than the model's own window \\(128,000\\)"
+    ) as refused:
         admin.create_assistant(grant, form(model="openai:gpt-4o", window_override="200000"))
     assert refused.value.field == "window_override"
-    assert admin.create_assistant(grant, form(model="openai:gpt-4o",
-                                              window_override="100000")).window == 100_000
+    assert (
+        admin.create_assistant(grant, form(model="openai:gpt-4o", window_override="100000")).window
+        == 100_000
+    )
     # Ollama's window is the one Baton sets (num_ctx): a larger one is its point.
     monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:11434")
-    assert admin.create_assistant(grant, form(model="ollama:llama3.1", name="Local",
-                                              window_override="32000")).window == 32_000
+    assert (
+        admin.create_assistant(
+            grant, form(model="ollama:llama3.1", name="Local", window_override="32000")
+        ).window
+        == 32_000
+    )
 
 
 def test_warn_threshold_and_review_reach_the_turn_and_the_history(grant: str) -> None:
@@ -300,9 +357,9 @@ def test_warn_threshold_and_review_reach_the_turn_and_the_history(grant: str) ->
 
     created = admin.create_assistant(grant, form(context_strategy="reset"))
     assert created.warn_threshold is None and created.review_handoffs is False
-    changed = admin.update_assistant(grant, created.id, form(context_strategy="reset",
-                                                             warn_threshold="60",
-                                                             review_handoffs="on"))
+    changed = admin.update_assistant(
+        grant, created.id, form(context_strategy="reset", warn_threshold="60", review_handoffs="on")
+    )
     assert changed is not None and changed.warn_threshold == 0.6 and changed.review_handoffs
     changes = {c.field: (c.previous, c.new) for c in admin.history(grant, created.id)}
     assert changes == {"warn_threshold": (None, 0.6), "review_handoffs": (False, True)}
@@ -329,10 +386,14 @@ def test_a_refusal_names_the_field_it_is_about(grant: str, fields: dict, field: 
 
 
 def test_thresholds_are_typed_as_percentages_and_stored_as_fractions(grant: str) -> None:
-    created = admin.create_assistant(grant, form(compact_threshold="45.5", reset_threshold="85%",
-                                                 mask_threshold="30"))
-    assert (created.mask_threshold, created.compact_threshold, created.reset_threshold) == \
-        (0.3, 0.455, 0.85)
+    created = admin.create_assistant(
+        grant, form(compact_threshold="45.5", reset_threshold="85%", mask_threshold="30")
+    )
+    assert (created.mask_threshold, created.compact_threshold, created.reset_threshold) == (
+        0.3,
+        0.455,
+        0.85,
+    )
     assert [admin.percent_text(v) for v in (0.3, 0.455, 0.85)] == ["30", "45.5", "85"]
 
 

@@ -31,10 +31,11 @@ def _chat_with(model: str) -> str:
 
 
 def test_a_real_model_on_a_host_that_cannot_sandbox_says_commands_are_off(
-    monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(capabilities, "sandbox_unavailable_reason",
-                        lambda: "bubblewrap is not installed")
+    monkeypatch.setattr(
+        capabilities, "sandbox_unavailable_reason", lambda: "bubblewrap is not installed"
+    )
     real = _chat_with("ollama:llama3.1")
     note = capabilities.commands_note(OWNER, real)
     assert note.startswith("This assistant cannot run commands here: bubblewrap is not installed.")

@@ -23,9 +23,16 @@ LEASE_SECONDS = "3"
 
 
 def _row(seq: int, role: str, *, calls: bool = False) -> StoredMessage:
-    return StoredMessage(id=f"r{seq}", thread_id="t", session_id="s", seq=seq, role=role,
-                         content="x", created_at=datetime.now(UTC), tool_calls=[{"name": "ls", "args": {}, "id": "c"}]
-                         if calls else [])
+    return StoredMessage(
+        id=f"r{seq}",
+        thread_id="t",
+        session_id="s",
+        seq=seq,
+        role=role,
+        content="x",
+        created_at=datetime.now(UTC),
+        tool_calls=[{"name": "ls", "args": {}, "id": "c"}] if calls else [],
+    )
 
 
 def test_a_message_is_answered_once_a_turn_ending_reply_follows_it() -> None:
@@ -44,10 +51,17 @@ def _owner() -> str:
 
 def _killed_mid_turn(command: list[str]) -> None:
     """Run a worker process, and SIGKILL it as soon as its turn streams a first token."""
-    env = os.environ | {"BATON_SIM_DELAY": "0.05", "BATON_SIM_WINDOW": "200000",
-                        "BATON_TURN_LEASE": LEASE_SECONDS}
-    worker = subprocess.Popen([sys.executable, "-m", "tests.chat_app.db.workers", *command],
-                              env=env, stdout=subprocess.PIPE, text=True)
+    env = os.environ | {
+        "BATON_SIM_DELAY": "0.05",
+        "BATON_SIM_WINDOW": "200000",
+        "BATON_TURN_LEASE": LEASE_SECONDS,
+    }
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "tests.chat_app.db.workers", *command],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert worker.stdout.readline().strip() == "started"
         os.kill(worker.pid, signal.SIGKILL)

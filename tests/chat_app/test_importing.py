@@ -29,11 +29,20 @@ def _setup_assistant(window: int | None, **fields) -> str:
     from chat_app.db.models import AssistantCreate
     from chat_app.services.runtime import runtime
 
-    settings = {"model": "simulator", "context_strategy": "reset", "reset_threshold": 0.8,
-                "compact_threshold": 0.5, **fields}
+    settings = {
+        "model": "simulator",
+        "context_strategy": "reset",
+        "reset_threshold": 0.8,
+        "compact_threshold": 0.5,
+        **fields,
+    }
     with Session(write_engine(runtime.engine())) as db:
-        assistant = repo.create_assistant(session=db, data=AssistantCreate(
-            name=f"Tight {window} {uuid.uuid4().hex[:6]}", window_override=window, **settings))
+        assistant = repo.create_assistant(
+            session=db,
+            data=AssistantCreate(
+                name=f"Tight {window} {uuid.uuid4().hex[:6]}", window_override=window, **settings
+            ),
+        )
         return assistant.id
 
 
@@ -105,28 +114,42 @@ def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice) -> 
     from chat_app.services.runtime import runtime
     from tests import session_files as s
 
-    thread_id = importing.import_session(alice, "queued.jsonl",
-                                         s.claude_code_queued_session().encode())
+    thread_id = importing.import_session(
+        alice, "queued.jsonl", s.claude_code_queued_session().encode()
+    )
     store = runtime.store()
-    rows = [r for session in store.sessions(thread_id) for r in store.messages(session.id)
-            if r.role == "user"]
+    rows = [
+        r
+        for session in store.sessions(thread_id)
+        for r in store.messages(session.id)
+        if r.role == "user"
+    ]
     assert [(r.content, bool(r.meta.get("queued"))) for r in rows] == [
-        ("Add CSV export to the report page", False), (s.SENT_INTO_TURN, True),
-        (s.SENT_AS_PROMPT, False), (s.EDITED, False), (s.STILL_QUEUED, True)]
+        ("Add CSV export to the report page", False),
+        (s.SENT_INTO_TURN, True),
+        (s.SENT_AS_PROMPT, False),
+        (s.EDITED, False),
+        (s.STILL_QUEUED, True),
+    ]
     view = threads.load_timeline(alice, thread_id, limit=500)
     assert not view.awaiting_reply and view.pending == 0
     assert asyncio.run(_drain(chat.resume_queued(alice, thread_id))) == []
 
 
-@pytest.mark.parametrize("name,data,reason", [
-    ("notes.txt", b"just some words", "could not be read"),
-    ("deep.json", b"[" * 100_000 + b"]" * 100_000,
-     "nested 100,000 levels deep; a session file nests at most 100"),
-    ("session.jsonl", b'{"type": "user"\n', "could not be read"),
-    ("session.jsonl", b"\xff\xfe\x00", "not UTF-8"),
-])
-def test_a_file_that_is_no_session_is_refused_with_the_reason(alice, name, data,
-                                                               reason) -> None:
+@pytest.mark.parametrize(
+    "name,data,reason",
+    [
+        ("notes.txt", b"just some words", "could not be read"),
+        (
+            "deep.json",
+            b"[" * 100_000 + b"]" * 100_000,
+            "nested 100,000 levels deep; a session file nests at most 100",
+        ),
+        ("session.jsonl", b'{"type": "user"\n', "could not be read"),
+        ("session.jsonl", b"\xff\xfe\x00", "not UTF-8"),
+    ],
+)
+def test_a_file_that_is_no_session_is_refused_with_the_reason(alice, name, data, reason) -> None:
     from chat_app.services.conversation import importing, threads
 
     with pytest.raises(importing.ImportRejected, match=reason):
@@ -137,8 +160,9 @@ def test_a_file_that_is_no_session_is_refused_with_the_reason(alice, name, data,
 def test_an_uploaded_name_keeps_only_its_last_segment_of_either_kind(alice) -> None:
     from chat_app.services.conversation import importing
 
-    thread_id = importing.import_session(alice, "C:\\Users\\me\\..\\session.jsonl",
-                                         claude_code_session().encode())
+    thread_id = importing.import_session(
+        alice, "C:\\Users\\me\\..\\session.jsonl", claude_code_session().encode()
+    )
     assert importing.imported_record(thread_id).filename == "session.jsonl"
 
 
@@ -156,8 +180,9 @@ def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(
     thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
     assistant_id = _setup_assistant(14000)
     seen: list[tuple[int, int]] = []
-    replay_id = replays.run_replay(alice, thread_id, assistant_id,
-                                   progress=lambda n, t: seen.append((n, t)))
+    replay_id = replays.run_replay(
+        alice, thread_id, assistant_id, progress=lambda n, t: seen.append((n, t))
+    )
     assert replay_id is not None
     assert seen[-1][0] == seen[-1][1]  # progress reaches the end
     (run,) = replays.list_replays(alice, thread_id)
@@ -176,8 +201,9 @@ def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(
     rows = replays.chart_rows(alice, thread_id, replay_id)
     assert any("original" in r for r in rows) and any("baton" in r for r in rows)
     assert sum("baton_reset" in r for r in rows) == run.resets
-    assert sum("baton_mask" in r for r in rows) == len({e.message_index for e in run.events
-                                                         if e.kind == "mask"})
+    assert sum("baton_mask" in r for r in rows) == len(
+        {e.message_index for e in run.events if e.kind == "mask"}
+    )
     assert sum("original_compaction" in r for r in rows) == 1
     json.dumps(rows)  # the chart's data crosses the websocket as JSON
     # Not the owner: nothing.
@@ -205,8 +231,10 @@ def test_auto_means_what_it_means_for_the_assistants_model(alice) -> None:
 
     session = claude_code_session().replace("claude-sonnet-4-5", "claude-opus-4-1")
     thread_id = importing.import_session(alice, "session.jsonl", session.encode())
-    assert replays.run_replay(alice, thread_id, _setup_assistant(
-        14000, context_strategy="auto")) is not None
+    assert (
+        replays.run_replay(alice, thread_id, _setup_assistant(14000, context_strategy="auto"))
+        is not None
+    )
     (run,) = replays.list_replays(alice, thread_id)
     assert "auto (reset)" in run.label
     kinds = {e.kind for e in run.events}
@@ -241,5 +269,7 @@ def test_deleting_an_imported_chat_deletes_its_file_and_replays(alice) -> None:
     assert threads.delete_thread(alice, thread_id)
     with Session(runtime.engine()) as db:
         assert db.get(ImportedTranscript, thread_id) is None
-        assert db.exec(select(TranscriptReplay).where(
-            TranscriptReplay.thread_id == thread_id)).all() == []
+        assert (
+            db.exec(select(TranscriptReplay).where(TranscriptReplay.thread_id == thread_id)).all()
+            == []
+        )

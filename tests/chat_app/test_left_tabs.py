@@ -37,8 +37,9 @@ class _Manager:
 def test_only_tabs_gone_past_the_grace_with_nothing_pending_are_dropped() -> None:
     now = 1_000.0
     old = now - GRACE_SECONDS - 1
-    manager = _Manager({"left": old, "connected": old, "recent": now - 1, "unwritten": old,
-                        "locked": old})
+    manager = _Manager(
+        {"left": old, "connected": old, "recent": now - 1, "unwritten": old, "locked": old}
+    )
     manager._write_queue[_Token("unwritten")] = object()
 
     async def hold_lock() -> int:

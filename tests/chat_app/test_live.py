@@ -40,8 +40,11 @@ async def _next(queue: asyncio.Queue) -> dict:
 
 async def test_every_watcher_of_a_thread_gets_its_runs_events_in_order(channel) -> None:
     thread, other = uuid.uuid4().hex, uuid.uuid4().hex
-    async with live.watch(thread) as first, live.watch(thread) as second, \
-            live.watch(other) as elsewhere:
+    async with (
+        live.watch(thread) as first,
+        live.watch(thread) as second,
+        live.watch(other) as elsewhere,
+    ):
         await asyncio.sleep(0.3)  # the Redis subscription is made by a background task
         assert not await live.is_running(thread)
         await live.run_started(thread, "run-1")
@@ -68,8 +71,9 @@ async def test_a_thread_runs_while_any_of_its_runs_does(channel) -> None:
     assert not await live.is_running(thread)
 
 
-async def test_a_run_whose_worker_died_stops_counting_after_its_time_to_live(channel,
-                                                                             monkeypatch) -> None:
+async def test_a_run_whose_worker_died_stops_counting_after_its_time_to_live(
+    channel, monkeypatch
+) -> None:
     thread = uuid.uuid4().hex
     await live.run_started(thread, "killed")
     clock = live.time.time()
@@ -137,8 +141,9 @@ def test_settled_reads_at_once_after_an_urgent_event_even_within_the_interval() 
             queue.put_nowait({"kind": "done"})  # a run's end, well within `every`
 
         feeder = asyncio.create_task(feed())
-        async for due in live.settled(queue, lambda e: True, every=5.0, idle=0.05,
-                                      urgent=lambda e: e["kind"] == "done"):
+        async for due in live.settled(
+            queue, lambda e: True, every=5.0, idle=0.05, urgent=lambda e: e["kind"] == "done"
+        ):
             if due:
                 reads.append(loop.time() - started)
             if len(reads) == 2 or loop.time() - started > 2:
@@ -175,8 +180,11 @@ async def test_the_subscription_outlives_the_last_watcher(monkeypatch) -> None:
     async with live.watch(thread):
         pass
     await asyncio.sleep(1.5)  # the listener's read times out with no watcher left
-    subscribed = [client for client in redis.Redis.from_url(url).client_list()
-                  if client.get("name") == live._CLIENT_NAME and client.get("psub") == "1"]
+    subscribed = [
+        client
+        for client in redis.Redis.from_url(url).client_list()
+        if client.get("name") == live._CLIENT_NAME and client.get("psub") == "1"
+    ]
     assert subscribed, "no subscription left once the last watcher had gone"
     async with live.watch(thread) as queue:
         await live.publish(thread, "run", {"type": "item", "data": {"n": 1}})
@@ -188,7 +196,8 @@ def test_the_subscription_is_made_again_1_s_doubling_to_30_s_after_a_drop() -> N
 
 
 async def test_after_redis_drops_the_subscription_watchers_reload_and_follow_again(
-        monkeypatch) -> None:
+    monkeypatch,
+) -> None:
     import redis
 
     url = _redis_or_skip()
@@ -199,8 +208,11 @@ async def test_after_redis_drops_the_subscription_watchers_reload_and_follow_aga
     thread = uuid.uuid4().hex
     async with live.watch(thread) as queue:
         admin = redis.Redis.from_url(url)
-        ours = [client["id"] for client in admin.client_list()
-                if client.get("name") == live._CLIENT_NAME]
+        ours = [
+            client["id"]
+            for client in admin.client_list()
+            if client.get("name") == live._CLIENT_NAME
+        ]
         assert ours, "the subscription's connection is not named"
         for client_id in ours:  # only this test's connections: the server is shared
             admin.client_kill_filter(_id=client_id)

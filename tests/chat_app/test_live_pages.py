@@ -11,8 +11,11 @@ def _rows(count: int) -> list[TimelineRow]:
 
 
 def _changed(before, after) -> list[int]:
-    return [index for index, (old, new) in enumerate(zip(before.slots, after.slots, strict=True))
-            if old != new]
+    return [
+        index
+        for index, (old, new) in enumerate(zip(before.slots, after.slots, strict=True))
+        if old != new
+    ]
 
 
 def test_each_finished_row_changes_only_the_page_it_lands_on():
@@ -58,8 +61,17 @@ def test_a_long_turns_step_sends_one_page_never_the_window_or_the_run():
     state._set_rows(_rows(100))
     _sent(state)
     for n in range(150):
-        state._append({"key": f"live-{n}", "kind": "tool", "seq": 1000 + n, "session_number": 1,
-                       "role": "assistant", "tool_name": "run_command", "summary": f"step {n}"})
+        state._append(
+            {
+                "key": f"live-{n}",
+                "kind": "tool",
+                "seq": 1000 + n,
+                "session_number": 1,
+                "role": "assistant",
+                "tool_name": "run_command",
+                "summary": f"step {n}",
+            }
+        )
         sent = _sent(state) - {"live_pages", "earliest_seq", "has_earlier"}
         pages = [name for name in sent if name.startswith("live_")]
         assert len(pages) == 1 and sent <= {*pages, "rows", "chips"}, (n, sent)
@@ -75,7 +87,7 @@ def test_a_long_reply_streams_in_pieces_so_a_flush_sends_only_the_newest():
     state = _chat_state()
     words = [f"word{n} " for n in range(2000)]
     for start in range(0, len(words), 10):
-        state._stream_add("".join(words[start:start + 10]))
+        state._stream_add("".join(words[start : start + 10]))
         sent = _sent(state)
         assert sent <= {"streaming"} or (len(sent) == 2 and "streaming" in sent), sent
         assert len(state.streaming) < PIECE_CHARS
@@ -87,8 +99,15 @@ def test_a_long_reply_streams_in_pieces_so_a_flush_sends_only_the_newest():
 
 def test_a_row_updated_in_place_sends_its_page_with_the_change():
     state = _chat_state()
-    call = {"key": "call-1", "kind": "tool", "seq": 7, "session_number": 1, "role": "assistant",
-            "tool_name": "run_command", "summary": "pytest"}
+    call = {
+        "key": "call-1",
+        "kind": "tool",
+        "seq": 7,
+        "session_number": 1,
+        "role": "assistant",
+        "tool_name": "run_command",
+        "summary": "pytest",
+    }
     state._append(call)
     _sent(state)
     state._append({**call, "tool_result": "3 passed"})
@@ -114,11 +133,25 @@ def test_plain_rows_are_copies_down_to_their_lists():
 def test_a_batch_of_rows_is_laid_out_once_and_shows_what_one_at_a_time_shows(monkeypatch):
     """A step's reply and tool results arrive in one batch: one layout for all of them, and
     the page ends as it would have row by row (a row updated in place included)."""
+
     def step(n: int) -> list[dict]:
-        call = {"key": f"call-{n}", "kind": "tool", "seq": 1000 + 2 * n, "session_number": 1,
-                "role": "assistant", "tool_name": "run_command", "summary": f"step {n}"}
-        reply = {"key": f"reply-{n}", "kind": "message", "seq": 1001 + 2 * n,
-                 "session_number": 1, "role": "assistant", "content": f"done {n}"}
+        call = {
+            "key": f"call-{n}",
+            "kind": "tool",
+            "seq": 1000 + 2 * n,
+            "session_number": 1,
+            "role": "assistant",
+            "tool_name": "run_command",
+            "summary": f"step {n}",
+        }
+        reply = {
+            "key": f"reply-{n}",
+            "kind": "message",
+            "seq": 1001 + 2 * n,
+            "session_number": 1,
+            "role": "assistant",
+            "content": f"done {n}",
+        }
         return [call, {**call, "tool_result": f"{n} passed"}, reply]
 
     one_by_one, batched = _chat_state(), _chat_state()
@@ -138,7 +171,13 @@ def test_a_batch_of_rows_is_laid_out_once_and_shows_what_one_at_a_time_shows(mon
             one_by_one._append(row)
         batched._append(*step(n))
         assert len(layouts) == n + 1  # one layout per batch
-    for name in ("rows", "live_pages", "chips", "has_earlier", "earliest_seq",
-                 *(f"live_{page}" for page in range(PAGES))):
+    for name in (
+        "rows",
+        "live_pages",
+        "chips",
+        "has_earlier",
+        "earliest_seq",
+        *(f"live_{page}" for page in range(PAGES)),
+    ):
         assert getattr(batched, name) == getattr(one_by_one, name), name
     assert batched._live == one_by_one._live

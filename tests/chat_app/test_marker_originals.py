@@ -21,9 +21,15 @@ def chat(tmp_path, monkeypatch):
     rows = [NewMessage(role="user", content="Fix the build")]
     for n in range(40):
         call = {"name": "run_command", "args": {"command": f"make {n}"}, "id": f"c{n}"}
-        rows += [NewMessage(role="assistant", content=f"step {n}", tool_calls=[call]),
-                 NewMessage(role="tool", content=f"log {n} " + "x" * 3000, tool_call_id=f"c{n}",
-                            name="run_command")]
+        rows += [
+            NewMessage(role="assistant", content=f"step {n}", tool_calls=[call]),
+            NewMessage(
+                role="tool",
+                content=f"log {n} " + "x" * 3000,
+                tool_call_id=f"c{n}",
+                name="run_command",
+            ),
+        ]
     stored = store.append(thread, session.id, rows)
     yield store, thread, session, stored
     runtime._store_for.cache_clear()
@@ -31,9 +37,15 @@ def chat(tmp_path, monkeypatch):
 
 
 def _marker(store, session, edit: ContextEdit, event: str):
-    store.add_context_edit(session.id, edit, NewMessage(
-        role="event", content=event, meta={"event": event, "edit": len(
-            store.context_edits(session.id))}))
+    store.add_context_edit(
+        session.id,
+        edit,
+        NewMessage(
+            role="event",
+            content=event,
+            meta={"event": event, "edit": len(store.context_edits(session.id))},
+        ),
+    )
     return store.messages(session.id)[-1]
 
 
@@ -42,9 +54,17 @@ def test_a_mask_marker_shows_the_full_outputs_it_masked(chat) -> None:
 
     store, thread, session, stored = chat
     tools = [r for r in stored if r.role == "tool"][:2]
-    marker = _marker(store, session, ContextEdit(
-        kind="mask", summary="", seqs=[r.seq for r in tools],
-        placeholders={r.seq: "[masked]" for r in tools}), "masking")
+    marker = _marker(
+        store,
+        session,
+        ContextEdit(
+            kind="mask",
+            summary="",
+            seqs=[r.seq for r in tools],
+            placeholders={r.seq: "[masked]" for r in tools},
+        ),
+        "masking",
+    )
 
     view = marker_originals("owner-a", thread, marker.id)
 
@@ -59,8 +79,12 @@ def test_a_compaction_marker_shows_at_most_thirty_of_what_it_replaced(chat) -> N
     from chat_app.services.conversation.markers import MAX_ORIGINALS, marker_originals
 
     store, thread, session, stored = chat
-    marker = _marker(store, session, ContextEdit(kind="compaction", summary="s",
-                                                 upto_seq=stored[60].seq), "compaction")
+    marker = _marker(
+        store,
+        session,
+        ContextEdit(kind="compaction", summary="s", upto_seq=stored[60].seq),
+        "compaction",
+    )
 
     view = marker_originals("owner-a", thread, marker.id)
 
@@ -74,8 +98,12 @@ def test_originals_are_refused_to_another_owner_and_for_other_rows(chat) -> None
     from chat_app.services.conversation.markers import marker_originals
 
     store, thread, session, stored = chat
-    marker = _marker(store, session, ContextEdit(kind="compaction", summary="s",
-                                                 upto_seq=stored[3].seq), "compaction")
+    marker = _marker(
+        store,
+        session,
+        ContextEdit(kind="compaction", summary="s", upto_seq=stored[3].seq),
+        "compaction",
+    )
     assert marker_originals("owner-b", thread, marker.id) is None
     assert marker_originals("owner-a", thread, stored[0].id) is None
     assert marker_originals("owner-a", thread, "no-such-row") is None

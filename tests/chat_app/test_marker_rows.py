@@ -7,8 +7,13 @@ from chat_app.states.rows import DividerPart, MarkerPart, TimelineRow
 
 
 def _marker(key: str, event: str, edit: int = -1, session: int = 1) -> TimelineRow:
-    return TimelineRow(key=key, kind="marker", role="event", session_number=session,
-                       marker=[MarkerPart(marker_event=event, edit=edit)])
+    return TimelineRow(
+        key=key,
+        kind="marker",
+        role="event",
+        session_number=session,
+        marker=[MarkerPart(marker_event=event, edit=edit)],
+    )
 
 
 def _reply(key: str, session: int = 1) -> TimelineRow:
@@ -33,10 +38,13 @@ def test_a_reply_after_it_blocks_the_undo_with_the_reason() -> None:
 def test_nothing_to_undo_after_an_undo_a_todo_summary_or_in_an_older_session() -> None:
     assert undo_target([_marker("m0", "compaction", 0), _marker("u", "undo", 0)]).key == ""
     # the todo summary is the newest edit now: the compaction before it is not the latest
-    assert undo_target([_marker("m0", "compaction", 0),
-                        _marker("m1", "todo_compressed", 1)]).key == ""
-    older = [_marker("m0", "compaction", 0, session=1),
-             TimelineRow(key="d", kind="divider", session_number=2)]
+    assert (
+        undo_target([_marker("m0", "compaction", 0), _marker("m1", "todo_compressed", 1)]).key == ""
+    )
+    older = [
+        _marker("m0", "compaction", 0, session=1),
+        TimelineRow(key="d", kind="divider", session_number=2),
+    ]
     assert undo_target(older).key == ""
     # a warning marker is no edit
     assert undo_target([_marker("m0", "masking", 0), _marker("w", "")]).key == "m0"
@@ -44,8 +52,9 @@ def test_nothing_to_undo_after_an_undo_a_todo_summary_or_in_an_older_session() -
 
 
 def _divider(key: str, trigger: str, session: int) -> TimelineRow:
-    return TimelineRow(key=key, kind="divider", session_number=session,
-                       divider=[DividerPart(trigger=trigger)])
+    return TimelineRow(
+        key=key, kind="divider", session_number=session, divider=[DividerPart(trigger=trigger)]
+    )
 
 
 def test_a_handoff_divider_offers_undo_until_an_edit_or_a_reply_follows() -> None:

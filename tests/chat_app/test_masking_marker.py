@@ -16,8 +16,16 @@ def translator():
 
 def test_a_masking_event_becomes_a_marker_item(translator) -> None:
     note = "Masked 37 old tool outputs (41,200 → 1,900 tokens)"
-    [out] = translator.translate(MarkerEvent(type="masking", message=note, tokens_before=41_200,
-                                             tokens_after=1_900, outputs=37, session_number=2))
+    [out] = translator.translate(
+        MarkerEvent(
+            type="masking",
+            message=note,
+            tokens_before=41_200,
+            tokens_after=1_900,
+            outputs=37,
+            session_number=2,
+        )
+    )
     assert out["type"] == "masking"
     assert out["data"]["item"]["kind"] == "marker"
     assert out["data"]["item"]["content"] == note
@@ -25,8 +33,14 @@ def test_a_masking_event_becomes_a_marker_item(translator) -> None:
 
 
 def test_a_live_marker_is_keyed_like_the_stored_row_a_reload_shows(translator) -> None:
-    [out] = translator.translate(MarkerEvent(type="compaction",
-                                             message="Compacted 7 earlier messages",
-                                             session_number=1, marker_id="row-9", edit=2))
+    [out] = translator.translate(
+        MarkerEvent(
+            type="compaction",
+            message="Compacted 7 earlier messages",
+            session_number=1,
+            marker_id="row-9",
+            edit=2,
+        )
+    )
     item = out["data"]["item"]
     assert (item["key"], item["marker_event"], item["edit"]) == ("row-9", "compaction", 2)

@@ -37,35 +37,62 @@ def assistant_id(grant: str) -> str:
 
 
 def notes_form(**fields: str) -> mcp_admin.McpServerForm:
-    return mcp_admin.McpServerForm(**{
-        "name": "notes", "transport": "stdio",
-        "target": f"'{sys.executable}' '{NOTES_SERVER}'",
-        "secrets": "NOTES_SIGNATURE=s3cret-sig\n", **fields})
+    return mcp_admin.McpServerForm(
+        **{
+            "name": "notes",
+            "transport": "stdio",
+            "target": f"'{sys.executable}' '{NOTES_SERVER}'",
+            "secrets": "NOTES_SIGNATURE=s3cret-sig\n",
+            **fields,
+        }
+    )
 
 
-@pytest.mark.parametrize(("fields", "message"), [
-    ({"name": "my server"}, "Server name must be"),
-    ({"name": ""}, "Server name must be"),
-    ({"transport": "sse"}, "Transport must be stdio"),
-    ({"target": "  "}, "Give the command"),
-    ({"target": "python 'open"}, "The command has No closing quotation"),
-    ({"transport": "http", "target": "ftp://example.org/mcp", "secrets": ""}, "http:// or https://"),
-    ({"target": "https://mcp.example.org/mcp"}, "That is a URL, not a command: choose “streamable HTTP”"),
-    ({"target": "HTTP://localhost:8000/mcp"}, "That is a URL, not a command"),
-    ({"transport": "http", "target": "npx -y @modelcontextprotocol/server-everything",
-      "secrets": ""}, "That is not a URL: choose “stdio command”"),
-    ({"secrets": "NOTES SIGNATURE=x"}, "Secrets line 1 must be NAME=value"),
-    ({"secrets": "\nTOKEN"}, "Secrets line 2 must be NAME=value"),
-])
-def test_a_bad_server_form_is_refused_with_what_to_fix(fields: dict[str, str], message: str) -> None:
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"name": "my server"}, "Server name must be"),
+        ({"name": ""}, "Server name must be"),
+        ({"transport": "sse"}, "Transport must be stdio"),
+        ({"target": "  "}, "Give the command"),
+        ({"target": "python 'open"}, "The command has No closing quotation"),
+        (
+            {"transport": "http", "target": "ftp://example.org/mcp", "secrets": ""},
+            "http:// or https://",
+        ),
+        (
+            {"target": "https://mcp.example.org/mcp"},
+            "That is a URL, not a command: choose “streamable HTTP”",
+        ),
+        ({"target": "HTTP://localhost:8000/mcp"}, "That is a URL, not a command"),
+        (
+            {
+                "transport": "http",
+                "target": "npx -y @modelcontextprotocol/server-everything",
+                "secrets": "",
+            },
+            "That is not a URL: choose “stdio command”",
+        ),
+        ({"secrets": "NOTES SIGNATURE=x"}, "Secrets line 1 must be NAME=value"),
+        ({"secrets": "\nTOKEN"}, "Secrets line 2 must be NAME=value"),
+    ],
+)
+def test_a_bad_server_form_is_refused_with_what_to_fix(
+    fields: dict[str, str], message: str
+) -> None:
     with pytest.raises(admin.SettingsRejected, match=message):
         mcp_admin.parse_mcp_form(notes_form(**fields))
 
 
 def test_a_url_server_takes_its_secrets_as_headers() -> None:
-    server = mcp_admin.parse_mcp_form(mcp_admin.McpServerForm(
-        name="docs", transport="http", target="https://mcp.example.org/mcp",
-        secrets="Authorization=Bearer abc=="))
+    server = mcp_admin.parse_mcp_form(
+        mcp_admin.McpServerForm(
+            name="docs",
+            transport="http",
+            target="https://mcp.example.org/mcp",
+            secrets="Authorization=Bearer abc==",
+        )
+    )
     assert server.connection(call_timeout=5)["headers"] == {"Authorization": "Bearer abc=="}
 
 
@@ -81,9 +108,16 @@ def test_servers_are_listed_with_their_secrets_by_name_only(grant: str, assistan
 
 
 def test_a_url_servers_credentials_are_not_shown_back(grant: str, assistant_id: str) -> None:
-    mcp_admin.add_mcp_server(grant, assistant_id, mcp_admin.McpServerForm(
-        name="docs", transport="http", target="https://mcp.example.org/mcp?api_key=k3y-in-url",
-        secrets="Authorization=Bearer hdr-s3cret"))
+    mcp_admin.add_mcp_server(
+        grant,
+        assistant_id,
+        mcp_admin.McpServerForm(
+            name="docs",
+            transport="http",
+            target="https://mcp.example.org/mcp?api_key=k3y-in-url",
+            secrets="Authorization=Bearer hdr-s3cret",
+        ),
+    )
 
     (view,) = mcp_admin.list_mcp_servers(grant, assistant_id)
 
@@ -93,35 +127,50 @@ def test_a_url_servers_credentials_are_not_shown_back(grant: str, assistant_id: 
     assert "k3y-in-url" not in shown and "hdr-s3cret" not in shown
 
 
-def test_a_token_on_a_servers_command_line_is_not_shown_back(grant: str,
-                                                              assistant_id: str) -> None:
-    mcp_admin.add_mcp_server(grant, assistant_id, mcp_admin.McpServerForm(
-        name="gh", transport="stdio",
-        target="npx -y @modelcontextprotocol/server-github --token ghp_cmdS3cret0123456789"))
+def test_a_token_on_a_servers_command_line_is_not_shown_back(grant: str, assistant_id: str) -> None:
+    mcp_admin.add_mcp_server(
+        grant,
+        assistant_id,
+        mcp_admin.McpServerForm(
+            name="gh",
+            transport="stdio",
+            target="npx -y @modelcontextprotocol/server-github --token ghp_cmdS3cret0123456789",
+        ),
+    )
 
     (view,) = mcp_admin.list_mcp_servers(grant, assistant_id)
 
     assert view.where == "npx -y @modelcontextprotocol/server-github --token [redacted]"
     assert admin.history(grant, assistant_id)[0].new == (
-        "gh: npx -y @modelcontextprotocol/server-github --token [redacted]")
+        "gh: npx -y @modelcontextprotocol/server-github --token [redacted]"
+    )
 
 
 def test_a_history_row_stored_before_commands_were_redacted_is_shown_redacted(
-        grant: str, assistant_id: str) -> None:
+    grant: str, assistant_id: str
+) -> None:
     from chat_app.db.engine import write_engine
     from chat_app.db.models import AssistantChange
     from chat_app.db.models.types import utcnow
 
     with Session(write_engine(runtime.engine())) as db:
-        db.add(AssistantChange(assistant_id=assistant_id, field="mcp_server", previous=None,
-                               new="gh: npx server-github --api-key=sk-old0123456789abcdef",
-                               changed_at=utcnow()))
+        db.add(
+            AssistantChange(
+                assistant_id=assistant_id,
+                field="mcp_server",
+                previous=None,
+                new="gh: npx server-github --api-key=sk-old0123456789abcdef",
+                changed_at=utcnow(),
+            )
+        )
         db.commit()
     shown = admin.history(grant, assistant_id)[0].new
     assert shown == "gh: npx server-github --api-key=[redacted]"
 
 
-def test_a_name_is_used_once_per_assistant_and_removal_frees_it(grant: str, assistant_id: str) -> None:
+def test_a_name_is_used_once_per_assistant_and_removal_frees_it(
+    grant: str, assistant_id: str
+) -> None:
     mcp_admin.add_mcp_server(grant, assistant_id, notes_form())
     with pytest.raises(admin.SettingsRejected, match="already has a server called notes"):
         mcp_admin.add_mcp_server(grant, assistant_id, notes_form())
@@ -132,9 +181,11 @@ def test_a_name_is_used_once_per_assistant_and_removal_frees_it(grant: str, assi
 
 
 def test_server_calls_need_the_admin_grant(assistant_id: str) -> None:
-    for call in (lambda: mcp_admin.list_mcp_servers("forged", assistant_id),
-                 lambda: mcp_admin.add_mcp_server("forged", assistant_id, notes_form()),
-                 lambda: mcp_admin.remove_mcp_server(None, assistant_id, "notes")):
+    for call in (
+        lambda: mcp_admin.list_mcp_servers("forged", assistant_id),
+        lambda: mcp_admin.add_mcp_server("forged", assistant_id, notes_form()),
+        lambda: mcp_admin.remove_mcp_server(None, assistant_id, "notes"),
+    ):
         with pytest.raises(admin.AdminRefused):
             call()
 
@@ -149,8 +200,9 @@ async def test_the_assistants_chats_call_the_servers_tools(grant: str, assistant
         results = [m for m in messages if isinstance(m, ToolMessage)]
         if results:
             return AIMessage(content=results[-1].text)
-        return AIMessage(content="", tool_calls=[{"name": "notes_shout", "args": {"text": "hi"},
-                                                  "id": "call-1"}])
+        return AIMessage(
+            content="", tool_calls=[{"name": "notes_shout", "args": {"text": "hi"}, "id": "call-1"}]
+        )
 
     setup, _ = runtime.turn_setup(thread.id, assistant)
     setup.model = FunctionChatModel(fn=answer, calls=[])
@@ -159,11 +211,13 @@ async def test_the_assistants_chats_call_the_servers_tools(grant: str, assistant
     assert not [e for e in events if e["type"] in ("warning", "error")]
     rows = runtime.store().messages(runtime.store().sessions(thread.id)[-1].id)
     assert [(r.role, r.name, r.content) for r in rows if r.role == "tool"] == [
-        ("tool", "notes_shout", "HI (signed s3cret-sig)")]
+        ("tool", "notes_shout", "HI (signed s3cret-sig)")
+    ]
 
 
 async def test_a_large_mcp_tool_list_leaves_less_room_for_a_message(
-        grant: str, assistant_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    grant: str, assistant_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from agent_core.errors import MessageTooLarge
     from chat_app.services.conversation import chat
 
@@ -175,8 +229,9 @@ async def test_a_large_mcp_tool_list_leaves_less_room_for_a_message(
     text = "word " * (room - 300)  # fits the assistant's own tools, with 300 tokens to spare
     await chat.check_fits("owner-1", thread.id, text)
 
-    mcp_admin.add_mcp_server(grant, assistant_id, notes_form(
-        secrets="NOTES_EXTRA_TOOLS=40\nNOTES_SIGNATURE=s3cret-sig"))
+    mcp_admin.add_mcp_server(
+        grant, assistant_id, notes_form(secrets="NOTES_EXTRA_TOOLS=40\nNOTES_SIGNATURE=s3cret-sig")
+    )
     with pytest.raises(MessageTooLarge) as crowded:
         await chat.check_fits("owner-1", thread.id, text)
     # Forty tools of ~130 tokens each: the room shrinks by their schemas, counted for real.

@@ -51,7 +51,8 @@ def test_the_first_message_creates_the_chat_queued_and_named(database) -> None:
     view = threads.load_timeline(owner, thread_id)
     assert view.thread.title == "Port the parser to Rust"
     assert [(i.role, i.content, i.queued) for i in view.items] == [
-        ("user", "Port the parser\nto Rust", True)]
+        ("user", "Port the parser\nto Rust", True)
+    ]
     assert new_chat.has_chats(owner)
     # The chat page answers it as it answers any message left queued.
     events = asyncio.run(_drain(chat.resume_queued(owner, thread_id)))
@@ -107,8 +108,12 @@ def _replies(thread_id: str) -> list[str]:
     from chat_app.services.runtime import runtime
 
     store = runtime.store()
-    return [m.content for s in store.sessions(thread_id) for m in store.messages(s.id)
-            if m.role == "assistant" and m.content]
+    return [
+        m.content
+        for s in store.sessions(thread_id)
+        for m in store.messages(s.id)
+        if m.role == "assistant" and m.content
+    ]
 
 
 def test_a_first_message_whose_tab_closed_is_answered_anyway(database) -> None:
@@ -140,7 +145,7 @@ def test_a_chat_page_that_opened_in_time_leaves_the_server_nothing_to_answer(dat
 
     async def page_opened() -> None:
         chat.resume_detached(owner, thread_id, after=0.5)  # the fallback
-        chat.resume_detached(owner, thread_id)             # the chat page, opened at once
+        chat.resume_detached(owner, thread_id)  # the chat page, opened at once
         for _ in range(600):
             await asyncio.sleep(0.1)
             if not chat._detached:
@@ -148,7 +153,11 @@ def test_a_chat_page_that_opened_in_time_leaves_the_server_nothing_to_answer(dat
 
     asyncio.run(page_opened())
     store = runtime.store()
-    users = [m for s in store.sessions(thread_id) for m in store.messages(s.id)
-             if m.role == "user" and not m.meta.get("carried_over_from")]
+    users = [
+        m
+        for s in store.sessions(thread_id)
+        for m in store.messages(s.id)
+        if m.role == "user" and not m.meta.get("carried_over_from")
+    ]
     assert [m.content for m in users] == ["List three rivers"]  # delivered once
     assert store.pending(thread_id) == []

@@ -37,13 +37,17 @@ def test_a_pasted_text_is_stored_whole_under_the_next_free_name(thread_id: str) 
     assert pasted.pasted_message(first).endswith("\n\nAttached: pasted-1.md")
 
 
-@pytest.mark.parametrize(("owner", "text", "why"), [
-    ("owner-1", "x" * (workspace.MAX_FILE_BYTES + 1), "a file may be at most 1 MB"),
-    ("owner-1", "  \n ", "nothing to attach"),
-    ("owner-2", "mine", "This chat does not exist"),
-])
-def test_what_cannot_be_attached_writes_nothing(thread_id: str, owner: str, text: str,
-                                                 why: str) -> None:
+@pytest.mark.parametrize(
+    ("owner", "text", "why"),
+    [
+        ("owner-1", "x" * (workspace.MAX_FILE_BYTES + 1), "a file may be at most 1 MB"),
+        ("owner-1", "  \n ", "nothing to attach"),
+        ("owner-2", "mine", "This chat does not exist"),
+    ],
+)
+def test_what_cannot_be_attached_writes_nothing(
+    thread_id: str, owner: str, text: str, why: str
+) -> None:
     with pytest.raises(workspace.AttachmentRefused, match=why):
         pasted.attach_pasted(owner, thread_id, text)
     assert runtime.store().list_files(thread_id) == []

@@ -28,8 +28,17 @@ PLAIN = {
     "read_only": "The database is read-only",
     "dropped": "The database is gone (its tables, or the database itself, were removed)",
 }
-DRIVER_WORDS = ("sqlite3", "psycopg", "OperationalError", "[SQL", "parameters", "INSERT",
-                "SELECT", "relation", "sqlalche.me")
+DRIVER_WORDS = (
+    "sqlite3",
+    "psycopg",
+    "OperationalError",
+    "[SQL",
+    "parameters",
+    "INSERT",
+    "SELECT",
+    "relation",
+    "sqlalche.me",
+)
 
 
 @pytest.fixture
@@ -137,14 +146,18 @@ def _new_thread() -> None:
     THREAD[:] = [threads.create_thread(OWNER, "Notes").id]
 
 
-@pytest.mark.parametrize(("fault", "plain"), [
-    (lambda url: _fill_sqlite(url), PLAIN["full"]),
-    (lambda url: _on_every_connection("PRAGMA query_only = 1"), PLAIN["read_only"]),
-    (_drop_sqlite_tables, PLAIN["dropped"]),
-], ids=["full", "read-only", "dropped"])
+@pytest.mark.parametrize(
+    ("fault", "plain"),
+    [
+        (lambda url: _fill_sqlite(url), PLAIN["full"]),
+        (lambda url: _on_every_connection("PRAGMA query_only = 1"), PLAIN["read_only"]),
+        (_drop_sqlite_tables, PLAIN["dropped"]),
+    ],
+    ids=["full", "read-only", "dropped"],
+)
 def test_sqlite_failures_are_told_in_plain_words(
-        sqlite_app: str, fault: Callable[[str], None], plain: str,
-        caplog: pytest.LogCaptureFixture) -> None:
+    sqlite_app: str, fault: Callable[[str], None], plain: str, caplog: pytest.LogCaptureFixture
+) -> None:
     _new_thread()
     fault(sqlite_app)
     with caplog.at_level(logging.DEBUG):
@@ -161,14 +174,20 @@ def _drop_schema(url: str) -> None:
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize(("fault", "plain"), [
-    (lambda url: _on_every_connection("SET default_transaction_read_only = on"),
-     PLAIN["read_only"]),
-    (_drop_schema, PLAIN["dropped"]),
-], ids=["read-only", "dropped"])
+@pytest.mark.parametrize(
+    ("fault", "plain"),
+    [
+        (
+            lambda url: _on_every_connection("SET default_transaction_read_only = on"),
+            PLAIN["read_only"],
+        ),
+        (_drop_schema, PLAIN["dropped"]),
+    ],
+    ids=["read-only", "dropped"],
+)
 def test_postgresql_failures_are_told_in_plain_words(
-        postgres_app: str, fault: Callable[[str], None], plain: str,
-        caplog: pytest.LogCaptureFixture) -> None:
+    postgres_app: str, fault: Callable[[str], None], plain: str, caplog: pytest.LogCaptureFixture
+) -> None:
     _new_thread()
     fault(postgres_app)
     with caplog.at_level(logging.DEBUG):

@@ -13,8 +13,11 @@ from chat_app.services.conversation.context_chart import ChartSeries, merge_runs
 
 
 def _reply(fraction: float, tokens: int = 100) -> NewMessage:
-    return NewMessage(role="assistant", content="ok",
-                      meta={"context": {"fraction": fraction, "tokens": tokens, "window": 6000}})
+    return NewMessage(
+        role="assistant",
+        content="ok",
+        meta={"context": {"fraction": fraction, "tokens": tokens, "window": 6000}},
+    )
 
 
 @pytest.fixture
@@ -38,7 +41,9 @@ def test_the_status_is_read_back_from_the_store_and_not_yet_stays_armed(chat) ->
 
     store, thread = chat
     session = store.current_session(thread)
-    store.append(thread, session.id, [NewMessage(role="user", content="go"), _reply(0.3), _reply(0.75)])
+    store.append(
+        thread, session.id, [NewMessage(role="user", content="go"), _reply(0.3), _reply(0.75)]
+    )
 
     found = reset_control.status("owner-a", thread)
     # The simulator resets at 80%, so the default warning starts at 70%.
@@ -64,22 +69,40 @@ def test_a_review_is_settled_with_the_edited_fields(chat) -> None:
     store, thread = chat
     first = store.current_session(thread)
     store.append(thread, first.id, [NewMessage(role="user", content="go"), _reply(0.5)])
-    artifact = HandoffArtifact(session_number=1, trigger="manual", utilization=0.5,
-                               model="simulator", goal="Parse invoices", next_step="Write tests")
-    store.commit_reset(thread, old_session_id=first.id, trigger="manual", utilization=0.5,
-                       model="simulator", handoff=artifact.model_dump(mode="json"),
-                       handoff_path="HANDOFF-1.md", handoff_markdown=artifact.to_markdown(),
-                       context=[NewMessage(role="handoff", content="<handoff-context>\n"
-                                           f"{artifact.to_markdown()}</handoff-context>\n\nGo on."),
-                                review_opening()])
+    artifact = HandoffArtifact(
+        session_number=1,
+        trigger="manual",
+        utilization=0.5,
+        model="simulator",
+        goal="Parse invoices",
+        next_step="Write tests",
+    )
+    store.commit_reset(
+        thread,
+        old_session_id=first.id,
+        trigger="manual",
+        utilization=0.5,
+        model="simulator",
+        handoff=artifact.model_dump(mode="json"),
+        handoff_path="HANDOFF-1.md",
+        handoff_markdown=artifact.to_markdown(),
+        context=[
+            NewMessage(
+                role="handoff",
+                content=f"<handoff-context>\n{artifact.to_markdown()}</handoff-context>\n\nGo on.",
+            ),
+            review_opening(),
+        ],
+    )
     waiting = reset_control.status("owner-a", thread)
     assert waiting.review is not None and waiting.review_session == 2
     assert waiting.review["next_step"] == "Write tests"
 
     with pytest.raises(reset_control.ReviewRefused, match="cannot run"):
         asyncio.run(reset_control.settle_review("owner-b", thread, {}))
-    note = asyncio.run(_settled(thread, {"next_step": "Write the EDITED tests",
-                                         "constraints": "No pandas\n\n"}))
+    note = asyncio.run(
+        _settled(thread, {"next_step": "Write the EDITED tests", "constraints": "No pandas\n\n"})
+    )
     assert note == "Handoff confirmed with your edits"
     session = store.current_session(thread)
     seen = "\n".join(str(m.content) for m in build_context(store, session))
@@ -105,20 +128,40 @@ def _waiting_review(store, thread: str) -> None:
 
     first = store.current_session(thread)
     store.append(thread, first.id, [NewMessage(role="user", content="go"), _reply(0.5)])
-    artifact = HandoffArtifact(session_number=1, trigger="manual", utilization=0.5,
-                               model="simulator", goal="Parse invoices", next_step="Write tests")
-    store.commit_reset(thread, old_session_id=first.id, trigger="manual", utilization=0.5,
-                       model="simulator", handoff=artifact.model_dump(mode="json"),
-                       handoff_path="HANDOFF-1.md", handoff_markdown=artifact.to_markdown(),
-                       context=[NewMessage(role="handoff", content="<handoff-context>\n"
-                                           f"{artifact.to_markdown()}</handoff-context>\n\nGo on."),
-                                review_opening()])
+    artifact = HandoffArtifact(
+        session_number=1,
+        trigger="manual",
+        utilization=0.5,
+        model="simulator",
+        goal="Parse invoices",
+        next_step="Write tests",
+    )
+    store.commit_reset(
+        thread,
+        old_session_id=first.id,
+        trigger="manual",
+        utilization=0.5,
+        model="simulator",
+        handoff=artifact.model_dump(mode="json"),
+        handoff_path="HANDOFF-1.md",
+        handoff_markdown=artifact.to_markdown(),
+        context=[
+            NewMessage(
+                role="handoff",
+                content=f"<handoff-context>\n{artifact.to_markdown()}</handoff-context>\n\nGo on.",
+            ),
+            review_opening(),
+        ],
+    )
 
 
-@pytest.mark.parametrize(("confirm_after", "send_still_open"),
-                         [(0.0, False), (0.002, False), (0.02, False), (0.2, False), (0.0, True)])
+@pytest.mark.parametrize(
+    ("confirm_after", "send_still_open"),
+    [(0.0, False), (0.002, False), (0.02, False), (0.2, False), (0.0, True)],
+)
 def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered_once(
-        chat, monkeypatch, confirm_after, send_still_open) -> None:
+    chat, monkeypatch, confirm_after, send_still_open
+) -> None:
     """The send's run holds the thread while Confirm is pressed (or has just let it go, or
     is long over, or its stream from the turn process is still open): Confirm goes through,
     and the message is answered exactly once, after the confirmed handoff."""
@@ -157,8 +200,13 @@ def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered
 def test_edited_artifact_reads_lines_and_refuses_what_cannot_be_an_artifact() -> None:
     from chat_app.services.conversation.reset_control import ReviewRefused, edited_artifact
 
-    original = {"session_number": 1, "trigger": "auto", "utilization": 0.8, "model": "m",
-                "remaining_tasks": ["a"]}
+    original = {
+        "session_number": 1,
+        "trigger": "auto",
+        "utilization": 0.8,
+        "model": "m",
+        "remaining_tasks": ["a"],
+    }
     edited = edited_artifact(original, {"remaining_tasks": " b \n\nc", "goal": " G "})
     assert edited.remaining_tasks == ["b", "c"] and edited.goal == "G"
     with pytest.raises(ReviewRefused):
@@ -174,23 +222,50 @@ def test_a_run_marks_resets_compactions_and_masks_between_its_calls() -> None:
     sessions = [SessionRecord(id=f"s{n}", thread_id="t", number=n, started_at=now) for n in (1, 2)]
 
     def stored(session: str, seq: int, row: NewMessage) -> StoredMessage:
-        return StoredMessage(**row.model_dump(), id=f"m{seq}", thread_id="t", session_id=session,
-                             seq=seq, created_at=now)
+        return StoredMessage(
+            **row.model_dump(),
+            id=f"m{seq}",
+            thread_id="t",
+            session_id=session,
+            seq=seq,
+            created_at=now,
+        )
 
-    rows = {"s1": [stored("s1", 1, _reply(0.2, 1200)), stored("s1", 2, _reply(0.5)),
-                   stored("s1", 3, NewMessage(role="event", meta={"event": "masking"})),
-                   stored("s1", 4, _reply(0.4)),
-                   stored("s1", 5, NewMessage(role="event", meta={"event": "compaction"}))],
-            "s2": [stored("s2", 6, _reply(0.1))]}
+    rows = {
+        "s1": [
+            stored("s1", 1, _reply(0.2, 1200)),
+            stored("s1", 2, _reply(0.5)),
+            stored("s1", 3, NewMessage(role="event", meta={"event": "masking"})),
+            stored("s1", 4, _reply(0.4)),
+            stored("s1", 5, NewMessage(role="event", meta={"event": "compaction"})),
+        ],
+        "s2": [stored("s2", 6, _reply(0.1))],
+    }
     run = thread_run(sessions, rows, ChartSeries(key="chat", label="This chat", color="#000"))
     assert run.percents == [20.0, 50.0, 40.0, 10.0]
     assert [(m.kind, m.call, m.after) for m in run.markers] == [
-        ("mask", 2.5, 2), ("compaction", 3.5, 3), ("reset", 3.5, 3)]
-    replay = run.model_copy(update={"series": ChartSeries(key="replay", label="Replay", color="#f00"),
-                                    "percents": [30.0], "tokens": [1], "sessions": [1]})
+        ("mask", 2.5, 2),
+        ("compaction", 3.5, 3),
+        ("reset", 3.5, 3),
+    ]
+    replay = run.model_copy(
+        update={
+            "series": ChartSeries(key="replay", label="Replay", color="#f00"),
+            "percents": [30.0],
+            "tokens": [1],
+            "sessions": [1],
+        }
+    )
     points = merge_runs([run, replay])
-    assert points[0] == {"call": 1, "chat": 20.0, "chat_tokens": 1200, "chat_session": 1,
-                         "replay": 30.0, "replay_tokens": 1, "replay_session": 1}
+    assert points[0] == {
+        "call": 1,
+        "chat": 20.0,
+        "chat_tokens": 1200,
+        "chat_session": 1,
+        "replay": 30.0,
+        "replay_tokens": 1,
+        "replay_session": 1,
+    }
     assert points[3] == {"call": 4, "chat": 10.0, "chat_tokens": 100, "chat_session": 2}
 
 
@@ -203,32 +278,65 @@ def test_the_chart_says_what_each_handoff_and_summary_call_cost() -> None:
     sessions = [SessionRecord(id=f"s{n}", thread_id="t", number=n, started_at=now) for n in (1, 2)]
 
     def stored(session: str, seq: int, row: NewMessage) -> StoredMessage:
-        return StoredMessage(**row.model_dump(), id=f"m{seq}", thread_id="t", session_id=session,
-                             seq=seq, created_at=now)
+        return StoredMessage(
+            **row.model_dump(),
+            id=f"m{seq}",
+            thread_id="t",
+            session_id=session,
+            seq=seq,
+            created_at=now,
+        )
 
     def spent(given: int, written: int) -> dict:
-        return {"usage": {"input_tokens": given, "output_tokens": written,
-                          "total_tokens": given + written}}
+        return {
+            "usage": {
+                "input_tokens": given,
+                "output_tokens": written,
+                "total_tokens": given + written,
+            }
+        }
 
-    rows = {"s1": [stored("s1", 1, _reply(0.6)),
-                   stored("s1", 2, NewMessage(role="event", meta={
-                       "event": "compaction_discarded", **spent(300, 410)})),
-                   stored("s1", 3, _reply(0.62)),
-                   stored("s1", 4, NewMessage(role="event", meta={
-                       "event": "compaction", **spent(2_900, 120)}))],
-            "s2": [stored("s2", 5, NewMessage(role="handoff", content="h",
-                                              meta={"handoff_source": "model",
-                                                    **spent(12_345, 890)})),
-                   stored("s2", 6, _reply(0.1))]}
+    rows = {
+        "s1": [
+            stored("s1", 1, _reply(0.6)),
+            stored(
+                "s1",
+                2,
+                NewMessage(role="event", meta={"event": "compaction_discarded", **spent(300, 410)}),
+            ),
+            stored("s1", 3, _reply(0.62)),
+            stored(
+                "s1", 4, NewMessage(role="event", meta={"event": "compaction", **spent(2_900, 120)})
+            ),
+        ],
+        "s2": [
+            stored(
+                "s2",
+                5,
+                NewMessage(
+                    role="handoff",
+                    content="h",
+                    meta={"handoff_source": "model", **spent(12_345, 890)},
+                ),
+            ),
+            stored("s2", 6, _reply(0.1)),
+        ],
+    }
     run = thread_run(sessions, rows, ChartSeries(key="chat", label="This chat", color="#000"))
     assert [(m.kind, m.input_tokens, m.output_tokens) for m in run.markers] == [
-        ("discarded", 300, 410), ("compaction", 2_900, 120), ("reset", 12_345, 890)]
+        ("discarded", 300, 410),
+        ("compaction", 2_900, 120),
+        ("reset", 12_345, 890),
+    ]
     assert run.markers[2].cost == "handoff call: 12,345 in · 890 out tokens"
     assert run.markers[1].cost == "summary call: 2,900 in · 120 out tokens"
     assert "not smaller" in run.markers[0].label
     # A session from before the tokens were recorded says nothing rather than zero.
-    older = thread_run(sessions, {"s2": [stored("s2", 7, NewMessage(role="handoff"))]},
-                       ChartSeries(key="chat", label="This chat", color="#000"))
+    older = thread_run(
+        sessions,
+        {"s2": [stored("s2", 7, NewMessage(role="handoff"))]},
+        ChartSeries(key="chat", label="This chat", color="#000"),
+    )
     assert older.markers[0].cost == ""
 
 
@@ -241,8 +349,13 @@ def test_compact_now_through_the_service_says_what_happened(chat) -> None:
     session = store.current_session(thread)
     store.append(thread, session.id, [NewMessage(role="user", content="go"), _reply(0.75)])
     # A short session: everything is within the recent part the compaction keeps.
-    assert asyncio.run(reset_control.compact_now("owner-a", thread)).startswith("Nothing to compact")
-    assert asyncio.run(reset_control.compact_now("owner-b", thread)) == "This chat cannot run right now."
+    assert asyncio.run(reset_control.compact_now("owner-a", thread)).startswith(
+        "Nothing to compact"
+    )
+    assert (
+        asyncio.run(reset_control.compact_now("owner-b", thread))
+        == "This chat cannot run right now."
+    )
     assert not store.context_edits(session.id)
 
 

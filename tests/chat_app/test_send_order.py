@@ -48,8 +48,9 @@ async def test_a_send_whose_predecessor_settled_here_asks_nobody(thread_id) -> N
     assert store.asked == 0
 
 
-async def test_a_predecessor_queued_by_another_worker_is_found_in_the_store(thread_id,
-                                                                             monkeypatch) -> None:
+async def test_a_predecessor_queued_by_another_worker_is_found_in_the_store(
+    thread_id, monkeypatch
+) -> None:
     monkeypatch.setattr(send_order, "STORE_POLL_SECONDS", 0.05)
     store = _Store()
     waiting = asyncio.create_task(send_order.after_predecessor(thread_id, "tab1.7.b", store))
@@ -58,8 +59,9 @@ async def test_a_predecessor_queued_by_another_worker_is_found_in_the_store(thre
     await asyncio.wait_for(waiting, 1)
 
 
-async def test_a_predecessor_that_never_comes_holds_the_send_a_bounded_time(thread_id,
-                                                                            monkeypatch) -> None:
+async def test_a_predecessor_that_never_comes_holds_the_send_a_bounded_time(
+    thread_id, monkeypatch
+) -> None:
     monkeypatch.setattr(send_order, "WAIT_SECONDS", 0.3)
     monkeypatch.setattr(send_order, "STORE_POLL_SECONDS", 0.1)
     started = time.monotonic()

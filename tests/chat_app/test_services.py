@@ -57,10 +57,14 @@ def test_a_turn_streams_resets_and_persists(database) -> None:
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(owner, "CSV parser")
-    events = asyncio.run(_drain(chat.send_message(owner, thread.id, "Build a CSV parser for invoices")))
+    events = asyncio.run(
+        _drain(chat.send_message(owner, thread.id, "Build a CSV parser for invoices"))
+    )
     kinds = {e["type"] for e in events}
     assert {"item", "token", "utilization", "context_reset", "done"} <= kinds
-    complete = [e for e in events if e["type"] == "context_reset" and e["data"]["event"] == "reset_complete"]
+    complete = [
+        e for e in events if e["type"] == "context_reset" and e["data"]["event"] == "reset_complete"
+    ]
     assert complete[0]["data"]["divider"]["kind"] == "divider"
     assert complete[0]["data"]["chip"]["label"] == "Session 2 ← current"
 
@@ -120,7 +124,7 @@ def test_a_jump_loads_a_bounded_window_from_the_sessions_start_and_reads_on(data
         window = threads.load_window_at(owner, thread.id, after_seq=window.last_seq, limit=6)
         assert window.items, "a window that has later rows returns some"
         keys += [item.key for item in window.items]
-    assert keys == everything[everything.index(keys[0]):]
+    assert keys == everything[everything.index(keys[0]) :]
     first = threads.load_window_at(owner, thread.id, session_number=1, limit=6)
     assert not first.has_earlier and first.has_later
     assert threads.load_window_at("someone-else", thread.id, session_number=1) is None
@@ -184,9 +188,18 @@ def test_stop_reaches_a_turn_running_in_another_worker_process(database) -> None
     thread = threads.create_thread(owner, "Long job")
     env = os.environ | {"BATON_SIM_DELAY": "0.03", "BATON_SIM_WINDOW": "200000"}
     worker = subprocess.Popen(
-        [sys.executable, "-m", "tests.chat_app.db.workers", "turn", owner, thread.id,
-         "Build a CSV parser for invoices"],
-        env=env, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "tests.chat_app.db.workers",
+            "turn",
+            owner,
+            thread.id,
+            "Build a CSV parser for invoices",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert worker.stdout.readline().strip() == "started"
@@ -201,8 +214,9 @@ def test_stop_reaches_a_turn_running_in_another_worker_process(database) -> None
     assert after[-1] == {"type": "done", "data": {"cancelled": False}}
 
 
-def test_running_turns_share_one_stop_poll_and_only_the_stopped_one_stops(database,
-                                                                           monkeypatch) -> None:
+def test_running_turns_share_one_stop_poll_and_only_the_stopped_one_stops(
+    database, monkeypatch
+) -> None:
     # Stops counted on the rows (another worker's Stop) are read for every turn running on
     # this loop in one query per poll: a query per turn was 200 a second with 100 chats.
     from sqlalchemy import event
@@ -271,7 +285,9 @@ def test_a_new_chat_starts_with_the_chosen_assistant(database) -> None:
     assert threads.owned_thread(owner, fallback.id).assistant_id == default.id
     asyncio.run(_drain(chat.send_message(owner, chosen.id, "hello")))
     labels = {t.id: t.model_label for t in threads.list_threads(owner)}
-    assert labels[chosen.id].startswith("Writer-") and labels[chosen.id].endswith("Offline simulator")
+    assert labels[chosen.id].startswith("Writer-") and labels[chosen.id].endswith(
+        "Offline simulator"
+    )
 
 
 def test_messages_queued_before_a_crash_are_shown_and_answered(database) -> None:
@@ -282,18 +298,26 @@ def test_messages_queued_before_a_crash_are_shown_and_answered(database) -> None
     thread = threads.create_thread(owner, "Left behind")
     other = threads.create_thread(owner, "Also left behind")
     # Stored as queued, then the backend died before a turn delivered them.
-    for thread_id, text in [(thread.id, "first queued"), (thread.id, "second queued"),
-                            (other.id, "queued elsewhere")]:
+    for thread_id, text in [
+        (thread.id, "first queued"),
+        (thread.id, "second queued"),
+        (other.id, "queued elsewhere"),
+    ]:
         runtime.store().enqueue_pending(thread_id, text)
 
     view = threads.load_timeline(owner, thread.id)
     assert view.pending == 2
     assert [(i.content, i.queued) for i in view.items[-2:]] == [
-        ("first queued", True), ("second queued", True)]
+        ("first queued", True),
+        ("second queued", True),
+    ]
 
     events = asyncio.run(_drain(chat.resume_queued(owner, thread.id)))
-    delivered = [e["data"]["content"] for e in events
-                 if e["type"] == "item" and e["data"].get("role") == "user"]
+    delivered = [
+        e["data"]["content"]
+        for e in events
+        if e["type"] == "item" and e["data"].get("role") == "user"
+    ]
     assert delivered == ["first queued", "second queued"]
     assert any(e["type"] == "item" and e["data"].get("role") == "assistant" for e in events)
     assert runtime.store().pending(thread.id) == []
@@ -328,8 +352,11 @@ def test_a_message_delivered_by_a_handoff_is_answered_after_it_once(database) ->
     assert [e["data"]["status"] for e in events if e["type"] == "handoff"][-1] == "done"
     store = runtime.store()
     rows = [r for s in store.sessions(thread.id) for r in store.messages(s.id)]
-    asked = [r for r in rows if r.role == "user" and r.content == late
-             and not r.meta.get("carried_over_from")]
+    asked = [
+        r
+        for r in rows
+        if r.role == "user" and r.content == late and not r.meta.get("carried_over_from")
+    ]
     assert len(asked) == 1 and asked[0].meta.get("queued") is True
     assert any(r.role == "assistant" and r.seq > asked[0].seq for r in rows)
     view = threads.load_timeline(owner, thread.id, limit=10_000)  # the whole thread
@@ -367,13 +394,21 @@ def test_a_handed_over_request_waits_while_its_handoff_waits_for_review(database
     store = runtime.store()
     old = store.current_session(thread.id)
     store.append(thread.id, old.id, [NewMessage(role="user", content="Parse the dates")])
-    store.commit_reset(thread.id, old_session_id=old.id, trigger="auto", utilization=0.85,
-                       model="simulator", handoff={"goal": "Parse the dates"},
-                       handoff_path="HANDOFF-1.md", handoff_markdown="# Handoff\n",
-                       context=[NewMessage(role="handoff", content="<handoff-context>"),
-                                review_opening(),
-                                NewMessage(role="user", content="Parse the dates",
-                                           meta={"carried_over_from": "x"})])
+    store.commit_reset(
+        thread.id,
+        old_session_id=old.id,
+        trigger="auto",
+        utilization=0.85,
+        model="simulator",
+        handoff={"goal": "Parse the dates"},
+        handoff_path="HANDOFF-1.md",
+        handoff_markdown="# Handoff\n",
+        context=[
+            NewMessage(role="handoff", content="<handoff-context>"),
+            review_opening(),
+            NewMessage(role="user", content="Parse the dates", meta={"carried_over_from": "x"}),
+        ],
+    )
     # Unanswered, but the review holds it: opening the chat runs nothing (confirming does).
     assert not threads.load_timeline(owner, thread.id).awaiting_reply
     assert asyncio.run(_drain(chat.resume_queued(owner, thread.id))) == []
@@ -392,7 +427,8 @@ def test_a_chat_whose_assistant_cannot_run_opens_and_keeps_what_is_typed(databas
     # Saved before models were checked (or its provider went away since).
     with Session(write_engine(runtime.engine())) as db:
         assistant_id = repo.create_assistant(
-            session=db, data=AssistantCreate(name="Typo", model="foo:bar")).id
+            session=db, data=AssistantCreate(name="Typo", model="foo:bar")
+        ).id
     thread = threads.create_thread(owner, "Typo chat", assistant_id=assistant_id)
 
     view = threads.load_timeline(owner, thread.id)
@@ -406,23 +442,27 @@ def test_a_chat_whose_assistant_cannot_run_opens_and_keeps_what_is_typed(databas
     assert asyncio.run(_drain(chat.resume_queued(owner, thread.id))) == []  # waits for the fix
 
     with Session(write_engine(runtime.engine())) as db:
-        repo.update_assistant(session=db, assistant_id=assistant_id,
-                              changes=AssistantUpdate(model="simulator"))
+        repo.update_assistant(
+            session=db, assistant_id=assistant_id, changes=AssistantUpdate(model="simulator")
+        )
         db.commit()
     answered = asyncio.run(_drain(chat.resume_queued(owner, thread.id)))
     assert any(e["type"] == "item" and e["data"].get("role") == "assistant" for e in answered)
     assert threads.load_timeline(owner, thread.id).problem == ""
 
 
-@pytest.mark.parametrize(("text", "parsed"), [
-    ("/handoff", ("handoff", None)),
-    ("/handoff the parser", ("handoff", "the parser")),
-    ("/help", ("unknown", "help")),
-    ("/clear now", ("unknown", "clear")),
-    ("/usr/bin/python crashes", None),  # a path, not a command
-    (" /help", None),  # a leading space sends it as a message
-    ("what does /help do?", None),
-])
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("/handoff", ("handoff", None)),
+        ("/handoff the parser", ("handoff", "the parser")),
+        ("/help", ("unknown", "help")),
+        ("/clear now", ("unknown", "clear")),
+        ("/usr/bin/python crashes", None),  # a path, not a command
+        (" /help", None),  # a leading space sends it as a message
+        ("what does /help do?", None),
+    ],
+)
 def test_commands_are_recognised_and_unknown_ones_are_not_sent(text, parsed) -> None:
     from chat_app.services.conversation.chat import parse_command
 
@@ -447,14 +487,17 @@ def test_a_message_too_large_for_a_fresh_session_is_refused_before_it_is_stored(
     assert "Shorten it or send it in parts" in events[-1]["data"]["message"]
     # The facts the chat needs to offer the text as an attachment instead.
     assert events[-1]["data"]["too_large"] == {
-        "size_bytes": big.value.size_bytes, "tokens": big.value.tokens,
-        "room_tokens": big.value.room_tokens}
+        "size_bytes": big.value.size_bytes,
+        "tokens": big.value.tokens,
+        "room_tokens": big.value.room_tokens,
+    }
     assert runtime.store().pending(thread.id) == []
     asyncio.run(chat.check_fits(owner, thread.id, "Build a CSV parser for invoices"))  # fits
 
 
-def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(database,
-                                                                          monkeypatch) -> None:
+def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(
+    database, monkeypatch
+) -> None:
     from chat_app.services.conversation import chat, threads
     from chat_app.services.runtime import live
 
@@ -464,8 +507,9 @@ def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(datab
 
     async def watched(sender: str) -> tuple[list[dict], list[dict]]:
         async with live.watch(thread.id) as queue:
-            own = await _drain(chat.send_message(sender, thread.id, "Build a CSV parser",
-                                                 "tabA.1.x", "run-a"))
+            own = await _drain(
+                chat.send_message(sender, thread.id, "Build a CSV parser", "tabA.1.x", "run-a")
+            )
             seen = [queue.get_nowait() for _ in range(queue.qsize())]
         return own, seen
 
@@ -477,7 +521,8 @@ def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(datab
     shown = [e["type"] for e in own if e["type"] not in ("token", "accepted")]
     assert [e["type"] for e in seen[1:-1] if e["type"] != "token"] == shown
     assert "".join(e["data"]["text"] for e in seen if e["type"] == "token") == "".join(
-        e["data"]["text"] for e in own if e["type"] == "token")
+        e["data"]["text"] for e in own if e["type"] == "token"
+    )
     assert not asyncio.run(live.is_running(thread.id))
     _, strangers = asyncio.run(watched("someone-else"))
     assert strangers == []
@@ -499,7 +544,9 @@ def test_the_assistants_tokenizers_are_loaded_before_the_first_chat(tmp_path, mo
         assert runtime.load_tokenizers() == ["cl100k_base"]
         assert get_encoding.cache_info().currsize == 1
         with Session(runtime.engine()) as db:
-            repo.create_assistant(session=db, data=AssistantCreate(name="Omni", model="openai:gpt-4o"))
+            repo.create_assistant(
+                session=db, data=AssistantCreate(name="Omni", model="openai:gpt-4o")
+            )
             repo.create_assistant(session=db, data=AssistantCreate(name="Sim", model="simulator"))
         assert runtime.load_tokenizers() == ["cl100k_base", "o200k_base"]
         assert get_encoding.cache_info().currsize == 2

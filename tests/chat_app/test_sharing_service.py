@@ -88,8 +88,10 @@ def test_missing_revoked_and_expired_links_look_the_same() -> None:
         db.add(row)
         db.commit()
 
-    results = [sharing.open_shared(p.removeprefix("/share/"))
-               for p in (revoked_path, expired_path, "/share/no-such-token", "/share/")]
+    results = [
+        sharing.open_shared(p.removeprefix("/share/"))
+        for p in (revoked_path, expired_path, "/share/no-such-token", "/share/")
+    ]
 
     assert results == [None, None, None, None]
     statuses = {v.id: v.status for v in sharing.list_links(OWNER, thread_id)}

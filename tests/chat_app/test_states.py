@@ -25,10 +25,16 @@ NOW = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 
 def _divider(number: int, **handoff) -> TimelineItem:
     return TimelineItem(
-        key=f"session-{number}", kind="divider", seq=10 * number, session_number=number,
-        trigger="auto", utilization=0.823, model="claude-sonnet-4-5",
+        key=f"session-{number}",
+        kind="divider",
+        seq=10 * number,
+        session_number=number,
+        trigger="auto",
+        utilization=0.823,
+        model="claude-sonnet-4-5",
         handoff={"current_state_summary": "Parser done", **handoff},
-        handoff_markdown="# Handoff", handoff_filename=f"HANDOFF-{number - 1}.md",
+        handoff_markdown="# Handoff",
+        handoff_filename=f"HANDOFF-{number - 1}.md",
     )
 
 
@@ -57,40 +63,68 @@ def test_a_divider_row_reads_like_the_design():
 def test_a_row_carries_only_its_own_kinds_fields():
     # The fields of the other kinds stay out of the page (sent empty with every row, they
     # were most of a long thread's page-load payload).
-    message = timeline_row(TimelineItem(key="m", kind="message", role="user", content="hi",
-                                        created_at=NOW))
+    message = timeline_row(
+        TimelineItem(key="m", kind="message", role="user", content="hi", created_at=NOW)
+    )
     assert (message.divider, message.tool, message.marker) == ([], [], [])
     assert message.time_title and message.time_label
-    first = _divider_of(TimelineItem(key="session-1", kind="divider", session_number=1,
-                                     trigger="start", created_at=NOW))
+    first = _divider_of(
+        TimelineItem(
+            key="session-1", kind="divider", session_number=1, trigger="start", created_at=NOW
+        )
+    )
     assert first.card == [] and first.created_iso == NOW.isoformat()
     (placeholder,) = resetting_row(1).divider
     assert placeholder.card == []
-    marker = timeline_row(TimelineItem(key="k", kind="marker", role="event", content="Masked",
-                                       marker_event="masking", edit=2))
+    marker = timeline_row(
+        TimelineItem(
+            key="k", kind="marker", role="event", content="Masked", marker_event="masking", edit=2
+        )
+    )
     assert marker.marker[0].marker_event == "masking" and marker.marker[0].edit == 2
     assert (marker.tool, marker.divider) == ([], [])
 
 
 def test_a_tool_row_carries_its_call_and_no_time_it_does_not_show():
-    row = timeline_row(TimelineItem(key="c", kind="tool", role="tool", tool_name="run_command",
-                                    summary="Ran `pytest`", tool_result="3 passed",
-                                    tool_failed=True, simulated=True, created_at=NOW))
+    row = timeline_row(
+        TimelineItem(
+            key="c",
+            kind="tool",
+            role="tool",
+            tool_name="run_command",
+            summary="Ran `pytest`",
+            tool_result="3 passed",
+            tool_failed=True,
+            simulated=True,
+            created_at=NOW,
+        )
+    )
     (call,) = row.tool
-    assert (call.tool_name, call.summary, call.tool_result) == ("run_command", "Ran `pytest`",
-                                                                "3 passed")
+    assert (call.tool_name, call.summary, call.tool_result) == (
+        "run_command",
+        "Ran `pytest`",
+        "3 passed",
+    )
     assert call.tool_failed and call.simulated
     assert row.time_title == row.time_label == "" and row.divider == []
 
 
 def test_the_card_shows_the_v2_handoff_and_its_check_in_one_line():
-    row = _card(_divider(
-        2, goal="Build a CSV importer", constraints=["Never use pandas."],
-        user_messages=["Build a CSV importer", "also tabs"], next_step="write tests",
-        errors_and_fixes=["`pytest` failed (exit 1); passed after the changes that followed"],
-        checks=[{"kind": "files", "covered": 17, "total": 17},
+    row = _card(
+        _divider(
+            2,
+            goal="Build a CSV importer",
+            constraints=["Never use pandas."],
+            user_messages=["Build a CSV importer", "also tabs"],
+            next_step="write tests",
+            errors_and_fixes=["`pytest` failed (exit 1); passed after the changes that followed"],
+            checks=[
+                {"kind": "files", "covered": 17, "total": 17},
                 {"kind": "todos", "covered": 4, "total": 4},
-                {"kind": "commits", "covered": 0, "total": 0}]))
+                {"kind": "commits", "covered": 0, "total": 0},
+            ],
+        )
+    )
     assert (row.goal, row.next_step) == ("Build a CSV importer", "write tests")
     assert row.constraints == ["Never use pandas."] and len(row.user_messages) == 2
     assert len(row.errors_and_fixes) == 1
@@ -98,13 +132,22 @@ def test_the_card_shows_the_v2_handoff_and_its_check_in_one_line():
 
 
 def test_the_card_names_what_the_check_found_missing_and_where_the_model_was_corrected():
-    row = _card(_divider(
-        3, current_state_summary="", next_step="",
-        in_progress=["Todo (3 of 5): Handle quoted fields"],
-        disagreements=["In progress: the todo list has “Handle quoted fields” under way; the "
-                       "model did not name it"],
-        checks=[{"kind": "files", "covered": 16, "total": 17, "missing": ["src/b.py"]},
-                {"kind": "requests", "covered": 9, "total": 9, "referenced": 3}]))
+    row = _card(
+        _divider(
+            3,
+            current_state_summary="",
+            next_step="",
+            in_progress=["Todo (3 of 5): Handle quoted fields"],
+            disagreements=[
+                "In progress: the todo list has “Handle quoted fields” under way; the "
+                "model did not name it"
+            ],
+            checks=[
+                {"kind": "files", "covered": 16, "total": 17, "missing": ["src/b.py"]},
+                {"kind": "requests", "covered": 9, "total": 9, "referenced": 3},
+            ],
+        )
+    )
     assert row.checks == "files 16/17 (missing: src/b.py) · requests 9/9 (3 by reference)"
     assert row.disagreements[0].startswith("In progress: the todo list has")
     # With no state summary, the closed card's line says what was under way.
@@ -141,10 +184,17 @@ def test_an_item_with_a_known_key_is_replaced_in_place():
 
 
 def test_anchors_go_to_session_starts_and_mark_chips_loaded():
-    chips = [ChipRow(1, "Session 1", "session-1"), ChipRow(2, "Session 2", "session-2"),
-             ChipRow(3, "Session 3", "session-3")]
-    rows = [TimelineRow(key="m1", session_number=1), TimelineRow(key="m2", session_number=1),
-            timeline_row(_divider(2)), TimelineRow(key="m3", session_number=2)]
+    chips = [
+        ChipRow(1, "Session 1", "session-1"),
+        ChipRow(2, "Session 2", "session-2"),
+        ChipRow(3, "Session 3", "session-3"),
+    ]
+    rows = [
+        TimelineRow(key="m1", session_number=1),
+        TimelineRow(key="m2", session_number=1),
+        timeline_row(_divider(2)),
+        TimelineRow(key="m3", session_number=2),
+    ]
     rows, chips = with_anchors(rows, chips, from_start=True)
     assert [r.anchor for r in rows] == ["session-1", "", "session-2", ""]
     assert [c.loaded for c in chips] == [True, True, False]
@@ -157,15 +207,30 @@ def test_session_one_has_no_anchor_when_its_start_is_not_loaded():
 
 
 def test_a_live_reset_adds_the_new_chip_and_any_missing_earlier_ones():
-    chips = with_new_session([], chip_row(SessionChip(number=3, label="Session 3 ← current",
-                                                      anchor="session-3", current=True)))
+    chips = with_new_session(
+        [],
+        chip_row(
+            SessionChip(number=3, label="Session 3 ← current", anchor="session-3", current=True)
+        ),
+    )
     assert [(c.number, c.label, c.current) for c in chips] == [
-        (1, "Session 1", False), (2, "Session 2", False), (3, "Session 3", True)]
+        (1, "Session 1", False),
+        (2, "Session 2", False),
+        (3, "Session 3", True),
+    ]
 
 
 def test_the_meter_marks_approximate_counts_and_keeps_thresholds():
-    bar = meter_bar(MeterView(tokens=4100, window=5000, fraction=0.82, basis="approximate",
-                              compact_threshold=0.5, reset_threshold=0.8))
+    bar = meter_bar(
+        MeterView(
+            tokens=4100,
+            window=5000,
+            fraction=0.82,
+            basis="approximate",
+            compact_threshold=0.5,
+            reset_threshold=0.8,
+        )
+    )
     assert bar.label == "~82%" and bar.level == "high"
     assert "4,100 of 5,000 tokens" in bar.title
     later = meter_bar({"tokens": 1000, "window": 5000, "fraction": 0.2, "basis": "exact"}, bar)
@@ -195,7 +260,7 @@ def test_the_handoff_download_is_the_markdown_file_itself():
     row = _card(_divider(2))
     prefix = "data:text/markdown;charset=utf-8;base64,"
     assert row.handoff_markdown.startswith(prefix)
-    assert base64.b64decode(row.handoff_markdown[len(prefix):]).decode() == "# Handoff"
+    assert base64.b64decode(row.handoff_markdown[len(prefix) :]).decode() == "# Handoff"
 
 
 def test_a_focused_handoff_names_its_focus_on_the_divider_and_the_card():

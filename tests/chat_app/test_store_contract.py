@@ -133,18 +133,30 @@ def test_append_numbers_rows_consecutively_and_keeps_every_field(backend: Backen
 def test_marks_are_the_replies_and_markers_without_their_content(backend: Backend) -> None:
     thread = backend.new_thread()
     session = backend.store.current_session(thread)
-    backend.store.append(thread, session.id, [
-        user("hi"),
-        NewMessage(role="assistant", content="long " * 500, meta={"context": {"fraction": 0.7}}),
-        NewMessage(role="tool", content="ok", tool_call_id="c1", name="read_file"),
-        NewMessage(role="event", content="Not yet", meta={"event": "defer"}),
-        NewMessage(role="assistant", content="done"),
-    ])
+    backend.store.append(
+        thread,
+        session.id,
+        [
+            user("hi"),
+            NewMessage(
+                role="assistant", content="long " * 500, meta={"context": {"fraction": 0.7}}
+            ),
+            NewMessage(role="tool", content="ok", tool_call_id="c1", name="read_file"),
+            NewMessage(role="event", content="Not yet", meta={"event": "defer"}),
+            NewMessage(role="assistant", content="done"),
+        ],
+    )
     marks = backend.store.marks(session.id)
-    assert marks == [(2, "assistant", {"context": {"fraction": 0.7}}),
-                     (4, "event", {"event": "defer"}), (5, "assistant", {})]
-    assert marks == [(m.seq, m.role, m.meta) for m in backend.store.messages(session.id)
-                     if m.role in ("assistant", "event")]
+    assert marks == [
+        (2, "assistant", {"context": {"fraction": 0.7}}),
+        (4, "event", {"event": "defer"}),
+        (5, "assistant", {}),
+    ]
+    assert marks == [
+        (m.seq, m.role, m.meta)
+        for m in backend.store.messages(session.id)
+        if m.role in ("assistant", "event")
+    ]
 
 
 def test_tail_marks_are_the_last_user_row_and_what_follows_it(backend: Backend) -> None:
@@ -153,16 +165,22 @@ def test_tail_marks_are_the_last_user_row_and_what_follows_it(backend: Backend) 
     assert backend.store.tail_marks(session.id) == []
     backend.store.append(thread, session.id, [NewMessage(role="handoff", content="h")])
     assert backend.store.tail_marks(session.id) == []  # no user row yet
-    backend.store.append(thread, session.id, [
-        user("first"), NewMessage(role="assistant", content="answer " * 200),
-        user("second", meta={"queued": True}),
-        NewMessage(role="event", content="Server down", meta={"event": "tool_problem"}),
-    ])
+    backend.store.append(
+        thread,
+        session.id,
+        [
+            user("first"),
+            NewMessage(role="assistant", content="answer " * 200),
+            user("second", meta={"queued": True}),
+            NewMessage(role="event", content="Server down", meta={"event": "tool_problem"}),
+        ],
+    )
     assert backend.store.tail_marks(session.id) == [
-        (4, "user", {"queued": True}), (5, "event", {"event": "tool_problem"})]
+        (4, "user", {"queued": True}),
+        (5, "event", {"event": "tool_problem"}),
+    ]
     backend.store.append(thread, session.id, [NewMessage(role="assistant", content="ok")])
-    assert [m.role for m in backend.store.tail_marks(session.id)] == ["user", "event",
-                                                                    "assistant"]
+    assert [m.role for m in backend.store.tail_marks(session.id)] == ["user", "event", "assistant"]
     # Another session's rows are not in it.
     other = backend.new_thread()
     backend.store.append(other, backend.store.current_session(other).id, [user("elsewhere")])
@@ -254,8 +272,9 @@ def test_file_changes_are_all_or_nothing(backend: Backend) -> None:
 
 
 @pytest.mark.parametrize("name", ["..\\..\\evil.txt", "C:evil.txt", "a/.. /b.txt", "./a.py"])
-def test_a_name_outside_the_path_rule_is_refused_by_every_store(backend: Backend,
-                                                                 name: str) -> None:
+def test_a_name_outside_the_path_rule_is_refused_by_every_store(
+    backend: Backend, name: str
+) -> None:
     # The tools check names first; the store checks them again so that no way into a
     # workspace (write-back, attachments, imports, forks, code yet to come) can skip the rule.
     thread = backend.new_thread()
@@ -263,8 +282,9 @@ def test_a_name_outside_the_path_rule_is_refused_by_every_store(backend: Backend
     with pytest.raises(StoreError, match="nothing was stored"):
         backend.store.write_file(thread, name, "x")
     with pytest.raises(StoreError, match="nothing was stored"):
-        backend.store.apply_file_changes(thread, written={"a.py": "v2", name: "x"},
-                                         deleted=["a.py"])
+        backend.store.apply_file_changes(
+            thread, written={"a.py": "v2", name: "x"}, deleted=["a.py"]
+        )
     assert backend.store.list_files(thread) == ["a.py"]
     assert backend.store.read_file(thread, "a.py") == "v1"
 
@@ -318,7 +338,9 @@ def test_a_tabs_messages_are_queued_in_the_order_the_tab_sent_them(backend: Back
     # Delivered messages stay where they are: a later arrival of the tab only goes before
     # what still waits.
     assert [m.content for m in backend.store.deliver_pending(thread, session.id, limit=2)] == [
-        "A1", "B1"]
+        "A1",
+        "B1",
+    ]
     send(thread, "A0", client_id="tabA.0.x")
     # The tab's waiting messages move one of its slots on; other messages keep theirs.
     assert [p.content for p in backend.store.pending(thread)] == ["A0", "plain", "A2", "A3"]
@@ -328,7 +350,11 @@ def test_a_tabs_messages_are_queued_in_the_order_the_tab_sent_them(backend: Back
     # A re-send under a known id changes nothing.
     send(thread, "A2", client_id="tabA.2.x")
     assert [m.content for m in backend.store.deliver_pending(thread, session.id)] == [
-        "A0", "plain", "A2", "A3"]
+        "A0",
+        "plain",
+        "A2",
+        "A3",
+    ]
 
 
 # reset -----------------------------------------------------------------------------
@@ -478,17 +504,25 @@ def test_search_finds_originals_of_every_session_even_when_compacted(backend: Ba
     store = backend.store
     thread = backend.new_thread()
     first = store.current_session(thread)
-    store.append(thread, first.id, [user("the deploy key lives in vault/prod.yaml"),
-                                    user("unrelated chatter")])
-    store.add_context_edit(first.id, ContextEdit(kind="compaction", summary="s", upto_seq=2),
-                           NewMessage(role="event", content="Compacted: vault deploy"))
+    store.append(
+        thread,
+        first.id,
+        [user("the deploy key lives in vault/prod.yaml"), user("unrelated chatter")],
+    )
+    store.add_context_edit(
+        first.id,
+        ContextEdit(kind="compaction", summary="s", upto_seq=2),
+        NewMessage(role="event", content="Compacted: vault deploy"),
+    )
     second, _ = reset(store, thread, first.id)
     store.append(thread, second.id, [user("Rotate the DEPLOY key in Vault today")])
 
     found = store.search_messages(thread, "vault deploy")
 
-    assert _found(found) == ["Rotate the DEPLOY key in Vault today",
-                             "the deploy key lives in vault/prod.yaml"]
+    assert _found(found) == [
+        "Rotate the DEPLOY key in Vault today",
+        "the deploy key lives in vault/prod.yaml",
+    ]
     assert {row.session_id for row in found} == {first.id, second.id}
 
 
@@ -496,10 +530,16 @@ def test_search_needs_every_word_split_at_punctuation(backend: Backend) -> None:
     store = backend.store
     thread = backend.new_thread()
     session = store.current_session(thread)
-    store.append(thread, session.id, [user("edited agent_core/tools/builtin.py twice"), user("tools only")])
+    store.append(
+        thread, session.id, [user("edited agent_core/tools/builtin.py twice"), user("tools only")]
+    )
 
-    assert _found(store.search_messages(thread, "TOOLS.py")) == ["edited agent_core/tools/builtin.py twice"]
-    assert _found(store.search_messages(thread, "core tools")) == ["edited agent_core/tools/builtin.py twice"]
+    assert _found(store.search_messages(thread, "TOOLS.py")) == [
+        "edited agent_core/tools/builtin.py twice"
+    ]
+    assert _found(store.search_messages(thread, "core tools")) == [
+        "edited agent_core/tools/builtin.py twice"
+    ]
     assert store.search_messages(thread, "tools missingword") == []
     assert store.search_messages(thread, "tool") == []  # whole words, no stemming
 
@@ -509,11 +549,15 @@ def test_search_reads_tool_call_arguments_and_skips_event_rows(backend: Backend)
     thread = backend.new_thread()
     session = store.current_session(thread)
     call = {"name": "write_file", "args": {"path": "notes/zebra.md", "content": "x"}, "id": "c1"}
-    store.append(thread, session.id, [
-        NewMessage(role="assistant", content="writing it", tool_calls=[call]),
-        NewMessage(role="event", content="zebra marker"),
-        NewMessage(role="system", content="zebra system"),
-    ])
+    store.append(
+        thread,
+        session.id,
+        [
+            NewMessage(role="assistant", content="writing it", tool_calls=[call]),
+            NewMessage(role="event", content="zebra marker"),
+            NewMessage(role="system", content="zebra system"),
+        ],
+    )
 
     assert _found(store.search_messages(thread, "zebra")) == ["writing it"]
 
@@ -528,10 +572,13 @@ def test_search_stays_in_its_thread_and_session(backend: Backend) -> None:
     other = store.current_session(theirs)
     store.append(theirs, other.id, [user("kiwi of another thread")])
 
-    assert _found(store.search_messages(mine, "kiwi")) == ["kiwi in session one",
-                                                          "kiwi in session two"]
+    assert _found(store.search_messages(mine, "kiwi")) == [
+        "kiwi in session one",
+        "kiwi in session two",
+    ]
     assert _found(store.search_messages(mine, "kiwi", session_id=second.id)) == [
-        "kiwi in session two"]
+        "kiwi in session two"
+    ]
     assert store.search_messages(mine, "kiwi", session_id=other.id) == []
 
 
@@ -569,18 +616,35 @@ def test_a_reviewed_handoff_keeps_both_versions_and_the_context_sample(backend: 
     thread = backend.new_thread()
     session = backend.store.current_session(thread)
     sample = {"tokens": 4200, "window": 6000, "fraction": 0.7, "basis": "exact"}
-    handoff, reply = backend.store.append(thread, session.id, [
-        NewMessage(role="handoff", content="<handoff-context>\nv1</handoff-context>\n"),
-        NewMessage(role="assistant", content="ok", meta={"context": sample})])
-    review = ContextEdit(kind="handoff", summary="confirmed", seqs=[handoff.seq],
-                         placeholders={handoff.seq: "<handoff-context>\nv2</handoff-context>\n"},
-                         artifact={"next_step": "v2"})
-    backend.store.add_context_edit(session.id, review, NewMessage(
-        role="event", content="confirmed", meta={"event": "handoff_review", "status": "confirmed"}))
+    handoff, reply = backend.store.append(
+        thread,
+        session.id,
+        [
+            NewMessage(role="handoff", content="<handoff-context>\nv1</handoff-context>\n"),
+            NewMessage(role="assistant", content="ok", meta={"context": sample}),
+        ],
+    )
+    review = ContextEdit(
+        kind="handoff",
+        summary="confirmed",
+        seqs=[handoff.seq],
+        placeholders={handoff.seq: "<handoff-context>\nv2</handoff-context>\n"},
+        artifact={"next_step": "v2"},
+    )
+    backend.store.add_context_edit(
+        session.id,
+        review,
+        NewMessage(
+            role="event",
+            content="confirmed",
+            meta={"event": "handoff_review", "status": "confirmed"},
+        ),
+    )
     assert backend.store.context_edits(session.id) == [review]
     rows = backend.store.messages(session.id)
     assert rows[0].content.endswith("v1</handoff-context>\n")  # the original stays
     assert rows[1].meta["context"] == sample
+
 
 def test_history_tools_refuse_another_threads_sessions(backend: Backend) -> None:
     from agent_core.errors import ToolInputError
@@ -607,8 +671,9 @@ def test_undo_reset_gives_back_exactly_the_thread_before_the_reset(backend: Back
     store = backend.store
     thread = backend.new_thread()
     first = store.current_session(thread)
-    store.append(thread, first.id, [user("plan the parser"), NewMessage(role="assistant",
-                                                                          content="planned")])
+    store.append(
+        thread, first.id, [user("plan the parser"), NewMessage(role="assistant", content="planned")]
+    )
     store.add_context_edit(first.id, ContextEdit(kind="compaction", summary="s", upto_seq=1))
     store.write_file(thread, "PLAN.md", "# plan")
     store.enqueue_pending(thread, "and the totals")
@@ -628,7 +693,8 @@ def test_undo_reset_gives_back_exactly_the_thread_before_the_reset(backend: Back
 
 
 def test_undo_reset_is_refused_once_the_model_answered_or_for_an_older_session(
-        backend: Backend) -> None:
+    backend: Backend,
+) -> None:
     store = backend.store
     thread = backend.new_thread()
     first = store.current_session(thread)

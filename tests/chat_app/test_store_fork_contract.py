@@ -24,8 +24,9 @@ def _two_sessions(backend: Backend) -> tuple[str, int]:
     first = store.current_session(thread)
     store.append(thread, first.id, [user("plan the garden"), _reply("beds and paths")])
     store.write_file(thread, "notes.md", "tomatoes")
-    second, _ = reset(store, thread, first.id,
-                      context=[NewMessage(role="handoff", content="the garden so far")])
+    second, _ = reset(
+        store, thread, first.id, context=[NewMessage(role="handoff", content="the garden so far")]
+    )
     store.append(thread, second.id, [user("add a pond"), _reply("pond added")])
     asked = store.append(thread, second.id, [user("and a shed?")])[0]
     store.append(thread, second.id, [_reply("shed added")])
@@ -33,7 +34,8 @@ def _two_sessions(backend: Backend) -> tuple[str, int]:
 
 
 def test_a_fork_holds_everything_before_the_message_and_the_source_is_unchanged(
-        backend: Backend) -> None:
+    backend: Backend,
+) -> None:
     store = backend.store
     source, cut = _two_sessions(backend)
     before = snapshot(store, source)
@@ -47,8 +49,12 @@ def test_a_fork_holds_everything_before_the_message_and_the_source_is_unchanged(
     assert sessions[1].parent_id == sessions[0].id and sessions[1].trigger == "threshold"
     assert sessions[1].handoff == before["sessions"][1].handoff
     copied = [(m.seq, m.role, m.content) for s in sessions for m in store.messages(s.id)]
-    original = [(m.seq, m.role, m.content) for s in before["sessions"]
-                for m in before["messages"][s.id] if m.seq < cut]
+    original = [
+        (m.seq, m.role, m.content)
+        for s in before["sessions"]
+        for m in before["messages"][s.id]
+        if m.seq < cut
+    ]
     assert copied == original
     assert copied[-1] == (cut - 1, "assistant", "pond added")
     assert all(m.thread_id == target for s in sessions for m in store.messages(s.id))
@@ -73,23 +79,33 @@ def test_a_fork_goes_on_by_itself(backend: Backend) -> None:
     assert store.read_file(target, "HANDOFF-2.md") == "# Handoff 2\n"
     assert snapshot(store, source) == before
     assert [m.content for m in store.search_messages(target, "greenhouse")] == [
-        "a greenhouse instead"]
+        "a greenhouse instead"
+    ]
     assert store.search_messages(source, "greenhouse") == []
 
 
 def test_a_fork_leaves_out_later_handoffs_and_edits_made_after_the_message(
-        backend: Backend) -> None:
+    backend: Backend,
+) -> None:
     store = backend.store
     thread = backend.new_thread()
     first = store.current_session(thread)
     rows = store.append(thread, first.id, [user("one"), _reply("two"), user("three")])
     early = ContextEdit(kind="compaction", summary="one, two", upto_seq=rows[1].seq)
-    store.add_context_edit(first.id, early, NewMessage(role="event", content="compacted",
-                                                       meta={"event": "compaction", "edit": 0}))
+    store.add_context_edit(
+        first.id,
+        early,
+        NewMessage(role="event", content="compacted", meta={"event": "compaction", "edit": 0}),
+    )
     asked = store.append(thread, first.id, [user("four")])[0]
     late = ContextEdit(kind="compaction", summary="one to three", upto_seq=rows[2].seq)
-    store.add_context_edit(first.id, late, NewMessage(role="event", content="compacted again",
-                                                      meta={"event": "compaction", "edit": 1}))
+    store.add_context_edit(
+        first.id,
+        late,
+        NewMessage(
+            role="event", content="compacted again", meta={"event": "compaction", "edit": 1}
+        ),
+    )
     reset(store, thread, first.id)
     target = backend.new_thread()
 

@@ -64,7 +64,8 @@ def test_a_worker_that_was_running_is_replaced_at_once() -> None:
 
 
 def test_its_replacement_dying_soon_is_respawned_a_second_later_the_others_untouched(
-        monkeypatch) -> None:
+    monkeypatch,
+) -> None:
     monkeypatch.setattr(supervision, "FIRST_DELAY_SECONDS", 0.3)
     server = _Server(3)
     others = [server.wrks[0], server.wrks[2]]
@@ -84,11 +85,14 @@ def test_a_reload_of_live_workers_stays_granians_own() -> None:
     assert server.respawns == [[0, 1]]
 
 
-@pytest.mark.parametrize(("env", "workers"), [
-    ({}, 1),
-    ({"GRANIAN_WORKERS": "5"}, 1),  # several workers without Redis would split the tabs' state
-    ({"REFLEX_REDIS_URL": "redis://x", "GRANIAN_WORKERS": "5"}, 5),
-])
+@pytest.mark.parametrize(
+    ("env", "workers"),
+    [
+        ({}, 1),
+        ({"GRANIAN_WORKERS": "5"}, 1),  # several workers without Redis would split the tabs' state
+        ({"REFLEX_REDIS_URL": "redis://x", "GRANIAN_WORKERS": "5"}, 5),
+    ],
+)
 def test_the_worker_count_is_written_where_reflex_reads_it(env, workers) -> None:
     assert settle_worker_count(env) == workers
     assert env["GRANIAN_WORKERS"] == str(workers)

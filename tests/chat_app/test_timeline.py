@@ -63,15 +63,23 @@ def test_the_simulators_shell_is_labelled_simulated_and_a_sandboxed_run_is_not()
 def _regenerated_chat() -> tuple[list[StoredMessage], list[tuple[int, ...]]]:
     """A question, an earlier reply of two steps (a tool call, a marker between them, a
     final answer) and the reply that replaced it. Returns the rows and the earlier reply."""
+
     def call(seq: int, text: str) -> list[StoredMessage]:
         tool = {"id": f"c{seq}", "name": "write_file", "args": {"path": "a.py"}}
-        return [row(seq, "assistant", text, tool_calls=[tool]),
-                row(seq + 1, "tool", "ok", tool_call_id=f"c{seq}")]
+        return [
+            row(seq, "assistant", text, tool_calls=[tool]),
+            row(seq + 1, "tool", "ok", tool_call_id=f"c{seq}"),
+        ]
 
-    rows = [row(1, "user", "Plan it"), *call(2, "Writing a.py."),
-            row(4, "event", "Compressed finished todo", meta={"event": "todo_compressed"}),
-            *call(5, ""), row(7, "assistant", "Done."),
-            *call(8, "Writing a.py again."), row(10, "assistant", "Done again.")]
+    rows = [
+        row(1, "user", "Plan it"),
+        *call(2, "Writing a.py."),
+        row(4, "event", "Compressed finished todo", meta={"event": "todo_compressed"}),
+        *call(5, ""),
+        row(7, "assistant", "Done."),
+        *call(8, "Writing a.py again."),
+        row(10, "assistant", "Done again."),
+    ]
     return rows, [(2, 3, 5, 6, 7)]
 
 
@@ -83,11 +91,13 @@ def test_an_earlier_reply_is_dimmed_whole_and_offers_one_choice() -> None:
     shown = [(i.seq, i.kind, i.replaced, i.reply_end) for i in items]
     assert shown == [
         (1, "message", False, False),
-        (2, "message", True, False), (2, "tool", True, False),
+        (2, "message", True, False),
+        (2, "tool", True, False),
         (4, "marker", True, False),  # a marker inside the reply is part of it
         (5, "tool", True, False),
         (7, "message", True, True),  # "Use this reply" once, on its last row
-        (8, "message", False, False), (8, "tool", False, False),
+        (8, "message", False, False),
+        (8, "tool", False, False),
         (10, "message", False, False),
     ]
 
@@ -109,6 +119,15 @@ def test_a_live_reply_is_dimmed_whole_though_its_markers_have_no_seq_yet() -> No
     live = [timeline_row(i) for i in items_from_rows(rows, [])]
     live[3].seq = 0  # the marker as a run shows it: keyed by its stored row, no seq
     marks = earlier_reply_marks(live, earlier)
-    assert [dimmed for dimmed, _ in marks] == [False, True, True, True, True, True,
-                                                False, False, False]
+    assert [dimmed for dimmed, _ in marks] == [
+        False,
+        True,
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
     assert [end for _, end in marks].count(True) == 1 and marks[5] == (True, True)

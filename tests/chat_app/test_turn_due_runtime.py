@@ -56,6 +56,7 @@ def _answering(calls: list) -> FunctionChatModel:
     def answer(messages, **_):
         calls.append([str(m.content) for m in messages])
         return "Semicolons are handled now."
+
     return FunctionChatModel(fn=answer, calls=[])
 
 
@@ -78,19 +79,28 @@ async def _started_handoff(runner: ThreadRunner, setup, gate, entered) -> asynci
 
 
 async def test_a_send_from_another_process_during_handoff_is_answered_once(
-        backend: Backend) -> None:
+    backend: Backend,
+) -> None:
     store, thread = backend.store, backend.thread
     setup = make_setup(store, thread_id=thread, window=200_000)
     await run(setup, TASK)
     gate, entered = asyncio.Event(), asyncio.Event()
     worker, child = ThreadRunner(), ThreadRunner()
     handoff = await _started_handoff(
-        worker, dataclasses.replace(setup, handoff_model=_gated_writer(gate, entered)),
-        gate, entered)
+        worker,
+        dataclasses.replace(setup, handoff_model=_gated_writer(gate, entered)),
+        gate,
+        entered,
+    )
 
     calls: list = []
-    send = asyncio.create_task(collect(child.submit(
-        dataclasses.replace(setup, model=_answering(calls)), LATE, client_id="tab2.1.x")))
+    send = asyncio.create_task(
+        collect(
+            child.submit(
+                dataclasses.replace(setup, model=_answering(calls)), LATE, client_id="tab2.1.x"
+            )
+        )
+    )
     await asyncio.sleep(0.3)
     assert not send.done() and calls == []  # the send waits for the turn lock
     gate.set()
@@ -107,22 +117,27 @@ async def test_a_send_from_another_process_during_handoff_is_answered_once(
     assert len(calls) == 1 and any(LATE in text for text in calls[0])
     assert of_type(sent, "accepted") and not of_type(sent, "error")
     # What the worker does after its handoff (answer_waiting) finds nothing left to do.
-    again = await collect(worker.drain(dataclasses.replace(setup, model=_answering(calls)),
-                                       cancel=asyncio.Event()))
+    again = await collect(
+        worker.drain(dataclasses.replace(setup, model=_answering(calls)), cancel=asyncio.Event())
+    )
     assert calls and len(calls) == 1 and not of_type(again, "message")
     assert not turn_waits(store, thread)
 
 
 async def test_a_send_queued_behind_a_handoff_in_one_process_is_answered_after_it(
-        backend: Backend) -> None:
+    backend: Backend,
+) -> None:
     store, thread = backend.store, backend.thread
     setup = make_setup(store, thread_id=thread, window=200_000)
     await run(setup, TASK)
     gate, entered = asyncio.Event(), asyncio.Event()
     runner = ThreadRunner()
     handoff = await _started_handoff(
-        runner, dataclasses.replace(setup, handoff_model=_gated_writer(gate, entered)),
-        gate, entered)
+        runner,
+        dataclasses.replace(setup, handoff_model=_gated_writer(gate, entered)),
+        gate,
+        entered,
+    )
     queued = await collect(runner.submit(setup, LATE))  # busy here: queued, returns at once
     assert [e["data"]["content"] for e in of_type(queued, "queued")] == [LATE]
     gate.set()
@@ -144,7 +159,8 @@ async def test_a_send_queued_behind_a_handoff_in_one_process_is_answered_after_i
 
 
 async def test_a_delivered_message_whose_process_died_is_answered_by_the_next_look(
-        backend: Backend) -> None:
+    backend: Backend,
+) -> None:
     store, thread = backend.store, backend.thread
     setup = make_setup(store, thread_id=thread, window=200_000)
     await run(setup, TASK)
@@ -153,8 +169,11 @@ async def test_a_delivered_message_whose_process_died_is_answered_by_the_next_lo
     store.deliver_pending(thread, store.current_session(thread).id)
     assert awaits_turn(store, thread)
     calls: list = []
-    await collect(ThreadRunner().drain(dataclasses.replace(setup, model=_answering(calls)),
-                                       cancel=asyncio.Event()))
+    await collect(
+        ThreadRunner().drain(
+            dataclasses.replace(setup, model=_answering(calls)), cancel=asyncio.Event()
+        )
+    )
     assert len(calls) == 1 and not awaits_turn(store, thread)
 
 
@@ -167,8 +186,9 @@ async def test_a_failed_turn_is_recorded_and_not_run_again(backend: Backend) -> 
     [marker] = [row for row in _open_rows(store, thread) if row.role == "event"]
     assert marker.meta["event"] == "turn_failed"
     assert "provider overloaded (529)" in marker.content
-    assert [e["data"]["id"] for e in of_type(events, "message")
-            if e["data"]["role"] == "event"] == [marker.id]  # shown live, as a reload shows it
+    assert [
+        e["data"]["id"] for e in of_type(events, "message") if e["data"]["role"] == "event"
+    ] == [marker.id]  # shown live, as a reload shows it
     calls = len(failing.calls)
     for _ in range(3):  # every later look (a page opened, a worker's resume) runs nothing
         await collect(ThreadRunner().drain(setup, cancel=asyncio.Event()))
@@ -183,8 +203,9 @@ async def test_a_failed_turn_is_recorded_and_not_run_again(backend: Backend) -> 
 async def test_a_turn_stopped_before_any_reply_is_not_answered_later(backend: Backend) -> None:
     store, thread = backend.store, backend.thread
     gate, entered = asyncio.Event(), asyncio.Event()
-    held = FunctionChatModel(fn=lambda messages, **_: "too late", calls=[], gate=gate,
-                             entered=entered)
+    held = FunctionChatModel(
+        fn=lambda messages, **_: "too late", calls=[], gate=gate, entered=entered
+    )
     setup = make_setup(store, thread_id=thread, window=200_000, model=held)
     cancel = asyncio.Event()
     turn = asyncio.create_task(collect(ThreadRunner().submit(setup, TASK, cancel=cancel)))
@@ -196,13 +217,17 @@ async def test_a_turn_stopped_before_any_reply_is_not_answered_later(backend: Ba
     assert [(r.role, r.content) for r in rows] == [("user", TASK), ("event", STOPPED_NOTE)]
     assert rows[-1].meta["event"] == "turn_stopped"
     calls: list = []
-    await collect(ThreadRunner().drain(dataclasses.replace(setup, model=_answering(calls)),
-                                       cancel=asyncio.Event()))
+    await collect(
+        ThreadRunner().drain(
+            dataclasses.replace(setup, model=_answering(calls)), cancel=asyncio.Event()
+        )
+    )
     assert calls == []
 
 
 async def test_a_send_queued_behind_a_failed_handoff_is_answered_in_the_old_session(
-        backend: Backend) -> None:
+    backend: Backend,
+) -> None:
     store, thread = backend.store, backend.thread
     setup = make_setup(store, thread_id=thread, window=200_000)
     await run(setup, TASK)
@@ -216,8 +241,11 @@ async def test_a_send_queued_behind_a_failed_handoff_is_answered_in_the_old_sess
     store.commit_reset = refuse  # type: ignore[method-assign]
     try:
         handoff = await _started_handoff(
-            runner, dataclasses.replace(setup, handoff_model=_gated_writer(gate, entered)),
-            gate, entered)
+            runner,
+            dataclasses.replace(setup, handoff_model=_gated_writer(gate, entered)),
+            gate,
+            entered,
+        )
         await collect(runner.submit(setup, LATE))  # queued behind it
         gate.set()
         handed = await asyncio.wait_for(handoff, WAIT_S)
@@ -226,7 +254,8 @@ async def test_a_send_queued_behind_a_failed_handoff_is_answered_in_the_old_sess
     assert [e["data"]["status"] for e in of_type(handed, "handoff")][-1] == "failed"
     assert [p.content for p in store.pending(thread)] == [LATE]  # nothing was delivered
     calls: list = []
-    await collect(runner.drain(dataclasses.replace(setup, model=_answering(calls)),
-                               cancel=asyncio.Event()))
+    await collect(
+        runner.drain(dataclasses.replace(setup, model=_answering(calls)), cancel=asyncio.Event())
+    )
     assert len(store.sessions(thread)) == 1 and len(calls) == 1
     assert len(_late_rows(_open_rows(store, thread))) == 1

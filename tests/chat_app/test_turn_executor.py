@@ -40,7 +40,9 @@ async def test_send_and_resume_go_through_the_executor(monkeypatch) -> None:
     monkeypatch.setattr(chat, "executor", lambda: recording)
     sent = [event async for event in chat.send_message("owner", "thread", "hi", "c1")]
     resumed = [event async for event in chat.resume_queued("owner", "thread", cut=True)]
-    assert recording.calls == [("send", "owner", "thread", "hi", "c1"),
-                               ("resume", "owner", "thread", True)]
+    assert recording.calls == [
+        ("send", "owner", "thread", "hi", "c1"),
+        ("resume", "owner", "thread", True),
+    ]
     # Not the owner's thread (no Owned first): the events pass through, none is swallowed.
     assert [e["type"] for e in sent] == [e["type"] for e in resumed] == ["item", "done"]

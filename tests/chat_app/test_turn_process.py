@@ -38,6 +38,7 @@ def database(tmp_path, monkeypatch):
 
 def _in_turn_process(work):
     """Run ``work()`` (a coroutine function) with this process's turns handed over."""
+
     async def run():
         turn_process.start()
         try:
@@ -55,8 +56,10 @@ def _child_pid() -> int:
 
 
 def _shown(events: list[dict]) -> tuple[list[str], str]:
-    return ([e["type"] for e in events if e["type"] != "token"],
-            "".join(e["data"]["text"] for e in events if e["type"] == "token"))
+    return (
+        [e["type"] for e in events if e["type"] != "token"],
+        "".join(e["data"]["text"] for e in events if e["type"] == "token"),
+    )
 
 
 def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database) -> None:
@@ -97,7 +100,8 @@ def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database) 
 
 
 def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_works(
-        database, monkeypatch) -> None:
+    database, monkeypatch
+) -> None:
     from chat_app.services.conversation import chat, threads
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
@@ -124,18 +128,24 @@ def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_work
     assert after[-1]["type"] == "done"
     view = threads.load_timeline(owner, thread.id)
     assert view is not None
-    assert [i.content for i in view.items if i.role == "user"][:2] == ["Build a CSV parser",
-                                                                      "carry on"]
+    assert [i.content for i in view.items if i.role == "user"][:2] == [
+        "Build a CSV parser",
+        "carry on",
+    ]
 
 
 def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
-        database, monkeypatch) -> None:
+    database, monkeypatch
+) -> None:
     from chat_app.services.conversation import chat, threads
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
     monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
     owner = f"owner-{uuid.uuid4().hex[:8]}"
-    stopped, closed = threads.create_thread(owner, "stopped"), threads.create_thread(owner, "closed")
+    stopped, closed = (
+        threads.create_thread(owner, "stopped"),
+        threads.create_thread(owner, "closed"),
+    )
 
     async def stopped_at_first_words(thread_id: str, text: str) -> list[dict]:
         events, pressed = [], False
@@ -194,8 +204,13 @@ def test_a_killed_worker_takes_its_turn_process_with_it(database, monkeypatch) -
     from chat_app.services.conversation import chat
 
     env = os.environ | {"BATON_SIM_DELAY": "0.05", "BATON_SIM_WINDOW": "200000"}
-    worker = subprocess.Popen([sys.executable, "-c", _WORKER], env=env, stdout=subprocess.PIPE,
-                              text=True, start_new_session=True)
+    worker = subprocess.Popen(
+        [sys.executable, "-c", _WORKER],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         child, thread_id = worker.stdout.readline().split()
         assert _alive(int(child))

@@ -24,11 +24,18 @@ def chat(tmp_path, monkeypatch):
     store = runtime.store()
     session = store.current_session(thread)
     call = {"name": "write_file", "args": {"path": "parser.py", "content": "x = 1"}, "id": "c1"}
-    store.append(thread, session.id, [
-        NewMessage(role="user", content="Build a CSV parser for invoices"),
-        NewMessage(role="assistant", content="Writing it.", tool_calls=[call]),
-        NewMessage(role="tool", content="wrote parser.py", tool_call_id="c1", name="write_file"),
-        NewMessage(role="assistant", content="The parser is written.")])
+    store.append(
+        thread,
+        session.id,
+        [
+            NewMessage(role="user", content="Build a CSV parser for invoices"),
+            NewMessage(role="assistant", content="Writing it.", tool_calls=[call]),
+            NewMessage(
+                role="tool", content="wrote parser.py", tool_call_id="c1", name="write_file"
+            ),
+            NewMessage(role="assistant", content="The parser is written."),
+        ],
+    )
     store.write_file(thread, "parser.py", "x = 1")
     yield store, thread, session
     runtime._store_for.cache_clear()
@@ -76,9 +83,16 @@ def test_a_handoff_undo_is_refused_when_answered_automatic_or_not_the_latest(cha
         undo_handoff("owner-a", thread, 2)
     assert store.current_session(thread).id == second.id
 
-    third, _ = store.commit_reset(thread, old_session_id=second.id, trigger="auto",
-                                  utilization=0.81, model="simulator", handoff={},
-                                  handoff_path="HANDOFF-2.md", handoff_markdown="-",
-                                  context=[NewMessage(role="handoff", content="h")])
+    third, _ = store.commit_reset(
+        thread,
+        old_session_id=second.id,
+        trigger="auto",
+        utilization=0.81,
+        model="simulator",
+        handoff={},
+        handoff_path="HANDOFF-2.md",
+        handoff_markdown="-",
+        context=[NewMessage(role="handoff", content="h")],
+    )
     with pytest.raises(UndoRefused, match="automatic reset cannot"):
         undo_handoff("owner-a", thread, 3)

@@ -19,13 +19,24 @@ def chat(tmp_path, monkeypatch):
     thread = threads.create_thread("owner-a").id
     store = runtime.store()
     session = store.current_session(thread)
-    store.append(thread, session.id, [NewMessage(role="user", content="go"),
-                                      NewMessage(role="assistant", content="working")])
+    store.append(
+        thread,
+        session.id,
+        [NewMessage(role="user", content="go"), NewMessage(role="assistant", content="working")],
+    )
     before = build_context(store, session)
     store.add_context_edit(
-        session.id, ContextEdit(kind="compaction", summary="s", upto_seq=2, tokens_before=900,
-                                tokens_after=40, utilization=0.52),
-        NewMessage(role="event", content="Compacted", meta={"event": "compaction", "edit": 0}))
+        session.id,
+        ContextEdit(
+            kind="compaction",
+            summary="s",
+            upto_seq=2,
+            tokens_before=900,
+            tokens_after=40,
+            utilization=0.52,
+        ),
+        NewMessage(role="event", content="Compacted", meta={"event": "compaction", "edit": 0}),
+    )
     marker = store.messages(session.id)[-1]
     yield store, thread, session, marker, before
     runtime._store_for.cache_clear()
@@ -40,8 +51,9 @@ def test_undo_restores_the_view_and_notes_it_on_the_timeline(chat) -> None:
 
     note = undo_marker("owner-a", thread, marker.id)
 
-    assert note == ("Undid the compaction: the model sees the original messages again "
-                    "(40 → 900 tokens)")
+    assert note == (
+        "Undid the compaction: the model sees the original messages again (40 → 900 tokens)"
+    )
     assert build_context(store, session) == before
     assert store.messages(session.id)[-1].content == note
 

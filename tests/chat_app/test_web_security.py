@@ -23,28 +23,35 @@ def signing_key(monkeypatch: pytest.MonkeyPatch):
     identity.secret_key.cache_clear()
 
 
-@pytest.mark.parametrize(("origin", "host", "expected"), [
-    ("http://localhost:3000", "localhost:3000", True),
-    ("http://LOCALHOST:3000", "localhost:3000", True),
-    ("https://baton.example.com", "baton.example.com", True),  # default port on both sides
-    ("https://baton.example.com", "baton.example.com:443", True),
-    ("http://localhost:8080", "localhost:3000", False),  # another port of the host: same site
-    ("http://evil.example.com:3000", "localhost:3000", False),
-    ("https://chat.example.com", "baton.example.com", False),  # a sibling subdomain
-    ("null", "localhost:3000", False),  # sandboxed frames and data: pages
-    ("", "localhost:3000", False),
-])
+@pytest.mark.parametrize(
+    ("origin", "host", "expected"),
+    [
+        ("http://localhost:3000", "localhost:3000", True),
+        ("http://LOCALHOST:3000", "localhost:3000", True),
+        ("https://baton.example.com", "baton.example.com", True),  # default port on both sides
+        ("https://baton.example.com", "baton.example.com:443", True),
+        ("http://localhost:8080", "localhost:3000", False),  # another port of the host: same site
+        ("http://evil.example.com:3000", "localhost:3000", False),
+        ("https://chat.example.com", "baton.example.com", False),  # a sibling subdomain
+        ("null", "localhost:3000", False),  # sandboxed frames and data: pages
+        ("", "localhost:3000", False),
+    ],
+)
 def test_without_configured_origins_only_the_requests_own_host_is_allowed(origin, host, expected):
     assert origin_allowed(origin, host=host, scheme="http") is expected
 
 
 def test_configured_origins_are_matched_exactly():
-    allowed = allowed_origins({"BATON_ALLOWED_ORIGINS": "https://baton.example.com, http://10.0.0.5:3000"})
+    allowed = allowed_origins(
+        {"BATON_ALLOWED_ORIGINS": "https://baton.example.com, http://10.0.0.5:3000"}
+    )
     assert allowed == ["https://baton.example.com:443", "http://10.0.0.5:3000"]
-    assert origin_allowed("https://baton.example.com", host="internal:3000", scheme="http",
-                          allowed=allowed)
-    assert not origin_allowed("http://baton.example.com", host="baton.example.com", scheme="http",
-                              allowed=allowed)
+    assert origin_allowed(
+        "https://baton.example.com", host="internal:3000", scheme="http", allowed=allowed
+    )
+    assert not origin_allowed(
+        "http://baton.example.com", host="baton.example.com", scheme="http", allowed=allowed
+    )
     assert host_allowed("baton.example.com", allowed=allowed)
     assert host_allowed("10.0.0.5:3000", allowed=allowed)
     assert not host_allowed("rebound.evil.example", allowed=allowed)  # DNS rebinding
@@ -62,9 +69,12 @@ def test_the_policy_allows_only_the_pages_own_scripts_and_origin():
     assert directives["form-action"] == "'self'"
     assert directives["connect-src"] == "'self'"
     assert directives["img-src"] == "'self' data: blob:"
-    assert "https:" in dict(
-        d.split(" ", 1) for d in content_security_policy([], remote_images=True).split("; ")
-    )["img-src"]
+    assert (
+        "https:"
+        in dict(
+            d.split(" ", 1) for d in content_security_policy([], remote_images=True).split("; ")
+        )["img-src"]
+    )
 
 
 def test_remote_images_are_off_unless_enabled():

@@ -23,29 +23,37 @@ def thread_id() -> str:
 
 
 def test_attached_files_land_in_the_workspace_and_the_zip(thread_id: str) -> None:
-    paths = workspace.attach_files("owner-1", thread_id, [("a.py", b"print(1)\n"),
-                                                          ("notes.txt", "h\u00e9llo".encode())])
+    paths = workspace.attach_files(
+        "owner-1", thread_id, [("a.py", b"print(1)\n"), ("notes.txt", "h\u00e9llo".encode())]
+    )
 
     assert paths == ["a.py", "notes.txt"]
     assert workspace.attached_line(paths) == "Attached: a.py, notes.txt"
     assert runtime.store().read_file(thread_id, "notes.txt") == "h\u00e9llo"
     assert [(f.path, f.size) for f in workspace.list_files("owner-1", thread_id)] == [
-        ("a.py", 9), ("notes.txt", 6)]
+        ("a.py", 9),
+        ("notes.txt", 6),
+    ]
     archive = zipfile.ZipFile(io.BytesIO(workspace.workspace_zip("owner-1", thread_id)))
     assert {name: archive.read(name) for name in archive.namelist()} == {
-        "a.py": b"print(1)\n", "notes.txt": "h\u00e9llo".encode()}
+        "a.py": b"print(1)\n",
+        "notes.txt": "h\u00e9llo".encode(),
+    }
 
 
 OK = ("ok.py", b"fine")
 
 
-@pytest.mark.parametrize(("files", "message"), [
-    ([OK, ("big.txt", b"x" * 1_000_001)], "big.txt is 1.0 MB; a file may be at most 1 MB"),
-    ([OK, ("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00")], "logo.png is not a text file"),
-    ([OK, ("latin.txt", "caf\u00e9".encode("latin-1"))], "latin.txt is not UTF-8 text"),
-    ([(f"f{i}.txt", b"x") for i in range(6)], "6 files chosen; attach at most 5"),
-    ([], "No file was chosen"),
-])
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ([OK, ("big.txt", b"x" * 1_000_001)], "big.txt is 1.0 MB; a file may be at most 1 MB"),
+        ([OK, ("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00")], "logo.png is not a text file"),
+        ([OK, ("latin.txt", "caf\u00e9".encode("latin-1"))], "latin.txt is not UTF-8 text"),
+        ([(f"f{i}.txt", b"x") for i in range(6)], "6 files chosen; attach at most 5"),
+        ([], "No file was chosen"),
+    ],
+)
 def test_refused_attachments_write_nothing(thread_id: str, files, message: str) -> None:
     with pytest.raises(workspace.AttachmentRefused, match=message):
         workspace.attach_files("owner-1", thread_id, files)
@@ -68,7 +76,8 @@ def test_a_name_windows_reads_as_a_drive_or_stream_is_refused(thread_id: str) ->
 
 
 def test_names_stored_before_the_path_rule_leave_only_under_safe_names(
-        thread_id: str, tmp_path: Path) -> None:
+    thread_id: str, tmp_path: Path
+) -> None:
     from tests.chat_app.test_store_fork_contract import Backend, plant_file
 
     workspace.attach_files("owner-1", thread_id, [("a.py", b"ok")])
@@ -78,8 +87,12 @@ def test_names_stored_before_the_path_rule_leave_only_under_safe_names(
 
     data = workspace.workspace_zip("owner-1", thread_id)
     archive = zipfile.ZipFile(io.BytesIO(data))
-    assert sorted(archive.namelist()) == ["C_/Windows/win.ini", "_/_/evil.txt", "a.py",
-                                          "x_stream.txt"]
+    assert sorted(archive.namelist()) == [
+        "C_/Windows/win.ini",
+        "_/_/evil.txt",
+        "a.py",
+        "x_stream.txt",
+    ]
     assert archive.read("_/_/evil.txt") == b"..\\..\\evil.txt"
     folder = tmp_path / "extracted"
     for info in archive.infolist():  # what a naive extractor does, on either system

@@ -20,8 +20,9 @@ __all__ = ["TurnLease"]
 class TurnLease(SQLModel, table=True):
     __tablename__ = "turn_lease"
 
-    thread_id: str = Field(foreign_key="thread.id", ondelete="CASCADE", primary_key=True,
-                           max_length=32)
+    thread_id: str = Field(
+        foreign_key="thread.id", ondelete="CASCADE", primary_key=True, max_length=32
+    )
     holder: str = Field(max_length=64)
     """A random token of the holding turn (never reused)."""
     fence: int = 0

@@ -36,10 +36,15 @@ class Thread(ThreadBase, table=True):
 
     __tablename__ = "thread"
     # The home page lists one owner's threads newest first.
-    __table_args__ = (Index("ix_thread_owner_updated_at", "owner", "updated_at"),
-                      Index("ix_thread_answering", "answering_seq",
-                            postgresql_where=text("answering_seq IS NOT NULL"),
-                            sqlite_where=text("answering_seq IS NOT NULL")))
+    __table_args__ = (
+        Index("ix_thread_owner_updated_at", "owner", "updated_at"),
+        Index(
+            "ix_thread_answering",
+            "answering_seq",
+            postgresql_where=text("answering_seq IS NOT NULL"),
+            sqlite_where=text("answering_seq IS NOT NULL"),
+        ),
+    )
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
     owner: str = Field(index=True, max_length=200)

@@ -231,24 +231,40 @@ def login(password: str, client: str, *, now: datetime | None = None) -> str:
         mine = throttle.after_client_failure(mine, now)
         everyone = throttle.after_everyone_failure(everyone, now)
         repo.record_sign_in_failure(
-            session=db, now=now,
-            counts=[SignInFailureCount(scope=s, **c.model_dump())
-                    for s, c in ((scope, mine), (throttle.EVERYONE, everyone))])
+            session=db,
+            now=now,
+            counts=[
+                SignInFailureCount(scope=s, **c.model_dump())
+                for s, c in ((scope, mine), (throttle.EVERYONE, everyone))
+            ],
+        )
     _log_failure(scope, mine, everyone)
     raise WrongPassword()
 
 
 def _log_failure(scope: str, mine: throttle.FailureCount, everyone: throttle.FailureCount) -> None:
     # Never the password tried: it may be the real one with a typo, or another secret.
-    _log.warning("Admin sign-in failed from %s (failure %d from it, %d from everyone, in the "
-                 "current window)", scope, mine.failures, everyone.failures)
+    _log.warning(
+        "Admin sign-in failed from %s (failure %d from it, %d from everyone, in the "
+        "current window)",
+        scope,
+        mine.failures,
+        everyone.failures,
+    )
     # Failures are only recorded outside a lockout, so a locked count here has just started.
     if mine.locked_until is not None:
-        _log.warning("Admin sign-in locked for %s until %s after %d failures", scope,
-                     mine.locked_until.isoformat(timespec="seconds"), mine.failures)
+        _log.warning(
+            "Admin sign-in locked for %s until %s after %d failures",
+            scope,
+            mine.locked_until.isoformat(timespec="seconds"),
+            mine.failures,
+        )
     if everyone.locked_until is not None:
-        _log.warning("Admin sign-in locked for everyone until %s after %d failures",
-                     everyone.locked_until.isoformat(timespec="seconds"), everyone.failures)
+        _log.warning(
+            "Admin sign-in locked for everyone until %s after %d failures",
+            everyone.locked_until.isoformat(timespec="seconds"),
+            everyone.failures,
+        )
 
 
 def require_grant(grant: str | None) -> None:
@@ -277,7 +293,8 @@ def _percent(label: str, raw: str, field: str) -> float:
     # Below 1 is almost surely a fraction typed the old way (0.8 meaning 80%).
     if not 1 <= value <= 100:
         raise SettingsRejected(
-            f"{label} must be a percentage from 1 to 100 (80 means 80%), got {typed}.", field)
+            f"{label} must be a percentage from 1 to 100 (80 means 80%), got {typed}.", field
+        )
     return round(value / 100, 4)
 
 
@@ -288,7 +305,11 @@ def percent_text(fraction: float) -> str:
 
 def change_text(field: str, value: object) -> str:
     """A value of the change history as the form shows it: thresholds as percentages."""
-    if field.endswith("_threshold") and isinstance(value, int | float) and not isinstance(value, bool):
+    if (
+        field.endswith("_threshold")
+        and isinstance(value, int | float)
+        and not isinstance(value, bool)
+    ):
         return f"{percent_text(float(value))}%"
     return value if isinstance(value, str) else json.dumps(value)
 
@@ -312,13 +333,15 @@ def _model_name(raw: str) -> str:
     if not provider.strip() or not model.strip():
         raise SettingsRejected(
             f"Model must be written provider:model (e.g. anthropic:claude-sonnet-4-6) or "
-            f"'{SIMULATOR}', got {name!r}.", "model"
+            f"'{SIMULATOR}', got {name!r}.",
+            "model",
         )
     if provider.strip() not in PROVIDERS and name not in SIMULATOR_NAMES:
         # Saved, it would take down every chat of the assistant; refuse it here instead.
         raise SettingsRejected(
             f"Unknown model provider {provider.strip()!r}: use one of {', '.join(PROVIDERS)} "
-            f"(for example anthropic:claude-sonnet-4-6) or '{SIMULATOR}'.", "model"
+            f"(for example anthropic:claude-sonnet-4-6) or '{SIMULATOR}'.",
+            "model",
         )
     return name
 
@@ -330,15 +353,19 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
         raise SettingsRejected("Name cannot be empty.", "name")
     strategy = form.context_strategy.strip()
     if strategy not in ("auto", "compact", "reset"):
-        raise SettingsRejected("Context strategy must be auto, compact or reset.", "context_strategy")
+        raise SettingsRejected(
+            "Context strategy must be auto, compact or reset.", "context_strategy"
+        )
     compact = _percent("Compact threshold", form.compact_threshold, "compact_threshold")
     reset = _percent("Reset threshold", form.reset_threshold, "reset_threshold")
     mask: float | None = None
     if form.mask_threshold.strip():
         mask = _percent("Mask threshold", form.mask_threshold, "mask_threshold")
     if reset >= 1:
-        raise SettingsRejected("Reset threshold must be below 100%: at 100% the window is "
-                               "already full when it acts.", "reset_threshold")
+        raise SettingsRejected(
+            "Reset threshold must be below 100%: at 100% the window is already full when it acts.",
+            "reset_threshold",
+        )
     if compact >= reset:
         raise SettingsRejected(
             f"Compact threshold ({compact:.0%}) must be below the reset threshold ({reset:.0%}).",
@@ -347,8 +374,9 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
     try:
         keep_recent = int(form.keep_recent_tokens.strip() or "0")
     except ValueError:
-        raise SettingsRejected("Keep-recent tokens must be a whole number.",
-                               "keep_recent_tokens") from None
+        raise SettingsRejected(
+            "Keep-recent tokens must be a whole number.", "keep_recent_tokens"
+        ) from None
     if keep_recent < 0:
         raise SettingsRejected("Keep-recent tokens cannot be negative.", "keep_recent_tokens")
     window: int | None = None
@@ -356,11 +384,13 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
         try:
             window = int(form.window_override.strip())
         except ValueError:
-            raise SettingsRejected("Window override must be a whole number of tokens, or empty.",
-                                   "window_override") from None
+            raise SettingsRejected(
+                "Window override must be a whole number of tokens, or empty.", "window_override"
+            ) from None
         if window <= 0:
-            raise SettingsRejected("Window override must be a positive number of tokens, or empty.",
-                                   "window_override")
+            raise SettingsRejected(
+                "Window override must be a positive number of tokens, or empty.", "window_override"
+            )
     pinned = [line.strip() for line in form.pinned_paths.splitlines() if line.strip()]
     if form.history_tools.strip() not in ("on", "off"):
         raise SettingsRejected("History tools must be on or off.", "history_tools")
@@ -373,13 +403,21 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
         if warn >= trigger:
             raise SettingsRejected(
                 f"Warn threshold ({warn:.0%}) must be below the threshold that acts "
-                f"({trigger:.0%}).", "warn_threshold")
+                f"({trigger:.0%}).",
+                "warn_threshold",
+            )
     if form.sandbox_network.strip() not in ("on", "off"):
         raise SettingsRejected("Network for commands must be on or off.", "sandbox_network")
-    fields = dict(context_strategy=strategy, reset_threshold=reset, compact_threshold=compact,
-                  mask_threshold=mask, warn_threshold=warn,
-                  keep_recent_tokens=keep_recent, window_override=window,
-                  pinned_paths=tuple(pinned))
+    fields = dict(
+        context_strategy=strategy,
+        reset_threshold=reset,
+        compact_threshold=compact,
+        mask_threshold=mask,
+        warn_threshold=warn,
+        keep_recent_tokens=keep_recent,
+        window_override=window,
+        pinned_paths=tuple(pinned),
+    )
     try:
         # The same validation the runtime applies each turn, so a saved assistant always runs.
         make_policy(**fields)
@@ -387,15 +425,22 @@ def validate_form(form: AssistantForm) -> AssistantCreate:
         message = str(error).removeprefix("invalid context policy: ")
         raise SettingsRejected(message, _policy_field(message)) from None
     try:
-        return AssistantCreate(name=name, model=_model_name(form.model),
-                               system_prompt=form.system_prompt, context_strategy=strategy,
-                               reset_threshold=reset, compact_threshold=compact,
-                               mask_threshold=mask, keep_recent_tokens=keep_recent, window_override=window,
-                               pinned_paths=pinned,
-                               history_tools=form.history_tools.strip() == "on",
-                               warn_threshold=warn,
-                               review_handoffs=form.review_handoffs.strip() == "on",
-                               sandbox_network=form.sandbox_network.strip() == "on")
+        return AssistantCreate(
+            name=name,
+            model=_model_name(form.model),
+            system_prompt=form.system_prompt,
+            context_strategy=strategy,
+            reset_threshold=reset,
+            compact_threshold=compact,
+            mask_threshold=mask,
+            keep_recent_tokens=keep_recent,
+            window_override=window,
+            pinned_paths=pinned,
+            history_tools=form.history_tools.strip() == "on",
+            warn_threshold=warn,
+            review_handoffs=form.review_handoffs.strip() == "on",
+            sandbox_network=form.sandbox_network.strip() == "on",
+        )
     except ValidationError as error:
         raise SettingsRejected("; ".join(e["msg"] for e in error.errors())) from None
 
@@ -418,8 +463,9 @@ def _model_facts(spec: str) -> tuple[int, str]:
         resolved = resolve_model(spec)
     except ConfigurationError as exc:
         return 0, str(exc)
-    unknown = ("" if info.known else
-               " Baton does not know this model's window; set the window override.")
+    unknown = (
+        "" if info.known else " Baton does not know this model's window; set the window override."
+    )
     if resolved.is_simulator:
         return info.context_window, f"{resolved.label}{unknown}"
     return info.context_window, f"{resolved.label}.{unknown} {commands_note()}"
@@ -467,15 +513,20 @@ def _check_runnable(data: AssistantCreate) -> None:
 def _view(assistant: Assistant) -> AssistantView:
     # getattr, not model_dump: it refreshes attributes expired by the commit.
     derived = ("effective_strategy", "model_window", "model_note", "window", "window_note")
-    data = {name: getattr(assistant, name)
-            for name in AssistantView.model_fields if name not in derived}
+    data = {
+        name: getattr(assistant, name) for name in AssistantView.model_fields if name not in derived
+    }
     data["pinned_paths"] = list(assistant.pinned_paths or [])
     model_window, note = _model_facts(assistant.model)
     window, window_note = _effective_window(assistant)
-    return AssistantView(**data, effective_strategy=resolved_strategy(assistant.model,
-                                                                      assistant.context_strategy),
-                         model_window=model_window, model_note=note, window=window,
-                         window_note=window_note)
+    return AssistantView(
+        **data,
+        effective_strategy=resolved_strategy(assistant.model, assistant.context_strategy),
+        model_window=model_window,
+        model_note=note,
+        window=window,
+        window_note=window_note,
+    )
 
 
 def list_assistants(grant: str | None) -> list[AssistantView]:
@@ -501,7 +552,9 @@ def create_assistant(grant: str | None, form: AssistantForm) -> AssistantView:
         return _view(repo.create_assistant(session=db, data=data))
 
 
-def update_assistant(grant: str | None, assistant_id: str, form: AssistantForm) -> AssistantView | None:
+def update_assistant(
+    grant: str | None, assistant_id: str, form: AssistantForm
+) -> AssistantView | None:
     """Save the form over the assistant; recorded per changed field. None if it is gone."""
     _require(grant)
     data = validate_form(form)
@@ -516,9 +569,15 @@ def history(grant: str | None, assistant_id: str) -> list[ChangeView]:
     """The assistant's changes, newest first."""
     _require(grant)
     with _read() as db:
-        return [ChangeView(field=c.field, previous=_shown_change(c.field, c.previous),
-                           new=_shown_change(c.field, c.new), changed_at=c.changed_at)
-                for c in repo.list_assistant_changes(session=db, assistant_id=assistant_id)]
+        return [
+            ChangeView(
+                field=c.field,
+                previous=_shown_change(c.field, c.previous),
+                new=_shown_change(c.field, c.new),
+                changed_at=c.changed_at,
+            )
+            for c in repo.list_assistant_changes(session=db, assistant_id=assistant_id)
+        ]
 
 
 def _shown_change(field: str, value: str | None) -> str | None:

@@ -39,5 +39,7 @@ def commands_note(owner: str | None, thread_id: str) -> str:
     reason = sandbox_unavailable_reason()
     if reason is None:
         return ""
-    return (f"This assistant cannot run commands here: {reason}. It can still read and write "
-            "the chat's files.")
+    return (
+        f"This assistant cannot run commands here: {reason}. It can still read and write "
+        "the chat's files."
+    )

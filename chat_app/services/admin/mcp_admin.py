@@ -19,8 +19,15 @@ from chat_app.db.models import AssistantMcpServer
 from chat_app.services.admin.admin import SettingsRejected, require_grant
 from chat_app.services.runtime import runtime
 
-__all__ = ["McpServerForm", "McpServerView", "parse_mcp_form", "list_mcp_servers",
-           "add_mcp_server", "remove_mcp_server", "check_mcp_server"]
+__all__ = [
+    "McpServerForm",
+    "McpServerView",
+    "parse_mcp_form",
+    "list_mcp_servers",
+    "add_mcp_server",
+    "remove_mcp_server",
+    "check_mcp_server",
+]
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9-]+$")
@@ -52,8 +59,9 @@ class McpServerView(BaseModel):
 
 
 def _secrets(text: str, transport: str) -> dict[str, str]:
-    pattern, kind = ((_ENV_NAME, "environment variable") if transport == "stdio"
-                     else (_HEADER_NAME, "header"))
+    pattern, kind = (
+        (_ENV_NAME, "environment variable") if transport == "stdio" else (_HEADER_NAME, "header")
+    )
     secrets: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -63,7 +71,8 @@ def _secrets(text: str, transport: str) -> dict[str, str]:
         if not sep or not pattern.match(name) or not value:
             raise SettingsRejected(
                 f"Secrets line {number} must be NAME=value with a {kind} name "
-                f"({'letters, digits and _' if transport == 'stdio' else 'letters, digits and -'}).")
+                f"({'letters, digits and _' if transport == 'stdio' else 'letters, digits and -'})."
+            )
         secrets[name] = value
     return secrets
 
@@ -72,20 +81,26 @@ def parse_mcp_form(form: McpServerForm) -> McpServer:
     """Check the form (pure); raises :class:`SettingsRejected` with what to fix."""
     name = form.name.strip()
     if not re.match(MCP_NAME_PATTERN, name):
-        raise SettingsRejected("Server name must be 1 to 32 letters, digits, _ or - (it prefixes "
-                               "the names of the server's tools).")
+        raise SettingsRejected(
+            "Server name must be 1 to 32 letters, digits, _ or - (it prefixes "
+            "the names of the server's tools)."
+        )
     transport, target = form.transport.strip(), form.target.strip()
     if transport not in ("stdio", "http"):
         raise SettingsRejected("Transport must be stdio (a command) or http (a URL).")
     # The target typed under the other transport: say which one it needs (a URL run as a
     # command would fail only when checked, with a hint about commands).
     if transport == "stdio" and _URL_SCHEME.match(target):
-        raise SettingsRejected("That is a URL, not a command: choose “streamable HTTP” for a "
-                               "server reached by URL (stdio starts a program here).")
+        raise SettingsRejected(
+            "That is a URL, not a command: choose “streamable HTTP” for a "
+            "server reached by URL (stdio starts a program here)."
+        )
     if transport == "http" and target and not _URL_SCHEME.match(target):
-        raise SettingsRejected("That is not a URL: choose “stdio command” for a server started "
-                               "by a command, or give its streamable-HTTP URL, starting with "
-                               "http:// or https://.")
+        raise SettingsRejected(
+            "That is not a URL: choose “stdio command” for a server started "
+            "by a command, or give its streamable-HTTP URL, starting with "
+            "http:// or https://."
+        )
     secrets = _secrets(form.secrets, transport)
     try:
         if transport == "stdio":
@@ -94,21 +109,33 @@ def parse_mcp_form(form: McpServerForm) -> McpServer:
             except ValueError as exc:
                 raise SettingsRejected(f"The command has {exc}.") from None
             if not words:
-                raise SettingsRejected("Give the command that starts the server, e.g. "
-                                       "npx -y @modelcontextprotocol/server-everything.")
-            return McpServer(name=name, transport="stdio", command=words[0],
-                             args=tuple(words[1:]), secrets=secrets)
+                raise SettingsRejected(
+                    "Give the command that starts the server, e.g. "
+                    "npx -y @modelcontextprotocol/server-everything."
+                )
+            return McpServer(
+                name=name,
+                transport="stdio",
+                command=words[0],
+                args=tuple(words[1:]),
+                secrets=secrets,
+            )
         if not re.match(r"^https?://[^\s/]+", target):
-            raise SettingsRejected("Give the server's streamable-HTTP URL, starting with "
-                                   "http:// or https://.")
+            raise SettingsRejected(
+                "Give the server's streamable-HTTP URL, starting with http:// or https://."
+            )
         return McpServer(name=name, transport="http", url=target, secrets=secrets)
     except ValidationError as error:
         raise SettingsRejected("; ".join(e["msg"] for e in error.errors())) from None
 
 
 def _view(server: McpServer) -> McpServerView:
-    return McpServerView(name=server.name, transport=server.transport, where=server.where(),
-                         secret_names=sorted(server.secrets))
+    return McpServerView(
+        name=server.name,
+        transport=server.transport,
+        where=server.where(),
+        secret_names=sorted(server.secrets),
+    )
 
 
 def _write() -> Session:
@@ -118,21 +145,31 @@ def _write() -> Session:
 def list_mcp_servers(grant: str | None, assistant_id: str) -> list[McpServerView]:
     require_grant(grant)
     with Session(runtime.engine()) as db:
-        return [_view(db_mcp.as_server(row))
-                for row in db_mcp.list_mcp_servers(session=db, assistant_id=assistant_id)]
+        return [
+            _view(db_mcp.as_server(row))
+            for row in db_mcp.list_mcp_servers(session=db, assistant_id=assistant_id)
+        ]
 
 
 def add_mcp_server(grant: str | None, assistant_id: str, form: McpServerForm) -> McpServerView:
     """Store the server; :class:`SettingsRejected` for a bad form or a name already used."""
     require_grant(grant)
     server = parse_mcp_form(form)
-    row = AssistantMcpServer(assistant_id=assistant_id, name=server.name,
-                             transport=server.transport, command=server.command,
-                             args=list(server.args), url=server.url, secrets=dict(server.secrets))
+    row = AssistantMcpServer(
+        assistant_id=assistant_id,
+        name=server.name,
+        transport=server.transport,
+        command=server.command,
+        args=list(server.args),
+        url=server.url,
+        secrets=dict(server.secrets),
+    )
     with _write() as db:
         if not db_mcp.add_mcp_server(session=db, server=row):
-            raise SettingsRejected(f"This assistant already has a server called {server.name}; "
-                                   "remove it first or pick another name.")
+            raise SettingsRejected(
+                f"This assistant already has a server called {server.name}; "
+                "remove it first or pick another name."
+            )
     return _view(server)
 
 
@@ -146,8 +183,11 @@ async def check_mcp_server(grant: str | None, assistant_id: str, name: str) -> s
     """Start the server as a turn would and say which tools it offers, or why it cannot."""
     require_grant(grant)
     with Session(runtime.engine()) as db:
-        rows = [row for row in db_mcp.list_mcp_servers(session=db, assistant_id=assistant_id)
-                if row.name == name]
+        rows = [
+            row
+            for row in db_mcp.list_mcp_servers(session=db, assistant_id=assistant_id)
+            if row.name == name
+        ]
     if not rows:
         return f"There is no server called {name}."
     load = await runtime.toolbox().load([db_mcp.as_server(rows[0])])

@@ -47,9 +47,24 @@ from chat_app.services.runtime import context_window, live, runtime, send_order,
 from chat_app.services.runtime.live import new_run_id
 from chat_app.services.runtime.run_stream import Owned, RunStream, TurnExecutor, UiEvent
 
-__all__ = ["send_message", "send_here", "resume_here", "executor", "IN_PROCESS", "Owned", "run_handoff", "resume_queued",
-           "resume_detached", "FIRST_MESSAGE_GRACE_SECONDS", "stop", "validate_message",
-           "parse_command", "new_run_id", "check_fits", "answer_waiting"]
+__all__ = [
+    "send_message",
+    "send_here",
+    "resume_here",
+    "executor",
+    "IN_PROCESS",
+    "Owned",
+    "run_handoff",
+    "resume_queued",
+    "resume_detached",
+    "FIRST_MESSAGE_GRACE_SECONDS",
+    "stop",
+    "validate_message",
+    "parse_command",
+    "new_run_id",
+    "check_fits",
+    "answer_waiting",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -72,14 +87,15 @@ def parse_command(text: str) -> tuple[str, str | None] | None:
         return None
     stripped = text.strip()
     if stripped == "/handoff" or stripped.startswith("/handoff "):
-        focus = stripped[len("/handoff"):].strip()
+        focus = stripped[len("/handoff") :].strip()
         return "handoff", focus or None
     word = _COMMAND_WORD.match(stripped)
     return ("unknown", word.group(1)) if word else None
 
 
-async def _broadcast(owner: str, thread_id: str, run_id: str | None,
-                     events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+async def _broadcast(
+    owner: str, thread_id: str, run_id: str | None, events: AsyncIterator[dict[str, Any]]
+) -> AsyncIterator[dict[str, Any]]:
     """A run's UI events, also relayed to the thread's other tabs (:func:`live.relay`).
     Only the thread's owner's runs are relayed."""
     if (await asyncio.to_thread(_assistant_for, owner, thread_id))[0] is None:
@@ -173,24 +189,31 @@ def _check_fits(setup: TurnSetup, text: str, extra_tools: Sequence[BaseTool] = (
             f"in one session: {window:,} tokens of context, a reset at "
             f"{policy.reset_threshold:.0%}, and about {fixed:,} taken by the instructions, the "
             f"tools and a handoff leave room for {max(room, 0):,}. Shorten it or send it in parts.",
-            size_bytes=len(text.encode("utf-8")), tokens=tokens, room_tokens=max(room, 0),
+            size_bytes=len(text.encode("utf-8")),
+            tokens=tokens,
+            room_tokens=max(room, 0),
         )
 
 
-def _refusal(message: str, client_id: str | None,
-             rejected: MessageRejected | None = None) -> dict[str, Any]:
+def _refusal(
+    message: str, client_id: str | None, rejected: MessageRejected | None = None
+) -> dict[str, Any]:
     data: dict[str, Any] = {"message": message}
     if client_id:
         data["client_id"] = client_id
     if isinstance(rejected, MessageTooLarge):
         # The chat offers to attach the text as a file instead (it stays in the composer).
-        data["too_large"] = {"size_bytes": rejected.size_bytes, "tokens": rejected.tokens,
-                             "room_tokens": rejected.room_tokens}
+        data["too_large"] = {
+            "size_bytes": rejected.size_bytes,
+            "tokens": rejected.tokens,
+            "room_tokens": rejected.room_tokens,
+        }
     return {"type": "error", "data": data}
 
 
-async def send_message(owner: str, thread_id: str, text: str, client_id: str | None = None,
-                       run_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
+async def send_message(
+    owner: str, thread_id: str, text: str, client_id: str | None = None, run_id: str | None = None
+) -> AsyncIterator[dict[str, Any]]:
     """Queue ``text`` on the thread and stream the run that delivers it.
 
     ``client_id`` is the browser's id for the message: sending it again (a retry after a lost
@@ -224,8 +247,7 @@ def executor() -> TurnExecutor:
     return turn_process.EXECUTOR if turn_process.serves() else IN_PROCESS
 
 
-async def _relayed(thread_id: str, run_id: str | None,
-                   run: RunStream) -> AsyncIterator[UiEvent]:
+async def _relayed(thread_id: str, run_id: str | None, run: RunStream) -> AsyncIterator[UiEvent]:
     async with contextlib.aclosing(run):
         match await anext(run, None):
             case None:
@@ -240,8 +262,9 @@ async def _relayed(thread_id: str, run_id: str | None,
                 yield event
 
 
-async def send_here(owner: str, thread_id: str, text: str,
-                    client_id: str | None = None) -> RunStream:
+async def send_here(
+    owner: str, thread_id: str, text: str, client_id: str | None = None
+) -> RunStream:
     """:func:`send_message`'s run in this process, unrelayed: :class:`Owned` first when the
     thread is the owner's, then the run's events."""
     begin_start()  # until the turn's first output: see agent_core.runtime.lanes
@@ -289,17 +312,29 @@ def _prepare_send(owner: str, thread_id: str, text: str, client_id: str | None) 
     try:
         setup, resolved = runtime.turn_setup(thread_id, assistant)
     except ConfigurationError as exc:
-        return _Prepared(owned, text=text, misconfiguration=exc,
-                         title=_title_from_first_message(thread, text))
-    prepared = _Prepared(owned, text=text, setup=setup, label=resolved.label, thread=thread,
-                         sessions=runtime.store().sessions(thread_id))
+        return _Prepared(
+            owned, text=text, misconfiguration=exc, title=_title_from_first_message(thread, text)
+        )
+    prepared = _Prepared(
+        owned,
+        text=text,
+        setup=setup,
+        label=resolved.label,
+        thread=thread,
+        sessions=runtime.store().sessions(thread_id),
+    )
     if setup.tool_loader is None:  # else checked once its MCP servers' tools are loaded
         prepared.refusal, prepared.title = _fits_and_title(setup, thread, text, client_id)
     return prepared
 
 
-def _fits_and_title(setup: TurnSetup, thread: Any, text: str, client_id: str | None,
-                    offered: Sequence[BaseTool] = ()) -> tuple[dict[str, Any] | None, str | None]:
+def _fits_and_title(
+    setup: TurnSetup,
+    thread: Any,
+    text: str,
+    client_id: str | None,
+    offered: Sequence[BaseTool] = (),
+) -> tuple[dict[str, Any] | None, str | None]:
     """(a refusal of a message too large for the model, the chat's new title)."""
     try:
         _check_fits(setup, text, offered)
@@ -308,13 +343,15 @@ def _fits_and_title(setup: TurnSetup, thread: Any, text: str, client_id: str | N
     return None, _title_from_first_message(thread, text)
 
 
-async def _send_prepared(prepared: _Prepared, thread_id: str,
-                         client_id: str | None) -> AsyncIterator[dict[str, Any]]:
+async def _send_prepared(
+    prepared: _Prepared, thread_id: str, client_id: str | None
+) -> AsyncIterator[dict[str, Any]]:
     setup, text = prepared.setup, prepared.text
     if prepared.refusal is None and setup is not None and setup.tool_loader is not None:
         setup, offered = await _with_offered_tools(setup)
         prepared.refusal, prepared.title = await asyncio.to_thread(
-            _fits_and_title, setup, prepared.thread, text, client_id, offered)
+            _fits_and_title, setup, prepared.thread, text, client_id, offered
+        )
     if prepared.refusal is not None:
         yield prepared.refusal
         return
@@ -323,16 +360,23 @@ async def _send_prepared(prepared: _Prepared, thread_id: str,
     if prepared.misconfiguration is not None:
         # The assistant's model cannot run: keep the message (queued, answered once it is
         # fixed, when the chat is next opened) rather than lose it.
-        record = await asyncio.to_thread(runtime.store().enqueue_pending, thread_id, text,
-                                         client_id=client_id)
+        record = await asyncio.to_thread(
+            runtime.store().enqueue_pending, thread_id, text, client_id=client_id
+        )
         if client_id:
             yield AcceptedEvent(pending_id=record.id, client_id=client_id).model_dump()
-        item = TimelineItem(key=record.id, kind="message", role="user", content=record.content,
-                            queued=True)
+        item = TimelineItem(
+            key=record.id, kind="message", role="user", content=record.content, queued=True
+        )
         yield {"type": "queued", "data": item.model_dump(mode="json")}
-        yield {"type": "error", "data": {"message": f"{misconfigured(prepared.misconfiguration)} "
-                                                    "Your message is kept and will be answered "
-                                                    "once it is fixed."}}
+        yield {
+            "type": "error",
+            "data": {
+                "message": f"{misconfigured(prepared.misconfiguration)} "
+                "Your message is kept and will be answered "
+                "once it is fixed."
+            },
+        }
         return
     assert setup is not None
     await send_order.after_predecessor(thread_id, client_id, runtime.store().has_client_message)
@@ -341,8 +385,9 @@ async def _send_prepared(prepared: _Prepared, thread_id: str,
     queued = False
     try:
         async with stoppable(thread_id, cancel, prepared.thread.stop_requests or 0):
-            async for event in runtime.runner().submit(setup, text, cancel=cancel,
-                                                       client_id=client_id):
+            async for event in runtime.runner().submit(
+                setup, text, cancel=cancel, client_id=client_id
+            ):
                 if isinstance(event, AcceptedEvent):
                     send_order.settle(thread_id, client_id)  # the tab's next send may go
                 queued = queued or isinstance(event, QueuedEvent)
@@ -358,8 +403,9 @@ async def _send_prepared(prepared: _Prepared, thread_id: str,
         await asyncio.to_thread(_touch, thread_id)
 
 
-async def resume_queued(owner: str, thread_id: str, run_id: str | None = None, *,
-                        cut: bool = False) -> AsyncIterator[dict[str, Any]]:
+async def resume_queued(
+    owner: str, thread_id: str, run_id: str | None = None, *, cut: bool = False
+) -> AsyncIterator[dict[str, Any]]:
     """Deliver and answer messages left queued (the backend stopped before their turn), and
     a delivered message no turn took (a ``/handoff`` committed it into its new session, or
     the process died before the model's reply); with ``cut``, first answer the open
@@ -376,8 +422,7 @@ async def resume_queued(owner: str, thread_id: str, run_id: str | None = None, *
             yield event
 
 
-async def resume_here(owner: str, thread_id: str, *,
-                      cut: bool = False) -> RunStream:
+async def resume_here(owner: str, thread_id: str, *, cut: bool = False) -> RunStream:
     """:func:`resume_queued`'s run in this process, unrelayed: nothing when no message of
     the owner's thread waits (and no ``cut`` turn is to be answered again), else
     :class:`Owned` and the run's events."""
@@ -389,22 +434,30 @@ async def resume_here(owner: str, thread_id: str, *,
         return
     yield Owned()
     setup, label, sessions = found
-    async with contextlib.aclosing(_resume_prepared(thread_id, setup, label, sessions,
-                                                    cut)) as events:
+    async with contextlib.aclosing(
+        _resume_prepared(thread_id, setup, label, sessions, cut)
+    ) as events:
         async for event in events:
             yield event
 
 
-def _prepare_resume(owner: str, thread_id: str, cut: bool = False
-                    ) -> tuple[TurnSetup, str, list[SessionRecord]] | None:
+def _prepare_resume(
+    owner: str, thread_id: str, cut: bool = False
+) -> tuple[TurnSetup, str, list[SessionRecord]] | None:
     """The run setup, model label and sessions of the owner's thread when a message waits for a turn
     (queued, or delivered and not taken by any turn: :func:`awaits_turn`), or ``cut``, and
     its assistant can run (else the chat's banner says why and the message waits). An
     imported thread is read-only: its last message may be unanswered, and stays so."""
     store = runtime.store()
-    if not cut and not store.pending(thread_id) and (
-            importing.is_imported(thread_id) or not awaits_turn(store, thread_id)
-            or review_pending(store.marks(store.current_session(thread_id).id))):
+    if (
+        not cut
+        and not store.pending(thread_id)
+        and (
+            importing.is_imported(thread_id)
+            or not awaits_turn(store, thread_id)
+            or review_pending(store.marks(store.current_session(thread_id).id))
+        )
+    ):
         return None  # (a review holds handed-over requests back: confirming answers them)
     thread, assistant = _assistant_for(owner, thread_id)
     if thread is None or assistant is None:
@@ -416,9 +469,9 @@ def _prepare_resume(owner: str, thread_id: str, cut: bool = False
     return setup, resolved.label, store.sessions(thread_id)
 
 
-async def _resume_prepared(thread_id: str, setup: TurnSetup, label: str,
-                           sessions: list[SessionRecord],
-                           cut: bool = False) -> AsyncIterator[dict[str, Any]]:
+async def _resume_prepared(
+    thread_id: str, setup: TurnSetup, label: str, sessions: list[SessionRecord], cut: bool = False
+) -> AsyncIterator[dict[str, Any]]:
     if runtime.runner().is_busy(thread_id):  # a send started it meanwhile
         return
     translator = Translator(sessions, label)
@@ -442,8 +495,7 @@ _detached: set[asyncio.Task] = set()
 FIRST_MESSAGE_GRACE_SECONDS = 10.0
 
 
-def resume_detached(owner: str, thread_id: str, *, after: float = 0.0,
-                    cut: bool = False) -> None:
+def resume_detached(owner: str, thread_id: str, *, after: float = 0.0, cut: bool = False) -> None:
     """Answer the thread's queued messages in a task of the server's own, which no page owns.
 
     A chat page that finds queued messages when it loads (a new chat's first message, or
@@ -457,6 +509,7 @@ def resume_detached(owner: str, thread_id: str, *, after: float = 0.0,
     first message is answered even when no page ever opens the chat. ``cut``: see
     :func:`resume_queued`.
     """
+
     async def answer() -> None:
         try:
             if after:
@@ -478,8 +531,9 @@ async def resume_all_queued(skip: frozenset[str] = frozenset()) -> int:
     threads. ``skip``: threads a resume of a cut turn answers (its run takes their queue
     after the cut message)."""
     with Session(runtime.engine()) as db:
-        waiting = [(t.owner, t.id) for t in repo.threads_with_pending(session=db)
-                   if t.id not in skip]
+        waiting = [
+            (t.owner, t.id) for t in repo.threads_with_pending(session=db) if t.id not in skip
+        ]
     for owner, thread_id in waiting:
         try:
             async for _ in resume_queued(owner, thread_id):
@@ -489,17 +543,22 @@ async def resume_all_queued(skip: frozenset[str] = frozenset()) -> int:
     return len(waiting)
 
 
-async def run_handoff(owner: str, thread_id: str, focus: str | None,
-                      cancel: asyncio.Event | None = None,
-                      run_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
+async def run_handoff(
+    owner: str,
+    thread_id: str,
+    focus: str | None,
+    cancel: asyncio.Event | None = None,
+    run_id: str | None = None,
+) -> AsyncIterator[dict[str, Any]]:
     """``/handoff [focus]`` on the thread; ``cancel`` (or :func:`stop`) cancels it.
 
     A message sent meanwhile (from another tab, or a worker) was queued, and the commit
     delivered it into the new session; it is answered once the handoff is over, by a run
     every tab follows (:func:`answer_waiting`)."""
     try:
-        async for event in _broadcast(owner, thread_id, run_id,
-                                      _run_handoff(owner, thread_id, focus, cancel)):
+        async for event in _broadcast(
+            owner, thread_id, run_id, _run_handoff(owner, thread_id, focus, cancel)
+        ):
             yield event
     finally:
         answer_waiting(owner, thread_id)
@@ -519,8 +578,9 @@ def _setup_and_sessions(thread_id: str, assistant: Any):
     return setup, resolved, runtime.store().sessions(thread_id)
 
 
-async def _run_handoff(owner: str, thread_id: str, focus: str | None,
-                       cancel: asyncio.Event | None) -> AsyncIterator[dict[str, Any]]:
+async def _run_handoff(
+    owner: str, thread_id: str, focus: str | None, cancel: asyncio.Event | None
+) -> AsyncIterator[dict[str, Any]]:
     thread, assistant = await asyncio.to_thread(_assistant_for, owner, thread_id)
     if thread is None or assistant is None:
         yield {"type": "error", "data": {"message": "This thread does not exist."}}
@@ -530,8 +590,9 @@ async def _run_handoff(owner: str, thread_id: str, focus: str | None,
         yield {"type": "done", "data": {}}
         return
     try:
-        setup, resolved, sessions = await asyncio.to_thread(_setup_and_sessions, thread_id,
-                                                            assistant)
+        setup, resolved, sessions = await asyncio.to_thread(
+            _setup_and_sessions, thread_id, assistant
+        )
     except ConfigurationError as exc:
         yield {"type": "error", "data": {"message": misconfigured(exc)}}
         yield {"type": "done", "data": {}}

@@ -24,16 +24,35 @@ from agent_core import (
 )
 from chat_app.services.conversation.reset_control import owned_setup
 
-__all__ = ["ChartSeries", "ChartMarker", "ChartThreshold", "ChartRun", "ContextChart",
-           "thread_run", "merge_runs", "thresholds_for", "chart_for"]
+__all__ = [
+    "ChartSeries",
+    "ChartMarker",
+    "ChartThreshold",
+    "ChartRun",
+    "ContextChart",
+    "thread_run",
+    "merge_runs",
+    "thresholds_for",
+    "chart_for",
+]
 
 MarkerKind = Literal["reset", "compaction", "mask", "discarded"]
-_MARKER_COLORS = {"reset": "#e5484d", "compaction": "#f76b15", "mask": "#8d8d8d",
-                  "discarded": "#b8b8b8"}
-_EVENT_KINDS: dict[str, MarkerKind] = {"compaction": "compaction", "masking": "mask",
-                                       "compaction_discarded": "discarded"}
-_MARKER_LABELS = {"compaction": "Compaction", "mask": "Mask",
-                  "discarded": "Compaction discarded (summary not smaller)"}
+_MARKER_COLORS = {
+    "reset": "#e5484d",
+    "compaction": "#f76b15",
+    "mask": "#8d8d8d",
+    "discarded": "#b8b8b8",
+}
+_EVENT_KINDS: dict[str, MarkerKind] = {
+    "compaction": "compaction",
+    "masking": "mask",
+    "compaction_discarded": "discarded",
+}
+_MARKER_LABELS = {
+    "compaction": "Compaction",
+    "mask": "Mask",
+    "discarded": "Compaction discarded (summary not smaller)",
+}
 
 
 class _Chart(BaseModel):
@@ -84,8 +103,11 @@ class ContextChart(_Chart):
     calls: int
 
 
-def thread_run(sessions: Sequence[SessionRecord], rows: Mapping[str, Sequence[StoredMessage]],
-               series: ChartSeries) -> ChartRun:
+def thread_run(
+    sessions: Sequence[SessionRecord],
+    rows: Mapping[str, Sequence[StoredMessage]],
+    series: ChartSeries,
+) -> ChartRun:
     """A run from a thread's stored rows: every reply that records its call's utilization is
     a point; a session start after the first, and each compaction or mask marker row, is a
     marker placed after the calls before it."""
@@ -98,17 +120,29 @@ def thread_run(sessions: Sequence[SessionRecord], rows: Mapping[str, Sequence[St
         spent = usage if isinstance(usage, dict) else {}
         given, written = int(spent.get("input_tokens") or 0), int(spent.get("output_tokens") or 0)
         call = "handoff call" if kind == "reset" else "summary call"
-        markers.append(ChartMarker(
-            series=series.key, kind=kind, call=len(percents) + 0.5, after=len(percents),
-            label=label, color=_MARKER_COLORS[kind], input_tokens=given, output_tokens=written,
-            cost=f"{call}: {given:,} in · {written:,} out tokens" if spent else ""))
+        markers.append(
+            ChartMarker(
+                series=series.key,
+                kind=kind,
+                call=len(percents) + 0.5,
+                after=len(percents),
+                label=label,
+                color=_MARKER_COLORS[kind],
+                input_tokens=given,
+                output_tokens=written,
+                cost=f"{call}: {given:,} in · {written:,} out tokens" if spent else "",
+            )
+        )
 
     for session in sorted(sessions, key=lambda s: s.number):
         session_rows = rows.get(session.id, ())
         if session.number > 1:
             opening = next((row for row in session_rows if row.role == "handoff"), None)
-            mark("reset", f"Session {session.number}",
-                 opening.meta.get("usage") if opening is not None else None)
+            mark(
+                "reset",
+                f"Session {session.number}",
+                opening.meta.get("usage") if opening is not None else None,
+            )
         for row in session_rows:
             kind = _EVENT_KINDS.get(str(row.meta.get("event"))) if row.role == "event" else None
             if kind is not None:
@@ -118,8 +152,9 @@ def thread_run(sessions: Sequence[SessionRecord], rows: Mapping[str, Sequence[St
                 percents.append(round(float(sample.get("fraction", 0.0)) * 100, 1))
                 tokens.append(int(sample.get("tokens", 0)))
                 numbers.append(session.number)
-    return ChartRun(series=series, percents=percents, tokens=tokens, sessions=numbers,
-                    markers=markers)
+    return ChartRun(
+        series=series, percents=percents, tokens=tokens, sessions=numbers, markers=markers
+    )
 
 
 def merge_runs(runs: Sequence[ChartRun]) -> list[dict[str, Any]]:
@@ -141,17 +176,31 @@ def merge_runs(runs: Sequence[ChartRun]) -> list[dict[str, Any]]:
 
 def thresholds_for(policy: Any, model_default: Literal["compact", "reset"]) -> list[ChartThreshold]:
     """The lines the chart draws: warn, and the thresholds the policy acts on."""
-    lines = [ChartThreshold(percent=round(warn_threshold(policy, model_default) * 100, 1),
-                            label="warn", color="#ffc53d")]
+    lines = [
+        ChartThreshold(
+            percent=round(warn_threshold(policy, model_default) * 100, 1),
+            label="warn",
+            color="#ffc53d",
+        )
+    ]
     if policy.mask_threshold is not None:
-        lines.append(ChartThreshold(percent=round(policy.mask_threshold * 100, 1), label="mask",
-                                    color="#8d8d8d"))
+        lines.append(
+            ChartThreshold(
+                percent=round(policy.mask_threshold * 100, 1), label="mask", color="#8d8d8d"
+            )
+        )
     if effective_strategy(policy, model_default) == "compact":
-        lines.append(ChartThreshold(percent=round(policy.compact_threshold * 100, 1),
-                                    label="compact", color="#f76b15"))
+        lines.append(
+            ChartThreshold(
+                percent=round(policy.compact_threshold * 100, 1), label="compact", color="#f76b15"
+            )
+        )
     if policy.context_strategy != "compact":
-        lines.append(ChartThreshold(percent=round(policy.reset_threshold * 100, 1),
-                                    label="reset", color="#e5484d"))
+        lines.append(
+            ChartThreshold(
+                percent=round(policy.reset_threshold * 100, 1), label="reset", color="#e5484d"
+            )
+        )
     return lines
 
 
@@ -167,6 +216,10 @@ def chart_for(owner: str | None, thread_id: str) -> ContextChart | None:
     sessions = store.sessions(thread_id)
     run = thread_run(sessions, {s.id: store.messages(s.id) for s in sessions}, THIS_CHAT)
     info = model_info(setup.model_name, window_override=setup.policy.window_override)
-    return ContextChart(series=[run.series], points=merge_runs([run]), markers=run.markers,
-                        thresholds=thresholds_for(setup.policy, info.default_strategy),
-                        calls=len(run.percents))
+    return ContextChart(
+        series=[run.series],
+        points=merge_runs([run]),
+        markers=run.markers,
+        thresholds=thresholds_for(setup.policy, info.default_strategy),
+        calls=len(run.percents),
+    )

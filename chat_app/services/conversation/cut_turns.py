@@ -28,16 +28,17 @@ __all__ = ["RESUMED_NOTE", "needs_answer", "take_over", "resume_cut_turns"]
 
 _log = logging.getLogger(__name__)
 
-RESUMED_NOTE = ("The server stopped while answering this message; it is answered once more. "
-                "Should that be cut off too, it is not tried again: Regenerate reply asks "
-                "again.")
+RESUMED_NOTE = (
+    "The server stopped while answering this message; it is answered once more. "
+    "Should that be cut off too, it is not tried again: Regenerate reply asks "
+    "again."
+)
 
 
 def needs_answer(rows: Sequence[StoredMessage], seq: int) -> bool:
     """Whether the turn that took the message at ``seq`` left it without its answer: no
     assistant row after it that ends a turn (one without tool calls) (pure)."""
-    return not any(row.seq > seq and row.role == "assistant" and not row.tool_calls
-                   for row in rows)
+    return not any(row.seq > seq and row.role == "assistant" and not row.tool_calls for row in rows)
 
 
 def take_over(thread_id: str) -> bool:
@@ -52,8 +53,11 @@ def take_over(thread_id: str) -> bool:
         session = store.current_session(thread_id)
         if not needs_answer(store.messages(session.id), seq):
             return False
-        store.append(thread_id, session.id, [NewMessage(
-            role="event", content=RESUMED_NOTE, meta={"event": TURN_RESUMED})])
+        store.append(
+            thread_id,
+            session.id,
+            [NewMessage(role="event", content=RESUMED_NOTE, meta={"event": TURN_RESUMED})],
+        )
         return True
 
 

@@ -23,8 +23,13 @@ from chat_app.services.conversation.threads import owned_thread
 from chat_app.services.presentation.timeline import model_label, tool_summary
 from chat_app.services.runtime import runtime
 
-__all__ = ["MAX_EXPORT_BYTES", "ExportTooLarge", "export_markdown", "export_json",
-           "export_filename"]
+__all__ = [
+    "MAX_EXPORT_BYTES",
+    "ExportTooLarge",
+    "export_markdown",
+    "export_json",
+    "export_filename",
+]
 
 MAX_EXPORT_BYTES = 8_000_000
 _TOOL_RESULT_CHARS = 4_000  # the Markdown is for reading; the JSON keeps every character
@@ -55,7 +60,8 @@ def _bounded(parts: Iterator[str]) -> str:
         if size > MAX_EXPORT_BYTES:
             raise ExportTooLarge(
                 f"This chat is larger than the {MAX_EXPORT_BYTES // 1_000_000} MB an export "
-                "can carry; nothing was exported.")
+                "can carry; nothing was exported."
+            )
         out.append(part)
     return "".join(out)
 
@@ -64,8 +70,11 @@ def _divider(session: SessionRecord) -> str:
     heading = f"\n---\n\n## Session {session.number}\n\n"
     facts = [f"started {_when(session.started_at)}"]
     if session.number > 1:
-        trigger = {"manual": "/handoff", "auto": "automatic reset",
-                   "overflow": "overflow reset"}.get(session.trigger, session.trigger)
+        trigger = {
+            "manual": "/handoff",
+            "auto": "automatic reset",
+            "overflow": "overflow reset",
+        }.get(session.trigger, session.trigger)
         if session.utilization is not None:
             trigger += f" at {round(session.utilization * 100)}% of the context window"
         facts.append(trigger)
@@ -119,8 +128,10 @@ def _markdown_rows(rows: list[StoredMessage]) -> Iterator[str]:
         elif row.role == "assistant":
             if row.content.strip():
                 label = " ".join(model_label(row.model).split())  # one line: inline only
-                yield f"**Assistant**{f' ({label})' if label else ''} · {when}\n\n" \
-                      f"{_quoted(row.content)}"
+                yield (
+                    f"**Assistant**{f' ({label})' if label else ''} · {when}\n\n"
+                    f"{_quoted(row.content)}"
+                )
             for call in row.tool_calls:
                 summary = tool_summary(call["name"], call.get("args", {}))
                 yield f"- Tool call: {_code(summary)}\n\n"
@@ -159,8 +170,13 @@ def export_json(owner: str | None, thread_id: str) -> str | None:
     thread = owned_thread(owner, thread_id)
     if thread is None:
         return None
-    head = {"format": "baton-chat", "version": 1, "title": thread.title,
-            "exported_at": datetime.now(UTC).isoformat(), "forked_from": thread.forked_from_id}
+    head = {
+        "format": "baton-chat",
+        "version": 1,
+        "title": thread.title,
+        "exported_at": datetime.now(UTC).isoformat(),
+        "forked_from": thread.forked_from_id,
+    }
 
     def parts() -> Iterator[str]:
         yield json.dumps(head, ensure_ascii=False)[:-1] + ', "sessions": ['

@@ -31,8 +31,11 @@ def user_message_text(owner: str | None, thread_id: str, seq: int) -> str | None
     if owned_thread(owner, thread_id) is None:
         return None
     with Session(runtime.engine()) as db:
-        row = db.exec(select(Message).where(Message.thread_id == thread_id, Message.seq == seq,
-                                            Message.role == "user")).first()
+        row = db.exec(
+            select(Message).where(
+                Message.thread_id == thread_id, Message.seq == seq, Message.role == "user"
+            )
+        ).first()
         return None if row is None else row.content
 
 
@@ -48,8 +51,12 @@ def fork_at(owner: str, thread_id: str, seq: int, text: str) -> str | None:
     if origin is None:
         return None
     with Session(write_engine(runtime.engine())) as db:
-        fork = repo.create_thread(session=db, owner=owner, assistant_id=origin.assistant_id,
-                                  title=f"{origin.title} (fork)"[:MAX_TITLE])
+        fork = repo.create_thread(
+            session=db,
+            owner=owner,
+            assistant_id=origin.assistant_id,
+            title=f"{origin.title} (fork)"[:MAX_TITLE],
+        )
         fork.forked_from_id, fork.forked_from_seq = origin.id, seq
         db.add(fork)
         db.commit()

@@ -39,15 +39,31 @@ from chat_app.db.engine import write_engine
 from chat_app.db.models import ChatSession, ImportedTranscript, Thread
 from chat_app.services.runtime import runtime
 
-__all__ = ["ImportRejected", "import_session", "imported_record", "is_imported", "max_bytes",
-           "imported_label", "imported_labels", "AGENT_NAMES", "READ_ONLY"]
+__all__ = [
+    "ImportRejected",
+    "import_session",
+    "imported_record",
+    "is_imported",
+    "max_bytes",
+    "imported_label",
+    "imported_labels",
+    "AGENT_NAMES",
+    "READ_ONLY",
+]
 
 #: How the UI names the agent that wrote each format.
-AGENT_NAMES = {"claude_code": "Claude Code", "codex": "Codex", "aider": "aider",
-               "swe_agent": "SWE-agent", "openai": "OpenAI chat"}
+AGENT_NAMES = {
+    "claude_code": "Claude Code",
+    "codex": "Codex",
+    "aider": "aider",
+    "swe_agent": "SWE-agent",
+    "openai": "OpenAI chat",
+}
 
-READ_ONLY = ("This chat is an imported session and is read-only. Use “Replay with…” to see "
-             "what Baton would have done with it.")
+READ_ONLY = (
+    "This chat is an imported session and is read-only. Use “Replay with…” to see "
+    "what Baton would have done with it."
+)
 
 _TITLE_CHARS = 60
 
@@ -73,8 +89,9 @@ def import_session(owner: str, filename: str, data: bytes) -> str:
     name = base_name(filename or "session") or "session"
     limit = max_bytes()
     if len(data) > limit:
-        raise ImportRejected(f"{name} is {len(data) / 1048576:.1f} MB; the import limit is "
-                             f"{limit / 1048576:.0f} MB.")
+        raise ImportRejected(
+            f"{name} is {len(data) / 1048576:.1f} MB; the import limit is {limit / 1048576:.0f} MB."
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -105,8 +122,9 @@ def imported_labels(*, session: Session, thread_ids: list[str]) -> dict[str, str
     """:func:`imported_label` of each imported thread among ``thread_ids``."""
     if not thread_ids:
         return {}
-    records = session.exec(select(ImportedTranscript).where(
-        col(ImportedTranscript.thread_id).in_(thread_ids))).all()
+    records = session.exec(
+        select(ImportedTranscript).where(col(ImportedTranscript.thread_id).in_(thread_ids))
+    ).all()
     return {record.thread_id: imported_label(record) for record in records}
 
 
@@ -138,13 +156,19 @@ def _store(owner: str, name: str, text: str, transcript: Transcript) -> str:
         db.flush()
         seq = 1
         for imported in sessions:
-            started = _when(imported.compaction.timestamp if imported.compaction else None) or \
-                _first_time(imported.messages)
-            row = ChatSession(thread_id=thread.id, number=imported.number, model=model,
-                              trigger="start" if imported.compaction is None or imported.number == 1
-                              else "imported",
-                              utilization=_utilization(imported.compaction, window),
-                              handoff=_card(imported.compaction, agent))
+            started = _when(
+                imported.compaction.timestamp if imported.compaction else None
+            ) or _first_time(imported.messages)
+            row = ChatSession(
+                thread_id=thread.id,
+                number=imported.number,
+                model=model,
+                trigger="start"
+                if imported.compaction is None or imported.number == 1
+                else "imported",
+                utilization=_utilization(imported.compaction, window),
+                handoff=_card(imported.compaction, agent),
+            )
             if started is not None:
                 row.started_at = started
             db.add(row)
@@ -157,12 +181,26 @@ def _store(owner: str, name: str, text: str, transcript: Transcript) -> str:
                 db.add(stored)
                 seq += 1
         thread.next_seq = seq
-        db.add(ImportedTranscript(
-            thread_id=thread.id, format=transcript.format, filename=name[:300], source=text,
-            message_count=len(transcript.messages), model=model,
-            usage=[[u.message_index, u.input_tokens] for u in transcript.usage],
-            compactions=[[c.compaction.message_index, c.compaction.tokens_before,
-                          c.compaction.tokens_after] for c in sessions if c.compaction]))
+        db.add(
+            ImportedTranscript(
+                thread_id=thread.id,
+                format=transcript.format,
+                filename=name[:300],
+                source=text,
+                message_count=len(transcript.messages),
+                model=model,
+                usage=[[u.message_index, u.input_tokens] for u in transcript.usage],
+                compactions=[
+                    [
+                        c.compaction.message_index,
+                        c.compaction.tokens_before,
+                        c.compaction.tokens_after,
+                    ]
+                    for c in sessions
+                    if c.compaction
+                ],
+            )
+        )
         db.commit()
         return thread.id
 
@@ -173,11 +211,13 @@ def _rows(imported: ImportedSession, agent: str) -> list[NewMessage]:
         stamp = message.additional_kwargs.get("timestamp")
         if isinstance(message, SystemMessage):
             row = NewMessage(role="system", content=str(message.content))
-        elif isinstance(message, HumanMessage) and (message.additional_kwargs.get("not_user")
-                                                    or message.additional_kwargs.get(NOT_SENT)):
+        elif isinstance(message, HumanMessage) and (
+            message.additional_kwargs.get("not_user") or message.additional_kwargs.get(NOT_SENT)
+        ):
             reason = str(message.additional_kwargs.get("not_user") or "not sent to the model")
-            row = NewMessage(role="event", content=content_text(message.content),
-                             meta={"imported_note": reason})
+            row = NewMessage(
+                role="event", content=content_text(message.content), meta={"imported_note": reason}
+            )
         else:
             row = from_langchain(message, model=_model_of(message))
             if isinstance(message, HumanMessage) and message.additional_kwargs.get(QUEUED):
@@ -186,8 +226,12 @@ def _rows(imported: ImportedSession, agent: str) -> list[NewMessage]:
             row.meta = {**row.meta, "timestamp": stamp}
         rows.append(row)
     if not rows and imported.compaction is not None:  # the file ends with this compaction
-        rows.append(NewMessage(role="event", content=f"{agent} compacted here; the session file "
-                                                    "ends before the next message."))
+        rows.append(
+            NewMessage(
+                role="event",
+                content=f"{agent} compacted here; the session file ends before the next message.",
+            )
+        )
     return rows
 
 
@@ -195,9 +239,14 @@ def _card(compaction: OriginalCompaction | None, agent: str) -> dict[str, Any] |
     """The divider card of a session the original agent opened by compacting."""
     if compaction is None:
         return None
-    return {"imported_by": agent, "current_state_summary": compaction.summary,
-            "trigger": "imported", "tokens_before": compaction.tokens_before,
-            "tokens_after": compaction.tokens_after, "compaction_trigger": compaction.trigger}
+    return {
+        "imported_by": agent,
+        "current_state_summary": compaction.summary,
+        "trigger": "imported",
+        "tokens_before": compaction.tokens_before,
+        "tokens_after": compaction.tokens_after,
+        "compaction_trigger": compaction.trigger,
+    }
 
 
 def _utilization(compaction: OriginalCompaction | None, window: int | None) -> float | None:
@@ -208,12 +257,18 @@ def _utilization(compaction: OriginalCompaction | None, window: int | None) -> f
 
 def _title(name: str, transcript: Transcript) -> str:
     for message in transcript.messages:
-        if isinstance(message, HumanMessage) and not message.additional_kwargs.get("not_user") \
-                and not message.additional_kwargs.get(NOT_SENT):
+        if (
+            isinstance(message, HumanMessage)
+            and not message.additional_kwargs.get("not_user")
+            and not message.additional_kwargs.get(NOT_SENT)
+        ):
             words = " ".join(content_text(message.content).split())
             if words:
-                clipped = words if len(words) <= _TITLE_CHARS else \
-                    words[: _TITLE_CHARS - 3].rsplit(" ", 1)[0] + "…"
+                clipped = (
+                    words
+                    if len(words) <= _TITLE_CHARS
+                    else words[: _TITLE_CHARS - 3].rsplit(" ", 1)[0] + "…"
+                )
                 return f"{clipped} (imported)"
     return f"{name} (imported)"
 
@@ -239,4 +294,3 @@ def _first_time(messages: list[BaseMessage]) -> datetime | None:
         if when is not None:
             return when
     return None
-

@@ -17,8 +17,14 @@ from chat_app.services.conversation.threads import owned_thread
 from chat_app.services.presentation.timeline import tool_summary
 from chat_app.services.runtime import runtime
 
-__all__ = ["MAX_ORIGINALS", "ORIGINAL_CHARS", "OriginalMessage", "OriginalsView",
-           "replaced_rows", "marker_originals"]
+__all__ = [
+    "MAX_ORIGINALS",
+    "ORIGINAL_CHARS",
+    "OriginalMessage",
+    "OriginalsView",
+    "replaced_rows",
+    "marker_originals",
+]
 
 MAX_ORIGINALS = 30
 ORIGINAL_CHARS = 2_000
@@ -77,15 +83,26 @@ def marker_originals(owner: str | None, thread_id: str, marker_id: str) -> Origi
             continue
         edits = store.context_edits(session.id)
         position = marker.meta.get("edit")
-        if marker.role != "event" or not isinstance(position, int) or not 0 <= position < len(edits):
+        if (
+            marker.role != "event"
+            or not isinstance(position, int)
+            or not 0 <= position < len(edits)
+        ):
             return None
         replaced = replaced_rows(rows, edits[position])
         shown = replaced[:MAX_ORIGINALS]
-        note = f"The {len(replaced)} original message{'s' if len(replaced) != 1 else ''}, as stored."
+        note = (
+            f"The {len(replaced)} original message{'s' if len(replaced) != 1 else ''}, as stored."
+        )
 
         if len(replaced) > len(shown):
-            note = (f"The first {len(shown)} of {len(replaced)} original messages; the agent "
-                    "can read them all with read_history.")
-        return OriginalsView(items=[OriginalMessage(key=r.id, who=_who(r), content=_text(r))
-                                    for r in shown], total=len(replaced), note=note)
+            note = (
+                f"The first {len(shown)} of {len(replaced)} original messages; the agent "
+                "can read them all with read_history."
+            )
+        return OriginalsView(
+            items=[OriginalMessage(key=r.id, who=_who(r), content=_text(r)) for r in shown],
+            total=len(replaced),
+            note=note,
+        )
     return None

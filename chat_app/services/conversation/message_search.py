@@ -39,7 +39,7 @@ def snippet(content: str, terms: list[str], width: int = _SNIPPET_CHARS) -> str:
     lower = flat.lower()
     first = min((i for i in (lower.find(t) for t in terms) if i >= 0), default=0)
     start = max(0, first - width // 3)
-    piece = flat[start:start + width]
+    piece = flat[start : start + width]
     return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
 
 
@@ -51,16 +51,36 @@ def search_messages(owner: str | None, query: str, limit: int = MAX_HITS) -> lis
         return []
     terms = search_terms(query)
     with Session(runtime.engine()) as db:
-        rows = [row for row in search_owner_rows(db, owner, query, limit=limit)
-                if not (row.meta or {}).get("carried_over_from")]
+        rows = [
+            row
+            for row in search_owner_rows(db, owner, query, limit=limit)
+            if not (row.meta or {}).get("carried_over_from")
+        ]
         if not rows:
             return []
-        titles = dict(db.exec(select(Thread.id, Thread.title).where(
-            col(Thread.id).in_({row.thread_id for row in rows}))).all())
-        numbers = dict(db.exec(select(ChatSession.id, ChatSession.number).where(
-            col(ChatSession.id).in_({row.session_id for row in rows}))).all())
-        return [MessageHit(thread_id=row.thread_id, thread_title=titles.get(row.thread_id, ""),
-                           seq=row.seq, session_number=numbers.get(row.session_id, 1),
-                           role=row.role, snippet=snippet(row.content, terms),
-                           created_at=row.created_at)
-                for row in rows]
+        titles = dict(
+            db.exec(
+                select(Thread.id, Thread.title).where(
+                    col(Thread.id).in_({row.thread_id for row in rows})
+                )
+            ).all()
+        )
+        numbers = dict(
+            db.exec(
+                select(ChatSession.id, ChatSession.number).where(
+                    col(ChatSession.id).in_({row.session_id for row in rows})
+                )
+            ).all()
+        )
+        return [
+            MessageHit(
+                thread_id=row.thread_id,
+                thread_title=titles.get(row.thread_id, ""),
+                seq=row.seq,
+                session_number=numbers.get(row.session_id, 1),
+                role=row.role,
+                snippet=snippet(row.content, terms),
+                created_at=row.created_at,
+            )
+            for row in rows
+        ]

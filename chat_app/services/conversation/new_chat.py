@@ -31,8 +31,9 @@ def has_chats(owner: str) -> bool:
         return bool(repo.list_threads(session=db, owner=owner, limit=1, with_messages=True))
 
 
-def start_chat(owner: str, text: str, *, client_id: str | None = None,
-               assistant_id: str | None = None) -> str:
+def start_chat(
+    owner: str, text: str, *, client_id: str | None = None, assistant_id: str | None = None
+) -> str:
     """Create a chat holding ``text`` as its first (queued) message; returns its id.
 
     The same ``client_id`` again returns the chat it created, so a retried send makes one.
@@ -49,8 +50,9 @@ def start_chat(owner: str, text: str, *, client_id: str | None = None,
             known = repo.thread_for_client_message(session=db, owner=owner, client_id=client_id)
             if known is not None:
                 return known
-        assistant = (repo.get_assistant(session=db, assistant_id=assistant_id)
-                     if assistant_id else None) or repo.first_assistant(session=db)
+        assistant = (
+            repo.get_assistant(session=db, assistant_id=assistant_id) if assistant_id else None
+        ) or repo.first_assistant(session=db)
     if assistant is None:  # the very first chat: the default assistant is made with it
         with Session(write_engine(runtime.engine()), expire_on_commit=False) as db:
             assistant = repo.ensure_default_assistant(session=db)
@@ -65,8 +67,9 @@ def start_chat(owner: str, text: str, *, client_id: str | None = None,
             known = repo.thread_for_client_message(session=db, owner=owner, client_id=client_id)
             if known is not None:
                 return known
-        thread = repo.create_thread(session=db, owner=owner, assistant_id=assistant.id,
-                                    title=title_from_message(text))
+        thread = repo.create_thread(
+            session=db, owner=owner, assistant_id=assistant.id, title=title_from_message(text)
+        )
         thread_id = thread.id
     runtime.store().enqueue_pending(thread_id, text, client_id=client_id)
     return thread_id
@@ -76,11 +79,14 @@ def chat_assistant(owner: str, thread_id: str) -> AssistantChoice | None:
     """The assistant the owner's chat runs on (None for a chat that is not theirs)."""
     with Session(runtime.engine()) as db:
         thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
-        assistant = repo.get_assistant(session=db, assistant_id=thread.assistant_id) if thread else None
+        assistant = (
+            repo.get_assistant(session=db, assistant_id=thread.assistant_id) if thread else None
+        )
         if assistant is None:
             return None
         record = db.get(ImportedTranscript, thread_id)
         if record is not None:  # answered elsewhere: the header names where, not an assistant
             return AssistantChoice(id=assistant.id, name="", model_label=imported_label(record))
-        return AssistantChoice(id=assistant.id, name=assistant.name,
-                               model_label=model_label(assistant.model))
+        return AssistantChoice(
+            id=assistant.id, name=assistant.name, model_label=model_label(assistant.model)
+        )

@@ -53,5 +53,7 @@ def attach_pasted(owner: str, thread_id: str, text: str) -> str:
 def pasted_message(path: str) -> str:
     """The short message sent in place of the pasted text: it names the file."""
     # Its first words name the file: a new chat is titled after them.
-    return (f"Please read {path}: it holds my message, too large to send here.\n\n"
-            f"{workspace.attached_line([path])}")
+    return (
+        f"Please read {path}: it holds my message, too large to send here.\n\n"
+        f"{workspace.attached_line([path])}"
+    )

@@ -35,8 +35,15 @@ from chat_app.services.conversation.importing import AGENT_NAMES
 from chat_app.services.presentation.timeline import handoff_preview
 from chat_app.services.runtime import runtime
 
-__all__ = ["ReplayCancelled", "ReplayEventView", "ReplayView", "chart_rows", "list_replays",
-           "run_replay", "MAX_POINTS"]
+__all__ = [
+    "ReplayCancelled",
+    "ReplayEventView",
+    "ReplayView",
+    "chart_rows",
+    "list_replays",
+    "run_replay",
+    "MAX_POINTS",
+]
 
 #: Points kept per series for the chart (events are always kept).
 MAX_POINTS = 600
@@ -78,9 +85,14 @@ def _own_import(db: Session, owner: str, thread_id: str) -> ImportedTranscript |
     return db.get(ImportedTranscript, thread_id)
 
 
-def run_replay(owner: str, thread_id: str, assistant_id: str, *,
-               progress: Callable[[int, int], None] | None = None,
-               cancelled: Callable[[], bool] | None = None) -> str | None:
+def run_replay(
+    owner: str,
+    thread_id: str,
+    assistant_id: str,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> str | None:
     """Replay the imported chat ``thread_id`` with the policy of ``assistant_id``; the stored
     run's id, or ``None`` when the chat is not an import of ``owner``'s or the assistant is
     gone. ``progress(done, total)`` is called as messages are replayed; ``cancelled()`` is
@@ -97,14 +109,18 @@ def run_replay(owner: str, thread_id: str, assistant_id: str, *,
     window = runtime.window_for(assistant, resolved).tokens
     assistant_policy = setup.policy.model_copy(update={"window_override": window})
     model_default = model_info(resolved.name).default_strategy
-    policy = {"assistant": assistant.name, "strategy": assistant_policy.context_strategy,
-              "effective_strategy": effective_strategy(assistant_policy, model_default),
-              "mask_threshold": assistant_policy.mask_threshold,
-              "reset_threshold": assistant_policy.reset_threshold,
-              "compact_threshold": assistant_policy.compact_threshold,
-              "keep_recent_tokens": assistant_policy.keep_recent_tokens,
-              "window_override": assistant.window_override, "model": model,
-              "assistant_model": resolved.name}
+    policy = {
+        "assistant": assistant.name,
+        "strategy": assistant_policy.context_strategy,
+        "effective_strategy": effective_strategy(assistant_policy, model_default),
+        "mask_threshold": assistant_policy.mask_threshold,
+        "reset_threshold": assistant_policy.reset_threshold,
+        "compact_threshold": assistant_policy.compact_threshold,
+        "keep_recent_tokens": assistant_policy.keep_recent_tokens,
+        "window_override": assistant.window_override,
+        "model": model,
+        "assistant_model": resolved.name,
+    }
     transcript = parse_transcript(source, filename)
     series: list[list[int]] = []
 
@@ -112,26 +128,39 @@ def run_replay(owner: str, thread_id: str, assistant_id: str, *,
         if cancelled is not None and cancelled():
             raise ReplayCancelled
         series.append([step.message_index, step.tokens])
-        if progress is not None and (step.message_index % 25 == 0 or
-                                     step.message_index == step.total - 1):
+        if progress is not None and (
+            step.message_index % 25 == 0 or step.message_index == step.total - 1
+        ):
             progress(step.message_index + 1, step.total)
 
     events, summary = [], {}
     for event in replay_transcript(
-            transcript, model=model, policy=assistant_policy, model_default=model_default,
-            system_prompt=setup.system_prompt, tools=setup.tools,
-            history_tools=bool(assistant.history_tools),
-            summary_tokens=setup.compaction_summary_tokens, handoff_model="facts",
-            budget_tokens=setup.handoff_budget_tokens, on_step=on_step):
+        transcript,
+        model=model,
+        policy=assistant_policy,
+        model_default=model_default,
+        system_prompt=setup.system_prompt,
+        tools=setup.tools,
+        history_tools=bool(assistant.history_tools),
+        summary_tokens=setup.compaction_summary_tokens,
+        handoff_model="facts",
+        budget_tokens=setup.handoff_budget_tokens,
+        on_step=on_step,
+    ):
         if event["event"] == "summary":
             summary = event
         else:
             events.append(event)
     keep = {e["message_index"] for e in events}
     with Session(write_engine(runtime.engine())) as db:
-        run = TranscriptReplay(thread_id=thread_id, assistant_name=policy["assistant"],
-                               policy={**policy, "window": window},
-                               series=_thin(series, keep), events=events, summary=summary)
+        run = TranscriptReplay(
+            thread_id=thread_id,
+            assistant_name=policy["assistant"],
+            policy={**policy, "window": window},
+            series=_thin(series, keep),
+            events=events,
+            summary=summary,
+        )
         db.add(run)
         db.commit()
         return run.id
@@ -152,8 +181,11 @@ def list_replays(owner: str, thread_id: str) -> list[ReplayView]:
     with Session(runtime.engine()) as db:
         if _own_import(db, owner, thread_id) is None:
             return []
-        runs = db.exec(select(TranscriptReplay).where(TranscriptReplay.thread_id == thread_id)
-                       .order_by(col(TranscriptReplay.created_at))).all()
+        runs = db.exec(
+            select(TranscriptReplay)
+            .where(TranscriptReplay.thread_id == thread_id)
+            .order_by(col(TranscriptReplay.created_at))
+        ).all()
         return [_view(number, run) for number, run in enumerate(runs, start=1)]
 
 
@@ -167,28 +199,47 @@ def _view(number: int, run: TranscriptReplay) -> ReplayView:
         percent = round(float(event.get("utilization") or 0) * 100)
         after = int(event.get("message_index") or 0) + 1
         if kind == "reset":
-            label = f"Reset at {percent}% after message {after:,}: session " \
-                    f"{event.get('session_number')} starts from the handoff"
+            label = (
+                f"Reset at {percent}% after message {after:,}: session "
+                f"{event.get('session_number')} starts from the handoff"
+            )
         elif kind == "mask":
             now = round(float(event.get("utilization_after") or 0) * 100)
             outputs = int(event.get("outputs") or 0)
-            label = f"Mask at {percent}% after message {after:,}: {outputs:,} old tool " \
-                    f"output{'' if outputs == 1 else 's'} masked, {percent}% → {now}%"
+            label = (
+                f"Mask at {percent}% after message {after:,}: {outputs:,} old tool "
+                f"output{'' if outputs == 1 else 's'} masked, {percent}% → {now}%"
+            )
         else:
-            label = f"Compaction at {percent}% after message {after:,}: " \
-                    f"{event.get('messages_summarized', 0):,} messages summarized"
+            label = (
+                f"Compaction at {percent}% after message {after:,}: "
+                f"{event.get('messages_summarized', 0):,} messages summarized"
+            )
         handoff = event.get("handoff")
-        events.append(ReplayEventView(kind=kind, message_index=after - 1,
-                                      utilization=float(event.get("utilization") or 0),
-                                      label=label, preview=handoff_preview(handoff),
-                                      handoff=handoff))
-    label = (f"Replay {number} · {run.assistant_name} · {_policy_label(policy)}, "
-             f"{window:,}-token window")
-    return ReplayView(id=run.id, label=label, masks=int(summary.get("masks") or 0),
-                      resets=int(summary.get("resets") or 0),
-                      compactions=int(summary.get("compactions") or 0), window=window,
-                      reset_threshold=float(policy.get("reset_threshold") or 0.8),
-                      seconds=float(summary.get("seconds") or 0.0), events=events)
+        events.append(
+            ReplayEventView(
+                kind=kind,
+                message_index=after - 1,
+                utilization=float(event.get("utilization") or 0),
+                label=label,
+                preview=handoff_preview(handoff),
+                handoff=handoff,
+            )
+        )
+    label = (
+        f"Replay {number} · {run.assistant_name} · {_policy_label(policy)}, {window:,}-token window"
+    )
+    return ReplayView(
+        id=run.id,
+        label=label,
+        masks=int(summary.get("masks") or 0),
+        resets=int(summary.get("resets") or 0),
+        compactions=int(summary.get("compactions") or 0),
+        window=window,
+        reset_threshold=float(policy.get("reset_threshold") or 0.8),
+        seconds=float(summary.get("seconds") or 0.0),
+        events=events,
+    )
 
 
 def _policy_label(policy: dict[str, Any]) -> str:

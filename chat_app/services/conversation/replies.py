@@ -23,16 +23,23 @@ from chat_app.services.conversation.threads import misconfigured
 from chat_app.services.presentation.run_events import Translator, expand
 from chat_app.services.runtime import live, runtime
 
-__all__ = ["ReplyRefused", "regenerate", "choose_reply", "replaced_seqs", "replaced_replies",
-           "reply_groups"]
+__all__ = [
+    "ReplyRefused",
+    "regenerate",
+    "choose_reply",
+    "replaced_seqs",
+    "replaced_replies",
+    "reply_groups",
+]
 
 
 class ReplyRefused(ValueError):
     """Why the reply cannot be regenerated or chosen now (shown to the user as is)."""
 
 
-def reply_groups(rows: Sequence[StoredMessage],
-                 edits: Sequence[ContextEdit]) -> tuple[int | None, list[tuple[int, ...]], int]:
+def reply_groups(
+    rows: Sequence[StoredMessage], edits: Sequence[ContextEdit]
+) -> tuple[int | None, list[tuple[int, ...]], int]:
     """The last question of a session (its seq), its replies (each the seqs of its
     assistant and tool rows, oldest first) and the index of the one the model sees (-1: none).
     Pure: decided from the stored rows and edits alone."""
@@ -70,8 +77,9 @@ async def _idle(thread_id: str) -> None:
         raise ReplyRefused("Messages are waiting to be answered; regenerate after them.")
 
 
-async def regenerate(owner: str, thread_id: str,
-                     run_id: str | None = None) -> AsyncIterator[dict[str, Any]]:
+async def regenerate(
+    owner: str, thread_id: str, run_id: str | None = None
+) -> AsyncIterator[dict[str, Any]]:
     """Hide the last reply from the model and stream a new answer to the same question.
     The first event, ``replaced``, names the rows of the reply now kept as an earlier one.
     Refusals come as ``error`` events."""
@@ -99,14 +107,16 @@ async def _regenerate(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any
         return
     store = runtime.store()
     session = store.current_session(thread_id)
-    question, groups, shown = reply_groups(store.messages(session.id),
-                                           store.context_edits(session.id))
+    question, groups, shown = reply_groups(
+        store.messages(session.id), store.context_edits(session.id)
+    )
     if question is None:
         yield {"type": "error", "data": {"message": "There is no reply to regenerate yet."}}
         return
     if shown >= 0:
-        store.add_context_edit(session.id, ContextEdit(kind="reply", summary="",
-                                                       seqs=list(groups[shown])))
+        store.add_context_edit(
+            session.id, ContextEdit(kind="reply", summary="", seqs=list(groups[shown]))
+        )
         yield {"type": "replaced", "data": {"seqs": list(groups[shown])}}
     translator = Translator(store.sessions(thread_id), resolved.label)
     cancel = runtime.cancel_flag(thread_id)
@@ -140,8 +150,9 @@ async def choose_reply(owner: str, thread_id: str, seq: int) -> list[tuple[int, 
             if edit.kind == "reply" and not edit.undone and tuple(edit.seqs) == chosen:
                 store.undo_context_edit(session.id, position)
         if shown >= 0:
-            store.add_context_edit(session.id, ContextEdit(kind="reply", summary="",
-                                                           seqs=list(groups[shown])))
+            store.add_context_edit(
+                session.id, ContextEdit(kind="reply", summary="", seqs=list(groups[shown]))
+            )
     except StoreError as exc:
         raise ReplyRefused(str(exc)) from None
     await live.resync(thread_id)  # the chat's other tabs dim the other reply too

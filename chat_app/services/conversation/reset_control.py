@@ -41,14 +41,32 @@ from chat_app.services.conversation.chat import answer_waiting
 from chat_app.services.presentation.run_events import Translator, expand
 from chat_app.services.runtime import live, runtime
 
-__all__ = ["ResetStatus", "ReviewRefused", "EDITABLE_TEXT", "EDITABLE_LISTS", "owned_setup",
-           "status", "defer", "compact_now", "settle_review", "answer_after_review",
-           "edited_artifact"]
+__all__ = [
+    "ResetStatus",
+    "ReviewRefused",
+    "EDITABLE_TEXT",
+    "EDITABLE_LISTS",
+    "owned_setup",
+    "status",
+    "defer",
+    "compact_now",
+    "settle_review",
+    "answer_after_review",
+    "edited_artifact",
+]
 
 #: The artifact's fields the review form edits: free text, and one item per line.
 EDITABLE_TEXT = ("goal", "next_step", "current_state_summary")
-EDITABLE_LISTS = ("constraints", "user_messages", "completed_work", "in_progress",
-                  "remaining_tasks", "key_decisions", "errors_and_fixes", "files_read")
+EDITABLE_LISTS = (
+    "constraints",
+    "user_messages",
+    "completed_work",
+    "in_progress",
+    "remaining_tasks",
+    "key_decisions",
+    "errors_and_fixes",
+    "files_read",
+)
 
 
 class ReviewRefused(Exception):
@@ -112,10 +130,15 @@ def status(owner: str | None, thread_id: str) -> ResetStatus:
     store = runtime.store()
     session = store.current_session(thread_id)
     rows = store.marks(session.id)
-    waiting = (HandoffArtifact.model_validate(session.handoff)
-               if session.handoff is not None and review_pending(rows) else None)
+    waiting = (
+        HandoffArtifact.model_validate(session.handoff)
+        if session.handoff is not None and review_pending(rows)
+        else None
+    )
     return ResetStatus(
-        warn=warn, deferred=deferral_pending(rows), trigger=trigger_threshold(policy, default),
+        warn=warn,
+        deferred=deferral_pending(rows),
+        trigger=trigger_threshold(policy, default),
         action="reset" if effective_strategy(policy, default) == "reset" else "compaction",
         review=waiting.model_dump(mode="json") if waiting else None,
         review_session=session.number if waiting else 0,
@@ -132,7 +155,7 @@ async def _publish_rows(thread_id: str, rows: list[Any]) -> None:
 
 
 async def defer(owner: str | None, thread_id: str) -> bool:
-    """"Not yet"; False when a deferral already waits (or the chat is not the owner's)."""
+    """ "Not yet"; False when a deferral already waits (or the chat is not the owner's)."""
     setup = owned_setup(owner, thread_id)
     if setup is None:
         return False
@@ -143,27 +166,31 @@ async def defer(owner: str | None, thread_id: str) -> bool:
     return True
 
 
-async def _translated(setup: TurnSetup, label: str, events: AsyncIterator[Event]
-                      ) -> AsyncIterator[dict[str, Any]]:
-    translator = Translator(await asyncio.to_thread(runtime.store().sessions, setup.thread_id),
-                            label)
+async def _translated(
+    setup: TurnSetup, label: str, events: AsyncIterator[Event]
+) -> AsyncIterator[dict[str, Any]]:
+    translator = Translator(
+        await asyncio.to_thread(runtime.store().sessions, setup.thread_id), label
+    )
     async for event in events:
         for ui_event in expand(translator.translate(event)):
             yield ui_event
 
 
-async def _relayed(setup: TurnSetup, label: str,
-                   events: AsyncIterator[Event]) -> list[dict[str, Any]]:
+async def _relayed(
+    setup: TurnSetup, label: str, events: AsyncIterator[Event]
+) -> list[dict[str, Any]]:
     """Run ``events`` as a run every tab follows; the events it produced, for the caller."""
     seen = []
-    async for event in live.relay(setup.thread_id, live.new_run_id(),
-                                  _translated(setup, label, events)):
+    async for event in live.relay(
+        setup.thread_id, live.new_run_id(), _translated(setup, label, events)
+    ):
         seen.append(event)
     return seen
 
 
 async def compact_now(owner: str | None, thread_id: str) -> str:
-    """"Compact now"; the message to show."""
+    """ "Compact now"; the message to show."""
     found = _owned_run(owner, thread_id)
     if found is None:
         return "This chat cannot run right now."
@@ -192,8 +219,9 @@ def edited_artifact(original: dict[str, Any], form: dict[str, Any]) -> HandoffAr
         raise ReviewRefused("; ".join(e["msg"] for e in error.errors())) from None
 
 
-async def settle_review(owner: str | None, thread_id: str, form: dict[str, Any] | None, *,
-                        discard: bool = False) -> str:
+async def settle_review(
+    owner: str | None, thread_id: str, form: dict[str, Any] | None, *, discard: bool = False
+) -> str:
     """Confirm (with the form's edits) or discard the waiting handoff; the note to show.
     The caller then lets the session answer what waits (:func:`answer_after_review`),
     once the form has left its page: the answer's turn must not see it go.
@@ -211,8 +239,9 @@ async def settle_review(owner: str | None, thread_id: str, form: dict[str, Any] 
         edited = edited_artifact(waiting.model_dump(mode="json"), form or {})
     lock = (await take_turn_lock(enter_turn_lock, setup)).lock
     try:
-        marker = await asyncio.to_thread(resolve_review, setup.store, thread_id, edited=edited,
-                                         discard=discard)
+        marker = await asyncio.to_thread(
+            resolve_review, setup.store, thread_id, edited=edited, discard=discard
+        )
     except StoreError as error:
         raise ReviewRefused(str(error)) from None
     finally:

@@ -93,8 +93,14 @@ def _view(link: ShareLink, now: datetime | None = None) -> ShareLinkView:
         status = "revoked"
     elif expires_at is not None and expires_at <= moment:
         status = "expired"
-    return ShareLinkView(id=link.id, created_at=link.created_at, updated_at=link.updated_at,
-                         expires_at=expires_at, snapshot_seq=link.snapshot_seq, status=status)
+    return ShareLinkView(
+        id=link.id,
+        created_at=link.created_at,
+        updated_at=link.updated_at,
+        expires_at=expires_at,
+        snapshot_seq=link.snapshot_seq,
+        status=status,
+    )
 
 
 def _require_enabled() -> None:
@@ -109,8 +115,9 @@ def _owned_link(db: Session, owner: str, link_id: str) -> ShareLink | None:
     return link
 
 
-def create_link(owner: str, thread_id: str,
-                expires_in_days: int | None = None) -> tuple[str, ShareLinkView] | None:
+def create_link(
+    owner: str, thread_id: str, expires_in_days: int | None = None
+) -> tuple[str, ShareLinkView] | None:
     """A new link to ``owner``'s thread as it is now: ``("/share/<token>", view)``.
 
     The URL is returned only here (only the token's hash is stored). None when the thread
@@ -123,8 +130,9 @@ def create_link(owner: str, thread_id: str,
         return None
     expires_at = utcnow() + timedelta(days=expires_in_days) if expires_in_days else None
     with _write() as db:
-        link, token = share_repo.create_share_link(session=db, thread_id=thread_id,
-                                                   expires_at=expires_at)
+        link, token = share_repo.create_share_link(
+            session=db, thread_id=thread_id, expires_at=expires_at
+        )
         return share_path(token), _view(link)
 
 
@@ -133,8 +141,9 @@ def list_links(owner: str, thread_id: str) -> list[ShareLinkView]:
     if thread_service.owned_thread(owner, thread_id) is None:
         return []
     with _read() as db:
-        return [_view(link) for link in share_repo.list_share_links(session=db,
-                                                                     thread_id=thread_id)]
+        return [
+            _view(link) for link in share_repo.list_share_links(session=db, thread_id=thread_id)
+        ]
 
 
 def update_snapshot(owner: str, link_id: str) -> ShareLinkView | None:
@@ -175,8 +184,9 @@ def open_shared(token: str, *, limit: int = 100) -> TimelineView | None:
     link = _live_link(token)
     if link is None:
         return None
-    return thread_service.load_timeline(None, link.thread_id, limit=limit,
-                                        upto_seq=link.snapshot_seq, with_meter=False)
+    return thread_service.load_timeline(
+        None, link.thread_id, limit=limit, upto_seq=link.snapshot_seq, with_meter=False
+    )
 
 
 def shared_earlier(token: str, before_seq: int, *, limit: int = 100) -> TimelineView | None:
@@ -184,19 +194,30 @@ def shared_earlier(token: str, before_seq: int, *, limit: int = 100) -> Timeline
     link = _live_link(token)
     if link is None:
         return None
-    return thread_service.load_timeline(None, link.thread_id, before_seq=before_seq, limit=limit,
-                                        upto_seq=link.snapshot_seq, with_meter=False)
+    return thread_service.load_timeline(
+        None,
+        link.thread_id,
+        before_seq=before_seq,
+        limit=limit,
+        upto_seq=link.snapshot_seq,
+        with_meter=False,
+    )
 
 
-def shared_from_session(token: str, session_number: int, *,
-                        current_earliest_seq: int) -> list[TimelineItem]:
+def shared_from_session(
+    token: str, session_number: int, *, current_earliest_seq: int
+) -> list[TimelineItem]:
     """Items of the shared snapshot from the start of ``session_number`` (chip navigator)."""
     link = _live_link(token)
     if link is None:
         return []
-    return thread_service.load_from_session(None, link.thread_id, session_number,
-                                            current_earliest_seq=current_earliest_seq,
-                                            upto_seq=link.snapshot_seq)
+    return thread_service.load_from_session(
+        None,
+        link.thread_id,
+        session_number,
+        current_earliest_seq=current_earliest_seq,
+        upto_seq=link.snapshot_seq,
+    )
 
 
 def shared_handoff_markdown(token: str, session_number: int) -> tuple[str, str] | None:
@@ -204,5 +225,6 @@ def shared_handoff_markdown(token: str, session_number: int) -> tuple[str, str] 
     link = _live_link(token)
     if link is None:
         return None
-    return thread_service.handoff_markdown(None, link.thread_id, session_number,
-                                           upto_seq=link.snapshot_seq)
+    return thread_service.handoff_markdown(
+        None, link.thread_id, session_number, upto_seq=link.snapshot_seq
+    )

@@ -77,16 +77,21 @@ class _Poller:
 
 
 _pollers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Poller] = (
-    weakref.WeakKeyDictionary())
+    weakref.WeakKeyDictionary()
+)
 
 
 @asynccontextmanager
-async def stoppable(thread_id: str, flag: asyncio.Event,
-                    counted: int | None = None) -> AsyncIterator[None]:
+async def stoppable(
+    thread_id: str, flag: asyncio.Event, counted: int | None = None
+) -> AsyncIterator[None]:
     """While the block runs, a Stop pressed on the thread in any worker sets ``flag``.
     ``counted``: the thread's stop count as the caller just read it (one trip less)."""
-    start = counted if counted is not None else (
-        (await asyncio.to_thread(_counts, [thread_id])).get(thread_id, 0))
+    start = (
+        counted
+        if counted is not None
+        else ((await asyncio.to_thread(_counts, [thread_id])).get(thread_id, 0))
+    )
     poller = _pollers.setdefault(asyncio.get_running_loop(), _Poller())
     watch = _Watch(thread_id, start, flag)
     poller.watches.add(watch)

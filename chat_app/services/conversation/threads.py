@@ -58,8 +58,13 @@ def _write() -> Session:
 
 
 def _summary(thread: Thread, sessions: int = 1, label: str = "") -> ThreadSummary:
-    return ThreadSummary(id=thread.id, title=thread.title, updated_at=thread.updated_at,
-                         session_count=sessions, model_label=label)
+    return ThreadSummary(
+        id=thread.id,
+        title=thread.title,
+        updated_at=thread.updated_at,
+        session_count=sessions,
+        model_label=label,
+    )
 
 
 def owned_thread(owner: str | None, thread_id: str) -> Thread | None:
@@ -70,34 +75,46 @@ def owned_thread(owner: str | None, thread_id: str) -> Thread | None:
 def list_threads(owner: str, search: str = "") -> list[ThreadSummary]:
     with _read() as db:
         # A chat nothing was sent to (left by an older "New chat") is not listed.
-        threads = repo.list_threads(session=db, owner=owner, search=search.strip() or None,
-                                    with_messages=True)
+        threads = repo.list_threads(
+            session=db, owner=owner, search=search.strip() or None, with_messages=True
+        )
         counts = repo.session_counts(session=db, thread_ids=[t.id for t in threads])
         assistants = repo.list_assistants(session=db)
         # With several assistants a chat is known by its assistant as well as by its model.
-        models = {a.id: (f"{a.name} · " if len(assistants) > 1 else "") + model_label(a.model)
-                  for a in assistants}
+        models = {
+            a.id: (f"{a.name} · " if len(assistants) > 1 else "") + model_label(a.model)
+            for a in assistants
+        }
         imported = imported_labels(session=db, thread_ids=[t.id for t in threads])
-        return [_summary(t, counts.get(t.id, 1),
-                         imported.get(t.id) or models.get(t.assistant_id, "")) for t in threads]
+        return [
+            _summary(t, counts.get(t.id, 1), imported.get(t.id) or models.get(t.assistant_id, ""))
+            for t in threads
+        ]
 
 
 def list_assistant_choices() -> list[AssistantChoice]:
     """The assistants a new chat can start with, the default one first."""
     with _write() as db:
         repo.ensure_default_assistant(session=db)
-        return [AssistantChoice(id=a.id, name=a.name, model_label=model_label(a.model))
-                for a in repo.list_assistants(session=db)]
+        return [
+            AssistantChoice(id=a.id, name=a.name, model_label=model_label(a.model))
+            for a in repo.list_assistants(session=db)
+        ]
 
 
-def create_thread(owner: str, title: str = "New chat", *,
-                  assistant_id: str | None = None) -> ThreadSummary:
+def create_thread(
+    owner: str, title: str = "New chat", *, assistant_id: str | None = None
+) -> ThreadSummary:
     """A new chat with ``assistant_id`` (the default assistant when it is None or gone)."""
     with _write() as db:
         chosen = repo.get_assistant(session=db, assistant_id=assistant_id) if assistant_id else None
         assistant = chosen or repo.ensure_default_assistant(session=db)
-        thread = repo.create_thread(session=db, owner=owner, assistant_id=assistant.id,
-                                    title=(title.strip() or "New chat")[:MAX_TITLE])
+        thread = repo.create_thread(
+            session=db,
+            owner=owner,
+            assistant_id=assistant.id,
+            title=(title.strip() or "New chat")[:MAX_TITLE],
+        )
         return _summary(thread)
 
 
@@ -105,7 +122,9 @@ def rename_thread(owner: str, thread_id: str, title: str) -> ThreadSummary | Non
     if owned_thread(owner, thread_id) is None or not title.strip():
         return None
     with _write() as db:
-        thread = repo.rename_thread(session=db, thread_id=thread_id, title=title.strip()[:MAX_TITLE])
+        thread = repo.rename_thread(
+            session=db, thread_id=thread_id, title=title.strip()[:MAX_TITLE]
+        )
         return _summary(thread) if thread else None
 
 
@@ -128,8 +147,9 @@ def misconfigured(exc: ConfigurationError) -> str:
 
 
 def _meter(thread: Thread, db: Session) -> tuple[MeterView, str]:
-    assistant = repo.get_assistant(session=db, assistant_id=thread.assistant_id) or \
-        repo.ensure_default_assistant(session=db)
+    assistant = repo.get_assistant(
+        session=db, assistant_id=thread.assistant_id
+    ) or repo.ensure_default_assistant(session=db)
     setup, resolved = runtime.turn_setup(thread.id, assistant)
     the_store = setup.store
     sessions = the_store.sessions(thread.id)
@@ -138,16 +158,28 @@ def _meter(thread: Thread, db: Session) -> tuple[MeterView, str]:
     estimate = estimator.estimate(context, system=setup.system_prompt, tools=list(setup.tools))
     policy = setup.policy
     info = model_info(setup.model_name, window_override=policy.window_override)
-    meter = MeterView(tokens=estimate.tokens, window=estimate.window, fraction=estimate.fraction,
-                      basis=estimate.basis, compact_threshold=policy.compact_threshold,
-                      reset_threshold=policy.reset_threshold, strategy=policy.context_strategy,
-                      effective_strategy=effective_strategy(policy, info.default_strategy))
+    meter = MeterView(
+        tokens=estimate.tokens,
+        window=estimate.window,
+        fraction=estimate.fraction,
+        basis=estimate.basis,
+        compact_threshold=policy.compact_threshold,
+        reset_threshold=policy.reset_threshold,
+        strategy=policy.context_strategy,
+        effective_strategy=effective_strategy(policy, info.default_strategy),
+    )
     return meter, resolved.label
 
 
-def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None = None,
-                  limit: int = 100, upto_seq: int | None = None,
-                  with_meter: bool = True) -> TimelineView | None:
+def load_timeline(
+    owner: str | None,
+    thread_id: str,
+    *,
+    before_seq: int | None = None,
+    limit: int = 100,
+    upto_seq: int | None = None,
+    with_meter: bool = True,
+) -> TimelineView | None:
     """The last ``limit`` rows (before ``before_seq``) as items, the chips and the meter.
 
     ``None`` when the thread does not exist or is not ``owner``'s (the same for both).
@@ -157,25 +189,58 @@ def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None =
         thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
         if thread is None:
             return None
-        rows = repo.with_whole_tool_calls(session=db, thread_id=thread_id, rows=repo.timeline_window(
-            session=db, thread_id=thread_id, before_seq=before_seq, limit=limit, upto_seq=upto_seq))
+        rows = repo.with_whole_tool_calls(
+            session=db,
+            thread_id=thread_id,
+            rows=repo.timeline_window(
+                session=db,
+                thread_id=thread_id,
+                before_seq=before_seq,
+                limit=limit,
+                upto_seq=upto_seq,
+            ),
+        )
         sessions = repo.session_index(session=db, thread_id=thread_id, upto_seq=upto_seq)
         earliest = rows[0].seq if rows else None
-        has_earlier = bool(rows) and bool(repo.timeline_window(
-            session=db, thread_id=thread_id, before_seq=earliest, limit=1, upto_seq=upto_seq))
-        items = items_from_rows([stored_message(r) for r in rows], sessions,
-                                replaced_replies(session=db, thread_id=thread_id))
+        has_earlier = bool(rows) and bool(
+            repo.timeline_window(
+                session=db, thread_id=thread_id, before_seq=earliest, limit=1, upto_seq=upto_seq
+            )
+        )
+        items = items_from_rows(
+            [stored_message(r) for r in rows],
+            sessions,
+            replaced_replies(session=db, thread_id=thread_id),
+        )
         # The newest window of the owner's page ends with what is still queued.
-        queued = ([] if before_seq is not None or upto_seq is not None
-                  else repo.undelivered_pending(session=db, thread_id=thread_id))
-        items += [TimelineItem(key=p.id, kind="message", role="user", content=p.content,
-                               queued=True, created_at=p.created_at) for p in queued]
+        queued = (
+            []
+            if before_seq is not None or upto_seq is not None
+            else repo.undelivered_pending(session=db, thread_id=thread_id)
+        )
+        items += [
+            TimelineItem(
+                key=p.id,
+                kind="message",
+                role="user",
+                content=p.content,
+                queued=True,
+                created_at=p.created_at,
+            )
+            for p in queued
+        ]
         # The newest window also tells whether the open session's last message still waits
         # for a turn (delivered by a /handoff, or a process died before the reply): the page
         # answers it as it answers the queue. Never an imported (read-only) thread's.
         record = db.get(ImportedTranscript, thread_id)
-        awaiting = (not queued and before_seq is None and upto_seq is None and bool(sessions)
-                    and _awaits_turn(rows, sessions[-1].id) and record is None)
+        awaiting = (
+            not queued
+            and before_seq is None
+            and upto_seq is None
+            and bool(sessions)
+            and _awaits_turn(rows, sessions[-1].id)
+            and record is None
+        )
         problem = ""
         try:
             meter, label = _meter(thread, db) if with_meter else (MeterView(), "")
@@ -184,24 +249,41 @@ def load_timeline(owner: str | None, thread_id: str, *, before_seq: int | None =
         if record is not None:
             label = imported_label(record)
         chips = session_chips(sessions, earliest if has_earlier else None)
-        return TimelineView(thread=_summary(thread, len(sessions) or 1, label), items=items,
-                            sessions=chips, has_earlier=has_earlier, earliest_seq=earliest,
-                            meter=meter, model_label=label, pending=len(queued),
-                            awaiting_reply=awaiting, problem=problem)
+        return TimelineView(
+            thread=_summary(thread, len(sessions) or 1, label),
+            items=items,
+            sessions=chips,
+            has_earlier=has_earlier,
+            earliest_seq=earliest,
+            meter=meter,
+            model_label=label,
+            pending=len(queued),
+            awaiting_reply=awaiting,
+            problem=problem,
+        )
 
 
 def _awaits_turn(rows: list, open_session_id: str) -> bool:
     """Whether the open session's last user row in ``rows`` (the newest window) waits for a
     turn, and no handoff review holds it back. A window holding none of its rows from that
     user row on holds only later rows, a reply among them."""
-    marks = [RowMark(row.seq, row.role, dict(row.meta or {}))
-             for row in rows if row.session_id == open_session_id]
+    marks = [
+        RowMark(row.seq, row.role, dict(row.meta or {}))
+        for row in rows
+        if row.session_id == open_session_id
+    ]
     last = max((i for i, mark in enumerate(marks) if mark.role == "user"), default=None)
     return last is not None and awaits_reply(marks[last:]) and not review_pending(marks)
 
 
-def load_from_session(owner: str | None, thread_id: str, session_number: int, *,
-                      current_earliest_seq: int, upto_seq: int | None = None) -> list[TimelineItem]:
+def load_from_session(
+    owner: str | None,
+    thread_id: str,
+    session_number: int,
+    *,
+    current_earliest_seq: int,
+    upto_seq: int | None = None,
+) -> list[TimelineItem]:
     """Items from the start of session ``session_number`` up to what is already loaded."""
     with _read() as db:
         if repo.get_thread(session=db, thread_id=thread_id, owner=owner) is None:
@@ -211,14 +293,28 @@ def load_from_session(owner: str | None, thread_id: str, session_number: int, *,
         if target is None or target.first_seq is None or target.first_seq >= current_earliest_seq:
             return []
         span = current_earliest_seq - target.first_seq
-        rows = repo.timeline_window(session=db, thread_id=thread_id, before_seq=current_earliest_seq,
-                                    limit=span, upto_seq=upto_seq)
-        return items_from_rows([stored_message(r) for r in rows], sessions,
-                               replaced_replies(session=db, thread_id=thread_id))
+        rows = repo.timeline_window(
+            session=db,
+            thread_id=thread_id,
+            before_seq=current_earliest_seq,
+            limit=span,
+            upto_seq=upto_seq,
+        )
+        return items_from_rows(
+            [stored_message(r) for r in rows],
+            sessions,
+            replaced_replies(session=db, thread_id=thread_id),
+        )
 
 
-def load_window_at(owner: str | None, thread_id: str, *, session_number: int | None = None,
-                   after_seq: int | None = None, limit: int = 100) -> WindowView | None:
+def load_window_at(
+    owner: str | None,
+    thread_id: str,
+    *,
+    session_number: int | None = None,
+    after_seq: int | None = None,
+    limit: int = 100,
+) -> WindowView | None:
     """A window of ``limit`` rows reading forward: from the start of session
     ``session_number`` (a jump from the chip bar), or after ``after_seq`` (scrolling down
     toward the newest rows). ``None`` for a thread that is not ``owner``'s."""
@@ -235,20 +331,32 @@ def load_window_at(owner: str | None, thread_id: str, *, session_number: int | N
             start = (after_seq or 0) + 1
         rows = repo.timeline_from(session=db, thread_id=thread_id, from_seq=start, limit=limit)
         # Whole tool calls at both ends: the next window then starts after the results.
-        rows = repo.with_tool_results(session=db, thread_id=thread_id, rows=repo.with_whole_tool_calls(
-            session=db, thread_id=thread_id, rows=rows))
-        has_later = bool(rows) and bool(repo.timeline_from(
-            session=db, thread_id=thread_id, from_seq=rows[-1].seq + 1, limit=1))
-        items = items_from_rows([stored_message(r) for r in rows], sessions,
-                                replaced_replies(session=db, thread_id=thread_id))
+        rows = repo.with_tool_results(
+            session=db,
+            thread_id=thread_id,
+            rows=repo.with_whole_tool_calls(session=db, thread_id=thread_id, rows=rows),
+        )
+        has_later = bool(rows) and bool(
+            repo.timeline_from(session=db, thread_id=thread_id, from_seq=rows[-1].seq + 1, limit=1)
+        )
+        items = items_from_rows(
+            [stored_message(r) for r in rows],
+            sessions,
+            replaced_replies(session=db, thread_id=thread_id),
+        )
         thread_start = sessions[0].first_seq if sessions else None
         has_earlier = bool(rows) and thread_start is not None and rows[0].seq > thread_start
-        return WindowView(items=items, has_later=has_later, has_earlier=has_earlier,
-                          last_seq=rows[-1].seq if rows else start - 1)
+        return WindowView(
+            items=items,
+            has_later=has_later,
+            has_earlier=has_earlier,
+            last_seq=rows[-1].seq if rows else start - 1,
+        )
 
 
-def handoff_markdown(owner: str | None, thread_id: str, session_number: int,
-                     *, upto_seq: int | None = None) -> tuple[str, str] | None:
+def handoff_markdown(
+    owner: str | None, thread_id: str, session_number: int, *, upto_seq: int | None = None
+) -> tuple[str, str] | None:
     """(``HANDOFF-{n}.md``, markdown) of the handoff that started ``session_number``."""
     with _read() as db:
         if repo.get_thread(session=db, thread_id=thread_id, owner=owner) is None:

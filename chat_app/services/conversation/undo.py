@@ -39,10 +39,15 @@ def undo_marker(owner: str | None, thread_id: str, marker_id: str) -> str:
     except StoreError as exc:
         raise UndoRefused(str(exc)) from None
     what = "compaction" if edit.kind == "compaction" else "mask"
-    note = (f"Undid the {what}: the model sees the original messages again "
-            f"({edit.tokens_after:,} → {edit.tokens_before:,} tokens)")
-    store.append(thread_id, session.id, [NewMessage(
-        role="event", content=note, meta={"event": "undo", "edit": position})])
+    note = (
+        f"Undid the {what}: the model sees the original messages again "
+        f"({edit.tokens_after:,} → {edit.tokens_before:,} tokens)"
+    )
+    store.append(
+        thread_id,
+        session.id,
+        [NewMessage(role="event", content=note, meta={"event": "undo", "edit": position})],
+    )
     return note
 
 
@@ -58,11 +63,15 @@ def undo_handoff(owner: str | None, thread_id: str, session_number: int) -> str:
     if refusal is not None:
         raise UndoRefused(refusal)
     try:
-        previous = store.undo_reset(thread_id, current.id,
-                                    handoff_path=handoff_filename(current.number - 1))
+        previous = store.undo_reset(
+            thread_id, current.id, handoff_path=handoff_filename(current.number - 1)
+        )
     except StoreError as exc:
         raise UndoRefused(str(exc)) from None
     note = f"Undid the /handoff: session {previous.number} goes on where it stopped"
-    store.append(thread_id, previous.id, [NewMessage(
-        role="event", content=note, meta={"event": "undo", "reset": current.number})])
+    store.append(
+        thread_id,
+        previous.id,
+        [NewMessage(role="event", content=note, meta={"event": "undo", "reset": current.number})],
+    )
     return note

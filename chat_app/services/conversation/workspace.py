@@ -25,9 +25,20 @@ from agent_core import (
 from chat_app.services.conversation.threads import owned_thread
 from chat_app.services.runtime import runtime
 
-__all__ = ["MAX_FILES", "MAX_FILE_BYTES", "AttachmentRefused", "WorkspaceFile", "check_attachments",
-           "too_many_files", "attach_files", "attached_line", "list_files", "read_file", "download_name",
-           "workspace_zip"]
+__all__ = [
+    "MAX_FILES",
+    "MAX_FILE_BYTES",
+    "AttachmentRefused",
+    "WorkspaceFile",
+    "check_attachments",
+    "too_many_files",
+    "attach_files",
+    "attached_line",
+    "list_files",
+    "read_file",
+    "download_name",
+    "workspace_zip",
+]
 
 MAX_FILES = 5
 MAX_FILE_BYTES = 1_000_000
@@ -47,15 +58,19 @@ class WorkspaceFile(BaseModel):
 
 def _text(name: str, data: bytes) -> str:
     if b"\x00" in data:
-        raise AttachmentRefused(f"{name} is not a text file (it holds binary data); attach text "
-                                "or code files only.")
+        raise AttachmentRefused(
+            f"{name} is not a text file (it holds binary data); attach text or code files only."
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise AttachmentRefused(f"{name} is not UTF-8 text; attach text or code files only.") from None
+        raise AttachmentRefused(
+            f"{name} is not UTF-8 text; attach text or code files only."
+        ) from None
     if sanitize_text(text) != text:
-        raise AttachmentRefused(f"{name} holds characters that are not text; attach text or code "
-                                "files only.")
+        raise AttachmentRefused(
+            f"{name} holds characters that are not text; attach text or code files only."
+        )
     return text
 
 
@@ -76,7 +91,8 @@ def check_attachments(files: Sequence[tuple[str, bytes]]) -> dict[str, str]:
         if len(data) > MAX_FILE_BYTES:
             raise AttachmentRefused(
                 f"{shown} is {len(data) / 1_000_000:.1f} MB; a file may be at most "
-                f"{MAX_FILE_BYTES // 1_000_000} MB.")
+                f"{MAX_FILE_BYTES // 1_000_000} MB."
+            )
         try:
             path = workspace_path(shown)
         except ToolInputError as exc:

@@ -25,5 +25,7 @@ def describe_failure(exc: BaseException) -> str:
         text = redact_text(str(exc), known_secrets()).strip()
         if text:
             return text.splitlines()[0][:300]
-    return (f"An unexpected error ({type(exc).__name__}) stopped this; the server's log has "
-            "the details.")
+    return (
+        f"An unexpected error ({type(exc).__name__}) stopped this; the server's log has "
+        "the details."
+    )

@@ -41,28 +41,44 @@ class Translator:
     def translate(self, event: Event) -> list[dict[str, Any]]:
         match event:
             case MessageEvent(row=row):
-                return [{"type": "item", "data": self._labelled(i).model_dump(mode="json")}
-                        for i in self._rows(row)]
+                return [
+                    {"type": "item", "data": self._labelled(i).model_dump(mode="json")}
+                    for i in self._rows(row)
+                ]
             case ContextResetEvent():
                 return [self._reset(event)]
             case MarkerEvent():
                 # keyed by the stored marker row, as a reload keys it (undo and expand name it)
-                item = TimelineItem(key=event.marker_id or f"{event.type}-{id(event)}",
-                                    kind="marker", role="event", content=event.message,
-                                    session_number=event.session_number,
-                                    marker_event=event.marker_event or event.type,
-                                    edit=event.edit)
+                item = TimelineItem(
+                    key=event.marker_id or f"{event.type}-{id(event)}",
+                    kind="marker",
+                    role="event",
+                    content=event.message,
+                    session_number=event.session_number,
+                    marker_event=event.marker_event or event.type,
+                    edit=event.edit,
+                )
                 wire = event.model_dump()
                 return [{**wire, "data": {**wire["data"], "item": item.model_dump(mode="json")}}]
             case UtilizationEvent():
-                meter = MeterView(tokens=event.tokens, window=event.window,
-                                  fraction=event.fraction, basis=event.basis,
-                                  compact_threshold=event.compact_threshold,
-                                  reset_threshold=event.reset_threshold, **self.meter_base)
+                meter = MeterView(
+                    tokens=event.tokens,
+                    window=event.window,
+                    fraction=event.fraction,
+                    basis=event.basis,
+                    compact_threshold=event.compact_threshold,
+                    reset_threshold=event.reset_threshold,
+                    **self.meter_base,
+                )
                 return [{"type": "utilization", "data": meter.model_dump(mode="json")}]
             case QueuedEvent():
-                item = TimelineItem(key=event.pending_id, kind="message", role="user",
-                                    content=event.content, queued=True)
+                item = TimelineItem(
+                    key=event.pending_id,
+                    kind="message",
+                    role="user",
+                    content=event.content,
+                    queued=True,
+                )
                 return [{"type": "queued", "data": item.model_dump(mode="json")}]
             case _:
                 return [event.model_dump()]
@@ -96,14 +112,27 @@ class Translator:
         first_seq = min((d["seq"] for d in delivered), default=0)
         divider = divider_item(new, first_seq) if new else None
         number = event.session_number
-        chip = SessionChip(number=number, label=f"Session {number} ← current",
-                           anchor=anchor(number), current=True)
-        return {"type": "context_reset", "data": {
-            **{k: v for k, v in data.items() if k not in ("delivered", "session")},
-            "divider": divider.model_dump(mode="json") if divider else None,
-            "chip": chip.model_dump(mode="json"),
-        }} | ({"followups": [self._labelled(i).model_dump(mode="json") for d in delivered
-                             for i in self.folder.add(StoredMessage.model_validate(d))]} if delivered else {})
+        chip = SessionChip(
+            number=number, label=f"Session {number} ← current", anchor=anchor(number), current=True
+        )
+        return {
+            "type": "context_reset",
+            "data": {
+                **{k: v for k, v in data.items() if k not in ("delivered", "session")},
+                "divider": divider.model_dump(mode="json") if divider else None,
+                "chip": chip.model_dump(mode="json"),
+            },
+        } | (
+            {
+                "followups": [
+                    self._labelled(i).model_dump(mode="json")
+                    for d in delivered
+                    for i in self.folder.add(StoredMessage.model_validate(d))
+                ]
+            }
+            if delivered
+            else {}
+        )
 
 
 def expand(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -84,10 +84,18 @@ def divider_item(session: Any, seq: int) -> TimelineItem:
             markdown = ""
     previous = session.number - 1
     return TimelineItem(
-        key=anchor(session.number), kind="divider", seq=seq, session_number=session.number,
-        created_at=session.started_at, trigger=session.trigger, utilization=session.utilization,
-        model=model_label(session.model), handoff=handoff, handoff_preview=handoff_preview(handoff),
-        handoff_markdown=markdown, handoff_filename=handoff_filename(previous),
+        key=anchor(session.number),
+        kind="divider",
+        seq=seq,
+        session_number=session.number,
+        created_at=session.started_at,
+        trigger=session.trigger,
+        utilization=session.utilization,
+        model=model_label(session.model),
+        handoff=handoff,
+        handoff_preview=handoff_preview(handoff),
+        handoff_markdown=markdown,
+        handoff_filename=handoff_filename(previous),
     )
 
 
@@ -107,38 +115,79 @@ class RowFolder:
         if row.role == "user":
             # keyed like the queued item it replaces, so the UI swaps it in place
             key = str(row.meta.get("pending_id") or row.id)
-            return [TimelineItem(key=key, kind="message", role="user", content=row.content,
-                                 usage=usage_label(row), **base)]
+            return [
+                TimelineItem(
+                    key=key,
+                    kind="message",
+                    role="user",
+                    content=row.content,
+                    usage=usage_label(row),
+                    **base,
+                )
+            ]
         if row.role == "assistant":
             out = []
             if row.content.strip():
-                out.append(TimelineItem(key=row.id, kind="message", role="assistant", content=row.content,
-                                        model=model_label(row.model), stopped=bool(row.meta.get("stopped")),
-                                        incomplete=bool(row.meta.get("incomplete")),
-                                        usage=usage_label(row), **base))
+                out.append(
+                    TimelineItem(
+                        key=row.id,
+                        kind="message",
+                        role="assistant",
+                        content=row.content,
+                        model=model_label(row.model),
+                        stopped=bool(row.meta.get("stopped")),
+                        incomplete=bool(row.meta.get("incomplete")),
+                        usage=usage_label(row),
+                        **base,
+                    )
+                )
             for call in row.tool_calls:
-                item = TimelineItem(key=f"{row.id}:{call['id']}", kind="tool", role="tool",
-                                    tool_name=call["name"], summary=tool_summary(call["name"], call.get("args", {})),
-                                    model=model_label(row.model),
-                                    simulated=row.model in SIMULATOR_NAMES and call["name"] in SIMULATED_TOOLS,
-                                    **base)
+                item = TimelineItem(
+                    key=f"{row.id}:{call['id']}",
+                    kind="tool",
+                    role="tool",
+                    tool_name=call["name"],
+                    summary=tool_summary(call["name"], call.get("args", {})),
+                    model=model_label(row.model),
+                    simulated=row.model in SIMULATOR_NAMES and call["name"] in SIMULATED_TOOLS,
+                    **base,
+                )
                 self._open[call["id"]] = item
             return out
         if row.role == "tool":
             item = self._open.pop(row.tool_call_id or "", None)
             if item is None:
-                item = TimelineItem(key=row.id, kind="tool", role="tool", tool_name=row.name or "tool",
-                                    summary=f"Result of {row.name or 'a tool'}", **base)
+                item = TimelineItem(
+                    key=row.id,
+                    kind="tool",
+                    role="tool",
+                    tool_name=row.name or "tool",
+                    summary=f"Result of {row.name or 'a tool'}",
+                    **base,
+                )
             failed = row.meta.get("status") == "error" or (
-                "[exit status 0]" not in row.content[-40:] and (
-                    "[exit status" in row.content[-40:] or row.content.startswith("error:")))
-            return [item.model_copy(update={"tool_result": row.content[:_RESULT_CHARS], "tool_failed": failed})]
+                "[exit status 0]" not in row.content[-40:]
+                and ("[exit status" in row.content[-40:] or row.content.startswith("error:"))
+            )
+            return [
+                item.model_copy(
+                    update={"tool_result": row.content[:_RESULT_CHARS], "tool_failed": failed}
+                )
+            ]
         if row.role == "event":
             edit = row.meta.get("edit")
-            return [TimelineItem(key=row.id, kind="marker", role="event", content=row.content,
-                                 marker_event=str(row.meta.get("event") or ""),
-                                 edit=edit if isinstance(edit, int) else None,
-                                 problem=row.meta.get("event") in _PROBLEM_EVENTS, **base)]
+            return [
+                TimelineItem(
+                    key=row.id,
+                    kind="marker",
+                    role="event",
+                    content=row.content,
+                    marker_event=str(row.meta.get("event") or ""),
+                    edit=edit if isinstance(edit, int) else None,
+                    problem=row.meta.get("event") in _PROBLEM_EVENTS,
+                    **base,
+                )
+            ]
         return []  # handoff / pinned rows are shown by the divider
 
     def flush(self) -> list[TimelineItem]:
@@ -148,8 +197,9 @@ class RowFolder:
         return items
 
 
-def earlier_reply_marks(items: Sequence[Any],
-                        replies: Iterable[Collection[int]]) -> list[tuple[bool, bool]]:
+def earlier_reply_marks(
+    items: Sequence[Any], replies: Iterable[Collection[int]]
+) -> list[tuple[bool, bool]]:
     """For each of ``items`` (timeline items or rows, in order): whether it belongs to an
     earlier reply, and whether it is that reply's last row. ``replies`` are the earlier
     (regenerated) replies, each the seqs of its assistant and tool rows.
@@ -162,8 +212,11 @@ def earlier_reply_marks(items: Sequence[Any],
     ends = [False] * len(items)
     for reply in replies:
         seqs = set(reply)
-        inside = [index for index, item in enumerate(items)
-                  if item.seq in seqs and item.role in ("assistant", "tool")]
+        inside = [
+            index
+            for index, item in enumerate(items)
+            if item.seq in seqs and item.role in ("assistant", "tool")
+        ]
         if not inside:
             continue
         low, high = min(seqs), max(seqs)
@@ -176,8 +229,9 @@ def earlier_reply_marks(items: Sequence[Any],
     return list(zip(replaced, ends, strict=True))
 
 
-def items_from_rows(rows: Sequence[StoredMessage], sessions: Iterable[Any],
-                    replaced: Iterable[Collection[int]] = ()) -> list[TimelineItem]:
+def items_from_rows(
+    rows: Sequence[StoredMessage], sessions: Iterable[Any], replaced: Iterable[Collection[int]] = ()
+) -> list[TimelineItem]:
     """Timeline items for ``rows``, with a divider before the first row of each session;
     the earlier replies in ``replaced`` (regenerated ones, each the seqs of its rows) marked
     as such (:func:`earlier_reply_marks`)."""
@@ -198,9 +252,10 @@ def items_from_rows(rows: Sequence[StoredMessage], sessions: Iterable[Any],
     items.extend(folder.flush())
     replaced = list(replaced)
     if replaced:
-        items = [item.model_copy(update={"replaced": True, "reply_end": end}) if dimmed else item
-                 for item, (dimmed, end) in zip(items, earlier_reply_marks(items, replaced),
-                                                strict=True)]
+        items = [
+            item.model_copy(update={"replaced": True, "reply_end": end}) if dimmed else item
+            for item, (dimmed, end) in zip(items, earlier_reply_marks(items, replaced), strict=True)
+        ]
     labeller = RunLabeller()
     return [labeller.apply(item) for item in items]
 
@@ -212,6 +267,13 @@ def session_chips(sessions: Sequence[Any], earliest_loaded_seq: int | None) -> l
         first = getattr(session, "first_seq", None)
         loaded = earliest_loaded_seq is None or (first is not None and first >= earliest_loaded_seq)
         label = f"Session {session.number}" + (" ← current" if index == last else "")
-        chips.append(SessionChip(number=session.number, label=label, anchor=anchor(session.number),
-                                 current=index == last, loaded=loaded))
+        chips.append(
+            SessionChip(
+                number=session.number,
+                label=label,
+                anchor=anchor(session.number),
+                current=index == last,
+                loaded=loaded,
+            )
+        )
     return chips

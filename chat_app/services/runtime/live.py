@@ -26,8 +26,22 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-__all__ = ["relay", "new_run_id", "publish", "resync", "watch", "settled", "run_started", "run_alive", "run_ended", "is_running",
-           "resubscribe_delay", "QUEUE_LIMIT", "RUNNING_TTL_SECONDS", "RESUBSCRIBE_MAX_SECONDS"]
+__all__ = [
+    "relay",
+    "new_run_id",
+    "publish",
+    "resync",
+    "watch",
+    "settled",
+    "run_started",
+    "run_alive",
+    "run_ended",
+    "is_running",
+    "resubscribe_delay",
+    "QUEUE_LIMIT",
+    "RUNNING_TTL_SECONDS",
+    "RESUBSCRIBE_MAX_SECONDS",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -54,8 +68,9 @@ def _client() -> Any:
     if _redis_client is None:
         import redis.asyncio as redis
 
-        _redis_client = redis.Redis.from_url(_redis_url(), decode_responses=True,
-                                             client_name=_CLIENT_NAME)
+        _redis_client = redis.Redis.from_url(
+            _redis_url(), decode_responses=True, client_name=_CLIENT_NAME
+        )
     return _redis_client
 
 
@@ -109,8 +124,11 @@ async def _listen() -> None:
                 _deliver(thread_id, event)
         except Exception:  # Redis went away or dropped us: subscribe again
             failures += 1
-            _log.warning("the live channel's Redis subscription dropped; subscribing again in "
-                         "%.0f s", resubscribe_delay(failures), exc_info=failures == 1)
+            _log.warning(
+                "the live channel's Redis subscription dropped; subscribing again in %.0f s",
+                resubscribe_delay(failures),
+                exc_info=failures == 1,
+            )
         finally:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
@@ -168,10 +186,14 @@ async def watch(thread_id: str) -> AsyncIterator[asyncio.Queue]:
             del _watchers[thread_id]
 
 
-async def settled(queue: asyncio.Queue, relevant: Callable[[dict[str, Any]], bool], *,
-                  every: float, idle: float,
-                  urgent: Callable[[dict[str, Any]], bool] = lambda _: False,
-                  ) -> AsyncIterator[bool]:
+async def settled(
+    queue: asyncio.Queue,
+    relevant: Callable[[dict[str, Any]], bool],
+    *,
+    every: float,
+    idle: float,
+    urgent: Callable[[dict[str, Any]], bool] = lambda _: False,
+) -> AsyncIterator[bool]:
     """Take the events of ``queue`` (from :func:`watch`) and yield True once a burst that
     held a ``relevant`` event is over (the queue is empty), at most every ``every`` seconds,
     or as soon as it is over when it held an ``urgent`` one (a run's end: what the tab shows
@@ -257,8 +279,9 @@ def new_run_id() -> str:
     return uuid.uuid4().hex
 
 
-async def relay(thread_id: str, run_id: str,
-                events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+async def relay(
+    thread_id: str, run_id: str, events: AsyncIterator[dict[str, Any]]
+) -> AsyncIterator[dict[str, Any]]:
     """Pass a run's UI events through, publishing them under ``run_id`` so every other tab
     on the thread (in any worker) follows the run; the thread counts as running meanwhile."""
     await run_started(thread_id, run_id)

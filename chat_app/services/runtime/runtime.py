@@ -44,9 +44,24 @@ from chat_app.services.runtime.context_window import EffectiveWindow, effective_
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["engine", "store", "runner", "policy_for", "turn_setup", "window_for", "cancel_flag", "clear_cancel", "runs_here",
-           "is_busy", "request_stop",
-           "model_for", "load_tokenizers", "mcp_servers", "toolbox", "sandbox_for"]
+__all__ = [
+    "engine",
+    "store",
+    "runner",
+    "policy_for",
+    "turn_setup",
+    "window_for",
+    "cancel_flag",
+    "clear_cancel",
+    "runs_here",
+    "is_busy",
+    "request_stop",
+    "model_for",
+    "load_tokenizers",
+    "mcp_servers",
+    "toolbox",
+    "sandbox_for",
+]
 
 _migrated: set[str] = set()
 _migrate_lock = threading.Lock()
@@ -110,8 +125,9 @@ def model_for(assistant: Assistant) -> ResolvedModel:
 
 def window_for(assistant: Assistant, resolved: ResolvedModel) -> EffectiveWindow:
     """The window the assistant's chats run on (the admin page shows the same)."""
-    return effective_window(resolved.name, is_simulator=resolved.is_simulator,
-                            window_override=assistant.window_override)
+    return effective_window(
+        resolved.name, is_simulator=resolved.is_simulator, window_override=assistant.window_override
+    )
 
 
 def policy_for(assistant: Assistant) -> tuple[ContextPolicy, ResolvedModel]:
@@ -142,8 +158,12 @@ def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, Resolve
         model_name=resolved.name,
         policy=policy,
         system_prompt=assistant.system_prompt or DEFAULT_SYSTEM_PROMPT,
-        tools=make_tools(the_store, thread_id, commands=command_mode(resolved.is_simulator),
-                         sandbox=sandbox_for(assistant))
+        tools=make_tools(
+            the_store,
+            thread_id,
+            commands=command_mode(resolved.is_simulator),
+            sandbox=sandbox_for(assistant),
+        )
         # Offered from the first message, not only once something was compacted: a tool list
         # that changes mid-thread would break the provider's cached prompt prefix.
         + (make_history_tools(the_store, thread_id) if assistant.history_tools else []),
@@ -159,15 +179,19 @@ def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, Resolve
 def mcp_servers(assistant_id: str) -> list[McpServer]:
     """The assistant's MCP servers, read at every turn so an admin's change applies next turn."""
     with Session(engine()) as db:
-        return [db_mcp.as_server(row)
-                for row in db_mcp.list_mcp_servers(session=db, assistant_id=assistant_id)]
+        return [
+            db_mcp.as_server(row)
+            for row in db_mcp.list_mcp_servers(session=db, assistant_id=assistant_id)
+        ]
 
 
 @lru_cache(maxsize=1)
 def toolbox() -> McpToolbox:
     """The process's MCP tool loader: each server's tools are kept for a few minutes."""
-    return McpToolbox(load_timeout=float(os.environ.get("BATON_MCP_TIMEOUT", "20")),
-                      cache_seconds=float(os.environ.get("BATON_MCP_CACHE_SECONDS", "300")))
+    return McpToolbox(
+        load_timeout=float(os.environ.get("BATON_MCP_TIMEOUT", "20")),
+        cache_seconds=float(os.environ.get("BATON_MCP_CACHE_SECONDS", "300")),
+    )
 
 
 def sandbox_for(assistant: Assistant) -> Sandbox:
@@ -175,8 +199,10 @@ def sandbox_for(assistant: Assistant) -> Sandbox:
     # The assistant's "Network for commands" (or BATON_SANDBOX_NETWORK=on, for every
     # assistant) lets commands reach the network (package installs); off by default so a
     # command the model writes cannot send the workspace anywhere.
-    network = bool(assistant.sandbox_network) or \
-        os.environ.get("BATON_SANDBOX_NETWORK", "").lower() == "on"
+    network = (
+        bool(assistant.sandbox_network)
+        or os.environ.get("BATON_SANDBOX_NETWORK", "").lower() == "on"
+    )
     limits, problems = limits_from_settings(os.environ)
     for problem in set(problems) - _warned:  # once per process, not at every turn
         _warned.add(problem)

@@ -57,8 +57,9 @@ def settle(thread_id: str, client_id: str | None) -> None:
         waiter.set()
 
 
-async def after_predecessor(thread_id: str, client_id: str | None,
-                            in_store: Callable[[str, str], bool]) -> None:
+async def after_predecessor(
+    thread_id: str, client_id: str | None, in_store: Callable[[str, str], bool]
+) -> None:
     """Return once the message the same tab sent before ``client_id`` is queued (settled
     here, or found by ``in_store(thread_id, prefix)``), or after ``WAIT_SECONDS``."""
     prefix = predecessor_prefix(client_id)
@@ -72,8 +73,12 @@ async def after_predecessor(thread_id: str, client_id: str | None,
                 return
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                _log.warning("a message of thread %s is queued without the one its tab sent "
-                             "before it (not there after %.0f s)", thread_id, WAIT_SECONDS)
+                _log.warning(
+                    "a message of thread %s is queued without the one its tab sent "
+                    "before it (not there after %.0f s)",
+                    thread_id,
+                    WAIT_SECONDS,
+                )
                 return
             waiter = _waiting.setdefault(key, asyncio.Event())
             with contextlib.suppress(TimeoutError):

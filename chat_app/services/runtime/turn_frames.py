@@ -11,8 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["StartRun", "CloseRun", "StopThread", "Request", "RunEvent", "RunFailed",
-           "RunEnded", "Reply", "ChildLost"]
+__all__ = [
+    "StartRun",
+    "CloseRun",
+    "StopThread",
+    "Request",
+    "RunEvent",
+    "RunFailed",
+    "RunEnded",
+    "Reply",
+    "ChildLost",
+]
 
 
 # The worker's requests ------------------------------------------------------------------

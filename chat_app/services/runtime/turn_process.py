@@ -45,15 +45,29 @@ from chat_app.services.runtime.turn_frames import (
     StopThread,
 )
 
-__all__ = ["Channel", "TurnProcessError", "ENDED_MESSAGE", "WORKER_MODULE", "EXECUTOR", "start",
-           "stop", "serves", "stream", "request_stop", "is_busy", "active_runs"]
+__all__ = [
+    "Channel",
+    "TurnProcessError",
+    "ENDED_MESSAGE",
+    "WORKER_MODULE",
+    "EXECUTOR",
+    "start",
+    "stop",
+    "serves",
+    "stream",
+    "request_stop",
+    "is_busy",
+    "active_runs",
+]
 
 _log = logging.getLogger(__name__)
 _HEADER = struct.Struct("!I")
 WORKER_MODULE = "chat_app.services.turn_worker"
-ENDED_MESSAGE = ("The process running this chat's turn stopped; what it had done is kept. "
-                 "Regenerate reply asks again; a message not answered yet is answered when "
-                 "the chat is next opened.")
+ENDED_MESSAGE = (
+    "The process running this chat's turn stopped; what it had done is kept. "
+    "Regenerate reply asks again; a message not answered yet is answered when "
+    "the chat is next opened."
+)
 
 
 class TurnProcessError(Exception):
@@ -121,8 +135,13 @@ class _Client:
         ours, theirs = socket.socketpair()
         try:
             self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", WORKER_MODULE, str(theirs.fileno()),
-                pass_fds=(theirs.fileno(),), stdin=asyncio.subprocess.DEVNULL)
+                sys.executable,
+                "-m",
+                WORKER_MODULE,
+                str(theirs.fileno()),
+                pass_fds=(theirs.fileno(),),
+                stdin=asyncio.subprocess.DEVNULL,
+            )
         except BaseException:
             ours.close()
             raise
@@ -131,8 +150,9 @@ class _Client:
         reader, writer = await asyncio.open_unix_connection(sock=ours)
         # Requests posted before the child has loaded wait in the socket's buffer.
         self.channel = Channel(reader, writer)
-        self.keep(asyncio.create_task(self._read(self.channel, self.process),
-                                      name="baton-turn-process"))
+        self.keep(
+            asyncio.create_task(self._read(self.channel, self.process), name="baton-turn-process")
+        )
         _log.info("turn process %d started", self.process.pid)
 
     async def _read(self, channel: Channel, process: asyncio.subprocess.Process) -> None:
@@ -163,8 +183,12 @@ class _Client:
                     process.kill()
             code = await process.wait()
             if lost:
-                _log.warning("the turn process %d ended (exit %s) with %d runs going",
-                             process.pid, code, len(lost))
+                _log.warning(
+                    "the turn process %d ended (exit %s) with %d runs going",
+                    process.pid,
+                    code,
+                    len(lost),
+                )
 
     def stop(self) -> None:
         if self.channel is not None:

@@ -24,8 +24,16 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["COOKIE_NAME", "HOST_COOKIE_NAME", "cookie_name", "mint_token", "owner_from_token",
-           "owner_from_cookie_header", "identity_tokens", "secret_key"]
+__all__ = [
+    "COOKIE_NAME",
+    "HOST_COOKIE_NAME",
+    "cookie_name",
+    "mint_token",
+    "owner_from_token",
+    "owner_from_cookie_header",
+    "identity_tokens",
+    "secret_key",
+]
 
 COOKIE_NAME = "baton_id"
 #: The name over HTTPS: the ``__Host-`` prefix makes browsers refuse it from any other host.

@@ -136,6 +136,7 @@ def content_security_policy(script_hashes: Iterable[str], *, remote_images: bool
 
 def state_token(owner: str, client_token: str) -> str:
     """The token Reflex keys this tab's state by: bound to the identity that presents it."""
-    digest = hmac.new(secret_key(), f"state-token\0{owner}\0{client_token}".encode(),
-                      hashlib.sha256).digest()
+    digest = hmac.new(
+        secret_key(), f"state-token\0{owner}\0{client_token}".encode(), hashlib.sha256
+    ).digest()
     return str(uuid.UUID(bytes=digest[:16], version=4))

@@ -76,8 +76,9 @@ def test_each_system_prompt_keeps_its_own_anchor() -> None:
     # agent's anchor.
     estimator = ContextEstimator("gpt-4o")
     history = _history()
-    estimator.observe(history, estimator.counter.count(history, system="agent") + 300,
-                      system="agent")
+    estimator.observe(
+        history, estimator.counter.count(history, system="agent") + 300, system="agent"
+    )
     writer_prompt = [HumanMessage("write the handoff for: " + "lorem " * 50)]
     estimator.observe(writer_prompt, 5, system="writer")
     history.append(HumanMessage("and now the next step"))
@@ -136,8 +137,10 @@ def test_released_between_turns_it_keeps_the_figures_and_lets_the_prompt_go() ->
     overhead = 700
     estimator.observe(history, round(estimator.counter.count(history) * 1.15) + overhead)
     estimator.counter.count(history)
-    next_turn = [HumanMessage(m.content) if isinstance(m, HumanMessage) else AIMessage(m.content)
-                 for m in history] + [HumanMessage("and now the tests")]
+    next_turn = [
+        HumanMessage(m.content) if isinstance(m, HumanMessage) else AIMessage(m.content)
+        for m in history
+    ] + [HumanMessage("and now the tests")]
     before = estimator.estimate(next_turn)
     held = [weakref.ref(m) for m in history]
     estimator.release()
@@ -182,8 +185,9 @@ def test_usage_stored_on_the_latest_reply_calibrates_a_fresh_estimator() -> None
 def test_a_reply_after_a_summary_is_not_trusted_as_an_observation() -> None:
     # The summary may have been written after that call: what precedes the reply now is not
     # what the provider was sent.
-    summary = HumanMessage("<summary>\nearlier\n</summary>",
-                           additional_kwargs={"baton_kind": "summary"})
+    summary = HumanMessage(
+        "<summary>\nearlier\n</summary>", additional_kwargs={"baton_kind": "summary"}
+    )
     messages = _replied([summary, *_history()], 9000)
     assert ContextEstimator("claude-sonnet-4-5").estimate(messages).basis == "approximate"
 

@@ -55,8 +55,11 @@ def test_prefix_match_respects_name_boundaries() -> None:
     [
         # Retired from the vendor's own listing, still listed by the clouds.
         ("claude-3-5-sonnet-20240620", "anthropic.claude-3-5-sonnet-20240620-v1:0", 200000),
-        ("anthropic:claude-3-5-sonnet-20240620", "anthropic.claude-3-5-sonnet-20240620-v1:0",
-         200000),
+        (
+            "anthropic:claude-3-5-sonnet-20240620",
+            "anthropic.claude-3-5-sonnet-20240620-v1:0",
+            200000,
+        ),
         ("claude-3-opus-20240229", "anthropic.claude-3-opus-20240229-v1:0", 200000),
         ("llama3-1-70b-instruct", "meta.llama3-1-70b-instruct-v1:0", 128000),
     ],
@@ -81,7 +84,9 @@ def test_an_undated_name_people_type_resolves_to_its_dated_entry(typed: str, dat
     info = model_info(typed)
     assert info.known
     assert (info.matched_key, info.context_window) == (
-        model_info(dated).matched_key, model_info(dated).context_window)
+        model_info(dated).matched_key,
+        model_info(dated).context_window,
+    )
 
 
 def test_an_undated_name_never_takes_a_longer_models_entry() -> None:

@@ -24,21 +24,35 @@ OPUS = "anthropic:claude-opus-4-1"
 
 
 def _stack(setup) -> list[str]:
-    coordinator = SessionCoordinator(setup, estimator=ContextEstimator(setup.model_name), emit=lambda e: None)
+    coordinator = SessionCoordinator(
+        setup, estimator=ContextEstimator(setup.model_name), emit=lambda e: None
+    )
     return [type(m).__name__ for m in build_middleware(coordinator)]
 
 
 def test_middleware_order_and_coexistence_per_strategy() -> None:
     assert _stack(make_setup(context_strategy="reset")) == [
-        "ContextResetMiddleware", "TodoCompressionMiddleware", "ToolErrorMiddleware"]
+        "ContextResetMiddleware",
+        "TodoCompressionMiddleware",
+        "ToolErrorMiddleware",
+    ]
     assert _stack(make_setup(context_strategy="compact")) == [
-        "ContextResetMiddleware", "CompactionMiddleware", "TodoCompressionMiddleware",
-        "ToolErrorMiddleware"]
+        "ContextResetMiddleware",
+        "CompactionMiddleware",
+        "TodoCompressionMiddleware",
+        "ToolErrorMiddleware",
+    ]
     assert _stack(make_setup(model_name=OPUS)) == [
-        "ContextResetMiddleware", "CompactionMiddleware", "TodoCompressionMiddleware",
-        "ToolErrorMiddleware"]
+        "ContextResetMiddleware",
+        "CompactionMiddleware",
+        "TodoCompressionMiddleware",
+        "ToolErrorMiddleware",
+    ]
     assert _stack(make_setup(model_name="anthropic:claude-sonnet-4-5")) == [
-        "ContextResetMiddleware", "TodoCompressionMiddleware", "ToolErrorMiddleware"]
+        "ContextResetMiddleware",
+        "TodoCompressionMiddleware",
+        "ToolErrorMiddleware",
+    ]
 
 
 async def test_opus_class_compacts_in_place_and_keeps_the_originals() -> None:
@@ -51,7 +65,8 @@ async def test_opus_class_compacts_in_place_and_keeps_the_originals() -> None:
     rows = store.messages(session.id)
     assert [r.content for r in rows if r.role == "user"] == [TASK]  # originals stay
     assert sum(1 for r in rows if r.role == "event" and r.meta.get("event") == "compaction") == len(
-        of_type(events, "compaction"))
+        of_type(events, "compaction")
+    )
     context = build_context(store, session)
     assert any(context_kind(m) == "summary" for m in context)
     assert len(context) < len([r for r in rows if r.role != "event"])
@@ -82,7 +97,9 @@ async def test_compact_does_not_repeat_a_compaction_that_fell_short_and_warns_on
     setup = _short_compaction_setup(context_strategy="compact")
     events = await run(setup, TASK)
     assert len(of_type(events, "compaction")) == 1
-    warnings = [e for e in of_type(events, "warning") if "compact threshold" in e["data"]["message"]]
+    warnings = [
+        e for e in of_type(events, "warning") if "compact threshold" in e["data"]["message"]
+    ]
     assert len(warnings) == 1
     assert not of_type(events, "context_reset")
 
@@ -90,8 +107,12 @@ async def test_compact_does_not_repeat_a_compaction_that_fell_short_and_warns_on
 async def test_auto_resets_after_a_compaction_that_fell_short() -> None:
     setup = _short_compaction_setup(model_name=OPUS)
     events = await run(setup, TASK)
-    kinds = [e["type"] for e in events if e["type"] == "compaction"
-             or (e["type"] == "context_reset" and e["data"]["event"] == "reset_complete")]
+    kinds = [
+        e["type"]
+        for e in events
+        if e["type"] == "compaction"
+        or (e["type"] == "context_reset" and e["data"]["event"] == "reset_complete")
+    ]
     assert kinds[:2] == ["compaction", "context_reset"]
 
 
@@ -104,7 +125,8 @@ async def test_at_most_one_reset_or_compaction_per_model_call() -> None:
         if event["type"] == "message" and event["data"]["role"] == "assistant":
             actions_since_call = 0
         elif event["type"] == "compaction" or (
-                event["type"] == "context_reset" and event["data"]["event"] == "reset_complete"):
+            event["type"] == "context_reset" and event["data"]["event"] == "reset_complete"
+        ):
             actions_since_call += 1
             assert actions_since_call == 1
 
@@ -121,8 +143,10 @@ async def test_finished_todos_are_compressed_when_that_is_smaller() -> None:
     summaries = [m for m in context if context_kind(m) == "summary"]
     assert len(summaries) == 4
     # the todo list itself stays visible; the originals stay stored
-    assert any(isinstance(m, AIMessage) and any(c["name"] == "write_todos" for c in m.tool_calls)
-               for m in context)
+    assert any(
+        isinstance(m, AIMessage) and any(c["name"] == "write_todos" for c in m.tool_calls)
+        for m in context
+    )
     assert len(store.messages(session.id)) > len(context)
 
 
@@ -131,9 +155,21 @@ def _rows(store: InMemoryStore, specs: list[tuple[str, str | None]]):
     messages = []
     for n, (role, todo) in enumerate(specs):
         if role == "assistant":
-            messages.append(NewMessage(role="assistant", content=f"a{n}", todo_id=todo,
-                                       tool_calls=[{"name": "run_command", "args": {"command": f"c{n}"}, "id": f"k{n}"}]))
-            messages.append(NewMessage(role="tool", content="ok\n[exit status 0]", tool_call_id=f"k{n}", todo_id=todo))
+            messages.append(
+                NewMessage(
+                    role="assistant",
+                    content=f"a{n}",
+                    todo_id=todo,
+                    tool_calls=[
+                        {"name": "run_command", "args": {"command": f"c{n}"}, "id": f"k{n}"}
+                    ],
+                )
+            )
+            messages.append(
+                NewMessage(
+                    role="tool", content="ok\n[exit status 0]", tool_call_id=f"k{n}", todo_id=todo
+                )
+            )
         else:
             messages.append(NewMessage(role="user", content=f"u{n}"))
     return session, store.append("t1", session.id, messages)
@@ -141,8 +177,16 @@ def _rows(store: InMemoryStore, specs: list[tuple[str, str | None]]):
 
 def test_interleaved_todo_spans_are_replaced_where_the_first_row_stood() -> None:
     store = InMemoryStore()
-    session, rows = _rows(store, [("assistant", "A"), ("assistant", "B"), ("user", None),
-                                  ("assistant", "A"), ("assistant", "B")])
+    session, rows = _rows(
+        store,
+        [
+            ("assistant", "A"),
+            ("assistant", "B"),
+            ("user", None),
+            ("assistant", "A"),
+            ("assistant", "B"),
+        ],
+    )
     a_seqs = [r.seq for r in rows if r.todo_id == "A"]
     edit = ContextEdit(kind="todo", summary="A done", seqs=a_seqs, todo_id="A")
     context = apply_edits(rows, [edit])
@@ -154,25 +198,81 @@ def test_interleaved_todo_spans_are_replaced_where_the_first_row_stood() -> None
 
 def test_a_parent_roll_up_supersedes_its_children_summaries() -> None:
     store = InMemoryStore()
-    session, rows = _rows(store, [("assistant", "child1"), ("assistant", "child2"), ("assistant", "parent")])
-    child1 = ContextEdit(kind="todo", summary="child1 done", seqs=[r.seq for r in rows if r.todo_id == "child1"], todo_id="child1")
-    child2 = ContextEdit(kind="todo", summary="child2 done", seqs=[r.seq for r in rows if r.todo_id == "child2"], todo_id="child2")
-    parent = ContextEdit(kind="todo", summary="parent done", seqs=[r.seq for r in rows], todo_id="parent")
+    session, rows = _rows(
+        store, [("assistant", "child1"), ("assistant", "child2"), ("assistant", "parent")]
+    )
+    child1 = ContextEdit(
+        kind="todo",
+        summary="child1 done",
+        seqs=[r.seq for r in rows if r.todo_id == "child1"],
+        todo_id="child1",
+    )
+    child2 = ContextEdit(
+        kind="todo",
+        summary="child2 done",
+        seqs=[r.seq for r in rows if r.todo_id == "child2"],
+        todo_id="child2",
+    )
+    parent = ContextEdit(
+        kind="todo", summary="parent done", seqs=[r.seq for r in rows], todo_id="parent"
+    )
     context = apply_edits(rows, [child1, child2, parent])
-    assert [m.content for m in context] == ["<summary>\nSummary of completed todo parent:\nparent done\n</summary>"]
+    assert [m.content for m in context] == [
+        "<summary>\nSummary of completed todo parent:\nparent done\n</summary>"
+    ]
 
 
 def test_nested_todos_tag_the_innermost_in_progress_leaf() -> None:
     from agent_core.context.todos import TodoTracker
 
     tracker = TodoTracker()
-    tracker.observe(AIMessage("", tool_calls=[{"name": "write_todos", "id": "w1", "type": "tool_call", "args": {"todos": [
-        {"id": "p", "content": "parent", "status": "in_progress"},
-        {"id": "c1", "content": "child", "status": "in_progress", "parent_id": "p"}]}}]))
+    tracker.observe(
+        AIMessage(
+            "",
+            tool_calls=[
+                {
+                    "name": "write_todos",
+                    "id": "w1",
+                    "type": "tool_call",
+                    "args": {
+                        "todos": [
+                            {"id": "p", "content": "parent", "status": "in_progress"},
+                            {
+                                "id": "c1",
+                                "content": "child",
+                                "status": "in_progress",
+                                "parent_id": "p",
+                            },
+                        ]
+                    },
+                }
+            ],
+        )
+    )
     assert tracker.active == "c1"
-    tracker.observe(AIMessage("", tool_calls=[{"name": "write_todos", "id": "w2", "type": "tool_call", "args": {"todos": [
-        {"id": "p", "content": "parent", "status": "completed"},
-        {"id": "c1", "content": "child", "status": "completed", "parent_id": "p"}]}}]))
+    tracker.observe(
+        AIMessage(
+            "",
+            tool_calls=[
+                {
+                    "name": "write_todos",
+                    "id": "w2",
+                    "type": "tool_call",
+                    "args": {
+                        "todos": [
+                            {"id": "p", "content": "parent", "status": "completed"},
+                            {
+                                "id": "c1",
+                                "content": "child",
+                                "status": "completed",
+                                "parent_id": "p",
+                            },
+                        ]
+                    },
+                }
+            ],
+        )
+    )
     assert tracker.take_closed() == ["p", "c1"]
     assert tracker.descendants("p") == {"c1"}
 
@@ -185,16 +285,26 @@ async def test_a_provider_context_overflow_triggers_the_strategy_and_one_retry()
         if len(messages) > 6 and not state["raised"]:
             state["raised"] = True
             raise ContextOverflowError("prompt is too long: 210000 tokens > 200000 maximum")
-        return simulator.invoke(messages, **{k: v for k, v in kwargs.items() if k in ("tools", "tool_choice")})
+        return simulator.invoke(
+            messages, **{k: v for k, v in kwargs.items() if k in ("tools", "tool_choice")}
+        )
 
     model = FunctionChatModel(fn=overflow_once, calls=[])
-    setup = make_setup(window=200_000, model=model, model_name="anthropic:claude-sonnet-4-5",
-                       handoff_model=simulator)
+    setup = make_setup(
+        window=200_000,
+        model=model,
+        model_name="anthropic:claude-sonnet-4-5",
+        handoff_model=simulator,
+    )
     events = await run(setup, TASK)
     complete = of_type(events, "context_reset", "reset_complete")
     assert complete and complete[0]["data"]["trigger"] == "overflow"
     assert not of_type(events, "error")
-    final = [m for m in setup.store.messages(setup.store.current_session("t1").id) if m.role == "assistant"][-1]
+    final = [
+        m
+        for m in setup.store.messages(setup.store.current_session("t1").id)
+        if m.role == "assistant"
+    ][-1]
     assert "complete" in final.content
 
 

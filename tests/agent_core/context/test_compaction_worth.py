@@ -22,8 +22,11 @@ WORDY = " ".join(f"detail{n}" for n in range(400))  # far longer than a short se
 
 
 def _is_summary_request(messages) -> bool:
-    return bool(messages) and isinstance(messages[0], SystemMessage) and \
-        messages[0].content == COMPACTION_PROMPT
+    return (
+        bool(messages)
+        and isinstance(messages[0], SystemMessage)
+        and messages[0].content == COMPACTION_PROMPT
+    )
 
 
 def _summarizing(summary: str, asked: list, *, usage: dict | None = None):
@@ -41,12 +44,16 @@ def _summarizing(summary: str, asked: list, *, usage: dict | None = None):
 
 def _short_session(store: InMemoryStore) -> None:
     session = store.current_session("t1")
-    store.append("t1", session.id, [
-        NewMessage(role="user", content="Add a --verbose flag"),
-        NewMessage(role="assistant", content="Done."),
-        NewMessage(role="user", content="Thanks, now the tests"),
-        NewMessage(role="assistant", content="The tests pass."),
-    ])
+    store.append(
+        "t1",
+        session.id,
+        [
+            NewMessage(role="user", content="Add a --verbose flag"),
+            NewMessage(role="assistant", content="Done."),
+            NewMessage(role="user", content="Thanks, now the tests"),
+            NewMessage(role="assistant", content="The tests pass."),
+        ],
+    )
 
 
 def test_a_summary_is_worth_keeping_only_when_smaller() -> None:
@@ -59,8 +66,9 @@ async def test_compact_now_discards_a_summary_that_is_not_smaller() -> None:
     _short_session(store)
     asked: list = []
     usage = {"input_tokens": 412, "output_tokens": 533, "total_tokens": 945}
-    setup = make_setup(store, window=200_000, keep_recent_tokens=10,
-                       model=_summarizing(WORDY, asked, usage=usage))
+    setup = make_setup(
+        store, window=200_000, keep_recent_tokens=10, model=_summarizing(WORDY, asked, usage=usage)
+    )
     session = store.current_session("t1")
     before = build_context(store, session)
     events = await collect(ThreadRunner().compact_now(setup))
@@ -84,31 +92,45 @@ async def test_a_turn_does_not_ask_again_for_a_summary_it_discarded() -> None:
     asked: list = []
     # A small window fills within the first todo; the kept recent part leaves little to
     # summarize, far less than the summary this model writes.
-    setup = make_setup(store, window=2600, context_strategy="compact", compact_threshold=0.3,
-                       mask_threshold=None, keep_recent_tokens=500,
-                       model=_summarizing(WORDY, asked))
+    setup = make_setup(
+        store,
+        window=2600,
+        context_strategy="compact",
+        compact_threshold=0.3,
+        mask_threshold=None,
+        keep_recent_tokens=500,
+        model=_summarizing(WORDY, asked),
+    )
     events = await run(setup, TASK)
     discarded = [e for e in of_type(events, "compaction") if e["data"].get("discarded")]
     assert len(discarded) == 1 and len(asked) == 1
     session = store.current_session("t1")
     assert not [e for e in store.context_edits(session.id) if e.kind == "compaction"]
     # The marker said why: no "could not get below the threshold" warning on top of it.
-    assert not [e for e in of_type(events, "warning") if "compact threshold" in
-                e["data"]["message"]]
+    assert not [
+        e for e in of_type(events, "warning") if "compact threshold" in e["data"]["message"]
+    ]
 
 
 async def test_a_kept_compaction_and_a_reset_store_what_their_calls_cost() -> None:
     store = InMemoryStore()
     asked: list = []
     usage = {"input_tokens": 1800, "output_tokens": 60, "total_tokens": 1860}
-    setup = make_setup(store, window=6000, model_name="anthropic:claude-opus-4-1",
-                       keep_recent_tokens=600,
-                       model=_summarizing("Parser started; tests next.", asked, usage=usage))
+    setup = make_setup(
+        store,
+        window=6000,
+        model_name="anthropic:claude-opus-4-1",
+        keep_recent_tokens=600,
+        model=_summarizing("Parser started; tests next.", asked, usage=usage),
+    )
     events = await run(setup, TASK)
     kept = [e for e in of_type(events, "compaction") if not e["data"].get("discarded")]
     assert kept and kept[0]["data"]["call_input_tokens"] == 1800
-    markers = [r for r in store.messages(store.current_session("t1").id)
-               if r.role == "event" and r.meta.get("event") == "compaction"]
+    markers = [
+        r
+        for r in store.messages(store.current_session("t1").id)
+        if r.role == "event" and r.meta.get("event") == "compaction"
+    ]
     assert markers and all(m.meta["usage"] == usage for m in markers)
 
     handed = make_setup(InMemoryStore(), window=200_000)
@@ -129,12 +151,19 @@ async def test_the_facts_fallback_is_free_and_a_counted_call_says_so() -> None:
         raise RuntimeError("provider down")
 
     failed = await summarize_for_compaction(
-        FunctionChatModel(fn=broken, calls=[]), [AIMessage(content="x")], max_tokens=200,
-        count_text=counter.count_text)
+        FunctionChatModel(fn=broken, calls=[]),
+        [AIMessage(content="x")],
+        max_tokens=200,
+        count_text=counter.count_text,
+    )
     assert failed.source == "facts" and (failed.input_tokens, failed.output_tokens) == (0, 0)
     counted = await summarize_for_compaction(
         FunctionChatModel(fn=lambda m, **_: "A short summary.", calls=[]),
-        [AIMessage(content="x")], max_tokens=200, count_text=counter.count_text)
+        [AIMessage(content="x")],
+        max_tokens=200,
+        count_text=counter.count_text,
+    )
     assert counted.source == "model" and not counted.reported
     assert counted.input_tokens > 0 and counted.output_tokens == counter.count_text(
-        "A short summary.")
+        "A short summary."
+    )

@@ -21,17 +21,26 @@ def result(content: str, call_id: str, status: str = "success") -> ToolMessage:
 def test_baton_tools_files_commands_and_todos() -> None:
     messages = [
         HumanMessage("add a greeting"),
-        call("read_file", {"path": "/repo/README.md"}, "1"), result("# readme", "1"),
-        call("write_file", {"path": "/repo/src/app.py", "content": "x"}, "2"), result("ok", "2"),
+        call("read_file", {"path": "/repo/README.md"}, "1"),
+        result("# readme", "1"),
+        call("write_file", {"path": "/repo/src/app.py", "content": "x"}, "2"),
+        result("ok", "2"),
         call("edit_file", {"path": "src/util.py", "old_string": "a", "new_string": "b"}, "3"),
         result("ok", "3"),
         call("run_command", {"command": "pytest -q"}, "4"),
         result("===== 3 passed in 0.1s =====\n[exit status 0]", "4"),
         call("run_command", {"command": "git commit -am 'greet'"}, "5"),
         result("[main 1a2b3c4] greet\n 1 file changed\n[exit status 0]", "5"),
-        call("write_todos", {"todos": [{"content": "greet", "status": "completed", "id": "t1"},
-                                       {"content": "docs", "status": "pending",
-                                        "parent_id": "t1"}]}, "6"),
+        call(
+            "write_todos",
+            {
+                "todos": [
+                    {"content": "greet", "status": "completed", "id": "t1"},
+                    {"content": "docs", "status": "pending", "parent_id": "t1"},
+                ]
+            },
+            "6",
+        ),
         result("ok", "6"),
     ]
     facts = extract_facts(messages)
@@ -40,7 +49,9 @@ def test_baton_tools_files_commands_and_todos() -> None:
     assert facts.files_modified[0].evidence == "write_file"
     assert facts.files_read == ["README.md"]
     assert [(c.command, c.exit_status) for c in facts.commands] == [
-        ("pytest -q", 0), ("git commit -am 'greet'", 0)]
+        ("pytest -q", 0),
+        ("git commit -am 'greet'", 0),
+    ]
     assert [(t.outcome, t.summary) for t in facts.test_runs] == [("passed", "3 passed in 0.1s")]
     assert [(c.sha, c.message) for c in facts.commits] == [("1a2b3c4", "greet")]
     assert [t.content for t in facts.open_todos] == ["docs"]
@@ -64,21 +75,50 @@ def test_failed_edits_and_failed_tests_are_reported_as_such() -> None:
 
 def test_claude_code_tool_use_blocks() -> None:
     messages = [
-        AIMessage([
-            {"type": "text", "text": "Editing."},
-            {"type": "tool_use", "id": "a", "name": "Edit",
-             "input": {"file_path": "/repo/pkg/mod.py", "old_string": "1", "new_string": "2"}},
-            {"type": "tool_use", "id": "b", "name": "MultiEdit",
-             "input": {"file_path": "/repo/pkg/other.py", "edits": []}},
-            {"type": "tool_use", "id": "c", "name": "Bash", "input": {"command": "npm test"}},
-            {"type": "tool_use", "id": "d", "name": "TodoWrite", "input": {"todos": [
-                {"content": "ship", "status": "in_progress", "activeForm": "Shipping"}]}},
-        ]),
-        HumanMessage([
-            {"type": "tool_result", "tool_use_id": "a", "content": "done"},
-            {"type": "tool_result", "tool_use_id": "b", "content": "done"},
-            {"type": "tool_result", "tool_use_id": "c", "content": "1 failing", "is_error": True},
-        ]),
+        AIMessage(
+            [
+                {"type": "text", "text": "Editing."},
+                {
+                    "type": "tool_use",
+                    "id": "a",
+                    "name": "Edit",
+                    "input": {
+                        "file_path": "/repo/pkg/mod.py",
+                        "old_string": "1",
+                        "new_string": "2",
+                    },
+                },
+                {
+                    "type": "tool_use",
+                    "id": "b",
+                    "name": "MultiEdit",
+                    "input": {"file_path": "/repo/pkg/other.py", "edits": []},
+                },
+                {"type": "tool_use", "id": "c", "name": "Bash", "input": {"command": "npm test"}},
+                {
+                    "type": "tool_use",
+                    "id": "d",
+                    "name": "TodoWrite",
+                    "input": {
+                        "todos": [
+                            {"content": "ship", "status": "in_progress", "activeForm": "Shipping"}
+                        ]
+                    },
+                },
+            ]
+        ),
+        HumanMessage(
+            [
+                {"type": "tool_result", "tool_use_id": "a", "content": "done"},
+                {"type": "tool_result", "tool_use_id": "b", "content": "done"},
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "c",
+                    "content": "1 failing",
+                    "is_error": True,
+                },
+            ]
+        ),
     ]
     facts = extract_facts(messages)
     assert facts.modified_paths == ["pkg/mod.py", "pkg/other.py"]
@@ -111,11 +151,14 @@ def test_swe_agent_text_actions_and_failed_edit() -> None:
     footer = "\n(Open file: /proj/m.py)\n(Current directory: /proj)\nbash-$"
     messages = [
         HumanMessage("task\n(Open file: n/a)\n(Current directory: /proj)\nbash-$"),
-        AIMessage("Open it.\n```\nopen m.py\n```"), HumanMessage("1: x" + footer),
+        AIMessage("Open it.\n```\nopen m.py\n```"),
+        HumanMessage("1: x" + footer),
         AIMessage("Fix.\n<command>\nedit 1:1\ny\nend_of_edit\n</command>"),
         HumanMessage("Your proposed edit has introduced new syntax error(s)." + footer),
-        AIMessage("Again.\n```\nedit 1:1\nz\nend_of_edit\n```"), HumanMessage("ok" + footer),
-        AIMessage("Run.\n```\npython m.py\n```"), HumanMessage("z" + footer),
+        AIMessage("Again.\n```\nedit 1:1\nz\nend_of_edit\n```"),
+        HumanMessage("ok" + footer),
+        AIMessage("Run.\n```\npython m.py\n```"),
+        HumanMessage("z" + footer),
     ]
     facts = extract_facts(messages)
     assert facts.modified_paths == ["m.py"]
@@ -123,11 +166,12 @@ def test_swe_agent_text_actions_and_failed_edit() -> None:
 
 
 def test_swe_agent_submission_decides_the_net_change() -> None:
-    messages = [call("str_replace_editor", {"command": "create", "path": "/testbed/new.py"}, "1"),
-                result("File created", "1"),
-                call("str_replace_editor", {"command": "str_replace", "path": "/testbed/x.py"},
-                     "2"),
-                result("edited", "2")]
+    messages = [
+        call("str_replace_editor", {"command": "create", "path": "/testbed/new.py"}, "1"),
+        result("File created", "1"),
+        call("str_replace_editor", {"command": "str_replace", "path": "/testbed/x.py"}, "2"),
+        result("edited", "2"),
+    ]
     diff = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n"
     facts = extract_facts(messages, metadata={"submission": diff})
     assert facts.modified_paths == ["x.py"]
@@ -139,20 +183,26 @@ def test_swe_agent_submission_decides_the_net_change() -> None:
 def test_aider_log_lines() -> None:
     messages = [
         HumanMessage("make it faster"),
-        AIMessage("aider/utils.py\n```python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n"
-                  "> Applied edit to aider/utils.py\n> Commit fd43cd4 feat: Use the Spinner\n"),
+        AIMessage(
+            "aider/utils.py\n```python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n"
+            "> Applied edit to aider/utils.py\n> Commit fd43cd4 feat: Use the Spinner\n"
+        ),
     ]
     facts = extract_facts(messages, metadata={"format": "aider"})
     assert facts.modified_paths == ["aider/utils.py"]
     assert facts.commits[0].sha == "fd43cd4"
-    blocks_only = extract_facts(messages[:1] + [AIMessage(messages[1].text.split("> ")[0])],
-                                metadata={"format": "aider"})
+    blocks_only = extract_facts(
+        messages[:1] + [AIMessage(messages[1].text.split("> ")[0])], metadata={"format": "aider"}
+    )
     assert blocks_only.modified_paths == ["aider/utils.py"]
 
 
 def test_unconfirmed_calls_and_plain_chat_yield_nothing() -> None:
-    messages = [HumanMessage("hi"), AIMessage("Applied edit to x.py"),
-                call("write_file", {"path": "never.py"}, "9")]
+    messages = [
+        HumanMessage("hi"),
+        AIMessage("Applied edit to x.py"),
+        call("write_file", {"path": "never.py"}, "9"),
+    ]
     facts = extract_facts(messages)
     assert facts.files_modified == [] and facts.commands == []
 
@@ -161,12 +211,20 @@ def _swe_messages(path):
     data = json.loads(path.read_text())
     out = []
     for m in data["history"]:
-        content = m["content"] if isinstance(m["content"], str) else "\n".join(
-            part.get("text", "") for part in m["content"])
+        content = (
+            m["content"]
+            if isinstance(m["content"], str)
+            else "\n".join(part.get("text", "") for part in m["content"])
+        )
         if m["role"] == "assistant":
-            calls = [{"name": c["function"]["name"], "id": c["id"],
-                      "args": json.loads(c["function"]["arguments"])}
-                     for c in m.get("tool_calls") or []]
+            calls = [
+                {
+                    "name": c["function"]["name"],
+                    "id": c["id"],
+                    "args": json.loads(c["function"]["arguments"]),
+                }
+                for c in m.get("tool_calls") or []
+            ]
             out.append(AIMessage(content, tool_calls=calls))
         elif m["role"] == "tool":
             out.append(ToolMessage(content, tool_call_id=(m.get("tool_call_ids") or [""])[0]))
@@ -201,13 +259,17 @@ def test_aider_importer_events_count_only_inside_the_given_messages() -> None:
     facts = extract_facts(messages[:2], metadata={"format": "aider", "events": events})
     assert facts.modified_paths == ["aider/io.py"]
     assert [c.sha for c in facts.commits] == ["abc1234"]
-    assert extract_facts(messages, metadata={"format": "aider", "events": events}
-                         ).modified_paths == ["aider/io.py", "aider/later.py"]
+    assert extract_facts(
+        messages, metadata={"format": "aider", "events": events}
+    ).modified_paths == ["aider/io.py", "aider/later.py"]
 
 
 def test_swe_agent_submit_tool_output_is_the_final_diff() -> None:
-    messages = [call("create", {"filename": "/repo/scratch.py"}, "1"), result("ok", "1"),
-                call("submit", {}, "2"),
-                result("\ndiff --git a/src/x.py b/src/x.py\n--- a/src/x.py\n", "2")]
+    messages = [
+        call("create", {"filename": "/repo/scratch.py"}, "1"),
+        result("ok", "1"),
+        call("submit", {}, "2"),
+        result("\ndiff --git a/src/x.py b/src/x.py\n--- a/src/x.py\n", "2"),
+    ]
     facts = extract_facts(messages)
     assert facts.modified_paths == ["src/x.py"] and facts.scratch_files == ["scratch.py"]

@@ -23,9 +23,27 @@ from agent_core.handoff.artifact import (
 from agent_core.handoff.draft import draft_from_text, draft_from_value
 
 _TRICKY = [
-    "", " ", "# heading", "## Completed Work", "- dash", "* star", "`code`", "```", "\\", "\\#",
-    "  leading", "trailing  ", "a\nb", "line\n\n", "\n## In Progress\n- x", "<!-- c -->", "-->",
-    "ünïcødé ✓ 日本語 🚀", "[ ] box", "\t tab", "\r carriage",
+    "",
+    " ",
+    "# heading",
+    "## Completed Work",
+    "- dash",
+    "* star",
+    "`code`",
+    "```",
+    "\\",
+    "\\#",
+    "  leading",
+    "trailing  ",
+    "a\nb",
+    "line\n\n",
+    "\n## In Progress\n- x",
+    "<!-- c -->",
+    "-->",
+    "ünïcødé ✓ 日本語 🚀",
+    "[ ] box",
+    "\t tab",
+    "\r carriage",
 ]
 text = st.one_of(st.text(max_size=40), st.sampled_from(_TRICKY))
 items = st.lists(text, max_size=4)
@@ -33,12 +51,18 @@ single = st.one_of(st.text(min_size=1, max_size=30), st.sampled_from(_TRICKY[1:]
 paths = single.filter(lambda p: p.split())
 
 files = st.builds(
-    FileChange, path=paths, verified=st.booleans(), evidence=st.one_of(st.none(), single),
+    FileChange,
+    path=paths,
+    verified=st.booleans(),
+    evidence=st.one_of(st.none(), single),
     sessions=st.lists(st.integers(1, 500), max_size=3),
 )
 checks = st.builds(
-    CoverageCheck, kind=st.sampled_from(["files", "todos", "requests", "commits", "pinned"]),
-    covered=st.integers(0, 999), total=st.integers(0, 999), referenced=st.integers(0, 9),
+    CoverageCheck,
+    kind=st.sampled_from(["files", "todos", "requests", "commits", "pinned"]),
+    covered=st.integers(0, 999),
+    total=st.integers(0, 999),
+    referenced=st.integers(0, 9),
     missing=st.lists(single.filter(lambda m: "; " not in m and m.strip() == m), max_size=2),
 )
 todos = st.builds(
@@ -92,13 +116,18 @@ def test_json_round_trip_is_exact(artifact: HandoffArtifact) -> None:
 
 def _sample() -> HandoffArtifact:
     return HandoffArtifact(
-        session_number=3, trigger="auto", utilization=0.82, model="gpt-4",
+        session_number=3,
+        trigger="auto",
+        utilization=0.82,
+        model="gpt-4",
         created_at=datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC),
-        completed_work=["Built auth"], remaining_tasks=["Tests"],
+        completed_work=["Built auth"],
+        remaining_tasks=["Tests"],
         current_state_summary="Auth works.",
         files_modified=[FileChange(path="a.py", verified=True, evidence="write_file")],
         open_todos=[Todo(content="write tests", status="in_progress", id="t1")],
-        pinned_files=["PLAN.md"], previous_handoff="HANDOFF-2.md",
+        pinned_files=["PLAN.md"],
+        previous_handoff="HANDOFF-2.md",
     )
 
 
@@ -110,8 +139,13 @@ def test_an_artifact_with_nothing_in_it_has_no_sections() -> None:
 
 def test_markdown_is_readable_with_the_usual_sections() -> None:
     markdown = _sample().to_markdown()
-    for heading in ("## Completed Work", "## Remaining Tasks", "## Files Modified",
-                    "## State Summary", "## Open Todos"):
+    for heading in (
+        "## Completed Work",
+        "## Remaining Tasks",
+        "## Files Modified",
+        "## State Summary",
+        "## Open Todos",
+    ):
         assert heading in markdown
     assert "## Key Decisions" not in markdown  # empty sections cost nothing
     assert "- a.py" in markdown and "write_file" not in markdown
@@ -119,16 +153,28 @@ def test_markdown_is_readable_with_the_usual_sections() -> None:
 
 
 def test_files_are_grouped_by_directory_with_their_sessions() -> None:
-    files = [FileChange(path=p, verified=True, sessions=s) for p, s in (
-        ("src/parser/csv.py", [1, 2, 3]), ("README.md", [1]), ("src/parser/dates.py", [2, 5]),
-        ("tests/test_csv.py", [1, 3]))]
+    files = [
+        FileChange(path=p, verified=True, sessions=s)
+        for p, s in (
+            ("src/parser/csv.py", [1, 2, 3]),
+            ("README.md", [1]),
+            ("src/parser/dates.py", [2, 5]),
+            ("tests/test_csv.py", [1, 3]),
+        )
+    ]
     files.append(FileChange(path="src/parser/notes, draft.md", verified=False))
     markdown = _sample().model_copy(update={"files_modified": files}).to_markdown()
-    assert ('- src/parser/: csv.py (1-3), dates.py (2,5), ?"notes, draft.md"\n'
-            "- README.md (1)\n- tests/: test_csv.py (1,3)\n") in markdown
+    assert (
+        '- src/parser/: csv.py (1-3), dates.py (2,5), ?"notes, draft.md"\n'
+        "- README.md (1)\n- tests/: test_csv.py (1,3)\n"
+    ) in markdown
     assert [f.path for f in HandoffArtifact.from_markdown(markdown).files_modified] == [
-        "src/parser/csv.py", "src/parser/dates.py", "src/parser/notes, draft.md", "README.md",
-        "tests/test_csv.py"]
+        "src/parser/csv.py",
+        "src/parser/dates.py",
+        "src/parser/notes, draft.md",
+        "README.md",
+        "tests/test_csv.py",
+    ]
 
 
 _DATA = Path(__file__).parent.parent / "data"
@@ -144,50 +190,141 @@ def test_a_stored_v1_artifact_still_loads_and_renders() -> None:
 
 
 def test_a_v1_handoff_file_still_parses() -> None:
-    v1 = "\n".join([
-        '<!-- baton-handoff {"created_at": "2025-01-02T03:04:05Z", "focus": null, "model": "m", '
-        '"previous_handoff": null, "session_number": 2, "trigger": "auto", "utilization": 0.8} -->',
-        "# Handoff: session 2 (auto, 80% of context, m)", "",
-        "## Completed Work", "", "- a", "", "## In Progress", "", "## Remaining Tasks", "",
-        "- b", "", "## Key Decisions", "", "## Files Modified", "", "- x.py", "  verified", "",
-        "## State Summary", "", "ok", "", "## Open Todos", "", "- [ ] b", "",
-        "## Pinned Files", "", ""])
+    v1 = "\n".join(
+        [
+            '<!-- baton-handoff {"created_at": "2025-01-02T03:04:05Z", "focus": null, "model": "m", '
+            '"previous_handoff": null, "session_number": 2, "trigger": "auto", "utilization": 0.8} -->',
+            "# Handoff: session 2 (auto, 80% of context, m)",
+            "",
+            "## Completed Work",
+            "",
+            "- a",
+            "",
+            "## In Progress",
+            "",
+            "## Remaining Tasks",
+            "",
+            "- b",
+            "",
+            "## Key Decisions",
+            "",
+            "## Files Modified",
+            "",
+            "- x.py",
+            "  verified",
+            "",
+            "## State Summary",
+            "",
+            "ok",
+            "",
+            "## Open Todos",
+            "",
+            "- [ ] b",
+            "",
+            "## Pinned Files",
+            "",
+            "",
+        ]
+    )
     artifact = HandoffArtifact.from_markdown(v1)
     assert (artifact.completed_work, artifact.remaining_tasks) == (["a"], ["b"])
     assert artifact.files_modified[0].path == "x.py" and artifact.current_state_summary == "ok"
 
 
 def test_v3_sections_are_written_in_the_file() -> None:
-    artifact = _sample().model_copy(update={
-        "goal": "Build a CSV importer", "constraints": ["never use pandas"],
-        "user_messages": ["also handle tabs"],
-        "next_step": "write tests", "files_read": ["README.md"],
-        "checks": [CoverageCheck(kind="files", covered=16, total=17, missing=["b.py"]),
-                   CoverageCheck(kind="commits", covered=0, total=0)],
-        "files_modified": [FileChange(path="a.py", verified=True, sessions=[1, 3])]})
+    artifact = _sample().model_copy(
+        update={
+            "goal": "Build a CSV importer",
+            "constraints": ["never use pandas"],
+            "user_messages": ["also handle tabs"],
+            "next_step": "write tests",
+            "files_read": ["README.md"],
+            "checks": [
+                CoverageCheck(kind="files", covered=16, total=17, missing=["b.py"]),
+                CoverageCheck(kind="commits", covered=0, total=0),
+            ],
+            "files_modified": [FileChange(path="a.py", verified=True, sessions=[1, 3])],
+        }
+    )
     markdown = artifact.to_markdown()
-    for line in ("## Goal\n\nBuild a CSV importer", "- never use pandas", "- also handle tabs",
-                 "## Next Step\n\nwrite tests", "- a.py (1,3)", "- files 16/17, missing: b.py"):
+    for line in (
+        "## Goal\n\nBuild a CSV importer",
+        "- never use pandas",
+        "- also handle tabs",
+        "## Next Step\n\nwrite tests",
+        "- a.py (1,3)",
+        "- files 16/17, missing: b.py",
+    ):
         assert line in markdown
     assert "commits" not in markdown
     assert HandoffArtifact.from_markdown(markdown) == artifact.shown()
 
 
 def test_a_v2_handoff_file_still_parses() -> None:
-    v2 = "\n".join([
-        '<!-- baton-handoff {"created_at": "2025-01-02T03:04:05Z", "focus": null, "model": "m", '
-        '"previous_handoff": null, "session_number": 2, "trigger": "auto", "utilization": 0.8} -->',
-        "# Handoff: session 2 (auto, 80% of context, m)", "",
-        "## Goal", "", "g", "", "## Constraints", "", "## User Messages", "", "- u", "",
-        "## Completed Work", "", "- a", "", "## In Progress", "", "## Next Step", "", "n", "",
-        "## Remaining Tasks", "", "- b", "", "## Key Decisions", "", "## Errors and Fixes", "",
-        "## Files Modified", "", "- x.py", "  verified: edit_file", "  sessions: 1, 2", "",
-        "## Files Read", "", "## State Summary", "", "ok", "", "## Open Todos", "", "- [ ] b",
-        "  id: t1", "", "## Pinned Files", "", "## Checks", "", "- files 1/1", ""])
+    v2 = "\n".join(
+        [
+            '<!-- baton-handoff {"created_at": "2025-01-02T03:04:05Z", "focus": null, "model": "m", '
+            '"previous_handoff": null, "session_number": 2, "trigger": "auto", "utilization": 0.8} -->',
+            "# Handoff: session 2 (auto, 80% of context, m)",
+            "",
+            "## Goal",
+            "",
+            "g",
+            "",
+            "## Constraints",
+            "",
+            "## User Messages",
+            "",
+            "- u",
+            "",
+            "## Completed Work",
+            "",
+            "- a",
+            "",
+            "## In Progress",
+            "",
+            "## Next Step",
+            "",
+            "n",
+            "",
+            "## Remaining Tasks",
+            "",
+            "- b",
+            "",
+            "## Key Decisions",
+            "",
+            "## Errors and Fixes",
+            "",
+            "## Files Modified",
+            "",
+            "- x.py",
+            "  verified: edit_file",
+            "  sessions: 1, 2",
+            "",
+            "## Files Read",
+            "",
+            "## State Summary",
+            "",
+            "ok",
+            "",
+            "## Open Todos",
+            "",
+            "- [ ] b",
+            "  id: t1",
+            "",
+            "## Pinned Files",
+            "",
+            "## Checks",
+            "",
+            "- files 1/1",
+            "",
+        ]
+    )
     artifact = HandoffArtifact.from_markdown(v2)
     assert (artifact.goal, artifact.user_messages, artifact.next_step) == ("g", ["u"], "n")
-    assert artifact.files_modified == [FileChange(path="x.py", verified=True,
-                                                  evidence="edit_file", sessions=[1, 2])]
+    assert artifact.files_modified == [
+        FileChange(path="x.py", verified=True, evidence="edit_file", sessions=[1, 2])
+    ]
     assert artifact.open_todos[0].id == "t1" and str(artifact.checks[0]) == "files 1/1"
 
 
@@ -254,12 +391,21 @@ def test_draft_from_prose_is_empty() -> None:
 
 
 def test_draft_coerces_wrong_types() -> None:
-    draft = draft_from_value({
-        "completed_work": "- one\n- two", "remaining_tasks": [1, {"task": "x"}, None],
-        "current_state_summary": ["a", "b"], "files_modified": [{"path": "f.py"}], "junk": 3,
-    })
-    assert draft == {"completed_work": ["one", "two"], "remaining_tasks": ["1", "x"],
-                     "current_state_summary": "a\nb", "files_modified": ["f.py"]}
+    draft = draft_from_value(
+        {
+            "completed_work": "- one\n- two",
+            "remaining_tasks": [1, {"task": "x"}, None],
+            "current_state_summary": ["a", "b"],
+            "files_modified": [{"path": "f.py"}],
+            "junk": 3,
+        }
+    )
+    assert draft == {
+        "completed_work": ["one", "two"],
+        "remaining_tasks": ["1", "x"],
+        "current_state_summary": "a\nb",
+        "files_modified": ["f.py"],
+    }
     assert draft_from_value(["not", "a", "mapping"]) == {}
 
 
@@ -275,7 +421,9 @@ def test_the_specs_indented_example_reads_like_the_dedented_one() -> None:
     assert indented["remaining_tasks"] == ["Frontend components", "Tests"]
     assert indented["key_decisions"] == ["Using JWT for auth tokens"]
     assert indented["files_modified"] == ["backend/src/routes/auth.py"]
-    assert indented["current_state_summary"] == "Auth system is functional, API layer is 50% complete."
+    assert (
+        indented["current_state_summary"] == "Auth system is functional, API layer is 50% complete."
+    )
 
 
 def test_a_reply_that_cannot_be_read_is_logged_as_a_warning(caplog) -> None:

@@ -24,7 +24,9 @@ async def test_fewer_than_two_messages_is_nothing_to_hand_off() -> None:
 async def test_success_starts_a_new_session_with_lineage_and_the_focus() -> None:
     setup = make_setup(window=200_000)
     await run(setup, "Build a CSV parser for invoices")
-    events = await collect(ThreadRunner().handoff(setup, "the failing edge case", cancel=asyncio.Event()))
+    events = await collect(
+        ThreadRunner().handoff(setup, "the failing edge case", cancel=asyncio.Event())
+    )
     assert _status(events)[-1][0] == "done"
     old, new = setup.store.sessions("t1")
     assert new.parent_id == old.id and new.trigger == "manual"
@@ -37,7 +39,9 @@ async def test_success_starts_a_new_session_with_lineage_and_the_focus() -> None
 
 async def test_cancel_while_the_handoff_is_written_changes_nothing() -> None:
     gate, entered = asyncio.Event(), asyncio.Event()
-    slow = FunctionChatModel(fn=lambda messages, **kw: "never used", calls=[], gate=gate, entered=entered)
+    slow = FunctionChatModel(
+        fn=lambda messages, **kw: "never used", calls=[], gate=gate, entered=entered
+    )
     store = InMemoryStore()
     setup = make_setup(store, window=200_000)
     await run(setup, "Build a CSV parser for invoices")
@@ -76,8 +80,11 @@ async def test_an_empty_handoff_is_a_failure_not_a_cancellation() -> None:
     from agent_core.storage.records import NewMessage
 
     session = setup.store.current_session("t1")
-    setup.store.append("t1", session.id, [NewMessage(role="user", content="hello"),
-                                           NewMessage(role="assistant", content="hi")])
+    setup.store.append(
+        "t1",
+        session.id,
+        [NewMessage(role="user", content="hello"), NewMessage(role="assistant", content="hi")],
+    )
     setup.handoff_model = empty
     events = await collect(ThreadRunner().handoff(setup, None, cancel=asyncio.Event()))
     status, message = _status(events)[-1]

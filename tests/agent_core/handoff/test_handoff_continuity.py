@@ -26,14 +26,25 @@ COUNT = TokenCounter(model="gpt-4").count_text
 BUDGET = 1500  # the app's handoff budget
 
 
-def handoff(messages, *, model=None, previous=None, number=1, budget=BUDGET,
-            metadata=None) -> HandoffArtifact:
-    result = asyncio.run(generate_handoff(
-        model, list(messages), facts=extract_facts(messages, metadata=metadata),
-        session_number=number, trigger="auto", utilization=0.8, model_name="m",
-        previous=previous, budget_tokens=budget, count_tokens=COUNT,
-        inventory=take_inventory(messages, metadata),
-        locate=lambda i: (number, i + 1)))
+def handoff(
+    messages, *, model=None, previous=None, number=1, budget=BUDGET, metadata=None
+) -> HandoffArtifact:
+    result = asyncio.run(
+        generate_handoff(
+            model,
+            list(messages),
+            facts=extract_facts(messages, metadata=metadata),
+            session_number=number,
+            trigger="auto",
+            utilization=0.8,
+            model_name="m",
+            previous=previous,
+            budget_tokens=budget,
+            count_tokens=COUNT,
+            inventory=take_inventory(messages, metadata),
+            locate=lambda i: (number, i + 1),
+        )
+    )
     assert result.artifact_tokens <= budget
     return result.artifact
 
@@ -58,8 +69,10 @@ def test_at_a_cut_half_way_through_a_todo_in_progress_names_that_todo(cut_in, wr
 def test_messages_typed_while_the_agent_worked_are_kept_marked_and_open() -> None:
     session = sessions.queued_while_working()
     a = handoff(session.messages)
-    assert a.user_messages == [f"[1:4 queued open] {sessions.QUEUED[0]}",
-                               f"[1:7 queued open] {sessions.QUEUED[1]}"]
+    assert a.user_messages == [
+        f"[1:4 queued open] {sessions.QUEUED[0]}",
+        f"[1:7 queued open] {sessions.QUEUED[1]}",
+    ]
     assert a.in_progress[0] == "Answering the open requests [1:4], [1:7] (in User Messages)"
     checks = {c.kind: c for c in a.checks}
     assert (checks["requests"].covered, checks["requests"].total) == (3, 3)
@@ -72,16 +85,26 @@ def test_a_failure_fixed_by_an_edit_is_a_lesson_with_its_cause() -> None:
     assert a.errors_and_fixes == [
         "`python -m pytest tests/test_rows.py -q` failed (exit 1: AssertionError: expected 3 "
         "rows, got 2); passed after editing invoices/rows.py; cause: "
-        f"“{sessions.CAUSE}”"]
+        f"“{sessions.CAUSE}”"
+    ]
 
 
 def test_a_failure_still_failing_comes_first_with_what_was_tried() -> None:
     messages = sessions.failure_fixed().messages[:-2] + [
-        AIMessage("", tool_calls=[{"name": "run_command", "id": "late",
-                                   "args": {"command": "make lint"}}]),
+        AIMessage(
+            "", tool_calls=[{"name": "run_command", "id": "late", "args": {"command": "make lint"}}]
+        ),
         ToolMessage("E501 line too long\n[exit status 2]", tool_call_id="late"),
-        AIMessage("", tool_calls=[{"name": "run_command", "id": "again",
-                                   "args": {"command": "python -m pytest tests/test_rows.py -q"}}]),
+        AIMessage(
+            "",
+            tool_calls=[
+                {
+                    "name": "run_command",
+                    "id": "again",
+                    "args": {"command": "python -m pytest tests/test_rows.py -q"},
+                }
+            ],
+        ),
         ToolMessage("3 passed\n[exit status 0]", tool_call_id="again"),
     ]
     lessons = handoff(messages).errors_and_fixes
@@ -115,10 +138,15 @@ def test_a_chain_of_thirty_resets_drops_no_file_or_request_silently() -> None:
 
 
 def test_swe_agent_instructions_and_observations_are_never_requests_or_constraints() -> None:
-    path = eval_path("swe-agent-trajectories", "files", "trajectories", "demonstrations",
-                     "replay__marshmallow-code__marshmallow-1867__default_sys-env_window100"
-                     "__t-0.20__p-0.95__c-2.00__install-1",
-                     "marshmallow-code__marshmallow-1867.traj")
+    path = eval_path(
+        "swe-agent-trajectories",
+        "files",
+        "trajectories",
+        "demonstrations",
+        "replay__marshmallow-code__marshmallow-1867__default_sys-env_window100"
+        "__t-0.20__p-0.95__c-2.00__install-1",
+        "marshmallow-code__marshmallow-1867.traj",
+    )
     transcript = load_transcript(path)
     metadata = {**transcript.metadata, "format": transcript.format}
     a = handoff(transcript.messages, metadata=metadata)
@@ -128,8 +156,7 @@ def test_swe_agent_instructions_and_observations_are_never_requests_or_constrain
     assert all(not f.path.startswith("/") for f in a.files_modified)  # workspace-relative
 
 
-def test_at_the_apps_budget_v3_holds_what_v2_held_in_at_most_forty_percent_of_its_tokens(
-        ) -> None:
+def test_at_the_apps_budget_v3_holds_what_v2_held_in_at_most_forty_percent_of_its_tokens() -> None:
     # On the SWE-agent cuts v2 spent most of its tokens on the harness's instructions (as
     # goal, constraints and first message). v2's figures were measured before v3 replaced it
     # (bench/continuity_v2.json); token counts are deterministic.

@@ -54,17 +54,31 @@ def words(text: str) -> int:
 
 MESSAGES = [
     HumanMessage("Build the auth system"),
-    AIMessage("", tool_calls=[{"name": "write_file", "id": "1",
-                               "args": {"path": "/repo/auth.py", "content": "x"}}]),
+    AIMessage(
+        "",
+        tool_calls=[
+            {"name": "write_file", "id": "1", "args": {"path": "/repo/auth.py", "content": "x"}}
+        ],
+    ),
     ToolMessage("ok", tool_call_id="1"),
     AIMessage("Auth is written."),
 ]
 FACTS = extract_facts(MESSAGES)
-META = {"session_number": 2, "trigger": "auto", "utilization": 0.81, "model_name": "gpt-4",
-        "count_tokens": words}
-COMPLETE = {"completed_work": ["Wrote auth.py"], "in_progress": [], "remaining_tasks": ["Tests"],
-            "key_decisions": ["JWT"], "files_modified": ["auth.py", "ghost.py"],
-            "current_state_summary": "Auth written, untested."}
+META = {
+    "session_number": 2,
+    "trigger": "auto",
+    "utilization": 0.81,
+    "model_name": "gpt-4",
+    "count_tokens": words,
+}
+COMPLETE = {
+    "completed_work": ["Wrote auth.py"],
+    "in_progress": [],
+    "remaining_tasks": ["Tests"],
+    "key_decisions": ["JWT"],
+    "files_modified": ["auth.py", "ghost.py"],
+    "current_state_summary": "Auth written, untested.",
+}
 
 SPEC_MARKDOWN = """## Completed Work
 - Built user authentication
@@ -92,7 +106,8 @@ async def test_spec_example_from_plain_markdown_answer() -> None:
     assert a.remaining_tasks == ["Frontend components", "Tests"]
     assert a.key_decisions == ["Using JWT for auth tokens"]
     assert [(f.path, f.verified) for f in a.files_modified] == [
-        ("backend/src/routes/auth.py", False)]
+        ("backend/src/routes/auth.py", False)
+    ]
     assert a.current_state_summary == "Auth system is functional, API layer is 50% complete."
 
 
@@ -107,10 +122,12 @@ class StructuredModel(FunctionModel):
     """Supports structured output by returning a parsed draft with usage metadata."""
 
     def with_structured_output(self, schema, *, include_raw=False, **kwargs):
-        raw = AIMessage("", usage_metadata={"input_tokens": 900, "output_tokens": 70,
-                                            "total_tokens": 970})
-        return RunnableLambda(lambda _: {"raw": raw, "parsed": schema(**COMPLETE),
-                                         "parsing_error": None})
+        raw = AIMessage(
+            "", usage_metadata={"input_tokens": 900, "output_tokens": 70, "total_tokens": 970}
+        )
+        return RunnableLambda(
+            lambda _: {"raw": raw, "parsed": schema(**COMPLETE), "parsing_error": None}
+        )
 
 
 async def test_structured_output_and_reported_usage() -> None:
@@ -162,7 +179,8 @@ async def test_focus_is_in_prompt_and_on_artifact() -> None:
 
 async def test_newest_messages_are_kept_when_the_transcript_is_long() -> None:
     history = [HumanMessage("ORIGINAL TASK")] + [
-        AIMessage(f"step {i} " + "word " * 50) for i in range(200)]
+        AIMessage(f"step {i} " + "word " * 50) for i in range(200)
+    ]
     model = replies(json.dumps(COMPLETE))
     # 200 long replies do not fit a 6,000-token window: the transcript goes out instead.
     await generate_handoff(model, history, prompt_budget_tokens=1500, window_tokens=6000, **META)
@@ -171,16 +189,21 @@ async def test_newest_messages_are_kept_when_the_transcript_is_long() -> None:
 
 
 async def test_budget_trims_old_completed_work_before_remaining_tasks() -> None:
-    big = dict(COMPLETE, completed_work=[f"old item {i} " + "x " * 40 for i in range(60)],
-               key_decisions=["decision\nwith long detail " + "y " * 200],
-               remaining_tasks=["Tests", "Docs"])
+    big = dict(
+        COMPLETE,
+        completed_work=[f"old item {i} " + "x " * 40 for i in range(60)],
+        key_decisions=["decision\nwith long detail " + "y " * 200],
+        remaining_tasks=["Tests", "Docs"],
+    )
     result = await generate_handoff(replies(json.dumps(big)), MESSAGES, budget_tokens=400, **META)
     a = result.artifact
     assert result.artifact_tokens == words(a.to_markdown()) <= 400
     assert a.remaining_tasks == ["Tests", "Docs"]
     assert a.completed_work[-1].startswith("old item 59")
-    assert a.completed_work[0].startswith("(omitted: ") and "earlier completed items" in \
-        a.completed_work[0]
+    assert (
+        a.completed_work[0].startswith("(omitted: ")
+        and "earlier completed items" in a.completed_work[0]
+    )
     assert any(f.path == "auth.py" and f.verified for f in a.files_modified)
 
 
@@ -195,8 +218,9 @@ async def test_cancel_before_and_during_the_call() -> None:
             await asyncio.Event().wait()
 
     cancel = asyncio.Event()
-    task = asyncio.ensure_future(generate_handoff(Hanging(fn=lambda *_: ""), MESSAGES,
-                                                  cancel=cancel, **META))
+    task = asyncio.ensure_future(
+        generate_handoff(Hanging(fn=lambda *_: ""), MESSAGES, cancel=cancel, **META)
+    )
     await asyncio.sleep(0)
     cancel.set()
     with pytest.raises(HandoffCancelled):
@@ -221,8 +245,10 @@ async def test_no_model_means_facts_only_and_references_are_recorded() -> None:
 async def test_without_a_model_the_users_latest_request_is_carried_on() -> None:
     # A provider that fails at reset time must not leave the next session without its task.
     messages = [
-        HumanMessage("<handoff-context>\nearlier work\n</handoff-context>",
-                     additional_kwargs={"baton_kind": "handoff"}),
+        HumanMessage(
+            "<handoff-context>\nearlier work\n</handoff-context>",
+            additional_kwargs={"baton_kind": "handoff"},
+        ),
         HumanMessage("Fix the login redirect"),
         AIMessage("Looking at it."),
         HumanMessage("/diff", additional_kwargs={"baton_not_sent": "diff"}),
@@ -241,8 +267,9 @@ async def test_without_a_model_the_users_latest_request_is_carried_on() -> None:
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
-                                                               max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 _drafts = st.fixed_dictionaries({}, optional={k: _json_values for k in COMPLETE})
@@ -260,8 +287,9 @@ _outputs = st.one_of(
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(first=_outputs, second=_outputs)
 def test_fuzzed_model_outputs_give_a_valid_artifact(first: Reply, second: Reply) -> None:
-    result = asyncio.run(generate_handoff(replies(first, second), MESSAGES, budget_tokens=1500,
-                                          **META))
+    result = asyncio.run(
+        generate_handoff(replies(first, second), MESSAGES, budget_tokens=1500, **META)
+    )
     markdown = result.artifact.to_markdown()
     assert HandoffArtifact.from_markdown(markdown) == result.artifact.shown()
     assert "BOOM-TEXT" not in markdown

@@ -27,26 +27,39 @@ def artifact(n: int, **fields) -> HandoffArtifact:
 
 
 def shell(call_id: str, command: str, status: int, output: str = "output") -> list:
-    return [AIMessage("", tool_calls=[{"name": "run_command", "id": call_id,
-                                       "args": {"command": command}}]),
-            ToolMessage(f"{output}\n[exit status {status}]", tool_call_id=call_id)]
+    return [
+        AIMessage(
+            "", tool_calls=[{"name": "run_command", "id": call_id, "args": {"command": command}}]
+        ),
+        ToolMessage(f"{output}\n[exit status {status}]", tool_call_id=call_id),
+    ]
 
 
 def test_handoff_n_is_handoff_n_minus_1_updated_by_session_n() -> None:
     previous = artifact(
-        1, goal="Build a CSV importer", constraints=["Never use pandas."],
+        1,
+        goal="Build a CSV importer",
+        constraints=["Never use pandas."],
         user_messages=["[1:3 open] also handle tabs"],
-        completed_work=["Parser skeleton"], remaining_tasks=["Tests", "Docs"],
-        key_decisions=["csv module"], next_step="write the parser",
+        completed_work=["Parser skeleton"],
+        remaining_tasks=["Tests", "Docs"],
+        key_decisions=["csv module"],
+        next_step="write the parser",
         errors_and_fixes=["Still failing: `pytest -q` (exit 1)"],
         files_modified=[FileChange(path="parser.py", verified=True, sessions=[1])],
-        open_todos=[Todo(content="Tests"), Todo(content="Docs")])
+        open_todos=[Todo(content="Tests"), Todo(content="Docs")],
+    )
     current = artifact(
-        2, user_messages=["[2:1] and semicolons"], completed_work=["Tests"],
+        2,
+        user_messages=["[2:1] and semicolons"],
+        completed_work=["Tests"],
         errors_and_fixes=["`pytest -q` failed (exit 1); passed after editing parser.py"],
         open_todos=[Todo(content="Docs")],
-        files_modified=[FileChange(path="parser.py", verified=True),
-                        FileChange(path="test_parser.py", verified=True)])
+        files_modified=[
+            FileChange(path="parser.py", verified=True),
+            FileChange(path="test_parser.py", verified=True),
+        ],
+    )
     merged = merge_previous(current, previous, todos_recorded=True, replied=True)
     assert merged.goal == "Build a CSV importer"  # carried unchanged
     assert merged.constraints == ["Never use pandas."]
@@ -57,14 +70,21 @@ def test_handoff_n_is_handoff_n_minus_1_updated_by_session_n() -> None:
     assert merged.key_decisions == ["csv module"]
     assert merged.next_step == ""  # the session replied and left nothing under way
     assert merged.errors_and_fixes == [  # the newer line about the command replaces the old
-        "`pytest -q` failed (exit 1); passed after editing parser.py"]
+        "`pytest -q` failed (exit 1); passed after editing parser.py"
+    ]
     assert [(f.path, f.sessions) for f in merged.files_modified] == [
-        ("parser.py", [1, 2]), ("test_parser.py", [2])]
+        ("parser.py", [1, 2]),
+        ("test_parser.py", [2]),
+    ]
 
 
 def test_an_open_request_and_what_was_under_way_stay_until_a_session_replies() -> None:
-    previous = artifact(1, user_messages=["[1:3 queued open] also handle tabs"],
-                        in_progress=["Todo (2 of 3): Tabs"], next_step="split on tabs")
+    previous = artifact(
+        1,
+        user_messages=["[1:3 queued open] also handle tabs"],
+        in_progress=["Todo (2 of 3): Tabs"],
+        next_step="split on tabs",
+    )
     merged = merge_previous(artifact(2), previous, todos_recorded=False, replied=False)
     assert merged.user_messages == ["[1:3 queued open] also handle tabs"]
     assert (merged.in_progress, merged.next_step) == (["Todo (2 of 3): Tabs"], "split on tabs")
@@ -77,11 +97,15 @@ def test_todos_the_session_did_not_rewrite_are_carried() -> None:
 
 
 def test_lessons_still_failing_come_first() -> None:
-    merged = merge_lessons(["`a` failed (exit 1); passed after editing a.py",
-                            "Still failing: `b` (exit 2)"],
-                           ["Still failing: `c` (exit 1)"])
-    assert merged == ["Still failing: `c` (exit 1)", "Still failing: `b` (exit 2)",
-                      "`a` failed (exit 1); passed after editing a.py"]
+    merged = merge_lessons(
+        ["`a` failed (exit 1); passed after editing a.py", "Still failing: `b` (exit 2)"],
+        ["Still failing: `c` (exit 1)"],
+    )
+    assert merged == [
+        "Still failing: `c` (exit 1)",
+        "Still failing: `b` (exit 2)",
+        "`a` failed (exit 1); passed after editing a.py",
+    ]
 
 
 FACTS = GroundedFacts(
@@ -108,8 +132,16 @@ def test_the_check_counts_what_the_raw_messages_hold_and_names_what_is_missing()
         HumanMessage("Fix the parser"),
         AIMessage("", tool_calls=[{"name": "write_file", "id": "1", "args": {"path": "a.py"}}]),
         ToolMessage("ok", tool_call_id="1"),
-        AIMessage("", tool_calls=[{"name": "apply_patch", "id": "2",
-                                   "args": {"file_path": "/repo/b.py", "patch": "…"}}]),
+        AIMessage(
+            "",
+            tool_calls=[
+                {
+                    "name": "apply_patch",
+                    "id": "2",
+                    "args": {"file_path": "/repo/b.py", "patch": "…"},
+                }
+            ],
+        ),
         ToolMessage("ok", tool_call_id="2"),
         AIMessage("", tool_calls=[{"name": "write_file", "id": "3", "args": {"path": "c.py"}}]),
         ToolMessage("error: disk full", tool_call_id="3", status="error"),
@@ -124,24 +156,40 @@ def test_the_check_counts_what_the_raw_messages_hold_and_names_what_is_missing()
 
 def test_the_check_counts_a_named_request_as_held_by_reference() -> None:
     messages = [HumanMessage("first"), AIMessage("ok"), HumanMessage("second"), AIMessage("ok")]
-    a = artifact(2, goal="first", user_messages=[
-        "(omitted: 1 earlier answered requests; read_history(session, start) at 1:3)"])
-    (requests,) = [c for c in check(a, take_inventory(messages), locate=lambda i: (1, i + 1))
-                   if c.kind == "requests"]
+    a = artifact(
+        2,
+        goal="first",
+        user_messages=[
+            "(omitted: 1 earlier answered requests; read_history(session, start) at 1:3)"
+        ],
+    )
+    (requests,) = [
+        c
+        for c in check(a, take_inventory(messages), locate=lambda i: (1, i + 1))
+        if c.kind == "requests"
+    ]
     assert (requests.covered, requests.total, requests.referenced) == (2, 2, 1)
 
 
 def test_a_failed_command_is_reported_with_what_fixed_it() -> None:
-    notes = errors_and_fixes([
-        CommandRun(command="pytest -q", exit_status=1, error="AssertionError: 2 != 3",
-                   cause="The test fails because the last row is dropped."),
-        CommandRun(command="ls", exit_status=0, changed_before=["a.py"]),
-        CommandRun(command="pip install attrs", exit_status=0),
-        CommandRun(command="cd src && python -m pytest -q", exit_status=0,
-                   changed_before=["b.py"]),
-        CommandRun(command="make lint", exit_status=2, error="E501 line too long"),
-        CommandRun(command="flaky", exit_status=1),
-        CommandRun(command="flaky", exit_status=0)])
+    notes = errors_and_fixes(
+        [
+            CommandRun(
+                command="pytest -q",
+                exit_status=1,
+                error="AssertionError: 2 != 3",
+                cause="The test fails because the last row is dropped.",
+            ),
+            CommandRun(command="ls", exit_status=0, changed_before=["a.py"]),
+            CommandRun(command="pip install attrs", exit_status=0),
+            CommandRun(
+                command="cd src && python -m pytest -q", exit_status=0, changed_before=["b.py"]
+            ),
+            CommandRun(command="make lint", exit_status=2, error="E501 line too long"),
+            CommandRun(command="flaky", exit_status=1),
+            CommandRun(command="flaky", exit_status=0),
+        ]
+    )
     assert notes == [
         "Still failing: `make lint` (exit 2: E501 line too long)",
         "`flaky` failed (exit 1); passed after running it again, nothing changed in between",
@@ -152,28 +200,48 @@ def test_a_failed_command_is_reported_with_what_fixed_it() -> None:
 
 
 def test_a_traceback_is_a_failure_when_no_exit_status_is_reported() -> None:
-    facts = extract_facts([
-        AIMessage("", tool_calls=[{"name": "bash", "id": "1",
-                                   "args": {"command": "python reproduce.py"}}]),
-        ToolMessage('Traceback (most recent call last):\n  File "r.py"\nTypeError: bad date',
-                    tool_call_id="1"),
-        AIMessage("The date is parsed before the timezone is known, that's why it breaks.",
-                  tool_calls=[{"name": "edit_file", "id": "2", "args": {"path": "/repo/dates.py"}}]),
-        ToolMessage("edited", tool_call_id="2"),
-        AIMessage("", tool_calls=[{"name": "bash", "id": "3",
-                                   "args": {"command": "python reproduce.py"}}]),
-        ToolMessage("2024-01-01", tool_call_id="3"),
-    ])
+    facts = extract_facts(
+        [
+            AIMessage(
+                "",
+                tool_calls=[
+                    {"name": "bash", "id": "1", "args": {"command": "python reproduce.py"}}
+                ],
+            ),
+            ToolMessage(
+                'Traceback (most recent call last):\n  File "r.py"\nTypeError: bad date',
+                tool_call_id="1",
+            ),
+            AIMessage(
+                "The date is parsed before the timezone is known, that's why it breaks.",
+                tool_calls=[{"name": "edit_file", "id": "2", "args": {"path": "/repo/dates.py"}}],
+            ),
+            ToolMessage("edited", tool_call_id="2"),
+            AIMessage(
+                "",
+                tool_calls=[
+                    {"name": "bash", "id": "3", "args": {"command": "python reproduce.py"}}
+                ],
+            ),
+            ToolMessage("2024-01-01", tool_call_id="3"),
+        ]
+    )
     assert errors_and_fixes(facts.commands) == [
         "`python reproduce.py` failed (error: TypeError: bad date); passed after editing "
         "dates.py; cause: “The date is parsed before the timezone is known, that's why it "
-        "breaks.”"]
+        "breaks.”"
+    ]
 
 
 def test_the_budget_omits_old_answered_requests_and_names_where_they_are() -> None:
     messages = [f"[1:{n}] request number {n} " + "word " * 30 for n in range(1, 41)]
-    big = artifact(1, goal="Build it", user_messages=[*messages, "[2:3 open] the open one"],
-                   constraints=["Never use pandas."], next_step="write tests")
+    big = artifact(
+        1,
+        goal="Build it",
+        user_messages=[*messages, "[2:3 open] the open one"],
+        constraints=["Never use pandas."],
+        next_step="write tests",
+    )
     fitted, tokens = fit_to_budget(big, 400, words)
     assert tokens <= 400
     marker, *kept = fitted.user_messages
@@ -188,11 +256,23 @@ def test_the_budget_omits_old_answered_requests_and_names_where_they_are() -> No
 
 
 def test_trimming_again_merges_into_the_omitted_line() -> None:
-    first, _ = fit_to_budget(artifact(1, completed_work=[
-        f"Commit {n:07x}: change {n}" for n in range(1, 30)]), 120, words)
-    again, _ = fit_to_budget(first.model_copy(update={"completed_work": [
-        *first.completed_work, *(f"Commit {n:07x}: change {n}" for n in range(30, 60))]}),
-        120, words)
+    first, _ = fit_to_budget(
+        artifact(1, completed_work=[f"Commit {n:07x}: change {n}" for n in range(1, 30)]),
+        120,
+        words,
+    )
+    again, _ = fit_to_budget(
+        first.model_copy(
+            update={
+                "completed_work": [
+                    *first.completed_work,
+                    *(f"Commit {n:07x}: change {n}" for n in range(30, 60)),
+                ]
+            }
+        ),
+        120,
+        words,
+    )
     (line,) = [i for i in again.completed_work if i.startswith("(omitted")]
     kept = [i for i in again.completed_work if not i.startswith("(omitted")]
     count = int(line.split()[1])
@@ -203,8 +283,10 @@ def test_a_long_request_is_capped_and_names_the_call_that_shows_it_whole() -> No
     task = "Parse this log. " + "line of the pasted log " * 300
     facts = extract_facts([HumanMessage("Start"), AIMessage("ok"), HumanMessage(task)])
     from agent_core.handoff.facts_only import facts_only_fields
-    fields = facts_only_fields(facts, session_number=1, utilization=0.5,
-                               locate=lambda i: (4, i + 1))
+
+    fields = facts_only_fields(
+        facts, session_number=1, utilization=0.5, locate=lambda i: (4, i + 1)
+    )
     (item,) = fields["user_messages"]
     assert item.startswith("[4:3 open] Parse this log. line of the pasted log")
     assert item.endswith("characters: read_history(session=4, start=3) shows it all]")
@@ -215,22 +297,44 @@ async def test_the_facts_only_note_carries_goal_requests_errors_and_real_todo_st
     messages = [
         HumanMessage("Build a CSV importer. Never use pandas."),
         *shell("1", "pytest -q", 1),
-        AIMessage("", tool_calls=[{"name": "edit_file", "id": "e",
-                                   "args": {"path": "/repo/importer.py"}}]),
+        AIMessage(
+            "", tool_calls=[{"name": "edit_file", "id": "e", "args": {"path": "/repo/importer.py"}}]
+        ),
         ToolMessage("edited", tool_call_id="e"),
-        AIMessage("", tool_calls=[{"name": "write_todos", "id": "t", "args": {"todos": [
-            {"content": "Parser", "status": "completed"},
-            {"content": "Tab support", "status": "in_progress"},
-            {"content": "Upload to S3", "status": "blocked"}]}}]),
+        AIMessage(
+            "",
+            tool_calls=[
+                {
+                    "name": "write_todos",
+                    "id": "t",
+                    "args": {
+                        "todos": [
+                            {"content": "Parser", "status": "completed"},
+                            {"content": "Tab support", "status": "in_progress"},
+                            {"content": "Upload to S3", "status": "blocked"},
+                        ]
+                    },
+                }
+            ],
+        ),
         ToolMessage("ok", tool_call_id="t"),
         *shell("2", "pytest -q", 0),
         HumanMessage("also handle tabs"),
-        AIMessage("On it, next I'll split on tabs too.",
-                  tool_calls=[{"name": "read_file", "id": "r", "args": {"path": "importer.py"}}]),
+        AIMessage(
+            "On it, next I'll split on tabs too.",
+            tool_calls=[{"name": "read_file", "id": "r", "args": {"path": "importer.py"}}],
+        ),
         ToolMessage("…", tool_call_id="r"),
     ]
-    result = await generate_handoff(None, messages, session_number=1, trigger="auto",
-                                    utilization=0.8, model_name="m", count_tokens=words)
+    result = await generate_handoff(
+        None,
+        messages,
+        session_number=1,
+        trigger="auto",
+        utilization=0.8,
+        model_name="m",
+        count_tokens=words,
+    )
     a = result.artifact
     assert a.goal == "Build a CSV importer. Never use pandas."
     assert a.constraints == []  # its words are in the goal: said once
@@ -238,26 +342,45 @@ async def test_the_facts_only_note_carries_goal_requests_errors_and_real_todo_st
     assert a.in_progress[0] == "Todo (2 of 3): Tab support"
     assert a.next_step == "“On it, next I'll split on tabs too.”"
     assert a.errors_and_fixes == [
-        "`pytest -q` failed (exit 1: output); passed after editing importer.py"]
+        "`pytest -q` failed (exit 1: output); passed after editing importer.py"
+    ]
     assert [(t.content, t.status) for t in a.open_todos] == [
-        ("Tab support", "in_progress"), ("Upload to S3", "blocked")]
+        ("Tab support", "in_progress"),
+        ("Upload to S3", "blocked"),
+    ]
     assert a.remaining_tasks == []  # the open todos say it
     assert {str(c) for c in a.checks} >= {"requests 2/2", "todos 2/2", "files 1/1"}
 
 
 async def test_a_model_draft_is_merged_into_the_previous_handoff() -> None:
-    previous = artifact(1, goal="Build a CSV importer",
-                        completed_work=["Parser skeleton"], key_decisions=["csv module"])
-    draft = {"completed_work": ["Tab support"], "remaining_tasks": ["Docs"],
-             "current_state_summary": "Tabs work.", "constraints": ["use pandas everywhere"],
-             "next_step": "something never said"}
+    previous = artifact(
+        1,
+        goal="Build a CSV importer",
+        completed_work=["Parser skeleton"],
+        key_decisions=["csv module"],
+    )
+    draft = {
+        "completed_work": ["Tab support"],
+        "remaining_tasks": ["Docs"],
+        "current_state_summary": "Tabs work.",
+        "constraints": ["use pandas everywhere"],
+        "next_step": "something never said",
+    }
     model_messages = [HumanMessage("also handle tabs"), AIMessage("Done.")]
 
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
     model = GenericFakeChatModel(messages=iter([AIMessage(json.dumps(draft))]))
-    result = await generate_handoff(model, model_messages, previous=previous, session_number=2,
-                                    trigger="auto", utilization=0.8, model_name="m",
-                                    count_tokens=words)
+    result = await generate_handoff(
+        model,
+        model_messages,
+        previous=previous,
+        session_number=2,
+        trigger="auto",
+        utilization=0.8,
+        model_name="m",
+        count_tokens=words,
+    )
     a = result.artifact
     assert a.goal == "Build a CSV importer"
     assert a.completed_work == ["Parser skeleton", "Tab support"]
@@ -272,17 +395,40 @@ async def test_a_model_handoff_that_contradicts_the_evidence_is_corrected_and_sa
 
     messages = [
         HumanMessage("Build the importer"),
-        AIMessage("", tool_calls=[{"name": "write_todos", "id": "t", "args": {"todos": [
-            {"content": "Parser", "status": "completed"},
-            {"content": "Quoted fields", "status": "in_progress"}]}}]),
+        AIMessage(
+            "",
+            tool_calls=[
+                {
+                    "name": "write_todos",
+                    "id": "t",
+                    "args": {
+                        "todos": [
+                            {"content": "Parser", "status": "completed"},
+                            {"content": "Quoted fields", "status": "in_progress"},
+                        ]
+                    },
+                }
+            ],
+        ),
         ToolMessage("ok", tool_call_id="t"),
         *shell("1", "pytest tests/test_quoted.py", 1, "AssertionError: 3 != 2"),
     ]
-    draft = {"completed_work": ["Parser", "Quoted fields"], "in_progress": ["Polishing"],
-             "remaining_tasks": ["Docs"], "current_state_summary": "All tests pass."}
+    draft = {
+        "completed_work": ["Parser", "Quoted fields"],
+        "in_progress": ["Polishing"],
+        "remaining_tasks": ["Docs"],
+        "current_state_summary": "All tests pass.",
+    }
     model = GenericFakeChatModel(messages=iter([AIMessage(json.dumps(draft))]))
-    result = await generate_handoff(model, messages, session_number=1, trigger="auto",
-                                    utilization=0.8, model_name="m", count_tokens=words)
+    result = await generate_handoff(
+        model,
+        messages,
+        session_number=1,
+        trigger="auto",
+        utilization=0.8,
+        model_name="m",
+        count_tokens=words,
+    )
     a = result.artifact
     assert a.in_progress[0] == "Todo (2 of 2): Quoted fields"
     assert a.errors_and_fixes[0].startswith("Still failing: `pytest tests/test_quoted.py`")
@@ -291,13 +437,17 @@ async def test_a_model_handoff_that_contradicts_the_evidence_is_corrected_and_sa
 
 
 def test_importer_marks_are_never_requests() -> None:
-    facts = extract_facts([
-        HumanMessage("Fix the bug"),
-        HumanMessage("<task-notification>done</task-notification>",
-                     additional_kwargs={"not_user": "task_notification"}),
-        HumanMessage("Fix the bug", additional_kwargs={"carried_over_from": "m1"}),
-        HumanMessage("# Fix any errors below, if possible.\n\n## Running: flake8 x.py"),
-    ])
+    facts = extract_facts(
+        [
+            HumanMessage("Fix the bug"),
+            HumanMessage(
+                "<task-notification>done</task-notification>",
+                additional_kwargs={"not_user": "task_notification"},
+            ),
+            HumanMessage("Fix the bug", additional_kwargs={"carried_over_from": "m1"}),
+            HumanMessage("# Fix any errors below, if possible.\n\n## Running: flake8 x.py"),
+        ]
+    )
     assert facts.user_requests == ["Fix the bug"]
 
 
@@ -309,12 +459,23 @@ async def test_the_goal_changes_only_when_the_user_is_quoted_replacing_it() -> N
     messages = [HumanMessage(said), AIMessage("Switching.")]
 
     async def handoff(new_goal: str) -> HandoffArtifact:
-        draft = {"completed_work": ["x"], "remaining_tasks": ["y"],
-                 "current_state_summary": "z", "new_goal": new_goal}
+        draft = {
+            "completed_work": ["x"],
+            "remaining_tasks": ["y"],
+            "current_state_summary": "z",
+            "new_goal": new_goal,
+        }
         model = GenericFakeChatModel(messages=iter([AIMessage(json.dumps(draft))]))
-        result = await generate_handoff(model, messages, previous=previous, session_number=2,
-                                        trigger="auto", utilization=0.8, model_name="m",
-                                        count_tokens=words)
+        result = await generate_handoff(
+            model,
+            messages,
+            previous=previous,
+            session_number=2,
+            trigger="auto",
+            utilization=0.8,
+            model_name="m",
+            count_tokens=words,
+        )
         return result.artifact
 
     assert (await handoff(said)).goal == said
@@ -324,12 +485,12 @@ async def test_the_goal_changes_only_when_the_user_is_quoted_replacing_it() -> N
 
 def test_too_many_omitted_requests_to_list_are_named_by_where_they_end() -> None:
     messages = [f"[1:{n}] request {n} " + "word " * 20 for n in range(1, 401)]
-    fitted, tokens = fit_to_budget(artifact(1, goal="Build it", user_messages=messages), 500,
-                                   words)
+    fitted, tokens = fit_to_budget(artifact(1, goal="Build it", user_messages=messages), 500, words)
     assert tokens <= 500
     marker = fitted.user_messages[0]
     kept = fitted.user_messages[1:]
     from agent_core.handoff.omitted import named_before
+
     up_to = named_before([marker])
     first_kept = int(kept[0].split(":")[1].split("]")[0])
     assert up_to == (1, first_kept - 1)  # every earlier one is named by the rule
@@ -340,8 +501,7 @@ def test_many_long_open_requests_are_cut_shorter_until_the_artifact_fits() -> No
     # Open requests are never dropped; a text cut before is cut again, its note counting both.
     long = "Please do this. " + "log line with details " * 200
     messages = [f"[1:{n} open] {long}{n}" for n in range(1, 31)]
-    fitted, tokens = fit_to_budget(artifact(1, goal="start", user_messages=messages), 1500,
-                                   words)
+    fitted, tokens = fit_to_budget(artifact(1, goal="start", user_messages=messages), 1500, words)
     assert tokens <= 1500 and len(fitted.user_messages) == 30
     first = fitted.user_messages[0]
     assert first.startswith("[1:1 open] Please do this.")
@@ -351,26 +511,49 @@ def test_many_long_open_requests_are_cut_shorter_until_the_artifact_fits() -> No
 
 
 def test_a_session_that_did_not_rewrite_its_todos_still_names_the_todo_under_way() -> None:
-    previous = artifact(1, in_progress=["Todo (2 of 3): Tabs"], open_todos=[
-        Todo(content="Tabs", status="in_progress"), Todo(content="Docs")])
+    previous = artifact(
+        1,
+        in_progress=["Todo (2 of 3): Tabs"],
+        open_todos=[Todo(content="Tabs", status="in_progress"), Todo(content="Docs")],
+    )
     current = artifact(2, in_progress=["Changed since the last completed item: tabs.py"])
     merged = merge_previous(current, previous, todos_recorded=False, replied=False)
-    assert merged.in_progress == ["Todo (1 of 2 open): Tabs",
-                                  "Changed since the last completed item: tabs.py"]
+    assert merged.in_progress == [
+        "Todo (1 of 2 open): Tabs",
+        "Changed since the last completed item: tabs.py",
+    ]
 
 
 async def test_a_model_silent_on_the_changed_files_gets_them_from_the_evidence() -> None:
     # A session that wrote no todo list has no todo line: the evidence lines are still added.
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
-    messages = [HumanMessage("go on"), *[
-        AIMessage("", tool_calls=[{"name": "write_file", "id": "w", "args": {"path": "t.py"}}]),
-        ToolMessage("ok", tool_call_id="w")], *shell("1", "make check", 1)]
-    draft = {"completed_work": ["x"], "in_progress": ["Writing the tests"],
-             "remaining_tasks": ["y"], "current_state_summary": "z"}
+    messages = [
+        HumanMessage("go on"),
+        *[
+            AIMessage("", tool_calls=[{"name": "write_file", "id": "w", "args": {"path": "t.py"}}]),
+            ToolMessage("ok", tool_call_id="w"),
+        ],
+        *shell("1", "make check", 1),
+    ]
+    draft = {
+        "completed_work": ["x"],
+        "in_progress": ["Writing the tests"],
+        "remaining_tasks": ["y"],
+        "current_state_summary": "z",
+    }
     model = GenericFakeChatModel(messages=iter([AIMessage(json.dumps(draft))]))
-    result = await generate_handoff(model, messages, session_number=1, trigger="auto",
-                                    utilization=0.8, model_name="m", count_tokens=words)
+    result = await generate_handoff(
+        model,
+        messages,
+        session_number=1,
+        trigger="auto",
+        utilization=0.8,
+        model_name="m",
+        count_tokens=words,
+    )
     assert result.artifact.in_progress == [
-        "Writing the tests", "Changed since the last completed item: t.py",
-        "Failing: `make check`"]
+        "Writing the tests",
+        "Changed since the last completed item: t.py",
+        "Failing: `make check`",
+    ]

@@ -27,8 +27,14 @@ def test_the_note_lists_each_session_with_its_request() -> None:
     store = InMemoryStore()
     first = store.current_session("t")
     call = {"name": "write_file", "args": {"path": "parser.py", "content": "x"}, "id": "c"}
-    store.append("t", first.id, [NewMessage(role="user", content="Write   the parser"),
-                                 NewMessage(role="assistant", tool_calls=[call])])
+    store.append(
+        "t",
+        first.id,
+        [
+            NewMessage(role="user", content="Write   the parser"),
+            NewMessage(role="assistant", tool_calls=[call]),
+        ],
+    )
     note = history_note(store.sessions("t"), {first.id: store.messages(first.id)})
     assert "- session 1: messages 1-2; first request at message 1: “Write the parser”\n" in note
     assert "parser.py" not in note  # the handoff's file list names each file's sessions
@@ -55,9 +61,15 @@ def _seeded(store: InMemoryStore) -> None:
     rows = [NewMessage(role="user", content=TASK)]
     for n in range(8):
         call = {"name": "run_command", "args": {"command": f"step {n}"}, "id": f"c{n}"}
-        rows += [NewMessage(role="assistant", content=f"step {n}", tool_calls=[call]),
-                 NewMessage(role="tool", content=f"output {n} " + "word " * 150,
-                            tool_call_id=f"c{n}", name="run_command")]
+        rows += [
+            NewMessage(role="assistant", content=f"step {n}", tool_calls=[call]),
+            NewMessage(
+                role="tool",
+                content=f"output {n} " + "word " * 150,
+                tool_call_id=f"c{n}",
+                name="run_command",
+            ),
+        ]
     store.append("t1", session.id, rows)
 
 
@@ -65,8 +77,9 @@ async def test_a_compaction_summary_says_where_its_originals_are() -> None:
     store = InMemoryStore()
     _seeded(store)
     model = FunctionChatModel(fn=lambda messages: AIMessage(content="They ran eight steps."))
-    setup = _with_history(make_setup(store, model=model, model_name=OPUS, window=6000,
-                                     keep_recent_tokens=600))
+    setup = _with_history(
+        make_setup(store, model=model, model_name=OPUS, window=6000, keep_recent_tokens=600)
+    )
     coordinator = SessionCoordinator(setup, estimator=ContextEstimator(OPUS), emit=lambda e: None)
     messages = build_context(store, store.current_session("t1"))
     coordinator.adopt(messages)

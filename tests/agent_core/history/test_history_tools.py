@@ -17,9 +17,16 @@ def _tools(store: InMemoryStore, thread: str):
 
 def _reset(store: InMemoryStore, thread: str, old: str):
     return store.commit_reset(
-        thread, old_session_id=old, trigger="auto", utilization=0.8, model="m",
-        handoff={}, handoff_path="HANDOFF-1.md", handoff_markdown="#",
-        context=[NewMessage(role="handoff", content="handoff text")])
+        thread,
+        old_session_id=old,
+        trigger="auto",
+        utilization=0.8,
+        model="m",
+        handoff={},
+        handoff_path="HANDOFF-1.md",
+        handoff_markdown="#",
+        context=[NewMessage(role="handoff", content="handoff text")],
+    )
 
 
 @pytest.fixture
@@ -27,12 +34,20 @@ def thread() -> tuple[InMemoryStore, str]:
     store = InMemoryStore()
     first = store.current_session("t")
     call = {"name": "run_command", "args": {"command": "pytest -q"}, "id": "c1"}
-    store.append("t", first.id, [
-        NewMessage(role="user", content="Fix the flaky parser test"),
-        NewMessage(role="assistant", content="", tool_calls=[call]),
-        NewMessage(role="tool", content="FAILED test_parser.py::test_quotes - KeyError: 'quux'",
-                   tool_call_id="c1", name="run_command"),
-    ])
+    store.append(
+        "t",
+        first.id,
+        [
+            NewMessage(role="user", content="Fix the flaky parser test"),
+            NewMessage(role="assistant", content="", tool_calls=[call]),
+            NewMessage(
+                role="tool",
+                content="FAILED test_parser.py::test_quotes - KeyError: 'quux'",
+                tool_call_id="c1",
+                name="run_command",
+            ),
+        ],
+    )
     store.add_context_edit(first.id, ContextEdit(kind="compaction", summary="s", upto_seq=3))
     second, _ = _reset(store, "t", first.id)
     store.append("t", second.id, [NewMessage(role="user", content="what was the KeyError?")])
@@ -84,8 +99,11 @@ def test_an_out_of_range_read_says_what_exists(thread) -> None:
 def test_outputs_are_bounded() -> None:
     store = InMemoryStore()
     session = store.current_session("t")
-    store.append("t", session.id, [NewMessage(role="user", content=f"papaya {i} " + "x" * 9_000)
-                                   for i in range(40)])
+    store.append(
+        "t",
+        session.id,
+        [NewMessage(role="user", content=f"papaya {i} " + "x" * 9_000) for i in range(40)],
+    )
     search, read = _tools(store, "t")
     hits = search.invoke({"query": "papaya"})
     assert hits.count("- session 1, message") == MAX_HITS

@@ -32,14 +32,18 @@ def flood(chars: int) -> str:
 def _extra_tool(number: int):
     def lookup(topic: str, depth: int = 1) -> str:
         return f"entry {number} on {topic} at depth {depth}"
+
     return lookup
 
 
 # NOTES_EXTRA_TOOLS=N adds N lookup tools with long descriptions: a server whose tool list
 # alone takes thousands of tokens of the model's context.
 for _number in range(int(os.environ.get("NOTES_EXTRA_TOOLS", "0"))):
-    server.add_tool(_extra_tool(_number), name=f"lookup_{_number}",
-                    description=f"Look up topic {_number} in the notes archive. " * 12)
+    server.add_tool(
+        _extra_tool(_number),
+        name=f"lookup_{_number}",
+        description=f"Look up topic {_number} in the notes archive. " * 12,
+    )
 
 
 if __name__ == "__main__":

@@ -21,9 +21,13 @@ from agent_core.tools.mcp import McpServer, McpToolbox, _problem
 from agent_core.tools.mcp_stderr import REDACT_ENV
 from tests.agent_core.runtime_helpers import collect, make_setup, of_type
 
-NOTES = McpServer(name="notes", transport="stdio", command=sys.executable,
-                  args=(str(Path(__file__).with_name("notes_server.py")),),
-                  secrets={"NOTES_SIGNATURE": "s3cret-sig"})
+NOTES = McpServer(
+    name="notes",
+    transport="stdio",
+    command=sys.executable,
+    args=(str(Path(__file__).with_name("notes_server.py")),),
+    secrets={"NOTES_SIGNATURE": "s3cret-sig"},
+)
 
 
 def _calls_then_reports(tool: str, args: dict) -> FunctionChatModel:
@@ -75,14 +79,23 @@ async def test_a_tool_error_of_the_server_is_an_error_row_not_a_failed_turn() ->
     assert tool_row.meta.get("status") == "error"
 
 
-@pytest.mark.parametrize("command, args, why", [
-    (sys.executable, ("-c", "raise SystemExit(3)"), "could not be used"),
-    ("baton-no-such-mcp-server", (), "could not be used"),
-])
+@pytest.mark.parametrize(
+    "command, args, why",
+    [
+        (sys.executable, ("-c", "raise SystemExit(3)"), "could not be used"),
+        ("baton-no-such-mcp-server", (), "could not be used"),
+    ],
+)
 async def test_a_server_that_fails_to_start_is_a_stored_problem_and_the_turn_answers(
-        command: str, args: tuple[str, ...], why: str) -> None:
-    broken = McpServer(name="broken", transport="stdio", command=command, args=args,
-                       secrets={"TOKEN": "hunter2-secret"})
+    command: str, args: tuple[str, ...], why: str
+) -> None:
+    broken = McpServer(
+        name="broken",
+        transport="stdio",
+        command=command,
+        args=args,
+        secrets={"TOKEN": "hunter2-secret"},
+    )
     offered: set[str] = set()
 
     def answer(messages: list[BaseMessage], **kwargs: object) -> str:
@@ -102,8 +115,9 @@ async def test_a_server_that_fails_to_start_is_a_stored_problem_and_the_turn_ans
     assert why in problem.content
     roles = [r.role for r in setup.store.messages(problem.session_id)]
     assert roles[:3] == ["user", "event", "assistant"]
-    assert [e["data"]["id"] for e in of_type(events, "message")
-            if e["data"]["role"] == "event"] == [problem.id]
+    assert [
+        e["data"]["id"] for e in of_type(events, "message") if e["data"]["role"] == "event"
+    ] == [problem.id]
     assert "hunter2-secret" not in str(events)
     assert not of_type(events, "error") and not of_type(events, "warning")
     assert _rows(setup, "assistant")[-1].content == "answered anyway"
@@ -112,8 +126,12 @@ async def test_a_server_that_fails_to_start_is_a_stored_problem_and_the_turn_ans
 
 
 async def test_a_server_that_does_not_answer_in_time_is_left_out() -> None:
-    silent = McpServer(name="silent", transport="stdio", command=sys.executable,
-                       args=("-c", "import time; time.sleep(60)"))
+    silent = McpServer(
+        name="silent",
+        transport="stdio",
+        command=sys.executable,
+        args=("-c", "import time; time.sleep(60)"),
+    )
 
     load = await McpToolbox(load_timeout=1).load([silent])
 
@@ -121,7 +139,8 @@ async def test_a_server_that_does_not_answer_in_time_is_left_out() -> None:
     assert load.problems == [
         f"MCP server 'silent' ({sys.executable} -c import time; time.sleep(60)) could not be "
         "used: it did not answer within 1 s. Its tools are left out of this turn; an admin can "
-        "fix it on /admin."]
+        "fix it on /admin."
+    ]
 
 
 async def test_tools_are_kept_for_the_cache_time_and_reloaded_after_it_or_on_a_change() -> None:
@@ -149,15 +168,19 @@ async def test_a_flood_of_output_reaches_the_model_as_its_head_and_tail() -> Non
 
 
 async def test_secrets_of_a_failing_server_never_reach_the_chat_or_the_logs(
-        log_redaction: None, caplog: pytest.LogCaptureFixture) -> None:
+    log_redaction: None, caplog: pytest.LogCaptureFixture
+) -> None:
     closed = socket.socket()
     closed.bind(("127.0.0.1", 0))
     port = closed.getsockname()[1]
     closed.close()  # nothing listens there: the connection is refused
     url_token, header = "url-t0ken-9f2c", "Bearer hdr-s3cret-77a1"
-    broken = McpServer(name="docs", transport="http",
-                       url=f"http://127.0.0.1:{port}/mcp?token={url_token}",
-                       secrets={"Authorization": header})
+    broken = McpServer(
+        name="docs",
+        transport="http",
+        url=f"http://127.0.0.1:{port}/mcp?token={url_token}",
+        secrets={"Authorization": header},
+    )
     caplog.set_level(logging.DEBUG)
     setup = _setup([broken], FunctionChatModel(fn=lambda *_, **__: "fine", calls=[]))
 
@@ -184,20 +207,30 @@ def test_a_stdio_server_runs_behind_the_stderr_redactor() -> None:
 
 def test_the_redactor_passes_the_stream_and_redacts_the_servers_stderr() -> None:
     # A careless server: its secret in a log line on stderr, which is the app's log.
-    server = ("import os, sys; print('starting with', os.environ['NOTES_TOKEN'], file=sys.stderr);"
-              "print(sys.stdin.readline().upper(), end=''); sys.exit(3)")
+    server = (
+        "import os, sys; print('starting with', os.environ['NOTES_TOKEN'], file=sys.stderr);"
+        "print(sys.stdin.readline().upper(), end=''); sys.exit(3)"
+    )
     done = subprocess.run(
         [sys.executable, str(Path(mcp_stderr.__file__)), sys.executable, "-c", server],
-        input="ping\n", capture_output=True, text=True, timeout=30,
-        env={**os.environ, "NOTES_TOKEN": "tok-s3cret-42", REDACT_ENV: '["NOTES_TOKEN"]'})
+        input="ping\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "NOTES_TOKEN": "tok-s3cret-42", REDACT_ENV: '["NOTES_TOKEN"]'},
+    )
     assert done.stdout == "PING\n"  # the MCP stream is the server's own stdin and stdout
     assert done.stderr == "starting with [redacted]\n"
     assert done.returncode == 3
 
 
 def test_a_problem_line_redacts_a_secret_the_error_quotes() -> None:
-    server = McpServer(name="notes", transport="stdio", command="notes-server",
-                       secrets={"NOTES_TOKEN": "quoted-s3cret"})
+    server = McpServer(
+        name="notes",
+        transport="stdio",
+        command="notes-server",
+        secrets={"NOTES_TOKEN": "quoted-s3cret"},
+    )
 
     line = _problem(server, RuntimeError("bad token quoted-s3cret in env"), 20)
 
@@ -208,11 +241,20 @@ ARGV_TOKEN = "ghp_argvS3cretToken1234567890"
 
 
 async def test_a_token_on_the_command_line_never_reaches_the_chat_or_the_logs(
-        log_redaction: None, caplog: pytest.LogCaptureFixture) -> None:
+    log_redaction: None, caplog: pytest.LogCaptureFixture
+) -> None:
     # A server that fails at start and says why with its arguments in the message.
-    failing = McpServer(name="gh", transport="stdio", command=sys.executable, args=(
-        "-c", "import sys; sys.exit('refused: ' + ' '.join(sys.argv[1:]))",
-        "--token", ARGV_TOKEN))
+    failing = McpServer(
+        name="gh",
+        transport="stdio",
+        command=sys.executable,
+        args=(
+            "-c",
+            "import sys; sys.exit('refused: ' + ' '.join(sys.argv[1:]))",
+            "--token",
+            ARGV_TOKEN,
+        ),
+    )
     caplog.set_level(logging.DEBUG)
     setup = _setup([failing], FunctionChatModel(fn=lambda *_, **__: "fine", calls=[]))
 
@@ -227,11 +269,24 @@ async def test_a_token_on_the_command_line_never_reaches_the_chat_or_the_logs(
 
 
 def test_the_stderr_redactor_hides_a_token_given_as_an_argument() -> None:
-    server = McpServer(name="gh", transport="stdio", command=sys.executable, args=(
-        "-c", "import sys; print('using', sys.argv[2], file=sys.stderr)", "--token",
-        ARGV_TOKEN))
+    server = McpServer(
+        name="gh",
+        transport="stdio",
+        command=sys.executable,
+        args=(
+            "-c",
+            "import sys; print('using', sys.argv[2], file=sys.stderr)",
+            "--token",
+            ARGV_TOKEN,
+        ),
+    )
     connection = server.connection(call_timeout=5)
-    done = subprocess.run([connection["command"], *connection["args"]], input="",
-                          capture_output=True, text=True, timeout=30,
-                          env={**os.environ, **connection["env"]})
+    done = subprocess.run(
+        [connection["command"], *connection["args"]],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, **connection["env"]},
+    )
     assert done.stderr == "using [redacted]\n"

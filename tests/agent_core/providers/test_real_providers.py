@@ -166,8 +166,10 @@ async def test_a_reset_cycle_over_http_starts_session_2_from_the_handoff(provide
     assert "OLD-SESSION-MARKER" not in first_of_session_2
     # The task reaches session 2 inside the handoff (goal, user messages), not as a message.
     assert first_of_session_2.count(json.dumps(TASK)[1:-1]) == first_of_session_2.count(
-        "## Goal\\n\\n" + TASK) + first_of_session_2.count("- " + TASK) + \
-        first_of_session_2.count("## Next Step\\n\\n" + TASK)
+        "## Goal\\n\\n" + TASK
+    ) + first_of_session_2.count("- " + TASK) + first_of_session_2.count(
+        "## Next Step\\n\\n" + TASK
+    )
     final = [m for m in setup.store.messages(sessions[1].id) if m.role == "assistant"][-1]
     assert final.content == "Session 2: the parser tests pass."
 
@@ -182,7 +184,9 @@ async def test_the_handoff_request_repeats_the_agents_last_request_byte_for_byte
     handoff_index = next(i for i, b in enumerate(server.requests) if is_appended_handoff(b))
     agent, handoff = server.requests[handoff_index - 1], server.requests[handoff_index]
     assert not is_handoff(agent)
-    assert handoff.get("tools") == agent.get("tools") and handoff.get("system") == agent.get("system")
+    assert handoff.get("tools") == agent.get("tools") and handoff.get("system") == agent.get(
+        "system"
+    )
     prefix = agent["messages"]
     assert json.dumps(handoff["messages"][: len(prefix)]) == json.dumps(prefix)
     assert len(handoff["messages"]) > len(prefix)
@@ -320,7 +324,9 @@ async def test_a_malformed_stream_is_a_clear_error_and_leaves_the_thread_consist
         # Nothing of the reply is kept; the failure is, as a marker saying why.
         rows = setup.store.messages(session.id)
         assert [(r.role, r.meta.get("event")) for r in rows] == [
-            ("user", None), ("event", "turn_failed")]
+            ("user", None),
+            ("event", "turn_failed"),
+        ]
         assert error["data"]["message"] in rows[1].content
         assert not setup.store.pending("t1")
         events = await run(setup, "try again")
@@ -399,8 +405,10 @@ async def test_another_process_is_calibrated_by_the_usage_stored_on_replies(prov
     # (or after a restart) must not start from an uncalibrated guess.
     def script(body: dict, index: int) -> Reply:
         if provider.tool_results(body) == 0:
-            return Reply(tool_calls=[("write_file", {"path": "a.py", "content": "x = 1\n"})],
-                         input_tokens=5000)
+            return Reply(
+                tool_calls=[("write_file", {"path": "a.py", "content": "x = 1\n"})],
+                input_tokens=5000,
+            )
         return Reply(text="Wrote a.py", input_tokens=5400)
 
     with provider.server(script) as server:
@@ -498,7 +506,9 @@ async def test_a_key_in_the_base_url_reaches_no_event_error_or_log(log_redaction
         f"m @ {host} returned an error (400): no route for http://127.0.0.1/v1 ([redacted])"
     )
     assert URL_KEY not in json.dumps(events)
-    [request_line] = [r.getMessage() for r in caplog.records if r.getMessage().startswith("HTTP Request")]
+    [request_line] = [
+        r.getMessage() for r in caplog.records if r.getMessage().startswith("HTTP Request")
+    ]
     assert request_line.startswith(f"HTTP Request: POST http://{host}/v1")
     assert "api_key=[redacted]" in request_line
     assert URL_KEY not in caplog.text

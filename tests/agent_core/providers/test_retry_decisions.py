@@ -32,28 +32,35 @@ class Scripted(BaseChatModel):
     def _llm_type(self) -> str:
         return "scripted"
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         self.calls += 1
         if self.calls <= self.failures:
             raise Busy("overloaded")
         return ChatResult(generations=[ChatGeneration(message=AIMessage("done"))])
 
-    def _stream(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+    def _stream(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Iterator[ChatGenerationChunk]:
         self.calls += 1
         for n in range(self.chunks_before_failing):
             yield ChatGenerationChunk(message=AIMessageChunk(f"part {n} "))
         if self.calls <= self.failures:
             raise Busy("overloaded")
-        yield ChatGenerationChunk(message=AIMessageChunk("done", response_metadata={
-            "finish_reason": "stop"}))
+        yield ChatGenerationChunk(
+            message=AIMessageChunk("done", response_metadata={"finish_reason": "stop"})
+        )
 
 
 def _wrapped(inner: Scripted, warnings: list[str], attempts: int = 3) -> ProviderErrorMapping:
-    return ProviderErrorMapping(inner=inner, provider="openai", label="openai:test",
-                                retry=RetryPolicy(attempts=attempts, base_delay=0.0),
-                                on_warning=warnings.append)
+    return ProviderErrorMapping(
+        inner=inner,
+        provider="openai",
+        label="openai:test",
+        retry=RetryPolicy(attempts=attempts, base_delay=0.0),
+        on_warning=warnings.append,
+    )
 
 
 def test_a_busy_call_is_asked_again_with_a_warning_before_each_wait() -> None:

@@ -22,8 +22,9 @@ from tests.shared_data import REPO_ROOT
 
 def _thread_file(tmp_path: Path, requests: int = 6) -> Path:
     path = tmp_path / "thread.json"
-    path.write_text(json.dumps(_thread([f"request {n}" for n in range(requests)])),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(_thread([f"request {n}" for n in range(requests)])), encoding="utf-8"
+    )
     return path
 
 
@@ -31,9 +32,14 @@ _REPLAY = ("replay", "--model", "anthropic:claude-sonnet-4-5", "--window", "4000
 
 
 def test_in_a_pipe_stdout_is_only_json_lines_and_stderr_is_empty(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "agent_core", _REPLAY[0],
-                           str(_thread_file(tmp_path)), *_REPLAY[1:]],
-                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_core", _REPLAY[0], str(_thread_file(tmp_path)), *_REPLAY[1:]],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert events[-1]["event"] == "summary" and events[-1]["resets"] >= 1
     assert done.stderr == ""
@@ -42,9 +48,13 @@ def test_in_a_pipe_stdout_is_only_json_lines_and_stderr_is_empty(tmp_path: Path)
 def test_on_a_terminal_stderr_shows_a_progress_bar_and_stdout_stays_json(tmp_path: Path) -> None:
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 100 columns
-    process = subprocess.Popen([sys.executable, "-m", "agent_core", _REPLAY[0],
-                                str(_thread_file(tmp_path)), *_REPLAY[1:]],
-                               cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=follower, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agent_core", _REPLAY[0], str(_thread_file(tmp_path)), *_REPLAY[1:]],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        text=True,
+    )
     os.close(follower)
     terminal = bytearray()
 
@@ -74,9 +84,23 @@ def test_on_a_terminal_stderr_shows_a_progress_bar_and_stdout_stays_json(tmp_pat
 
 def test_report_draws_the_context_and_marks_every_reset(tmp_path: Path) -> None:
     report = tmp_path / "out.html"
-    done = subprocess.run([sys.executable, "-m", "agent_core", _REPLAY[0],
-                           str(_thread_file(tmp_path)), *_REPLAY[1:], "--report", str(report)],
-                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent_core",
+            _REPLAY[0],
+            str(_thread_file(tmp_path)),
+            *_REPLAY[1:],
+            "--report",
+            str(report),
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     resets = [e for e in map(json.loads, done.stdout.splitlines()) if e["event"] == "reset"]
     html = report.read_text(encoding="utf-8")
     path = re.search(r'<path class="tokens" d="([^"]+)"', html).group(1)
@@ -89,12 +113,16 @@ def test_report_draws_the_context_and_marks_every_reset(tmp_path: Path) -> None:
 
 
 def _replay_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "agent_core", "replay", *args], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "agent_core", "replay", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
-def test_replay_masks_first_as_the_app_does_and_the_report_marks_each_mask(
-        tmp_path: Path) -> None:
+def test_replay_masks_first_as_the_app_does_and_the_report_marks_each_mask(tmp_path: Path) -> None:
     thread, report = str(_thread_file(tmp_path)), tmp_path / "out.html"
     common = ("--model", "anthropic:claude-sonnet-4-5", "--window", "8000", "--keep-recent", "800")
     done = _replay_cli(thread, *common, "--report", str(report))
@@ -121,8 +149,7 @@ def test_replay_masks_first_as_the_app_does_and_the_report_marks_each_mask(
 
 
 def test_a_mask_threshold_at_or_above_the_compact_threshold_is_refused(tmp_path: Path) -> None:
-    done = _replay_cli(str(_thread_file(tmp_path)), "--model", "gpt-4o",
-                       "--mask-threshold", "0.6")
+    done = _replay_cli(str(_thread_file(tmp_path)), "--model", "gpt-4o", "--mask-threshold", "0.6")
     assert done.returncode == 2 and done.stdout == ""
     assert "mask threshold (60%) must be below the compact threshold (50%)" in done.stderr
     typo = _replay_cli(str(_thread_file(tmp_path)), "--model", "gpt-4o", "--mask-threshold", "x")
@@ -132,21 +159,32 @@ def test_a_mask_threshold_at_or_above_the_compact_threshold_is_refused(tmp_path:
 def test_import_writes_openai_chat_that_reads_back_the_same(tmp_path: Path) -> None:
     source = _thread_file(tmp_path, requests=2)
     out = tmp_path / "exported.json"
-    done = subprocess.run([sys.executable, "-m", "agent_core", "import", str(source),
-                           "-o", str(out)], cwd=REPO_ROOT, capture_output=True, text=True,
-                          timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_core", "import", str(source), "-o", str(out)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     summary = json.loads(done.stdout)
-    assert summary["tool_calls"] == 6 and summary["roles"] == {
-        "assistant": 8, "tool": 6, "user": 2}
+    assert summary["tool_calls"] == 6 and summary["roles"] == {"assistant": 8, "tool": 6, "user": 2}
     original, back = load_transcript(source), load_transcript(out, format="openai")
     assert [(type(m), m.content, getattr(m, "tool_calls", None)) for m in back.messages] == [
-        (type(m), m.content, getattr(m, "tool_calls", None)) for m in original.messages]
+        (type(m), m.content, getattr(m, "tool_calls", None)) for m in original.messages
+    ]
     assert back.metadata["source_format"] == "openai"
 
 
 def test_the_baton_script_runs_the_same_cli(tmp_path: Path) -> None:
     env = {**os.environ, "BATON_PYTHON": sys.executable}
-    done = subprocess.run([str(REPO_ROOT / "scripts" / "baton"), "import",
-                           str(_thread_file(tmp_path, requests=1))], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [str(REPO_ROOT / "scripts" / "baton"), "import", str(_thread_file(tmp_path, requests=1))],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert json.loads(done.stdout)["messages"] == 8  # a request, 3 calls and results, a reply

@@ -14,8 +14,14 @@ from tests.shared_data import REPO_ROOT, eval_path
 
 
 def _cli(*args: str) -> list[dict]:
-    done = subprocess.run([sys.executable, "-m", "agent_core", "replay", *args], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_core", "replay", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
@@ -36,14 +42,16 @@ def test_aider_log_resets_with_calibrated_utilization_and_grounded_handoffs() ->
     def carried(e) -> int:
         items = e["handoff"]["user_messages"]
         return sum(int(i.split()[1]) if i.startswith("(omitted: ") else 1 for i in items)
+
     counts = [carried(e) for e in resets]
     assert counts == sorted(counts) and counts[-1] > counts[0]
     # aider answers every request in its reply: nothing is claimed to be under way unless an
     # answer is missing, and the next step never repeats a request.
     for e in resets:
         handoff = e["handoff"]
-        open_ = [m for m in handoff["user_messages"] if m.startswith("[") and "open" in
-                 m.split("]")[0]]
+        open_ = [
+            m for m in handoff["user_messages"] if m.startswith("[") and "open" in m.split("]")[0]
+        ]
         assert bool(handoff["in_progress"]) == bool(open_), handoff["in_progress"]
         assert handoff["next_step"] not in handoff["user_messages"] + [handoff["goal"]]
 
@@ -55,10 +63,16 @@ def test_each_aider_handoff_lists_the_edits_of_its_own_session() -> None:
     from agent_core.transcripts import load_transcript
 
     log = eval_path("aider-chat-history", "chat-history.md")
-    edits = [(e["message_index"], e["path"]) for e in load_transcript(log).metadata["events"]
-             if e["kind"] == "applied_edit"]
-    resets = [e for e in replay(str(log), model="anthropic:claude-sonnet-4-6", window=32000)
-              if e["event"] == "reset"]
+    edits = [
+        (e["message_index"], e["path"])
+        for e in load_transcript(log).metadata["events"]
+        if e["kind"] == "applied_edit"
+    ]
+    resets = [
+        e
+        for e in replay(str(log), model="anthropic:claude-sonnet-4-6", window=32000)
+        if e["event"] == "reset"
+    ]
     assert len(resets) >= 20
     previous = -1
     for reset in resets:
@@ -82,8 +96,11 @@ def test_opus_class_models_compact_instead_of_resetting() -> None:
 
 
 def test_claude_code_session_replays(tmp_path: Path) -> None:
-    traj = next(eval_path("swe-agent-trajectories", "files", "trajectories", "demonstrations")
-                .glob("*function_calling_replace__install-1/*.traj"))
+    traj = next(
+        eval_path("swe-agent-trajectories", "files", "trajectories", "demonstrations").glob(
+            "*function_calling_replace__install-1/*.traj"
+        )
+    )
     session = tmp_path / "session.jsonl"
     records = convert(json.loads(traj.read_text(encoding="utf-8")))
     session.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
@@ -97,8 +114,13 @@ def test_claude_code_session_replays(tmp_path: Path) -> None:
 def test_a_malformed_file_is_a_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "broken.jsonl"
     bad.write_text('{"type": "user", "message": {"role": "user", "content": "hi"}}\n{oops\n')
-    done = subprocess.run([sys.executable, "-m", "agent_core", "replay", str(bad), "--model", "gpt-4o"],
-                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_core", "replay", str(bad), "--model", "gpt-4o"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert "broken.jsonl:2:" in done.stderr and "invalid JSON" in done.stderr
 
@@ -110,35 +132,66 @@ def _thread(requests: list[str]) -> list[dict]:
         messages.append({"role": "user", "content": request})
         for step in range(3):
             call = f"c{n}_{step}"
-            messages.append({"role": "assistant", "content": "", "tool_calls": [{
-                "id": call, "type": "function", "function": {
-                    "name": "write_file",
-                    "arguments": json.dumps({"path": f"src/m{n}_{step}.py",
-                                             "content": "x = 1\n" * 200})}}]})
-            messages.append({"role": "tool", "tool_call_id": call,
-                             "content": f"wrote src/m{n}_{step}.py\n" + "ok " * 400})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {
+                            "id": call,
+                            "type": "function",
+                            "function": {
+                                "name": "write_file",
+                                "arguments": json.dumps(
+                                    {"path": f"src/m{n}_{step}.py", "content": "x = 1\n" * 200}
+                                ),
+                            },
+                        }
+                    ],
+                }
+            )
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call,
+                    "content": f"wrote src/m{n}_{step}.py\n" + "ok " * 400,
+                }
+            )
         messages.append({"role": "assistant", "content": f"Done with request {n}."})
     return messages
 
 
 @pytest.mark.parametrize("writer", ["facts", "simulator"])
 def test_after_ten_chained_resets_the_goal_constraints_and_every_request_remain(
-        tmp_path: Path, writer: str) -> None:
+    tmp_path: Path, writer: str
+) -> None:
     from agent_core.handoff.user_text import same_request
     from agent_core.replay.run import replay
 
     goal = "Build a CSV importer for invoices. Never use pandas; keep everything in importer/."
-    requests = [goal] + [f"Request {n}: also support format {n} and add its test."
-                         for n in range(1, 14)]
+    requests = [goal] + [
+        f"Request {n}: also support format {n} and add its test." for n in range(1, 14)
+    ]
     path = tmp_path / "thread.json"
     path.write_text(json.dumps({"messages": _thread(requests)}), encoding="utf-8")
-    resets = [e for e in replay(str(path), model="gpt-4o", window=6000, strategy="reset",
-                                handoff_model=writer) if e["event"] == "reset"]
+    resets = [
+        e
+        for e in replay(
+            str(path), model="gpt-4o", window=6000, strategy="reset", handoff_model=writer
+        )
+        if e["event"] == "reset"
+    ]
     assert len(resets) >= 10
     tenth = resets[9]["handoff"]
-    seen = [r for r in requests if any(
-        r in m["content"] for m in _thread(requests)[: resets[9]["message_index"]]
-        if m["role"] == "user")]
+    seen = [
+        r
+        for r in requests
+        if any(
+            r in m["content"]
+            for m in _thread(requests)[: resets[9]["message_index"]]
+            if m["role"] == "user"
+        )
+    ]
     assert len(seen) >= 5
     assert tenth["goal"] == goal
     # The rule is in the goal, verbatim: it is not said a second time as a constraint.

@@ -26,8 +26,13 @@ from agent_core.transcripts import Transcript
 from tests.agent_core.runtime_helpers import collect
 
 MODEL = "anthropic:claude-opus-4-1"  # compact family: auto masks, compacts, then resets
-REQUESTS = ["Build a CSV parser for invoices", "Now handle quoted fields", "Add dates",
-            "And currencies", "And totals"]
+REQUESTS = [
+    "Build a CSV parser for invoices",
+    "Now handle quoted fields",
+    "Add dates",
+    "And currencies",
+    "And totals",
+]
 STEPS = 6  # file reads per request, each after a paragraph of reasoning
 # (request, step) whose reasoning is long: the recent part a compaction keeps is then too
 # large to get below the reset threshold, so auto resets instead.
@@ -44,13 +49,25 @@ def _agent() -> FunctionChatModel:
         for step in range(STEPS):
             n = len(script)
             words = 40 * (25 if (request, step) in LONG else 1)
-            script.append(AIMessage(
-                content=f"Step {n}: " + "reading the module to see how it parses rows " * words,
-                tool_calls=[{"name": "read_file", "args": {"path": f"src/mod{n % 9}.py"},
-                             "id": f"call{n}"}]))
+            script.append(
+                AIMessage(
+                    content=f"Step {n}: " + "reading the module to see how it parses rows " * words,
+                    tool_calls=[
+                        {
+                            "name": "read_file",
+                            "args": {"path": f"src/mod{n % 9}.py"},
+                            "id": f"call{n}",
+                        }
+                    ],
+                )
+            )
         summary = "Here is what changed in the parser and why. " * 300
-        script.append(AIMessage(content=f"Done with request {request}. "
-                                        + (summary if request == LONG_ANSWER else "")))
+        script.append(
+            AIMessage(
+                content=f"Done with request {request}. "
+                + (summary if request == LONG_ANSWER else "")
+            )
+        )
 
     def answer(messages, **_):
         if isinstance(messages[0], SystemMessage) and messages[0].content == COMPACTION_PROMPT:
@@ -86,13 +103,21 @@ def _live_decisions(store: InMemoryStore) -> tuple[list[tuple[str, int]], list, 
 async def test_replay_and_a_live_run_make_the_same_mask_compact_reset_decisions() -> None:
     store = InMemoryStore()
     for n in range(9):
-        store.write_file("t1", f"src/mod{n}.py", "\n".join(
-            f"def parse_{n}_{i}(row): return row.split(',')[{i}]" for i in range(40)))
-    setup = TurnSetup(store=store, thread_id="t1", model=_agent(), model_name=MODEL,
-                      policy=make_policy(window_override=6000, keep_recent_tokens=600),
-                      system_prompt="You are a careful coding agent.",
-                      tools=make_tools(store, "t1"),
-                      handoff_model=FunctionChatModel(fn=_no_handoff_model, calls=[]))
+        store.write_file(
+            "t1",
+            f"src/mod{n}.py",
+            "\n".join(f"def parse_{n}_{i}(row): return row.split(',')[{i}]" for i in range(40)),
+        )
+    setup = TurnSetup(
+        store=store,
+        thread_id="t1",
+        model=_agent(),
+        model_name=MODEL,
+        policy=make_policy(window_override=6000, keep_recent_tokens=600),
+        system_prompt="You are a careful coding agent.",
+        tools=make_tools(store, "t1"),
+        handoff_model=FunctionChatModel(fn=_no_handoff_model, calls=[]),
+    )
     runner = ThreadRunner()
     for request in REQUESTS:
         await collect(runner.submit(setup, request))
@@ -100,9 +125,17 @@ async def test_replay_and_a_live_run_make_the_same_mask_compact_reset_decisions(
     live, conversation, carried = _live_decisions(store)
     transcript = Transcript(format="openai", messages=to_langchain(conversation))
     # A replay is synchronous (the app runs it in a worker thread).
-    events = await asyncio.to_thread(lambda: list(replay_transcript(
-        transcript, model=MODEL, policy=setup.policy, system_prompt=setup.system_prompt,
-        tools=setup.tools)))
+    events = await asyncio.to_thread(
+        lambda: list(
+            replay_transcript(
+                transcript,
+                model=MODEL,
+                policy=setup.policy,
+                system_prompt=setup.system_prompt,
+                tools=setup.tools,
+            )
+        )
+    )
     replayed = [(e["event"], e["message_index"] + 1) for e in events if e["event"] != "summary"]
 
     # The fixture reaches every kind of decision, and a reset that carries a request over.
@@ -111,4 +144,5 @@ async def test_replay_and_a_live_run_make_the_same_mask_compact_reset_decisions(
     assert replayed == live
     summary = events[-1]
     assert (summary["masks"], summary["compactions"], summary["resets"]) == tuple(
-        sum(kind == k for kind, _ in live) for k in ("mask", "compaction", "reset"))
+        sum(kind == k for kind, _ in live) for k in ("mask", "compaction", "reset")
+    )

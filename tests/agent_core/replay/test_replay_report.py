@@ -9,13 +9,24 @@ HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
 
 def _page() -> str:
-    steps = [ReplayStep(message_index=i, total=30, tokens=150 * i, window=4000, session=1)
-             for i in range(30)]
+    steps = [
+        ReplayStep(message_index=i, total=30, tokens=150 * i, window=4000, session=1)
+        for i in range(30)
+    ]
     events = [
         {"event": "summary", "format": "openai", "messages": 30, "model": HOSTILE, "resets": 1},
-        {"event": "reset", "message_index": 25, "utilization": 0.81, "basis": "exact",
-         "session_number": 2, "handoff": {"goal": HOSTILE, "files_modified": [{"path": HOSTILE}],
-                                          "key_decisions": [HOSTILE] * 10}},
+        {
+            "event": "reset",
+            "message_index": 25,
+            "utilization": 0.81,
+            "basis": "exact",
+            "session_number": 2,
+            "handoff": {
+                "goal": HOSTILE,
+                "files_modified": [{"path": HOSTILE}],
+                "key_decisions": [HOSTILE] * 10,
+            },
+        },
     ]
     return render_report(HOSTILE, steps, events)
 

@@ -41,10 +41,16 @@ async def test_every_model_call_stores_the_utilization_it_was_sent_at() -> None:
     assert all(0 < f < 1.2 for f in fractions)
     assert all(sample["window"] == 2500 for _, sample in samples)
     # The context falls back after a reset: the first call of session 2 is below the last of 1.
-    first_of_two = next(f for (row, _), f in zip(samples, fractions, strict=True)
-                        if row.session_id == setup.store.sessions("t1")[1].id)
-    last_of_one = [f for (row, _), f in zip(samples, fractions, strict=True)
-                   if row.session_id == setup.store.sessions("t1")[0].id][-1]
+    first_of_two = next(
+        f
+        for (row, _), f in zip(samples, fractions, strict=True)
+        if row.session_id == setup.store.sessions("t1")[1].id
+    )
+    last_of_one = [
+        f
+        for (row, _), f in zip(samples, fractions, strict=True)
+        if row.session_id == setup.store.sessions("t1")[0].id
+    ][-1]
     assert first_of_two < last_of_one
 
 
@@ -91,8 +97,9 @@ async def test_not_yet_skips_exactly_one_automatic_reset() -> None:
     assert skipped[0].meta["action"] == "reset"
     # The reset came one model call later, at a fuller context, and only once was skipped.
     assert second.trigger == "auto" and second.utilization > first_reset
-    assert any(e["type"] == "message" and e["data"]["meta"].get("event") == "deferred"
-               for e in events)
+    assert any(
+        e["type"] == "message" and e["data"]["meta"].get("event") == "deferred" for e in events
+    )
 
 
 async def test_compact_now_compacts_below_every_threshold() -> None:
@@ -103,8 +110,10 @@ async def test_compact_now_compacts_below_every_threshold() -> None:
     assert "compaction" not in kinds
     events = await collect(ThreadRunner().compact_now(setup))
     assert of_type(events, "compaction")
-    assert events[-1] == {"type": "compact", "data": {
-        "status": "done", "message": "Compacted the earlier part of this session"}}
+    assert events[-1] == {
+        "type": "compact",
+        "data": {"status": "done", "message": "Compacted the earlier part of this session"},
+    }
     assert [e.kind for e in setup.store.context_edits(session.id)] == [*kinds, "compaction"]
 
 
@@ -130,8 +139,12 @@ async def test_a_reviewed_handoff_is_what_the_next_session_sees() -> None:
     assert of_type(events, "queued")[-1]["data"]["content"] == "Also handle semicolons"
     assert [p.content for p in setup.store.pending("t1")] == ["Also handle semicolons"]
 
-    edited = waiting.model_copy(update={"next_step": "Write the EDITED-NEXT-STEP test first",
-                                        "constraints": [*waiting.constraints, "No pandas"]})
+    edited = waiting.model_copy(
+        update={
+            "next_step": "Write the EDITED-NEXT-STEP test first",
+            "constraints": [*waiting.constraints, "No pandas"],
+        }
+    )
     resolve_review(setup.store, "t1", edited=edited)
     seen: list = []
 
@@ -168,6 +181,7 @@ async def test_a_discarded_handoff_leaves_the_session_without_it() -> None:
     resolve_review(setup.store, "t1", edited=None, discard=True)
     seen: list = []
     model = FunctionChatModel(fn=lambda messages, **_: seen.append(messages) or "ok", calls=[])
-    await collect(runner.drain(dataclasses.replace(setup, model=model), cancel=asyncio.Event(),
-                               resume=True))
+    await collect(
+        runner.drain(dataclasses.replace(setup, model=model), cancel=asyncio.Event(), resume=True)
+    )
     assert seen and not any("<handoff-context>" in str(m.content) for m in seen[0])

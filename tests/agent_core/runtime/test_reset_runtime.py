@@ -35,7 +35,11 @@ async def test_events_follow_the_protocol_order() -> None:
     complete = of_type(events, "context_reset", "reset_complete")[0]["data"]
     assert complete["session_number"] == 2
     assert complete["old_session_id"] != complete["new_session_id"]
-    assert set(complete["handoff"]) >= {"completed_work", "remaining_tasks", "current_state_summary"}
+    assert set(complete["handoff"]) >= {
+        "completed_work",
+        "remaining_tasks",
+        "current_state_summary",
+    }
 
 
 async def test_below_threshold_nothing_happens() -> None:
@@ -83,7 +87,9 @@ async def test_plan_file_is_kept_across_every_reset() -> None:
     sessions = store.sessions("t1")
     assert len(sessions) >= 3
     for session in sessions[1:]:
-        assert any(r.role == "pinned" and "PLAN.md" in r.content for r in store.messages(session.id))
+        assert any(
+            r.role == "pinned" and "PLAN.md" in r.content for r in store.messages(session.id)
+        )
 
 
 async def test_consecutive_resets_chain_their_artifacts() -> None:
@@ -110,7 +116,9 @@ async def test_a_message_sent_during_a_reset_is_delivered_first_in_the_new_sessi
     simulator = SimulatorChatModel()
 
     def slow_handoff(messages, **kwargs):
-        return simulator.invoke(messages, **{k: v for k, v in kwargs.items() if k in ("tools", "tool_choice")})
+        return simulator.invoke(
+            messages, **{k: v for k, v in kwargs.items() if k in ("tools", "tool_choice")}
+        )
 
     handoff_model = FunctionChatModel(fn=slow_handoff, calls=[], gate=gate, entered=started)
     store = InMemoryStore()
@@ -129,8 +137,12 @@ async def test_a_message_sent_during_a_reset_is_delivered_first_in_the_new_sessi
     assert users[0].content == "Also add a --strict flag"
     first_conversation_row = next(r for r in new_rows if r.role not in ("handoff", "pinned"))
     assert first_conversation_row.content == "Also add a --strict flag"
-    everywhere = [m for s in store.sessions("t1") for m in store.messages(s.id)
-                  if m.role == "user" and m.content == "Also add a --strict flag"]
+    everywhere = [
+        m
+        for s in store.sessions("t1")
+        for m in store.messages(s.id)
+        if m.role == "user" and m.content == "Also add a --strict flag"
+    ]
     assert len(everywhere) == 1
     assert store.pending("t1") == []
 
@@ -191,7 +203,9 @@ async def test_user_text_is_never_lost_even_mid_session() -> None:
     await run(setup, "Second request")
     rows = [m for s in setup.store.sessions("t1") for m in setup.store.messages(s.id)]
     assert [m.content for m in rows if m.role == "user"] == ["First request", "Second request"]
-    assert isinstance(build_context(setup.store, setup.store.current_session("t1"))[0], HumanMessage)
+    assert isinstance(
+        build_context(setup.store, setup.store.current_session("t1"))[0], HumanMessage
+    )
 
 
 async def test_a_request_that_fills_the_context_is_answered_in_the_next_session() -> None:
@@ -203,8 +217,13 @@ async def test_a_request_that_fills_the_context_is_answered_in_the_next_session(
         return "Noted."
 
     model = FunctionChatModel(fn=answer, calls=[])
-    setup = make_setup(store, window=4000, model=model, context_strategy="reset",
-                       handoff_model=FunctionChatModel(fn=lambda m, **k: "", calls=[]))
+    setup = make_setup(
+        store,
+        window=4000,
+        model=model,
+        context_strategy="reset",
+        handoff_model=FunctionChatModel(fn=lambda m, **k: "", calls=[]),
+    )
     await run(setup, "First: keep the parser in parser.py.")
     await run(setup, "Second: tests go in tests/.")
     request = ("Now add a --strict flag. " + "Here is the log you asked for. " * 420).strip()
@@ -232,8 +251,13 @@ async def test_the_carried_request_is_delivered_once_and_counted_once_in_later_h
 
     store = InMemoryStore()
     model = FunctionChatModel(fn=lambda messages, **kwargs: "Noted.", calls=[])
-    setup = make_setup(store, window=4000, model=model, context_strategy="reset",
-                       handoff_model=FunctionChatModel(fn=lambda m, **k: NOTE, calls=[]))
+    setup = make_setup(
+        store,
+        window=4000,
+        model=model,
+        context_strategy="reset",
+        handoff_model=FunctionChatModel(fn=lambda m, **k: NOTE, calls=[]),
+    )
     await run(setup, "First: keep the parser in parser.py.")
     await run(setup, "Second: tests go in tests/.")
     request = ("Now add a --strict flag. " + "Here is the log you asked for. " * 420).strip()

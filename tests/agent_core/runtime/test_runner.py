@@ -56,7 +56,9 @@ async def _stopped_while_it_waits_for_the_lock(setup, runner, start) -> None:  #
 
 
 @pytest.mark.parametrize("kind", ["drain", "rerun"])
-async def test_a_run_stopped_while_it_waits_for_the_turn_lock_gives_the_lock_back(kind: str) -> None:
+async def test_a_run_stopped_while_it_waits_for_the_turn_lock_gives_the_lock_back(
+    kind: str,
+) -> None:
     setup = make_setup()
     runner = ThreadRunner()
     setup.store.enqueue_pending(setup.thread_id, "hi")
@@ -77,9 +79,12 @@ async def test_turns_run_one_after_another_while_messages_keep_coming() -> None:
     queued = await collect(runner.submit(setup, "now add tests"))
     events = await first
     assert [e["type"] for e in queued][-1] == "queued"
-    users = [m.content for session in setup.store.sessions(setup.thread_id)
-             for m in setup.store.messages(session.id)
-             if m.role == "user" and "pending_id" in m.meta]
+    users = [
+        m.content
+        for session in setup.store.sessions(setup.thread_id)
+        for m in setup.store.messages(session.id)
+        if m.role == "user" and "pending_id" in m.meta
+    ]
     assert users == ["build a CSV parser", "now add tests"]
     assert of_type(events, "done") and not setup.store.pending(setup.thread_id)
 
@@ -105,8 +110,12 @@ async def test_a_new_turn_is_queued_locked_and_opened_in_one_trip_off_the_loop()
         if trips_before_first_output is None and isinstance(event, TokenEvent | MessageEvent):
             trips_before_first_output = len(executor.calls)
     assert trips_before_first_output == 1
-    users = [m.content for session in setup.store.sessions(setup.thread_id)
-             for m in setup.store.messages(session.id) if m.role == "user" and "pending_id" in m.meta]
+    users = [
+        m.content
+        for session in setup.store.sessions(setup.thread_id)
+        for m in setup.store.messages(session.id)
+        if m.role == "user" and "pending_id" in m.meta
+    ]
     assert users == ["build a CSV parser"]
 
 

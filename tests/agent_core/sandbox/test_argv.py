@@ -4,10 +4,19 @@ from agent_core.sandbox.argv import HOLDER, HostPath, bwrap_argv, sandbox_env
 
 
 def _argv(**overrides):
-    options = {"command": "true", "env": sandbox_env(), "workspace_bytes": 1_000_000,
-               "system": [HostPath("/usr"), HostPath("/bin", link_target="usr/bin")]}
-    return bwrap_argv("bwrap", prlimit="/usr/bin/prlimit", tar="/usr/bin/tar", processes=64,
-                      **{**options, **overrides})
+    options = {
+        "command": "true",
+        "env": sandbox_env(),
+        "workspace_bytes": 1_000_000,
+        "system": [HostPath("/usr"), HostPath("/bin", link_target="usr/bin")],
+    }
+    return bwrap_argv(
+        "bwrap",
+        prlimit="/usr/bin/prlimit",
+        tar="/usr/bin/tar",
+        processes=64,
+        **{**options, **overrides},
+    )
 
 
 def test_the_network_is_unshared_unless_allowed() -> None:
@@ -36,5 +45,15 @@ def test_the_app_environment_does_not_leak_in() -> None:
 def test_the_command_runs_under_the_holder_as_pid_one_with_the_process_limit() -> None:
     argv = _argv(command="make test")
     assert "--as-pid-1" in argv
-    assert argv[-10:] == ["--", "/usr/bin/prlimit", "--nproc=64:64", "--", "/bin/sh", "-c",
-                          HOLDER, "baton-sandbox", "make test", "/usr/bin/tar"]
+    assert argv[-10:] == [
+        "--",
+        "/usr/bin/prlimit",
+        "--nproc=64:64",
+        "--",
+        "/bin/sh",
+        "-c",
+        HOLDER,
+        "baton-sandbox",
+        "make test",
+        "/usr/bin/tar",
+    ]

@@ -5,8 +5,11 @@ from agent_core.sandbox.changes import MAX_NOTES, Entry, workspace_changes
 
 def test_new_changed_and_deleted_files_are_found_and_unchanged_ones_left_alone() -> None:
     before = {"same.py": "x", "changed.py": "v1", "gone.py": "bye"}
-    after = {"same.py": Entry("text", "x"), "changed.py": Entry("text", "v2"),
-             "new/file.txt": Entry("text", "hi")}
+    after = {
+        "same.py": Entry("text", "x"),
+        "changed.py": Entry("text", "v2"),
+        "new/file.txt": Entry("text", "hi"),
+    }
     changes = workspace_changes(before, after)
     assert changes.written == {"changed.py": "v2", "new/file.txt": "hi"}
     assert changes.deleted == ("gone.py",)
@@ -23,8 +26,10 @@ def test_binary_and_oversized_files_are_skipped_with_a_note() -> None:
     after = {"img.png": Entry("binary", size=10), "big.log": Entry("too_large", size=9)}
     changes = workspace_changes({}, after, limit=8)
     assert not changes
-    assert changes.skipped == ("big.log is larger than the 8 bytes the workspace keeps",
-                               "img.png is not UTF-8 text")
+    assert changes.skipped == (
+        "big.log is larger than the 8 bytes the workspace keeps",
+        "img.png is not UTF-8 text",
+    )
 
 
 def test_a_path_the_store_cannot_hold_is_skipped() -> None:
@@ -33,11 +38,14 @@ def test_a_path_the_store_cannot_hold_is_skipped() -> None:
 
 
 def test_a_name_that_would_leave_a_windows_folder_is_not_written_back() -> None:
-    changes = workspace_changes({}, {"..\\..\\evil.txt": Entry("text", "x"),
-                                     "ok.txt": Entry("text", "y")})
+    changes = workspace_changes(
+        {}, {"..\\..\\evil.txt": Entry("text", "x"), "ok.txt": Entry("text", "y")}
+    )
     assert changes.written == {"ok.txt": "y"}
-    assert changes.skipped == ("..\\..\\evil.txt: '..\\\\..\\\\evil.txt' contains a backslash; "
-                               "separate folders with '/', e.g. src/app.py",)
+    assert changes.skipped == (
+        "..\\..\\evil.txt: '..\\\\..\\\\evil.txt' contains a backslash; "
+        "separate folders with '/', e.g. src/app.py",
+    )
 
 
 def test_an_unchanged_file_is_left_alone_whatever_its_name() -> None:

@@ -40,7 +40,8 @@ def host_secrets(tmp_path: Path) -> dict[str, Path]:
 
 def test_a_command_runs_and_its_output_status_and_changes_come_back() -> None:
     result = Sandbox(FAST).run(
-        {"a.py": "print(6*7)", "old.txt": "x"}, "python3 a.py && rm old.txt && echo hi > b/c.txt",
+        {"a.py": "print(6*7)", "old.txt": "x"},
+        "python3 a.py && rm old.txt && echo hi > b/c.txt",
         timeout=10,
     )
     assert result.exit_status == 2  # b/ does not exist: the real shell's failure, not a script
@@ -67,7 +68,9 @@ def test_an_assistant_that_allows_the_network_reaches_it() -> None:
     port = server.getsockname()[1]
     accepted: list[object] = []
     threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True).start()
-    probe = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('in')"
+    probe = (
+        f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('in')"
+    )
     result = Sandbox(FAST, network=True).run({}, f'python3 -c "{probe}"')
     server.close()
     assert result.exit_status == 0 and result.output == "in\n"
@@ -88,7 +91,8 @@ def test_the_apps_environment_is_not_readable_inside(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env-s3cret-5150")
     # Every process the command can see, bubblewrap's own pid 1 included.
     result = Sandbox(FAST).run(
-        {}, "env; for p in /proc/[0-9]*; do cat $p/environ $p/task/*/environ; done; echo end")
+        {}, "env; for p in /proc/[0-9]*; do cat $p/environ $p/task/*/environ; done; echo end"
+    )
     assert result.output.rstrip().endswith("end")
     assert "s3cret-5150" not in result.output
 
@@ -96,8 +100,10 @@ def test_the_apps_environment_is_not_readable_inside(monkeypatch: pytest.MonkeyP
 def test_writes_outside_the_workspace_fail_or_stay_inside(tmp_path: Path) -> None:
     outside = tmp_path / "planted.txt"
     result = Sandbox(FAST).run(
-        {}, f"touch /usr/planted; echo x >> /etc/passwd; mkdir -p {tmp_path}; touch {outside};"
-            " touch /tmp/private; ln /etc/passwd hard; echo done")
+        {},
+        f"touch /usr/planted; echo x >> /etc/passwd; mkdir -p {tmp_path}; touch {outside};"
+        " touch /tmp/private; ln /etc/passwd hard; echo done",
+    )
     assert "cannot touch '/usr/planted': Read-only file system" in result.output
     assert "cannot create /etc/passwd: Permission denied" in result.output
     assert "Invalid cross-device link" in result.output
@@ -149,8 +155,9 @@ except BlockingIOError:
 
 
 def test_the_process_limit_refuses_forks_past_it() -> None:
-    result = Sandbox(SandboxLimits(timeout=5, processes=32)).run({"forks.py": FORKS},
-                                                                  "python3 forks.py")
+    result = Sandbox(SandboxLimits(timeout=5, processes=32)).run(
+        {"forks.py": FORKS}, "python3 forks.py"
+    )
     assert result.output.startswith("refused after ")
     assert 0 < int(result.output.split()[-1]) < 32
     assert not result.timed_out  # the sleepers died with the sandbox, not at the timeout
@@ -214,19 +221,20 @@ def test_processes_of_one_command_are_stopped_at_their_memory_limit_together() -
     # Each process stays far below the per-process limit; the three together do not.
     limits = SandboxLimits(timeout=20, total_memory_bytes=400 * 1024**2)
     result = Sandbox(limits).run(
-        {}, f"echo kept > before.txt; {HOG} & {HOG} & {HOG} & wait; echo never")
+        {}, f"echo kept > before.txt; {HOG} & {HOG} & {HOG} & wait; echo never"
+    )
     assert result.memory_limit == 400 * 1024**2 and not result.timed_out
     assert result.exit_status == 137 and "never" not in result.output
-    assert ("[stopped: the command's processes together used more than 400 MB of memory, "
-            "the limit]") in result.notes
+    assert (
+        "[stopped: the command's processes together used more than 400 MB of memory, the limit]"
+    ) in result.notes
     assert result.changes.written == {"before.txt": "kept\n"}  # what it did is kept
     assert Sandbox(FAST).run({}, "echo alive").output == "alive\n"
 
 
 def test_one_process_under_the_total_is_not_stopped() -> None:
     limits = SandboxLimits(timeout=20, total_memory_bytes=400 * 1024**2)
-    result = Sandbox(limits).run(
-        {}, "python3 -c \"x = b'a' * 150_000_000; print(len(x))\"")
+    result = Sandbox(limits).run({}, "python3 -c \"x = b'a' * 150_000_000; print(len(x))\"")
     assert result.exit_status == 0 and result.output == "150000000\n"
     assert result.memory_limit == 0
 
@@ -236,21 +244,27 @@ def test_the_workspace_fills_at_the_disk_limit_and_says_so() -> None:
     result = Sandbox(limits).run(
         {"a.py": "x = 1\n"},
         "for i in 1 2 3 4 5 6; do head -c 3000000 /dev/zero | tr '\\0' a > f$i.txt || break;"
-        " done; echo written > small.txt; ls")
+        " done; echo written > small.txt; ls",
+    )
     assert "No space left on device" in result.output
     assert result.disk_limit == 8 * 1024**2
-    assert ("[the workspace is full: a command may write at most 8 MB; writes past it failed "
-            "with 'No space left on device']") in result.notes
+    assert (
+        "[the workspace is full: a command may write at most 8 MB; writes past it failed "
+        "with 'No space left on device']"
+    ) in result.notes
     assert "f5.txt" not in result.changes.written  # nothing past the limit exists to keep
 
 
 def test_no_place_inside_can_be_filled_past_its_limit() -> None:
     # The root and /dev are tmpfs too (memory, of no fixed size): they are read-only.
-    limits = SandboxLimits(timeout=20, disk_bytes=4 * 1024**2, tmp_bytes=4 * 1024**2,
-                           shm_bytes=4 * 1024**2)
+    limits = SandboxLimits(
+        timeout=20, disk_bytes=4 * 1024**2, tmp_bytes=4 * 1024**2, shm_bytes=4 * 1024**2
+    )
     result = Sandbox(limits).run(
-        {}, "for f in /tmp/big /dev/shm/big big; do head -c 20000000 /dev/zero > $f; done;"
-            " echo x > /big; echo x > /dev/big; mkdir /x; echo end")
+        {},
+        "for f in /tmp/big /dev/shm/big big; do head -c 20000000 /dev/zero > $f; done;"
+        " echo x > /big; echo x > /dev/big; mkdir /x; echo end",
+    )
     assert result.output.count("No space left on device") == 3
     for path in ("/big", "/dev/big"):
         assert f"cannot create {path}: Read-only file system" in result.output
@@ -262,25 +276,30 @@ def test_more_files_than_the_write_back_limit_keep_none_and_delete_nothing() -> 
     result = Sandbox(limits).run(
         {"keep.md": "mine"},
         "rm keep.md; mkdir gen; i=0; while [ $i -lt 3000 ]; do echo $i > gen/f$i.txt;"
-        " i=$((i+1)); done; echo done")
+        " i=$((i+1)); done; echo done",
+    )
     assert result.exit_status == 0 and result.output == "done\n"
     assert not result.changes  # neither the 3,000 files nor the deletion of keep.md
     assert result.changes.skipped == (
         "the command created or changed 3,000 files; at most 1,000 are written back from one "
         "command, so none was (nor any deletion). Leave generated trees outside /workspace "
-        "(in /tmp) or remove them before it ends",)
+        "(in /tmp) or remove them before it ends",
+    )
 
 
 def test_a_name_with_backslashes_made_by_a_command_is_not_kept() -> None:
     result = Sandbox(FAST).run({}, "echo x > '..\\..\\evil.txt'; echo y > ok.txt")
     assert result.changes.written == {"ok.txt": "y\n"}
-    assert result.notes == ["[not kept: ..\\..\\evil.txt: '..\\\\..\\\\evil.txt' contains a "
-                            "backslash; separate folders with '/', e.g. src/app.py]"]
+    assert result.notes == [
+        "[not kept: ..\\..\\evil.txt: '..\\\\..\\\\evil.txt' contains a "
+        "backslash; separate folders with '/', e.g. src/app.py]"
+    ]
 
 
 def test_files_are_written_back_after_the_time_limit_and_from_locked_folders() -> None:
     result = Sandbox(FAST).run(
-        {}, "mkdir d; echo x > d/f.txt; chmod 000 d; echo y > late.txt; sleep 30", timeout=1)
+        {}, "mkdir d; echo x > d/f.txt; chmod 000 d; echo y > late.txt; sleep 30", timeout=1
+    )
     assert result.timed_out and result.exit_status == 124
     assert result.changes.written == {"d/f.txt": "x\n", "late.txt": "y\n"}
 

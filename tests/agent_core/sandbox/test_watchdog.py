@@ -9,9 +9,11 @@ import time
 from agent_core.sandbox import watchdog
 
 # A parent that starts a child holding 50 MB, then both sleep.
-_PARENT = ("import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', "
-           "'import time; x = bytearray(50_000_000); x[::4096] = bytes(len(x[::4096])); "
-           "time.sleep(30)']); time.sleep(30)")
+_PARENT = (
+    "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', "
+    "'import time; x = bytearray(50_000_000); x[::4096] = bytes(len(x[::4096])); "
+    "time.sleep(30)']); time.sleep(30)"
+)
 
 
 def test_the_tree_and_its_memory_are_found_with_or_without_the_children_files() -> None:

@@ -36,8 +36,10 @@ def test_what_goes_in_comes_back_as_it_was() -> None:
     files = {"a.py": "print(1)\n", "src/b.txt": "h\u00e9\n"}
     back = _unpack(io.BytesIO(pack(files)), before=files)
     assert back.problem == ""
-    assert back.entries == {"a.py": Entry("text", "print(1)\n", 9), "src/b.txt": Entry(
-        "text", "h\u00e9\n", 4)}
+    assert back.entries == {
+        "a.py": Entry("text", "print(1)\n", 9),
+        "src/b.txt": Entry("text", "h\u00e9\n", 4),
+    }
 
 
 def test_a_file_under_another_files_path_is_not_placed() -> None:
@@ -50,14 +52,26 @@ def test_the_tmpfs_is_sized_in_whole_pages() -> None:
 
 
 def test_links_binary_and_large_files_are_told_apart_and_caches_left_out() -> None:
-    stream = _tar([("link", tarfile.SYMTYPE, b"/etc/passwd"), ("bin", None, b"\x00\x01"),
-                   ("big", None, b"x" * 101), ("fifo", tarfile.FIFOTYPE, b""),
-                   ("t.txt", None, b"t"), ("hard", tarfile.LNKTYPE, b"t.txt"),
-                   ("pkg/__pycache__/m.pyc", None, b"\x00")])
+    stream = _tar(
+        [
+            ("link", tarfile.SYMTYPE, b"/etc/passwd"),
+            ("bin", None, b"\x00\x01"),
+            ("big", None, b"x" * 101),
+            ("fifo", tarfile.FIFOTYPE, b""),
+            ("t.txt", None, b"t"),
+            ("hard", tarfile.LNKTYPE, b"t.txt"),
+            ("pkg/__pycache__/m.pyc", None, b"\x00"),
+        ]
+    )
     back = _unpack(stream)
     assert {path: entry.kind for path, entry in back.entries.items()} == {
-        "link": "symlink", "bin": "binary", "big": "too_large", "fifo": "other",
-        "t.txt": "text", "hard": "text"}
+        "link": "symlink",
+        "bin": "binary",
+        "big": "too_large",
+        "fifo": "other",
+        "t.txt": "text",
+        "hard": "text",
+    }
     assert back.entries["hard"].text == "t"
 
 
@@ -69,8 +83,9 @@ def test_too_many_entries_are_refused_as_a_whole() -> None:
 
 def test_too_much_changed_text_is_refused_but_unchanged_text_does_not_count() -> None:
     same = {f"f{i}": "x" * 90 for i in range(20)}  # 1,800 bytes, all unchanged
-    assert _unpack(_tar([(p, None, t.encode()) for p, t in same.items()]),
-                   before=same).problem == ""
+    assert (
+        _unpack(_tar([(p, None, t.encode()) for p, t in same.items()]), before=same).problem == ""
+    )
     back = _unpack(_tar([(p, None, b"y" * 90) for p in same]), before=same)
     assert back.entries == {} and "created or changed more than" in back.problem
 
@@ -80,4 +95,3 @@ def test_a_broken_or_empty_stream_writes_nothing_back() -> None:
     for broken in (b"", whole[:700]):
         back = _unpack(io.BytesIO(broken))
         assert back.entries == {} and "could not be read back" in back.problem
-

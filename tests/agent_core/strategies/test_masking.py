@@ -20,16 +20,28 @@ from tests.agent_core.runtime_helpers import make_setup, of_type, run
 
 def _seed(store: InMemoryStore, steps: int = 8) -> None:
     session = store.current_session("t1")
-    rows = [NewMessage(role="handoff", content="<handoff-context>h</handoff-context>"),
-            NewMessage(role="user", content="Fix the build")]
+    rows = [
+        NewMessage(role="handoff", content="<handoff-context>h</handoff-context>"),
+        NewMessage(role="user", content="Fix the build"),
+    ]
     for n in range(steps):
         todo = {"name": "write_todos", "args": {"todos": []}, "id": f"w{n}"}
         run_ = {"name": "run_command", "args": {"command": f"make {n}"}, "id": f"c{n}"}
-        rows += [NewMessage(role="assistant", content=f"step {n}", tool_calls=[todo, run_]),
-                 NewMessage(role="tool", content="todo list updated: 0/0 completed " + "t " * 80,
-                            tool_call_id=f"w{n}", name="write_todos"),
-                 NewMessage(role="tool", content=f"build log {n} " + "line " * 300,
-                            tool_call_id=f"c{n}", name="run_command")]
+        rows += [
+            NewMessage(role="assistant", content=f"step {n}", tool_calls=[todo, run_]),
+            NewMessage(
+                role="tool",
+                content="todo list updated: 0/0 completed " + "t " * 80,
+                tool_call_id=f"w{n}",
+                name="write_todos",
+            ),
+            NewMessage(
+                role="tool",
+                content=f"build log {n} " + "line " * 300,
+                tool_call_id=f"c{n}",
+                name="run_command",
+            ),
+        ]
     store.append("t1", session.id, rows)
 
 
@@ -93,18 +105,26 @@ def test_the_placeholder_reread_returns_the_original() -> None:
 
 async def test_a_run_masks_old_outputs_and_marks_the_timeline() -> None:
     store = InMemoryStore()
-    setup = make_setup(store, model_name="anthropic:claude-opus-4-1", window=9000,
-                       keep_recent_tokens=600)
+    setup = make_setup(
+        store, model_name="anthropic:claude-opus-4-1", window=9000, keep_recent_tokens=600
+    )
     events = await run(setup, "Build a CSV parser for invoices")
     masks = of_type(events, "masking")
     assert masks
     assert masks[0]["data"]["message"].startswith("Masked ")
-    markers = [r for r in store.messages(store.current_session("t1").id)
-               if r.role == "event" and r.meta.get("event") == "masking"]
+    markers = [
+        r
+        for r in store.messages(store.current_session("t1").id)
+        if r.role == "event" and r.meta.get("event") == "masking"
+    ]
     assert len(markers) == len(masks)
 
 
 async def test_no_mask_when_masking_is_off() -> None:
-    setup = make_setup(model_name="anthropic:claude-opus-4-1", window=9000,
-                       keep_recent_tokens=600, mask_threshold=None)
+    setup = make_setup(
+        model_name="anthropic:claude-opus-4-1",
+        window=9000,
+        keep_recent_tokens=600,
+        mask_threshold=None,
+    )
     assert not of_type(await run(setup, "Build a CSV parser for invoices"), "masking")

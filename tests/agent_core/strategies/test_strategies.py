@@ -28,7 +28,9 @@ from agent_core.strategies.plan import (
         ("some-lab:totally-new-model", "compact"),
     ],
 )
-def test_auto_resolves_by_model_family_with_and_without_provider_prefix(name: str, expected: str) -> None:
+def test_auto_resolves_by_model_family_with_and_without_provider_prefix(
+    name: str, expected: str
+) -> None:
     policy = make_policy()
     assert effective_strategy(policy, model_info(name).default_strategy) == expected
 
@@ -38,14 +40,24 @@ def test_explicit_strategy_wins_over_the_model_default() -> None:
     assert effective_strategy(make_policy(context_strategy="compact"), "reset") == "compact"
 
 
-@pytest.mark.parametrize(("utilization", "action"), [(0.79, "keep"), (0.80, "reset"), (0.95, "reset")])
+@pytest.mark.parametrize(
+    ("utilization", "action"), [(0.79, "keep"), (0.80, "reset"), (0.95, "reset")]
+)
 def test_reset_strategy_below_at_above_threshold(utilization: float, action: str) -> None:
-    assert plan(utilization, make_policy(context_strategy="reset"), model_default="compact").action == action
+    assert (
+        plan(utilization, make_policy(context_strategy="reset"), model_default="compact").action
+        == action
+    )
 
 
-@pytest.mark.parametrize(("utilization", "action"), [(0.49, "keep"), (0.50, "compact"), (0.9, "compact")])
+@pytest.mark.parametrize(
+    ("utilization", "action"), [(0.49, "keep"), (0.50, "compact"), (0.9, "compact")]
+)
 def test_compact_strategy_below_at_above_threshold(utilization: float, action: str) -> None:
-    assert plan(utilization, make_policy(context_strategy="compact"), model_default="reset").action == action
+    assert (
+        plan(utilization, make_policy(context_strategy="compact"), model_default="reset").action
+        == action
+    )
 
 
 def test_auto_with_compaction_resets_when_compaction_cannot_get_below_the_reset_threshold() -> None:
@@ -67,7 +79,10 @@ def test_after_a_compaction_fell_short_auto_resets_and_compact_keeps() -> None:
     compact = make_policy(context_strategy="compact", compact_threshold=0.4)
     decision = plan(0.45, auto, model_default="compact")
     assert after_short_compaction(decision, auto).action == "reset"
-    assert after_short_compaction(plan(0.45, compact, model_default="compact"), compact).action == "keep"
+    assert (
+        after_short_compaction(plan(0.45, compact, model_default="compact"), compact).action
+        == "keep"
+    )
     # Nothing to change when no compaction was planned.
     assert after_short_compaction(plan(0.2, auto, model_default="compact"), auto).action == "keep"
 
@@ -91,10 +106,25 @@ def test_invalid_policies_get_one_clear_error(fields: dict, fragment: str) -> No
 def _conversation(pairs: int) -> list:
     messages: list = [HumanMessage("do the work")]
     for n in range(pairs):
-        messages.append(AIMessage("", tool_calls=[
-            {"name": "run_command", "args": {"command": f"step {n}"}, "id": f"c{n}a", "type": "tool_call"},
-            {"name": "read_file", "args": {"path": f"f{n}"}, "id": f"c{n}b", "type": "tool_call"},
-        ]))
+        messages.append(
+            AIMessage(
+                "",
+                tool_calls=[
+                    {
+                        "name": "run_command",
+                        "args": {"command": f"step {n}"},
+                        "id": f"c{n}a",
+                        "type": "tool_call",
+                    },
+                    {
+                        "name": "read_file",
+                        "args": {"path": f"f{n}"},
+                        "id": f"c{n}b",
+                        "type": "tool_call",
+                    },
+                ],
+            )
+        )
         messages.append(ToolMessage("x" * 50, tool_call_id=f"c{n}a"))
         messages.append(ToolMessage("y" * 50, tool_call_id=f"c{n}b"))
     return messages
@@ -111,8 +141,10 @@ def test_the_cutoff_never_separates_a_tool_call_from_its_results(keep: int) -> N
 
 
 def test_the_cutoff_keeps_the_session_opening_context() -> None:
-    head = [HumanMessage("<handoff-context>…", additional_kwargs={"baton_kind": "handoff"}),
-            HumanMessage("<pinned-file>", additional_kwargs={"baton_kind": "pinned"})]
+    head = [
+        HumanMessage("<handoff-context>…", additional_kwargs={"baton_kind": "handoff"}),
+        HumanMessage("<pinned-file>", additional_kwargs={"baton_kind": "pinned"}),
+    ]
     assert safe_cutoff(head + _conversation(3), 0, lambda m: 10) >= 2
 
 

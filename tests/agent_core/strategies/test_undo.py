@@ -24,16 +24,23 @@ def _seed(store: InMemoryStore, steps: int, start: int = 0) -> None:
     rows = [] if start else [NewMessage(role="user", content="Fix the build")]
     for n in range(start, start + steps):
         call = {"name": "run_command", "args": {"command": f"make {n}"}, "id": f"c{n}"}
-        rows += [NewMessage(role="assistant", content=f"step {n}", tool_calls=[call]),
-                 NewMessage(role="tool", content=f"build log {n} " + "line " * 300,
-                            tool_call_id=f"c{n}", name="run_command")]
+        rows += [
+            NewMessage(role="assistant", content=f"step {n}", tool_calls=[call]),
+            NewMessage(
+                role="tool",
+                content=f"build log {n} " + "line " * 300,
+                tool_call_id=f"c{n}",
+                name="run_command",
+            ),
+        ]
     store.append("t1", session.id, rows)
 
 
 def _coordinator(store: InMemoryStore, window: int = 12_000, **policy) -> SessionCoordinator:
     model = FunctionChatModel(fn=lambda messages: AIMessage(content="Summary of the steps."))
-    setup = make_setup(store, model=model, model_name=OPUS, window=window,
-                       keep_recent_tokens=900, **policy)
+    setup = make_setup(
+        store, model=model, model_name=OPUS, window=window, keep_recent_tokens=900, **policy
+    )
     estimator = ContextEstimator(OPUS, window_override=window)
     return SessionCoordinator(setup, estimator=estimator, emit=lambda e: None)
 
@@ -110,20 +117,28 @@ def test_only_the_latest_edit_may_be_undone_and_only_before_the_next_reply() -> 
     session = store.current_session("t1")
     store.append("t1", session.id, [NewMessage(role="user", content="go")])
     for n in range(2):
-        store.add_context_edit(session.id, ContextEdit(kind="mask", summary=""), NewMessage(
-            role="event", content=f"Masked {n}", meta={"event": "masking", "edit": n}))
+        store.add_context_edit(
+            session.id,
+            ContextEdit(kind="mask", summary=""),
+            NewMessage(role="event", content=f"Masked {n}", meta={"event": "masking", "edit": n}),
+        )
     rows = store.messages(session.id)
     first, second = rows[1], rows[2]
     edits = store.context_edits(session.id)
 
     assert undo_position(rows, edits, second.id) == 1
-    assert undo_position(rows, edits, first.id) == "Only the latest compaction or mask can be undone."
+    assert (
+        undo_position(rows, edits, first.id) == "Only the latest compaction or mask can be undone."
+    )
     assert undo_position(rows, edits, rows[0].id).startswith("Only a compaction or mask")
     store.append("t1", session.id, [NewMessage(role="assistant", content="done")])
     assert undo_position(store.messages(session.id), edits, second.id) == (
-        "The agent has answered since; it can no longer be undone.")
+        "The agent has answered since; it can no longer be undone."
+    )
     store.undo_context_edit(session.id, 1)
-    assert undo_position(rows, store.context_edits(session.id), second.id) == "That is already undone."
+    assert (
+        undo_position(rows, store.context_edits(session.id), second.id) == "That is already undone."
+    )
 
 
 async def test_edit_events_name_their_stored_marker_so_a_live_marker_can_be_undone() -> None:

@@ -40,8 +40,9 @@ def sandboxed() -> None:
 def sandboxed_setup(model: ScriptedChatModel, store: InMemoryStore | None = None):
     store = store or InMemoryStore()
     setup = make_setup(store, model=model, model_name="openai:gpt-4o", window=200_000)
-    setup.tools = make_tools(store, "t1", commands="sandbox",
-                             sandbox=Sandbox(SandboxLimits(timeout=20)))
+    setup.tools = make_tools(
+        store, "t1", commands="sandbox", sandbox=Sandbox(SandboxLimits(timeout=20))
+    )
     return setup
 
 
@@ -67,15 +68,31 @@ def test_the_model_reads_the_output_the_notes_and_the_exit_status() -> None:
 
 @pytest.mark.usefixtures("sandboxed")
 async def test_a_turn_writes_a_test_runs_it_for_real_and_keeps_the_files() -> None:
-    model = ScriptedChatModel([
-        AIMessage(content="", tool_calls=[call("write_file", {"path": "test_answer.py",
-                                                               "content": TEST_FILE}, "w")]),
-        AIMessage(content="", tool_calls=[call(
-            "run_command", {"command": "python3 -m unittest -v 2>&1 | tee report.txt"}, "r")]),
-        AIMessage(content="", tool_calls=[call("run_command", {"command": "rm report.txt; exit 3"},
-                                               "f")]),
-        "Tests pass.",
-    ])
+    model = ScriptedChatModel(
+        [
+            AIMessage(
+                content="",
+                tool_calls=[
+                    call("write_file", {"path": "test_answer.py", "content": TEST_FILE}, "w")
+                ],
+            ),
+            AIMessage(
+                content="",
+                tool_calls=[
+                    call(
+                        "run_command",
+                        {"command": "python3 -m unittest -v 2>&1 | tee report.txt"},
+                        "r",
+                    )
+                ],
+            ),
+            AIMessage(
+                content="",
+                tool_calls=[call("run_command", {"command": "rm report.txt; exit 3"}, "f")],
+            ),
+            "Tests pass.",
+        ]
+    )
     setup = sandboxed_setup(model)
     events = await collect(ThreadRunner().submit(setup, "add a test and run it"))
     assert not [e for e in events if e["type"] == "error"]
@@ -87,7 +104,9 @@ async def test_a_turn_writes_a_test_runs_it_for_real_and_keeps_the_files() -> No
     assert setup.store.list_files("t1") == ["test_answer.py"]  # report.txt made, then removed
     facts = extract_facts(to_langchain(rows))
     assert [(c.command.split()[0], c.exit_status) for c in facts.commands] == [
-        ("python3", 0), ("rm", 3)]
+        ("python3", 0),
+        ("rm", 3),
+    ]
 
 
 @pytest.mark.usefixtures("sandboxed")
@@ -113,12 +132,21 @@ def _processes_with(marker: str) -> int:
 @pytest.mark.usefixtures("sandboxed")
 async def test_stop_kills_the_running_command_and_its_children() -> None:
     marker = "876543.5"
-    model = ScriptedChatModel([
-        AIMessage(content="", tool_calls=[call(
-            "run_command", {"command": f"sleep {marker} & sleep {marker}; echo late > late.txt"},
-            "s")]),
-        "done",
-    ])
+    model = ScriptedChatModel(
+        [
+            AIMessage(
+                content="",
+                tool_calls=[
+                    call(
+                        "run_command",
+                        {"command": f"sleep {marker} & sleep {marker}; echo late > late.txt"},
+                        "s",
+                    )
+                ],
+            ),
+            "done",
+        ]
+    )
     setup = sandboxed_setup(model)
     cancel = asyncio.Event()
     turn = asyncio.create_task(collect(ThreadRunner().submit(setup, "wait", cancel=cancel)))
@@ -140,26 +168,48 @@ async def test_stop_kills_the_running_command_and_its_children() -> None:
 @pytest.mark.usefixtures("sandboxed")
 async def test_a_thread_stays_usable_after_commands_stopped_by_their_limits() -> None:
     hog = "python3 -c \"import time; x = b'a' * 200_000_000; time.sleep(30)\""
-    hostile = {"bomb": "bomb() { bomb | bomb & }; bomb; sleep 10",
-               "loop": "while :; do :; done",
-               "flood": "head -c 100000000 /dev/zero | tr '\\0' a; echo never",
-               "hog": f"{hog} & {hog} & wait",
-               "fill": "head -c 20000000 /dev/zero > big.bin",
-               "many": "i=0; while [ $i -lt 300 ]; do echo $i > n$i.txt; i=$((i+1)); done"}
-    model = ScriptedChatModel([
-        *[AIMessage(content="", tool_calls=[call("run_command", {"command": command}, name)])
-          for name, command in hostile.items()],
-        AIMessage(content="", tool_calls=[call("run_command", {"command": "echo alive > a.txt"},
-                                               "after")]),
-        "Survived.",
-        AIMessage(content="", tool_calls=[call("run_command", {"command": "cat a.txt"}, "next")]),
-        "Still here.",
-    ])
+    hostile = {
+        "bomb": "bomb() { bomb | bomb & }; bomb; sleep 10",
+        "loop": "while :; do :; done",
+        "flood": "head -c 100000000 /dev/zero | tr '\\0' a; echo never",
+        "hog": f"{hog} & {hog} & wait",
+        "fill": "head -c 20000000 /dev/zero > big.bin",
+        "many": "i=0; while [ $i -lt 300 ]; do echo $i > n$i.txt; i=$((i+1)); done",
+    }
+    model = ScriptedChatModel(
+        [
+            *[
+                AIMessage(content="", tool_calls=[call("run_command", {"command": command}, name)])
+                for name, command in hostile.items()
+            ],
+            AIMessage(
+                content="",
+                tool_calls=[call("run_command", {"command": "echo alive > a.txt"}, "after")],
+            ),
+            "Survived.",
+            AIMessage(
+                content="", tool_calls=[call("run_command", {"command": "cat a.txt"}, "next")]
+            ),
+            "Still here.",
+        ]
+    )
     store = InMemoryStore()
     setup = make_setup(store, model=model, model_name="openai:gpt-4o", window=200_000)
-    setup.tools = make_tools(store, "t1", commands="sandbox", sandbox=Sandbox(SandboxLimits(
-        timeout=3, processes=32, output_bytes=64 * 1024, total_memory_bytes=300 * 1024**2,
-        disk_bytes=8 * 1024**2, writeback_files=100)))
+    setup.tools = make_tools(
+        store,
+        "t1",
+        commands="sandbox",
+        sandbox=Sandbox(
+            SandboxLimits(
+                timeout=3,
+                processes=32,
+                output_bytes=64 * 1024,
+                total_memory_bytes=300 * 1024**2,
+                disk_bytes=8 * 1024**2,
+                writeback_files=100,
+            )
+        ),
+    )
 
     first = await collect(ThreadRunner().submit(setup, "try these"))
     second = await collect(ThreadRunner().submit(setup, "and now?"))
@@ -171,12 +221,15 @@ async def test_a_thread_stays_usable_after_commands_stopped_by_their_limits() ->
     assert "[stopped: the command ran out of time]" in results["loop"]
     assert "[stopped: the command printed more output than the limit]" in results["flood"]
     assert "never" not in results["flood"] and len(results["flood"]) < 20_000
-    assert ("[stopped: the command's processes together used more than 300 MB of memory, "
-            "the limit]") in results["hog"]
+    assert (
+        "[stopped: the command's processes together used more than 300 MB of memory, the limit]"
+    ) in results["hog"]
     assert "No space left on device" in results["fill"]
     assert "[the workspace is full: a command may write at most 8 MB;" in results["fill"]
     assert "[not kept: the command created or changed 300 files; at most 100" in results["many"]
     assert store.list_files("t1") == ["a.txt"]  # none of the 300, nor the partial big.bin
     assert results["after"] == "[exit status 0]" and results["next"] == "alive\n[exit status 0]"
     assert [r.content for r in rows if r.role == "assistant" and r.content] == [
-        "Survived.", "Still here."]
+        "Survived.",
+        "Still here.",
+    ]

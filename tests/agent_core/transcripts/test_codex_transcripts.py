@@ -29,62 +29,119 @@ def _line(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 def _message(role: str, text: str) -> dict[str, Any]:
     block = "output_text" if role == "assistant" else "input_text"
-    return _line("response_item", {"type": "message", "role": role,
-                                   "content": [{"type": block, "text": text}]})
+    return _line(
+        "response_item",
+        {"type": "message", "role": role, "content": [{"type": block, "text": text}]},
+    )
 
 
 def _call(call_id: str, command: str) -> dict[str, Any]:
-    return _line("response_item", {"type": "function_call", "name": "shell",
-                                   "arguments": json.dumps({"command": ["bash", "-lc", command]}),
-                                   "call_id": call_id})
+    return _line(
+        "response_item",
+        {
+            "type": "function_call",
+            "name": "shell",
+            "arguments": json.dumps({"command": ["bash", "-lc", command]}),
+            "call_id": call_id,
+        },
+    )
 
 
 def _output(call_id: str, output: Any) -> dict[str, Any]:
-    return _line("response_item", {"type": "function_call_output", "call_id": call_id,
-                                   "output": output})
+    return _line(
+        "response_item", {"type": "function_call_output", "call_id": call_id, "output": output}
+    )
 
 
 def _tokens(last_input: int, output: int = 50, window: int = 272000) -> dict[str, Any]:
-    usage = {"input_tokens": last_input, "cached_input_tokens": last_input // 2,
-             "output_tokens": output, "reasoning_output_tokens": 0,
-             "total_tokens": last_input + output}
-    return _line("event_msg", {"type": "token_count", "info": {
-        "total_token_usage": usage, "last_token_usage": usage, "model_context_window": window}})
+    usage = {
+        "input_tokens": last_input,
+        "cached_input_tokens": last_input // 2,
+        "output_tokens": output,
+        "reasoning_output_tokens": 0,
+        "total_tokens": last_input + output,
+    }
+    return _line(
+        "event_msg",
+        {
+            "type": "token_count",
+            "info": {
+                "total_token_usage": usage,
+                "last_token_usage": usage,
+                "model_context_window": window,
+            },
+        },
+    )
 
 
 def rollout_records() -> list[dict[str, Any]]:
     """A two-turn session with a compaction between the turns."""
     return [
-        _line("session_meta", {"id": "sess-1", "cwd": "/home/dev/app", "originator": "codex_cli_rs",
-                               "cli_version": "0.60.1", "model_provider": "openai"}),
+        _line(
+            "session_meta",
+            {
+                "id": "sess-1",
+                "cwd": "/home/dev/app",
+                "originator": "codex_cli_rs",
+                "cli_version": "0.60.1",
+                "model_provider": "openai",
+            },
+        ),
         _message("developer", "<permissions instructions>sandboxed</permissions instructions>"),
-        _message("user", "<environment_context>\n  <cwd>/home/dev/app</cwd>\n</environment_context>"),
+        _message(
+            "user", "<environment_context>\n  <cwd>/home/dev/app</cwd>\n</environment_context>"
+        ),
         _line("turn_context", {"cwd": "/home/dev/app", "model": "gpt-5-codex"}),
         _message("user", "Fix the failing test in tests/test_parse.py"),
         _line("event_msg", {"type": "user_message", "message": "Fix the failing test"}),
         _line("event_msg", {"type": "token_count", "info": None, "rate_limits": {}}),
-        _line("response_item", {"type": "reasoning", "summary": [
-            {"type": "summary_text", "text": "**Running the tests first**"}],
-            "content": None, "encrypted_content": "opaque"}),
+        _line(
+            "response_item",
+            {
+                "type": "reasoning",
+                "summary": [{"type": "summary_text", "text": "**Running the tests first**"}],
+                "content": None,
+                "encrypted_content": "opaque",
+            },
+        ),
         _message("assistant", "Running the test suite."),
         _call("call_1", "pytest -q"),
         _tokens(5200),
         _output("call_1", "Exit code: 1\nOutput:\nFAILED tests/test_parse.py::test_dates"),
         _tokens(5200),  # Codex repeats the last count after the outputs
-        _line("response_item", {"type": "custom_tool_call", "name": "apply_patch",
-                                "input": "*** Begin Patch\n*** Update File: app/parse.py\n",
-                                "call_id": "call_2", "status": "completed"}),
+        _line(
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "name": "apply_patch",
+                "input": "*** Begin Patch\n*** Update File: app/parse.py\n",
+                "call_id": "call_2",
+                "status": "completed",
+            },
+        ),
         _tokens(6100),
-        _line("response_item", {"type": "custom_tool_call_output", "call_id": "call_2",
-                                "output": "Success. Updated: M app/parse.py"}),
+        _line(
+            "response_item",
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "call_2",
+                "output": "Success. Updated: M app/parse.py",
+            },
+        ),
         _call("call_3", "pytest -q"),
         _tokens(6900),
-        _output("call_3", {"content": "Exit code: 2\nOutput:\nerror: no tests ran",
-                           "success": False}),
+        _output(
+            "call_3", {"content": "Exit code: 2\nOutput:\nerror: no tests ran", "success": False}
+        ),
         _message("assistant", "Fixed the date parsing; the test passes."),
         _tokens(7400),
-        _line("compacted", {"message": "Fixed date parsing in app/parse.py; tests pass.",
-                            "replacement_history": []}),
+        _line(
+            "compacted",
+            {
+                "message": "Fixed date parsing in app/parse.py; tests pass.",
+                "replacement_history": [],
+            },
+        ),
         _line("event_msg", {"type": "context_compacted"}),
         _message("user", "Now add a changelog entry"),
         _call("call_4", "cat CHANGELOG.md"),
@@ -113,9 +170,23 @@ def test_auto_detection_tells_a_codex_rollout_from_a_claude_code_log(rollout: Pa
 def test_messages_calls_and_outputs_keep_their_structure(rollout: Path) -> None:
     messages = load_transcript(rollout).messages
     kinds = [type(m).__name__ for m in messages]
-    assert kinds == ["SystemMessage", "HumanMessage", "HumanMessage", "AIMessage", "ToolMessage",
-                     "AIMessage", "ToolMessage", "AIMessage", "ToolMessage", "AIMessage",
-                     "HumanMessage", "HumanMessage", "AIMessage", "ToolMessage", "AIMessage"]
+    assert kinds == [
+        "SystemMessage",
+        "HumanMessage",
+        "HumanMessage",
+        "AIMessage",
+        "ToolMessage",
+        "AIMessage",
+        "ToolMessage",
+        "AIMessage",
+        "ToolMessage",
+        "AIMessage",
+        "HumanMessage",
+        "HumanMessage",
+        "AIMessage",
+        "ToolMessage",
+        "AIMessage",
+    ]
     first = messages[3]
     assert first.content == "Running the test suite."
     assert first.tool_calls[0]["args"] == {"command": ["bash", "-lc", "pytest -q"]}
@@ -139,8 +210,13 @@ def test_text_codex_wrote_itself_is_never_a_request(rollout: Path) -> None:
 def test_token_counts_are_charged_to_the_reply_of_each_call(rollout: Path) -> None:
     transcript = load_transcript(rollout)
     assert [(u.message_index, u.input_tokens, u.output_tokens) for u in transcript.usage] == [
-        (3, 5200, 50), (5, 6100, 50), (7, 6900, 50), (9, 7400, 50), (12, 1800, 50),
-        (14, 2100, 50)]
+        (3, 5200, 50),
+        (5, 6100, 50),
+        (7, 6900, 50),
+        (9, 7400, 50),
+        (12, 1800, 50),
+        (14, 2100, 50),
+    ]
     assert transcript.metadata["model_context_window"] == 272000
     assert transcript.metadata["models"] == ["gpt-5-codex"]
     assert transcript.metadata["session_id"] == "sess-1"
@@ -159,8 +235,7 @@ def test_codex_compaction_keeps_its_summary_and_the_tokens_around_it(rollout: Pa
     assert transcript.prompt(after[0])[0].content == compaction["summary"]
 
 
-def test_round_trip_through_openai_chat_keeps_every_message(rollout: Path,
-                                                            tmp_path: Path) -> None:
+def test_round_trip_through_openai_chat_keeps_every_message(rollout: Path, tmp_path: Path) -> None:
     original = load_transcript(rollout)
     exported = tmp_path / "exported.json"
     exported.write_text(json.dumps(transcript_to_openai(original)), encoding="utf-8")
@@ -168,8 +243,12 @@ def test_round_trip_through_openai_chat_keeps_every_message(rollout: Path,
     assert back.format == "openai" and back.metadata["source_format"] == "codex"
 
     def shape(m):
-        return (type(m), m.content, [(c["name"], c["args"], c["id"]) for c in
-                                     getattr(m, "tool_calls", [])], getattr(m, "tool_call_id", None))
+        return (
+            type(m),
+            m.content,
+            [(c["name"], c["args"], c["id"]) for c in getattr(m, "tool_calls", [])],
+            getattr(m, "tool_call_id", None),
+        )
 
     assert [shape(m) for m in back.messages] == [shape(m) for m in original.messages]
 
@@ -188,16 +267,30 @@ def test_rollouts_from_before_the_envelope_load(tmp_path: Path) -> None:
         {"id": "old-1", "timestamp": "2025-05-01T10:00:00Z", "instructions": None},
         {"record_type": "state"},
         {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
-        {"type": "function_call", "name": "shell", "arguments": "{\"command\": [\"ls\"]}",
-         "call_id": "c1"},
-        {"type": "function_call_output", "call_id": "c1",
-         "output": {"content": "README.md", "success": True}},
-        {"type": "message", "role": "assistant",
-         "content": [{"type": "output_text", "text": "One file."}]},
+        {
+            "type": "function_call",
+            "name": "shell",
+            "arguments": '{"command": ["ls"]}',
+            "call_id": "c1",
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "c1",
+            "output": {"content": "README.md", "success": True},
+        },
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "One file."}],
+        },
     ]
     transcript = load_transcript(_write(tmp_path, records), format="codex")
-    assert [type(m) for m in transcript.messages] == [HumanMessage, AIMessage, ToolMessage,
-                                                      AIMessage]
+    assert [type(m) for m in transcript.messages] == [
+        HumanMessage,
+        AIMessage,
+        ToolMessage,
+        AIMessage,
+    ]
     assert transcript.messages[2].content == "README.md"
     assert transcript.metadata["session_id"] == "old-1"
 
@@ -205,8 +298,7 @@ def test_rollouts_from_before_the_envelope_load(tmp_path: Path) -> None:
 def test_a_bad_line_is_named(tmp_path: Path) -> None:
     path = tmp_path / "rollout.jsonl"
     lines = [json.dumps(r) for r in rollout_records()[:3]]
-    path.write_text("\n".join([*lines, '{"type": "response_item", "payl']) + "\n",
-                    encoding="utf-8")
+    path.write_text("\n".join([*lines, '{"type": "response_item", "payl']) + "\n", encoding="utf-8")
     with pytest.raises(TranscriptFormatError, match=r"rollout.jsonl:4:.*invalid JSON"):
         load_transcript(path)
 
@@ -221,10 +313,14 @@ def test_replay_runs_over_a_rollout_and_calibrates_on_its_token_counts(tmp_path:
     # Enough turns to fill a small window: each call's reply carries a long tool output.
     records = rollout_records()[:5]
     for n in range(12):
-        records += [_call(f"c{n}", f"cat src/m{n}.py"), _tokens(2000 + 900 * n),
-                    _output(f"c{n}", f"def f{n}():\n" + "    return 1\n" * 120)]
-    events = list(replay(str(_write(tmp_path, records)), model="openai:gpt-5", window=6000,
-                         strategy="reset"))
+        records += [
+            _call(f"c{n}", f"cat src/m{n}.py"),
+            _tokens(2000 + 900 * n),
+            _output(f"c{n}", f"def f{n}():\n" + "    return 1\n" * 120),
+        ]
+    events = list(
+        replay(str(_write(tmp_path, records)), model="openai:gpt-5", window=6000, strategy="reset")
+    )
     summary = events[-1]
     assert summary["format"] == "codex" and summary["usage_points"] == 12
     resets = [e for e in events if e["event"] == "reset"]
@@ -244,7 +340,9 @@ def test_a_message_typed_while_codex_worked_is_marked_queued(tmp_path: Path) -> 
         _line("session_meta", {"id": "sess-2", "cwd": "/home/dev/app"}),
         _turn("task_started", model_context_window=272000),
         _line("turn_context", {"cwd": "/home/dev/app", "model": "gpt-5-codex"}),
-        _message("user", "<environment_context>\n  <cwd>/home/dev/app</cwd>\n</environment_context>"),
+        _message(
+            "user", "<environment_context>\n  <cwd>/home/dev/app</cwd>\n</environment_context>"
+        ),
         _message("user", "Fix the failing test in tests/test_parse.py"),
         _line("event_msg", {"type": "user_message", "message": "Fix the failing test"}),
         _call("call_1", "pytest -q"),
@@ -263,10 +361,17 @@ def test_a_message_typed_while_codex_worked_is_marked_queued(tmp_path: Path) -> 
         _message("user", "Thanks"),  # between turns: never a steer
     ]
     messages = load_transcript(_write(tmp_path, records)).messages
-    asked = [(m.content, bool(m.additional_kwargs.get("queued"))) for m in messages
-             if isinstance(m, HumanMessage) and not m.additional_kwargs.get("not_user")]
-    assert asked == [("Fix the failing test in tests/test_parse.py", False), (steer, True),
-                     ("Now add a changelog entry", False), ("Thanks", False)]
+    asked = [
+        (m.content, bool(m.additional_kwargs.get("queued")))
+        for m in messages
+        if isinstance(m, HumanMessage) and not m.additional_kwargs.get("not_user")
+    ]
+    assert asked == [
+        ("Fix the failing test in tests/test_parse.py", False),
+        (steer, True),
+        ("Now add a changelog entry", False),
+        ("Thanks", False),
+    ]
     # At its place: after the first call's output, before the call it led to.
     place = [m.content for m in messages].index(steer)
     assert isinstance(messages[place - 1], ToolMessage)

@@ -36,7 +36,8 @@ def test_a_file_ending_right_after_its_compaction_keeps_the_compaction() -> None
 
 
 def test_a_codex_compaction_opens_a_session_with_its_summary_and_token_counts(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "rollout.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rollout_records()) + "\n")
     transcript = load_transcript(path)

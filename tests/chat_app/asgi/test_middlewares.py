@@ -12,9 +12,11 @@ from chat_app.asgi.security_headers import inline_script_hashes
 from chat_app.services.security import identity
 from chat_app.services.security.web_security import state_token
 
-PAGE = (b"<html><head><script>console.log('colour mode')</script>"
-        b"<script src='/assets/app.js'></script></head><body>"
-        b"<script type=\"module\" async>import('/x.js')</script></body></html>")
+PAGE = (
+    b"<html><head><script>console.log('colour mode')</script>"
+    b"<script src='/assets/app.js'></script></head><body>"
+    b"<script type=\"module\" async>import('/x.js')</script></body></html>"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -29,8 +31,12 @@ def signing_key(monkeypatch: pytest.MonkeyPatch):
 class Recorder:
     """An inner app that records the scope it got and answers with ``body``."""
 
-    def __init__(self, body: bytes = b"ok", content_type: bytes = b"text/plain",
-                 encoding: bytes | None = None) -> None:
+    def __init__(
+        self,
+        body: bytes = b"ok",
+        content_type: bytes = b"text/plain",
+        encoding: bytes | None = None,
+    ) -> None:
         self.scopes: list[dict[str, Any]] = []
         self.body, self.content_type, self.encoding = body, content_type, encoding
 
@@ -51,8 +57,11 @@ class Recorder:
 
 async def _call(app, scope: dict[str, Any]) -> list[dict[str, Any]]:
     sent: list[dict[str, Any]] = []
-    incoming = [{"type": "websocket.connect"} if scope["type"] == "websocket"
-                else {"type": "http.request", "body": b""}]
+    incoming = [
+        {"type": "websocket.connect"}
+        if scope["type"] == "websocket"
+        else {"type": "http.request", "body": b""}
+    ]
 
     async def receive():
         return incoming.pop(0) if incoming else {"type": "http.disconnect"}
@@ -64,35 +73,49 @@ async def _call(app, scope: dict[str, Any]) -> list[dict[str, Any]]:
     return sent
 
 
-def _scope(kind: str = "http", path: str = "/", method: str = "GET", query: bytes = b"",
-           **headers: str) -> dict[str, Any]:
-    return {"type": kind, "path": path, "method": method, "query_string": query,
-            "scheme": "ws" if kind == "websocket" else "http",
-            "headers": [(k.replace("_", "-").encode(), v.encode()) for k, v in headers.items()]}
+def _scope(
+    kind: str = "http", path: str = "/", method: str = "GET", query: bytes = b"", **headers: str
+) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "path": path,
+        "method": method,
+        "query_string": query,
+        "scheme": "ws" if kind == "websocket" else "http",
+        "headers": [(k.replace("_", "-").encode(), v.encode()) for k, v in headers.items()],
+    }
 
 
 async def test_the_socket_refuses_another_origin_of_the_same_site():
     inner = Recorder()
-    sent = await _call(OriginGuard(inner), _scope(
-        "websocket", "/_event/", host="127.0.0.1:3000", origin="http://127.0.0.1:8080"))
+    sent = await _call(
+        OriginGuard(inner),
+        _scope("websocket", "/_event/", host="127.0.0.1:3000", origin="http://127.0.0.1:8080"),
+    )
     assert sent == [{"type": "websocket.close", "code": 1008}]
     assert inner.scopes == []
 
 
 async def test_the_socket_accepts_its_own_origin_and_clients_without_one():
     inner = Recorder()
-    own = await _call(OriginGuard(inner), _scope(
-        "websocket", "/_event/", host="127.0.0.1:3000", origin="http://127.0.0.1:3000"))
+    own = await _call(
+        OriginGuard(inner),
+        _scope("websocket", "/_event/", host="127.0.0.1:3000", origin="http://127.0.0.1:3000"),
+    )
     bare = await _call(OriginGuard(inner), _scope("websocket", "/_event/", host="127.0.0.1:3000"))
     assert own == bare == [{"type": "websocket.accept"}]
 
 
-@pytest.mark.parametrize(("path", "method"), [("/_event/", "GET"), ("/_upload", "POST"),
-                                              ("/anything", "POST"), ("/x", "DELETE")])
+@pytest.mark.parametrize(
+    ("path", "method"),
+    [("/_event/", "GET"), ("/_upload", "POST"), ("/anything", "POST"), ("/x", "DELETE")],
+)
 async def test_state_changing_and_socket_http_routes_refuse_other_origins(path, method):
     inner = Recorder()
-    sent = await _call(OriginGuard(inner), _scope(
-        path=path, method=method, host="localhost:3000", origin="http://localhost:9999"))
+    sent = await _call(
+        OriginGuard(inner),
+        _scope(path=path, method=method, host="localhost:3000", origin="http://localhost:9999"),
+    )
     assert sent[0]["status"] == 403
     assert inner.scopes == []
 
@@ -102,11 +125,17 @@ async def test_pages_load_from_anywhere_but_configured_hosts_refuse_rebinding(mo
     page = await _call(OriginGuard(inner), _scope(host="localhost:3000", origin="http://x:1"))
     assert page[0]["status"] == 200
     monkeypatch.setenv("BATON_ALLOWED_ORIGINS", "https://baton.example.com")
-    rebound = await _call(OriginGuard(inner), _scope(
-        "websocket", "/_event/", host="evil.example:443", origin="https://evil.example"))
+    rebound = await _call(
+        OriginGuard(inner),
+        _scope("websocket", "/_event/", host="evil.example:443", origin="https://evil.example"),
+    )
     assert rebound == [{"type": "websocket.close", "code": 1008}]
-    allowed = await _call(OriginGuard(inner), _scope(
-        "websocket", "/_event/", host="baton.example.com", origin="https://baton.example.com"))
+    allowed = await _call(
+        OriginGuard(inner),
+        _scope(
+            "websocket", "/_event/", host="baton.example.com", origin="https://baton.example.com"
+        ),
+    )
     assert allowed == [{"type": "websocket.accept"}]
 
 
@@ -114,12 +143,24 @@ async def test_the_client_token_is_replaced_by_one_bound_to_the_identity():
     cookie = identity.mint_token()
     owner = identity.owner_from_token(cookie)
     inner = Recorder()
-    await _call(StateTokenBinding(inner), _scope(
-        "websocket", "/_event/", query=b"EIO=4&transport=websocket&token=tab-1",
-        cookie=f"{identity.COOKIE_NAME}={cookie}"))
-    await _call(StateTokenBinding(inner), _scope(
-        path="/_upload", method="POST", reflex_client_token="tab-1",
-        cookie=f"{identity.COOKIE_NAME}={cookie}"))
+    await _call(
+        StateTokenBinding(inner),
+        _scope(
+            "websocket",
+            "/_event/",
+            query=b"EIO=4&transport=websocket&token=tab-1",
+            cookie=f"{identity.COOKIE_NAME}={cookie}",
+        ),
+    )
+    await _call(
+        StateTokenBinding(inner),
+        _scope(
+            path="/_upload",
+            method="POST",
+            reflex_client_token="tab-1",
+            cookie=f"{identity.COOKIE_NAME}={cookie}",
+        ),
+    )
     socket_scope, upload_scope = inner.scopes
     bound = state_token(owner, "tab-1")
     assert socket_scope["query_string"] == f"EIO=4&transport=websocket&token={bound}".encode()
@@ -129,8 +170,9 @@ async def test_the_client_token_is_replaced_by_one_bound_to_the_identity():
 async def test_a_token_without_an_identity_gets_a_fresh_state_each_time():
     inner = Recorder()
     for _ in range(2):
-        await _call(StateTokenBinding(inner), _scope(
-            "websocket", "/_event/", query=b"token=stolen-token"))
+        await _call(
+            StateTokenBinding(inner), _scope("websocket", "/_event/", query=b"token=stolen-token")
+        )
     first, second = (s["query_string"] for s in inner.scopes)
     assert first != second
     assert b"stolen-token" not in first
@@ -145,8 +187,9 @@ def _csp(sent: list[dict[str, Any]]) -> str | None:
 async def test_pages_get_a_policy_with_their_inline_scripts_by_hash(encoding):
     body = gzip.compress(PAGE) if encoding else PAGE
     inner = Recorder(body, b"text/html; charset=utf-8", encoding)
-    sent = await _call(SecurityHeaders(inner), _scope(accept="text/html",
-                                                      accept_encoding="gzip, br, zstd"))
+    sent = await _call(
+        SecurityHeaders(inner), _scope(accept="text/html", accept_encoding="gzip, br, zstd")
+    )
     policy = _csp(sent)
     hashes = inline_script_hashes(PAGE)
     assert len(hashes) == 2  # the script with a src is not inline
@@ -162,8 +205,13 @@ async def test_a_page_sent_from_disk_is_hashed_from_the_file(tmp_path):
     page.write_bytes(PAGE)
 
     async def pathsend_app(scope, receive, send):
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/html")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/html")],
+            }
+        )
         await send({"type": "http.response.pathsend", "path": str(page)})
 
     sent = await _call(SecurityHeaders(pathsend_app), _scope(accept="text/html"))
@@ -178,8 +226,10 @@ async def test_other_responses_pass_through_with_the_plain_headers():
     assert len(sent) == 3  # streamed through, not buffered
 
 
-@pytest.mark.parametrize(("headers", "name", "secure"), [
-    ({}, "baton_id", False), ({"x_forwarded_proto": "https"}, "__Host-baton_id", True)])
+@pytest.mark.parametrize(
+    ("headers", "name", "secure"),
+    [({}, "baton_id", False), ({"x_forwarded_proto": "https"}, "__Host-baton_id", True)],
+)
 async def test_the_identity_cookie_is_a_host_cookie_behind_https(headers, name, secure):
     from chat_app.asgi import IdentityCookieMiddleware
 
@@ -206,10 +256,13 @@ async def test_a_cookie_a_sibling_subdomain_adds_after_ours_is_never_taken():
     assert b"set-cookie" not in dict(sent[0]["headers"])  # it had one: nothing new
     assert _forwarded_cookie(inner) == f"baton_id={mine}; theme=dark"
     bound = Recorder()
-    await _call(StateTokenBinding(bound), _scope(
-        "websocket", "/_event/", query=b"token=tab-1", cookie=header))
+    await _call(
+        StateTokenBinding(bound),
+        _scope("websocket", "/_event/", query=b"token=tab-1", cookie=header),
+    )
     assert bound.scopes[0]["query_string"] == (
-        f"token={state_token(identity.owner_from_token(mine), 'tab-1')}".encode())
+        f"token={state_token(identity.owner_from_token(mine), 'tab-1')}".encode()
+    )
 
 
 async def test_over_https_only_the_host_cookie_counts_beside_a_tossed_one():
@@ -228,8 +281,10 @@ async def test_over_https_a_browser_with_one_older_cookie_keeps_its_owner():
 
     mine = identity.mint_token()
     inner = Recorder()
-    sent = await _call(IdentityCookieMiddleware(inner),
-                       _scope(cookie=f"baton_id={mine}", x_forwarded_proto="https"))
+    sent = await _call(
+        IdentityCookieMiddleware(inner),
+        _scope(cookie=f"baton_id={mine}", x_forwarded_proto="https"),
+    )
     set_cookies = [v.decode() for k, v in sent[0]["headers"] if k == b"set-cookie"]
     assert set_cookies[0].startswith(f"__Host-baton_id={mine}; ")
     assert set_cookies[1].startswith("baton_id=; Path=/; Max-Age=0")
@@ -241,8 +296,10 @@ async def test_over_https_two_older_cookies_are_both_distrusted():
 
     first, second = identity.mint_token(), identity.mint_token()
     inner = Recorder()
-    await _call(IdentityCookieMiddleware(inner), _scope(
-        cookie=f"baton_id={first}; baton_id={second}", x_forwarded_proto="https"))
+    await _call(
+        IdentityCookieMiddleware(inner),
+        _scope(cookie=f"baton_id={first}; baton_id={second}", x_forwarded_proto="https"),
+    )
     forwarded = _forwarded_cookie(inner)
     assert forwarded.startswith("__Host-baton_id=")
     assert first not in forwarded and second not in forwarded

@@ -21,9 +21,14 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-u
 
 
 def _server(assistant_id: str, name: str = "docs") -> AssistantMcpServer:
-    return AssistantMcpServer(assistant_id=assistant_id, name=name, transport="stdio",
-                              command="docs-server", args=["--root", "/srv/docs"],
-                              secrets={"DOCS_TOKEN": "t0ken"})
+    return AssistantMcpServer(
+        assistant_id=assistant_id,
+        name=name,
+        transport="stdio",
+        command="docs-server",
+        args=["--root", "/srv/docs"],
+        secrets={"DOCS_TOKEN": "t0ken"},
+    )
 
 
 def test_servers_are_kept_per_assistant_with_their_secrets_out_of_the_history(engine) -> None:
@@ -42,8 +47,13 @@ def test_servers_are_kept_per_assistant_with_their_secrets_out_of_the_history(en
         server = db_mcp.as_server(row)
         history = repo.list_assistant_changes(session=db, assistant_id=first)
     assert (server.command, server.args, server.secrets) == (
-        "docs-server", ("--root", "/srv/docs"), {"DOCS_TOKEN": "t0ken"})
-    assert [(c.field, c.new) for c in history] == [("mcp_server", "docs: docs-server --root /srv/docs")]
+        "docs-server",
+        ("--root", "/srv/docs"),
+        {"DOCS_TOKEN": "t0ken"},
+    )
+    assert [(c.field, c.new) for c in history] == [
+        ("mcp_server", "docs: docs-server --root /srv/docs")
+    ]
 
     with write_session(engine) as db:
         assert db_mcp.remove_mcp_server(session=db, assistant_id=first, name="docs")

@@ -122,9 +122,13 @@ def test_the_migrations_build_exactly_the_models_schema(tmp_path: Path) -> None:
     migrate(url)
     with get_engine(url).connect() as connection:
         # The full-text index (FTS5 and its shadow tables) is the migration's alone.
-        context = MigrationContext.configure(connection, opts={
-            "compare_type": True,
-            "include_object": lambda obj, name, *_: not is_search_object(name)})
+        context = MigrationContext.configure(
+            connection,
+            opts={
+                "compare_type": True,
+                "include_object": lambda obj, name, *_: not is_search_object(name),
+            },
+        )
         assert compare_metadata(context, SQLModel.metadata) == []
 
 

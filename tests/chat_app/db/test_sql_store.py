@@ -129,8 +129,13 @@ def test_a_saturated_pool_is_a_clear_busy_refusal(tmp_path: Path) -> None:
 
     url = migrated_sqlite(tmp_path)
     thread_id = create_thread(get_engine(url))
-    tight = create_engine(url, pool_size=1, max_overflow=0, pool_timeout=0.5,
-                          connect_args={"check_same_thread": False})
+    tight = create_engine(
+        url,
+        pool_size=1,
+        max_overflow=0,
+        pool_timeout=0.5,
+        connect_args={"check_same_thread": False},
+    )
     store = SqlStore(tight)
     # The worker's only connection is taken.
     with tight.connect(), pytest.raises(StoreError, match="The database is busy"):
@@ -144,10 +149,14 @@ def test_a_read_only_database_is_refused_in_words_without_driver_text(tmp_path: 
     url = migrated_sqlite(tmp_path)
     thread_id = create_thread(get_engine(url))
     database = url.removeprefix("sqlite:///")
-    read_only = create_engine(f"sqlite:///file:{database}?mode=ro&uri=true",
-                              connect_args={"check_same_thread": False})
-    with pytest.raises(StoreError, match="The database is read-only; nothing was stored. Try "
-                       "again once an administrator has made it writable.") as refused:
+    read_only = create_engine(
+        f"sqlite:///file:{database}?mode=ro&uri=true", connect_args={"check_same_thread": False}
+    )
+    with pytest.raises(
+        StoreError,
+        match="The database is read-only; nothing was stored. Try "
+        "again once an administrator has made it writable.",
+    ) as refused:
         SqlStore(read_only).enqueue_pending(thread_id, "hello")
     assert "sqlite3" not in str(refused.value) and "OperationalError" not in str(refused.value)
     read_only.dispose()

@@ -54,7 +54,9 @@ def test_queued_messages_are_delivered_once_with_the_next_numbers(tmp_path: Path
     queued = [store.enqueue_pending(thread_id, text) for text in ("one", "two", "three")]
     delivered = store.deliver_pending(thread_id, session.id, limit=2)
     assert [(m.seq, m.content, m.meta["pending_id"]) for m in delivered] == [
-        (first.seq + 1, "one", queued[0].id), (first.seq + 2, "two", queued[1].id)]
+        (first.seq + 1, "one", queued[0].id),
+        (first.seq + 2, "two", queued[1].id),
+    ]
     assert [m.content for m in store.deliver_pending(thread_id, session.id)] == ["three"]
     assert store.deliver_pending(thread_id, session.id) == []
     assert [m.content for m in store.messages(session.id)] == ["hi", "one", "two", "three"]

@@ -23,8 +23,11 @@ pytestmark = pytest.mark.postgres
 def workers(pg_url: str) -> Iterator[tuple[Engine, Engine]]:  # noqa: F811
     """Two worker processes' engines, told apart by their connections' application_name."""
     engines = tuple(
-        create_engine(normalize_url(pg_url), pool_pre_ping=True,
-                      connect_args={"application_name": f"baton-lease-test-{n}"})
+        create_engine(
+            normalize_url(pg_url),
+            pool_pre_ping=True,
+            connect_args={"application_name": f"baton-lease-test-{n}"},
+        )
         for n in (1, 2)
     )
     yield engines
@@ -32,7 +35,9 @@ def workers(pg_url: str) -> Iterator[tuple[Engine, Engine]]:  # noqa: F811
         engine.dispose()
 
 
-def _take_in_background(store: SqlStore, thread_id: str, release: threading.Event) -> threading.Event:
+def _take_in_background(
+    store: SqlStore, thread_id: str, release: threading.Event
+) -> threading.Event:
     taken = threading.Event()
 
     def run() -> None:
@@ -54,9 +59,12 @@ def test_killing_the_holders_connections_lets_no_second_worker_in(workers) -> No
         first.append(thread_id, session.id, [NewMessage(role="user", content="step 1")])
         # A server restart, a failover or a pooler drops every connection of the worker.
         with second_engine.connect() as admin:
-            killed = admin.execute(text(
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                "WHERE application_name = 'baton-lease-test-1'")).scalar()
+            killed = admin.execute(
+                text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE application_name = 'baton-lease-test-1'"
+                )
+            ).scalar()
         assert killed >= 1
         taken = _take_in_background(second, thread_id, release)
         assert not taken.wait(2.0), "a second worker took the thread while its turn ran"
