@@ -5,14 +5,15 @@ environment, so the same code runs on SQLite + in-process state or PostgreSQL + 
 
 - ``REFLEX_DB_URL``: the database (default: an SQLite file ``baton.db`` in the working dir).
 - ``REFLEX_REDIS_URL``: when set, Reflex keeps UI state in Redis so several backend
-  workers can serve one browser session.
+  workers can serve one browser session (with one worker it stays in the worker), and the
+  live channel between tabs goes through it.
 """
 
 import os
 
 import reflex as rx
 
-from chat_app.db.settings import database_url
+from chat_app.db.settings import database_url, state_in_worker
 from chat_app.services.security.web_security import allowed_origins
 from chat_app.serving import refuse_opportunistic_locks
 from chat_app.supervision import settle_worker_count, supervise_workers
@@ -28,6 +29,9 @@ refuse_opportunistic_locks()
 # too; chat_app.asgi.OriginGuard checks Origin and Host on every connection either way.
 _origins = {"cors_allowed_origins": allowed_origins()} if allowed_origins() else {}
 
+# One worker: the tabs' state stays in its memory even with Redis (chat_app/db/settings.py).
+_state = {"state_manager_mode": rx.constants.StateManagerMode.MEMORY} if state_in_worker() else {}
+
 config = rx.Config(
     app_name="chat_app",
     # The same URL the app's own engine uses (psycopg 3 for PostgreSQL URLs).
@@ -38,6 +42,7 @@ config = rx.Config(
     # Baton publishes no sitemap; the plugin would only want a public deploy URL.
     disable_plugins=[rx.plugins.SitemapPlugin],
     **_origins,
+    **_state,
     plugins=[
         rx.plugins.RadixThemesPlugin(
             theme=rx.theme(accent_color="indigo", gray_color="slate", radius="medium")

@@ -58,6 +58,15 @@ def backend_workers(env: dict[str, str] | None = None) -> int:
     return max(1, min(_cores() // 2, _MAX_WORKERS))
 
 
+def state_in_worker(env: dict[str, str] | None = None) -> bool:
+    """Whether Reflex keeps the tabs' state in the worker's memory although Redis is set:
+    with one backend worker there is no other process to share it with, and Redis would
+    only add a round trip (and a lock) to every event of every tab. Redis still carries the
+    live channel between tabs (``services.runtime.live``)."""
+    env = os.environ if env is None else env
+    return bool(env.get("REFLEX_REDIS_URL")) and backend_workers(env) == 1
+
+
 def _cores() -> int:
     """The cores this process may run on (a container's share, not the host's)."""
     try:

@@ -104,3 +104,12 @@ def test_with_redis_one_worker_serves_per_two_cores(monkeypatch) -> None:
     for cores, workers in ((1, 1), (2, 1), (4, 2), (8, 4), (32, 8)):
         monkeypatch.setattr(settings, "_cores", lambda cores=cores: cores)
         assert settings.backend_workers({"REFLEX_REDIS_URL": "redis://x"}) == workers
+
+
+def test_with_one_worker_the_tabs_state_stays_in_it_even_with_redis(monkeypatch) -> None:
+    from chat_app.db import settings
+
+    monkeypatch.setattr(settings, "_cores", lambda: 2)
+    assert not settings.state_in_worker({})  # no Redis: Reflex's own default (memory)
+    assert settings.state_in_worker({"REFLEX_REDIS_URL": "redis://x"})  # one worker on 2 cores
+    assert not settings.state_in_worker({"REFLEX_REDIS_URL": "redis://x", "GRANIAN_WORKERS": "3"})
