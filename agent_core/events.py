@@ -27,6 +27,8 @@ from pydantic import (
 from agent_core.storage.records import StoredMessage
 
 __all__ = [
+    "Basis",
+    "WireEvent",
     "ResetPhase",
     "MarkerKind",
     "HandoffStatus",
@@ -48,14 +50,17 @@ __all__ = [
     "reply_cut_off",
 ]
 
+#: How a token count was had: counted exactly, or estimated with or without a learned ratio.
+Basis = Literal["exact", "calibrated", "approximate"]
 ResetPhase = Literal["reset_starting", "input_blocked", "reset_complete", "reset_failed"]
 MarkerKind = Literal["compaction", "todo_compressed", "masking"]
 HandoffStatus = Literal["started", "nothing", "cancelled", "failed", "done"]
 CompactStatus = Literal["failed", "discarded", "nothing", "done"]
 
 
-class _Wire(BaseModel):
-    """Flat fields here, ``{"type": ..., "data": {...}}`` on the wire."""
+class WireEvent(BaseModel):
+    """Flat fields here, ``{"type": ..., "data": {...}}`` on the wire: the base of every
+    event here, and of the chat's own (``chat_app.services.presentation.ui_events``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -73,13 +78,13 @@ class _Wire(BaseModel):
         return {"type": kind, "data": {k: v for k, v in flat.items() if k in self.model_fields_set}}
 
 
-class _Open(_Wire):
+class _Open(WireEvent):
     """An event whose data is open: keys beyond the typed fields are kept as given."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
 
-class TokenEvent(_Wire):
+class TokenEvent(WireEvent):
     """Words of the reply being streamed."""
 
     type: Literal["token"] = "token"
@@ -112,14 +117,14 @@ class MessageEvent(BaseModel):
         return cls(row=row.model_copy(deep=True))
 
 
-class UtilizationEvent(_Wire):
+class UtilizationEvent(WireEvent):
     """How full the context is; ``fraction`` is worked out from ``tokens`` and ``window``."""
 
     type: Literal["utilization"] = "utilization"
     tokens: int
     window: int
     fraction: float = 0.0
-    basis: str
+    basis: Basis
     compact_threshold: float = 0.5
     reset_threshold: float = 0.8
     warn_threshold: float | None = None
@@ -184,7 +189,7 @@ class WarningEvent(_Open):
     head_fraction: float | None = None
 
 
-class QueuedEvent(_Wire):
+class QueuedEvent(WireEvent):
     """A message waits: the thread is busy here, or a review holds it back."""
 
     type: Literal["queued"] = "queued"
@@ -192,7 +197,7 @@ class QueuedEvent(_Wire):
     content: str
 
 
-class AcceptedEvent(_Wire):
+class AcceptedEvent(WireEvent):
     """The message the sender's browser called ``client_id`` is stored (once, whatever the
     number of sends); the browser may forget its copy."""
 
@@ -201,7 +206,7 @@ class AcceptedEvent(_Wire):
     client_id: str
 
 
-class HandoffEvent(_Wire):
+class HandoffEvent(WireEvent):
     """How a ``/handoff`` goes."""
 
     type: Literal["handoff"] = "handoff"
@@ -209,7 +214,7 @@ class HandoffEvent(_Wire):
     message: str
 
 
-class CompactEvent(_Wire):
+class CompactEvent(WireEvent):
     """How a "Compact now" ended."""
 
     type: Literal["compact"] = "compact"
@@ -217,7 +222,7 @@ class CompactEvent(_Wire):
     message: str
 
 
-class ErrorEvent(_Wire):
+class ErrorEvent(WireEvent):
     """The run failed; ``message`` is redacted."""
 
     type: Literal["error"] = "error"

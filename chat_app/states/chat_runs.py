@@ -13,16 +13,30 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import reflex as rx
 
+from agent_core import AcceptedEvent, DoneEvent, HandoffEvent, TokenEvent, WarningEvent
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import replies
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.conversation.batches import in_batches
 from chat_app.services.presentation.failures import describe_failure
+from chat_app.services.presentation.ui_events import (
+    ItemShown,
+    MarkerShown,
+    MeterShown,
+    QueuedShown,
+    Refused,
+    ResetShown,
+    Resync,
+    RowsReplaced,
+    RunChanged,
+    TitleChanged,
+    UiEvent,
+)
 from chat_app.services.runtime import live
 from chat_app.states import scripts
 from chat_app.states.connection import connected_here
@@ -48,10 +62,19 @@ OWN_RUNS_KEPT = 20
 handoff_cancels: dict[str, asyncio.Event] = {}
 
 
-def _part(event: dict) -> str:
+def _part(event: UiEvent) -> str:
     """How :meth:`RunFollowing._consume` takes an event: streamed text, a new row, or else."""
-    kind = event.get("type")
-    return "token" if kind == "token" else "rows" if kind in ("item", "queued") else "event"
+    match event:
+        case TokenEvent():
+            return "token"
+        case ItemShown() | QueuedShown():
+            return "rows"
+        case _:
+            return "event"
+
+
+def _text(events: Iterable[UiEvent]) -> str:
+    return "".join(event.text for event in events if isinstance(event, TokenEvent))
 
 
 class RunFollowing(rx.State, mixin=True):
@@ -105,7 +128,7 @@ class RunFollowing(rx.State, mixin=True):
             async with self:
                 self.handoff_running = False
 
-    async def _consume(self, events: AsyncIterator[dict]) -> AsyncIterator[Any]:
+    async def _consume(self, events: AsyncIterator[UiEvent]) -> AsyncIterator[Any]:
         """Apply one service stream to the state; yield the toasts and scrolls it asks for."""
         async with self:
             self._streams += 1
@@ -115,22 +138,28 @@ class RunFollowing(rx.State, mixin=True):
             # The run goes on while a batch is shown (chat_app.services.conversation.batches).
             async for batch in in_batches(events):
                 if (
-                    all(event.get("type") == "token" for event in batch)
+                    all(isinstance(event, TokenEvent) for event in batch)
                     and time.monotonic() - flushed_at < FLUSH_SECONDS
                 ):
-                    pending += "".join(event["data"].get("text", "") for event in batch)
+                    pending += _text(batch)
                     continue
                 follow_ups = []
                 async with self:
                     for part, group in itertools.groupby(batch, key=_part):
                         if part == "token":
-                            pending += "".join(event["data"].get("text", "") for event in group)
+                            pending += _text(group)
                             continue
                         if pending:
                             self._stream_add(pending)
                             pending = ""
                         if part == "rows":  # laid out together (ChatState._append)
-                            self._append(*(event.get("data") or {} for event in group))
+                            self._append(
+                                *(
+                                    event.item
+                                    for event in group
+                                    if isinstance(event, ItemShown | QueuedShown)
+                                )
+                            )
                             follow_ups.append(scripts.scroll_to_bottom())
                         else:
                             follow_ups.extend(self._apply(event) for event in group)
@@ -173,11 +202,11 @@ class RunFollowing(rx.State, mixin=True):
                     event = await asyncio.wait_for(queue.get(), WATCH_CHECK_SECONDS)
                 except TimeoutError:
                     event = None
-                if event is not None and event.get("run") in own:
+                if event is not None and event.run in own:
                     continue  # this tab's own run reaches it on the run's own stream
-                if event is None or event.get("type") == "token":
+                if event is None or isinstance(event.event, TokenEvent):
                     if event is not None:
-                        tokens += event["data"].get("text", "")
+                        tokens += _text([event.event])
                         if time.monotonic() - flushed_at < FLUSH_SECONDS and queue.qsize():
                             continue
                     elif not connected_here(token):
@@ -190,7 +219,7 @@ class RunFollowing(rx.State, mixin=True):
                         if (
                             tokens
                             and self.remote_running
-                            and (event is None or event.get("run") not in own)
+                            and (event is None or event.run not in own)
                         ):
                             self._stream_add(tokens)
                         tokens, flushed_at = "", time.monotonic()
@@ -201,12 +230,12 @@ class RunFollowing(rx.State, mixin=True):
                     if self.thread_key != thread_id or self._watch_generation != generation:
                         return
                     own = set(self._own_runs)  # learns a run this tab started since
-                    if event.get("run") in own:
+                    if event.run in own:
                         continue
                     if tokens:
                         self._stream_add(tokens)
                         tokens = ""
-                    follow_up = self._apply_remote(event)
+                    follow_up = self._apply_remote(event.event)
                 if follow_up is not None:
                     yield follow_up
 
@@ -220,100 +249,81 @@ class RunFollowing(rx.State, mixin=True):
                 return
             self._reconcile()
 
-    def _apply_remote(self, event: dict) -> Any:
+    def _apply_remote(self, event: UiEvent) -> Any:
         """An event of a run this tab did not start."""
-        kind, data = event.get("type"), event.get("data") or {}
-        if kind == "run":
-            if data.get("running"):
+        match event:
+            case RunChanged(running=True):
                 self.remote_running = self.sending = True
-            else:
+            case RunChanged(running=False):
                 self._remote_run_ended()
-            return None
-        if kind == "resync":  # fell too far behind: read the thread again
-            view = thread_service.load_timeline(self._owner(), self.thread_key)
-            if view is not None:
-                self._show(view)
-            return None
-        if kind == "done":
-            return None
-        return self._apply(event)
-
-    def _apply(self, event: dict) -> Any:
-        """One service event -> state change; returns a toast or scroll to run, if any."""
-        kind, data = event.get("type"), event.get("data") or {}
-        if kind in ("item", "queued"):
-            self._append(data)
-            return scripts.scroll_to_bottom()
-        if kind in ("compaction", "todo_compressed", "masking") and data.get("item"):
-            self._append(data["item"])
-            return None
-        if kind == "replaced":
-            self._mark_replaced([[int(seq) for seq in data.get("seqs", [])]], exactly=False)
-            return None
-        if kind == "utilization":
-            self.meter = meter_bar(data, self.meter)
-            return None
-        if kind == "title" and data.get("title"):
-            self.title = data["title"]
-            return None
-        if kind == "context_reset":
-            return self._apply_reset(data)
-        if kind == "handoff":
-            status = data.get("status", "")
-            message = data.get("message", "")
-            self.handoff_running = status == "started"
-            if not message:
-                return None
-            if status in ("failed",):
-                return rx.toast.error(message)
-            return rx.toast(message)
-        if kind == "accepted":  # sent: an offer to attach an earlier, refused text is moot
-            return [scripts.outbox_accepted(data.get("client_id", "")), PasteOfferState.dismiss]
-        if kind == "error":
-            too_large = data.get("too_large") or {}
-            toast = (
-                PasteOfferState.offer(data.get("message", ""), too_large["size_bytes"])
-                if too_large.get("size_bytes")
-                else rx.toast.error(data.get("message", "Something went wrong"))
-            )
-            if data.get("client_id"):
-                return [scripts.outbox_refused(data["client_id"]), toast]
-            return toast
-        if kind == "warning" and data.get("message"):
-            return rx.toast.warning(data["message"])
+            case Resync():  # fell too far behind: read the thread again
+                view = thread_service.load_timeline(self._owner(), self.thread_key)
+                if view is not None:
+                    self._show(view)
+            case DoneEvent():
+                pass
+            case _:
+                return self._apply(event)
         return None
 
-    def _apply_reset(self, data: dict) -> Any:
-        phase = data.get("event")
-        if phase == "reset_starting":
-            self.resetting = True
-            self._stream_clear()
-            self._set_live(
-                upsert(unwrapped(self._live), resetting_row(int(data.get("session_number", 1))))
-            )
-            return scripts.scroll_to_bottom()
-        if phase == "input_blocked":
-            self.notice = "Resetting context… new messages will be queued and sent after it."
-            return None
-        placeholders = [row for row in self._live if row.resetting]
+    def _apply(self, event: UiEvent) -> Any:
+        """One run event -> state change; returns a toast or scroll to run, if any."""
+        match event:
+            case ItemShown(item=item) | QueuedShown(item=item):
+                self._append(item)
+                return scripts.scroll_to_bottom()
+            case MarkerShown(item=item):
+                self._append(item)
+            case RowsReplaced(seqs=seqs):
+                self._mark_replaced([list(seqs)], exactly=False)
+            case MeterShown(meter=meter):
+                self.meter = meter_bar(meter, self.meter)
+            case TitleChanged(title=title) if title:
+                self.title = title
+            case ResetShown():
+                return self._apply_reset(event)
+            case HandoffEvent(status=status, message=message):
+                self.handoff_running = status == "started"
+                if message:
+                    return rx.toast.error(message) if status == "failed" else rx.toast(message)
+            case AcceptedEvent(client_id=client_id):
+                # sent: an offer to attach an earlier, refused text is moot
+                return [scripts.outbox_accepted(client_id), PasteOfferState.dismiss]
+            case Refused(message=message, client_id=client_id, too_large=too_large):
+                toast = (
+                    PasteOfferState.offer(message, too_large.size_bytes)
+                    if too_large is not None and too_large.size_bytes
+                    else rx.toast.error(message or "Something went wrong")
+                )
+                return [scripts.outbox_refused(client_id), toast] if client_id else toast
+            case WarningEvent(message=message) if message:
+                return rx.toast.warning(message)
+        return None
+
+    def _apply_reset(self, event: ResetShown) -> Any:
+        match event.event:
+            case "reset_starting":
+                self.resetting = True
+                self._stream_clear()
+                self._set_live(upsert(unwrapped(self._live), resetting_row(event.session_number)))
+                return scripts.scroll_to_bottom()
+            case "input_blocked":
+                self.notice = "Resetting context… new messages will be queued and sent after it."
+                return None
         rows = [row for row in self._live if not row.resetting]
         self.resetting = False
         self.notice = ""
-        if phase == "reset_complete":
-            chip = data.get("chip")
-            if chip:
-                self.chips = with_new_session(self.chips, chip_row(chip))
-            divider = data.get("divider")
+        if event.event == "reset_complete":
+            if event.chip is not None:
+                self.chips = with_new_session(self.chips, chip_row(event.chip))
+            divider = event.divider
             self._set_live(upsert(rows, timeline_row(divider)) if divider else rows)
             if self.handoff_running:
                 return None  # the handoff's own "done" message says it
-            number = data.get("session_number", "")
             # One id for every reset's toast: back-to-back resets replace it, not pile up.
             return rx.toast.success(
-                f"Session {number} started — context was reset", id="context-reset"
+                f"Session {event.session_number} started — context was reset",
+                id="context-reset",
             )
-        if phase == "reset_failed":
-            self._set_live(rows)
-            return rx.toast.error(f"Context reset failed: {data.get('reason', 'unknown error')}")
-        self._set_live(rows + placeholders)
-        return None
+        self._set_live(rows)  # reset_failed
+        return rx.toast.error(f"Context reset failed: {event.reason or 'unknown error'}")

@@ -15,8 +15,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import reflex as rx
 
-from agent_core import StoreError
+from agent_core import DoneEvent, StoreError
 from chat_app.services.conversation import reset_control as control
+from chat_app.services.presentation.ui_events import (
+    ItemShown,
+    MarkerShown,
+    ResetShown,
+    Resync,
+    RunChanged,
+    UiEvent,
+)
 from chat_app.services.runtime import live
 from chat_app.states.chat import ChatState
 from chat_app.states.connection import connected_here
@@ -48,23 +56,29 @@ class StatusChanges:
     def __init__(self) -> None:
         self.review_settled = False
 
-    def __call__(self, event: dict) -> bool:
-        kind, data = event.get("type"), event.get("data") or {}
-        if kind == "item":
-            if data.get("marker_event") == "handoff_review" and data.get("edit") is not None:
-                self.review_settled = True
-            return data.get("kind") in ("marker", "divider")
-        return kind in ("run", "done", "context_reset", "compaction", "masking", "resync")
+    def __call__(self, event: UiEvent) -> bool:
+        match event:
+            case ItemShown(item=item):
+                if item.marker_event == "handoff_review" and item.edit is not None:
+                    self.review_settled = True
+                return item.kind in ("marker", "divider")
+            case RunChanged() | DoneEvent() | ResetShown() | Resync():
+                return True
+            case MarkerShown(type="compaction" | "masking"):
+                return True
+        return False
 
 
-def _shows_at_once(event: dict) -> bool:
+def _shows_at_once(event: UiEvent) -> bool:
     """A run's end, or a marker or divider (a review settled, a deferral, a reset): what the
     tab shows must follow at once, not after the throttle. A review form left standing
     into the answer's turn went away mid-turn and the page jumped with it."""
-    kind, data = event.get("type"), event.get("data") or {}
-    if kind == "item":
-        return data.get("kind") in ("marker", "divider")
-    return kind == "done" or (kind == "run" and not data.get("running"))
+    match event:
+        case ItemShown(item=item):
+            return item.kind in ("marker", "divider")
+        case DoneEvent() | RunChanged(running=False):
+            return True
+    return False
 
 
 #: The review form's fields, in order: (field, label, kind) with kind "text" or "lines".

@@ -74,7 +74,7 @@ def test_a_message_event_carries_its_row_as_json() -> None:
 @pytest.mark.parametrize(
     "event",
     [
-        UtilizationEvent(tokens=5, window=0, basis="estimate"),
+        UtilizationEvent(tokens=5, window=0, basis="approximate"),
         MessageEvent.of(_row()),
         ContextResetEvent.of("reset_starting", session_id="s1", session_number=1, trigger="auto"),
         MarkerEvent(type="todo_compressed", message="Compressed", todo_id="a", marker_id="r9"),

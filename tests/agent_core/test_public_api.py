@@ -157,11 +157,14 @@ EXPECTED = {
     "Event",
     "HandoffEvent",
     "MarkerEvent",
+    "MarkerKind",
     "MessageEvent",
     "QueuedEvent",
+    "ResetPhase",
     "TokenEvent",
     "UtilizationEvent",
     "WarningEvent",
+    "WireEvent",
     "parse_event",
 }
 

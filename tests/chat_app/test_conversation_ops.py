@@ -12,6 +12,7 @@ import pytest
 from agent_core.errors import MessageRejected, StoreError
 from agent_core.storage.records import NewMessage
 from tests.chat_app.test_services import database  # noqa: F401
+from tests.chat_app.wire import drained
 
 
 @pytest.fixture
@@ -22,7 +23,7 @@ def db(database, monkeypatch):  # noqa: F811
 
 
 async def _drain(stream) -> list[dict]:
-    return [e async for e in stream]
+    return await drained(stream)
 
 
 def _owner() -> str:

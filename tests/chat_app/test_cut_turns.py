@@ -155,7 +155,7 @@ def test_turns_that_end_stopped_or_answered_leave_nothing_to_resume() -> None:
 
     async def stop_midway() -> None:
         async for event in chat.send_message(owner, stopped, "Build a CSV parser"):
-            if event["type"] == "token":
+            if event.type == "token":
                 chat.stop(stopped)
 
     asyncio.run(stop_midway())

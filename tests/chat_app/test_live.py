@@ -8,6 +8,8 @@ import uuid
 
 import pytest
 
+from agent_core import DoneEvent, TokenEvent
+from chat_app.services.presentation.ui_events import Resync, RunChanged, TitleChanged
 from chat_app.services.runtime import live
 
 REDIS_URL = os.environ.get("BATON_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
@@ -34,7 +36,7 @@ def channel(request, monkeypatch):
     return request.param
 
 
-async def _next(queue: asyncio.Queue) -> dict:
+async def _next(queue: asyncio.Queue[live.Relayed]) -> live.Relayed:
     return await asyncio.wait_for(queue.get(), 5)
 
 
@@ -50,14 +52,16 @@ async def test_every_watcher_of_a_thread_gets_its_runs_events_in_order(channel) 
         await live.run_started(thread, "run-1")
         assert await live.is_running(thread)
         for n in range(5):
-            await live.publish(thread, "run-1", {"type": "item", "data": {"n": n}})
+            await live.publish(thread, "run-1", TitleChanged(title=f"title {n}"))
         await live.run_ended(thread, "run-1")
         assert not await live.is_running(thread)
         for queue in (first, second):
             events = [await _next(queue) for _ in range(7)]
-            assert events[0] == {"type": "run", "data": {"running": True}, "run": "run-1"}
-            assert [e["data"]["n"] for e in events[1:6]] == [0, 1, 2, 3, 4]
-            assert events[6]["data"] == {"running": False}
+            assert events[0] == live.Relayed("run-1", RunChanged(running=True))
+            assert [e.event for e in events[1:6]] == [
+                TitleChanged(title=f"title {n}") for n in range(5)
+            ]
+            assert events[6] == live.Relayed("run-1", RunChanged(running=False))
         assert elsewhere.empty()
 
 
@@ -87,8 +91,8 @@ async def test_a_watcher_that_falls_behind_is_told_to_reload(monkeypatch) -> Non
     thread = uuid.uuid4().hex
     async with live.watch(thread) as queue:
         for n in range(10):
-            await live.publish(thread, "run", {"type": "item", "data": {"n": n}})
-        kinds = [queue.get_nowait()["type"] for _ in range(queue.qsize())]
+            await live.publish(thread, "run", TitleChanged(title=f"title {n}"))
+        kinds = [queue.get_nowait().event.type for _ in range(queue.qsize())]
     assert "resync" in kinds and len(kinds) == 3
 
 
@@ -97,21 +101,22 @@ def test_settled_waits_for_a_burst_to_end_and_takes_every_event() -> None:
     # minimum interval runs, events are still taken off the queue (an earlier version spun
     # on wait_for(get(), 0), which never takes an item).
     async def scenario() -> tuple[list[tuple[bool, int]], int]:
-        queue: asyncio.Queue = asyncio.Queue()
+        queue: asyncio.Queue[live.Relayed] = asyncio.Queue()
         seen: list[tuple[bool, int]] = []
         spins = 0
+        reply, token = live.Relayed("r", Resync()), live.Relayed("r", TokenEvent(text="x"))
 
-        def relevant(event: dict) -> bool:
-            return event["kind"] == "reply"
+        def relevant(event) -> bool:
+            return isinstance(event, Resync)
 
         async def feed() -> None:
             for n in range(40):  # a burst with a reply early in it, queued at once
-                queue.put_nowait({"kind": "reply" if n == 2 else "token"})
+                queue.put_nowait(reply if n == 2 else token)
             await asyncio.sleep(0.3)
             for _ in range(10):  # tokens only: nothing to read again
-                queue.put_nowait({"kind": "token"})
+                queue.put_nowait(token)
             await asyncio.sleep(0.05)
-            queue.put_nowait({"kind": "reply"})  # within `every` of the first read
+            queue.put_nowait(reply)  # within `every` of the first read
 
         feeder = asyncio.create_task(feed())
         started = asyncio.get_running_loop().time()
@@ -131,18 +136,22 @@ def test_settled_waits_for_a_burst_to_end_and_takes_every_event() -> None:
 
 def test_settled_reads_at_once_after_an_urgent_event_even_within_the_interval() -> None:
     async def scenario() -> list[float]:
-        queue: asyncio.Queue = asyncio.Queue()
+        queue: asyncio.Queue[live.Relayed] = asyncio.Queue()
         loop = asyncio.get_running_loop()
         started, reads = loop.time(), []
-        queue.put_nowait({"kind": "reply"})
+        queue.put_nowait(live.Relayed("r", Resync()))
 
         async def feed() -> None:
             await asyncio.sleep(0.1)
-            queue.put_nowait({"kind": "done"})  # a run's end, well within `every`
+            queue.put_nowait(live.Relayed("r", DoneEvent()))  # a run's end, within `every`
 
         feeder = asyncio.create_task(feed())
         async for due in live.settled(
-            queue, lambda e: True, every=5.0, idle=0.05, urgent=lambda e: e["kind"] == "done"
+            queue,
+            lambda e: True,
+            every=5.0,
+            idle=0.05,
+            urgent=lambda e: isinstance(e, DoneEvent),
         ):
             if due:
                 reads.append(loop.time() - started)
@@ -163,7 +172,7 @@ async def test_a_rename_reaches_every_tab_on_the_chat(channel) -> None:
         await threads.announce_title(thread_id, "Invoices, renamed")
         for queue in (first, second):
             event = await _next(queue)
-            assert (event["type"], event["data"]) == ("title", {"title": "Invoices, renamed"})
+            assert event.event == TitleChanged(title="Invoices, renamed")
 
 
 async def test_the_subscription_outlives_the_last_watcher(monkeypatch) -> None:
@@ -187,8 +196,8 @@ async def test_the_subscription_outlives_the_last_watcher(monkeypatch) -> None:
     ]
     assert subscribed, "no subscription left once the last watcher had gone"
     async with live.watch(thread) as queue:
-        await live.publish(thread, "run", {"type": "item", "data": {"n": 1}})
-        assert (await _next(queue))["data"] == {"n": 1}
+        await live.publish(thread, "run", TitleChanged(title="one"))
+        assert (await _next(queue)).event == TitleChanged(title="one")
 
 
 def test_the_subscription_is_made_again_1_s_doubling_to_30_s_after_a_drop() -> None:
@@ -216,6 +225,6 @@ async def test_after_redis_drops_the_subscription_watchers_reload_and_follow_aga
         assert ours, "the subscription's connection is not named"
         for client_id in ours:  # only this test's connections: the server is shared
             admin.client_kill_filter(_id=client_id)
-        assert (await asyncio.wait_for(queue.get(), 8))["type"] == "resync"
-        await live.publish(thread, "run", {"type": "item", "data": {"n": 2}})
-        assert (await _next(queue))["data"] == {"n": 2}
+        assert isinstance((await asyncio.wait_for(queue.get(), 8)).event, Resync)
+        await live.publish(thread, "run", TitleChanged(title="two"))
+        assert (await _next(queue)).event == TitleChanged(title="two")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_core import MarkerEvent
+from chat_app.services.presentation.ui_events import MarkerShown
 
 
 @pytest.fixture
@@ -26,10 +27,11 @@ def test_a_masking_event_becomes_a_marker_item(translator) -> None:
             session_number=2,
         )
     )
-    assert out["type"] == "masking"
-    assert out["data"]["item"]["kind"] == "marker"
-    assert out["data"]["item"]["content"] == note
-    assert out["data"]["item"]["session_number"] == 2
+    assert isinstance(out, MarkerShown) and out.type == "masking"
+    assert out.item.kind == "marker"
+    assert out.item.content == note
+    assert out.item.session_number == 2
+    assert out.model_dump()["data"]["outputs"] == 37  # the engine's figures ride along
 
 
 def test_a_live_marker_is_keyed_like_the_stored_row_a_reload_shows(translator) -> None:
@@ -42,5 +44,6 @@ def test_a_live_marker_is_keyed_like_the_stored_row_a_reload_shows(translator) -
             edit=2,
         )
     )
-    item = out["data"]["item"]
-    assert (item["key"], item["marker_event"], item["edit"]) == ("row-9", "compaction", 2)
+    assert isinstance(out, MarkerShown)
+    item = out.item
+    assert (item.key, item.marker_event, item.edit) == ("row-9", "compaction", 2)

@@ -15,6 +15,7 @@ from chat_app.services.admin import admin, mcp_admin
 from chat_app.services.conversation import threads
 from chat_app.services.runtime import runtime
 from tests.agent_core.runtime_helpers import collect
+from tests.chat_app.wire import drained
 
 PASSWORD = "correct horse battery staple"
 NOTES_SERVER = Path(__file__).parents[1] / "agent_core" / "mcp" / "notes_server.py"
@@ -236,7 +237,7 @@ async def test_a_large_mcp_tool_list_leaves_less_room_for_a_message(
         await chat.check_fits("owner-1", thread.id, text)
     # Forty tools of ~130 tokens each: the room shrinks by their schemas, counted for real.
     assert room - crowded.value.room_tokens > 4_000
-    events = [e async for e in chat.send_message("owner-1", thread.id, text, "c-1")]
+    events = await drained(chat.send_message("owner-1", thread.id, text, "c-1"))
     assert [e["type"] for e in events] == ["error"]
     assert events[0]["data"]["too_large"]["room_tokens"] == crowded.value.room_tokens
     assert runtime.store().pending(thread.id) == []

@@ -10,6 +10,7 @@ import pytest
 from agent_core.errors import MessageRejected
 from chat_app.db.engine import dispose_engine
 from tests.chat_app.test_services import _pg_url
+from tests.chat_app.wire import drained
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -85,7 +86,7 @@ def test_chats_nothing_was_sent_to_are_not_listed(database) -> None:
 
 
 async def _drain(stream) -> list[dict]:
-    return [e async for e in stream]
+    return await drained(stream)
 
 
 def test_the_same_first_message_sent_again_makes_one_chat(database) -> None:

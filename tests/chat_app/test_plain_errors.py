@@ -20,6 +20,7 @@ import pytest
 from sqlalchemy import event
 
 from chat_app.db.engine import dispose_engine, write_engine
+from chat_app.services.presentation.ui_events import Refused
 from tests.chat_app.db.backends import _admin_execute, pg_base_url, pg_unreachable_reason
 
 TYPED = "my-private-note-" + uuid.uuid4().hex
@@ -117,8 +118,8 @@ def _send_and_show() -> list[str]:
         shown = []
         try:
             async for item in chat.send_message(OWNER, THREAD[0], TYPED, client_id="c-1"):
-                if item["type"] == "error":
-                    shown.append(item["data"]["message"])
+                if isinstance(item, Refused):
+                    shown.append(item.message)
         except Exception as exc:  # noqa: BLE001 - what the page would say about it
             shown.append(describe_failure(exc))
         return shown

@@ -7,9 +7,13 @@ import asyncio
 
 import pytest
 
+from agent_core import TokenEvent
 from agent_core.context.build import build_context
 from agent_core.storage.records import NewMessage, SessionRecord
 from chat_app.services.conversation.context_chart import ChartSeries, merge_runs, thread_run
+from chat_app.services.presentation.ui_events import ItemShown, MeterShown, ResetShown, RunChanged
+from chat_app.services.presentation.views import MeterView, TimelineItem
+from tests.chat_app.wire import drained
 
 
 def _reply(fraction: float, tokens: int = 100) -> NewMessage:
@@ -177,7 +181,7 @@ def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered
     async def send_and_confirm() -> str:
         async def send() -> list[dict]:
             stream = chat_service.send_message("owner-a", thread, "and the dates too", "t.1.a")
-            return [event async for event in stream]
+            return await drained(stream)
 
         sending = asyncio.create_task(send())
         await asyncio.sleep(confirm_after)
@@ -389,15 +393,18 @@ def test_a_tab_rereads_the_status_only_after_events_that_can_change_it() -> None
     which each tab updates itself); a marker, a divider, a reset and a run's end re-read."""
     from chat_app.states.reset_control import StatusChanges
 
+    def item(**fields) -> ItemShown:
+        return ItemShown(item=TimelineItem(key="k", **fields))
+
     changes = StatusChanges()
-    assert not changes({"type": "item", "data": {"role": "assistant", "kind": "message"}})
-    assert not changes({"type": "utilization", "data": {"fraction": 0.9}})
-    assert not changes({"type": "item", "data": {"role": "user", "kind": "message"}})
-    assert not changes({"type": "token", "data": {"text": "x"}})
-    assert changes({"type": "item", "data": {"role": "event", "kind": "marker"}})
-    assert changes({"type": "item", "data": {"role": "handoff", "kind": "divider"}})
-    assert changes({"type": "context_reset", "data": {"event": "reset_complete"}})
-    assert changes({"type": "run", "data": {"running": False}})
+    assert not changes(item(role="assistant", kind="message"))
+    assert not changes(MeterShown(meter=MeterView(tokens=900, window=1000, fraction=0.9)))
+    assert not changes(item(role="user", kind="message"))
+    assert not changes(TokenEvent(text="x"))
+    assert changes(item(role="event", kind="marker"))
+    assert changes(item(role="handoff", kind="divider"))
+    assert changes(ResetShown(event="reset_complete"))
+    assert changes(RunChanged(running=False))
 
 
 def test_a_settled_review_is_seen_on_the_live_channel_before_the_status_is_read() -> None:
@@ -406,8 +413,10 @@ def test_a_settled_review_is_seen_on_the_live_channel_before_the_status_is_read(
     from chat_app.states.reset_control import StatusChanges
 
     changes = StatusChanges()
-    pending = {"kind": "marker", "role": "event", "marker_event": "handoff_review", "edit": None}
-    assert changes({"type": "item", "data": pending})
+    pending = TimelineItem(
+        key="k", kind="marker", role="event", marker_event="handoff_review", edit=None
+    )
+    assert changes(ItemShown(item=pending))
     assert not changes.review_settled
-    assert changes({"type": "item", "data": {**pending, "edit": 0}})
+    assert changes(ItemShown(item=pending.model_copy(update={"edit": 0})))
     assert changes.review_settled

@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from agent_core import ContextResetEvent, MessageEvent, SessionRecord, StoredMessage
-from chat_app.services.presentation.run_events import FIRST_SEQ, Translator, expand
+from chat_app.services.presentation.run_events import FIRST_SEQ, Translator
+from chat_app.services.presentation.ui_events import ItemShown, ResetShown
 
 _AT = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
@@ -30,10 +31,11 @@ def _row(seq: int, session: SessionRecord, role: str = "user") -> StoredMessage:
 def test_a_threads_first_row_comes_with_the_divider_of_the_session_it_opens() -> None:
     first = _session(1)
     events = Translator([first], "Baton").translate(MessageEvent.of(_row(FIRST_SEQ, first)))
-    assert [(e["type"], e["data"]["kind"]) for e in events] == [
-        ("item", "divider"),
-        ("item", "message"),
+    assert [(type(e), e.item.kind) for e in events if isinstance(e, ItemShown)] == [
+        (ItemShown, "divider"),
+        (ItemShown, "message"),
     ]
+    assert len(events) == 2
 
 
 def test_rows_after_a_reset_are_numbered_by_the_session_its_event_carries() -> None:
@@ -47,8 +49,36 @@ def test_rows_after_a_reset_are_numbered_by_the_session_its_event_carries() -> N
         session_number=2,
         delivered=[_row(7, second).model_dump(mode="json")],
     )
-    [divider_event, delivered] = expand(translator.translate(reset))
-    assert divider_event["data"]["chip"]["number"] == 2
-    assert (delivered["type"], delivered["data"]["session_number"]) == ("item", 2)
+    [divider_event, delivered] = translator.translate(reset)
+    assert isinstance(divider_event, ResetShown) and divider_event.chip is not None
+    assert divider_event.chip.number == 2
+    assert divider_event.divider is not None and divider_event.divider.session_number == 2
+    assert isinstance(delivered, ItemShown) and delivered.item.session_number == 2
     [reply] = translator.translate(MessageEvent.of(_row(8, second, role="assistant")))
-    assert (reply["data"]["session_number"], reply["data"]["model"]) == (2, "Baton")
+    assert isinstance(reply, ItemShown)
+    assert (reply.item.session_number, reply.item.model) == (2, "Baton")
+
+
+def test_the_events_wire_shape_reads_back_as_the_same_event() -> None:
+    """What the live channel sends (``model_dump()``) is read back whole on another worker."""
+    from chat_app.services.presentation.ui_events import parse_ui_event
+
+    first, second = _session(1), _session(2)
+    translator = Translator([first], "Baton")
+    reset = ContextResetEvent.of(
+        "reset_complete",
+        session=second.model_dump(mode="json"),
+        session_number=2,
+        delivered=[_row(7, second).model_dump(mode="json")],
+    )
+    events = [
+        *translator.translate(MessageEvent.of(_row(FIRST_SEQ, first))),
+        *translator.translate(reset),
+        *translator.translate(ContextResetEvent.of("reset_failed", reason="no model")),
+    ]
+    wire = [event.model_dump() for event in events]
+    assert [parse_ui_event(w) for w in wire] == events
+    assert wire[-1] == {
+        "type": "context_reset",
+        "data": {"event": "reset_failed", "session_number": 1, "reason": "no model"},
+    }

@@ -13,6 +13,7 @@ import uuid
 import pytest
 
 from chat_app.db.engine import dispose_engine
+from tests.chat_app.wire import drained, relayed
 
 
 def _pg_url() -> str | None:
@@ -49,7 +50,7 @@ def database(request, tmp_path, monkeypatch):
 
 
 async def _drain(stream) -> list[dict]:
-    return [e async for e in stream]
+    return await drained(stream)
 
 
 def test_a_turn_streams_resets_and_persists(database) -> None:
@@ -510,7 +511,7 @@ def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(
             own = await _drain(
                 chat.send_message(sender, thread.id, "Build a CSV parser", "tabA.1.x", "run-a")
             )
-            seen = [queue.get_nowait() for _ in range(queue.qsize())]
+            seen = relayed(queue.get_nowait() for _ in range(queue.qsize()))
         return own, seen
 
     own, seen = asyncio.run(watched(owner))

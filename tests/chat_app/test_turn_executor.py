@@ -3,6 +3,7 @@ run in this process, and whichever executes them, ``send_message`` relays the sa
 
 from __future__ import annotations
 
+from agent_core import DoneEvent, TokenEvent
 from chat_app.services.conversation import chat
 from chat_app.services.runtime import turn_process
 from chat_app.services.runtime.run_stream import Owned
@@ -23,8 +24,8 @@ class _Recording:
     async def _run(self, owned: bool):
         if owned:
             yield Owned()
-        yield {"type": "item", "data": {"text": "hello"}}
-        yield {"type": "done", "data": {}}
+        yield TokenEvent(text="hello")
+        yield DoneEvent()
 
     def send(self, owner, thread_id, text, client_id):
         self.calls.append(("send", owner, thread_id, text, client_id))
@@ -45,4 +46,4 @@ async def test_send_and_resume_go_through_the_executor(monkeypatch) -> None:
         ("resume", "owner", "thread", True),
     ]
     # Not the owner's thread (no Owned first): the events pass through, none is swallowed.
-    assert [e["type"] for e in sent] == [e["type"] for e in resumed] == ["item", "done"]
+    assert sent == resumed == [TokenEvent(text="hello"), DoneEvent()]

@@ -18,6 +18,7 @@ import pytest
 
 from chat_app.db.engine import dispose_engine
 from chat_app.services.runtime import turn_process
+from tests.chat_app.wire import drained, relayed
 
 
 @pytest.fixture
@@ -72,8 +73,8 @@ def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database) 
 
     async def drain(thread_id: str) -> tuple[list[dict], list[dict]]:
         async with live.watch(thread_id) as queue:
-            own = [e async for e in chat.send_message(owner, thread_id, text, "tab.1.a", "run-1")]
-            seen = [queue.get_nowait() for _ in range(queue.qsize())]
+            own = await drained(chat.send_message(owner, thread_id, text, "tab.1.a", "run-1"))
+            seen = relayed(queue.get_nowait() for _ in range(queue.qsize()))
         return own, seen
 
     local, _ = asyncio.run(drain(here.id))
@@ -83,16 +84,16 @@ def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database) 
         result = await drain(there.id)
         return result, _child_pid()
 
-    (remote, relayed), child = _in_turn_process(handed_over)
+    (remote, others), child = _in_turn_process(handed_over)
     assert child != os.getpid()
     # The simulator is deterministic: the same events, in the same order, from either process.
     assert _shown(remote) == _shown(local)
     assert {"item", "utilization", "context_reset", "done"} <= set(_shown(remote)[0])
     assert _shown(remote)[1]  # and the streamed words
     # The worker relays the child's run to the thread's other tabs, as it did its own.
-    assert relayed[0]["type"] == "run" and relayed[0]["data"]["running"]
-    assert relayed[-1]["type"] == "run" and not relayed[-1]["data"]["running"]
-    assert {e["run"] for e in relayed} == {"run-1"}
+    assert others[0]["type"] == "run" and others[0]["data"]["running"]
+    assert others[-1]["type"] == "run" and not others[-1]["data"]["running"]
+    assert {e["run"] for e in others} == {"run-1"}
     # Nothing of that turn ran in this process.
     assert all(key[0] != there.id for key in runtime.runner()._estimators)
     view = threads.load_timeline(owner, there.id)
@@ -112,14 +113,14 @@ def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_work
     async def work():
         events, killed = [], None
         async for event in chat.send_message(owner, thread.id, "Build a CSV parser"):
-            events.append(event)
-            if event["type"] == "token" and killed is None:
+            events.append(event.model_dump())
+            if event.type == "token" and killed is None:
                 killed = _child_pid()
                 os.kill(killed, signal.SIGKILL)
         # The killed child's file lock went with it: the next send takes the thread (in a
         # new child, which reads the environment as it is now).
         monkeypatch.setenv("BATON_SIM_DELAY", "0")
-        after = [e async for e in chat.send_message(owner, thread.id, "carry on")]
+        after = await drained(chat.send_message(owner, thread.id, "carry on"))
         return events, killed, after, _child_pid()
 
     events, killed, after, second = _in_turn_process(work)
@@ -150,8 +151,8 @@ def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
     async def stopped_at_first_words(thread_id: str, text: str) -> list[dict]:
         events, pressed = [], False
         async for event in chat.send_message(owner, thread_id, text):
-            events.append(event)
-            if event["type"] == "token" and not pressed:
+            events.append(event.model_dump())
+            if event.type == "token" and not pressed:
                 pressed = chat.stop(thread_id)
         assert pressed
         return events
@@ -160,7 +161,7 @@ def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
         events = await stopped_at_first_words(stopped.id, "Build a CSV parser")
         run = chat.send_message(owner, closed.id, "Build a CSV parser")
         async for event in run:
-            if event["type"] == "token":
+            if event.type == "token":
                 break
         busy_while_open = turn_process.is_busy(closed.id)
         await run.aclose()
@@ -184,7 +185,7 @@ _WORKER = textwrap.dedent("""
         turn_process.start()
         thread = threads.create_thread("owner-x", "Long job")
         async for event in chat.send_message("owner-x", thread.id, "Build a CSV parser"):
-            if event["type"] == "token":
+            if event.type == "token":
                 print(turn_process._client.process.pid, thread.id, flush=True)
                 await asyncio.sleep(3600)
 
@@ -229,7 +230,7 @@ def test_a_killed_worker_takes_its_turn_process_with_it(database, monkeypatch) -
 
 
 async def _drain(stream) -> list[dict]:
-    return [e async for e in stream]
+    return await drained(stream)
 
 
 def test_the_turn_process_refuses_a_run_it_does_not_know_and_serves_on() -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from agent_core.context.build import build_context
 from agent_core.storage.records import NewMessage
+from tests.chat_app.wire import drained
 
 
 @pytest.fixture
@@ -45,7 +46,7 @@ def chat(tmp_path, monkeypatch):
 async def _handoff(thread: str) -> list[dict]:
     from chat_app.services.conversation import chat as chat_service
 
-    return [e async for e in chat_service.run_handoff("owner-a", thread, None)]
+    return await drained(chat_service.run_handoff("owner-a", thread, None))
 
 
 def test_undo_of_a_handoff_gives_back_the_previous_session_and_its_view(chat) -> None:

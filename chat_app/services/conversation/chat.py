@@ -1,8 +1,8 @@
-"""Sending messages and running ``/handoff``: runner events translated for the UI.
+"""Sending messages and running ``/handoff``: the runner's events translated for the page.
 
-Yields plain event dicts for the UI: ``title``, ``item``,
-``token``, ``queued``, ``context_reset``, ``compaction``, ``todo_compressed``,
-``utilization``, ``handoff``, ``warning``, ``error``, ``done``.
+Yields the page's events (:data:`chat_app.services.presentation.ui_events.UiEvent`): the
+run's rows, streamed words, resets, markers and meter, and this module's own refusals,
+titles and ends.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from sqlmodel import Session
 from agent_core import (
     AcceptedEvent,
     ConfigurationError,
+    DoneEvent,
     MessageRejected,
     MessageTooLarge,
     QueuedEvent,
@@ -41,11 +42,18 @@ from chat_app.services.conversation import importing
 from chat_app.services.conversation.stops import stop, stoppable
 from chat_app.services.conversation.threads import misconfigured
 from chat_app.services.conversation.titles import DEFAULT_TITLE, title_from_message
-from chat_app.services.presentation.run_events import Translator, expand
+from chat_app.services.presentation.run_events import Translator
+from chat_app.services.presentation.ui_events import (
+    QueuedShown,
+    Refused,
+    TitleChanged,
+    TooLarge,
+    UiEvent,
+)
 from chat_app.services.presentation.views import TimelineItem
 from chat_app.services.runtime import context_window, live, runtime, send_order, turn_process
 from chat_app.services.runtime.live import new_run_id
-from chat_app.services.runtime.run_stream import Owned, RunStream, TurnExecutor, UiEvent
+from chat_app.services.runtime.run_stream import Owned, RunStream, TurnExecutor
 
 __all__ = [
     "send_message",
@@ -94,8 +102,8 @@ def parse_command(text: str) -> tuple[str, str | None] | None:
 
 
 async def _broadcast(
-    owner: str, thread_id: str, run_id: str | None, events: AsyncIterator[dict[str, Any]]
-) -> AsyncIterator[dict[str, Any]]:
+    owner: str, thread_id: str, run_id: str | None, events: AsyncIterator[UiEvent]
+) -> AsyncIterator[UiEvent]:
     """A run's UI events, also relayed to the thread's other tabs (:func:`live.relay`).
     Only the thread's owner's runs are relayed."""
     if (await asyncio.to_thread(_assistant_for, owner, thread_id))[0] is None:
@@ -197,23 +205,21 @@ def _check_fits(setup: TurnSetup, text: str, extra_tools: Sequence[BaseTool] = (
 
 def _refusal(
     message: str, client_id: str | None, rejected: MessageRejected | None = None
-) -> dict[str, Any]:
-    data: dict[str, Any] = {"message": message}
-    if client_id:
-        data["client_id"] = client_id
+) -> Refused:
+    said: dict[str, Any] = {"client_id": client_id} if client_id else {}
     if isinstance(rejected, MessageTooLarge):
         # The chat offers to attach the text as a file instead (it stays in the composer).
-        data["too_large"] = {
-            "size_bytes": rejected.size_bytes,
-            "tokens": rejected.tokens,
-            "room_tokens": rejected.room_tokens,
-        }
-    return {"type": "error", "data": data}
+        said["too_large"] = TooLarge(
+            size_bytes=rejected.size_bytes,
+            tokens=rejected.tokens,
+            room_tokens=rejected.room_tokens,
+        )
+    return Refused(message=message, **said)
 
 
 async def send_message(
     owner: str, thread_id: str, text: str, client_id: str | None = None, run_id: str | None = None
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[UiEvent]:
     """Queue ``text`` on the thread and stream the run that delivers it.
 
     ``client_id`` is the browser's id for the message: sending it again (a retry after a lost
@@ -288,7 +294,7 @@ class _Prepared:
     assistant cannot run), and the chat's new title if this is its first message."""
 
     owned: bool = False
-    refusal: dict[str, Any] | None = None
+    refusal: Refused | None = None
     text: str = ""
     setup: TurnSetup | None = None
     label: str = ""
@@ -334,7 +340,7 @@ def _fits_and_title(
     text: str,
     client_id: str | None,
     offered: Sequence[BaseTool] = (),
-) -> tuple[dict[str, Any] | None, str | None]:
+) -> tuple[Refused | None, str | None]:
     """(a refusal of a message too large for the model, the chat's new title)."""
     try:
         _check_fits(setup, text, offered)
@@ -345,7 +351,7 @@ def _fits_and_title(
 
 async def _send_prepared(
     prepared: _Prepared, thread_id: str, client_id: str | None
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[UiEvent]:
     setup, text = prepared.setup, prepared.text
     if prepared.refusal is None and setup is not None and setup.tool_loader is not None:
         setup, offered = await _with_offered_tools(setup)
@@ -356,7 +362,7 @@ async def _send_prepared(
         yield prepared.refusal
         return
     if prepared.title:
-        yield {"type": "title", "data": {"title": prepared.title}}
+        yield TitleChanged(title=prepared.title)
     if prepared.misconfiguration is not None:
         # The assistant's model cannot run: keep the message (queued, answered once it is
         # fixed, when the chat is next opened) rather than lose it.
@@ -364,19 +370,15 @@ async def _send_prepared(
             runtime.store().enqueue_pending, thread_id, text, client_id=client_id
         )
         if client_id:
-            yield AcceptedEvent(pending_id=record.id, client_id=client_id).model_dump()
+            yield AcceptedEvent(pending_id=record.id, client_id=client_id)
         item = TimelineItem(
             key=record.id, kind="message", role="user", content=record.content, queued=True
         )
-        yield {"type": "queued", "data": item.model_dump(mode="json")}
-        yield {
-            "type": "error",
-            "data": {
-                "message": f"{misconfigured(prepared.misconfiguration)} "
-                "Your message is kept and will be answered "
-                "once it is fixed."
-            },
-        }
+        yield QueuedShown(item=item)
+        yield Refused(
+            message=f"{misconfigured(prepared.misconfiguration)} "
+            "Your message is kept and will be answered once it is fixed."
+        )
         return
     assert setup is not None
     await send_order.after_predecessor(thread_id, client_id, runtime.store().has_client_message)
@@ -391,7 +393,7 @@ async def _send_prepared(
                 if isinstance(event, AcceptedEvent):
                     send_order.settle(thread_id, client_id)  # the tab's next send may go
                 queued = queued or isinstance(event, QueuedEvent)
-                for ui_event in expand(translator.translate(event)):
+                for ui_event in translator.translate(event):
                     yield ui_event
     except MessageRejected as exc:
         yield _refusal(str(exc), client_id, exc)
@@ -405,7 +407,7 @@ async def _send_prepared(
 
 async def resume_queued(
     owner: str, thread_id: str, run_id: str | None = None, *, cut: bool = False
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[UiEvent]:
     """Deliver and answer messages left queued (the backend stopped before their turn), and
     a delivered message no turn took (a ``/handoff`` committed it into its new session, or
     the process died before the model's reply); with ``cut``, first answer the open
@@ -471,7 +473,7 @@ def _prepare_resume(
 
 async def _resume_prepared(
     thread_id: str, setup: TurnSetup, label: str, sessions: list[SessionRecord], cut: bool = False
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[UiEvent]:
     if runtime.runner().is_busy(thread_id):  # a send started it meanwhile
         return
     translator = Translator(sessions, label)
@@ -479,7 +481,7 @@ async def _resume_prepared(
     try:
         async with stoppable(thread_id, cancel):
             async for event in runtime.runner().drain(setup, cancel=cancel, resume=cut):
-                for ui_event in expand(translator.translate(event)):
+                for ui_event in translator.translate(event):
                     yield ui_event
     finally:
         runtime.clear_cancel(thread_id, cancel)
@@ -549,7 +551,7 @@ async def run_handoff(
     focus: str | None,
     cancel: asyncio.Event | None = None,
     run_id: str | None = None,
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[UiEvent]:
     """``/handoff [focus]`` on the thread; ``cancel`` (or :func:`stop`) cancels it.
 
     A message sent meanwhile (from another tab, or a worker) was queued, and the commit
@@ -580,31 +582,31 @@ def _setup_and_sessions(thread_id: str, assistant: Any):
 
 async def _run_handoff(
     owner: str, thread_id: str, focus: str | None, cancel: asyncio.Event | None
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[UiEvent]:
     thread, assistant = await asyncio.to_thread(_assistant_for, owner, thread_id)
     if thread is None or assistant is None:
-        yield {"type": "error", "data": {"message": "This thread does not exist."}}
+        yield Refused(message="This thread does not exist.")
         return
     if await asyncio.to_thread(importing.is_imported, thread_id):
-        yield {"type": "error", "data": {"message": importing.READ_ONLY}}
-        yield {"type": "done", "data": {}}
+        yield Refused(message=importing.READ_ONLY)
+        yield DoneEvent()
         return
     try:
         setup, resolved, sessions = await asyncio.to_thread(
             _setup_and_sessions, thread_id, assistant
         )
     except ConfigurationError as exc:
-        yield {"type": "error", "data": {"message": misconfigured(exc)}}
-        yield {"type": "done", "data": {}}
+        yield Refused(message=misconfigured(exc))
+        yield DoneEvent()
         return
     translator = Translator(sessions, resolved.label)
     flag = cancel or runtime.cancel_flag(thread_id)
     try:
         async with stoppable(thread_id, flag):
             async for event in runtime.runner().handoff(setup, focus, cancel=flag):
-                for ui_event in expand(translator.translate(event)):
+                for ui_event in translator.translate(event):
                     yield ui_event
     finally:
         runtime.clear_cancel(thread_id, flag)
         await asyncio.to_thread(_touch, thread_id)
-    yield {"type": "done", "data": {}}
+    yield DoneEvent()

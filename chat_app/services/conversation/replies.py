@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
 
 from sqlmodel import Session
 
@@ -20,7 +19,8 @@ from chat_app.services.conversation import importing
 from chat_app.services.conversation.chat import _assistant_for, _broadcast, _touch, answer_waiting
 from chat_app.services.conversation.stops import stoppable
 from chat_app.services.conversation.threads import misconfigured
-from chat_app.services.presentation.run_events import Translator, expand
+from chat_app.services.presentation.run_events import Translator
+from chat_app.services.presentation.ui_events import Refused, RowsReplaced, UiEvent
 from chat_app.services.runtime import live, runtime
 
 __all__ = [
@@ -79,14 +79,14 @@ async def _idle(thread_id: str) -> None:
 
 async def regenerate(
     owner: str, thread_id: str, run_id: str | None = None
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[UiEvent]:
     """Hide the last reply from the model and stream a new answer to the same question.
     The first event, ``replaced``, names the rows of the reply now kept as an earlier one.
     Refusals come as ``error`` events."""
     try:
         await _idle(thread_id)  # before the relay, which marks this very run as running
     except ReplyRefused as exc:
-        yield {"type": "error", "data": {"message": str(exc)}}
+        yield Refused(message=str(exc))
         return
     try:
         async for event in _broadcast(owner, thread_id, run_id, _regenerate(owner, thread_id)):
@@ -95,15 +95,15 @@ async def regenerate(
         answer_waiting(owner, thread_id)  # a message sent while it ran
 
 
-async def _regenerate(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any]]:
+async def _regenerate(owner: str, thread_id: str) -> AsyncIterator[UiEvent]:
     thread, assistant = _assistant_for(owner, thread_id)
     if thread is None or assistant is None:
-        yield {"type": "error", "data": {"message": "This chat does not exist."}}
+        yield Refused(message="This chat does not exist.")
         return
     try:
         setup, resolved = runtime.turn_setup(thread_id, assistant)
     except ConfigurationError as exc:
-        yield {"type": "error", "data": {"message": misconfigured(exc)}}
+        yield Refused(message=misconfigured(exc))
         return
     store = runtime.store()
     session = store.current_session(thread_id)
@@ -111,19 +111,19 @@ async def _regenerate(owner: str, thread_id: str) -> AsyncIterator[dict[str, Any
         store.messages(session.id), store.context_edits(session.id)
     )
     if question is None:
-        yield {"type": "error", "data": {"message": "There is no reply to regenerate yet."}}
+        yield Refused(message="There is no reply to regenerate yet.")
         return
     if shown >= 0:
         store.add_context_edit(
             session.id, ContextEdit(kind="reply", summary="", seqs=list(groups[shown]))
         )
-        yield {"type": "replaced", "data": {"seqs": list(groups[shown])}}
+        yield RowsReplaced(seqs=list(groups[shown]))
     translator = Translator(store.sessions(thread_id), resolved.label)
     cancel = runtime.cancel_flag(thread_id)
     try:
         async with stoppable(thread_id, cancel):
             async for event in runtime.runner().rerun(setup, cancel=cancel):
-                for ui_event in expand(translator.translate(event)):
+                for ui_event in translator.translate(event):
                     yield ui_event
     finally:
         runtime.clear_cancel(thread_id, cancel)

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlmodel import Session
 
 from agent_core import (
+    CompactEvent,
     ConfigurationError,
     ContextPolicy,
     Event,
@@ -38,7 +39,8 @@ from agent_core import (
 from chat_app.db import repo
 from chat_app.db.models import Assistant
 from chat_app.services.conversation.chat import answer_waiting
-from chat_app.services.presentation.run_events import Translator, expand
+from chat_app.services.presentation.run_events import Translator
+from chat_app.services.presentation.ui_events import UiEvent
 from chat_app.services.runtime import live, runtime
 
 __all__ = [
@@ -150,7 +152,7 @@ async def _publish_rows(thread_id: str, rows: list[Any]) -> None:
     translator = Translator(await asyncio.to_thread(runtime.store().sessions, thread_id), "")
     run_id = live.new_run_id()
     for row in rows:
-        for event in expand(translator.translate(MessageEvent.of(row))):
+        for event in translator.translate(MessageEvent.of(row)):
             await live.publish(thread_id, run_id, event)
 
 
@@ -168,18 +170,16 @@ async def defer(owner: str | None, thread_id: str) -> bool:
 
 async def _translated(
     setup: TurnSetup, label: str, events: AsyncIterator[Event]
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[UiEvent]:
     translator = Translator(
         await asyncio.to_thread(runtime.store().sessions, setup.thread_id), label
     )
     async for event in events:
-        for ui_event in expand(translator.translate(event)):
+        for ui_event in translator.translate(event):
             yield ui_event
 
 
-async def _relayed(
-    setup: TurnSetup, label: str, events: AsyncIterator[Event]
-) -> list[dict[str, Any]]:
+async def _relayed(setup: TurnSetup, label: str, events: AsyncIterator[Event]) -> list[UiEvent]:
     """Run ``events`` as a run every tab follows; the events it produced, for the caller."""
     seen = []
     async for event in live.relay(
@@ -199,8 +199,8 @@ async def compact_now(owner: str | None, thread_id: str) -> str:
         seen = await _relayed(setup, label, runtime.runner().compact_now(setup))
     finally:
         answer_waiting(owner or "", thread_id)  # a message sent while it ran
-    final = next((e for e in reversed(seen) if e.get("type") == "compact"), None)
-    return (final or {}).get("data", {}).get("message", "Compaction finished")
+    final = next((e for e in reversed(seen) if isinstance(e, CompactEvent)), None)
+    return final.message if final else "Compaction finished"
 
 
 def edited_artifact(original: dict[str, Any], form: dict[str, Any]) -> HandoffArtifact:

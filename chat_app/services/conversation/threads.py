@@ -22,6 +22,7 @@ from chat_app.db.models import ImportedTranscript, Thread
 from chat_app.db.replies import replaced_replies
 from chat_app.services.conversation.importing import imported_label, imported_labels
 from chat_app.services.presentation.timeline import items_from_rows, model_label, session_chips
+from chat_app.services.presentation.ui_events import TitleChanged
 from chat_app.services.presentation.views import (
     AssistantChoice,
     MeterView,
@@ -131,7 +132,7 @@ def rename_thread(owner: str, thread_id: str, title: str) -> ThreadSummary | Non
 async def announce_title(thread_id: str, title: str) -> None:
     """Show a renamed chat's title in every tab on it, in any worker (the live channel),
     as a first message's naming reaches them inside its run."""
-    await live.publish(thread_id, live.new_run_id(), {"type": "title", "data": {"title": title}})
+    await live.publish(thread_id, live.new_run_id(), TitleChanged(title=title))
 
 
 def delete_thread(owner: str, thread_id: str) -> bool:

@@ -1,15 +1,15 @@
-"""One run's engine events (``agent_core.Event``) turned into the UI's events (items,
-dividers, chips, meter): the one place that matches on what the engine said. It reads
-nothing: the thread's sessions are handed to it, and a reset's event carries the session
-it opened."""
+"""One run's engine events (``agent_core.Event``) turned into the page's events
+(:data:`ui_events.UiEvent`: rows, dividers, chips, the meter): the one place that matches on
+what the engine said. It reads nothing: the thread's sessions are handed to it, and a
+reset's event carries the session it opened."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from agent_core import (
     ContextResetEvent,
+    ErrorEvent,
     Event,
     MarkerEvent,
     MessageEvent,
@@ -20,35 +20,39 @@ from agent_core import (
 )
 from chat_app.services.presentation.run_labels import RunLabeller
 from chat_app.services.presentation.timeline import RowFolder, anchor, divider_item
+from chat_app.services.presentation.ui_events import (
+    ItemShown,
+    MarkerShown,
+    MeterShown,
+    QueuedShown,
+    Refused,
+    ResetShown,
+    UiEvent,
+)
 from chat_app.services.presentation.views import MeterView, SessionChip, TimelineItem
 
-__all__ = ["Translator", "expand", "FIRST_SEQ"]
+__all__ = ["Translator", "FIRST_SEQ"]
 
 FIRST_SEQ = 1  # the seq of a thread's first stored row (``thread.next_seq`` starts there)
 
 
 class Translator:
-    """Turns engine events into UI events for one run of a thread with ``sessions`` (read
-    by the caller before the run, with its other reads)."""
+    """Turns engine events into the page's events for one run of a thread with ``sessions``
+    (read by the caller before the run, with its other reads)."""
 
     def __init__(self, sessions: Iterable[SessionRecord], assistant_label: str):
         self.label = assistant_label
         self.sessions = {s.id: s for s in sessions}
         self.folder = RowFolder({sid: s.number for sid, s in self.sessions.items()})
-        self.meter_base: dict[str, Any] = {}
         self.labeller = RunLabeller()
 
-    def translate(self, event: Event) -> list[dict[str, Any]]:
+    def translate(self, event: Event) -> list[UiEvent]:
         match event:
             case MessageEvent(row=row):
-                return [
-                    {"type": "item", "data": self._labelled(i).model_dump(mode="json")}
-                    for i in self._rows(row)
-                ]
+                return [ItemShown(item=self._labelled(i)) for i in self._rows(row)]
             case ContextResetEvent():
-                return [self._reset(event)]
+                return self._reset(event)
             case MarkerEvent():
-                # keyed by the stored marker row, as a reload keys it (undo and expand name it)
                 item = TimelineItem(
                     key=event.marker_id or f"{event.type}-{id(event)}",
                     kind="marker",
@@ -58,8 +62,7 @@ class Translator:
                     marker_event=event.marker_event or event.type,
                     edit=event.edit,
                 )
-                wire = event.model_dump()
-                return [{**wire, "data": {**wire["data"], "item": item.model_dump(mode="json")}}]
+                return [MarkerShown.of(event, item)]
             case UtilizationEvent():
                 meter = MeterView(
                     tokens=event.tokens,
@@ -68,9 +71,8 @@ class Translator:
                     basis=event.basis,
                     compact_threshold=event.compact_threshold,
                     reset_threshold=event.reset_threshold,
-                    **self.meter_base,
                 )
-                return [{"type": "utilization", "data": meter.model_dump(mode="json")}]
+                return [MeterShown(meter=meter)]
             case QueuedEvent():
                 item = TimelineItem(
                     key=event.pending_id,
@@ -79,9 +81,11 @@ class Translator:
                     content=event.content,
                     queued=True,
                 )
-                return [{"type": "queued", "data": item.model_dump(mode="json")}]
+                return [QueuedShown(item=item)]
+            case ErrorEvent(message=message):
+                return [Refused(message=message)]
             case _:
-                return [event.model_dump()]
+                return [event]
 
     def _rows(self, row: StoredMessage) -> list[TimelineItem]:
         items = self.folder.add(row)
@@ -97,51 +101,31 @@ class Translator:
             item = item.model_copy(update={"model": self.label})
         return self.labeller.apply(item)  # named once per run, not under every reply
 
-    def _reset(self, event: ContextResetEvent) -> dict[str, Any]:
-        data = event.model_dump()["data"]
+    def _reset(self, event: ContextResetEvent) -> list[UiEvent]:
+        """A reset's phase; at its completion the new session's divider and chip, then the
+        messages delivered into it as rows."""
+        details = event.details
         if event.event != "reset_complete":
-            return {"type": "context_reset", "data": data}
+            told = {key: details[key] for key in ("reason", "cancelled") if key in details}
+            return [ResetShown(event=event.event, session_number=event.session_number, **told)]
         self.labeller.named = ""  # the new session's first reply names its model
         # The engine's event carries the session it opened: nothing is read back.
-        details = event.details
         new = SessionRecord.model_validate(details["session"]) if details.get("session") else None
         if new is not None:
             self.sessions[new.id] = new
             self.folder.session_numbers[new.id] = new.number
         delivered = details.get("delivered") or []
         first_seq = min((d["seq"] for d in delivered), default=0)
-        divider = divider_item(new, first_seq) if new else None
         number = event.session_number
         chip = SessionChip(
             number=number, label=f"Session {number} ← current", anchor=anchor(number), current=True
         )
-        return {
-            "type": "context_reset",
-            "data": {
-                **{k: v for k, v in data.items() if k not in ("delivered", "session")},
-                "divider": divider.model_dump(mode="json") if divider else None,
-                "chip": chip.model_dump(mode="json"),
-            },
-        } | (
-            {
-                "followups": [
-                    self._labelled(i).model_dump(mode="json")
-                    for d in delivered
-                    for i in self.folder.add(StoredMessage.model_validate(d))
-                ]
-            }
-            if delivered
-            else {}
-        )
-
-
-def expand(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A reset's delivered rows (``followups``) as ``item`` events after it."""
-    out = []
-    for event in events:
-        followups = event.get("followups") if isinstance(event, dict) else None
-        if followups is not None:
-            event = {k: v for k, v in event.items() if k != "followups"}
-        out.append(event)
-        out.extend({"type": "item", "data": item} for item in followups or [])
-    return out
+        divider = divider_item(new, first_seq) if new else None
+        return [
+            ResetShown(event=event.event, session_number=number, divider=divider, chip=chip),
+            *(
+                ItemShown(item=self._labelled(i))
+                for d in delivered
+                for i in self.folder.add(StoredMessage.model_validate(d))
+            ),
+        ]

@@ -11,6 +11,9 @@ kept for the process's life and made again after a drop, fanned out to the local
 and the running flag a Redis key with a time to live, so all workers share them; without it,
 everything runs in this process, which is then the only one. A watcher that falls behind by
 ``QUEUE_LIMIT`` events is told to reload the thread.
+
+What travels is the page's own events (:data:`ui_events.UiEvent`), each stamped with its
+run (:class:`Relayed`); through Redis as their wire shape, read back on arrival.
 """
 
 from __future__ import annotations
@@ -24,9 +27,22 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
+from agent_core import AcceptedEvent, TokenEvent
+from chat_app.services.presentation.ui_events import (
+    RESYNC,
+    Refused,
+    RunChanged,
+    UiEvent,
+    parse_ui_event,
+)
+
 __all__ = [
+    "Relayed",
     "relay",
     "new_run_id",
     "publish",
@@ -74,7 +90,18 @@ def _client() -> Any:
     return _redis_client
 
 
-def _deliver(thread_id: str, event: dict[str, Any]) -> None:
+@dataclass(frozen=True)
+class Relayed:
+    """One event of run ``run`` on the thread's live channel."""
+
+    run: str
+    event: UiEvent
+
+
+_RESYNC = Relayed("", RESYNC)
+
+
+def _deliver(thread_id: str, event: Relayed) -> None:
     for queue in list(_watchers.get(thread_id, ())):
         try:
             queue.put_nowait(event)
@@ -82,7 +109,7 @@ def _deliver(thread_id: str, event: dict[str, Any]) -> None:
             # Too far behind to catch up event by event: it reloads the thread instead.
             with contextlib.suppress(asyncio.QueueFull):
                 queue.get_nowait()
-                queue.put_nowait({"type": "resync", "data": {}})
+                queue.put_nowait(_RESYNC)
 
 
 def resubscribe_delay(failures: int) -> float:
@@ -108,7 +135,7 @@ async def _listen() -> None:
             if failures:
                 _log.warning("the live channel's Redis subscription is back")
                 for thread_id in list(_watchers):
-                    _deliver(thread_id, {"type": "resync", "data": {}})
+                    _deliver(thread_id, _RESYNC)
             failures = 0
             if _subscribed is not None:
                 _subscribed.set()
@@ -118,8 +145,9 @@ async def _listen() -> None:
                     continue
                 thread_id = str(message["channel"]).removeprefix(_CHANNEL)
                 try:
-                    event = json.loads(message["data"])
-                except (TypeError, ValueError):
+                    wire = json.loads(message["data"])
+                    event = Relayed(str(wire.pop("run", "")), parse_ui_event(wire))
+                except (TypeError, ValueError, ValidationError):
                     continue
                 _deliver(thread_id, event)
         except Exception:  # Redis went away or dropped us: subscribe again
@@ -154,14 +182,14 @@ async def _ensure_listener() -> None:
             _log.warning("the live channel's Redis subscription is slow to start")
 
 
-async def publish(thread_id: str, run_id: str, event: dict[str, Any]) -> None:
-    """Send one UI event of run ``run_id`` to every tab watching the thread."""
-    stamped = {**event, "run": run_id}
+async def publish(thread_id: str, run_id: str, event: UiEvent) -> None:
+    """Send one event of run ``run_id`` to every tab watching the thread."""
     if not _redis_url():
-        _deliver(thread_id, stamped)
+        _deliver(thread_id, Relayed(run_id, event))
         return
     try:
-        await _client().publish(_CHANNEL + thread_id, json.dumps(stamped, default=str))
+        wire = {**event.model_dump(), "run": run_id}
+        await _client().publish(_CHANNEL + thread_id, json.dumps(wire, default=str))
     except Exception:  # other tabs miss a live event; the thread itself is unharmed
         _log.warning("could not publish a live event of thread %s", thread_id, exc_info=True)
 
@@ -169,13 +197,13 @@ async def publish(thread_id: str, run_id: str, event: dict[str, Any]) -> None:
 async def resync(thread_id: str) -> None:
     """Tell every tab on the thread to read it again: a change made outside a run (an undo,
     a reply chosen back) that no run event describes."""
-    await publish(thread_id, new_run_id(), {"type": "resync", "data": {}})
+    await publish(thread_id, new_run_id(), RESYNC)
 
 
 @contextlib.asynccontextmanager
-async def watch(thread_id: str) -> AsyncIterator[asyncio.Queue]:
+async def watch(thread_id: str) -> AsyncIterator[asyncio.Queue[Relayed]]:
     """A queue of the thread's live events for as long as the block runs."""
-    queue: asyncio.Queue = asyncio.Queue(maxsize=QUEUE_LIMIT)
+    queue: asyncio.Queue[Relayed] = asyncio.Queue(maxsize=QUEUE_LIMIT)
     _watchers[thread_id].add(queue)
     await _ensure_listener()
     try:
@@ -187,12 +215,12 @@ async def watch(thread_id: str) -> AsyncIterator[asyncio.Queue]:
 
 
 async def settled(
-    queue: asyncio.Queue,
-    relevant: Callable[[dict[str, Any]], bool],
+    queue: asyncio.Queue[Relayed],
+    relevant: Callable[[UiEvent], bool],
     *,
     every: float,
     idle: float,
-    urgent: Callable[[dict[str, Any]], bool] = lambda _: False,
+    urgent: Callable[[UiEvent], bool] = lambda _: False,
 ) -> AsyncIterator[bool]:
     """Take the events of ``queue`` (from :func:`watch`) and yield True once a burst that
     held a ``relevant`` event is over (the queue is empty), at most every ``every`` seconds,
@@ -212,7 +240,7 @@ async def settled(
             # loop would spin without ever emptying the queue.
             wait = max(wait, 0.05)
         try:
-            event = await asyncio.wait_for(queue.get(), wait)
+            event = (await asyncio.wait_for(queue.get(), wait)).event
         except TimeoutError:
             if not dirty:
                 yield False
@@ -246,7 +274,7 @@ async def _mark(thread_id: str, run_id: str, alive: bool) -> None:
 
 async def run_started(thread_id: str, run_id: str) -> None:
     await _mark(thread_id, run_id, alive=True)
-    await publish(thread_id, run_id, {"type": "run", "data": {"running": True}})
+    await publish(thread_id, run_id, RunChanged(running=True))
 
 
 async def run_alive(thread_id: str, run_id: str) -> None:
@@ -256,7 +284,7 @@ async def run_alive(thread_id: str, run_id: str) -> None:
 
 async def run_ended(thread_id: str, run_id: str) -> None:
     await _mark(thread_id, run_id, alive=False)
-    await publish(thread_id, run_id, {"type": "run", "data": {"running": False}})
+    await publish(thread_id, run_id, RunChanged(running=False))
 
 
 async def is_running(thread_id: str) -> bool:
@@ -270,8 +298,13 @@ async def is_running(thread_id: str) -> bool:
         return False
 
 
-# What only the tab that sent a message needs: its outbox acknowledgement and refusals.
-_SENDER_ONLY = frozenset({"accepted"})
+def _sender_only(event: UiEvent) -> bool:
+    """What only the tab that sent a message needs: its outbox acknowledgement and refusals."""
+    return isinstance(event, AcceptedEvent) or (
+        isinstance(event, Refused) and bool(event.client_id)
+    )
+
+
 LIVE_FLUSH_SECONDS = 0.08  # streamed tokens reach other tabs in batches, like the sender's
 
 
@@ -280,31 +313,30 @@ def new_run_id() -> str:
 
 
 async def relay(
-    thread_id: str, run_id: str, events: AsyncIterator[dict[str, Any]]
-) -> AsyncIterator[dict[str, Any]]:
-    """Pass a run's UI events through, publishing them under ``run_id`` so every other tab
+    thread_id: str, run_id: str, events: AsyncIterator[UiEvent]
+) -> AsyncIterator[UiEvent]:
+    """Pass a run's events through, publishing them under ``run_id`` so every other tab
     on the thread (in any worker) follows the run; the thread counts as running meanwhile."""
     await run_started(thread_id, run_id)
     tokens, flushed_at, renewed_at = "", time.monotonic(), time.monotonic()
     try:
         async for event in events:
             yield event
-            kind = event.get("type")
-            if kind in _SENDER_ONLY or (kind == "error" and event["data"].get("client_id")):
+            if _sender_only(event):
                 continue
-            if kind == "token":
-                tokens += event["data"].get("text", "")
+            if isinstance(event, TokenEvent):
+                tokens += event.text
                 if time.monotonic() - flushed_at < LIVE_FLUSH_SECONDS:
                     continue
             if tokens:
-                await publish(thread_id, run_id, {"type": "token", "data": {"text": tokens}})
+                await publish(thread_id, run_id, TokenEvent(text=tokens))
                 tokens, flushed_at = "", time.monotonic()
-            if kind != "token":
+            if not isinstance(event, TokenEvent):
                 await publish(thread_id, run_id, event)
             if time.monotonic() - renewed_at > RUNNING_TTL_SECONDS / 3:
                 await run_alive(thread_id, run_id)
                 renewed_at = time.monotonic()
     finally:
         if tokens:
-            await publish(thread_id, run_id, {"type": "token", "data": {"text": tokens}})
+            await publish(thread_id, run_id, TokenEvent(text=tokens))
         await run_ended(thread_id, run_id)

@@ -1,19 +1,18 @@
-"""What a run's stream yields to the page: UI events, and first, for a run on a thread that
-is its sender's, :class:`Owned`.
-
-UI events are still the wire dicts ``{"type": ..., "data": {...}}`` the browser's state and
-the live channel take; the engine's events become them in ``run_events.Translator``.
+"""What a run's stream yields to the page: the page's events
+(:data:`chat_app.services.presentation.ui_events.UiEvent`, made of the engine's in
+``run_events.Translator``), and first, for a run on a thread that is its sender's,
+:class:`Owned`.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-__all__ = ["UiEvent", "Owned", "RunStream", "TurnExecutor"]
+from chat_app.services.presentation.ui_events import UiEvent
 
-UiEvent = dict[str, Any]
+__all__ = ["Owned", "RunStream", "TurnExecutor"]
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from chat_app.services.presentation.ui_events import UiEvent
+from chat_app.services.runtime.run_stream import Owned
+
 __all__ = [
     "StartRun",
     "CloseRun",
@@ -55,10 +58,11 @@ Request = StartRun | CloseRun | StopThread
 # The turn process's replies ---------------------------------------------------------------
 @dataclass(frozen=True)
 class RunEvent:
-    """One event of run ``run``, as the run's stream yielded it."""
+    """One event of run ``run``, as the run's stream yielded it (pydantic models pickle
+    as they are)."""
 
     run: int
-    event: Any
+    event: Owned | UiEvent
 
 
 @dataclass(frozen=True)

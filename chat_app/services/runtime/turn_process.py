@@ -33,6 +33,7 @@ import struct
 import sys
 from typing import Any
 
+from chat_app.services.presentation.ui_events import Refused
 from chat_app.services.runtime.run_stream import RunStream, TurnExecutor
 from chat_app.services.runtime.turn_frames import (
     ChildLost,
@@ -276,7 +277,7 @@ async def stream(op: str, thread_id: str, **args: Any) -> RunStream:
                 case RunFailed(error=error):
                     raise TurnProcessError(error)
                 case ChildLost():
-                    yield {"type": "error", "data": {"message": ENDED_MESSAGE}}
+                    yield Refused(message=ENDED_MESSAGE)
             return
     finally:
         client.runs.pop(run, None)

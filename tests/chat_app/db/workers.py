@@ -77,11 +77,11 @@ def run_turn(owner: str, thread_id: str, text: str) -> None:
     async def main() -> None:
         last, started = None, False
         async for event in chat.send_message(owner, thread_id, text):
-            if event["type"] == "token" and not started:
+            if event.type == "token" and not started:
                 started = True
                 print("started", flush=True)
             last = event
-        print(json.dumps(last), flush=True)
+        print(json.dumps(last.model_dump() if last else None), flush=True)
 
     asyncio.run(main())
 
@@ -97,7 +97,7 @@ def resume_cut_turn(owner: str, thread_id: str) -> None:
             return
         started = False
         async for event in chat.resume_queued(owner, thread_id, cut=True):
-            if event["type"] == "token" and not started:
+            if event.type == "token" and not started:
                 started = True
                 print("started", flush=True)
         print("done", flush=True)
