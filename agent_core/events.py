@@ -3,8 +3,8 @@
 Each event is a pydantic model with a ``type`` discriminator and flat, typed fields;
 ``model_dump()`` gives the wire and storage shape ``{"type": ..., "data": {...}}`` that
 crosses a websocket or is stored as JSON, unchanged from when events were plain dicts, and
-:func:`parse_event` reads that shape back. Where an event's data is open (a reset's
-phases, a marker's references, a warning's reason) the extra keys ride along as given.
+:func:`parse_event` reads that shape back. Every field is typed: a key no field names is
+refused, where it once rode along unseen.
 
 A field with a default is sent only when it was given (or read): the shape of an event is
 what its producer said, so typing a field never adds a key the UI did not get before.
@@ -20,11 +20,12 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     TypeAdapter,
+    field_serializer,
     model_serializer,
     model_validator,
 )
 
-from agent_core.storage.records import StoredMessage
+from agent_core.storage.records import SessionRecord, StoredMessage
 
 __all__ = [
     "Basis",
@@ -76,12 +77,6 @@ class WireEvent(BaseModel):
         flat: dict[str, Any] = handler(self)
         kind = flat.pop("type")
         return {"type": kind, "data": {k: v for k, v in flat.items() if k in self.model_fields_set}}
-
-
-class _Open(WireEvent):
-    """An event whose data is open: keys beyond the typed fields are kept as given."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
 
 
 class TokenEvent(WireEvent):
@@ -140,25 +135,58 @@ class UtilizationEvent(WireEvent):
         return value
 
 
-class ContextResetEvent(_Open):
-    """A phase of a context reset; each phase carries its own keys (docs/architecture.md §4)."""
+_RECORDS: TypeAdapter[SessionRecord | list[StoredMessage] | None] = TypeAdapter(
+    SessionRecord | list[StoredMessage] | None
+)
+
+
+class ContextResetEvent(WireEvent):
+    """A phase of a context reset (docs/architecture.md §4). Each phase gives its own fields:
+
+    - ``reset_starting``: ``session_id``, ``context_utilization``, ``trigger``, ``threshold``;
+    - ``input_blocked``: ``reason``;
+    - ``reset_complete``: ``old_session_id``, ``new_session_id``, ``session`` (the one it
+      opened), ``trigger``, ``utilization``, ``model``, ``handoff`` (the artifact),
+      ``handoff_source``, ``handoff_tokens``, ``handoff_input_tokens``, ``review`` and
+      ``delivered`` (the user messages it carried into the new session);
+    - ``reset_failed``: ``reason``, and ``cancelled`` when a cancelled ``/handoff`` ended it.
+
+    ``session_number`` is the old session's at the start and the new one's at completion.
+    """
 
     type: Literal["context_reset"] = "context_reset"
     event: ResetPhase
     session_number: int = 1
+    session_id: str | None = None
+    context_utilization: float | None = None
+    trigger: str | None = None
+    threshold: float | None = None
+    reason: str | None = None
+    cancelled: bool = False
+    old_session_id: str | None = None
+    new_session_id: str | None = None
+    session: SessionRecord | None = None
+    utilization: float | None = None
+    model: str | None = None
+    handoff: dict[str, Any] | None = None
+    handoff_source: str | None = None
+    handoff_tokens: int | None = None
+    handoff_input_tokens: int | None = None
+    review: bool | None = None
+    delivered: list[StoredMessage] = []
+
+    @field_serializer("session", "delivered")
+    def _as_json(self, value: Any) -> Any:
+        # Records as JSON whatever the mode: the wire always carried them so.
+        return _RECORDS.dump_python(value, mode="json")
 
     @classmethod
     def of(cls, event: ResetPhase, **data: Any) -> ContextResetEvent:
-        """The ``event`` phase with its keys (``session_number`` and what the phase says)."""
+        """The ``event`` phase with its fields (``session_number`` and what the phase says)."""
         return cls.model_validate({**data, "event": event})
 
-    @property
-    def details(self) -> dict[str, Any]:
-        """The phase's keys beyond the typed ones."""
-        return dict(self.model_extra or {})
 
-
-class MarkerEvent(_Open):
+class MarkerEvent(WireEvent):
     """A compaction, todo compression or mask, with the stored marker row (``marker_id``)
     and the position of its context edit (``edit``; None when nothing was edited)."""
 
@@ -178,7 +206,7 @@ class MarkerEvent(_Open):
     discarded: bool = False
 
 
-class WarningEvent(_Open):
+class WarningEvent(WireEvent):
     """Something the user should know that did not stop the run."""
 
     type: Literal["warning"] = "warning"
@@ -229,7 +257,7 @@ class ErrorEvent(WireEvent):
     message: str
 
 
-class DoneEvent(_Open):
+class DoneEvent(WireEvent):
     """The run ended (``busy``: it did not start, the thread runs here already)."""
 
     type: Literal["done"] = "done"

@@ -12,6 +12,7 @@ from agent_core import (
     DoneEvent,
     MarkerEvent,
     MessageEvent,
+    SessionRecord,
     StoredMessage,
     UtilizationEvent,
     WarningEvent,
@@ -54,13 +55,31 @@ def test_a_field_not_given_is_not_sent() -> None:
     }
 
 
-def test_open_data_rides_along() -> None:
+def test_a_reset_phase_says_only_its_own_fields_and_refuses_unknown_ones() -> None:
     event = ContextResetEvent.of("reset_failed", reason="Handoff cancelled", cancelled=True)
     assert event.model_dump() == {
         "type": "context_reset",
         "data": {"event": "reset_failed", "reason": "Handoff cancelled", "cancelled": True},
     }
-    assert event.details == {"reason": "Handoff cancelled", "cancelled": True}
+    assert (event.reason, event.cancelled, event.session) == ("Handoff cancelled", True, None)
+    with pytest.raises(ValidationError):
+        ContextResetEvent.of("reset_failed", reasons="a typo is not carried along unseen")
+
+
+def test_a_completed_resets_records_are_typed_and_go_out_as_json() -> None:
+    row = _row()
+    session = SessionRecord(id="s2", thread_id=row.thread_id, number=2, started_at=row.created_at)
+    event = ContextResetEvent.of(
+        "reset_complete",
+        session=session.model_dump(mode="json"),
+        session_number=2,
+        delivered=[row.model_dump(mode="json")],
+    )
+    assert event.session == session and event.delivered == [row]
+    data = event.model_dump()["data"]
+    assert data["session"] == session.model_dump(mode="json")
+    assert data["delivered"] == [row.model_dump(mode="json")]
+    assert parse_event(event.model_dump()) == event
 
 
 def test_a_message_event_carries_its_row_as_json() -> None:

@@ -104,18 +104,19 @@ class Translator:
     def _reset(self, event: ContextResetEvent) -> list[UiEvent]:
         """A reset's phase; at its completion the new session's divider and chip, then the
         messages delivered into it as rows."""
-        details = event.details
         if event.event != "reset_complete":
-            told = {key: details[key] for key in ("reason", "cancelled") if key in details}
-            return [ResetShown(event=event.event, session_number=event.session_number, **told)]
+            said = {
+                k: getattr(event, k) for k in ("reason", "cancelled") if k in event.model_fields_set
+            }
+            return [ResetShown(event=event.event, session_number=event.session_number, **said)]
         self.labeller.named = ""  # the new session's first reply names its model
         # The engine's event carries the session it opened: nothing is read back.
-        new = SessionRecord.model_validate(details["session"]) if details.get("session") else None
+        new = event.session
         if new is not None:
             self.sessions[new.id] = new
             self.folder.session_numbers[new.id] = new.number
-        delivered = details.get("delivered") or []
-        first_seq = min((d["seq"] for d in delivered), default=0)
+        delivered = event.delivered
+        first_seq = min((row.seq for row in delivered), default=0)
         number = event.session_number
         chip = SessionChip(
             number=number, label=f"Session {number} ← current", anchor=anchor(number), current=True
@@ -123,9 +124,5 @@ class Translator:
         divider = divider_item(new, first_seq) if new else None
         return [
             ResetShown(event=event.event, session_number=number, divider=divider, chip=chip),
-            *(
-                ItemShown(item=self._labelled(i))
-                for d in delivered
-                for i in self.folder.add(StoredMessage.model_validate(d))
-            ),
+            *(ItemShown(item=self._labelled(i)) for row in delivered for i in self.folder.add(row)),
         ]
