@@ -40,11 +40,13 @@ from chat_app.db.models import Assistant, AssistantCreate
 from chat_app.db.repo import DEFAULT_ASSISTANT_NAME
 from chat_app.db.store import SqlStore
 from chat_app.services.runtime import turn_process
+from chat_app.services.runtime.backend import Backend
 from chat_app.services.runtime.context_window import EffectiveWindow, effective_window
 
 _log = logging.getLogger(__name__)
 
 __all__ = [
+    "backend",
     "engine",
     "store",
     "runner",
@@ -93,6 +95,16 @@ def store() -> SqlStore:
 @lru_cache(maxsize=1)
 def runner() -> ThreadRunner:
     return ThreadRunner()
+
+
+def backend() -> Backend:
+    """The process's backend, handed to every service call.
+
+    Assembled from the cached engine, store and runner at each call (three look-ups), so a
+    test that points ``REFLEX_DB_URL`` elsewhere and clears those caches gets the new
+    database here too, with nothing more to clear.
+    """
+    return Backend(engine=engine(), store=store(), runner=runner())
 
 
 def load_tokenizers() -> list[str]:
