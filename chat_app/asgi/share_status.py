@@ -29,7 +29,9 @@ class ShareStatus:
         if match is None or scope.get("method") not in ("GET", "HEAD"):
             await self.app(scope, receive, send)
             return
-        live = await asyncio.to_thread(link_is_live, backend(), match.group(1))
+        token = match.group(1)
+        # The backend too is looked up off the loop: the first look-up migrates the database.
+        live = await asyncio.to_thread(lambda: link_is_live(backend(), token))
         # Always the full page, never "304 Not Modified": a revoked link must not be answered
         # from the browser's cache with the status it had while it was live.
         scope = dict(
