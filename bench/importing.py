@@ -57,12 +57,14 @@ def _app_import(path: Path):
     """The app's import of ``path`` into a scratch SQLite database beside it."""
     from chat_app.db.migrate import migrate
     from chat_app.services.conversation import importing
+    from chat_app.services.runtime.runtime import backend
 
     url = f"sqlite:///{path.parent / 'bench-import.db'}"
     os.environ["REFLEX_DB_URL"] = url
     migrate(url)
     data = path.read_bytes()
-    return lambda: importing.import_session("bench", path.name, data)
+    app = backend()
+    return lambda: importing.import_session(app, "bench", path.name, data)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,10 +39,11 @@ SECRET = "bench-ui-signing-key"
 SESSIONS, PER_SESSION = 50, 200
 
 
-def _long_thread(store, owner: str) -> str:
+def _long_thread(app, owner: str) -> str:
     from chat_app.services.conversation import threads as thread_service
 
-    long_id = thread_service.create_thread(owner, "Long run").id
+    store = app.store
+    long_id = thread_service.create_thread(app, owner, "Long run").id
     for number in range(SESSIONS):
         session = store.current_session(long_id)
         rows = [NewMessage(role="user", content=f"Session {number + 1}: continue the work")]
@@ -98,10 +99,11 @@ def _long_thread(store, owner: str) -> str:
     return long_id
 
 
-def _short_thread(store, owner: str) -> str:
+def _short_thread(app, owner: str) -> str:
     from chat_app.services.conversation import threads as thread_service
 
-    short_id = thread_service.create_thread(owner, "Short").id
+    store = app.store
+    short_id = thread_service.create_thread(app, owner, "Short").id
     session = store.current_session(short_id)
     store.append(
         short_id,
@@ -126,9 +128,9 @@ def _fill(db_url: str, runs: int) -> tuple[str, list[str], list[str]]:
 
     token = identity.mint_token()
     owner = identity.owner_from_token(token)
-    store = runtime.store()
-    longs = [_long_thread(store, owner) for _ in range(runs)]
-    shorts = [_short_thread(store, owner) for _ in range(runs + 1)]
+    app = runtime.backend()
+    longs = [_long_thread(app, owner) for _ in range(runs)]
+    shorts = [_short_thread(app, owner) for _ in range(runs + 1)]
     return token, longs, shorts
 
 

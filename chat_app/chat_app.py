@@ -63,9 +63,9 @@ app = rx.App(
 
 def _load_tokenizers() -> None:
     """Before the first request: the assistants' tokenizers (chat_app.services.runtime.runtime)."""
-    from chat_app.services.runtime.runtime import load_tokenizers
+    from chat_app.services.runtime.runtime import backend, load_tokenizers
 
-    load_tokenizers()
+    load_tokenizers(backend())
 
 
 async def _start_lane() -> None:
@@ -110,8 +110,9 @@ async def _resume_queued_messages() -> None:
     then the messages that were queued but not delivered when the backend last stopped."""
     from chat_app.services.conversation.chat import resume_all_queued
     from chat_app.services.conversation.cut_turns import resume_cut_turns
+    from chat_app.services.runtime.runtime import backend
 
-    await resume_all_queued(skip=await resume_cut_turns())
+    await resume_all_queued(backend(), skip=await resume_cut_turns(backend()))
 
 
 app.register_lifespan_task(_migrate_database)

@@ -32,3 +32,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     main thread for the rest of the session, which asyncio-based tests cannot share."""
     browser_dir = Path(__file__).parent / "browser"
     items.sort(key=lambda item: Path(str(item.fspath)).is_relative_to(browser_dir))
+
+
+@pytest.fixture
+def app():
+    """The process's backend (``runtime.backend()``), which services are handed, on the
+    database the test's own fixtures chose: request it after them."""
+    from chat_app.services.runtime import runtime
+
+    return runtime.backend()

@@ -178,3 +178,60 @@ def test_the_door_check_catches_a_deep_import(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert _deep_engine_imports(sample) == ["sample.py:4 agent_core.accounting.tokens"]
+
+
+# --- Services are handed their backend (chat_app.services.runtime.backend): no module in these
+# rooms looks the database, store or runner up itself, nor opens a session of its own.
+HANDED_IN = (
+    "chat_app/services/conversation",
+    "chat_app/services/admin",
+    "chat_app/services/presentation",
+    "chat_app/services/turn_worker.py",
+)
+LOOKED_UP = {"runtime.store", "runtime.engine", "runtime.runner", "get_engine", "Session"}
+
+
+def _called_name(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        owner = func.value
+        return f"{owner.id}.{func.attr}" if isinstance(owner, ast.Name) else func.attr
+    return ""
+
+
+def _lookups(path: Path, root: Path = ROOT) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return sorted(
+        f"{path.relative_to(root)}:{node.lineno} {name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and ((name := _called_name(node)) in LOOKED_UP or name.endswith(".Session"))
+    )
+
+
+def test_services_are_handed_their_store_and_sessions() -> None:
+    paths = [
+        path
+        for place in HANDED_IN
+        for path in ((ROOT / place).rglob("*.py") if (ROOT / place).is_dir() else [ROOT / place])
+    ]
+    assert [hit for path in paths for hit in _lookups(path)] == []
+
+
+def test_the_backend_check_catches_a_lookup(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "def f(app):\n    with app.read() as db:\n        pass\n"
+        "def g():\n    with Session(runtime.engine()) as db:\n        runtime.runner().go()\n"
+        "    sqlmodel.Session(get_engine())\n",
+        encoding="utf-8",
+    )
+    assert _lookups(sample, tmp_path) == [
+        "sample.py:5 Session",
+        "sample.py:5 runtime.engine",
+        "sample.py:6 runtime.runner",
+        "sample.py:7 get_engine",
+        "sample.py:7 sqlmodel.Session",
+    ]

@@ -13,6 +13,7 @@ import re
 
 from chat_app.asgi.identity_cookie import ASGIApp, Message, Scope
 from chat_app.services.conversation.sharing import link_is_live
+from chat_app.services.runtime.runtime import backend
 
 __all__ = ["ShareStatus"]
 
@@ -28,7 +29,9 @@ class ShareStatus:
         if match is None or scope.get("method") not in ("GET", "HEAD"):
             await self.app(scope, receive, send)
             return
-        live = await asyncio.to_thread(link_is_live, match.group(1))
+        token = match.group(1)
+        # The backend too is looked up off the loop: the first look-up migrates the database.
+        live = await asyncio.to_thread(lambda: link_is_live(backend(), token))
         # Always the full page, never "304 Not Modified": a revoked link must not be answered
         # from the browser's cache with the status it had while it was live.
         scope = dict(

@@ -22,6 +22,7 @@ from agent_core import LaneExecutor, install_log_redaction, starts_first
 from chat_app.services.conversation import chat
 from chat_app.services.presentation.failures import describe_failure
 from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 from chat_app.services.runtime.run_stream import RunStream
 from chat_app.services.runtime.turn_frames import (
     CloseRun,
@@ -38,7 +39,8 @@ __all__ = ["OPS", "serve", "main"]
 
 _log = logging.getLogger(__name__)
 
-#: What a worker may ask for: the run's name -> the service call that runs it here.
+#: What a worker may ask for: the run's name -> the service call that runs it here (on this
+#: process's backend, passed first).
 OPS: dict[str, Callable[..., RunStream]] = {
     "send": chat.send_here,
     "resume": chat.resume_here,
@@ -46,9 +48,9 @@ OPS: dict[str, Callable[..., RunStream]] = {
 RELEASE_CHECK_SECONDS = 5.0
 
 
-async def _run(channel: Channel, run: int, op: str, args: dict[str, Any]) -> None:
+async def _run(app: Backend, channel: Channel, run: int, op: str, args: dict[str, Any]) -> None:
     try:
-        async with contextlib.aclosing(OPS[op](**args)) as events:
+        async with contextlib.aclosing(OPS[op](app, **args)) as events:
             async for event in events:
                 channel.post(RunEvent(run, event))
     except asyncio.CancelledError:  # the worker stopped reading this run
@@ -72,8 +74,8 @@ async def _release_after_runs(runs: dict[int, asyncio.Task]) -> None:
             await asyncio.to_thread(release_memory)
 
 
-async def serve(channel: Channel) -> None:
-    """Take requests from ``channel`` until it closes."""
+async def serve(app: Backend, channel: Channel) -> None:
+    """Take requests from ``channel`` until it closes; run them on ``app``."""
     runs: dict[int, asyncio.Task] = {}
     releaser = asyncio.create_task(_release_after_runs(runs))
     try:
@@ -91,7 +93,7 @@ async def serve(channel: Channel) -> None:
                     runtime.request_stop(thread_id)
                 case StartRun(run=run, op=op, args=args) if op in OPS:
                     task = asyncio.create_task(
-                        _run(channel, run, op, args), name=f"baton-turn-{run}"
+                        _run(app, channel, run, op, args), name=f"baton-turn-{run}"
                     )
                     runs[run] = task
                     task.add_done_callback(lambda _, run=run: runs.pop(run, None))
@@ -108,10 +110,12 @@ async def _main(fd: int) -> None:
     # The same start-up as the web worker's lifespan tasks (chat_app.chat_app).
     loop.set_default_executor(LaneExecutor())
     starts_first(loop)
-    await asyncio.to_thread(runtime.load_tokenizers)
+    # The turn process's composition root: the one backend its runs are handed.
+    app = await asyncio.to_thread(runtime.backend)
+    await asyncio.to_thread(runtime.load_tokenizers, app)
     tune_garbage_collector()
     reader, writer = await asyncio.open_unix_connection(sock=socket.socket(fileno=fd))
-    await serve(Channel(reader, writer))
+    await serve(app, Channel(reader, writer))
     # The worker has gone. Whatever still runs (a turn, a thread in a provider call) ends
     # with the process now: waiting for it would hold its turn lock from the worker's next
     # turn process.

@@ -9,6 +9,7 @@ import dataclasses
 import reflex as rx
 
 from chat_app.services.admin import admin as admin_service
+from chat_app.services.runtime.runtime import backend
 
 __all__ = ["AdminState", "AssistantRow", "ChangeRow"]
 
@@ -43,7 +44,7 @@ class AdminState(rx.State):
     _grant: str = ""
 
     def _load(self) -> None:
-        views = admin_service.list_assistants(self._grant)
+        views = admin_service.list_assistants(backend(), self._grant)
         self.assistants = [
             AssistantRow(
                 id=v.id,
@@ -58,7 +59,11 @@ class AdminState(rx.State):
         self._select(self.selected_id)
 
     def _select(self, assistant_id: str) -> None:
-        view = admin_service.get_assistant(self._grant, assistant_id) if assistant_id else None
+        view = (
+            admin_service.get_assistant(backend(), self._grant, assistant_id)
+            if assistant_id
+            else None
+        )
         if view is None:
             self.selected_id, self.form, self.changes = "", {}, []
             return
@@ -93,7 +98,7 @@ class AdminState(rx.State):
                 f"{admin_service.change_text(c.field, c.previous)} → "
                 f"{admin_service.change_text(c.field, c.new)}"
             )
-            for c in admin_service.history(self._grant, view.id)
+            for c in admin_service.history(backend(), self._grant, view.id)
         ]
 
     def _guarded(self, action) -> None:  # type: ignore[no-untyped-def]
@@ -122,7 +127,7 @@ class AdminState(rx.State):
         try:
             # The address, not the cookie: a guesser that drops its cookie keeps its address.
             grant = admin_service.login(
-                str(form_data.get("password", "")), client=self.router.session.client_ip
+                backend(), str(form_data.get("password", "")), client=self.router.session.client_ip
             )
         except admin_service.AdminRefused as refused:
             # Wrong password, too many attempts (try again in N s / N min), or disabled.
@@ -145,6 +150,7 @@ class AdminState(rx.State):
     def create(self) -> None:
         def action() -> None:
             view = admin_service.create_assistant(
+                backend(),
                 self._grant,
                 admin_service.AssistantForm(name=f"Assistant {len(self.assistants) + 1}"),
             )
@@ -163,7 +169,7 @@ class AdminState(rx.State):
                 if k in admin_service.AssistantForm.model_fields
             }
             view = admin_service.update_assistant(
-                self._grant, self.selected_id, admin_service.AssistantForm(**fields)
+                backend(), self._grant, self.selected_id, admin_service.AssistantForm(**fields)
             )
             if view is None:
                 self.error = "That assistant no longer exists."

@@ -38,6 +38,7 @@ from chat_app.services.presentation.ui_events import (
     UiEvent,
 )
 from chat_app.services.runtime import live
+from chat_app.services.runtime.runtime import backend
 from chat_app.states import scripts
 from chat_app.states.connection import connected_here
 from chat_app.states.paste_offer_state import PasteOfferState
@@ -99,7 +100,9 @@ class RunFollowing(rx.State, mixin=True):
     async def run_send(self, thread_id: str, text: str, client_id: str = ""):
         async with self:
             owner, run_id = self._owner(), self._new_run()
-        stream = chat_service.send_message(owner, thread_id, text, client_id or None, run_id)
+        stream = chat_service.send_message(
+            backend(), owner, thread_id, text, client_id or None, run_id
+        )
         async for update in self._consume(stream):
             yield update
 
@@ -107,20 +110,20 @@ class RunFollowing(rx.State, mixin=True):
     async def run_regenerate(self, thread_id: str):
         async with self:
             owner, run_id = self._owner(), self._new_run()
-        async for update in self._consume(replies.regenerate(owner, thread_id, run_id)):
+        async for update in self._consume(replies.regenerate(backend(), owner, thread_id, run_id)):
             yield update
 
     @rx.event(background=True)
     async def run_handoff(self, thread_id: str, focus: str | None):
         async with self:
             owner, run_id = self._owner(), self._new_run()
-        if thread_service.owned_thread(owner, thread_id) is None:
+        if thread_service.owned_thread(backend(), owner, thread_id) is None:
             return
         cancel = asyncio.Event()
         handoff_cancels[thread_id] = cancel
         try:
             async for update in self._consume(
-                chat_service.run_handoff(owner, thread_id, focus, cancel, run_id)
+                chat_service.run_handoff(backend(), owner, thread_id, focus, cancel, run_id)
             ):
                 yield update
         finally:
@@ -257,7 +260,7 @@ class RunFollowing(rx.State, mixin=True):
             case RunChanged(running=False):
                 self._remote_run_ended()
             case Resync():  # fell too far behind: read the thread again
-                view = thread_service.load_timeline(self._owner(), self.thread_key)
+                view = thread_service.load_timeline(backend(), self._owner(), self.thread_key)
                 if view is not None:
                     self._show(view)
             case DoneEvent():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from chat_app.services.admin import capabilities
+from chat_app.services.runtime.runtime import backend
 from chat_app.states.identity import IdentityState
 
 __all__ = ["CommandsNoticeState"]
@@ -21,4 +22,6 @@ class CommandsNoticeState(IdentityState):
     @rx.event
     def load(self) -> None:
         thread_id = _thread_id(self.router.url.path)
-        self.note = capabilities.commands_note(self._owner(), thread_id) if thread_id else ""
+        self.note = (
+            capabilities.commands_note(backend(), self._owner(), thread_id) if thread_id else ""
+        )

@@ -8,6 +8,7 @@ import reflex as rx
 
 from chat_app.services.conversation import export
 from chat_app.services.conversation.threads import owned_thread
+from chat_app.services.runtime.runtime import backend
 from chat_app.states.identity import IdentityState
 
 __all__ = ["ExportState"]
@@ -28,11 +29,12 @@ class ExportState(IdentityState):
             if kind == "json"
             else (export.export_markdown, "md", "text/markdown")
         )
+        app = backend()
         try:
-            data = build(self._owner(), thread_id)
+            data = build(app, self._owner(), thread_id)
         except export.ExportTooLarge as exc:
             return rx.toast.error(str(exc))
-        thread = owned_thread(self._owner(), thread_id)
+        thread = owned_thread(app, self._owner(), thread_id)
         if data is None or thread is None:
             return rx.toast.error("This chat does not exist.")
         return rx.download(

@@ -11,6 +11,7 @@ import reflex as rx
 from chat_app.services.conversation import importing, replays
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.failures import describe_failure
+from chat_app.services.runtime.runtime import backend
 from chat_app.states.identity import IdentityState
 from chat_app.states.workspace_state import _thread_id
 
@@ -40,7 +41,7 @@ class ImportState(IdentityState):
         data = await upload.read(importing.max_bytes() + 1)
         try:
             thread_id = await asyncio.to_thread(
-                importing.import_session, self._owner(), upload.name or "session", data
+                importing.import_session, backend(), self._owner(), upload.name or "session", data
             )
         except importing.ImportRejected as refused:
             self.importing, self.import_error = False, str(refused)
@@ -80,8 +81,8 @@ class ReplayState(IdentityState):
     def load(self) -> None:
         thread_id = self._thread()
         owner = self._owner()
-        record = importing.imported_record(thread_id) if thread_id else None
-        if record is None or thread_service.owned_thread(owner, thread_id) is None:
+        record = importing.imported_record(backend(), thread_id) if thread_id else None
+        if record is None or thread_service.owned_thread(backend(), owner, thread_id) is None:
             self.imported, self.runs, self.chart = False, [], []
             return
         self.imported = True
@@ -94,7 +95,7 @@ class ReplayState(IdentityState):
         )
         self.assistants = [
             {"id": a.id, "label": f"{a.name} · {a.model_label}"}
-            for a in thread_service.list_assistant_choices()
+            for a in thread_service.list_assistant_choices(backend())
         ]
         if not self.assistant_id or all(a["id"] != self.assistant_id for a in self.assistants):
             self.assistant_id = self.assistants[0]["id"] if self.assistants else ""
@@ -104,10 +105,10 @@ class ReplayState(IdentityState):
 
     def _show_runs(self, chosen: str | None) -> None:
         owner, thread_id = self._owner(), self._thread()
-        self.runs = replays.list_replays(owner, thread_id)
+        self.runs = replays.list_replays(backend(), owner, thread_id)
         ids = [r.id for r in self.runs]
         self.chosen = chosen if chosen in ids else (ids[-1] if ids else "")
-        self.chart = replays.chart_rows(owner, thread_id, self.chosen or None)
+        self.chart = replays.chart_rows(backend(), owner, thread_id, self.chosen or None)
         run = next((r for r in self.runs if r.id == self.chosen), None)
         self.threshold_tokens = int(run.window * run.reset_threshold) if run else 0
 
@@ -149,6 +150,7 @@ class ReplayState(IdentityState):
         job = asyncio.create_task(
             asyncio.to_thread(
                 replays.run_replay,
+                backend(),
                 owner,
                 thread_id,
                 assistant_id,

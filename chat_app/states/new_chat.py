@@ -14,6 +14,7 @@ import reflex as rx
 from agent_core import MessageRejected
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import new_chat
+from chat_app.services.runtime.runtime import backend
 from chat_app.states import scripts
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
@@ -40,7 +41,7 @@ class NewChatState(IdentityState):
 
     @rx.event
     async def on_load(self):
-        self.first_visit = not new_chat.has_chats(self._owner())
+        self.first_visit = not new_chat.has_chats(backend(), self._owner())
         # No chat is open: the list marks none, and the last chat's watcher ends.
         (await self.get_state(ChatState)).thread_key = ""
         # A first message whose send never reached the server (the outbox kept it) comes
@@ -105,6 +106,7 @@ class NewChatState(IdentityState):
             # Off the event loop: it writes, and a write may wait for SQLite's lock.
             thread_id = await asyncio.to_thread(
                 new_chat.start_chat,
+                backend(),
                 self._owner(),
                 text,
                 client_id=client_id or None,
@@ -115,6 +117,6 @@ class NewChatState(IdentityState):
         # The chat's page answers the message when it opens; should this tab close before
         # it does, the server answers it anyway.
         chat_service.resume_detached(
-            self._owner(), thread_id, after=chat_service.FIRST_MESSAGE_GRACE_SECONDS
+            backend(), self._owner(), thread_id, after=chat_service.FIRST_MESSAGE_GRACE_SECONDS
         )
         return [scripts.outbox_accepted(client_id), rx.redirect(f"/t/{thread_id}")]

@@ -7,6 +7,7 @@ import dataclasses
 import reflex as rx
 
 from chat_app.services.conversation import threads as thread_service
+from chat_app.services.runtime.runtime import backend
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import ThreadRow, thread_row
@@ -30,7 +31,7 @@ class ThreadListState(IdentityState):
     assistant_id: str = ""
 
     def _refresh(self) -> None:
-        summaries = thread_service.list_threads(self._owner(), self.search.strip())
+        summaries = thread_service.list_threads(backend(), self._owner(), self.search.strip())
         self.threads = [thread_row(s) for s in summaries]
         self.loaded = True
 
@@ -38,7 +39,7 @@ class ThreadListState(IdentityState):
     def on_load(self) -> None:
         self.editing_id = ""
         self._refresh()
-        choices = thread_service.list_assistant_choices()
+        choices = thread_service.list_assistant_choices(backend())
         self.assistants = [
             AssistantOption(id=c.id, label=f"{c.name} · {c.model_label}") for c in choices
         ]
@@ -93,7 +94,7 @@ class ThreadListState(IdentityState):
         if not self.editing_id or not title:
             self.editing_id = ""
             return None
-        renamed = thread_service.rename_thread(self._owner(), self.editing_id, title)
+        renamed = thread_service.rename_thread(backend(), self._owner(), self.editing_id, title)
         self.editing_id = ""
         self._refresh()
         if renamed is None:
@@ -106,7 +107,7 @@ class ThreadListState(IdentityState):
 
     @rx.event
     async def delete(self, thread_id: str):
-        deleted = thread_service.delete_thread(self._owner(), thread_id)
+        deleted = thread_service.delete_thread(backend(), self._owner(), thread_id)
         self._refresh()
         if not deleted:
             return None

@@ -82,14 +82,14 @@ def test_the_tab_shows_baton_s_icon(page):
     assert response.status == 200 and "svg" in response.headers["content-type"]
 
 
-def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page) -> None:
+def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page, app) -> None:
     from agent_core.storage.records import NewMessage
     from chat_app.services.conversation import threads as thread_service
     from chat_app.services.runtime import runtime
     from chat_app.services.security import identity
 
     token = identity.mint_token()
-    thread_id = thread_service.create_thread(identity.owner_from_token(token), "Long").id
+    thread_id = thread_service.create_thread(app, identity.owner_from_token(token), "Long").id
     store = runtime.store()
     session = store.current_session(thread_id)
     store.append(

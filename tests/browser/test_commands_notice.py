@@ -33,13 +33,13 @@ def sandbox_off_server(
         yield server
 
 
-def _chat(owner: str, model: str) -> str:
+def _chat(app, owner: str, model: str) -> str:
     data = admin_service.validate_form(
         admin_service.AssistantForm(name=f"{model} {uuid.uuid4().hex[:6]}", model=model)
     )
     with Session(write_engine(runtime.engine())) as db:
         assistant_id = repo.create_assistant(session=db, data=data).id
-    return thread_service.create_thread(owner, "Commands", assistant_id=assistant_id).id
+    return thread_service.create_thread(app, owner, "Commands", assistant_id=assistant_id).id
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -51,9 +51,10 @@ def test_the_chat_says_its_assistant_cannot_run_commands_here(
     monkeypatch.setenv("BATON_SANDBOX", "off")
     identity.secret_key.cache_clear()
     runtime._store_for.cache_clear()
+    app = runtime.backend()
     token = identity.mint_token()
     owner = identity.owner_from_token(token)
-    real, simulated = _chat(owner, PROVIDER_MODEL), _chat(owner, "simulator")
+    real, simulated = _chat(app, owner, PROVIDER_MODEL), _chat(app, owner, "simulator")
 
     context = browser.new_context(
         base_url=sandbox_off_server.url, viewport={"width": width, "height": 820}

@@ -156,7 +156,7 @@ def test_a_message_shows_its_time_and_tokens_on_hover_and_on_focus(page, screens
 SESSIONS, PER_SESSION = 6, 60  # 360 rows: the hit lies far outside the newest window
 
 
-def _seed(owner: str) -> tuple[str, int, str]:
+def _seed(app, owner: str) -> tuple[str, int, str]:
     """A long chat whose session 2 holds the only "quokka", and a short one; returns the
     long chat, the hit's seq and the short chat."""
     from agent_core.storage.records import NewMessage
@@ -164,7 +164,7 @@ def _seed(owner: str) -> tuple[str, int, str]:
     from chat_app.services.runtime import runtime
 
     store = runtime.store()
-    long_id = thread_service.create_thread(owner, "Long expedition").id
+    long_id = thread_service.create_thread(app, owner, "Long expedition").id
     hit_seq = 0
     for number in range(1, SESSIONS + 1):
         session = store.current_session(long_id)
@@ -188,7 +188,7 @@ def _seed(owner: str) -> tuple[str, int, str]:
                 handoff_markdown="-",
                 context=[NewMessage(role="handoff", content="<handoff>")],
             )
-    short_id = thread_service.create_thread(owner, "Short note").id
+    short_id = thread_service.create_thread(app, owner, "Short note").id
     store.append(
         short_id,
         store.current_session(short_id).id,
@@ -224,12 +224,12 @@ def search_server(request, monkeypatch) -> Iterator[AppServer]:
 
 
 def test_search_finds_a_message_in_another_chat_and_opens_it_there(
-    search_server, browser, screenshot_dir
+    search_server, browser, screenshot_dir, app
 ):
     from chat_app.services.security import identity
 
     token = identity.mint_token()
-    long_id, hit_seq, short_id = _seed(identity.owner_from_token(token) or "")
+    long_id, hit_seq, short_id = _seed(app, identity.owner_from_token(token) or "")
     context = browser.new_context(
         base_url=search_server.url, viewport={"width": 1100, "height": 820}
     )

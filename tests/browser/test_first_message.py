@@ -21,7 +21,7 @@ def _replies(thread_id: str) -> list[str]:
 
 
 def test_a_first_message_whose_tab_closed_before_the_chat_opened_is_answered(
-    server_db, page, screenshot_dir
+    server_db, page, screenshot_dir, app
 ) -> None:
     token = identity.mint_token()
     owner = identity.owner_from_token(token)
@@ -59,7 +59,7 @@ def test_a_first_message_whose_tab_closed_before_the_chat_opened_is_answered(
     deadline = time.monotonic() + 120
     chats = []
     while time.monotonic() < deadline:
-        chats = thread_service.list_threads(owner)
+        chats = thread_service.list_threads(app, owner)
         if chats and _replies(chats[0].id) and not runtime.store().pending(chats[0].id):
             break
         time.sleep(0.5)

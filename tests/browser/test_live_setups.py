@@ -79,8 +79,8 @@ def _assistant(**fields: str) -> str:
         return repo.create_assistant(session=db, data=data).id
 
 
-def _two_tabs(context, owner: str, assistant_id: str | None = None) -> tuple:
-    thread = thread_service.create_thread(owner, "Live tabs", assistant_id=assistant_id)
+def _two_tabs(app, context, owner: str, assistant_id: str | None = None) -> tuple:
+    thread = thread_service.create_thread(app, owner, "Live tabs", assistant_id=assistant_id)
     pages = []
     for _ in range(2):
         tab = context.new_page()
@@ -98,9 +98,9 @@ def _running(tab) -> None:
     )
 
 
-def test_a_run_and_a_rename_in_one_tab_reach_the_other(tabs) -> None:
+def test_a_run_and_a_rename_in_one_tab_reach_the_other(tabs, app) -> None:
     context, owner = tabs
-    _, first, second = _two_tabs(context, owner)
+    _, first, second = _two_tabs(app, context, owner)
     second.evaluate(RECORD_RUNNING)
     send(first, LONG_TASK)
     second.wait_for_function("() => window.__running.length > 0", timeout=30_000)
@@ -142,11 +142,11 @@ def _notice(tab) -> tuple[int, str, str]:
     return int(notice.get_attribute("data-percent") or 0), meter, notice.inner_text()
 
 
-def test_the_warn_notice_is_the_chats_in_both_tabs_after_the_turn(tabs) -> None:
+def test_the_warn_notice_is_the_chats_in_both_tabs_after_the_turn(tabs, app) -> None:
     context, owner = tabs
     # Past 5% after the first reply: the notice is due once the turn is over.
     assistant = _assistant(context_strategy="reset", warn_threshold="5")
-    _, first, second = _two_tabs(context, owner, assistant)
+    _, first, second = _two_tabs(app, context, owner, assistant)
     send(first, "Write a tiny greeting module with a test")
     wait_idle(first)
     wait_idle(second)
@@ -203,10 +203,10 @@ def _slides_while_running(records: list) -> list:
     ]
 
 
-def test_a_message_sent_during_a_review_waits_and_confirm_goes_through(tabs) -> None:
+def test_a_message_sent_during_a_review_waits_and_confirm_goes_through(tabs, app) -> None:
     context, owner = tabs
     assistant = _assistant(review_handoffs="on")
-    thread_id, first, second = _two_tabs(context, owner, assistant)
+    thread_id, first, second = _two_tabs(app, context, owner, assistant)
     send(first, "Write a tiny greeting module with a test")
     wait_idle(first)
     first.locator("#composer-input").fill("/handoff")

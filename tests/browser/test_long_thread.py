@@ -11,14 +11,14 @@ SESSIONS, PER_SESSION = 12, 60  # 720 rows: several windows of 100 in each direc
 
 
 @pytest.fixture
-def long_thread(server_db, page) -> str:
+def long_thread(server_db, page, app) -> str:
     from agent_core.storage.records import NewMessage
     from chat_app.services.conversation import threads as thread_service
     from chat_app.services.runtime import runtime
     from chat_app.services.security import identity
 
     token = identity.mint_token()
-    thread_id = thread_service.create_thread(identity.owner_from_token(token), "Long run").id
+    thread_id = thread_service.create_thread(app, identity.owner_from_token(token), "Long run").id
     store = runtime.store()
     for number in range(1, SESSIONS + 1):
         session = store.current_session(thread_id)

@@ -10,7 +10,7 @@ from tests.browser.chat_page import activity, send, wait_idle
 OUTPUT = "ORIGINAL OUTPUT {n}: " + "collected 40 items, tests/test_parser.py passed. " * 60
 
 
-def _compacted_thread(server_db, page, *, answered: bool) -> str:
+def _compacted_thread(app, server_db, page, *, answered: bool) -> str:
     """A chat whose first six messages a compaction replaced (with the store's own edit and
     marker, as the coordinator writes them); ``answered``: the model replied after it."""
     from agent_core.context.build import build_context
@@ -20,7 +20,7 @@ def _compacted_thread(server_db, page, *, answered: bool) -> str:
     from chat_app.services.security import identity
 
     token = identity.mint_token()
-    thread_id = thread_service.create_thread(identity.owner_from_token(token), "Parser").id
+    thread_id = thread_service.create_thread(app, identity.owner_from_token(token), "Parser").id
     store = runtime.store()
     session = store.current_session(thread_id)
     rows = [NewMessage(role="user", content="Build a CSV parser for invoices")]
@@ -73,9 +73,9 @@ def _marker(page, text: str):
 
 
 def test_a_marker_expands_to_the_original_messages_it_replaced(
-    server_db, page, screenshot_dir
+    server_db, page, screenshot_dir, app
 ) -> None:
-    thread_id = _compacted_thread(server_db, page, answered=False)
+    thread_id = _compacted_thread(app, server_db, page, answered=False)
     page.goto(f"/t/{thread_id}")
     marker = _marker(page, "Compacted 7 earlier messages")
     marker.wait_for()
@@ -98,11 +98,11 @@ def test_a_marker_expands_to_the_original_messages_it_replaced(
     originals.first.wait_for(state="detached")
 
 
-def test_undo_a_compaction_from_its_marker_restores_the_context(server_db, page) -> None:
+def test_undo_a_compaction_from_its_marker_restores_the_context(server_db, page, app) -> None:
     from agent_core.context.build import build_context
     from chat_app.services.runtime import runtime
 
-    thread_id = _compacted_thread(server_db, page, answered=False)
+    thread_id = _compacted_thread(app, server_db, page, answered=False)
     page.goto(f"/t/{thread_id}")
     marker = _marker(page, "Compacted 7 earlier messages")
     marker.wait_for()
@@ -137,8 +137,8 @@ def test_undo_a_compaction_from_its_marker_restores_the_context(server_db, page)
     assert _marker(page, "Compacted 7 earlier messages").count() == 1
 
 
-def test_undo_waits_for_a_running_turn_and_says_when_it_is_too_late(server_db, page) -> None:
-    thread_id = _compacted_thread(server_db, page, answered=True)
+def test_undo_waits_for_a_running_turn_and_says_when_it_is_too_late(server_db, page, app) -> None:
+    thread_id = _compacted_thread(app, server_db, page, answered=True)
     page.goto(f"/t/{thread_id}")
     marker = _marker(page, "Compacted 7 earlier messages")
     marker.wait_for()
@@ -147,7 +147,7 @@ def test_undo_waits_for_a_running_turn_and_says_when_it_is_too_late(server_db, p
     assert undo.is_disabled()
     assert "it can no longer be undone" in marker.inner_text()
 
-    fresh = _compacted_thread(server_db, page, answered=False)
+    fresh = _compacted_thread(app, server_db, page, answered=False)
     page.goto(f"/t/{fresh}")
     marker = _marker(page, "Compacted 7 earlier messages")
     marker.wait_for()

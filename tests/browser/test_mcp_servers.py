@@ -30,19 +30,19 @@ def _provider_assistant() -> tuple[str, str]:
         return repo.create_assistant(session=db, data=data).id, name
 
 
-def _chat_as_new_owner(page, app_server, assistant_id: str) -> str:
+def _chat_as_new_owner(app, page, app_server, assistant_id: str) -> str:
     token = identity.mint_token()
     page.context.add_cookies(
         [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]
     )
     thread = thread_service.create_thread(
-        identity.owner_from_token(token), "MCP chat", assistant_id=assistant_id
+        app, identity.owner_from_token(token), "MCP chat", assistant_id=assistant_id
     )
     return f"/t/{thread.id}"
 
 
 def test_a_server_added_on_admin_lends_its_tool_to_the_chat(
-    server_db, page, provider_script, screenshot_dir
+    server_db, page, provider_script, screenshot_dir, app
 ) -> None:
     assistant_id, name = _provider_assistant()
     page.goto("/admin")
@@ -77,7 +77,7 @@ def test_a_server_added_on_admin_lends_its_tool_to_the_chat(
         Reply(text="The server shouted back."),
     ]
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(_chat_as_new_owner(page, server_db, assistant_id))
+    page.goto(_chat_as_new_owner(app, page, server_db, assistant_id))
     page.locator("#composer-input").wait_for()
     send(page, "Shout hello through the notes server")
     wait_idle(page)
@@ -93,12 +93,13 @@ def test_a_server_added_on_admin_lends_its_tool_to_the_chat(
 
 
 def test_a_server_that_cannot_start_is_a_problem_in_the_chat_and_the_reply_still_comes(
-    server_db, page, provider_script, monkeypatch, screenshot_dir
+    server_db, page, provider_script, monkeypatch, screenshot_dir, app
 ) -> None:
     assistant_id, _ = _provider_assistant()
     monkeypatch.setenv(admin_service.PASSWORD_ENV, ADMIN_PASSWORD)
-    grant = admin_service.login(ADMIN_PASSWORD, client="127.0.0.1")
+    grant = admin_service.login(app, ADMIN_PASSWORD, client="127.0.0.1")
     mcp_admin.add_mcp_server(
+        app,
         grant,
         assistant_id,
         mcp_admin.McpServerForm(
@@ -110,7 +111,7 @@ def test_a_server_that_cannot_start_is_a_problem_in_the_chat_and_the_reply_still
     )
     provider_script.queued[:] = [Reply(text="Answered without the broken server.")]
 
-    page.goto(_chat_as_new_owner(page, server_db, assistant_id))
+    page.goto(_chat_as_new_owner(app, page, server_db, assistant_id))
     page.locator("#composer-input").wait_for()
     send(page, "Hello")
     wait_idle(page)

@@ -13,10 +13,10 @@ CODE = 'def greet(name):\n    return f"Hello, {name}"'
 LONG = "\n".join(f"line {n} of a long paste" for n in range(1, 121))
 
 
-def _open_thread_with(page, app_server, messages: list[NewMessage]) -> str:
+def _open_thread_with(app, page, app_server, messages: list[NewMessage]) -> str:
     token = identity.mint_token()
     owner = identity.owner_from_token(token)
-    thread_id = thread_service.create_thread(owner, "Markdown").id
+    thread_id = thread_service.create_thread(app, owner, "Markdown").id
     store = runtime.store()
     store.append(thread_id, store.current_session(thread_id).id, messages)
     page.context.add_cookies(
@@ -29,11 +29,12 @@ def _open_thread_with(page, app_server, messages: list[NewMessage]) -> str:
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_a_code_block_names_its_language_and_copies_its_code(
-    server_db, page, screenshot_dir, width: int
+    server_db, page, screenshot_dir, width: int, app
 ) -> None:
     page.set_viewport_size({"width": width, "height": 820})
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     _open_thread_with(
+        app,
         page,
         server_db,
         [
@@ -57,10 +58,11 @@ def test_a_code_block_names_its_language_and_copies_its_code(
 
 
 def test_a_long_message_is_collapsed_with_show_more_and_copied_whole(
-    server_db, page, screenshot_dir
+    server_db, page, screenshot_dir, app
 ) -> None:
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     _open_thread_with(
+        app,
         page,
         server_db,
         [

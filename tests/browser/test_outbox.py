@@ -15,13 +15,13 @@ from tests.browser.chat_page import start_chat, user_messages, wait_idle
 OUTBOX = "baton-outbox"
 
 
-def _owned_thread(page, app_server) -> str:
+def _owned_thread(app, page, app_server) -> str:
     token = identity.mint_token()
     owner = identity.owner_from_token(token)
     page.context.add_cookies(
         [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]
     )
-    return thread_service.create_thread(owner, "Outbox").id
+    return thread_service.create_thread(app, owner, "Outbox").id
 
 
 def _leave_in_outbox(page, entries: list[dict]) -> None:
@@ -36,8 +36,10 @@ def _outbox(page) -> list:
     return json.loads(page.evaluate("(key) => localStorage.getItem(key) || '[]'", OUTBOX))
 
 
-def test_a_message_never_acknowledged_is_sent_again_when_the_chat_opens(server_db, page) -> None:
-    thread_id = _owned_thread(page, server_db)
+def test_a_message_never_acknowledged_is_sent_again_when_the_chat_opens(
+    server_db, page, app
+) -> None:
+    thread_id = _owned_thread(app, page, server_db)
     # Enter was pressed, then the backend died before storing it: only the browser has it.
     _leave_in_outbox(
         page,
@@ -62,9 +64,9 @@ def test_a_message_never_acknowledged_is_sent_again_when_the_chat_opens(server_d
 
 
 def test_a_message_stored_before_its_acknowledgement_was_lost_is_not_stored_twice(
-    server_db, page
+    server_db, page, app
 ) -> None:
-    thread_id = _owned_thread(page, server_db)
+    thread_id = _owned_thread(app, page, server_db)
     store = runtime.store()
     client_id = uuid.uuid4().hex
     store.enqueue_pending(thread_id, "Stored once", client_id=client_id)
@@ -137,8 +139,8 @@ def test_a_send_lost_in_flight_is_sent_again_and_stored_once(page) -> None:
     assert len(dropped) == 1
 
 
-def test_a_command_or_refused_text_left_in_the_outbox_is_never_sent(server_db, page) -> None:
-    thread_id = _owned_thread(page, server_db)
+def test_a_command_or_refused_text_left_in_the_outbox_is_never_sent(server_db, page, app) -> None:
+    thread_id = _owned_thread(app, page, server_db)
     old = int(time.time() * 1000) - 60_000
     _leave_in_outbox(
         page,

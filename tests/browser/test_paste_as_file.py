@@ -23,7 +23,7 @@ SESSION_SIZED = "2026-12-01 12:00:00 INFO request served in 12 ms\n" * 800
 BYTE_SIZED = "log line with some text\n" * 25_600
 
 
-def _simulator_chat(page, app_server) -> None:
+def _simulator_chat(app, page, app_server) -> None:
     """A new chat on an assistant of its own on the simulator (whatever other tests made the
     default), for a new owner."""
     with Session(write_engine(runtime.engine())) as db:
@@ -36,7 +36,7 @@ def _simulator_chat(page, app_server) -> None:
         [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]
     )
     thread = thread_service.create_thread(
-        identity.owner_from_token(token), "New chat", assistant_id=assistant_id
+        app, identity.owner_from_token(token), "New chat", assistant_id=assistant_id
     )
     page.goto(f"/t/{thread.id}")
     page.locator("#composer-input").wait_for()
@@ -67,8 +67,10 @@ def _downloaded(page, name: str) -> str:
     return Path(downloaded.value.path()).read_text()
 
 
-def test_a_paste_too_large_for_a_session_is_sent_as_a_file(server_db, page, screenshot_dir) -> None:
-    _simulator_chat(page, server_db)
+def test_a_paste_too_large_for_a_session_is_sent_as_a_file(
+    server_db, page, screenshot_dir, app
+) -> None:
+    _simulator_chat(app, page, server_db)
     _refused_with_offer(page, SESSION_SIZED, "more than this assistant's model can take")
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
@@ -100,8 +102,8 @@ def test_a_paste_too_large_for_a_session_is_sent_as_a_file(server_db, page, scre
     assert _downloaded(page, "pasted-1.md") == SESSION_SIZED  # as pasted, to the last newline
 
 
-def test_a_paste_over_the_byte_limit_is_offered_too(server_db, page) -> None:
-    _simulator_chat(page, server_db)
+def test_a_paste_over_the_byte_limit_is_offered_too(server_db, page, app) -> None:
+    _simulator_chat(app, page, server_db)
     _refused_with_offer(page, BYTE_SIZED, "the limit is 512 KB")
 
     page.locator("#paste-offer-attach").click()

@@ -8,10 +8,12 @@ from chat_app.services.security import identity
 from tests.browser.chat_page import wait_idle
 
 
-def test_queued_messages_left_by_a_crash_are_answered_when_the_chat_opens(server_db, page) -> None:
+def test_queued_messages_left_by_a_crash_are_answered_when_the_chat_opens(
+    server_db, page, app
+) -> None:
     token = identity.mint_token()
     owner = identity.owner_from_token(token)
-    thread_id = thread_service.create_thread(owner, "Left queued").id
+    thread_id = thread_service.create_thread(app, owner, "Left queued").id
     runtime.store().enqueue_pending(thread_id, "Plan a CSV parser")  # queued, never delivered
 
     page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])

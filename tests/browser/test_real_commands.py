@@ -35,7 +35,7 @@ if __name__ == "__main__":
 
 
 def test_a_command_the_model_runs_shows_its_real_output(
-    server_db, page, provider_script, screenshot_dir
+    server_db, page, provider_script, screenshot_dir, app
 ) -> None:
     reason = sandbox_unavailable_reason()
     if reason:
@@ -60,7 +60,7 @@ def test_a_command_the_model_runs_shows_its_real_output(
         [{"name": identity.COOKIE_NAME, "value": cookie, "url": server_db.url}]
     )
     thread = thread_service.create_thread(
-        identity.owner_from_token(cookie), "Real run", assistant_id=assistant_id
+        app, identity.owner_from_token(cookie), "Real run", assistant_id=assistant_id
     )
     provider_script.queued[:] = [
         Reply(
@@ -98,7 +98,7 @@ HOG = "python3 -c \"import time; x = b'a' * 500_000_000; time.sleep(60)\""
 
 
 def test_commands_past_their_limits_are_stopped_and_the_chat_says_why(
-    server_db, page, provider_script, screenshot_dir
+    server_db, page, provider_script, screenshot_dir, app
 ) -> None:
     # The server's own limits, as shipped: 1 GB for a command's processes together, 256 MB
     # more in the workspace, 1,000 files kept from one command.
@@ -115,7 +115,7 @@ def test_commands_past_their_limits_are_stopped_and_the_chat_says_why(
         [{"name": identity.COOKIE_NAME, "value": cookie, "url": server_db.url}]
     )
     thread = thread_service.create_thread(
-        identity.owner_from_token(cookie), "Limits", assistant_id=assistant_id
+        app, identity.owner_from_token(cookie), "Limits", assistant_id=assistant_id
     )
     commands = {
         "memory": f"{HOG} & {HOG} & {HOG} & wait",

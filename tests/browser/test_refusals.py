@@ -34,7 +34,7 @@ def test_a_message_of_zero_width_spaces_is_refused_and_kept(page) -> None:
 
 
 def test_a_chat_whose_assistant_cannot_run_opens_with_a_banner_and_keeps_the_message(
-    server_db, page
+    server_db, page, app
 ) -> None:
     from sqlmodel import Session
 
@@ -51,7 +51,7 @@ def test_a_chat_whose_assistant_cannot_run_opens_with_a_banner_and_keeps_the_mes
         ).id
     token = identity.mint_token()
     thread_id = thread_service.create_thread(
-        identity.owner_from_token(token), "Typo", assistant_id=assistant_id
+        app, identity.owner_from_token(token), "Typo", assistant_id=assistant_id
     ).id
     page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     page.goto(f"/t/{thread_id}")

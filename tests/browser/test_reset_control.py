@@ -35,13 +35,13 @@ def _assistant(**fields: str) -> str:
         return repo.create_assistant(session=db, data=data).id
 
 
-def _chat(page, app_server, assistant_id: str) -> tuple[str, str]:
+def _chat(app, page, app_server, assistant_id: str) -> tuple[str, str]:
     token = identity.mint_token()
     page.context.add_cookies(
         [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]
     )
     thread = thread_service.create_thread(
-        identity.owner_from_token(token), "Reset control", assistant_id=assistant_id
+        app, identity.owner_from_token(token), "Reset control", assistant_id=assistant_id
     )
     page.goto(f"/t/{thread.id}")
     page.locator("#composer-input").wait_for()
@@ -95,12 +95,12 @@ def _shoot(page, locator: str, name: str, screenshot_dir) -> None:
 
 @pytest.mark.timeout(1500)
 def test_the_warn_notice_in_every_tab_and_its_three_actions(
-    server_db, page, screenshot_dir
+    server_db, page, screenshot_dir, app
 ) -> None:
     assistant = _assistant(
         context_strategy="reset", warn_threshold="30", keep_recent_tokens="300", mask_threshold=""
     )
-    path, thread_id = _chat(page, server_db, assistant)
+    path, thread_id = _chat(app, page, server_db, assistant)
     turn = _work_until(page, lambda: _notice_shown(page))
     percent = int(page.locator("#reset-notice").get_attribute("data-percent") or 0)
     assert percent >= 30
@@ -159,10 +159,10 @@ def test_the_warn_notice_in_every_tab_and_its_three_actions(
 
 
 def test_a_handoff_reviewed_and_edited_is_what_the_next_session_sees(
-    server_db, page, fake_provider, provider_script, screenshot_dir
+    server_db, page, fake_provider, provider_script, screenshot_dir, app
 ) -> None:
     assistant = _assistant(review_handoffs="on")
-    path, thread_id = _chat(page, server_db, assistant)
+    path, thread_id = _chat(app, page, server_db, assistant)
     send(page, "Write a tiny greeting module with a test")
     wait_idle(page)
     page.locator("#composer-input").fill("/handoff")
@@ -213,9 +213,9 @@ def test_a_handoff_reviewed_and_edited_is_what_the_next_session_sees(
 
 
 @pytest.mark.timeout(1500)
-def test_the_chart_after_three_resets(server_db, page, screenshot_dir) -> None:
+def test_the_chart_after_three_resets(server_db, page, screenshot_dir, app) -> None:
     assistant = _assistant(context_strategy="reset")
-    _, thread_id = _chat(page, server_db, assistant)
+    _, thread_id = _chat(app, page, server_db, assistant)
     _work_until(page, lambda: len(runtime.store().sessions(thread_id)) >= 4)
 
     # Opened from the meter with the keyboard.

@@ -78,9 +78,9 @@ def _new_owner() -> tuple[str, str]:
     return token, identity.owner_from_token(token)
 
 
-def _hostile_thread(owner: str) -> str:
+def _hostile_thread(app, owner: str) -> str:
     """A two-session thread with payloads in the title, messages, tool I/O and the handoff."""
-    thread = thread_service.create_thread(owner, f"Title {' '.join(PAYLOADS)}")
+    thread = thread_service.create_thread(app, owner, f"Title {' '.join(PAYLOADS)}")
     store = runtime.store()
     session = store.current_session(thread.id)
     store.append(
@@ -139,7 +139,7 @@ def _hostile_thread(owner: str) -> str:
     return thread.id
 
 
-def _provider_thread(owner: str) -> str:
+def _provider_thread(app, owner: str) -> str:
     """A chat whose assistant answers through the loopback OpenAI-compatible provider."""
     data = admin_service.validate_form(
         admin_service.AssistantForm(name=f"Provider {uuid.uuid4().hex[:6]}", model=PROVIDER_MODEL)
@@ -147,7 +147,7 @@ def _provider_thread(owner: str) -> str:
     with Session(write_engine(runtime.engine())) as db:
         assistant = repo.create_assistant(session=db, data=data)
         assistant_id = assistant.id
-    return thread_service.create_thread(owner, "Provider chat", assistant_id=assistant_id).id
+    return thread_service.create_thread(app, owner, "Provider chat", assistant_id=assistant_id).id
 
 
 def _open_everything(page) -> None:
@@ -192,9 +192,9 @@ def test_identity_is_a_signed_http_only_cookie(server_db, page) -> None:
     assert identity.COOKIE_NAME not in page.evaluate("document.cookie")
 
 
-def test_a_forged_cookie_gets_no_access(server_db, page) -> None:
+def test_a_forged_cookie_gets_no_access(server_db, page, app) -> None:
     token, owner = _new_owner()
-    thread_id = thread_service.create_thread(owner, "Private").id
+    thread_id = thread_service.create_thread(app, owner, "Private").id
     forged = owner + "." + "A" * 43
     _login_as(page, server_db, forged)
     page.goto(f"/t/{thread_id}")
@@ -205,12 +205,12 @@ def test_a_forged_cookie_gets_no_access(server_db, page) -> None:
 
 
 def test_stored_payloads_stay_inert_on_the_chat_page_after_reload_and_when_shared(
-    server_db, page, outside_requests
+    server_db, page, outside_requests, app
 ) -> None:
     from chat_app.services.conversation import sharing
 
     token, owner = _new_owner()
-    thread_id = _hostile_thread(owner)
+    thread_id = _hostile_thread(app, owner)
     _login_as(page, server_db, token)
     page.goto(f"/t/{thread_id}")
     page.wait_for_selector("#timeline .baton-message")
@@ -235,7 +235,7 @@ def test_stored_payloads_stay_inert_on_the_chat_page_after_reload_and_when_share
     assert saved.startswith("<!-- baton-handoff"), saved[:80]  # Markdown, not a JSON literal
     assert "<iframe srcdoc=" in saved
 
-    path, _ = sharing.create_link(owner, thread_id, None)
+    path, _ = sharing.create_link(app, owner, thread_id, None)
     page.goto(path)
     page.wait_for_selector("#timeline .baton-message")
     _open_everything(page)
@@ -245,10 +245,10 @@ def test_stored_payloads_stay_inert_on_the_chat_page_after_reload_and_when_share
 
 
 def test_live_payloads_from_the_user_and_the_model_stay_inert(
-    server_db, page, outside_requests, provider_script
+    server_db, page, outside_requests, provider_script, app
 ) -> None:
     token, owner = _new_owner()
-    thread_id = _provider_thread(owner)
+    thread_id = _provider_thread(app, owner)
     provider_script.queued.append(Reply(text=f"model says\n\n{EVIL}"))
     _login_as(page, server_db, token)
     page.goto(f"/t/{thread_id}")
@@ -315,11 +315,11 @@ def test_a_page_on_another_port_cannot_use_the_victims_socket(
 
 
 def test_a_client_token_presented_by_another_browser_opens_an_empty_state(
-    server_db, browser
+    server_db, browser, app
 ) -> None:
     token, owner = _new_owner()
     secret = f"victim-secret-{uuid.uuid4().hex}"
-    thread_id = thread_service.create_thread(owner, "Victim's chat").id
+    thread_id = thread_service.create_thread(app, owner, "Victim's chat").id
     store = runtime.store()
     store.append(
         thread_id, store.current_session(thread_id).id, [NewMessage(role="user", content=secret)]
@@ -353,10 +353,10 @@ def test_a_client_token_presented_by_another_browser_opens_an_empty_state(
 
 
 def test_credentials_in_the_provider_url_reach_no_page_toast_or_log(
-    server_db, page, provider_script, fake_provider
+    server_db, page, provider_script, fake_provider, app
 ) -> None:
     token, owner = _new_owner()
-    thread_id = _provider_thread(owner)
+    thread_id = _provider_thread(app, owner)
     _login_as(page, server_db, token)
     page.goto(f"/t/{thread_id}")
     page.locator("#composer-input").wait_for()
@@ -420,10 +420,10 @@ def test_admin_needs_the_password(server_db, page) -> None:
 
 
 def test_message_markdown_keeps_line_breaks_opens_links_aside_and_borders_tables(
-    server_db, page
+    server_db, page, app
 ) -> None:
     token, owner = _new_owner()
-    thread_id = thread_service.create_thread(owner, "Markdown").id
+    thread_id = thread_service.create_thread(app, owner, "Markdown").id
     store = runtime.store()
     store.append(
         thread_id,

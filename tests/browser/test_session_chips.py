@@ -12,9 +12,9 @@ from chat_app.services.security import identity
 SESSIONS = 50
 
 
-def _many_sessions(owner: str, count: int = SESSIONS) -> str:
+def _many_sessions(app, owner: str, count: int = SESSIONS) -> str:
     store = runtime.store()
-    thread_id = thread_service.create_thread(owner, f"{count} sessions").id
+    thread_id = thread_service.create_thread(app, owner, f"{count} sessions").id
     for number in range(1, count + 1):
         session = store.current_session(thread_id)
         store.append(
@@ -65,10 +65,10 @@ def _box(locator) -> dict:
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_fifty_sessions_keep_one_chip_row_and_a_jump_shows_the_divider(
-    server_db, page, screenshot_dir, width: int
+    server_db, page, screenshot_dir, width: int, app
 ) -> None:
     token = identity.mint_token()
-    thread_id = _many_sessions(identity.owner_from_token(token))
+    thread_id = _many_sessions(app, identity.owner_from_token(token))
     page.set_viewport_size({"width": width, "height": 820})
     page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     page.goto(f"/t/{thread_id}")
@@ -112,9 +112,9 @@ def test_fifty_sessions_keep_one_chip_row_and_a_jump_shows_the_divider(
     assert _box(divider)["bottom"] <= 820
 
 
-def test_a_few_chips_sit_at_the_start_of_the_bar(server_db, page) -> None:
+def test_a_few_chips_sit_at_the_start_of_the_bar(server_db, page, app) -> None:
     token = identity.mint_token()
-    thread_id = _many_sessions(identity.owner_from_token(token), count=3)
+    thread_id = _many_sessions(app, identity.owner_from_token(token), count=3)
     page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     page.goto(f"/t/{thread_id}")
     bar = page.locator(".baton-chips")

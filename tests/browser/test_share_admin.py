@@ -27,9 +27,9 @@ def server_db(app_server, monkeypatch: pytest.MonkeyPatch):
     return app_server
 
 
-def say(thread_id: str, text: str) -> None:
+def say(app, thread_id: str, text: str) -> None:
     async def drain() -> None:
-        async for _ in chat_service.send_message(OWNER, thread_id, text):
+        async for _ in chat_service.send_message(app, OWNER, thread_id, text):
             pass
 
     # Playwright's sync API owns this thread's event loop; run the turn on another thread.
@@ -37,10 +37,10 @@ def say(thread_id: str, text: str) -> None:
         pool.submit(asyncio.run, drain()).result()
 
 
-def multi_session_thread(title: str = "Shared plan") -> str:
-    thread_id = thread_service.create_thread(OWNER, title).id
+def multi_session_thread(app, title: str = "Shared plan") -> str:
+    thread_id = thread_service.create_thread(app, OWNER, title).id
     for n in range(3):
-        say(thread_id, f"step {n}: " + "details " * 40)
+        say(app, thread_id, f"step {n}: " + "details " * 40)
     return thread_id
 
 
@@ -49,9 +49,9 @@ def open_share(page, path: str) -> None:
     page.wait_for_selector("#timeline, #share-not-found")
 
 
-def test_shared_link_shows_dividers_and_expandable_handoffs(server_db, page) -> None:
-    thread_id = multi_session_thread()
-    path, _ = sharing.create_link(OWNER, thread_id, None)
+def test_shared_link_shows_dividers_and_expandable_handoffs(server_db, page, app) -> None:
+    thread_id = multi_session_thread(app)
+    path, _ = sharing.create_link(app, OWNER, thread_id, None)
 
     open_share(page, path)
 
@@ -66,21 +66,21 @@ def test_shared_link_shows_dividers_and_expandable_handoffs(server_db, page) -> 
     assert 'content="noindex, nofollow"' in html
 
 
-def test_revoked_link_is_not_found_and_snapshot_update_keeps_the_url(server_db, page) -> None:
-    thread_id = thread_service.create_thread(OWNER, "Snapshots").id
-    say(thread_id, "visible before")
-    path, link = sharing.create_link(OWNER, thread_id, None)
-    say(thread_id, "added after sharing")
+def test_revoked_link_is_not_found_and_snapshot_update_keeps_the_url(server_db, page, app) -> None:
+    thread_id = thread_service.create_thread(app, OWNER, "Snapshots").id
+    say(app, thread_id, "visible before")
+    path, link = sharing.create_link(app, OWNER, thread_id, None)
+    say(app, thread_id, "added after sharing")
 
     open_share(page, path)
     assert "added after sharing" not in page.inner_text("#timeline")
 
-    sharing.update_snapshot(OWNER, link.id)
+    sharing.update_snapshot(app, OWNER, link.id)
     assert page.goto(path).status == 200
     page.wait_for_selector("#timeline")
     assert "added after sharing" in page.inner_text("#timeline")
 
-    sharing.revoke(OWNER, link.id)
+    sharing.revoke(app, OWNER, link.id)
     assert page.goto(path).status == 404  # a dead link says so to crawlers and link checkers
     page.wait_for_selector("#share-not-found")
     missing = page.inner_text("#share-not-found")
@@ -89,19 +89,19 @@ def test_revoked_link_is_not_found_and_snapshot_update_keeps_the_url(server_db, 
     assert page.inner_text("#share-not-found") == missing
 
 
-def test_script_payloads_stay_inert(server_db, page) -> None:
-    thread_id = thread_service.create_thread(OWNER, PAYLOADS[0] + PAYLOADS[1]).id
+def test_script_payloads_stay_inert(server_db, page, app) -> None:
+    thread_id = thread_service.create_thread(app, OWNER, PAYLOADS[0] + PAYLOADS[1]).id
     for payload in PAYLOADS:
-        say(thread_id, f"please echo {payload}")
-    path, _ = sharing.create_link(OWNER, thread_id, None)
+        say(app, thread_id, f"please echo {payload}")
+    path, _ = sharing.create_link(app, OWNER, thread_id, None)
 
     open_share(page, path)
     page.wait_for_timeout(300)
     assert page.evaluate("typeof window.__pwned") == "undefined"
 
 
-def test_another_browser_cannot_read_a_thread_by_id(server_db, page) -> None:
-    thread_id = thread_service.create_thread(OWNER, "Private").id
+def test_another_browser_cannot_read_a_thread_by_id(server_db, page, app) -> None:
+    thread_id = thread_service.create_thread(app, OWNER, "Private").id
     page.goto(f"/t/{thread_id}")
     page.wait_for_selector("#not-found")
     own_missing = page.inner_text("#not-found")

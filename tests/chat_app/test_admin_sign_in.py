@@ -39,82 +39,88 @@ def database(
         session.exec(delete(SignInFailureCount))
 
 
-def attempt(password: str, *, at: datetime, client: str = CLIENT) -> str:
+def attempt(app, password: str, *, at: datetime, client: str = CLIENT) -> str:
     """What the page would show: "signed in", or the refusal's message."""
     try:
-        admin.login(password, client=client, now=at)
+        admin.login(app, password, client=client, now=at)
     except admin.AdminRefused as refused:
         return str(refused)
     return "signed in"
 
 
 @pytest.mark.usefixtures("database")
-def test_fifty_wrong_passwords_lock_out_even_the_right_one_until_the_lockout_ends() -> None:
+def test_fifty_wrong_passwords_lock_out_even_the_right_one_until_the_lockout_ends(app) -> None:
     # A patient guesser: one password every 10 s, so most guesses clear the delays.
     checked: list[datetime] = []
     for n in range(50):
         when = NOW + n * 10 * SECOND
-        if attempt(f"guess-{n}", at=when) == "Wrong password.":
+        if attempt(app, f"guess-{n}", at=when) == "Wrong password.":
             checked.append(when)
     assert len(checked) == throttle.CLIENT_LOCKOUT_AFTER
     lockout_ends = checked[-1] + throttle.CLIENT_LOCKOUT
 
     with pytest.raises(admin.TooManyAttempts, match=r"^Too many attempts: try again in 9 min\.$"):
-        admin.login(PASSWORD, client=CLIENT, now=NOW + 500 * SECOND)
-    assert attempt(PASSWORD, at=lockout_ends - SECOND) == "Too many attempts: try again in 1 s."
+        admin.login(app, PASSWORD, client=CLIENT, now=NOW + 500 * SECOND)
+    assert (
+        attempt(app, PASSWORD, at=lockout_ends - SECOND) == "Too many attempts: try again in 1 s."
+    )
 
-    grant = admin.login(PASSWORD, client=CLIENT, now=lockout_ends)
-    assert admin.list_assistants(grant)  # the grant works
+    grant = admin.login(app, PASSWORD, client=CLIENT, now=lockout_ends)
+    assert admin.list_assistants(app, grant)  # the grant works
 
 
 @pytest.mark.usefixtures("database")
-def test_a_burst_of_guesses_gets_three_checked_and_the_rest_refused_unchecked() -> None:
-    outcomes = [attempt(f"guess-{n}", at=NOW + n * SECOND / 50) for n in range(300)]
+def test_a_burst_of_guesses_gets_three_checked_and_the_rest_refused_unchecked(app) -> None:
+    outcomes = [attempt(app, f"guess-{n}", at=NOW + n * SECOND / 50) for n in range(300)]
 
     # Three free, one after the 1 s delay, one after the 2 s delay; the 4 s one is not over.
     assert outcomes.count("Wrong password.") == 5
-    assert attempt(PASSWORD, at=NOW + 6 * SECOND).startswith("Too many attempts: try again in")
+    assert attempt(app, PASSWORD, at=NOW + 6 * SECOND).startswith("Too many attempts: try again in")
 
 
 @pytest.mark.usefixtures("database")
-def test_each_attempt_after_the_free_ones_waits_twice_as_long_up_to_thirty_seconds() -> None:
+def test_each_attempt_after_the_free_ones_waits_twice_as_long_up_to_thirty_seconds(app) -> None:
     for _ in range(throttle.FREE_FAILURES):
-        assert attempt("wrong", at=NOW) == "Wrong password."
+        assert attempt(app, "wrong", at=NOW) == "Wrong password."
     when, waits = NOW, []
     for _ in range(throttle.CLIENT_LOCKOUT_AFTER - throttle.FREE_FAILURES):
         with pytest.raises(admin.TooManyAttempts) as refused:
-            admin.login(PASSWORD, client=CLIENT, now=when)  # the right one, not even checked
+            admin.login(app, PASSWORD, client=CLIENT, now=when)  # the right one, not even checked
         waits.append(refused.value.retry_after)
         when += refused.value.retry_after
-        assert attempt("wrong", at=when) == "Wrong password."
+        assert attempt(app, "wrong", at=when) == "Wrong password."
 
     assert [w.total_seconds() for w in waits] == [1, 2, 4, 8, 16, 30, 30]
-    assert attempt(PASSWORD, at=when + 30 * SECOND) == "Too many attempts: try again in 15 min."
+    assert (
+        attempt(app, PASSWORD, at=when + 30 * SECOND) == "Too many attempts: try again in 15 min."
+    )
 
 
 @pytest.mark.usefixtures("database")
-def test_a_hundred_failures_from_many_addresses_stop_sign_in_for_everyone() -> None:
+def test_a_hundred_failures_from_many_addresses_stop_sign_in_for_everyone(app) -> None:
     for n in range(throttle.GLOBAL_LOCKOUT_AFTER):
         assert (
-            attempt("wrong", at=NOW, client=f"10.0.{n // 200}.{n % 200 + 1}") == "Wrong password."
+            attempt(app, "wrong", at=NOW, client=f"10.0.{n // 200}.{n % 200 + 1}")
+            == "Wrong password."
         )
 
     fresh = "192.0.2.1"
-    assert attempt(PASSWORD, at=NOW + SECOND, client=fresh) == (
+    assert attempt(app, PASSWORD, at=NOW + SECOND, client=fresh) == (
         "Too many failed sign-ins on this server: try again in 5 min."
     )
-    assert attempt(PASSWORD, at=NOW + throttle.GLOBAL_LOCKOUT, client=fresh) == "signed in"
+    assert attempt(app, PASSWORD, at=NOW + throttle.GLOBAL_LOCKOUT, client=fresh) == "signed in"
 
 
 @pytest.mark.usefixtures("database")
 def test_failures_are_logged_with_address_and_count_but_never_the_guess(
     caplog: pytest.LogCaptureFixture,
+    app,
 ) -> None:
     caplog.set_level(logging.DEBUG, logger=admin.__name__)
     guess = "hunter2-almost-the-password"
     for n in range(throttle.CLIENT_LOCKOUT_AFTER + 5):
-        attempt(guess, at=NOW + n * 30 * SECOND)
-    attempt(PASSWORD, at=NOW + 15 * 30 * SECOND)
+        attempt(app, guess, at=NOW + n * 30 * SECOND)
+    attempt(app, PASSWORD, at=NOW + 15 * 30 * SECOND)
 
     assert guess not in caplog.text and PASSWORD not in caplog.text
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
@@ -127,13 +133,13 @@ def test_failures_are_logged_with_address_and_count_but_never_the_guess(
 
 
 @pytest.mark.usefixtures("database")
-def test_signing_in_forgets_the_clients_failures() -> None:
+def test_signing_in_forgets_the_clients_failures(app) -> None:
     for n in range(throttle.CLIENT_LOCKOUT_AFTER - 1):
-        assert attempt("wrong", at=NOW + n * 30 * SECOND) == "Wrong password."
+        assert attempt(app, "wrong", at=NOW + n * 30 * SECOND) == "Wrong password."
     signed_in_at = NOW + 10 * 30 * SECOND
-    assert attempt(PASSWORD, at=signed_in_at) == "signed in"
+    assert attempt(app, PASSWORD, at=signed_in_at) == "signed in"
 
-    after = [attempt("wrong", at=signed_in_at) for _ in range(throttle.FREE_FAILURES + 1)]
+    after = [attempt(app, "wrong", at=signed_in_at) for _ in range(throttle.FREE_FAILURES + 1)]
 
     assert after == ["Wrong password."] * throttle.FREE_FAILURES + [
         "Too many attempts: try again in 1 s."
@@ -141,19 +147,19 @@ def test_signing_in_forgets_the_clients_failures() -> None:
 
 
 @pytest.mark.usefixtures("database")
-def test_parallel_guesses_cannot_all_read_the_same_low_count() -> None:
+def test_parallel_guesses_cannot_all_read_the_same_low_count(app) -> None:
     with ThreadPoolExecutor(max_workers=12) as pool:
-        outcomes = list(pool.map(lambda n: attempt(f"guess-{n}", at=NOW), range(12)))
+        outcomes = list(pool.map(lambda n: attempt(app, f"guess-{n}", at=NOW), range(12)))
 
     assert outcomes.count("Wrong password.") == throttle.FREE_FAILURES
 
 
 @pytest.mark.usefixtures("database")
-def test_counts_whose_window_is_over_are_deleted_by_the_next_failure() -> None:
+def test_counts_whose_window_is_over_are_deleted_by_the_next_failure(app) -> None:
     for n in range(20):
-        attempt("wrong", at=NOW, client=f"198.51.100.{n + 1}")
+        attempt(app, "wrong", at=NOW, client=f"198.51.100.{n + 1}")
 
-    attempt("wrong", at=NOW + throttle.WINDOW, client="192.0.2.1")
+    attempt(app, "wrong", at=NOW + throttle.WINDOW, client="192.0.2.1")
 
     with read_session(get_engine()) as session:
         scopes = session.exec(select(SignInFailureCount.scope)).all()

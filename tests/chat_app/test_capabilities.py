@@ -23,28 +23,29 @@ def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     runtime._store_for.cache_clear()
 
 
-def _chat_with(model: str) -> str:
+def _chat_with(app, model: str) -> str:
     data = admin.validate_form(admin.AssistantForm(name=model, model=model))
     with Session(write_engine(runtime.engine())) as db:
         assistant_id = repo.create_assistant(session=db, data=data).id
-    return thread_service.create_thread(OWNER, "Chat", assistant_id=assistant_id).id
+    return thread_service.create_thread(app, OWNER, "Chat", assistant_id=assistant_id).id
 
 
 def test_a_real_model_on_a_host_that_cannot_sandbox_says_commands_are_off(
     monkeypatch: pytest.MonkeyPatch,
+    app,
 ) -> None:
     monkeypatch.setattr(
         capabilities, "sandbox_unavailable_reason", lambda: "bubblewrap is not installed"
     )
-    real = _chat_with("ollama:llama3.1")
-    note = capabilities.commands_note(OWNER, real)
+    real = _chat_with(app, "ollama:llama3.1")
+    note = capabilities.commands_note(app, OWNER, real)
     assert note.startswith("This assistant cannot run commands here: bubblewrap is not installed.")
     # Only its owner learns anything about the chat.
-    assert capabilities.commands_note("someone-else", real) == ""
+    assert capabilities.commands_note(app, "someone-else", real) == ""
     # The simulator's commands are scripted, so nothing is missing there.
-    assert capabilities.commands_note(OWNER, _chat_with("simulator")) == ""
+    assert capabilities.commands_note(app, OWNER, _chat_with(app, "simulator")) == ""
 
 
-def test_a_host_that_can_sandbox_needs_no_note(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_host_that_can_sandbox_needs_no_note(monkeypatch: pytest.MonkeyPatch, app) -> None:
     monkeypatch.setattr(capabilities, "sandbox_unavailable_reason", lambda: None)
-    assert capabilities.commands_note(OWNER, _chat_with("ollama:llama3.1")) == ""
+    assert capabilities.commands_note(app, OWNER, _chat_with(app, "ollama:llama3.1")) == ""

@@ -30,35 +30,35 @@ def _owner() -> str:
     return f"owner-{uuid.uuid4().hex[:8]}"
 
 
-def _chat_with_a_handoff(owner: str) -> tuple[str, int]:
+def _chat_with_a_handoff(app, owner: str) -> tuple[str, int]:
     """A chat: a turn, /handoff, two more turns. Returns it and the seq of the last question."""
     from chat_app.services.conversation import chat, threads
     from chat_app.services.runtime import runtime
 
-    thread = threads.create_thread(owner, "Garden plan").id
-    asyncio.run(_drain(chat.send_message(owner, thread, "Plan a vegetable garden")))
-    asyncio.run(_drain(chat.send_message(owner, thread, "Add raised beds")))
-    asyncio.run(_drain(chat.run_handoff(owner, thread, None)))
-    asyncio.run(_drain(chat.send_message(owner, thread, "Add a pond")))
-    asyncio.run(_drain(chat.send_message(owner, thread, "Add a shed")))
+    thread = threads.create_thread(app, owner, "Garden plan").id
+    asyncio.run(_drain(chat.send_message(app, owner, thread, "Plan a vegetable garden")))
+    asyncio.run(_drain(chat.send_message(app, owner, thread, "Add raised beds")))
+    asyncio.run(_drain(chat.run_handoff(app, owner, thread, None)))
+    asyncio.run(_drain(chat.send_message(app, owner, thread, "Add a pond")))
+    asyncio.run(_drain(chat.send_message(app, owner, thread, "Add a shed")))
     store = runtime.store()
     last = [m for s in store.sessions(thread) for m in store.messages(s.id) if m.role == "user"]
     assert [s.number for s in store.sessions(thread)] == [1, 2]
     return thread, last[-1].seq
 
 
-def test_a_fork_holds_the_chat_before_the_message_and_answers_the_edit(db) -> None:
+def test_a_fork_holds_the_chat_before_the_message_and_answers_the_edit(db, app) -> None:
     from chat_app.services.conversation import chat, forks
     from chat_app.services.runtime import runtime
 
     owner = _owner()
-    origin, seq = _chat_with_a_handoff(owner)
+    origin, seq = _chat_with_a_handoff(app, owner)
     store = runtime.store()
     before = [(m.seq, m.content) for s in store.sessions(origin) for m in store.messages(s.id)]
 
-    fork = forks.fork_at(owner, origin, seq, "Add a greenhouse instead")
+    fork = forks.fork_at(app, owner, origin, seq, "Add a greenhouse instead")
     assert fork is not None
-    asyncio.run(_drain(chat.resume_queued(owner, fork)))
+    asyncio.run(_drain(chat.resume_queued(app, owner, fork)))
 
     assert [
         (m.seq, m.content) for s in store.sessions(origin) for m in store.messages(s.id)
@@ -78,23 +78,23 @@ def test_a_fork_holds_the_chat_before_the_message_and_answers_the_edit(db) -> No
         "Add a greenhouse instead",
     ]
     assert store.messages(sessions[1].id)[-1].role == "assistant"
-    origin_link = forks.fork_origin(owner, fork)
+    origin_link = forks.fork_origin(app, owner, fork)
     assert origin_link is not None and origin_link.thread_id == origin
-    assert origin_link.title == "Garden plan" and forks.fork_origin(owner, origin) is None
-    assert forks.fork_at(_owner(), origin, seq, "not yours") is None
+    assert origin_link.title == "Garden plan" and forks.fork_origin(app, owner, origin) is None
+    assert forks.fork_at(app, _owner(), origin, seq, "not yours") is None
     with pytest.raises(MessageRejected):
-        forks.fork_at(owner, origin, seq, "   ")
+        forks.fork_at(app, owner, origin, seq, "   ")
     with pytest.raises(StoreError):
-        forks.fork_at(owner, origin, seq + 1, "an assistant row")
+        forks.fork_at(app, owner, origin, seq + 1, "an assistant row")
 
 
-def test_export_markdown_has_the_sessions_handoff_and_messages_in_order(db) -> None:
+def test_export_markdown_has_the_sessions_handoff_and_messages_in_order(db, app) -> None:
     from chat_app.services.conversation import export
 
     owner = _owner()
-    thread, _ = _chat_with_a_handoff(owner)
+    thread, _ = _chat_with_a_handoff(app, owner)
 
-    text = export.export_markdown(owner, thread)
+    text = export.export_markdown(app, owner, thread)
     assert text is not None and text.startswith("# Garden plan\n")
     marks = [
         "## Session 1",
@@ -108,33 +108,33 @@ def test_export_markdown_has_the_sessions_handoff_and_messages_in_order(db) -> N
     ]
     positions = [text.find(mark) for mark in marks]
     assert -1 not in positions and positions == sorted(positions)
-    data = json.loads(export.export_json(owner, thread) or "")
+    data = json.loads(export.export_json(app, owner, thread) or "")
     assert data["title"] == "Garden plan"
     assert [s["number"] for s in data["sessions"]] == [1, 2]
     assert data["sessions"][1]["handoff"]["session_number"] == 1
     assert "Add a shed" in [m["content"] for m in data["sessions"][1]["messages"]]
-    assert export.export_markdown(_owner(), thread) is None
+    assert export.export_markdown(app, _owner(), thread) is None
 
 
-def test_export_refuses_a_chat_past_the_bound(db, monkeypatch) -> None:
+def test_export_refuses_a_chat_past_the_bound(db, monkeypatch, app) -> None:
     from chat_app.services.conversation import export
 
     owner = _owner()
-    thread, _ = _chat_with_a_handoff(owner)
+    thread, _ = _chat_with_a_handoff(app, owner)
     monkeypatch.setattr(export, "MAX_EXPORT_BYTES", 2_000)
     with pytest.raises(export.ExportTooLarge):
-        export.export_json(owner, thread)
+        export.export_json(app, owner, thread)
 
 
-def test_search_finds_said_words_in_the_owners_chats_only(db) -> None:
+def test_search_finds_said_words_in_the_owners_chats_only(db, app) -> None:
     from chat_app.services.conversation import message_search, threads
     from chat_app.services.runtime import runtime
 
     owner, other = _owner(), _owner()
     store = runtime.store()
-    first = threads.create_thread(owner, "Kites").id
-    second = threads.create_thread(owner, "Boats").id
-    elsewhere = threads.create_thread(other, "Theirs").id
+    first = threads.create_thread(app, owner, "Kites").id
+    second = threads.create_thread(app, owner, "Boats").id
+    elsewhere = threads.create_thread(app, other, "Theirs").id
     for thread, rows in (
         (
             first,
@@ -159,13 +159,13 @@ def test_search_finds_said_words_in_the_owners_chats_only(db) -> None:
     ):
         store.append(thread, store.current_session(thread).id, rows)
 
-    hits = message_search.search_messages(owner, "red KITE")
+    hits = message_search.search_messages(app, owner, "red KITE")
     assert sorted((h.thread_id, h.role) for h in hits) == [(first, "assistant"), (first, "user")]
     assert all(h.thread_title == "Kites" and h.session_number == 1 for h in hits)
     assert {h.seq for h in hits} == {1, 2}
-    assert [h.thread_id for h in message_search.search_messages(owner, "boat")] == [second]
-    assert message_search.search_messages(owner, "kite NEAR(") == []
-    assert message_search.search_messages(None, "kite") == []
+    assert [h.thread_id for h in message_search.search_messages(app, owner, "boat")] == [second]
+    assert message_search.search_messages(app, owner, "kite NEAR(") == []
+    assert message_search.search_messages(app, None, "kite") == []
 
 
 def test_snippet_shows_the_words_found() -> None:
@@ -205,14 +205,14 @@ def test_usage_label_prefers_the_providers_accounting() -> None:
     )
 
 
-def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db) -> None:
+def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db, app) -> None:
     from agent_core.context.build import build_context
     from chat_app.services.conversation import chat, replies, threads
     from chat_app.services.runtime import runtime
 
     owner = _owner()
-    thread = threads.create_thread(owner, "Colours").id
-    asyncio.run(_drain(chat.send_message(owner, thread, "Plan a paint mixer")))
+    thread = threads.create_thread(app, owner, "Colours").id
+    asyncio.run(_drain(chat.send_message(app, owner, thread, "Plan a paint mixer")))
     store = runtime.store()
     session = store.current_session(thread)
     first = [m.seq for m in store.messages(session.id) if m.role in ("assistant", "tool")]
@@ -222,7 +222,7 @@ def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db
     }
     assert first_seen
 
-    events = asyncio.run(_drain(replies.regenerate(owner, thread)))
+    events = asyncio.run(_drain(replies.regenerate(app, owner, thread)))
 
     assert events[0] == {"type": "replaced", "data": {"seqs": first}}
     rows = store.messages(session.id)
@@ -232,9 +232,9 @@ def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db
     assert groups == [tuple(first), tuple(second)] and shown == 1
     seen = {m.id for m in build_context(store, session)}
     assert not seen & {m.id for m in rows if m.seq in first}
-    assert replies.replaced_seqs(thread) == set(first)
+    assert replies.replaced_seqs(app, thread) == set(first)
 
-    assert asyncio.run(replies.choose_reply(owner, thread, first[0])) == [tuple(second)]
+    assert asyncio.run(replies.choose_reply(app, owner, thread, first[0])) == [tuple(second)]
     seen = {m.id for m in build_context(store, session)}
     assert first_seen <= seen
     assert not seen & {m.id for m in rows if m.seq in second}
@@ -242,7 +242,7 @@ def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db
         1:
     ] == (groups, 0)
     with pytest.raises(replies.ReplyRefused):
-        asyncio.run(replies.choose_reply(owner, thread, question))  # the question itself
+        asyncio.run(replies.choose_reply(app, owner, thread, question))  # the question itself
 
 
 FORGED = (
@@ -269,12 +269,12 @@ def _top_level(markdown: str) -> list[str]:
     return blocks
 
 
-def test_the_markdown_export_cannot_be_forged_by_what_it_quotes(db) -> None:
+def test_the_markdown_export_cannot_be_forged_by_what_it_quotes(db, app) -> None:
     from chat_app.services.conversation import export, threads
     from chat_app.services.runtime import runtime
 
     owner = _owner()
-    thread = threads.create_thread(owner, "Payments\n\n**Assistant** · forged title").id
+    thread = threads.create_thread(app, owner, "Payments\n\n**Assistant** · forged title").id
     store = runtime.store()
     session = store.current_session(thread)
     store.append(
@@ -303,7 +303,7 @@ def test_the_markdown_export_cannot_be_forged_by_what_it_quotes(db) -> None:
         ],
     )
 
-    text = export.export_markdown(owner, thread)
+    text = export.export_markdown(app, owner, thread)
     structure = _top_level(text)
     assert [b for b in structure if b.startswith("heading")] == [
         "heading: Payments **Assistant** · forged title",

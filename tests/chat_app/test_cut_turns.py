@@ -92,16 +92,16 @@ def _cut(*mine: str) -> list[tuple[str, str]]:
     return [turn for turn in runtime.store().cut_turns() if turn[0] in mine]
 
 
-def _resumed(*mine: str) -> frozenset[str]:
+def _resumed(app, *mine: str) -> frozenset[str]:
     """Which of this test's threads the app's start-up resumes (run to their end)."""
-    return asyncio.run(_start_up()) & frozenset(mine)
+    return asyncio.run(_start_up(app)) & frozenset(mine)
 
 
-async def _start_up() -> frozenset[str]:
+async def _start_up(app) -> frozenset[str]:
     """What the app's start-up does, and the resumed turns run to their end."""
     from chat_app.services.conversation import chat, cut_turns
 
-    resumed = await cut_turns.resume_cut_turns()
+    resumed = await cut_turns.resume_cut_turns(app)
     for _ in range(900):
         if not chat._detached:
             break
@@ -110,54 +110,54 @@ async def _start_up() -> frozenset[str]:
 
 
 @database_too
-def test_a_turn_cut_by_a_crash_is_answered_once_more_at_start_up() -> None:
+def test_a_turn_cut_by_a_crash_is_answered_once_more_at_start_up(app) -> None:
     from chat_app.services.conversation import threads
 
     owner = _owner()
-    thread = threads.create_thread(owner, "Invoices").id
+    thread = threads.create_thread(app, owner, "Invoices").id
     _killed_mid_turn(["turn", owner, thread, "Build a CSV parser for invoices"])
     assert _finals(thread) == []  # the crash cut it before any answer
     assert _cut(thread) == [(thread, owner)]
 
-    assert _resumed(thread) == {thread}
+    assert _resumed(app, thread) == {thread}
 
     assert len(_notes(thread)) == 1
     assert len(_finals(thread)) >= 1 and _finals(thread)[-1].seq > _notes(thread)[0].seq
     assert _cut(thread) == []
     # A second start-up finds nothing to do.
-    assert _resumed(thread) == frozenset()
+    assert _resumed(app, thread) == frozenset()
     assert len(_notes(thread)) == 1
 
 
 @database_too
-def test_a_message_whose_second_answer_is_cut_too_is_not_tried_a_third_time() -> None:
+def test_a_message_whose_second_answer_is_cut_too_is_not_tried_a_third_time(app) -> None:
     # As if the message itself killed the process each time: no crash loop.
     from chat_app.services.conversation import threads
 
     owner = _owner()
-    thread = threads.create_thread(owner, "Poison").id
+    thread = threads.create_thread(app, owner, "Poison").id
     _killed_mid_turn(["turn", owner, thread, "Build a CSV parser for invoices"])
     _killed_mid_turn(["resume_cut", owner, thread])  # start-up's one more time, cut again
 
     assert _cut(thread) == []
-    assert _resumed(thread) == frozenset()
+    assert _resumed(app, thread) == frozenset()
     assert _finals(thread) == [] and len(_notes(thread)) == 1
 
 
 @database_too
-def test_turns_that_end_stopped_or_answered_leave_nothing_to_resume() -> None:
+def test_turns_that_end_stopped_or_answered_leave_nothing_to_resume(app) -> None:
     from chat_app.services.conversation import chat, threads
 
     owner = _owner()
-    answered = threads.create_thread(owner, "Done").id
-    asyncio.run(_drain(chat.send_message(owner, answered, "Build a CSV parser")))
-    stopped = threads.create_thread(owner, "Stopped").id
+    answered = threads.create_thread(app, owner, "Done").id
+    asyncio.run(_drain(chat.send_message(app, owner, answered, "Build a CSV parser")))
+    stopped = threads.create_thread(app, owner, "Stopped").id
 
     async def stop_midway() -> None:
-        async for event in chat.send_message(owner, stopped, "Build a CSV parser"):
+        async for event in chat.send_message(app, owner, stopped, "Build a CSV parser"):
             if event.type == "token":
-                chat.stop(stopped)
+                chat.stop(app, stopped)
 
     asyncio.run(stop_midway())
     assert _cut(answered, stopped) == []
-    assert _resumed(answered, stopped) == frozenset()
+    assert _resumed(app, answered, stopped) == frozenset()

@@ -46,12 +46,12 @@ def _setup_assistant(window: int | None, **fields) -> str:
         return assistant.id
 
 
-def test_a_claude_code_session_imports_with_its_own_compaction_as_a_divider(alice) -> None:
+def test_a_claude_code_session_imports_with_its_own_compaction_as_a_divider(alice, app) -> None:
     from chat_app.services.conversation import importing, threads
 
     text = claude_code_session()
-    thread_id = importing.import_session(alice, "session.jsonl", text.encode())
-    view = threads.load_timeline(alice, thread_id, limit=500)
+    thread_id = importing.import_session(app, alice, "session.jsonl", text.encode())
+    view = threads.load_timeline(app, alice, thread_id, limit=500)
     dividers = [i for i in view.items if i.kind == "divider"]
     assert [d.session_number for d in dividers] == [1, 2]
     card = dividers[1].handoff
@@ -67,47 +67,53 @@ def test_a_claude_code_session_imports_with_its_own_compaction_as_a_divider(alic
     assert tools[0].tool_name == "Write" and tools[0].tool_result.startswith("ok ")
     assert view.thread.title.endswith("(imported)")
     # Someone else cannot see it.
-    assert threads.load_timeline("bob", thread_id) is None
+    assert threads.load_timeline(app, "bob", thread_id) is None
 
 
-def test_an_imported_chat_is_read_only(alice) -> None:
+def test_an_imported_chat_is_read_only(alice, app) -> None:
     from chat_app.services.conversation import chat, importing
 
-    thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
-    events = asyncio.run(_drain(chat.send_message(alice, thread_id, "carry on")))
+    thread_id = importing.import_session(
+        app, alice, "session.jsonl", claude_code_session().encode()
+    )
+    events = asyncio.run(_drain(chat.send_message(app, alice, thread_id, "carry on")))
     assert events[0]["type"] == "error"
     assert "read-only" in events[0]["data"]["message"]
-    handoff = asyncio.run(_drain(chat.run_handoff(alice, thread_id, None)))
+    handoff = asyncio.run(_drain(chat.run_handoff(app, alice, thread_id, None)))
     assert "read-only" in handoff[0]["data"]["message"]
     from chat_app.services.conversation import replies
 
-    regenerated = asyncio.run(_drain(replies.regenerate(alice, thread_id)))
+    regenerated = asyncio.run(_drain(replies.regenerate(app, alice, thread_id)))
     assert "read-only" in regenerated[0]["data"]["message"]
 
 
-def test_an_imported_chat_says_where_it_was_imported_from_not_which_model_answers(alice) -> None:
+def test_an_imported_chat_says_where_it_was_imported_from_not_which_model_answers(
+    alice, app
+) -> None:
     from chat_app.services.conversation import importing, new_chat, threads
     from chat_app.services.presentation.timeline import model_label
 
-    thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
-    record = importing.imported_record(thread_id)
+    thread_id = importing.import_session(
+        app, alice, "session.jsonl", claude_code_session().encode()
+    )
+    record = importing.imported_record(app, thread_id)
     assert record is not None and record.model
     label = f"Imported from Claude Code · {record.model}"
     simulator = model_label("simulator")
     # The chat list, the chat's header and its view: each names the source, none the
     # assistant's simulator, which answered none of it.
-    listed = next(t for t in threads.list_threads(alice) if t.id == thread_id)
+    listed = next(t for t in threads.list_threads(app, alice) if t.id == thread_id)
     assert listed.model_label == label
-    header = new_chat.chat_assistant(alice, thread_id)
+    header = new_chat.chat_assistant(app, alice, thread_id)
     assert header is not None and header.model_label == label and simulator not in header.name
-    view = threads.load_timeline(alice, thread_id)
+    view = threads.load_timeline(app, alice, thread_id)
     assert view.model_label == view.thread.model_label == label
     # A chat of the same owner run here still names its model.
-    own = threads.create_thread(alice, "Mine").id
-    assert new_chat.chat_assistant(alice, own).model_label == simulator
+    own = threads.create_thread(app, alice, "Mine").id
+    assert new_chat.chat_assistant(app, alice, own).model_label == simulator
 
 
-def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice) -> None:
+def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice, app) -> None:
     """Each kept once and marked; the log ends on one the agent never took, and the
     read-only chat does not answer it when opened."""
     from chat_app.services.conversation import chat, importing, threads
@@ -115,7 +121,7 @@ def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice) -> 
     from tests import session_files as s
 
     thread_id = importing.import_session(
-        alice, "queued.jsonl", s.claude_code_queued_session().encode()
+        app, alice, "queued.jsonl", s.claude_code_queued_session().encode()
     )
     store = runtime.store()
     rows = [
@@ -131,9 +137,9 @@ def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice) -> 
         (s.EDITED, False),
         (s.STILL_QUEUED, True),
     ]
-    view = threads.load_timeline(alice, thread_id, limit=500)
+    view = threads.load_timeline(app, alice, thread_id, limit=500)
     assert not view.awaiting_reply and view.pending == 0
-    assert asyncio.run(_drain(chat.resume_queued(alice, thread_id))) == []
+    assert asyncio.run(_drain(chat.resume_queued(app, alice, thread_id))) == []
 
 
 @pytest.mark.parametrize(
@@ -149,43 +155,47 @@ def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice) -> 
         ("session.jsonl", b"\xff\xfe\x00", "not UTF-8"),
     ],
 )
-def test_a_file_that_is_no_session_is_refused_with_the_reason(alice, name, data, reason) -> None:
+def test_a_file_that_is_no_session_is_refused_with_the_reason(
+    alice, name, data, reason, app
+) -> None:
     from chat_app.services.conversation import importing, threads
 
     with pytest.raises(importing.ImportRejected, match=reason):
-        importing.import_session(alice, name, data)
-    assert threads.list_threads(alice) == []
+        importing.import_session(app, alice, name, data)
+    assert threads.list_threads(app, alice) == []
 
 
-def test_an_uploaded_name_keeps_only_its_last_segment_of_either_kind(alice) -> None:
+def test_an_uploaded_name_keeps_only_its_last_segment_of_either_kind(alice, app) -> None:
     from chat_app.services.conversation import importing
 
     thread_id = importing.import_session(
-        alice, "C:\\Users\\me\\..\\session.jsonl", claude_code_session().encode()
+        app, alice, "C:\\Users\\me\\..\\session.jsonl", claude_code_session().encode()
     )
-    assert importing.imported_record(thread_id).filename == "session.jsonl"
+    assert importing.imported_record(app, thread_id).filename == "session.jsonl"
 
 
-def test_a_file_over_the_limit_is_refused_before_it_is_parsed(alice, monkeypatch) -> None:
+def test_a_file_over_the_limit_is_refused_before_it_is_parsed(alice, monkeypatch, app) -> None:
     from chat_app.services.conversation import importing
 
     monkeypatch.setenv("BATON_IMPORT_MAX_MB", "0.01")
     with pytest.raises(importing.ImportRejected, match="limit is"):
-        importing.import_session(alice, "session.jsonl", claude_code_session().encode())
+        importing.import_session(app, alice, "session.jsonl", claude_code_session().encode())
 
 
-def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(alice) -> None:
+def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(alice, app) -> None:
     from chat_app.services.conversation import importing, replays
 
-    thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
+    thread_id = importing.import_session(
+        app, alice, "session.jsonl", claude_code_session().encode()
+    )
     assistant_id = _setup_assistant(14000)
     seen: list[tuple[int, int]] = []
     replay_id = replays.run_replay(
-        alice, thread_id, assistant_id, progress=lambda n, t: seen.append((n, t))
+        app, alice, thread_id, assistant_id, progress=lambda n, t: seen.append((n, t))
     )
     assert replay_id is not None
     assert seen[-1][0] == seen[-1][1]  # progress reaches the end
-    (run,) = replays.list_replays(alice, thread_id)
+    (run,) = replays.list_replays(app, alice, thread_id)
     assert run.resets >= 2 and run.masks >= 2
     assert [e.kind for e in run.events].count("reset") == run.resets
     assert [e.kind for e in run.events].count("mask") == run.masks
@@ -198,7 +208,7 @@ def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(
     assert "mask at 35%, reset at 80%, 14,000-token window" in run.label
     first = next(e for e in run.events if e.kind == "reset")
     assert first.handoff and first.handoff["completed_work"] is not None
-    rows = replays.chart_rows(alice, thread_id, replay_id)
+    rows = replays.chart_rows(app, alice, thread_id, replay_id)
     assert any("original" in r for r in rows) and any("baton" in r for r in rows)
     assert sum("baton_reset" in r for r in rows) == run.resets
     assert sum("baton_mask" in r for r in rows) == len(
@@ -207,44 +217,48 @@ def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(
     assert sum("original_compaction" in r for r in rows) == 1
     json.dumps(rows)  # the chart's data crosses the websocket as JSON
     # Not the owner: nothing.
-    assert replays.run_replay("bob", thread_id, assistant_id) is None
-    assert replays.list_replays("bob", thread_id) == []
+    assert replays.run_replay(app, "bob", thread_id, assistant_id) is None
+    assert replays.list_replays(app, "bob", thread_id) == []
 
 
-def test_a_replay_runs_on_the_window_the_assistants_chats_get(alice, monkeypatch) -> None:
+def test_a_replay_runs_on_the_window_the_assistants_chats_get(alice, monkeypatch, app) -> None:
     # BATON_SIM_WINDOW sets the simulator's window for chats; the replay of the same
     # assistant must use it too, not the imported agent's model's 200,000 tokens.
     from chat_app.services.conversation import importing, replays
 
     monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
-    thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
-    assert replays.run_replay(alice, thread_id, _setup_assistant(None)) is not None
-    (run,) = replays.list_replays(alice, thread_id)
+    thread_id = importing.import_session(
+        app, alice, "session.jsonl", claude_code_session().encode()
+    )
+    assert replays.run_replay(app, alice, thread_id, _setup_assistant(None)) is not None
+    (run,) = replays.list_replays(app, alice, thread_id)
     assert run.window == 6000 and "6,000-token window" in run.label
     assert run.resets >= 5
 
 
-def test_auto_means_what_it_means_for_the_assistants_model(alice) -> None:
+def test_auto_means_what_it_means_for_the_assistants_model(alice, app) -> None:
     # An Opus-class session (auto would compact) replayed by an assistant on the simulator
     # (auto resets): the replay does what that assistant's chats do.
     from chat_app.services.conversation import importing, replays
 
     session = claude_code_session().replace("claude-sonnet-4-5", "claude-opus-4-1")
-    thread_id = importing.import_session(alice, "session.jsonl", session.encode())
+    thread_id = importing.import_session(app, alice, "session.jsonl", session.encode())
     assert (
-        replays.run_replay(alice, thread_id, _setup_assistant(14000, context_strategy="auto"))
+        replays.run_replay(app, alice, thread_id, _setup_assistant(14000, context_strategy="auto"))
         is not None
     )
-    (run,) = replays.list_replays(alice, thread_id)
+    (run,) = replays.list_replays(app, alice, thread_id)
     assert "auto (reset)" in run.label
     kinds = {e.kind for e in run.events}
     assert "reset" in kinds and "compaction" not in kinds
 
 
-def test_a_cancelled_replay_stores_nothing(alice) -> None:
+def test_a_cancelled_replay_stores_nothing(alice, app) -> None:
     from chat_app.services.conversation import importing, replays
 
-    thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
+    thread_id = importing.import_session(
+        app, alice, "session.jsonl", claude_code_session().encode()
+    )
     assistant_id = _setup_assistant(20000)
     calls = {"n": 0}
 
@@ -253,20 +267,22 @@ def test_a_cancelled_replay_stores_nothing(alice) -> None:
         return calls["n"] > 5
 
     with pytest.raises(replays.ReplayCancelled):
-        replays.run_replay(alice, thread_id, assistant_id, cancelled=cancelled)
-    assert replays.list_replays(alice, thread_id) == []
+        replays.run_replay(app, alice, thread_id, assistant_id, cancelled=cancelled)
+    assert replays.list_replays(app, alice, thread_id) == []
 
 
-def test_deleting_an_imported_chat_deletes_its_file_and_replays(alice) -> None:
+def test_deleting_an_imported_chat_deletes_its_file_and_replays(alice, app) -> None:
     from sqlmodel import Session, select
 
     from chat_app.db.models import ImportedTranscript, TranscriptReplay
     from chat_app.services.conversation import importing, replays, threads
     from chat_app.services.runtime import runtime
 
-    thread_id = importing.import_session(alice, "session.jsonl", claude_code_session().encode())
-    assert replays.run_replay(alice, thread_id, _setup_assistant(20000)) is not None
-    assert threads.delete_thread(alice, thread_id)
+    thread_id = importing.import_session(
+        app, alice, "session.jsonl", claude_code_session().encode()
+    )
+    assert replays.run_replay(app, alice, thread_id, _setup_assistant(20000)) is not None
+    assert threads.delete_thread(app, alice, thread_id)
     with Session(runtime.engine()) as db:
         assert db.get(ImportedTranscript, thread_id) is None
         assert (

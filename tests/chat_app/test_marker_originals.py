@@ -15,7 +15,8 @@ def chat(tmp_path, monkeypatch):
     from chat_app.services.runtime import runtime
 
     runtime._store_for.cache_clear()
-    thread = threads.create_thread("owner-a").id
+    app = runtime.backend()
+    thread = threads.create_thread(app, "owner-a").id
     store = runtime.store()
     session = store.current_session(thread)
     rows = [NewMessage(role="user", content="Fix the build")]
@@ -49,7 +50,7 @@ def _marker(store, session, edit: ContextEdit, event: str):
     return store.messages(session.id)[-1]
 
 
-def test_a_mask_marker_shows_the_full_outputs_it_masked(chat) -> None:
+def test_a_mask_marker_shows_the_full_outputs_it_masked(chat, app) -> None:
     from chat_app.services.conversation.markers import marker_originals
 
     store, thread, session, stored = chat
@@ -66,7 +67,7 @@ def test_a_mask_marker_shows_the_full_outputs_it_masked(chat) -> None:
         "masking",
     )
 
-    view = marker_originals("owner-a", thread, marker.id)
+    view = marker_originals(app, "owner-a", thread, marker.id)
 
     assert [item.key for item in view.items] == [r.id for r in tools]
     assert view.items[0].who == "Tool result · run_command"
@@ -75,7 +76,7 @@ def test_a_mask_marker_shows_the_full_outputs_it_masked(chat) -> None:
     assert view.note == "The 2 original messages, as stored."
 
 
-def test_a_compaction_marker_shows_at_most_thirty_of_what_it_replaced(chat) -> None:
+def test_a_compaction_marker_shows_at_most_thirty_of_what_it_replaced(chat, app) -> None:
     from chat_app.services.conversation.markers import MAX_ORIGINALS, marker_originals
 
     store, thread, session, stored = chat
@@ -86,7 +87,7 @@ def test_a_compaction_marker_shows_at_most_thirty_of_what_it_replaced(chat) -> N
         "compaction",
     )
 
-    view = marker_originals("owner-a", thread, marker.id)
+    view = marker_originals(app, "owner-a", thread, marker.id)
 
     assert view.total == 61 and len(view.items) == MAX_ORIGINALS
     assert view.items[0].who == "You" and view.items[0].content == "Fix the build"
@@ -94,7 +95,7 @@ def test_a_compaction_marker_shows_at_most_thirty_of_what_it_replaced(chat) -> N
     assert view.note.startswith("The first 30 of 61 original messages")
 
 
-def test_originals_are_refused_to_another_owner_and_for_other_rows(chat) -> None:
+def test_originals_are_refused_to_another_owner_and_for_other_rows(chat, app) -> None:
     from chat_app.services.conversation.markers import marker_originals
 
     store, thread, session, stored = chat
@@ -104,6 +105,6 @@ def test_originals_are_refused_to_another_owner_and_for_other_rows(chat) -> None
         ContextEdit(kind="compaction", summary="s", upto_seq=stored[3].seq),
         "compaction",
     )
-    assert marker_originals("owner-b", thread, marker.id) is None
-    assert marker_originals("owner-a", thread, stored[0].id) is None
-    assert marker_originals("owner-a", thread, "no-such-row") is None
+    assert marker_originals(app, "owner-b", thread, marker.id) is None
+    assert marker_originals(app, "owner-a", thread, stored[0].id) is None
+    assert marker_originals(app, "owner-a", thread, "no-such-row") is None

@@ -28,13 +28,13 @@ def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def grant() -> str:
-    return admin.login(PASSWORD, client="203.0.113.7")
+def grant(app) -> str:
+    return admin.login(app, PASSWORD, client="203.0.113.7")
 
 
 @pytest.fixture
-def assistant_id(grant: str) -> str:
-    return admin.create_assistant(grant, admin.AssistantForm(name="Tools")).id
+def assistant_id(grant: str, app) -> str:
+    return admin.create_assistant(app, grant, admin.AssistantForm(name="Tools")).id
 
 
 def notes_form(**fields: str) -> mcp_admin.McpServerForm:
@@ -97,19 +97,22 @@ def test_a_url_server_takes_its_secrets_as_headers() -> None:
     assert server.connection(call_timeout=5)["headers"] == {"Authorization": "Bearer abc=="}
 
 
-def test_servers_are_listed_with_their_secrets_by_name_only(grant: str, assistant_id: str) -> None:
-    mcp_admin.add_mcp_server(grant, assistant_id, notes_form())
+def test_servers_are_listed_with_their_secrets_by_name_only(
+    grant: str, assistant_id: str, app
+) -> None:
+    mcp_admin.add_mcp_server(app, grant, assistant_id, notes_form())
 
-    (view,) = mcp_admin.list_mcp_servers(grant, assistant_id)
+    (view,) = mcp_admin.list_mcp_servers(app, grant, assistant_id)
 
     assert view.name == "notes" and view.secret_names == ["NOTES_SIGNATURE"]
     assert "s3cret-sig" not in view.model_dump_json()
-    history = admin.history(grant, assistant_id)
+    history = admin.history(app, grant, assistant_id)
     assert history[0].field == "mcp_server" and "s3cret-sig" not in str(history[0].new)
 
 
-def test_a_url_servers_credentials_are_not_shown_back(grant: str, assistant_id: str) -> None:
+def test_a_url_servers_credentials_are_not_shown_back(grant: str, assistant_id: str, app) -> None:
     mcp_admin.add_mcp_server(
+        app,
         grant,
         assistant_id,
         mcp_admin.McpServerForm(
@@ -120,16 +123,19 @@ def test_a_url_servers_credentials_are_not_shown_back(grant: str, assistant_id: 
         ),
     )
 
-    (view,) = mcp_admin.list_mcp_servers(grant, assistant_id)
+    (view,) = mcp_admin.list_mcp_servers(app, grant, assistant_id)
 
     assert view.where == "https://mcp.example.org/mcp?api_key=[redacted]"
     assert view.secret_names == ["Authorization"]
-    shown = view.model_dump_json() + str(admin.history(grant, assistant_id)[0].new)
+    shown = view.model_dump_json() + str(admin.history(app, grant, assistant_id)[0].new)
     assert "k3y-in-url" not in shown and "hdr-s3cret" not in shown
 
 
-def test_a_token_on_a_servers_command_line_is_not_shown_back(grant: str, assistant_id: str) -> None:
+def test_a_token_on_a_servers_command_line_is_not_shown_back(
+    grant: str, assistant_id: str, app
+) -> None:
     mcp_admin.add_mcp_server(
+        app,
         grant,
         assistant_id,
         mcp_admin.McpServerForm(
@@ -139,16 +145,16 @@ def test_a_token_on_a_servers_command_line_is_not_shown_back(grant: str, assista
         ),
     )
 
-    (view,) = mcp_admin.list_mcp_servers(grant, assistant_id)
+    (view,) = mcp_admin.list_mcp_servers(app, grant, assistant_id)
 
     assert view.where == "npx -y @modelcontextprotocol/server-github --token [redacted]"
-    assert admin.history(grant, assistant_id)[0].new == (
+    assert admin.history(app, grant, assistant_id)[0].new == (
         "gh: npx -y @modelcontextprotocol/server-github --token [redacted]"
     )
 
 
 def test_a_history_row_stored_before_commands_were_redacted_is_shown_redacted(
-    grant: str, assistant_id: str
+    grant: str, assistant_id: str, app
 ) -> None:
     from chat_app.db.engine import write_engine
     from chat_app.db.models import AssistantChange
@@ -165,35 +171,37 @@ def test_a_history_row_stored_before_commands_were_redacted_is_shown_redacted(
             )
         )
         db.commit()
-    shown = admin.history(grant, assistant_id)[0].new
+    shown = admin.history(app, grant, assistant_id)[0].new
     assert shown == "gh: npx server-github --api-key=[redacted]"
 
 
 def test_a_name_is_used_once_per_assistant_and_removal_frees_it(
-    grant: str, assistant_id: str
+    grant: str, assistant_id: str, app
 ) -> None:
-    mcp_admin.add_mcp_server(grant, assistant_id, notes_form())
+    mcp_admin.add_mcp_server(app, grant, assistant_id, notes_form())
     with pytest.raises(admin.SettingsRejected, match="already has a server called notes"):
-        mcp_admin.add_mcp_server(grant, assistant_id, notes_form())
+        mcp_admin.add_mcp_server(app, grant, assistant_id, notes_form())
 
-    assert mcp_admin.remove_mcp_server(grant, assistant_id, "notes")
-    assert mcp_admin.list_mcp_servers(grant, assistant_id) == []
-    assert not mcp_admin.remove_mcp_server(grant, assistant_id, "notes")
+    assert mcp_admin.remove_mcp_server(app, grant, assistant_id, "notes")
+    assert mcp_admin.list_mcp_servers(app, grant, assistant_id) == []
+    assert not mcp_admin.remove_mcp_server(app, grant, assistant_id, "notes")
 
 
-def test_server_calls_need_the_admin_grant(assistant_id: str) -> None:
+def test_server_calls_need_the_admin_grant(assistant_id: str, app) -> None:
     for call in (
-        lambda: mcp_admin.list_mcp_servers("forged", assistant_id),
-        lambda: mcp_admin.add_mcp_server("forged", assistant_id, notes_form()),
-        lambda: mcp_admin.remove_mcp_server(None, assistant_id, "notes"),
+        lambda: mcp_admin.list_mcp_servers(app, "forged", assistant_id),
+        lambda: mcp_admin.add_mcp_server(app, "forged", assistant_id, notes_form()),
+        lambda: mcp_admin.remove_mcp_server(app, None, assistant_id, "notes"),
     ):
         with pytest.raises(admin.AdminRefused):
             call()
 
 
-async def test_the_assistants_chats_call_the_servers_tools(grant: str, assistant_id: str) -> None:
-    mcp_admin.add_mcp_server(grant, assistant_id, notes_form())
-    thread = threads.create_thread("owner-1", "mcp", assistant_id=assistant_id)
+async def test_the_assistants_chats_call_the_servers_tools(
+    grant: str, assistant_id: str, app
+) -> None:
+    mcp_admin.add_mcp_server(app, grant, assistant_id, notes_form())
+    thread = threads.create_thread(app, "owner-1", "mcp", assistant_id=assistant_id)
     with Session(runtime.engine()) as db:
         assistant = repo.get_assistant(session=db, assistant_id=assistant_id)
 
@@ -205,7 +213,7 @@ async def test_the_assistants_chats_call_the_servers_tools(grant: str, assistant
             content="", tool_calls=[{"name": "notes_shout", "args": {"text": "hi"}, "id": "call-1"}]
         )
 
-    setup, _ = runtime.turn_setup(thread.id, assistant)
+    setup, _ = runtime.turn_setup(app, thread.id, assistant)
     setup.model = FunctionChatModel(fn=answer, calls=[])
     events = await collect(runtime.runner().submit(setup, "shout"))
 
@@ -217,27 +225,30 @@ async def test_the_assistants_chats_call_the_servers_tools(grant: str, assistant
 
 
 async def test_a_large_mcp_tool_list_leaves_less_room_for_a_message(
-    grant: str, assistant_id: str, monkeypatch: pytest.MonkeyPatch
+    grant: str, assistant_id: str, monkeypatch: pytest.MonkeyPatch, app
 ) -> None:
     from agent_core.errors import MessageTooLarge
     from chat_app.services.conversation import chat
 
     monkeypatch.setenv("BATON_SIM_WINDOW", "12000")
-    thread = threads.create_thread("owner-1", "paste", assistant_id=assistant_id)
+    thread = threads.create_thread(app, "owner-1", "paste", assistant_id=assistant_id)
     with pytest.raises(MessageTooLarge) as bare:
-        await chat.check_fits("owner-1", thread.id, "word " * 20_000)
+        await chat.check_fits(app, "owner-1", thread.id, "word " * 20_000)
     room = bare.value.room_tokens
     text = "word " * (room - 300)  # fits the assistant's own tools, with 300 tokens to spare
-    await chat.check_fits("owner-1", thread.id, text)
+    await chat.check_fits(app, "owner-1", thread.id, text)
 
     mcp_admin.add_mcp_server(
-        grant, assistant_id, notes_form(secrets="NOTES_EXTRA_TOOLS=40\nNOTES_SIGNATURE=s3cret-sig")
+        app,
+        grant,
+        assistant_id,
+        notes_form(secrets="NOTES_EXTRA_TOOLS=40\nNOTES_SIGNATURE=s3cret-sig"),
     )
     with pytest.raises(MessageTooLarge) as crowded:
-        await chat.check_fits("owner-1", thread.id, text)
+        await chat.check_fits(app, "owner-1", thread.id, text)
     # Forty tools of ~130 tokens each: the room shrinks by their schemas, counted for real.
     assert room - crowded.value.room_tokens > 4_000
-    events = await drained(chat.send_message("owner-1", thread.id, text, "c-1"))
+    events = await drained(chat.send_message(app, "owner-1", thread.id, text, "c-1"))
     assert [e["type"] for e in events] == ["error"]
     assert events[0]["data"]["too_large"]["room_tokens"] == crowded.value.room_tokens
     assert runtime.store().pending(thread.id) == []

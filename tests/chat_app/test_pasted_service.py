@@ -16,8 +16,8 @@ def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def thread_id() -> str:
-    return threads.create_thread("owner-1", "paste").id
+def thread_id(app) -> str:
+    return threads.create_thread(app, "owner-1", "paste").id
 
 
 def test_names_count_up_past_those_taken() -> None:
@@ -25,15 +25,15 @@ def test_names_count_up_past_those_taken() -> None:
     assert pasted.pasted_name(["pasted-1.md", "pasted-3.md", "a.py"]) == "pasted-2.md"
 
 
-def test_a_pasted_text_is_stored_whole_under_the_next_free_name(thread_id: str) -> None:
+def test_a_pasted_text_is_stored_whole_under_the_next_free_name(thread_id: str, app) -> None:
     log = "2026-12-01 12:00:00 INFO request served in 12 ms\n" * 12_000  # ~600 KB
 
-    first = pasted.attach_pasted("owner-1", thread_id, log)
-    second = pasted.attach_pasted("owner-1", thread_id, "again")
+    first = pasted.attach_pasted(app, "owner-1", thread_id, log)
+    second = pasted.attach_pasted(app, "owner-1", thread_id, "again")
 
     assert (first, second) == ("pasted-1.md", "pasted-2.md")
     assert runtime.store().read_file(thread_id, first) == log
-    assert pasted.next_pasted_name("owner-1", thread_id) == "pasted-3.md"
+    assert pasted.next_pasted_name(app, "owner-1", thread_id) == "pasted-3.md"
     assert pasted.pasted_message(first).endswith("\n\nAttached: pasted-1.md")
 
 
@@ -46,12 +46,12 @@ def test_a_pasted_text_is_stored_whole_under_the_next_free_name(thread_id: str) 
     ],
 )
 def test_what_cannot_be_attached_writes_nothing(
-    thread_id: str, owner: str, text: str, why: str
+    thread_id: str, owner: str, text: str, why: str, app
 ) -> None:
     with pytest.raises(workspace.AttachmentRefused, match=why):
-        pasted.attach_pasted(owner, thread_id, text)
+        pasted.attach_pasted(app, owner, thread_id, text)
     assert runtime.store().list_files(thread_id) == []
-    assert pasted.next_pasted_name("owner-2", thread_id) == ""
+    assert pasted.next_pasted_name(app, "owner-2", thread_id) == ""
 
 
 def test_only_a_text_a_file_can_hold_is_offered_as_one() -> None:

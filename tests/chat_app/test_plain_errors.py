@@ -108,7 +108,7 @@ def _fill_sqlite(url: str) -> None:
     _on_every_connection(f"PRAGMA max_page_count = {pages}")
 
 
-def _send_and_show() -> list[str]:
+def _send_and_show(app) -> list[str]:
     """What the chat shows for a message sent now: its error events, or the plain reason of
     what the send raised (as the chat's stream and the turn process show it)."""
     from chat_app.services.conversation import chat
@@ -117,7 +117,7 @@ def _send_and_show() -> list[str]:
     async def send() -> list[str]:
         shown = []
         try:
-            async for item in chat.send_message(OWNER, THREAD[0], TYPED, client_id="c-1"):
+            async for item in chat.send_message(app, OWNER, THREAD[0], TYPED, client_id="c-1"):
                 if isinstance(item, Refused):
                     shown.append(item.message)
         except Exception as exc:  # noqa: BLE001 - what the page would say about it
@@ -141,10 +141,10 @@ def _check(shown: list[str], plain: str, caplog: pytest.LogCaptureFixture) -> No
     assert "[parameters: (" not in logged
 
 
-def _new_thread() -> None:
+def _new_thread(app) -> None:
     from chat_app.services.conversation import threads
 
-    THREAD[:] = [threads.create_thread(OWNER, "Notes").id]
+    THREAD[:] = [threads.create_thread(app, OWNER, "Notes").id]
 
 
 @pytest.mark.parametrize(
@@ -157,12 +157,12 @@ def _new_thread() -> None:
     ids=["full", "read-only", "dropped"],
 )
 def test_sqlite_failures_are_told_in_plain_words(
-    sqlite_app: str, fault: Callable[[str], None], plain: str, caplog: pytest.LogCaptureFixture
+    sqlite_app: str, fault: Callable[[str], None], plain: str, caplog: pytest.LogCaptureFixture, app
 ) -> None:
-    _new_thread()
+    _new_thread(app)
     fault(sqlite_app)
     with caplog.at_level(logging.DEBUG):
-        shown = _send_and_show()
+        shown = _send_and_show(app)
     _check(shown, plain, caplog)
 
 
@@ -187,10 +187,14 @@ def _drop_schema(url: str) -> None:
     ids=["read-only", "dropped"],
 )
 def test_postgresql_failures_are_told_in_plain_words(
-    postgres_app: str, fault: Callable[[str], None], plain: str, caplog: pytest.LogCaptureFixture
+    postgres_app: str,
+    fault: Callable[[str], None],
+    plain: str,
+    caplog: pytest.LogCaptureFixture,
+    app,
 ) -> None:
-    _new_thread()
+    _new_thread(app)
     fault(postgres_app)
     with caplog.at_level(logging.DEBUG):
-        shown = _send_and_show()
+        shown = _send_and_show(app)
     _check(shown, plain, caplog)

@@ -32,13 +32,14 @@ def chat(tmp_path, monkeypatch):
     from chat_app.services.runtime import runtime
 
     runtime._store_for.cache_clear()
-    thread = threads.create_thread("owner-a").id
+    app = runtime.backend()
+    thread = threads.create_thread(app, "owner-a").id
     yield runtime.store(), thread
     runtime._store_for.cache_clear()
     dispose_engine()
 
 
-def test_the_status_is_read_back_from_the_store_and_not_yet_stays_armed(chat) -> None:
+def test_the_status_is_read_back_from_the_store_and_not_yet_stays_armed(chat, app) -> None:
     import asyncio
 
     from chat_app.services.conversation import reset_control
@@ -49,21 +50,21 @@ def test_the_status_is_read_back_from_the_store_and_not_yet_stays_armed(chat) ->
         thread, session.id, [NewMessage(role="user", content="go"), _reply(0.3), _reply(0.75)]
     )
 
-    found = reset_control.status("owner-a", thread)
+    found = reset_control.status(app, "owner-a", thread)
     # The simulator resets at 80%, so the default warning starts at 70%.
     assert (found.warn, found.trigger, found.action, found.deferred) == (0.7, 0.8, "reset", False)
-    assert reset_control.status("owner-b", thread).warn == 0.0  # not theirs: nothing shown
+    assert reset_control.status(app, "owner-b", thread).warn == 0.0  # not theirs: nothing shown
 
-    assert asyncio.run(reset_control.defer("owner-a", thread)) is True
+    assert asyncio.run(reset_control.defer(app, "owner-a", thread)) is True
     # Armed until an automatic step uses it, in every tab and after a reload.
-    assert reset_control.status("owner-a", thread).deferred is True
-    assert asyncio.run(reset_control.defer("owner-a", thread)) is False
+    assert reset_control.status(app, "owner-a", thread).deferred is True
+    assert asyncio.run(reset_control.defer(app, "owner-a", thread)) is False
     assert store.messages(session.id)[-1].meta == {"event": "defer"}
     store.append(thread, session.id, [NewMessage(role="event", meta={"event": "deferred"})])
-    assert reset_control.status("owner-a", thread).deferred is False
+    assert reset_control.status(app, "owner-a", thread).deferred is False
 
 
-def test_a_review_is_settled_with_the_edited_fields(chat) -> None:
+def test_a_review_is_settled_with_the_edited_fields(chat, app) -> None:
     import asyncio
 
     from agent_core.handoff.artifact import HandoffArtifact
@@ -98,30 +99,32 @@ def test_a_review_is_settled_with_the_edited_fields(chat) -> None:
             review_opening(),
         ],
     )
-    waiting = reset_control.status("owner-a", thread)
+    waiting = reset_control.status(app, "owner-a", thread)
     assert waiting.review is not None and waiting.review_session == 2
     assert waiting.review["next_step"] == "Write tests"
 
     with pytest.raises(reset_control.ReviewRefused, match="cannot run"):
-        asyncio.run(reset_control.settle_review("owner-b", thread, {}))
+        asyncio.run(reset_control.settle_review(app, "owner-b", thread, {}))
     note = asyncio.run(
-        _settled(thread, {"next_step": "Write the EDITED tests", "constraints": "No pandas\n\n"})
+        _settled(
+            app, thread, {"next_step": "Write the EDITED tests", "constraints": "No pandas\n\n"}
+        )
     )
     assert note == "Handoff confirmed with your edits"
     session = store.current_session(thread)
     seen = "\n".join(str(m.content) for m in build_context(store, session))
     assert "Write the EDITED tests" in seen and "- No pandas" in seen and "Go on." in seen
-    assert reset_control.status("owner-a", thread).review is None
+    assert reset_control.status(app, "owner-a", thread).review is None
 
 
-async def _settled(thread: str, form: dict) -> str:
+async def _settled(app, thread: str, form: dict) -> str:
     """Settle as the page does, then answer; the review's note, once the run answering
     what waits after it has ended too."""
     from chat_app.services.conversation import chat as chat_service
     from chat_app.services.conversation import reset_control
 
-    note = await reset_control.settle_review("owner-a", thread, form)
-    reset_control.answer_after_review("owner-a", thread)
+    note = await reset_control.settle_review(app, "owner-a", thread, form)
+    reset_control.answer_after_review(app, "owner-a", thread)
     await asyncio.gather(*chat_service._detached)
     return note
 
@@ -164,7 +167,7 @@ def _waiting_review(store, thread: str) -> None:
     [(0.0, False), (0.002, False), (0.02, False), (0.2, False), (0.0, True)],
 )
 def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered_once(
-    chat, monkeypatch, confirm_after, send_still_open
+    chat, monkeypatch, confirm_after, send_still_open, app
 ) -> None:
     """The send's run holds the thread while Confirm is pressed (or has just let it go, or
     is long over, or its stream from the turn process is still open): Confirm goes through,
@@ -180,12 +183,12 @@ def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered
 
     async def send_and_confirm() -> str:
         async def send() -> list[dict]:
-            stream = chat_service.send_message("owner-a", thread, "and the dates too", "t.1.a")
+            stream = chat_service.send_message(app, "owner-a", thread, "and the dates too", "t.1.a")
             return await drained(stream)
 
         sending = asyncio.create_task(send())
         await asyncio.sleep(confirm_after)
-        note = await _settled(thread, {})
+        note = await _settled(app, thread, {})
         await sending
         await asyncio.gather(*chat_service._detached)
         return note
@@ -344,7 +347,7 @@ def test_the_chart_says_what_each_handoff_and_summary_call_cost() -> None:
     assert older.markers[0].cost == ""
 
 
-def test_compact_now_through_the_service_says_what_happened(chat) -> None:
+def test_compact_now_through_the_service_says_what_happened(chat, app) -> None:
     import asyncio
 
     from chat_app.services.conversation import reset_control
@@ -353,17 +356,19 @@ def test_compact_now_through_the_service_says_what_happened(chat) -> None:
     session = store.current_session(thread)
     store.append(thread, session.id, [NewMessage(role="user", content="go"), _reply(0.75)])
     # A short session: everything is within the recent part the compaction keeps.
-    assert asyncio.run(reset_control.compact_now("owner-a", thread)).startswith(
+    assert asyncio.run(reset_control.compact_now(app, "owner-a", thread)).startswith(
         "Nothing to compact"
     )
     assert (
-        asyncio.run(reset_control.compact_now("owner-b", thread))
+        asyncio.run(reset_control.compact_now(app, "owner-b", thread))
         == "This chat cannot run right now."
     )
     assert not store.context_edits(session.id)
 
 
-def test_a_message_queued_while_compact_now_ran_is_answered_after_it(chat, monkeypatch) -> None:
+def test_a_message_queued_while_compact_now_ran_is_answered_after_it(
+    chat, monkeypatch, app
+) -> None:
     import asyncio
 
     from chat_app.services.conversation import chat as chat_service
@@ -376,7 +381,7 @@ def test_a_message_queued_while_compact_now_ran_is_answered_after_it(chat, monke
     store.enqueue_pending(thread, "and the dates too")  # sent while it held the thread
 
     async def compact_then_answer() -> str:
-        said = await reset_control.compact_now("owner-a", thread)
+        said = await reset_control.compact_now(app, "owner-a", thread)
         await asyncio.gather(*chat_service._detached)
         return said
 

@@ -3,16 +3,22 @@ run in this process, and whichever executes them, ``send_message`` relays the sa
 
 from __future__ import annotations
 
+from typing import cast
+
 from agent_core import DoneEvent, TokenEvent
 from chat_app.services.conversation import chat
 from chat_app.services.runtime import turn_process
+from chat_app.services.runtime.backend import Backend
 from chat_app.services.runtime.run_stream import Owned
+
+#: The seam hands the backend on and never reads it: a stand-in, so no database is touched.
+APP = cast(Backend, object())
 
 
 def test_the_executor_is_the_turn_process_only_once_it_serves(monkeypatch) -> None:
-    assert chat.executor() is chat.IN_PROCESS  # no child in a test process
+    assert chat.executor(APP) == chat.InProcess(APP)  # no child in a test process
     monkeypatch.setattr(turn_process, "serves", lambda: True)
-    assert chat.executor() is turn_process.EXECUTOR
+    assert chat.executor(APP) is turn_process.EXECUTOR
 
 
 class _Recording:
@@ -38,9 +44,9 @@ class _Recording:
 
 async def test_send_and_resume_go_through_the_executor(monkeypatch) -> None:
     recording = _Recording()
-    monkeypatch.setattr(chat, "executor", lambda: recording)
-    sent = [event async for event in chat.send_message("owner", "thread", "hi", "c1")]
-    resumed = [event async for event in chat.resume_queued("owner", "thread", cut=True)]
+    monkeypatch.setattr(chat, "executor", lambda app: recording)
+    sent = [event async for event in chat.send_message(APP, "owner", "thread", "hi", "c1")]
+    resumed = [event async for event in chat.resume_queued(APP, "owner", "thread", cut=True)]
     assert recording.calls == [
         ("send", "owner", "thread", "hi", "c1"),
         ("resume", "owner", "thread", True),

@@ -13,6 +13,7 @@ import sys
 import textwrap
 import time
 import uuid
+from typing import cast
 
 import pytest
 
@@ -63,17 +64,20 @@ def _shown(events: list[dict]) -> tuple[list[str], str]:
     )
 
 
-def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database) -> None:
+def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database, app) -> None:
     from chat_app.services.conversation import chat, threads
     from chat_app.services.runtime import live, runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
-    here, there = threads.create_thread(owner, "here"), threads.create_thread(owner, "there")
+    here, there = (
+        threads.create_thread(app, owner, "here"),
+        threads.create_thread(app, owner, "there"),
+    )
     text = "Build a CSV parser for invoices"
 
     async def drain(thread_id: str) -> tuple[list[dict], list[dict]]:
         async with live.watch(thread_id) as queue:
-            own = await drained(chat.send_message(owner, thread_id, text, "tab.1.a", "run-1"))
+            own = await drained(chat.send_message(app, owner, thread_id, text, "tab.1.a", "run-1"))
             seen = relayed(queue.get_nowait() for _ in range(queue.qsize()))
         return own, seen
 
@@ -96,23 +100,23 @@ def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database) 
     assert {e["run"] for e in others} == {"run-1"}
     # Nothing of that turn ran in this process.
     assert all(key[0] != there.id for key in runtime.runner()._estimators)
-    view = threads.load_timeline(owner, there.id)
+    view = threads.load_timeline(app, owner, there.id)
     assert view is not None and view.items[1].content == text
 
 
 def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_works(
-    database, monkeypatch
+    database, monkeypatch, app
 ) -> None:
     from chat_app.services.conversation import chat, threads
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
     monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
     owner = f"owner-{uuid.uuid4().hex[:8]}"
-    thread = threads.create_thread(owner, "Long job")
+    thread = threads.create_thread(app, owner, "Long job")
 
     async def work():
         events, killed = [], None
-        async for event in chat.send_message(owner, thread.id, "Build a CSV parser"):
+        async for event in chat.send_message(app, owner, thread.id, "Build a CSV parser"):
             events.append(event.model_dump())
             if event.type == "token" and killed is None:
                 killed = _child_pid()
@@ -120,14 +124,14 @@ def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_work
         # The killed child's file lock went with it: the next send takes the thread (in a
         # new child, which reads the environment as it is now).
         monkeypatch.setenv("BATON_SIM_DELAY", "0")
-        after = await drained(chat.send_message(owner, thread.id, "carry on"))
+        after = await drained(chat.send_message(app, owner, thread.id, "carry on"))
         return events, killed, after, _child_pid()
 
     events, killed, after, second = _in_turn_process(work)
     assert events[-1] == {"type": "error", "data": {"message": turn_process.ENDED_MESSAGE}}
     assert second != killed
     assert after[-1]["type"] == "done"
-    view = threads.load_timeline(owner, thread.id)
+    view = threads.load_timeline(app, owner, thread.id)
     assert view is not None
     assert [i.content for i in view.items if i.role == "user"][:2] == [
         "Build a CSV parser",
@@ -136,7 +140,7 @@ def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_work
 
 
 def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
-    database, monkeypatch
+    database, monkeypatch, app
 ) -> None:
     from chat_app.services.conversation import chat, threads
 
@@ -144,22 +148,22 @@ def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
     monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     stopped, closed = (
-        threads.create_thread(owner, "stopped"),
-        threads.create_thread(owner, "closed"),
+        threads.create_thread(app, owner, "stopped"),
+        threads.create_thread(app, owner, "closed"),
     )
 
     async def stopped_at_first_words(thread_id: str, text: str) -> list[dict]:
         events, pressed = [], False
-        async for event in chat.send_message(owner, thread_id, text):
+        async for event in chat.send_message(app, owner, thread_id, text):
             events.append(event.model_dump())
             if event.type == "token" and not pressed:
-                pressed = chat.stop(thread_id)
+                pressed = chat.stop(app, thread_id)
         assert pressed
         return events
 
     async def work():
         events = await stopped_at_first_words(stopped.id, "Build a CSV parser")
-        run = chat.send_message(owner, closed.id, "Build a CSV parser")
+        run = chat.send_message(app, owner, closed.id, "Build a CSV parser")
         async for event in run:
             if event.type == "token":
                 break
@@ -179,12 +183,13 @@ def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
 _WORKER = textwrap.dedent("""
     import asyncio, sys
     from chat_app.services.conversation import chat, threads
-    from chat_app.services.runtime import turn_process
+    from chat_app.services.runtime import runtime, turn_process
 
     async def main():
         turn_process.start()
-        thread = threads.create_thread("owner-x", "Long job")
-        async for event in chat.send_message("owner-x", thread.id, "Build a CSV parser"):
+        app = runtime.backend()
+        thread = threads.create_thread(app, "owner-x", "Long job")
+        async for event in chat.send_message(app, "owner-x", thread.id, "Build a CSV parser"):
             if event.type == "token":
                 print(turn_process._client.process.pid, thread.id, flush=True)
                 await asyncio.sleep(3600)
@@ -201,7 +206,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_a_killed_worker_takes_its_turn_process_with_it(database, monkeypatch) -> None:
+def test_a_killed_worker_takes_its_turn_process_with_it(database, monkeypatch, app) -> None:
     from chat_app.services.conversation import chat
 
     env = os.environ | {"BATON_SIM_DELAY": "0.05", "BATON_SIM_WINDOW": "200000"}
@@ -225,7 +230,7 @@ def test_a_killed_worker_takes_its_turn_process_with_it(database, monkeypatch) -
         with contextlib.suppress(ProcessLookupError):
             os.killpg(worker.pid, signal.SIGKILL)
     # Its turn ended with it: the thread takes the next message here.
-    after = asyncio.run(_drain(chat.send_message("owner-x", thread_id, "carry on")))
+    after = asyncio.run(_drain(chat.send_message(app, "owner-x", thread_id, "carry on")))
     assert after[-1]["type"] == "done"
 
 
@@ -235,13 +240,15 @@ async def _drain(stream) -> list[dict]:
 
 def test_the_turn_process_refuses_a_run_it_does_not_know_and_serves_on() -> None:
     from chat_app.services import turn_worker
+    from chat_app.services.runtime.backend import Backend
     from chat_app.services.runtime.turn_frames import RunFailed, StartRun
 
     async def exchange() -> RunFailed:
         ours, theirs = socket.socketpair()
         worker = turn_process.Channel(*await asyncio.open_unix_connection(sock=ours))
         child = turn_process.Channel(*await asyncio.open_unix_connection(sock=theirs))
-        serving = asyncio.create_task(turn_worker.serve(child))
+        unread = cast(Backend, object())  # an unknown run never reaches the backend
+        serving = asyncio.create_task(turn_worker.serve(unread, child))
         worker.post(StartRun(7, "delete_everything", {"thread_id": "t1"}))
         reply = await asyncio.wait_for(worker.receive(), 5)
         assert not serving.done()

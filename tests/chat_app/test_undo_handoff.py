@@ -21,7 +21,8 @@ def chat(tmp_path, monkeypatch):
 
     runtime._store_for.cache_clear()
     runtime.runner.cache_clear()
-    thread = threads.create_thread("owner-a").id
+    app = runtime.backend()
+    thread = threads.create_thread(app, "owner-a").id
     store = runtime.store()
     session = store.current_session(thread)
     call = {"name": "write_file", "args": {"path": "parser.py", "content": "x = 1"}, "id": "c1"}
@@ -43,23 +44,23 @@ def chat(tmp_path, monkeypatch):
     dispose_engine()
 
 
-async def _handoff(thread: str) -> list[dict]:
+async def _handoff(app, thread: str) -> list[dict]:
     from chat_app.services.conversation import chat as chat_service
 
-    return await drained(chat_service.run_handoff("owner-a", thread, None))
+    return await drained(chat_service.run_handoff(app, "owner-a", thread, None))
 
 
-def test_undo_of_a_handoff_gives_back_the_previous_session_and_its_view(chat) -> None:
+def test_undo_of_a_handoff_gives_back_the_previous_session_and_its_view(chat, app) -> None:
     from chat_app.services.conversation.undo import undo_handoff
 
     store, thread, first = chat
     before = build_context(store, first)
-    asyncio.run(_handoff(thread))
+    asyncio.run(_handoff(app, thread))
     second = store.current_session(thread)
     assert (second.number, second.trigger) == (2, "manual")
     assert store.read_file(thread, "HANDOFF-1.md") is not None
 
-    note = undo_handoff("owner-a", thread, 2)
+    note = undo_handoff(app, "owner-a", thread, 2)
 
     assert note == "Undid the /handoff: session 1 goes on where it stopped"
     assert [s.id for s in store.sessions(thread)] == [first.id]
@@ -69,19 +70,19 @@ def test_undo_of_a_handoff_gives_back_the_previous_session_and_its_view(chat) ->
     assert store.list_files(thread) == ["parser.py"]
 
 
-def test_a_handoff_undo_is_refused_when_answered_automatic_or_not_the_latest(chat) -> None:
+def test_a_handoff_undo_is_refused_when_answered_automatic_or_not_the_latest(chat, app) -> None:
     from chat_app.services.conversation.undo import UndoRefused, undo_handoff
 
     store, thread, first = chat
     with pytest.raises(UndoRefused, match="Only the latest /handoff"):
-        undo_handoff("owner-a", thread, 1)
-    asyncio.run(_handoff(thread))
+        undo_handoff(app, "owner-a", thread, 1)
+    asyncio.run(_handoff(app, thread))
     second = store.current_session(thread)
     with pytest.raises(UndoRefused, match="no longer exists"):
-        undo_handoff("owner-b", thread, 2)
+        undo_handoff(app, "owner-b", thread, 2)
     store.append(thread, second.id, [NewMessage(role="assistant", content="Carrying on.")])
     with pytest.raises(UndoRefused, match="answered since"):
-        undo_handoff("owner-a", thread, 2)
+        undo_handoff(app, "owner-a", thread, 2)
     assert store.current_session(thread).id == second.id
 
     third, _ = store.commit_reset(
@@ -96,4 +97,4 @@ def test_a_handoff_undo_is_refused_when_answered_automatic_or_not_the_latest(cha
         context=[NewMessage(role="handoff", content="h")],
     )
     with pytest.raises(UndoRefused, match="automatic reset cannot"):
-        undo_handoff("owner-a", thread, 3)
+        undo_handoff(app, "owner-a", thread, 3)

@@ -16,7 +16,8 @@ def chat(tmp_path, monkeypatch):
     from chat_app.services.runtime import runtime
 
     runtime._store_for.cache_clear()
-    thread = threads.create_thread("owner-a").id
+    app = runtime.backend()
+    thread = threads.create_thread(app, "owner-a").id
     store = runtime.store()
     session = store.current_session(thread)
     store.append(
@@ -43,13 +44,13 @@ def chat(tmp_path, monkeypatch):
     dispose_engine()
 
 
-def test_undo_restores_the_view_and_notes_it_on_the_timeline(chat) -> None:
+def test_undo_restores_the_view_and_notes_it_on_the_timeline(chat, app) -> None:
     from chat_app.services.conversation.undo import undo_marker
 
     store, thread, session, marker, before = chat
     assert build_context(store, session) != before
 
-    note = undo_marker("owner-a", thread, marker.id)
+    note = undo_marker(app, "owner-a", thread, marker.id)
 
     assert note == (
         "Undid the compaction: the model sees the original messages again (40 → 900 tokens)"
@@ -58,13 +59,13 @@ def test_undo_restores_the_view_and_notes_it_on_the_timeline(chat) -> None:
     assert store.messages(session.id)[-1].content == note
 
 
-def test_undo_is_refused_to_another_owner_and_twice(chat) -> None:
+def test_undo_is_refused_to_another_owner_and_twice(chat, app) -> None:
     from chat_app.services.conversation.undo import UndoRefused, undo_marker
 
     store, thread, session, marker, _ = chat
     with pytest.raises(UndoRefused, match="no longer exists"):
-        undo_marker("owner-b", thread, marker.id)
+        undo_marker(app, "owner-b", thread, marker.id)
     assert not store.context_edits(session.id)[0].undone
-    undo_marker("owner-a", thread, marker.id)
+    undo_marker(app, "owner-a", thread, marker.id)
     with pytest.raises(UndoRefused, match="already undone"):
-        undo_marker("owner-a", thread, marker.id)
+        undo_marker(app, "owner-a", thread, marker.id)

@@ -18,23 +18,23 @@ def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def thread_id() -> str:
-    return threads.create_thread("owner-1", "files").id
+def thread_id(app) -> str:
+    return threads.create_thread(app, "owner-1", "files").id
 
 
-def test_attached_files_land_in_the_workspace_and_the_zip(thread_id: str) -> None:
+def test_attached_files_land_in_the_workspace_and_the_zip(thread_id: str, app) -> None:
     paths = workspace.attach_files(
-        "owner-1", thread_id, [("a.py", b"print(1)\n"), ("notes.txt", "h\u00e9llo".encode())]
+        app, "owner-1", thread_id, [("a.py", b"print(1)\n"), ("notes.txt", "h\u00e9llo".encode())]
     )
 
     assert paths == ["a.py", "notes.txt"]
     assert workspace.attached_line(paths) == "Attached: a.py, notes.txt"
     assert runtime.store().read_file(thread_id, "notes.txt") == "h\u00e9llo"
-    assert [(f.path, f.size) for f in workspace.list_files("owner-1", thread_id)] == [
+    assert [(f.path, f.size) for f in workspace.list_files(app, "owner-1", thread_id)] == [
         ("a.py", 9),
         ("notes.txt", 6),
     ]
-    archive = zipfile.ZipFile(io.BytesIO(workspace.workspace_zip("owner-1", thread_id)))
+    archive = zipfile.ZipFile(io.BytesIO(workspace.workspace_zip(app, "owner-1", thread_id)))
     assert {name: archive.read(name) for name in archive.namelist()} == {
         "a.py": b"print(1)\n",
         "notes.txt": "h\u00e9llo".encode(),
@@ -54,38 +54,40 @@ OK = ("ok.py", b"fine")
         ([], "No file was chosen"),
     ],
 )
-def test_refused_attachments_write_nothing(thread_id: str, files, message: str) -> None:
+def test_refused_attachments_write_nothing(thread_id: str, files, message: str, app) -> None:
     with pytest.raises(workspace.AttachmentRefused, match=message):
-        workspace.attach_files("owner-1", thread_id, files)
+        workspace.attach_files(app, "owner-1", thread_id, files)
     assert runtime.store().list_files(thread_id) == []
 
 
-def test_a_directory_in_the_uploaded_name_is_dropped(thread_id: str) -> None:
-    assert workspace.attach_files("owner-1", thread_id, [("../../etc/passwd", b"x")]) == ["passwd"]
+def test_a_directory_in_the_uploaded_name_is_dropped(thread_id: str, app) -> None:
+    assert workspace.attach_files(app, "owner-1", thread_id, [("../../etc/passwd", b"x")]) == [
+        "passwd"
+    ]
 
 
-def test_a_windows_path_in_the_uploaded_name_is_dropped_too(thread_id: str) -> None:
+def test_a_windows_path_in_the_uploaded_name_is_dropped_too(thread_id: str, app) -> None:
     uploads = [("C:\\Users\\me\\a.py", b"x"), ("..\\..\\evil.py", b"y")]
-    assert workspace.attach_files("owner-1", thread_id, uploads) == ["a.py", "evil.py"]
+    assert workspace.attach_files(app, "owner-1", thread_id, uploads) == ["a.py", "evil.py"]
 
 
-def test_a_name_windows_reads_as_a_drive_or_stream_is_refused(thread_id: str) -> None:
+def test_a_name_windows_reads_as_a_drive_or_stream_is_refused(thread_id: str, app) -> None:
     with pytest.raises(workspace.AttachmentRefused, match="a:b.py: 'a:b.py' contains ':'"):
-        workspace.attach_files("owner-1", thread_id, [("a:b.py", b"x")])
+        workspace.attach_files(app, "owner-1", thread_id, [("a:b.py", b"x")])
     assert runtime.store().list_files(thread_id) == []
 
 
 def test_names_stored_before_the_path_rule_leave_only_under_safe_names(
-    thread_id: str, tmp_path: Path
+    thread_id: str, tmp_path: Path, app
 ) -> None:
     from tests.chat_app.test_store_fork_contract import Backend, plant_file
 
-    workspace.attach_files("owner-1", thread_id, [("a.py", b"ok")])
+    workspace.attach_files(app, "owner-1", thread_id, [("a.py", b"ok")])
     backend = Backend("sqlite", runtime.store(), lambda: "")
     for legacy in ("..\\..\\evil.txt", "C:\\Windows\\win.ini", "x:stream.txt"):
         plant_file(backend, thread_id, legacy, legacy)
 
-    data = workspace.workspace_zip("owner-1", thread_id)
+    data = workspace.workspace_zip(app, "owner-1", thread_id)
     archive = zipfile.ZipFile(io.BytesIO(data))
     assert sorted(archive.namelist()) == [
         "C_/Windows/win.ini",
@@ -103,11 +105,11 @@ def test_names_stored_before_the_path_rule_leave_only_under_safe_names(
     assert workspace.download_name("src/app.py") == "app.py"
 
 
-def test_another_owner_can_neither_attach_nor_read(thread_id: str) -> None:
-    workspace.attach_files("owner-1", thread_id, [("a.py", b"secret = 1")])
+def test_another_owner_can_neither_attach_nor_read(thread_id: str, app) -> None:
+    workspace.attach_files(app, "owner-1", thread_id, [("a.py", b"secret = 1")])
 
     with pytest.raises(workspace.AttachmentRefused, match="does not exist"):
-        workspace.attach_files("owner-2", thread_id, [("b.py", b"x")])
-    assert workspace.list_files("owner-2", thread_id) == []
-    assert workspace.read_file("owner-2", thread_id, "a.py") is None
-    assert workspace.workspace_zip("owner-2", thread_id) is None
+        workspace.attach_files(app, "owner-2", thread_id, [("b.py", b"x")])
+    assert workspace.list_files(app, "owner-2", thread_id) == []
+    assert workspace.read_file(app, "owner-2", thread_id, "a.py") is None
+    assert workspace.workspace_zip(app, "owner-2", thread_id) is None

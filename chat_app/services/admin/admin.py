@@ -23,7 +23,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from sqlmodel import Session
 
 from agent_core import (
     PROVIDERS,
@@ -37,7 +36,6 @@ from agent_core import (
     sandbox_unavailable_reason,
 )
 from chat_app.db import repo
-from chat_app.db.engine import write_engine, write_session
 from chat_app.db.models import (
     Assistant,
     AssistantCreate,
@@ -46,6 +44,7 @@ from chat_app.db.models import (
     utcnow,
 )
 from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 from chat_app.services.runtime.context_window import settings_problem
 from chat_app.services.security import admin_throttle as throttle
 
@@ -201,7 +200,7 @@ def _count(row: SignInFailureCount | None) -> throttle.FailureCount:
     return throttle.FailureCount.model_validate(row, from_attributes=True)
 
 
-def login(password: str, client: str, *, now: datetime | None = None) -> str:
+def login(app: Backend, password: str, client: str, *, now: datetime | None = None) -> str:
     """A grant for the admin calls, when ``password`` matches.
 
     ``client`` is the caller's IP address, which the throttle counts failures by. Raises
@@ -216,7 +215,7 @@ def login(password: str, client: str, *, now: datetime | None = None) -> str:
     scope = throttle.client_scope(client)
     # One transaction under a cross-process lock from reading the counts to recording the
     # outcome: parallel guesses cannot all read the same low count.
-    with write_session(runtime.engine()) as db:
+    with app.write(expire_on_commit=False) as db:
         repo.lock_sign_in_counts(session=db)
         stored = repo.get_sign_in_counts(session=db, scopes=[scope, throttle.EVERYONE])
         mine, everyone = _count(stored.get(scope)), _count(stored.get(throttle.EVERYONE))
@@ -226,6 +225,7 @@ def login(password: str, client: str, *, now: datetime | None = None) -> str:
             raise TooManyAttempts(decision)
         if hmac.compare_digest(password.encode("utf-8"), expected.encode("utf-8")):
             repo.clear_sign_in_failures(session=db, scope=scope)
+            db.commit()
             _log.info("Admin signed in from %s", scope)
             return _grant_for(expected)
         mine = throttle.after_client_failure(mine, now)
@@ -238,6 +238,7 @@ def login(password: str, client: str, *, now: datetime | None = None) -> str:
                 for s, c in ((scope, mine), (throttle.EVERYONE, everyone))
             ],
         )
+        db.commit()
     _log_failure(scope, mine, everyone)
     raise WrongPassword()
 
@@ -482,14 +483,6 @@ def commands_note() -> str:
 # ----- reads and writes ---------------------------------------------------------------------
 
 
-def _read() -> Session:
-    return Session(runtime.engine())
-
-
-def _write() -> Session:
-    return Session(write_engine(runtime.engine()))
-
-
 def _effective_window(assistant: Assistant) -> tuple[int, str]:
     try:
         window = runtime.window_for(assistant, runtime.model_for(assistant))
@@ -498,11 +491,11 @@ def _effective_window(assistant: Assistant) -> tuple[int, str]:
     return window.tokens, window.describe()
 
 
-def _check_runnable(data: AssistantCreate) -> None:
+def _check_runnable(app: Backend, data: AssistantCreate) -> None:
     """Refuse settings the chats could not work with, on the window they would run on."""
     assistant = Assistant(**data.model_dump())
     try:
-        setup, resolved = runtime.turn_setup("", assistant)
+        setup, resolved = runtime.turn_setup(app, "", assistant)
         problem = settings_problem(setup, runtime.window_for(assistant, resolved))
     except ConfigurationError as exc:
         raise SettingsRejected(str(exc), "model") from None
@@ -529,46 +522,46 @@ def _view(assistant: Assistant) -> AssistantView:
     )
 
 
-def list_assistants(grant: str | None) -> list[AssistantView]:
+def list_assistants(app: Backend, grant: str | None) -> list[AssistantView]:
     _require(grant)
-    with _write() as db:
+    with app.write() as db:
         if not repo.list_assistants(session=db):
             repo.ensure_default_assistant(session=db)
         return [_view(a) for a in repo.list_assistants(session=db)]
 
 
-def get_assistant(grant: str | None, assistant_id: str) -> AssistantView | None:
+def get_assistant(app: Backend, grant: str | None, assistant_id: str) -> AssistantView | None:
     _require(grant)
-    with _read() as db:
+    with app.read() as db:
         assistant = repo.get_assistant(session=db, assistant_id=assistant_id)
         return _view(assistant) if assistant else None
 
 
-def create_assistant(grant: str | None, form: AssistantForm) -> AssistantView:
+def create_assistant(app: Backend, grant: str | None, form: AssistantForm) -> AssistantView:
     _require(grant)
     data = validate_form(form)
-    _check_runnable(data)
-    with _write() as db:
+    _check_runnable(app, data)
+    with app.write() as db:
         return _view(repo.create_assistant(session=db, data=data))
 
 
 def update_assistant(
-    grant: str | None, assistant_id: str, form: AssistantForm
+    app: Backend, grant: str | None, assistant_id: str, form: AssistantForm
 ) -> AssistantView | None:
     """Save the form over the assistant; recorded per changed field. None if it is gone."""
     _require(grant)
     data = validate_form(form)
-    _check_runnable(data)
+    _check_runnable(app, data)
     changes = AssistantUpdate(**data.model_dump())
-    with _write() as db:
+    with app.write() as db:
         assistant = repo.update_assistant(session=db, assistant_id=assistant_id, changes=changes)
         return _view(assistant) if assistant else None
 
 
-def history(grant: str | None, assistant_id: str) -> list[ChangeView]:
+def history(app: Backend, grant: str | None, assistant_id: str) -> list[ChangeView]:
     """The assistant's changes, newest first."""
     _require(grant)
-    with _read() as db:
+    with app.read() as db:
         return [
             ChangeView(
                 field=c.field,
@@ -588,11 +581,11 @@ def _shown_change(field: str, value: str | None) -> str | None:
     return " ".join(redact_argv(value.split(" ")))
 
 
-def delete_assistant(grant: str | None, assistant_id: str, move_to: str) -> int:
+def delete_assistant(app: Backend, grant: str | None, assistant_id: str, move_to: str) -> int:
     """Delete the assistant; its chats (every owner's) move to ``move_to``. Returns how many
     moved. Raises :class:`AssistantInUse` for the last assistant or a missing target."""
     _require(grant)
-    with _write() as db:
+    with app.write() as db:
         others = [a.id for a in repo.list_assistants(session=db) if a.id != assistant_id]
         if not others:
             raise AssistantInUse("The last assistant cannot be deleted: chats need one.")
@@ -604,8 +597,8 @@ def delete_assistant(grant: str | None, assistant_id: str, move_to: str) -> int:
     return moved
 
 
-def chats_on(grant: str | None, assistant_id: str) -> int:
+def chats_on(app: Backend, grant: str | None, assistant_id: str) -> int:
     """How many chats (of every owner) run on the assistant."""
     _require(grant)
-    with _read() as db:
+    with app.read() as db:
         return repo.count_threads(session=db, assistant_id=assistant_id)

@@ -6,16 +6,15 @@ a person chatting should not have to visit it to learn why the agent never runs 
 
 from __future__ import annotations
 
-from sqlmodel import Session
-
 from agent_core import ConfigurationError, sandbox_unavailable_reason
 from chat_app.db import repo
 from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = ["commands_note"]
 
 
-def commands_note(owner: str | None, thread_id: str) -> str:
+def commands_note(app: Backend, owner: str | None, thread_id: str) -> str:
     """One sentence when ``run_command`` is not offered in this chat, else an empty string.
 
     A real model gets the sandboxed ``run_command``, or none when the host cannot sandbox
@@ -23,7 +22,7 @@ def commands_note(owner: str | None, thread_id: str) -> str:
     one. An assistant that cannot resolve says nothing here: the chat's problem banner
     already explains it.
     """
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
         if thread is None:
             return ""

@@ -10,14 +10,13 @@ import re
 import shlex
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from sqlmodel import Session
 
 from agent_core import MCP_NAME_PATTERN, McpServer
 from chat_app.db import mcp_servers as db_mcp
-from chat_app.db.engine import write_engine
 from chat_app.db.models import AssistantMcpServer
 from chat_app.services.admin.admin import SettingsRejected, require_grant
 from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = [
     "McpServerForm",
@@ -138,20 +137,18 @@ def _view(server: McpServer) -> McpServerView:
     )
 
 
-def _write() -> Session:
-    return Session(write_engine(runtime.engine()))
-
-
-def list_mcp_servers(grant: str | None, assistant_id: str) -> list[McpServerView]:
+def list_mcp_servers(app: Backend, grant: str | None, assistant_id: str) -> list[McpServerView]:
     require_grant(grant)
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         return [
             _view(db_mcp.as_server(row))
             for row in db_mcp.list_mcp_servers(session=db, assistant_id=assistant_id)
         ]
 
 
-def add_mcp_server(grant: str | None, assistant_id: str, form: McpServerForm) -> McpServerView:
+def add_mcp_server(
+    app: Backend, grant: str | None, assistant_id: str, form: McpServerForm
+) -> McpServerView:
     """Store the server; :class:`SettingsRejected` for a bad form or a name already used."""
     require_grant(grant)
     server = parse_mcp_form(form)
@@ -164,7 +161,7 @@ def add_mcp_server(grant: str | None, assistant_id: str, form: McpServerForm) ->
         url=server.url,
         secrets=dict(server.secrets),
     )
-    with _write() as db:
+    with app.write() as db:
         if not db_mcp.add_mcp_server(session=db, server=row):
             raise SettingsRejected(
                 f"This assistant already has a server called {server.name}; "
@@ -173,16 +170,16 @@ def add_mcp_server(grant: str | None, assistant_id: str, form: McpServerForm) ->
     return _view(server)
 
 
-def remove_mcp_server(grant: str | None, assistant_id: str, name: str) -> bool:
+def remove_mcp_server(app: Backend, grant: str | None, assistant_id: str, name: str) -> bool:
     require_grant(grant)
-    with _write() as db:
+    with app.write() as db:
         return db_mcp.remove_mcp_server(session=db, assistant_id=assistant_id, name=name)
 
 
-async def check_mcp_server(grant: str | None, assistant_id: str, name: str) -> str:
+async def check_mcp_server(app: Backend, grant: str | None, assistant_id: str, name: str) -> str:
     """Start the server as a turn would and say which tools it offers, or why it cannot."""
     require_grant(grant)
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         rows = [
             row
             for row in db_mcp.list_mcp_servers(session=db, assistant_id=assistant_id)

@@ -17,7 +17,6 @@ from functools import lru_cache
 from typing import Any
 
 from langchain_core.tools import BaseTool
-from sqlmodel import Session
 
 from agent_core import (
     AcceptedEvent,
@@ -37,7 +36,6 @@ from agent_core import (
     validate_user_message,
 )
 from chat_app.db import repo
-from chat_app.db.engine import write_engine
 from chat_app.services.conversation import importing
 from chat_app.services.conversation.stops import stop, stoppable
 from chat_app.services.conversation.threads import misconfigured
@@ -52,6 +50,7 @@ from chat_app.services.presentation.ui_events import (
 )
 from chat_app.services.presentation.views import TimelineItem
 from chat_app.services.runtime import context_window, live, runtime, send_order, turn_process
+from chat_app.services.runtime.backend import Backend
 from chat_app.services.runtime.live import new_run_id
 from chat_app.services.runtime.run_stream import Owned, RunStream, TurnExecutor
 
@@ -60,7 +59,7 @@ __all__ = [
     "send_here",
     "resume_here",
     "executor",
-    "IN_PROCESS",
+    "InProcess",
     "Owned",
     "run_handoff",
     "resume_queued",
@@ -102,11 +101,15 @@ def parse_command(text: str) -> tuple[str, str | None] | None:
 
 
 async def _broadcast(
-    owner: str, thread_id: str, run_id: str | None, events: AsyncIterator[UiEvent]
+    app: Backend,
+    owner: str,
+    thread_id: str,
+    run_id: str | None,
+    events: AsyncIterator[UiEvent],
 ) -> AsyncIterator[UiEvent]:
     """A run's UI events, also relayed to the thread's other tabs (:func:`live.relay`).
     Only the thread's owner's runs are relayed."""
-    if (await asyncio.to_thread(_assistant_for, owner, thread_id))[0] is None:
+    if (await asyncio.to_thread(_assistant_for, app, owner, thread_id))[0] is None:
         relayed = events
     else:
         relayed = live.relay(thread_id, run_id or new_run_id(), events)
@@ -114,8 +117,8 @@ async def _broadcast(
         yield event
 
 
-def _assistant_for(owner: str, thread_id: str):
-    with Session(runtime.engine()) as db:
+def _assistant_for(app: Backend, owner: str, thread_id: str):
+    with app.read() as db:
         thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
         if thread is None:
             return None, None
@@ -123,18 +126,18 @@ def _assistant_for(owner: str, thread_id: str):
         return thread, assistant
 
 
-def _title_from_first_message(thread, text: str) -> str | None:
+def _title_from_first_message(app: Backend, thread, text: str) -> str | None:
     """A new chat is named after its first message (the user can rename it)."""
     if thread.title != DEFAULT_TITLE:
         return None
     title = title_from_message(text)
-    with Session(write_engine(runtime.engine())) as db:
+    with app.write() as db:
         repo.rename_thread(session=db, thread_id=thread.id, title=title)
     return title
 
 
-def _touch(thread_id: str) -> None:
-    with Session(write_engine(runtime.engine())) as db:
+def _touch(app: Backend, thread_id: str) -> None:
+    with app.write() as db:
         repo.touch_thread(session=db, thread_id=thread_id)
 
 
@@ -143,7 +146,7 @@ def _counter(model_name: str) -> TokenCounter:
     return TokenCounter(model_name)
 
 
-async def check_fits(owner: str, thread_id: str, text: str) -> None:
+async def check_fits(app: Backend, owner: str, thread_id: str, text: str) -> None:
     """Refuse (:class:`MessageTooLarge`) a message too large for a fresh session of the chat's
     model: it would fill the context on its own, reset after reset, and never be answered.
 
@@ -151,11 +154,11 @@ async def check_fits(owner: str, thread_id: str, text: str) -> None:
     definitions of every tool offered (the assistant's MCP servers' too) and the handoff a new
     session starts from.
     """
-    thread, assistant = await asyncio.to_thread(_assistant_for, owner, thread_id)
+    thread, assistant = await asyncio.to_thread(_assistant_for, app, owner, thread_id)
     if thread is None or assistant is None:
         return
     try:
-        setup, _ = await asyncio.to_thread(runtime.turn_setup, thread_id, assistant)
+        setup, _ = await asyncio.to_thread(runtime.turn_setup, app, thread_id, assistant)
     except ConfigurationError:
         return  # the chat's banner says why; the message is kept as queued
     setup, offered = await _with_offered_tools(setup)
@@ -218,7 +221,12 @@ def _refusal(
 
 
 async def send_message(
-    owner: str, thread_id: str, text: str, client_id: str | None = None, run_id: str | None = None
+    app: Backend,
+    owner: str,
+    thread_id: str,
+    text: str,
+    client_id: str | None = None,
+    run_id: str | None = None,
 ) -> AsyncIterator[UiEvent]:
     """Queue ``text`` on the thread and stream the run that delivers it.
 
@@ -228,29 +236,30 @@ async def send_message(
     under ``run_id`` to the thread's other tabs. In the app the run goes to the turn
     process (:mod:`chat_app.services.runtime.turn_process`); elsewhere it runs here.
     """
-    run = executor().send(owner, thread_id, text, client_id)
+    run = executor(app).send(owner, thread_id, text, client_id)
     async with contextlib.aclosing(_relayed(thread_id, run_id, run)) as events:
         async for event in events:
             yield event
 
 
-class _InProcess:
-    """:class:`TurnExecutor` in this process: :func:`send_here`, :func:`resume_here`."""
+@dataclasses.dataclass(frozen=True)
+class InProcess:
+    """:class:`TurnExecutor` in this process, on ``app``: :func:`send_here`, :func:`resume_here`."""
+
+    app: Backend
 
     def send(self, owner: str, thread_id: str, text: str, client_id: str | None) -> RunStream:
-        return send_here(owner, thread_id, text, client_id)
+        return send_here(self.app, owner, thread_id, text, client_id)
 
     def resume(self, owner: str, thread_id: str, *, cut: bool) -> RunStream:
-        return resume_here(owner, thread_id, cut=cut)
+        return resume_here(self.app, owner, thread_id, cut=cut)
 
 
-IN_PROCESS: TurnExecutor = _InProcess()
-
-
-def executor() -> TurnExecutor:
+def executor(app: Backend) -> TurnExecutor:
     """Where this process runs a chat's turns: the turn process once it is started (the
-    app's workers), else here (tests, scripts, ``BATON_TURN_PROCESS=off``)."""
-    return turn_process.EXECUTOR if turn_process.serves() else IN_PROCESS
+    app's workers, on its own backend), else here on ``app`` (tests, scripts,
+    ``BATON_TURN_PROCESS=off``)."""
+    return turn_process.EXECUTOR if turn_process.serves() else InProcess(app)
 
 
 async def _relayed(thread_id: str, run_id: str | None, run: RunStream) -> AsyncIterator[UiEvent]:
@@ -269,7 +278,7 @@ async def _relayed(thread_id: str, run_id: str | None, run: RunStream) -> AsyncI
 
 
 async def send_here(
-    owner: str, thread_id: str, text: str, client_id: str | None = None
+    app: Backend, owner: str, thread_id: str, text: str, client_id: str | None = None
 ) -> RunStream:
     """:func:`send_message`'s run in this process, unrelayed: :class:`Owned` first when the
     thread is the owner's, then the run's events."""
@@ -277,11 +286,13 @@ async def send_here(
     # The reads and checks before the turn are one trip off the event loop: under load a
     # write waits for SQLite's lock (every tab of the worker would wait with it), and each
     # trip waits its turn on the loop when it comes back.
-    prepared = await asyncio.to_thread(_prepare_send, owner, thread_id, text, client_id)
+    prepared = await asyncio.to_thread(_prepare_send, app, owner, thread_id, text, client_id)
     if prepared.owned:
         yield Owned()
     try:
-        async with contextlib.aclosing(_send_prepared(prepared, thread_id, client_id)) as events:
+        async with contextlib.aclosing(
+            _send_prepared(app, prepared, thread_id, client_id)
+        ) as events:
             async for event in events:
                 yield event
     finally:
@@ -304,8 +315,10 @@ class _Prepared:
     sessions: list[SessionRecord] = dataclasses.field(default_factory=list)
 
 
-def _prepare_send(owner: str, thread_id: str, text: str, client_id: str | None) -> _Prepared:
-    thread, assistant = _assistant_for(owner, thread_id)
+def _prepare_send(
+    app: Backend, owner: str, thread_id: str, text: str, client_id: str | None
+) -> _Prepared:
+    thread, assistant = _assistant_for(app, owner, thread_id)
     owned = thread is not None
     try:
         text = validate_message(text)
@@ -313,13 +326,16 @@ def _prepare_send(owner: str, thread_id: str, text: str, client_id: str | None) 
         return _Prepared(owned, _refusal(str(exc), client_id, exc))
     if thread is None or assistant is None:
         return _Prepared(owned, _refusal("This thread does not exist.", client_id))
-    if importing.is_imported(thread_id):
+    if importing.is_imported(app, thread_id):
         return _Prepared(owned, _refusal(importing.READ_ONLY, client_id))
     try:
-        setup, resolved = runtime.turn_setup(thread_id, assistant)
+        setup, resolved = runtime.turn_setup(app, thread_id, assistant)
     except ConfigurationError as exc:
         return _Prepared(
-            owned, text=text, misconfiguration=exc, title=_title_from_first_message(thread, text)
+            owned,
+            text=text,
+            misconfiguration=exc,
+            title=_title_from_first_message(app, thread, text),
         )
     prepared = _Prepared(
         owned,
@@ -327,14 +343,15 @@ def _prepare_send(owner: str, thread_id: str, text: str, client_id: str | None) 
         setup=setup,
         label=resolved.label,
         thread=thread,
-        sessions=runtime.store().sessions(thread_id),
+        sessions=app.store.sessions(thread_id),
     )
     if setup.tool_loader is None:  # else checked once its MCP servers' tools are loaded
-        prepared.refusal, prepared.title = _fits_and_title(setup, thread, text, client_id)
+        prepared.refusal, prepared.title = _fits_and_title(app, setup, thread, text, client_id)
     return prepared
 
 
 def _fits_and_title(
+    app: Backend,
     setup: TurnSetup,
     thread: Any,
     text: str,
@@ -346,17 +363,17 @@ def _fits_and_title(
         _check_fits(setup, text, offered)
     except MessageRejected as exc:
         return _refusal(str(exc), client_id, exc), None
-    return None, _title_from_first_message(thread, text)
+    return None, _title_from_first_message(app, thread, text)
 
 
 async def _send_prepared(
-    prepared: _Prepared, thread_id: str, client_id: str | None
+    app: Backend, prepared: _Prepared, thread_id: str, client_id: str | None
 ) -> AsyncIterator[UiEvent]:
     setup, text = prepared.setup, prepared.text
     if prepared.refusal is None and setup is not None and setup.tool_loader is not None:
         setup, offered = await _with_offered_tools(setup)
         prepared.refusal, prepared.title = await asyncio.to_thread(
-            _fits_and_title, setup, prepared.thread, text, client_id, offered
+            _fits_and_title, app, setup, prepared.thread, text, client_id, offered
         )
     if prepared.refusal is not None:
         yield prepared.refusal
@@ -367,7 +384,7 @@ async def _send_prepared(
         # The assistant's model cannot run: keep the message (queued, answered once it is
         # fixed, when the chat is next opened) rather than lose it.
         record = await asyncio.to_thread(
-            runtime.store().enqueue_pending, thread_id, text, client_id=client_id
+            app.store.enqueue_pending, thread_id, text, client_id=client_id
         )
         if client_id:
             yield AcceptedEvent(pending_id=record.id, client_id=client_id)
@@ -381,15 +398,13 @@ async def _send_prepared(
         )
         return
     assert setup is not None
-    await send_order.after_predecessor(thread_id, client_id, runtime.store().has_client_message)
+    await send_order.after_predecessor(thread_id, client_id, app.store.has_client_message)
     translator = Translator(prepared.sessions, prepared.label)
     cancel = runtime.cancel_flag(thread_id)
     queued = False
     try:
-        async with stoppable(thread_id, cancel, prepared.thread.stop_requests or 0):
-            async for event in runtime.runner().submit(
-                setup, text, cancel=cancel, client_id=client_id
-            ):
+        async with stoppable(app, thread_id, cancel, prepared.thread.stop_requests or 0):
+            async for event in app.runner.submit(setup, text, cancel=cancel, client_id=client_id):
                 if isinstance(event, AcceptedEvent):
                     send_order.settle(thread_id, client_id)  # the tab's next send may go
                 queued = queued or isinstance(event, QueuedEvent)
@@ -402,11 +417,11 @@ async def _send_prepared(
         # which must stay stoppable.
         if not queued:
             runtime.clear_cancel(thread_id, cancel)
-        await asyncio.to_thread(_touch, thread_id)
+        await asyncio.to_thread(_touch, app, thread_id)
 
 
 async def resume_queued(
-    owner: str, thread_id: str, run_id: str | None = None, *, cut: bool = False
+    app: Backend, owner: str, thread_id: str, run_id: str | None = None, *, cut: bool = False
 ) -> AsyncIterator[UiEvent]:
     """Deliver and answer messages left queued (the backend stopped before their turn), and
     a delivered message no turn took (a ``/handoff`` committed it into its new session, or
@@ -418,74 +433,79 @@ async def resume_queued(
     holds the thread's turn lock, so this waits for it and then finds the queue empty. In
     the app it runs in the turn process, as a send does.
     """
-    run = executor().resume(owner, thread_id, cut=cut)
+    run = executor(app).resume(owner, thread_id, cut=cut)
     async with contextlib.aclosing(_relayed(thread_id, run_id, run)) as events:
         async for event in events:
             yield event
 
 
-async def resume_here(owner: str, thread_id: str, *, cut: bool = False) -> RunStream:
+async def resume_here(app: Backend, owner: str, thread_id: str, *, cut: bool = False) -> RunStream:
     """:func:`resume_queued`'s run in this process, unrelayed: nothing when no message of
     the owner's thread waits (and no ``cut`` turn is to be answered again), else
     :class:`Owned` and the run's events."""
-    if runtime.runner().is_busy(thread_id):
+    if app.runner.is_busy(thread_id):
         return
     begin_start()
-    found = await asyncio.to_thread(_prepare_resume, owner, thread_id, cut)
+    found = await asyncio.to_thread(_prepare_resume, app, owner, thread_id, cut)
     if found is None:
         return
     yield Owned()
     setup, label, sessions = found
     async with contextlib.aclosing(
-        _resume_prepared(thread_id, setup, label, sessions, cut)
+        _resume_prepared(app, thread_id, setup, label, sessions, cut)
     ) as events:
         async for event in events:
             yield event
 
 
 def _prepare_resume(
-    owner: str, thread_id: str, cut: bool = False
+    app: Backend, owner: str, thread_id: str, cut: bool = False
 ) -> tuple[TurnSetup, str, list[SessionRecord]] | None:
     """The run setup, model label and sessions of the owner's thread when a message waits for a turn
     (queued, or delivered and not taken by any turn: :func:`awaits_turn`), or ``cut``, and
     its assistant can run (else the chat's banner says why and the message waits). An
     imported thread is read-only: its last message may be unanswered, and stays so."""
-    store = runtime.store()
+    store = app.store
     if (
         not cut
         and not store.pending(thread_id)
         and (
-            importing.is_imported(thread_id)
+            importing.is_imported(app, thread_id)
             or not awaits_turn(store, thread_id)
             or review_pending(store.marks(store.current_session(thread_id).id))
         )
     ):
         return None  # (a review holds handed-over requests back: confirming answers them)
-    thread, assistant = _assistant_for(owner, thread_id)
+    thread, assistant = _assistant_for(app, owner, thread_id)
     if thread is None or assistant is None:
         return None
     try:
-        setup, resolved = runtime.turn_setup(thread_id, assistant)
+        setup, resolved = runtime.turn_setup(app, thread_id, assistant)
     except ConfigurationError:
         return None
     return setup, resolved.label, store.sessions(thread_id)
 
 
 async def _resume_prepared(
-    thread_id: str, setup: TurnSetup, label: str, sessions: list[SessionRecord], cut: bool = False
+    app: Backend,
+    thread_id: str,
+    setup: TurnSetup,
+    label: str,
+    sessions: list[SessionRecord],
+    cut: bool = False,
 ) -> AsyncIterator[UiEvent]:
-    if runtime.runner().is_busy(thread_id):  # a send started it meanwhile
+    if app.runner.is_busy(thread_id):  # a send started it meanwhile
         return
     translator = Translator(sessions, label)
     cancel = runtime.cancel_flag(thread_id)
     try:
-        async with stoppable(thread_id, cancel):
-            async for event in runtime.runner().drain(setup, cancel=cancel, resume=cut):
+        async with stoppable(app, thread_id, cancel):
+            async for event in app.runner.drain(setup, cancel=cancel, resume=cut):
                 for ui_event in translator.translate(event):
                     yield ui_event
     finally:
         runtime.clear_cancel(thread_id, cancel)
-        await asyncio.to_thread(_touch, thread_id)
+        await asyncio.to_thread(_touch, app, thread_id)
 
 
 _detached: set[asyncio.Task] = set()
@@ -497,7 +517,9 @@ _detached: set[asyncio.Task] = set()
 FIRST_MESSAGE_GRACE_SECONDS = 10.0
 
 
-def resume_detached(owner: str, thread_id: str, *, after: float = 0.0, cut: bool = False) -> None:
+def resume_detached(
+    app: Backend, owner: str, thread_id: str, *, after: float = 0.0, cut: bool = False
+) -> None:
     """Answer the thread's queued messages in a task of the server's own, which no page owns.
 
     A chat page that finds queued messages when it loads (a new chat's first message, or
@@ -518,7 +540,7 @@ def resume_detached(owner: str, thread_id: str, *, after: float = 0.0, cut: bool
                 await asyncio.sleep(after)
                 if await live.is_running(thread_id):
                     return
-            async for _ in resume_queued(owner, thread_id, cut=cut):
+            async for _ in resume_queued(app, owner, thread_id, cut=cut):
                 pass
         except Exception:
             _log.exception("answering the queued messages of thread %s failed", thread_id)
@@ -528,17 +550,17 @@ def resume_detached(owner: str, thread_id: str, *, after: float = 0.0, cut: bool
     task.add_done_callback(_detached.discard)
 
 
-async def resume_all_queued(skip: frozenset[str] = frozenset()) -> int:
+async def resume_all_queued(app: Backend, skip: frozenset[str] = frozenset()) -> int:
     """At start-up: answer every thread's undelivered queued messages; returns how many
     threads. ``skip``: threads a resume of a cut turn answers (its run takes their queue
     after the cut message)."""
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         waiting = [
             (t.owner, t.id) for t in repo.threads_with_pending(session=db) if t.id not in skip
         ]
     for owner, thread_id in waiting:
         try:
-            async for _ in resume_queued(owner, thread_id):
+            async for _ in resume_queued(app, owner, thread_id):
                 pass
         except Exception:  # one thread's failure must not keep the others waiting
             _log.exception("resuming the queued messages of thread %s failed", thread_id)
@@ -546,6 +568,7 @@ async def resume_all_queued(skip: frozenset[str] = frozenset()) -> int:
 
 
 async def run_handoff(
+    app: Backend,
     owner: str,
     thread_id: str,
     focus: str | None,
@@ -559,41 +582,41 @@ async def run_handoff(
     every tab follows (:func:`answer_waiting`)."""
     try:
         async for event in _broadcast(
-            owner, thread_id, run_id, _run_handoff(owner, thread_id, focus, cancel)
+            app, owner, thread_id, run_id, _run_handoff(app, owner, thread_id, focus, cancel)
         ):
             yield event
     finally:
-        answer_waiting(owner, thread_id)
+        answer_waiting(app, owner, thread_id)
 
 
-def answer_waiting(owner: str, thread_id: str) -> None:
+def answer_waiting(app: Backend, owner: str, thread_id: str) -> None:
     """After a run that holds the thread but answers nothing (``/handoff``, "Compact now",
     a regenerated reply): answer what arrived meanwhile, in a run no page owns (the turn
     process's, when there is one). Exactly once: the run checks again under the turn lock,
     and a sender still waiting for that lock finds it answered, or answers it itself."""
-    resume_detached(owner, thread_id)
+    resume_detached(app, owner, thread_id)
 
 
-def _setup_and_sessions(thread_id: str, assistant: Any):
+def _setup_and_sessions(app: Backend, thread_id: str, assistant: Any):
     """The thread's run setup, resolved model and sessions, in one trip off the loop."""
-    setup, resolved = runtime.turn_setup(thread_id, assistant)
-    return setup, resolved, runtime.store().sessions(thread_id)
+    setup, resolved = runtime.turn_setup(app, thread_id, assistant)
+    return setup, resolved, app.store.sessions(thread_id)
 
 
 async def _run_handoff(
-    owner: str, thread_id: str, focus: str | None, cancel: asyncio.Event | None
+    app: Backend, owner: str, thread_id: str, focus: str | None, cancel: asyncio.Event | None
 ) -> AsyncIterator[UiEvent]:
-    thread, assistant = await asyncio.to_thread(_assistant_for, owner, thread_id)
+    thread, assistant = await asyncio.to_thread(_assistant_for, app, owner, thread_id)
     if thread is None or assistant is None:
         yield Refused(message="This thread does not exist.")
         return
-    if await asyncio.to_thread(importing.is_imported, thread_id):
+    if await asyncio.to_thread(importing.is_imported, app, thread_id):
         yield Refused(message=importing.READ_ONLY)
         yield DoneEvent()
         return
     try:
         setup, resolved, sessions = await asyncio.to_thread(
-            _setup_and_sessions, thread_id, assistant
+            _setup_and_sessions, app, thread_id, assistant
         )
     except ConfigurationError as exc:
         yield Refused(message=misconfigured(exc))
@@ -602,11 +625,11 @@ async def _run_handoff(
     translator = Translator(sessions, resolved.label)
     flag = cancel or runtime.cancel_flag(thread_id)
     try:
-        async with stoppable(thread_id, flag):
-            async for event in runtime.runner().handoff(setup, focus, cancel=flag):
+        async with stoppable(app, thread_id, flag):
+            async for event in app.runner.handoff(setup, focus, cancel=flag):
                 for ui_event in translator.translate(event):
                     yield ui_event
     finally:
         runtime.clear_cancel(thread_id, flag)
-        await asyncio.to_thread(_touch, thread_id)
+        await asyncio.to_thread(_touch, app, thread_id)
     yield DoneEvent()

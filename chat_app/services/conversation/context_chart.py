@@ -23,6 +23,7 @@ from agent_core import (
     warn_threshold,
 )
 from chat_app.services.conversation.reset_control import owned_setup
+from chat_app.services.runtime.backend import Backend
 
 __all__ = [
     "ChartSeries",
@@ -207,9 +208,9 @@ def thresholds_for(policy: Any, model_default: Literal["compact", "reset"]) -> l
 THIS_CHAT = ChartSeries(key="chat", label="This chat", color="#3e63dd")
 
 
-def chart_for(owner: str | None, thread_id: str) -> ContextChart | None:
+def chart_for(app: Backend, owner: str | None, thread_id: str) -> ContextChart | None:
     """The owner's thread as a chart with one run (the chat itself); None if not theirs."""
-    setup = owned_setup(owner, thread_id)
+    setup = owned_setup(app, owner, thread_id)
     if setup is None:
         return None
     store = setup.store

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from agent_core import TURN_RESUMED, NewMessage, StoredMessage
 from chat_app.services.conversation import chat
-from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = ["RESUMED_NOTE", "needs_answer", "take_over", "resume_cut_turns"]
 
@@ -41,11 +41,11 @@ def needs_answer(rows: Sequence[StoredMessage], seq: int) -> bool:
     return not any(row.seq > seq and row.role == "assistant" and not row.tool_calls for row in rows)
 
 
-def take_over(thread_id: str) -> bool:
+def take_over(app: Backend, thread_id: str) -> bool:
     """Under the thread's turn lock (so a turn still running elsewhere ends first): take
     the cut turn's mark, and when its message is still unanswered note in the chat that it
     is answered once more. True when a resume is due."""
-    store = runtime.store()
+    store = app.store
     with store.turn_lock(thread_id):
         seq = store.take_cut_turn(thread_id)
         if seq is None:  # the turn that held the mark was alive, and has ended
@@ -61,17 +61,17 @@ def take_over(thread_id: str) -> bool:
         return True
 
 
-async def resume_cut_turns() -> frozenset[str]:
+async def resume_cut_turns(app: Backend) -> frozenset[str]:
     """At start-up: answer once more each message a crash cut the answer of (see the
     module); returns the threads being answered (their queues go with them)."""
-    store = runtime.store()
+    store = app.store
     marked = await asyncio.to_thread(store.cut_turns)
     resumed = set()
     for thread_id, owner in marked:
         try:
-            if await asyncio.to_thread(take_over, thread_id):
+            if await asyncio.to_thread(take_over, app, thread_id):
                 resumed.add(thread_id)
-                chat.resume_detached(owner, thread_id, cut=True)
+                chat.resume_detached(app, owner, thread_id, cut=True)
         except Exception:  # one thread's failure must not keep the others waiting
             _log.exception("answering the cut turn of thread %s again failed", thread_id)
     return frozenset(resumed)

@@ -21,7 +21,7 @@ from typing import Any
 from agent_core import HandoffArtifact, SessionRecord, StoredMessage
 from chat_app.services.conversation.threads import owned_thread
 from chat_app.services.presentation.timeline import model_label, tool_summary
-from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = [
     "MAX_EXPORT_BYTES",
@@ -47,8 +47,8 @@ def _when(value: datetime | None) -> str:
     return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _sessions(thread_id: str) -> Iterator[tuple[SessionRecord, list[StoredMessage]]]:
-    store = runtime.store()
+def _sessions(app: Backend, thread_id: str) -> Iterator[tuple[SessionRecord, list[StoredMessage]]]:
+    store = app.store
     for session in store.sessions(thread_id):
         yield session, store.messages(session.id)
 
@@ -144,16 +144,16 @@ def _markdown_rows(rows: list[StoredMessage]) -> Iterator[str]:
             yield _quoted(row.content)
 
 
-def export_markdown(owner: str | None, thread_id: str) -> str | None:
+def export_markdown(app: Backend, owner: str | None, thread_id: str) -> str | None:
     """The owner's chat as Markdown, or None when it is not theirs (see the module)."""
-    thread = owned_thread(owner, thread_id)
+    thread = owned_thread(app, owner, thread_id)
     if thread is None:
         return None
 
     def parts() -> Iterator[str]:
         title = " ".join(_lines(thread.title).split()) or "Chat"
         yield f"# {title}\n\n_Exported from Baton {_when(datetime.now(UTC))}_\n"
-        for session, rows in _sessions(thread_id):
+        for session, rows in _sessions(app, thread_id):
             yield _divider(session)
             yield from _markdown_rows(rows)
 
@@ -164,10 +164,10 @@ def _json_row(row: StoredMessage) -> dict[str, Any]:
     return row.model_dump(mode="json", exclude={"thread_id", "session_id", "id"})
 
 
-def export_json(owner: str | None, thread_id: str) -> str | None:
+def export_json(app: Backend, owner: str | None, thread_id: str) -> str | None:
     """The owner's chat as JSON: the thread, then every session with its handoff and all
     of its stored rows (tool calls, results, usage and event markers included)."""
-    thread = owned_thread(owner, thread_id)
+    thread = owned_thread(app, owner, thread_id)
     if thread is None:
         return None
     head = {
@@ -180,7 +180,7 @@ def export_json(owner: str | None, thread_id: str) -> str | None:
 
     def parts() -> Iterator[str]:
         yield json.dumps(head, ensure_ascii=False)[:-1] + ', "sessions": ['
-        for index, (session, rows) in enumerate(_sessions(thread_id)):
+        for index, (session, rows) in enumerate(_sessions(app, thread_id)):
             record = session.model_dump(mode="json", exclude={"id", "thread_id", "parent_id"})
             record["messages"] = [_json_row(row) for row in rows]
             yield ("," if index else "") + json.dumps(record, ensure_ascii=False)

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlmodel import Session, select
+from sqlmodel import select
 
 from agent_core import StoreError, validate_user_message
 from chat_app.db import repo
-from chat_app.db.engine import write_engine
 from chat_app.db.models import Message
 from chat_app.services.conversation.threads import MAX_TITLE, owned_thread
-from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = ["ForkOrigin", "fork_at", "fork_origin", "user_message_text"]
 
@@ -26,11 +25,11 @@ class ForkOrigin:
     seq: int
 
 
-def user_message_text(owner: str | None, thread_id: str, seq: int) -> str | None:
+def user_message_text(app: Backend, owner: str | None, thread_id: str, seq: int) -> str | None:
     """The text of the owner's user message ``seq`` (what a fork starts editing)."""
-    if owned_thread(owner, thread_id) is None:
+    if owned_thread(app, owner, thread_id) is None:
         return None
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         row = db.exec(
             select(Message).where(
                 Message.thread_id == thread_id, Message.seq == seq, Message.role == "user"
@@ -39,7 +38,7 @@ def user_message_text(owner: str | None, thread_id: str, seq: int) -> str | None
         return None if row is None else row.content
 
 
-def fork_at(owner: str, thread_id: str, seq: int, text: str) -> str | None:
+def fork_at(app: Backend, owner: str, thread_id: str, seq: int, text: str) -> str | None:
     """Fork the owner's chat before its user message ``seq`` and queue ``text`` as the
     fork's next message; the new chat's id, or None when the chat is not the owner's.
 
@@ -47,10 +46,10 @@ def fork_at(owner: str, thread_id: str, seq: int, text: str) -> str | None:
     created) and :class:`agent_core.errors.StoreError` when ``seq`` is no user message.
     """
     text = validate_user_message(text)
-    origin = owned_thread(owner, thread_id)
+    origin = owned_thread(app, owner, thread_id)
     if origin is None:
         return None
-    with Session(write_engine(runtime.engine())) as db:
+    with app.write() as db:
         fork = repo.create_thread(
             session=db,
             owner=owner,
@@ -61,23 +60,23 @@ def fork_at(owner: str, thread_id: str, seq: int, text: str) -> str | None:
         db.add(fork)
         db.commit()
         fork_id = fork.id
-    store = runtime.store()
+    store = app.store
     try:
         store.fork_thread(thread_id, fork_id, before_seq=seq)
     except StoreError:
-        with Session(write_engine(runtime.engine())) as db:
+        with app.write() as db:
             repo.delete_thread(session=db, thread_id=fork_id)
         raise
     store.enqueue_pending(fork_id, text)
     return fork_id
 
 
-def fork_origin(owner: str | None, thread_id: str) -> ForkOrigin | None:
+def fork_origin(app: Backend, owner: str | None, thread_id: str) -> ForkOrigin | None:
     """Where the owner's chat was forked from, if it is a fork whose origin still exists."""
-    fork = owned_thread(owner, thread_id)
+    fork = owned_thread(app, owner, thread_id)
     if fork is None or fork.forked_from_id is None:
         return None
-    origin = owned_thread(owner, fork.forked_from_id)
+    origin = owned_thread(app, owner, fork.forked_from_id)
     if origin is None:
         return None
     return ForkOrigin(thread_id=origin.id, title=origin.title, seq=fork.forked_from_seq or 0)

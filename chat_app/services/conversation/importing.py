@@ -35,9 +35,8 @@ from agent_core import (
 )
 from chat_app.db import repo
 from chat_app.db.convert import message_row
-from chat_app.db.engine import write_engine
 from chat_app.db.models import ChatSession, ImportedTranscript, Thread
-from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = [
     "ImportRejected",
@@ -81,7 +80,7 @@ def max_bytes() -> int:
     return int(megabytes * 1024 * 1024)
 
 
-def import_session(owner: str, filename: str, data: bytes) -> str:
+def import_session(app: Backend, owner: str, filename: str, data: bytes) -> str:
     """Store the session file ``data`` as a new read-only chat of ``owner``; its id.
 
     Raises :class:`ImportRejected` for a file too large, not text, or in no known format.
@@ -102,11 +101,11 @@ def import_session(owner: str, filename: str, data: bytes) -> str:
         raise ImportRejected(f"{name} could not be read as an agent session: {exc}") from exc
     if not transcript.messages:
         raise ImportRejected(f"{name} holds no messages.")
-    return _store(owner, name, text, transcript)
+    return _store(app, owner, name, text, transcript)
 
 
-def is_imported(thread_id: str) -> bool:
-    with Session(runtime.engine()) as db:
+def is_imported(app: Backend, thread_id: str) -> bool:
+    with app.read() as db:
         return db.get(ImportedTranscript, thread_id) is not None
 
 
@@ -128,8 +127,8 @@ def imported_labels(*, session: Session, thread_ids: list[str]) -> dict[str, str
     return {record.thread_id: imported_label(record) for record in records}
 
 
-def imported_record(thread_id: str) -> ImportedTranscript | None:
-    with Session(runtime.engine()) as db:
+def imported_record(app: Backend, thread_id: str) -> ImportedTranscript | None:
+    with app.read() as db:
         record = db.get(ImportedTranscript, thread_id)
         if record is not None:
             db.expunge(record)
@@ -144,12 +143,12 @@ def original_model(transcript: Transcript) -> str | None:
     return str(models[0]) if models and models[0] else None
 
 
-def _store(owner: str, name: str, text: str, transcript: Transcript) -> str:
+def _store(app: Backend, owner: str, name: str, text: str, transcript: Transcript) -> str:
     sessions = split_sessions(transcript)
     model = original_model(transcript)
     window = model_info(model).context_window if model else None
     agent = AGENT_NAMES.get(transcript.format, transcript.format)
-    with Session(write_engine(runtime.engine())) as db:
+    with app.write() as db:
         assistant = repo.ensure_default_assistant(session=db)
         thread = Thread(owner=owner, assistant_id=assistant.id, title=_title(name, transcript))
         db.add(thread)

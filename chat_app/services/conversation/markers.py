@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from agent_core import ContextEdit, StoredMessage
 from chat_app.services.conversation.threads import owned_thread
 from chat_app.services.presentation.timeline import tool_summary
-from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = [
     "MAX_ORIGINALS",
@@ -70,12 +70,14 @@ def _text(row: StoredMessage) -> str:
     return text
 
 
-def marker_originals(owner: str | None, thread_id: str, marker_id: str) -> OriginalsView | None:
+def marker_originals(
+    app: Backend, owner: str | None, thread_id: str, marker_id: str
+) -> OriginalsView | None:
     """The originals behind marker ``marker_id``; None when it is not such a marker of a
     thread ``owner`` has."""
-    if owned_thread(owner, thread_id) is None:
+    if owned_thread(app, owner, thread_id) is None:
         return None
-    store = runtime.store()
+    store = app.store
     for session in reversed(store.sessions(thread_id)):  # markers are mostly recent
         rows = store.messages(session.id)
         marker = next((r for r in rows if r.id == marker_id), None)

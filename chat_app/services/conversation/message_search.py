@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from agent_core import search_terms
 from chat_app.db.models import ChatSession, Thread
 from chat_app.db.search import search_owner_rows
-from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = ["MessageHit", "search_messages", "snippet"]
 
@@ -43,14 +43,16 @@ def snippet(content: str, terms: list[str], width: int = _SNIPPET_CHARS) -> str:
     return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
 
 
-def search_messages(owner: str | None, query: str, limit: int = MAX_HITS) -> list[MessageHit]:
+def search_messages(
+    app: Backend, owner: str | None, query: str, limit: int = MAX_HITS
+) -> list[MessageHit]:
     """The owner's messages (theirs and the assistant's, in every chat) holding every word
     of ``query``, best match first. A request's copy carried into a new session is left
     out: the hit is where it was typed."""
     if not owner:
         return []
     terms = search_terms(query)
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         rows = [
             row
             for row in search_owner_rows(db, owner, query, limit=limit)

@@ -9,11 +9,8 @@ browser navigates anywhere and cannot be lost on the way.
 
 from __future__ import annotations
 
-from sqlmodel import Session
-
 from agent_core import ConfigurationError
 from chat_app.db import repo
-from chat_app.db.engine import write_engine
 from chat_app.db.models import ImportedTranscript
 from chat_app.services.conversation.chat import _check_fits, validate_message
 from chat_app.services.conversation.importing import imported_label
@@ -21,18 +18,24 @@ from chat_app.services.conversation.titles import title_from_message
 from chat_app.services.presentation.timeline import model_label
 from chat_app.services.presentation.views import AssistantChoice
 from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = ["start_chat", "has_chats", "chat_assistant"]
 
 
-def has_chats(owner: str) -> bool:
+def has_chats(app: Backend, owner: str) -> bool:
     """Whether the owner has any chat with a message in it (else: a first visit)."""
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         return bool(repo.list_threads(session=db, owner=owner, limit=1, with_messages=True))
 
 
 def start_chat(
-    owner: str, text: str, *, client_id: str | None = None, assistant_id: str | None = None
+    app: Backend,
+    owner: str,
+    text: str,
+    *,
+    client_id: str | None = None,
+    assistant_id: str | None = None,
 ) -> str:
     """Create a chat holding ``text`` as its first (queued) message; returns its id.
 
@@ -45,7 +48,7 @@ def start_chat(
     # Read and check first; the write lock (SQLite has one) is taken only to create the
     # chat. Held over the setup below, which opens sessions of its own, it had every other
     # writer of the worker wait on a connection this one waited for.
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         if client_id:  # sent again (no acknowledgement came): the chat it already made
             known = repo.thread_for_client_message(session=db, owner=owner, client_id=client_id)
             if known is not None:
@@ -54,15 +57,15 @@ def start_chat(
             repo.get_assistant(session=db, assistant_id=assistant_id) if assistant_id else None
         ) or repo.first_assistant(session=db)
     if assistant is None:  # the very first chat: the default assistant is made with it
-        with Session(write_engine(runtime.engine()), expire_on_commit=False) as db:
+        with app.write(expire_on_commit=False) as db:
             assistant = repo.ensure_default_assistant(session=db)
     try:
-        setup, _ = runtime.turn_setup("", assistant)
+        setup, _ = runtime.turn_setup(app, "", assistant)
     except ConfigurationError:
         setup = None
     if setup is not None:
         _check_fits(setup, text)
-    with Session(write_engine(runtime.engine()), expire_on_commit=False) as db:
+    with app.write(expire_on_commit=False) as db:
         if client_id:  # the same send, retried meanwhile
             known = repo.thread_for_client_message(session=db, owner=owner, client_id=client_id)
             if known is not None:
@@ -71,13 +74,13 @@ def start_chat(
             session=db, owner=owner, assistant_id=assistant.id, title=title_from_message(text)
         )
         thread_id = thread.id
-    runtime.store().enqueue_pending(thread_id, text, client_id=client_id)
+    app.store.enqueue_pending(thread_id, text, client_id=client_id)
     return thread_id
 
 
-def chat_assistant(owner: str, thread_id: str) -> AssistantChoice | None:
+def chat_assistant(app: Backend, owner: str, thread_id: str) -> AssistantChoice | None:
     """The assistant the owner's chat runs on (None for a chat that is not theirs)."""
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
         assistant = (
             repo.get_assistant(session=db, assistant_id=thread.assistant_id) if thread else None

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from chat_app.services.conversation import workspace
 from chat_app.services.conversation.threads import owned_thread
-from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = ["pasted_name", "next_pasted_name", "attachable", "attach_pasted", "pasted_message"]
 
@@ -32,21 +32,21 @@ def attachable(size_bytes: int) -> bool:
     return 0 < size_bytes <= workspace.MAX_FILE_BYTES
 
 
-def next_pasted_name(owner: str, thread_id: str) -> str:
+def next_pasted_name(app: Backend, owner: str, thread_id: str) -> str:
     """The name the owner's thread would give a pasted text now ("" for a foreign thread)."""
-    if owned_thread(owner, thread_id) is None:
+    if owned_thread(app, owner, thread_id) is None:
         return ""
-    return pasted_name(runtime.store().list_files(thread_id))
+    return pasted_name(app.store.list_files(thread_id))
 
 
-def attach_pasted(owner: str, thread_id: str, text: str) -> str:
+def attach_pasted(app: Backend, owner: str, thread_id: str, text: str) -> str:
     """Store ``text`` as the thread's next ``pasted-N.md``; returns its path. Raises
     :class:`~chat_app.services.conversation.workspace.AttachmentRefused` (nothing written) for empty text,
     a text over the attachment size, or a thread the owner does not have."""
     if not text.strip():
         raise workspace.AttachmentRefused("The composer is empty: there is nothing to attach.")
-    name = next_pasted_name(owner, thread_id) or "pasted-1.md"
-    (path,) = workspace.attach_files(owner, thread_id, [(name, text.encode("utf-8"))])
+    name = next_pasted_name(app, owner, thread_id) or "pasted-1.md"
+    (path,) = workspace.attach_files(app, owner, thread_id, [(name, text.encode("utf-8"))])
     return path
 
 

@@ -29,11 +29,11 @@ from agent_core import (
     replay_transcript,
 )
 from chat_app.db import repo
-from chat_app.db.engine import write_engine
 from chat_app.db.models import ImportedTranscript, TranscriptReplay
 from chat_app.services.conversation.importing import AGENT_NAMES
 from chat_app.services.presentation.timeline import handoff_preview
 from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = [
     "ReplayCancelled",
@@ -86,6 +86,7 @@ def _own_import(db: Session, owner: str, thread_id: str) -> ImportedTranscript |
 
 
 def run_replay(
+    app: Backend,
     owner: str,
     thread_id: str,
     assistant_id: str,
@@ -97,7 +98,7 @@ def run_replay(
     run's id, or ``None`` when the chat is not an import of ``owner``'s or the assistant is
     gone. ``progress(done, total)`` is called as messages are replayed; ``cancelled()`` is
     polled and, once true, stops the run with :class:`ReplayCancelled`."""
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         record = _own_import(db, owner, thread_id)
         assistant = repo.get_assistant(session=db, assistant_id=assistant_id)
         if record is None or assistant is None:
@@ -105,7 +106,7 @@ def run_replay(
         source, filename, model = record.source, record.filename, record.model or _DEFAULT_MODEL
     # What the assistant's chats run with: its policy, on the window its chats get, with
     # its instructions and tools (raises ConfigurationError for a model that cannot run).
-    setup, resolved = runtime.turn_setup(thread_id, assistant)
+    setup, resolved = runtime.turn_setup(app, thread_id, assistant)
     window = runtime.window_for(assistant, resolved).tokens
     assistant_policy = setup.policy.model_copy(update={"window_override": window})
     model_default = model_info(resolved.name).default_strategy
@@ -152,7 +153,7 @@ def run_replay(
         else:
             events.append(event)
     keep = {e["message_index"] for e in events}
-    with Session(write_engine(runtime.engine())) as db:
+    with app.write() as db:
         run = TranscriptReplay(
             thread_id=thread_id,
             assistant_name=policy["assistant"],
@@ -176,9 +177,9 @@ def _thin(series: list[list[int]], keep: set[int]) -> list[list[int]]:
     return [series[i] for i in sorted(chosen)]
 
 
-def list_replays(owner: str, thread_id: str) -> list[ReplayView]:
+def list_replays(app: Backend, owner: str, thread_id: str) -> list[ReplayView]:
     """The finished replays of an imported chat, oldest first."""
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         if _own_import(db, owner, thread_id) is None:
             return []
         runs = db.exec(
@@ -258,12 +259,14 @@ def _policy_label(policy: dict[str, Any]) -> str:
     return f"{name}: {', '.join(parts)}"
 
 
-def chart_rows(owner: str, thread_id: str, replay_id: str | None) -> list[dict[str, Any]]:
+def chart_rows(
+    app: Backend, owner: str, thread_id: str, replay_id: str | None
+) -> list[dict[str, Any]]:
     """Rows for the chart of both runs, one per message index that has a point:
     ``original`` (the original agent's context at each call it reported), ``baton`` (the
     replay's), and the marker series ``original_compaction`` / ``baton_mask`` /
     ``baton_reset`` / ``baton_compaction`` (the tokens where each happened)."""
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         record = _own_import(db, owner, thread_id)
         if record is None:
             return []

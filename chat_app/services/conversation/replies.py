@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 
-from sqlmodel import Session
-
 from agent_core import ConfigurationError, ContextEdit, StoredMessage, StoreError
 from chat_app.db import replies as db_replies
 from chat_app.services.conversation import importing
@@ -22,6 +20,7 @@ from chat_app.services.conversation.threads import misconfigured
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import Refused, RowsReplaced, UiEvent
 from chat_app.services.runtime import live, runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = [
     "ReplyRefused",
@@ -55,57 +54,59 @@ def reply_groups(
     return question, groups, groups.index(shown) if shown else -1
 
 
-def replaced_seqs(thread_id: str) -> set[int]:
+def replaced_seqs(app: Backend, thread_id: str) -> set[int]:
     """Rows of the thread's replies the model does not see (for the timeline to dim)."""
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         return db_replies.replaced_seqs(session=db, thread_id=thread_id)
 
 
-def replaced_replies(thread_id: str) -> list[tuple[int, ...]]:
+def replaced_replies(app: Backend, thread_id: str) -> list[tuple[int, ...]]:
     """The thread's earlier replies, each as the seqs of its rows (one "Use this reply" each)."""
-    with Session(runtime.engine()) as db:
+    with app.read() as db:
         return db_replies.replaced_replies(session=db, thread_id=thread_id)
 
 
-async def _idle(thread_id: str) -> None:
-    if await asyncio.to_thread(importing.is_imported, thread_id):
+async def _idle(app: Backend, thread_id: str) -> None:
+    if await asyncio.to_thread(importing.is_imported, app, thread_id):
         raise ReplyRefused(importing.READ_ONLY)
-    store = runtime.store()
-    if runtime.is_busy(thread_id) or await live.is_running(thread_id):
+    store = app.store
+    if runtime.is_busy(app, thread_id) or await live.is_running(thread_id):
         raise ReplyRefused("The agent is working; wait for it to finish (or stop it) first.")
     if await asyncio.to_thread(store.pending, thread_id):
         raise ReplyRefused("Messages are waiting to be answered; regenerate after them.")
 
 
 async def regenerate(
-    owner: str, thread_id: str, run_id: str | None = None
+    app: Backend, owner: str, thread_id: str, run_id: str | None = None
 ) -> AsyncIterator[UiEvent]:
     """Hide the last reply from the model and stream a new answer to the same question.
     The first event, ``replaced``, names the rows of the reply now kept as an earlier one.
     Refusals come as ``error`` events."""
     try:
-        await _idle(thread_id)  # before the relay, which marks this very run as running
+        await _idle(app, thread_id)  # before the relay, which marks this very run as running
     except ReplyRefused as exc:
         yield Refused(message=str(exc))
         return
     try:
-        async for event in _broadcast(owner, thread_id, run_id, _regenerate(owner, thread_id)):
+        async for event in _broadcast(
+            app, owner, thread_id, run_id, _regenerate(app, owner, thread_id)
+        ):
             yield event
     finally:
-        answer_waiting(owner, thread_id)  # a message sent while it ran
+        answer_waiting(app, owner, thread_id)  # a message sent while it ran
 
 
-async def _regenerate(owner: str, thread_id: str) -> AsyncIterator[UiEvent]:
-    thread, assistant = _assistant_for(owner, thread_id)
+async def _regenerate(app: Backend, owner: str, thread_id: str) -> AsyncIterator[UiEvent]:
+    thread, assistant = _assistant_for(app, owner, thread_id)
     if thread is None or assistant is None:
         yield Refused(message="This chat does not exist.")
         return
     try:
-        setup, resolved = runtime.turn_setup(thread_id, assistant)
+        setup, resolved = runtime.turn_setup(app, thread_id, assistant)
     except ConfigurationError as exc:
         yield Refused(message=misconfigured(exc))
         return
-    store = runtime.store()
+    store = app.store
     session = store.current_session(thread_id)
     question, groups, shown = reply_groups(
         store.messages(session.id), store.context_edits(session.id)
@@ -121,22 +122,22 @@ async def _regenerate(owner: str, thread_id: str) -> AsyncIterator[UiEvent]:
     translator = Translator(store.sessions(thread_id), resolved.label)
     cancel = runtime.cancel_flag(thread_id)
     try:
-        async with stoppable(thread_id, cancel):
-            async for event in runtime.runner().rerun(setup, cancel=cancel):
+        async with stoppable(app, thread_id, cancel):
+            async for event in app.runner.rerun(setup, cancel=cancel):
                 for ui_event in translator.translate(event):
                     yield ui_event
     finally:
         runtime.clear_cancel(thread_id, cancel)
-        _touch(thread_id)
+        _touch(app, thread_id)
 
 
-async def choose_reply(owner: str, thread_id: str, seq: int) -> list[tuple[int, ...]]:
+async def choose_reply(app: Backend, owner: str, thread_id: str, seq: int) -> list[tuple[int, ...]]:
     """Make the earlier reply holding row ``seq`` the one the model sees (the current one
     is kept as an earlier reply); returns the earlier replies now. Raises ReplyRefused."""
-    if _assistant_for(owner, thread_id)[0] is None:
+    if _assistant_for(app, owner, thread_id)[0] is None:
         raise ReplyRefused("This chat does not exist.")
-    await _idle(thread_id)
-    store = runtime.store()
+    await _idle(app, thread_id)
+    store = app.store
     session = store.current_session(thread_id)
     edits = store.context_edits(session.id)
     _, groups, shown = reply_groups(store.messages(session.id), edits)
@@ -144,7 +145,7 @@ async def choose_reply(owner: str, thread_id: str, seq: int) -> list[tuple[int, 
     if chosen is None:
         raise ReplyRefused("Only a reply to the last message can be chosen.")
     if shown >= 0 and groups[shown] == chosen:
-        return replaced_replies(thread_id)
+        return replaced_replies(app, thread_id)
     try:
         for position, edit in enumerate(edits):
             if edit.kind == "reply" and not edit.undone and tuple(edit.seqs) == chosen:
@@ -156,4 +157,4 @@ async def choose_reply(owner: str, thread_id: str, seq: int) -> list[tuple[int, 
     except StoreError as exc:
         raise ReplyRefused(str(exc)) from None
     await live.resync(thread_id)  # the chat's other tabs dim the other reply too
-    return replaced_replies(thread_id)
+    return replaced_replies(app, thread_id)

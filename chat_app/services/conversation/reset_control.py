@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from sqlmodel import Session
 
 from agent_core import (
     CompactEvent,
@@ -42,6 +41,7 @@ from chat_app.services.conversation.chat import answer_waiting
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import UiEvent
 from chat_app.services.runtime import live, runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = [
     "ResetStatus",
@@ -90,24 +90,24 @@ class ResetStatus(BaseModel):
     review_session: int = 0
 
 
-def owned_setup(owner: str | None, thread_id: str) -> TurnSetup | None:
+def owned_setup(app: Backend, owner: str | None, thread_id: str) -> TurnSetup | None:
     """The run setup of the owner's thread, or None (not theirs, or a broken assistant)."""
-    found = _owned_run(owner, thread_id)
+    found = _owned_run(app, owner, thread_id)
     return found[0] if found else None
 
 
-def _owned_assistant(owner: str | None, thread_id: str) -> Assistant | None:
-    with Session(runtime.engine()) as db:
+def _owned_assistant(app: Backend, owner: str | None, thread_id: str) -> Assistant | None:
+    with app.read() as db:
         return repo.thread_assistant(session=db, thread_id=thread_id, owner=owner)
 
 
-def _owned_run(owner: str | None, thread_id: str) -> tuple[TurnSetup, str] | None:
+def _owned_run(app: Backend, owner: str | None, thread_id: str) -> tuple[TurnSetup, str] | None:
     """The run setup and the model's label (the timeline's items carry it)."""
-    assistant = _owned_assistant(owner, thread_id)
+    assistant = _owned_assistant(app, owner, thread_id)
     if assistant is None:
         return None
     try:
-        setup, resolved = runtime.turn_setup(thread_id, assistant)
+        setup, resolved = runtime.turn_setup(app, thread_id, assistant)
     except ConfigurationError:  # the chat's banner says why
         return None
     return setup, resolved.label
@@ -117,10 +117,10 @@ def _model_default(model_name: str, policy: ContextPolicy) -> Literal["compact",
     return model_info(model_name, window_override=policy.window_override).default_strategy
 
 
-def status(owner: str | None, thread_id: str) -> ResetStatus:
+def status(app: Backend, owner: str | None, thread_id: str) -> ResetStatus:
     """Read after every reply of every tab's thread: the policy and one read of the open
     session's rows, never a run's setup (its tools cost more than the rest together)."""
-    assistant = _owned_assistant(owner, thread_id)
+    assistant = _owned_assistant(app, owner, thread_id)
     if assistant is None:
         return ResetStatus()
     try:
@@ -129,7 +129,7 @@ def status(owner: str | None, thread_id: str) -> ResetStatus:
         return ResetStatus()
     default = _model_default(resolved.name, policy)
     warn = warn_threshold(policy, default)
-    store = runtime.store()
+    store = app.store
     session = store.current_session(thread_id)
     rows = store.marks(session.id)
     waiting = (
@@ -147,58 +147,58 @@ def status(owner: str | None, thread_id: str) -> ResetStatus:
     )
 
 
-async def _publish_rows(thread_id: str, rows: list[Any]) -> None:
+async def _publish_rows(app: Backend, thread_id: str, rows: list[Any]) -> None:
     """Show stored marker rows in every tab on the thread (markers carry no model label)."""
-    translator = Translator(await asyncio.to_thread(runtime.store().sessions, thread_id), "")
+    translator = Translator(await asyncio.to_thread(app.store.sessions, thread_id), "")
     run_id = live.new_run_id()
     for row in rows:
         for event in translator.translate(MessageEvent.of(row)):
             await live.publish(thread_id, run_id, event)
 
 
-async def defer(owner: str | None, thread_id: str) -> bool:
+async def defer(app: Backend, owner: str | None, thread_id: str) -> bool:
     """ "Not yet"; False when a deferral already waits (or the chat is not the owner's)."""
-    setup = owned_setup(owner, thread_id)
+    setup = owned_setup(app, owner, thread_id)
     if setup is None:
         return False
     marker = await asyncio.to_thread(defer_next_trigger, setup.store, thread_id)
     if marker is None:
         return False
-    await _publish_rows(thread_id, [marker])
+    await _publish_rows(app, thread_id, [marker])
     return True
 
 
 async def _translated(
-    setup: TurnSetup, label: str, events: AsyncIterator[Event]
+    app: Backend, setup: TurnSetup, label: str, events: AsyncIterator[Event]
 ) -> AsyncIterator[UiEvent]:
-    translator = Translator(
-        await asyncio.to_thread(runtime.store().sessions, setup.thread_id), label
-    )
+    translator = Translator(await asyncio.to_thread(app.store.sessions, setup.thread_id), label)
     async for event in events:
         for ui_event in translator.translate(event):
             yield ui_event
 
 
-async def _relayed(setup: TurnSetup, label: str, events: AsyncIterator[Event]) -> list[UiEvent]:
+async def _relayed(
+    app: Backend, setup: TurnSetup, label: str, events: AsyncIterator[Event]
+) -> list[UiEvent]:
     """Run ``events`` as a run every tab follows; the events it produced, for the caller."""
     seen = []
     async for event in live.relay(
-        setup.thread_id, live.new_run_id(), _translated(setup, label, events)
+        setup.thread_id, live.new_run_id(), _translated(app, setup, label, events)
     ):
         seen.append(event)
     return seen
 
 
-async def compact_now(owner: str | None, thread_id: str) -> str:
+async def compact_now(app: Backend, owner: str | None, thread_id: str) -> str:
     """ "Compact now"; the message to show."""
-    found = _owned_run(owner, thread_id)
+    found = _owned_run(app, owner, thread_id)
     if found is None:
         return "This chat cannot run right now."
     setup, label = found
     try:
-        seen = await _relayed(setup, label, runtime.runner().compact_now(setup))
+        seen = await _relayed(app, setup, label, app.runner.compact_now(setup))
     finally:
-        answer_waiting(owner or "", thread_id)  # a message sent while it ran
+        answer_waiting(app, owner or "", thread_id)  # a message sent while it ran
     final = next((e for e in reversed(seen) if isinstance(e, CompactEvent)), None)
     return final.message if final else "Compaction finished"
 
@@ -220,7 +220,12 @@ def edited_artifact(original: dict[str, Any], form: dict[str, Any]) -> HandoffAr
 
 
 async def settle_review(
-    owner: str | None, thread_id: str, form: dict[str, Any] | None, *, discard: bool = False
+    app: Backend,
+    owner: str | None,
+    thread_id: str,
+    form: dict[str, Any] | None,
+    *,
+    discard: bool = False,
 ) -> str:
     """Confirm (with the form's edits) or discard the waiting handoff; the note to show.
     The caller then lets the session answer what waits (:func:`answer_after_review`),
@@ -229,7 +234,7 @@ async def settle_review(
     A message sent during the review holds the thread only for the moment its run takes to
     queue it; the review is settled under the thread's turn lock, waiting for that moment
     rather than refusing, so two tabs settling at once settle it once."""
-    found = _owned_run(owner, thread_id)
+    found = _owned_run(app, owner, thread_id)
     if found is None:
         raise ReviewRefused("This chat cannot run right now.")
     setup = found[0]
@@ -246,17 +251,17 @@ async def settle_review(
         raise ReviewRefused(str(error)) from None
     finally:
         await asyncio.to_thread(lock.__exit__, None, None, None)
-    await _publish_rows(thread_id, [marker])
+    await _publish_rows(app, thread_id, [marker])
     return marker.content
 
 
-def answer_after_review(owner: str | None, thread_id: str) -> None:
+def answer_after_review(app: Backend, owner: str | None, thread_id: str) -> None:
     """After :func:`settle_review`: answer the session's handed-over requests and any
     message queued meanwhile, in a run no page owns (:func:`answer_waiting`, the turn
     process's when there is one), which every tab follows on the live channel. Exactly
     once: a send still waiting for the turn lock finds its message answered, or answers
     it itself."""
-    answer_waiting(owner or "", thread_id)
+    answer_waiting(app, owner or "", thread_id)
 
 
 def _waiting_review(setup: TurnSetup) -> HandoffArtifact:

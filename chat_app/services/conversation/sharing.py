@@ -16,11 +16,10 @@ from pydantic import BaseModel, ConfigDict
 from sqlmodel import Session
 
 from chat_app.db import sharing as share_repo
-from chat_app.db.engine import write_engine
 from chat_app.db.models import ShareLink, utcnow
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.views import TimelineItem, TimelineView
-from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = [
     "SharingDisabled",
@@ -71,14 +70,6 @@ def share_path(token: str) -> str:
     return f"/share/{token}"
 
 
-def _read() -> Session:
-    return Session(runtime.engine())
-
-
-def _write() -> Session:
-    return Session(write_engine(runtime.engine()))
-
-
 def _as_aware(moment: datetime | None) -> datetime | None:
     if moment is not None and moment.tzinfo is None:
         return moment.replace(tzinfo=utcnow().tzinfo)
@@ -108,15 +99,15 @@ def _require_enabled() -> None:
         raise SharingDisabled()
 
 
-def _owned_link(db: Session, owner: str, link_id: str) -> ShareLink | None:
+def _owned_link(app: Backend, db: Session, owner: str, link_id: str) -> ShareLink | None:
     link = db.get(ShareLink, link_id)
-    if link is None or thread_service.owned_thread(owner, link.thread_id) is None:
+    if link is None or thread_service.owned_thread(app, owner, link.thread_id) is None:
         return None
     return link
 
 
 def create_link(
-    owner: str, thread_id: str, expires_in_days: int | None = None
+    app: Backend, owner: str, thread_id: str, expires_in_days: int | None = None
 ) -> tuple[str, ShareLinkView] | None:
     """A new link to ``owner``'s thread as it is now: ``("/share/<token>", view)``.
 
@@ -126,75 +117,78 @@ def create_link(
     _require_enabled()
     if expires_in_days is not None and not 1 <= expires_in_days <= MAX_EXPIRY_DAYS:
         raise ValueError(f"A link expires after 1 to {MAX_EXPIRY_DAYS} days, or never.")
-    if thread_service.owned_thread(owner, thread_id) is None:
+    if thread_service.owned_thread(app, owner, thread_id) is None:
         return None
     expires_at = utcnow() + timedelta(days=expires_in_days) if expires_in_days else None
-    with _write() as db:
+    with app.write() as db:
         link, token = share_repo.create_share_link(
             session=db, thread_id=thread_id, expires_at=expires_at
         )
         return share_path(token), _view(link)
 
 
-def list_links(owner: str, thread_id: str) -> list[ShareLinkView]:
+def list_links(app: Backend, owner: str, thread_id: str) -> list[ShareLinkView]:
     """``owner``'s links to the thread, newest first (revoked and expired ones included)."""
-    if thread_service.owned_thread(owner, thread_id) is None:
+    if thread_service.owned_thread(app, owner, thread_id) is None:
         return []
-    with _read() as db:
+    with app.read() as db:
         return [
             _view(link) for link in share_repo.list_share_links(session=db, thread_id=thread_id)
         ]
 
 
-def update_snapshot(owner: str, link_id: str) -> ShareLinkView | None:
+def update_snapshot(app: Backend, owner: str, link_id: str) -> ShareLinkView | None:
     """Move the link's snapshot to the thread's latest message; the URL stays the same."""
-    with _write() as db:
-        if _owned_link(db, owner, link_id) is None:
+    with app.write() as db:
+        if _owned_link(app, db, owner, link_id) is None:
             return None
         link = share_repo.update_share_snapshot(session=db, link_id=link_id)
         return _view(link) if link else None
 
 
-def revoke(owner: str, link_id: str) -> ShareLinkView | None:
+def revoke(app: Backend, owner: str, link_id: str) -> ShareLinkView | None:
     """Stop the link from opening, for good."""
-    with _write() as db:
-        if _owned_link(db, owner, link_id) is None:
+    with app.write() as db:
+        if _owned_link(app, db, owner, link_id) is None:
             return None
         link = share_repo.revoke_share_link(session=db, link_id=link_id)
         return _view(link) if link else None
 
 
-def _live_link(token: str) -> ShareLink | None:
+def _live_link(app: Backend, token: str) -> ShareLink | None:
     if not sharing_enabled():
         return None
-    with _read() as db:
+    with app.read() as db:
         return share_repo.resolve_share_token(session=db, token=token)
 
 
-def link_is_live(token: str) -> bool:
+def link_is_live(app: Backend, token: str) -> bool:
     """Whether ``token`` opens a shared thread now (not missing, revoked or expired)."""
-    return _live_link(token) is not None
+    return _live_link(app, token) is not None
 
 
-def open_shared(token: str, *, limit: int = 100) -> TimelineView | None:
+def open_shared(app: Backend, token: str, *, limit: int = 100) -> TimelineView | None:
     """The thread behind ``token`` up to the link's snapshot, without the context meter.
 
     None for a missing, revoked or expired link and whenever sharing is off.
     """
-    link = _live_link(token)
+    link = _live_link(app, token)
     if link is None:
         return None
     return thread_service.load_timeline(
-        None, link.thread_id, limit=limit, upto_seq=link.snapshot_seq, with_meter=False
+        app, None, link.thread_id, limit=limit, upto_seq=link.snapshot_seq, with_meter=False
     )
 
 
-def shared_earlier(token: str, before_seq: int, *, limit: int = 100) -> TimelineView | None:
+def shared_earlier(
+    app: Backend, token: str, before_seq: int, *, limit: int = 100
+) -> TimelineView | None:
     """The rows before ``before_seq`` of the shared snapshot (the "Load earlier" button)."""
-    link = _live_link(token)
+    link = _live_link(app, token)
     if link is None:
         return None
     return thread_service.load_timeline(
+        app,
         None,
         link.thread_id,
         before_seq=before_seq,
@@ -205,13 +199,14 @@ def shared_earlier(token: str, before_seq: int, *, limit: int = 100) -> Timeline
 
 
 def shared_from_session(
-    token: str, session_number: int, *, current_earliest_seq: int
+    app: Backend, token: str, session_number: int, *, current_earliest_seq: int
 ) -> list[TimelineItem]:
     """Items of the shared snapshot from the start of ``session_number`` (chip navigator)."""
-    link = _live_link(token)
+    link = _live_link(app, token)
     if link is None:
         return []
     return thread_service.load_from_session(
+        app,
         None,
         link.thread_id,
         session_number,
@@ -220,11 +215,13 @@ def shared_from_session(
     )
 
 
-def shared_handoff_markdown(token: str, session_number: int) -> tuple[str, str] | None:
+def shared_handoff_markdown(
+    app: Backend, token: str, session_number: int
+) -> tuple[str, str] | None:
     """(``HANDOFF-{n}.md``, markdown) of a handoff inside the shared snapshot."""
-    link = _live_link(token)
+    link = _live_link(app, token)
     if link is None:
         return None
     return thread_service.handoff_markdown(
-        None, link.thread_id, session_number, upto_seq=link.snapshot_seq
+        app, None, link.thread_id, session_number, upto_seq=link.snapshot_seq
     )

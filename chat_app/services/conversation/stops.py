@@ -18,11 +18,9 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-from sqlmodel import Session
-
 from chat_app.db import repo
-from chat_app.db.engine import write_engine
 from chat_app.services.runtime import runtime, turn_process
+from chat_app.services.runtime.backend import Backend
 
 __all__ = ["STOP_POLL_SECONDS", "stop", "stoppable"]
 
@@ -32,16 +30,16 @@ _log = logging.getLogger(__name__)
 STOP_POLL_SECONDS = 0.5
 
 
-def stop(thread_id: str) -> bool:
+def stop(app: Backend, thread_id: str) -> bool:
     """Stop the thread's running turn (or handoff), in this process or in any other worker."""
     here = runtime.request_stop(thread_id) | turn_process.request_stop(thread_id)
-    with Session(write_engine(runtime.engine())) as db:
+    with app.write() as db:
         counted = repo.request_stop(session=db, thread_id=thread_id)
     return here or counted
 
 
-def _counts(thread_ids: Sequence[str]) -> dict[str, int]:
-    with Session(runtime.engine()) as db:
+def _counts(app: Backend, thread_ids: Sequence[str]) -> dict[str, int]:
+    with app.read() as db:
         return repo.stop_counts(session=db, thread_ids=thread_ids)
 
 
@@ -56,6 +54,7 @@ class _Watch:
 class _Poller:
     """The turns running on one event loop, and the task reading their stop counts."""
 
+    app: Backend
     watches: set[_Watch] = field(default_factory=set)
     task: asyncio.Task | None = None
 
@@ -66,7 +65,9 @@ class _Poller:
             if not watches:
                 continue
             try:
-                counts = await asyncio.to_thread(_counts, sorted({w.thread_id for w in watches}))
+                counts = await asyncio.to_thread(
+                    _counts, self.app, sorted({w.thread_id for w in watches})
+                )
             except Exception:  # a database hiccup: the local Stop still works; look again
                 _log.warning("could not read the stop requests of running turns", exc_info=True)
                 continue
@@ -76,23 +77,27 @@ class _Poller:
         self.task = None
 
 
-_pollers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Poller] = (
+#: One poller per event loop and backend (a test may switch databases).
+_pollers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Backend, _Poller]] = (
     weakref.WeakKeyDictionary()
 )
 
 
 @asynccontextmanager
 async def stoppable(
-    thread_id: str, flag: asyncio.Event, counted: int | None = None
+    app: Backend, thread_id: str, flag: asyncio.Event, counted: int | None = None
 ) -> AsyncIterator[None]:
     """While the block runs, a Stop pressed on the thread in any worker sets ``flag``.
     ``counted``: the thread's stop count as the caller just read it (one trip less)."""
     start = (
         counted
         if counted is not None
-        else ((await asyncio.to_thread(_counts, [thread_id])).get(thread_id, 0))
+        else ((await asyncio.to_thread(_counts, app, [thread_id])).get(thread_id, 0))
     )
-    poller = _pollers.setdefault(asyncio.get_running_loop(), _Poller())
+    pollers = _pollers.setdefault(asyncio.get_running_loop(), {})
+    poller = pollers.get(app)
+    if poller is None:
+        poller = pollers[app] = _Poller(app)
     watch = _Watch(thread_id, start, flag)
     poller.watches.add(watch)
     if poller.task is None:

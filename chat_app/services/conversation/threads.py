@@ -17,7 +17,6 @@ from agent_core import (
 )
 from chat_app.db import repo
 from chat_app.db.convert import stored_message
-from chat_app.db.engine import write_engine
 from chat_app.db.models import ImportedTranscript, Thread
 from chat_app.db.replies import replaced_replies
 from chat_app.services.conversation.importing import imported_label, imported_labels
@@ -32,6 +31,7 @@ from chat_app.services.presentation.views import (
     WindowView,
 )
 from chat_app.services.runtime import live, runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = [
     "list_threads",
@@ -50,14 +50,6 @@ __all__ = [
 MAX_TITLE = 120
 
 
-def _read() -> Session:
-    return Session(runtime.engine())
-
-
-def _write() -> Session:
-    return Session(write_engine(runtime.engine()))
-
-
 def _summary(thread: Thread, sessions: int = 1, label: str = "") -> ThreadSummary:
     return ThreadSummary(
         id=thread.id,
@@ -68,13 +60,13 @@ def _summary(thread: Thread, sessions: int = 1, label: str = "") -> ThreadSummar
     )
 
 
-def owned_thread(owner: str | None, thread_id: str) -> Thread | None:
-    with _read() as db:
+def owned_thread(app: Backend, owner: str | None, thread_id: str) -> Thread | None:
+    with app.read() as db:
         return repo.get_thread(session=db, thread_id=thread_id, owner=owner)
 
 
-def list_threads(owner: str, search: str = "") -> list[ThreadSummary]:
-    with _read() as db:
+def list_threads(app: Backend, owner: str, search: str = "") -> list[ThreadSummary]:
+    with app.read() as db:
         # A chat nothing was sent to (left by an older "New chat") is not listed.
         threads = repo.list_threads(
             session=db, owner=owner, search=search.strip() or None, with_messages=True
@@ -93,9 +85,9 @@ def list_threads(owner: str, search: str = "") -> list[ThreadSummary]:
         ]
 
 
-def list_assistant_choices() -> list[AssistantChoice]:
+def list_assistant_choices(app: Backend) -> list[AssistantChoice]:
     """The assistants a new chat can start with, the default one first."""
-    with _write() as db:
+    with app.write() as db:
         repo.ensure_default_assistant(session=db)
         return [
             AssistantChoice(id=a.id, name=a.name, model_label=model_label(a.model))
@@ -104,10 +96,10 @@ def list_assistant_choices() -> list[AssistantChoice]:
 
 
 def create_thread(
-    owner: str, title: str = "New chat", *, assistant_id: str | None = None
+    app: Backend, owner: str, title: str = "New chat", *, assistant_id: str | None = None
 ) -> ThreadSummary:
     """A new chat with ``assistant_id`` (the default assistant when it is None or gone)."""
-    with _write() as db:
+    with app.write() as db:
         chosen = repo.get_assistant(session=db, assistant_id=assistant_id) if assistant_id else None
         assistant = chosen or repo.ensure_default_assistant(session=db)
         thread = repo.create_thread(
@@ -119,10 +111,10 @@ def create_thread(
         return _summary(thread)
 
 
-def rename_thread(owner: str, thread_id: str, title: str) -> ThreadSummary | None:
-    if owned_thread(owner, thread_id) is None or not title.strip():
+def rename_thread(app: Backend, owner: str, thread_id: str, title: str) -> ThreadSummary | None:
+    if owned_thread(app, owner, thread_id) is None or not title.strip():
         return None
-    with _write() as db:
+    with app.write() as db:
         thread = repo.rename_thread(
             session=db, thread_id=thread_id, title=title.strip()[:MAX_TITLE]
         )
@@ -135,10 +127,10 @@ async def announce_title(thread_id: str, title: str) -> None:
     await live.publish(thread_id, live.new_run_id(), TitleChanged(title=title))
 
 
-def delete_thread(owner: str, thread_id: str) -> bool:
-    if owned_thread(owner, thread_id) is None:
+def delete_thread(app: Backend, owner: str, thread_id: str) -> bool:
+    if owned_thread(app, owner, thread_id) is None:
         return False
-    with _write() as db:
+    with app.write() as db:
         return repo.delete_thread(session=db, thread_id=thread_id)
 
 
@@ -147,15 +139,15 @@ def misconfigured(exc: ConfigurationError) -> str:
     return f"This chat's assistant cannot run: {exc}. An admin can fix its model on /admin."
 
 
-def _meter(thread: Thread, db: Session) -> tuple[MeterView, str]:
+def _meter(app: Backend, thread: Thread, db: Session) -> tuple[MeterView, str]:
     assistant = repo.get_assistant(
         session=db, assistant_id=thread.assistant_id
     ) or repo.ensure_default_assistant(session=db)
-    setup, resolved = runtime.turn_setup(thread.id, assistant)
+    setup, resolved = runtime.turn_setup(app, thread.id, assistant)
     the_store = setup.store
     sessions = the_store.sessions(thread.id)
     context = build_context(the_store, sessions[-1]) if sessions else []
-    estimator = runtime.runner().estimator(setup)
+    estimator = app.runner.estimator(setup)
     estimate = estimator.estimate(context, system=setup.system_prompt, tools=list(setup.tools))
     policy = setup.policy
     info = model_info(setup.model_name, window_override=policy.window_override)
@@ -173,6 +165,7 @@ def _meter(thread: Thread, db: Session) -> tuple[MeterView, str]:
 
 
 def load_timeline(
+    app: Backend,
     owner: str | None,
     thread_id: str,
     *,
@@ -186,7 +179,7 @@ def load_timeline(
     ``None`` when the thread does not exist or is not ``owner``'s (the same for both).
     ``upto_seq`` cuts the thread at a share link's snapshot.
     """
-    with _read() as db:
+    with app.read() as db:
         thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
         if thread is None:
             return None
@@ -244,7 +237,7 @@ def load_timeline(
         )
         problem = ""
         try:
-            meter, label = _meter(thread, db) if with_meter else (MeterView(), "")
+            meter, label = _meter(app, thread, db) if with_meter else (MeterView(), "")
         except ConfigurationError as exc:  # a bad model setting must not take the chat down
             meter, label, problem = MeterView(), "", misconfigured(exc)
         if record is not None:
@@ -278,6 +271,7 @@ def _awaits_turn(rows: list, open_session_id: str) -> bool:
 
 
 def load_from_session(
+    app: Backend,
     owner: str | None,
     thread_id: str,
     session_number: int,
@@ -286,7 +280,7 @@ def load_from_session(
     upto_seq: int | None = None,
 ) -> list[TimelineItem]:
     """Items from the start of session ``session_number`` up to what is already loaded."""
-    with _read() as db:
+    with app.read() as db:
         if repo.get_thread(session=db, thread_id=thread_id, owner=owner) is None:
             return []
         sessions = repo.session_index(session=db, thread_id=thread_id, upto_seq=upto_seq)
@@ -309,6 +303,7 @@ def load_from_session(
 
 
 def load_window_at(
+    app: Backend,
     owner: str | None,
     thread_id: str,
     *,
@@ -319,7 +314,7 @@ def load_window_at(
     """A window of ``limit`` rows reading forward: from the start of session
     ``session_number`` (a jump from the chip bar), or after ``after_seq`` (scrolling down
     toward the newest rows). ``None`` for a thread that is not ``owner``'s."""
-    with _read() as db:
+    with app.read() as db:
         if repo.get_thread(session=db, thread_id=thread_id, owner=owner) is None:
             return None
         sessions = repo.session_index(session=db, thread_id=thread_id)
@@ -356,10 +351,15 @@ def load_window_at(
 
 
 def handoff_markdown(
-    owner: str | None, thread_id: str, session_number: int, *, upto_seq: int | None = None
+    app: Backend,
+    owner: str | None,
+    thread_id: str,
+    session_number: int,
+    *,
+    upto_seq: int | None = None,
 ) -> tuple[str, str] | None:
     """(``HANDOFF-{n}.md``, markdown) of the handoff that started ``session_number``."""
-    with _read() as db:
+    with app.read() as db:
         if repo.get_thread(session=db, thread_id=thread_id, owner=owner) is None:
             return None
         sessions = repo.session_index(session=db, thread_id=thread_id, upto_seq=upto_seq)

@@ -23,7 +23,7 @@ from agent_core import (
     workspace_path,
 )
 from chat_app.services.conversation.threads import owned_thread
-from chat_app.services.runtime import runtime
+from chat_app.services.runtime.backend import Backend
 
 __all__ = [
     "MAX_FILES",
@@ -106,20 +106,22 @@ def attached_line(paths: Sequence[str]) -> str:
     return "Attached: " + ", ".join(paths)
 
 
-def attach_files(owner: str, thread_id: str, files: Sequence[tuple[str, bytes]]) -> list[str]:
+def attach_files(
+    app: Backend, owner: str, thread_id: str, files: Sequence[tuple[str, bytes]]
+) -> list[str]:
     """Write ``(name, data)`` files into the owner's thread; returns their workspace paths."""
-    if owned_thread(owner, thread_id) is None:
+    if owned_thread(app, owner, thread_id) is None:
         raise AttachmentRefused("This chat does not exist.")
     checked = check_attachments(files)
-    runtime.store().apply_file_changes(thread_id, written=checked, deleted=[])
+    app.store.apply_file_changes(thread_id, written=checked, deleted=[])
     return list(checked)
 
 
-def list_files(owner: str, thread_id: str) -> list[WorkspaceFile]:
+def list_files(app: Backend, owner: str, thread_id: str) -> list[WorkspaceFile]:
     """The thread's files, by path; empty for a thread the owner does not have."""
-    if owned_thread(owner, thread_id) is None:
+    if owned_thread(app, owner, thread_id) is None:
         return []
-    store = runtime.store()
+    store = app.store
     found = []
     for path in sorted(store.list_files(thread_id)):
         content = store.read_file(thread_id, path)
@@ -128,10 +130,10 @@ def list_files(owner: str, thread_id: str) -> list[WorkspaceFile]:
     return found
 
 
-def read_file(owner: str, thread_id: str, path: str) -> str | None:
-    if owned_thread(owner, thread_id) is None:
+def read_file(app: Backend, owner: str, thread_id: str, path: str) -> str | None:
+    if owned_thread(app, owner, thread_id) is None:
         return None
-    return runtime.store().read_file(thread_id, path)
+    return app.store.read_file(thread_id, path)
 
 
 def download_name(path: str) -> str:
@@ -140,13 +142,13 @@ def download_name(path: str) -> str:
     return portable_name(path).rsplit("/", 1)[-1]
 
 
-def workspace_zip(owner: str, thread_id: str) -> bytes | None:
+def workspace_zip(app: Backend, owner: str, thread_id: str) -> bytes | None:
     """The whole workspace as a zip, under portable names (the paths themselves, but for a
     name stored before the path rule, see :func:`agent_core.storage.workspace.portable_name`), so
     no extractor writes outside its folder; None for a foreign thread."""
-    if owned_thread(owner, thread_id) is None:
+    if owned_thread(app, owner, thread_id) is None:
         return None
-    store = runtime.store()
+    store = app.store
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for path, name in portable_names(store.list_files(thread_id)).items():

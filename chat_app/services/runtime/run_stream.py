@@ -25,7 +25,7 @@ RunStream = AsyncIterator[Owned | UiEvent]
 
 
 class TurnExecutor(Protocol):
-    """Where a chat's runs execute: this process (``chat.IN_PROCESS``) or the turn process
+    """Where a chat's runs execute: this process (``chat.InProcess``) or the turn process
     beside the web worker (``turn_process.EXECUTOR``). Both stream the same events."""
 
     def send(self, owner: str, thread_id: str, text: str, client_id: str | None) -> RunStream: ...

@@ -12,7 +12,7 @@ import threading
 from functools import lru_cache
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import select
 
 from agent_core import (
     DEFAULT_SYSTEM_PROMPT,
@@ -40,11 +40,13 @@ from chat_app.db.models import Assistant, AssistantCreate
 from chat_app.db.repo import DEFAULT_ASSISTANT_NAME
 from chat_app.db.store import SqlStore
 from chat_app.services.runtime import turn_process
+from chat_app.services.runtime.backend import Backend
 from chat_app.services.runtime.context_window import EffectiveWindow, effective_window
 
 _log = logging.getLogger(__name__)
 
 __all__ = [
+    "backend",
     "engine",
     "store",
     "runner",
@@ -95,7 +97,17 @@ def runner() -> ThreadRunner:
     return ThreadRunner()
 
 
-def load_tokenizers() -> list[str]:
+def backend() -> Backend:
+    """The process's backend, handed to every service call.
+
+    Assembled from the cached engine, store and runner at each call (three look-ups), so a
+    test that points ``REFLEX_DB_URL`` elsewhere and clears those caches gets the new
+    database here too, with nothing more to clear.
+    """
+    return Backend(engine=engine(), store=store(), runner=runner())
+
+
+def load_tokenizers(app: Backend) -> list[str]:
     """Load the tokenizers the assistants' chats count with; their names, sorted.
 
     A tokenizer's tables are 35 MB (``cl100k_base``) to 80 MB (``o200k_base``) for the life of
@@ -104,7 +116,7 @@ def load_tokenizers() -> list[str]:
     the chat waited for them. Called before the first request (the app's lifespan); an
     assistant added later with another model loads its tokenizer at its first chat.
     """
-    with Session(engine()) as db:
+    with app.read() as db:
         specs = list(db.exec(select(Assistant.model)).all())
     if not specs:  # the default assistant is made with the first chat
         specs = [AssistantCreate(name=DEFAULT_ASSISTANT_NAME).model]
@@ -147,10 +159,12 @@ def policy_for(assistant: Assistant) -> tuple[ContextPolicy, ResolvedModel]:
     return policy, resolved
 
 
-def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, ResolvedModel]:
+def turn_setup(
+    app: Backend, thread_id: str, assistant: Assistant
+) -> tuple[TurnSetup, ResolvedModel]:
     """Everything a run of ``thread_id`` needs, from the assistant's current settings."""
     policy, resolved = policy_for(assistant)
-    the_store = store()
+    the_store = app.store
     setup = TurnSetup(
         store=the_store,
         thread_id=thread_id,
@@ -169,16 +183,16 @@ def turn_setup(thread_id: str, assistant: Assistant) -> tuple[TurnSetup, Resolve
         + (make_history_tools(the_store, thread_id) if assistant.history_tools else []),
         review_handoffs=bool(assistant.review_handoffs),
     )
-    servers = mcp_servers(assistant.id)
+    servers = mcp_servers(app, assistant.id)
     if servers:
         # Loaded by the runner at the start of each turn (async, with a time limit per server).
         setup.tool_loader = lambda: toolbox().load(servers)
     return setup, resolved
 
 
-def mcp_servers(assistant_id: str) -> list[McpServer]:
+def mcp_servers(app: Backend, assistant_id: str) -> list[McpServer]:
     """The assistant's MCP servers, read at every turn so an admin's change applies next turn."""
-    with Session(engine()) as db:
+    with app.read() as db:
         return [
             db_mcp.as_server(row)
             for row in db_mcp.list_mcp_servers(session=db, assistant_id=assistant_id)
@@ -223,10 +237,10 @@ def runs_here() -> int:
     return len(_cancel) + turn_process.active_runs()
 
 
-def is_busy(thread_id: str) -> bool:
+def is_busy(app: Backend, thread_id: str) -> bool:
     """Whether this process runs something of ``thread_id`` now, itself or in its turn
     process (another worker's turn holds the thread's turn lock instead)."""
-    return runner().is_busy(thread_id) or turn_process.is_busy(thread_id)
+    return app.runner.is_busy(thread_id) or turn_process.is_busy(thread_id)
 
 
 def clear_cancel(thread_id: str, flag: asyncio.Event) -> None:

@@ -73,10 +73,13 @@ def hold_turn_lock(url: str, thread_id: str) -> None:
 
 def run_turn(owner: str, thread_id: str, text: str) -> None:
     from chat_app.services.conversation import chat
+    from chat_app.services.runtime.runtime import backend
+
+    app = backend()
 
     async def main() -> None:
         last, started = None, False
-        async for event in chat.send_message(owner, thread_id, text):
+        async for event in chat.send_message(app, owner, thread_id, text):
             if event.type == "token" and not started:
                 started = True
                 print("started", flush=True)
@@ -90,13 +93,16 @@ def resume_cut_turn(owner: str, thread_id: str) -> None:
     """What start-up does for a thread whose turn a crash cut, in the foreground: take it
     over and answer its message once more; prints ``started`` at the first streamed token."""
     from chat_app.services.conversation import chat, cut_turns
+    from chat_app.services.runtime.runtime import backend
+
+    app = backend()
 
     async def main() -> None:
-        if not await asyncio.to_thread(cut_turns.take_over, thread_id):
+        if not await asyncio.to_thread(cut_turns.take_over, app, thread_id):
             print("nothing to resume", flush=True)
             return
         started = False
-        async for event in chat.resume_queued(owner, thread_id, cut=True):
+        async for event in chat.resume_queued(app, owner, thread_id, cut=True):
             if event.type == "token" and not started:
                 started = True
                 print("started", flush=True)

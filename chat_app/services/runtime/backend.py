@@ -1,0 +1,38 @@
+"""What a service reads and writes through, handed in rather than looked up.
+
+The composition root (:func:`chat_app.services.runtime.runtime.backend`) builds it from the
+process's engine, store and runner; the pages' states, the turn process and the benchmarks
+pass it to every service call as its first argument, ``app``. A service therefore names what
+it touches, and a test can hand it a backend of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from agent_core import ThreadRunner
+from chat_app.db.engine import write_engine
+from chat_app.db.store import SqlStore
+
+__all__ = ["Backend"]
+
+
+@dataclass(frozen=True)
+class Backend:
+    """The database, the thread store on it and the runner that runs the threads' turns."""
+
+    engine: Engine
+    store: SqlStore
+    runner: ThreadRunner
+
+    def read(self) -> Session:
+        """A session for reading (it may write, but on SQLite without the write lock first)."""
+        return Session(self.engine)
+
+    def write(self, *, expire_on_commit: bool = True) -> Session:
+        """A session for writing: on SQLite its transaction takes the write lock at BEGIN,
+        so two writers queue instead of one failing halfway (see ``write_engine``)."""
+        return Session(write_engine(self.engine), expire_on_commit=expire_on_commit)
