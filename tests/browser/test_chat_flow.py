@@ -116,14 +116,14 @@ def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page, app)
     )
 
 
-def test_the_view_follows_a_tall_reply_after_a_tall_message(server_db, page, provider_script):
+def test_the_view_follows_a_tall_reply_after_a_tall_message(server_db, page, provider_script, app):
     """The reader stays at the bottom; rows taller than any "near the bottom" slack come in:
     the message they send and a reply that streams in."""
     from tests.agent_core.providers.servers import Reply
     from tests.browser.test_security import _login_as, _new_owner, _provider_thread
 
     token, owner = _new_owner()
-    thread_id = _provider_thread(owner)
+    thread_id = _provider_thread(app, owner)
     line = "The greeting module says hello to every guest by name and remembers who came. "
     provider_script.queued.append(Reply(text="\n".join(f"Line {n}: {line}" for n in range(1, 36))))
     _login_as(page, server_db, token)
