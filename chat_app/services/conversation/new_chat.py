@@ -12,7 +12,7 @@ from __future__ import annotations
 from agent_core import ConfigurationError
 from chat_app.db import repo
 from chat_app.db.models import ImportedTranscript
-from chat_app.services.conversation.chat import _check_fits, validate_message
+from chat_app.services.conversation.fits import fits_or_raise, validate_message
 from chat_app.services.conversation.importing import imported_label
 from chat_app.services.conversation.titles import title_from_message
 from chat_app.services.presentation.timeline import model_label
@@ -64,7 +64,7 @@ def start_chat(
     except ConfigurationError:
         setup = None
     if setup is not None:
-        _check_fits(setup, text)
+        fits_or_raise(setup, text)
     with app.write(expire_on_commit=False) as db:
         if client_id:  # the same send, retried meanwhile
             known = repo.thread_for_client_message(session=db, owner=owner, client_id=client_id)

@@ -14,8 +14,9 @@ from collections.abc import AsyncIterator, Sequence
 from agent_core import ConfigurationError, ContextEdit, StoredMessage, StoreError
 from chat_app.db import replies as db_replies
 from chat_app.services.conversation import importing
-from chat_app.services.conversation.chat import _assistant_for, _broadcast, _touch, answer_waiting
+from chat_app.services.conversation.chat import answer_waiting
 from chat_app.services.conversation.stops import stoppable
+from chat_app.services.conversation.thread_runs import assistant_for, broadcast, touch
 from chat_app.services.conversation.threads import misconfigured
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import Refused, RowsReplaced, UiEvent
@@ -88,7 +89,7 @@ async def regenerate(
         yield Refused(message=str(exc))
         return
     try:
-        async for event in _broadcast(
+        async for event in broadcast(
             app, owner, thread_id, run_id, _regenerate(app, owner, thread_id)
         ):
             yield event
@@ -97,7 +98,7 @@ async def regenerate(
 
 
 async def _regenerate(app: Backend, owner: str, thread_id: str) -> AsyncIterator[UiEvent]:
-    thread, assistant = _assistant_for(app, owner, thread_id)
+    thread, assistant = assistant_for(app, owner, thread_id)
     if thread is None or assistant is None:
         yield Refused(message="This chat does not exist.")
         return
@@ -128,13 +129,13 @@ async def _regenerate(app: Backend, owner: str, thread_id: str) -> AsyncIterator
                     yield ui_event
     finally:
         runtime.clear_cancel(thread_id, cancel)
-        _touch(app, thread_id)
+        touch(app, thread_id)
 
 
 async def choose_reply(app: Backend, owner: str, thread_id: str, seq: int) -> list[tuple[int, ...]]:
     """Make the earlier reply holding row ``seq`` the one the model sees (the current one
     is kept as an earlier reply); returns the earlier replies now. Raises ReplyRefused."""
-    if _assistant_for(app, owner, thread_id)[0] is None:
+    if assistant_for(app, owner, thread_id)[0] is None:
         raise ReplyRefused("This chat does not exist.")
     await _idle(app, thread_id)
     store = app.store
