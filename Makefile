@@ -66,6 +66,7 @@ bench: install
 	$(BIN)/python -m bench.load
 	$(BIN)/python -m bench.sandbox
 	$(BIN)/python -m bench.importing
+	$(BIN)/python -m bench.events
 
 clean:
 	rm -rf $(VENV) .web .states
