@@ -444,6 +444,7 @@ def _assemble(
         todos_recorded=bool(facts.todos),
         goal_changed=goal_changed,
         replied=facts.replies > 0,
+        commands=facts.commands,
     )
     return ground(merged, facts, pinned, locate)
 
