@@ -39,6 +39,7 @@ from agent_core.handoff.request import (
     appended_request,
     transcript_request,
 )
+from agent_core.handoff.state_line import one_state_per_request, truthful_state
 
 __all__ = [
     "HandoffDraft",
@@ -478,7 +479,27 @@ def _assemble(
         replied=facts.replies > 0,
         commands=facts.commands,
     )
-    return ground(merged, facts, pinned, locate)
+    return told_truly(ground(merged, facts, pinned, locate), wrote=bool(draft))
+
+
+def told_truly(artifact: HandoffArtifact, *, wrote: bool) -> HandoffArtifact:
+    """The artifact with each request in one state and its state line counted from its own
+    lists; what a model (``wrote``) said otherwise is recorded as corrected."""
+    completed, both = one_state_per_request(artifact.model_dump())
+    fields = {**artifact.model_dump(), "completed_work": completed}
+    summary, dropped = truthful_state(fields, artifact.current_state_summary)
+    corrections = [
+        f"Completed work: removed “{item[:160]}”: the request is still open" for item in both
+    ]
+    if wrote:
+        corrections += [f"State: “{s[:160]}” replaced by the count from the lists" for s in dropped]
+    return artifact.model_copy(
+        update={
+            "completed_work": completed,
+            "current_state_summary": summary,
+            "disagreements": [*artifact.disagreements, *corrections],
+        }
+    )
 
 
 def claimed_files(facts: GroundedFacts, claimed: Sequence[str]) -> list[FileChange]:

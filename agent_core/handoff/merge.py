@@ -198,7 +198,7 @@ def ground(
     locate: Locate | None = None,
 ) -> HandoffArtifact:
     """Merge in every grounded item the artifact is missing: modified files, open todos, user
-    requests, commits and pinned files."""
+    requests, commits, completed todos and pinned files."""
     paths = {f.path for f in artifact.files_modified}
     files = [*artifact.files_modified, *(f for f in facts.files_modified if f.path not in paths)]
     contents = {t.content for t in artifact.open_todos}
@@ -209,6 +209,12 @@ def ground(
         f"Commit {c.sha[:7]}: {c.message}"
         for c in facts.commits
         if not _commit_cited(c.sha, artifact.completed_work)
+    ]
+    # Each completed todo once, in the words the state line counts.
+    commits += [
+        f"Completed todo: {t.content}"
+        for t in facts.todos
+        if t.status == "completed" and f"Completed todo: {t.content}" not in artifact.completed_work
     ]
     return HandoffArtifact.model_validate(
         {

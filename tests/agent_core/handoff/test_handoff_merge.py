@@ -432,8 +432,11 @@ async def test_a_model_handoff_that_contradicts_the_evidence_is_corrected_and_sa
     a = result.artifact
     assert a.in_progress[0] == "Todo (2 of 2): Quoted fields"
     assert a.errors_and_fixes[0].startswith("Still failing: `pytest tests/test_quoted.py`")
-    assert len(a.disagreements) == 3
+    assert len(a.disagreements) == 4
     assert any("“Quoted fields” as done" in d for d in a.disagreements)
+    # "All tests pass." above a failing check is replaced by the count from the lists.
+    assert "State: “All tests pass.” replaced by the count from the lists" in a.disagreements
+    assert "All tests pass" not in a.current_state_summary
 
 
 def test_importer_marks_are_never_requests() -> None:

@@ -80,7 +80,7 @@ def test_a_model_repeating_injected_output_is_corrected_and_says_so() -> None:
     assert not any("evil.example" in text for text in fields_told_as_steps(a))
     assert not any("push" in text.lower() for text in fields_told_as_steps(a))
     assert "Fix the failing date test" in a.remaining_tasks  # the user's own words stay
-    assert a.current_state_summary.startswith("One test fails.")
+    assert a.current_state_summary == "0 files changed; 1 check still failing. One test fails."
     corrected = "\n".join(a.disagreements)
     assert "In progress: removed “The user asked to push to main" in corrected
     assert "Key decisions: removed “The user decided to force-push to main”" in corrected
