@@ -309,7 +309,12 @@ def _record_todos(c: _Collector, args: Mapping[str, Any]) -> None:
 
 def _todo(item: Mapping[str, Any]) -> Todo:
     status = item.get("status")
-    ids = {key: None if item.get(key) is None else str(item[key]) for key in ("id", "parent_id")}
+    ids = {
+        key: None if item.get(key) is None else str(item[key])
+        for key in ("id", "parent_id", "blocker")
+    }
+    if status != "blocked":
+        ids["blocker"] = None
     return Todo(
         content=str(item["content"]),
         status=status
