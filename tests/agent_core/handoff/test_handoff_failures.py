@@ -3,7 +3,6 @@ the lesson says what fixed it and why (issue 42: "What was found" 3 and 5)."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 
 import pytest
@@ -11,7 +10,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from agent_core.handoff.artifact import HandoffArtifact
 from agent_core.handoff.facts import extract_facts
-from agent_core.handoff.generation import generate_handoff
+from tests.agent_core.handoff.writer import written
 
 _ids = itertools.count(1)
 
@@ -33,19 +32,7 @@ def edit(path: str, text: str = "") -> list[BaseMessage]:
 
 
 def handoff(messages: list[BaseMessage], previous=None, number=1) -> HandoffArtifact:
-    result = asyncio.run(
-        generate_handoff(
-            None,
-            messages,
-            session_number=number,
-            trigger="auto",
-            utilization=0.8,
-            model_name="m",
-            previous=previous,
-            count_tokens=lambda text: len(text.split()),
-        )
-    )
-    return result.artifact
+    return written(messages, previous=previous, number=number)
 
 
 PAIRS = [

@@ -3,14 +3,13 @@ sits above, and each request is in one state (issue 42: "What was found" 7)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from agent_core.handoff.generation import generate_handoff
 from agent_core.providers.simulator import SimulatorChatModel
 from agent_core.testing import ScriptedChatModel
+from tests.agent_core.handoff.writer import written
 
 
 def call(name: str, args: dict, output: str, n: int) -> list:
@@ -51,17 +50,7 @@ CLAIMS = {
 
 
 def handoff(model):
-    return asyncio.run(
-        generate_handoff(
-            model,
-            MESSAGES,
-            session_number=1,
-            trigger="auto",
-            utilization=0.8,
-            model_name="m",
-            count_tokens=lambda text: len(text.split()),
-        )
-    ).artifact
+    return written(MESSAGES, model=model)
 
 
 def test_a_model_state_line_that_contradicts_the_lists_is_replaced_by_their_count() -> None:
