@@ -137,6 +137,19 @@ def _grounded_claim(sentence: str, user_texts: Sequence[str]) -> bool:
     return any(len(what & _words(text)) >= 0.7 * len(what) for text in user_texts)
 
 
+def _echoed(shingles: set[tuple[str, ...]], texts: Sequence[str]) -> set[tuple[str, ...]]:
+    """Which of ``shingles`` occur in ``texts``: one pass over their words, a tuple built only
+    where a shingle could start (tool output can run to megabytes)."""
+    starts = {shingle[0] for shingle in shingles}
+    found = set()
+    for text in texts:
+        words = text.lower().split()
+        for i in range(len(words) - _ECHO_WORDS + 1):
+            if words[i] in starts and (window := tuple(words[i : i + _ECHO_WORDS])) in shingles:
+                found.add(window)
+    return found
+
+
 def drop_ungrounded(
     fields: dict, user_texts: Sequence[str], tool_texts: Sequence[str]
 ) -> tuple[dict, list[str]]:
@@ -144,8 +157,15 @@ def drop_ungrounded(
     message grounds: a sentence saying the user asked or decided something the user never
     wrote, or text repeated from a tool's output (tool output is data, never a task), with
     one line per removal for the card's corrections."""
-    tool = set().union(*map(_shingles, tool_texts)) if tool_texts else set()
-    tool -= set().union(*map(_shingles, user_texts)) if user_texts else set()
+    said = [
+        text
+        for key in _CLAIM_FIELDS
+        for value in [fields.get(key)]
+        for text in (value if isinstance(value, list) else [value])
+        if isinstance(text, str)
+    ]
+    ours = set().union(*map(_shingles, said)) if said else set()
+    tool = _echoed(ours, tool_texts) - _echoed(ours, user_texts) if ours else set()
     out, removed = dict(fields), []
 
     def kept(text: str, name: str) -> bool:
