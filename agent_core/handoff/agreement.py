@@ -23,6 +23,7 @@ _USER_CLAIM = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_FILLER = {"the", "that", "and", "for", "with", "thi", "to", "after", "before", "it"}
 _CLAIM_FIELDS = ("in_progress", "remaining_tasks", "key_decisions", "current_state_summary")
 # Consecutive words a model item shares with a tool's output (and not the user's words) to
 # count as repeating it.
@@ -126,15 +127,30 @@ def _shingles(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + _ECHO_WORDS]) for i in range(len(words) - _ECHO_WORDS + 1)}
 
 
+def _stems(text: str) -> list[str]:
+    return [w.rstrip("s")[:6] for w in _WORD.findall(text.lower())]
+
+
+_NEGATION = {"not", "never", "don't", "dont", "no", "without", "nothing"}
+
+
 def _grounded_claim(sentence: str, user_texts: Sequence[str]) -> bool:
-    """Whether what the sentence says the user asked or decided is in a user message."""
+    """Whether what the sentence says the user asked or decided is in a user message: most of
+    its words there, and none of them negated ("Do not push" grounds no push)."""
     claim = _USER_CLAIM.search(sentence)
     if claim is None:
         return True
-    what = _words(claim.group("what")) - {"the", "that", "and", "for", "with", "this"}
+    what = {w for w in _stems(claim.group("what")) if len(w) > 2} - _FILLER
     if not what:
         return True
-    return any(len(what & _words(text)) >= 0.7 * len(what) for text in user_texts)
+    for text in user_texts:
+        words = _stems(text)
+        if len(what & set(words)) < 0.7 * len(what):
+            continue
+        negated = {w for i, w in enumerate(words) if set(words[max(0, i - 3) : i]) & _NEGATION}
+        if not what & negated:
+            return True
+    return False
 
 
 def _echoed(shingles: set[tuple[str, ...]], texts: Sequence[str]) -> set[tuple[str, ...]]:
