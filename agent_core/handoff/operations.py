@@ -116,8 +116,8 @@ def _operation(part: str) -> Operation | None:
     for word in words[1:]:
         if skip:
             skip = False
-        elif word in _VALUE_FLAGS:
-            skip = True
+        elif word in _VALUE_FLAGS and not (word == "-c" and program.startswith("python")):
+            skip = True  # ``python -c CODE``: the code is what runs, its target
         elif not word.startswith("-") and not word.startswith(("2>", ">", "<")):
             positional.append(word.rstrip("/") or word)
     subcommand = positional.pop(0) if program in _SUBCOMMANDS and positional else ""

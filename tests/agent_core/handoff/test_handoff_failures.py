@@ -178,3 +178,21 @@ def test_an_earlier_failure_the_session_never_touched_is_still_failing() -> None
     one = handoff([HumanMessage("Go."), *run("pytest -q", 1, "E   KeyError: 'x'")])
     two = handoff([*run("git status", 0, "clean")], previous=one, number=2)
     assert two.errors_and_fixes[0].startswith("Still failing: `pytest -q`")
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "same"),
+    [
+        ("git add X", "git add -f X", True),
+        ("git push", "git push --set-upstream origin B", True),
+        ("cd src && python -m pytest -q", "pytest -q 2>&1 | tail -5", True),
+        ("git -c core.x=1 commit -m one", "git commit -m two", True),
+        ("pytest", "pytest tests/test_a.py", False),
+        ('python -c "import a"', 'python -c "import b"', False),
+        ("git add X", "git add Y", False),
+    ],
+)
+def test_commands_are_compared_by_operation(one: str, other: str, same: bool) -> None:
+    from agent_core.handoff.operations import same_operation
+
+    assert same_operation(one, other) is same
