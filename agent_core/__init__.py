@@ -53,6 +53,7 @@ from agent_core.handoff.generation import HandoffResult, generate_handoff
 from agent_core.handoff.inventory import take_inventory
 from agent_core.handoff.omitted import named_before, named_commits, named_places
 from agent_core.handoff.request import appended_request, transcript_request
+from agent_core.handoff.state_line import shown_state as handoff_state
 from agent_core.history.tools import MAX_HITS, make_history_tools, read_history_call
 from agent_core.policy import ContextPolicy, make_policy
 from agent_core.providers.real import PROVIDERS
@@ -247,6 +248,7 @@ __all__ = [
     "generate_handoff",
     "get_encoding",
     "handoff_context_message",
+    "handoff_state",
     "handoff_filename",
     "history_matches",
     "in_start_lane",

@@ -41,3 +41,74 @@ def app():
     from chat_app.services.runtime import runtime
 
     return runtime.backend()
+
+
+# Shared fixtures the specification names ------------------------------------------------------
+
+
+@pytest.fixture
+def mock_handoff_artifact():
+    """A handoff as a real session ends: goal, requests, work done and under way, a decision,
+    a lesson, files, an open todo and the coverage check."""
+    from agent_core import FileChange, HandoffArtifact
+
+    return HandoffArtifact(
+        session_number=1,
+        trigger="auto",
+        utilization=0.82,
+        model="anthropic:claude-sonnet-4-5",
+        goal="Build the auth system and the /users API. Never store plain passwords.",
+        user_messages=["[1:9 queued open] also add rate limiting to /login"],
+        completed_work=["Commit 3f2a9c1: JWT login and refresh", "Completed todo: Auth models"],
+        in_progress=["Todo (2 of 3): Building API endpoints for /users"],
+        next_step="“Next I'll add the GET /users/{id} handler.”",
+        remaining_tasks=["Frontend components", "Tests"],
+        key_decisions=["Using JWT for auth tokens"],
+        errors_and_fixes=[
+            "`pytest tests/test_auth.py` failed (exit 1; output: “KeyError: 'sub'”); passed "
+            "after editing backend/src/routes/auth.py"
+        ],
+        files_modified=[
+            FileChange(path="backend/src/routes/auth.py", verified=True, sessions=[1]),
+            FileChange(path="backend/src/models/user.py", verified=True, sessions=[1]),
+        ],
+        current_state_summary="1 of 3 todos done; 2 files changed; no check failing.",
+        open_todos=[
+            {"content": "Building API endpoints for /users", "status": "in_progress"},
+            {"content": "Tests", "status": "pending"},
+        ],
+    )
+
+
+@pytest.fixture
+def high_utilization_messages():
+    """A factory: ``make(model, utilization=0.9, window=None)`` returns a conversation whose
+    tokens, counted for ``model``, fill at least ``utilization`` of its window (or of
+    ``window`` when given, to keep big-window models cheap to test)."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from agent_core import TokenCounter, model_info
+
+    def make(model: str, utilization: float = 0.9, window: int | None = None) -> list:
+        limit = model_info(model, window_override=window).context_window
+        counter = TokenCounter(model=model)
+        messages: list = [HumanMessage("Refactor the invoice importer and keep its tests green.")]
+        turn = 0
+        while counter.count_messages(messages) < utilization * limit:
+            turn += 1
+            chunk = f"Step {turn}: read importer module part {turn}. " + "row, " * 400
+            messages += [AIMessage(chunk), HumanMessage(f"continue with part {turn + 1}")]
+        return messages
+
+    return make
+
+
+@pytest.fixture
+def context_reset_assistant():
+    """An assistant configured to reset (never compact) at the default 80% threshold, on the
+    simulator; persist it with ``repo.create_assistant`` where a test needs the database."""
+    from chat_app.db.models import AssistantCreate
+
+    return AssistantCreate(
+        name="Reset assistant", model="simulator", context_strategy="reset", reset_threshold=0.8
+    )

@@ -3,7 +3,8 @@
 Every assistant message is tagged with the todo that was in progress when it was produced
 (tool results inherit their call's tag). When a todo completes or is blocked, its rows —
 and, for a parent, its children's rows — can be replaced in the model's context by one
-short grounded summary, if that is smaller. Spans may interleave; originals stay stored.
+summary in the handoff's sections, scoped to the span (model-written when a model is there,
+from the evidence otherwise), if that is smaller. Spans may interleave; originals stay stored.
 """
 
 from __future__ import annotations
@@ -13,11 +14,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 
+from agent_core.context.build import to_langchain
+from agent_core.handoff.facts import extract_facts
+from agent_core.handoff.facts_only import facts_only_fields
+from agent_core.handoff.generation import generate_handoff
 from agent_core.storage.records import StoredMessage
 
-__all__ = ["TodoTracker", "todo_key", "span_rows", "todo_summary"]
+__all__ = ["TodoTracker", "todo_key", "span_rows", "todo_summary", "model_todo_summary"]
 
 _TODO_TOOLS = ("write_todos", "TodoWrite")
 _CLOSED = ("completed", "blocked")
@@ -66,6 +72,7 @@ class TodoTracker:
                 "content": str(item.get("content", "")),
                 "status": str(item.get("status", "pending")),
                 "parent_id": item.get("parent_id"),
+                "blocker": item.get("blocker"),
             }
             before = self.todos.get(key, {}).get("status")
             if fresh[key]["status"] in _CLOSED and before not in _CLOSED:
@@ -113,27 +120,88 @@ def span_rows(rows: Sequence[StoredMessage], keys: set[str]) -> list[StoredMessa
     ]
 
 
-def todo_summary(content: str, status: str, rows: Sequence[StoredMessage]) -> str:
-    """A short grounded summary of a finished todo's span, built from its tool calls."""
-    files: list[str] = []
-    commands: list[str] = []
-    results: dict[str, str] = {r.tool_call_id or "": r.content for r in rows if r.role == "tool"}
-    for row in rows:
-        for call in row.tool_calls:
-            args = call.get("args", {})
-            path = args.get("path") or args.get("file_path")
-            if path and call["name"] not in ("read_file", "Read") and path not in files:
-                files.append(str(path))
-            if call["name"] in ("run_command", "Bash"):
-                output = results.get(call.get("id", ""), "")
-                status_line = output.strip().splitlines()[-1] if output.strip() else ""
-                commands.append(f"`{args.get('command', '')}` {status_line}".strip())
-    parts = [f'Todo "{content}" is {status}.']
-    if files:
-        parts.append("Files written or edited: " + ", ".join(files) + ".")
-    if commands:
-        parts.append("Commands: " + "; ".join(commands[-4:]) + ".")
-    notes = [r.content.strip() for r in rows if r.role == "assistant" and r.content.strip()]
-    if notes:
-        parts.append("Notes: " + " / ".join(n[:160] for n in notes[-3:]))
+def _sections(
+    content: str,
+    status: str,
+    blocker: str | None,
+    *,
+    done: Sequence[str],
+    decisions: Sequence[str],
+    files: Sequence[str],
+    lessons: Sequence[str],
+    leaves: str,
+) -> str:
+    """A finished todo in the handoff's sections, scoped to its span: what it was for, what
+    was done, decisions, files, lessons, what it leaves next."""
+    head = f'Todo "{content}" is {status}' + (f": blocked by {blocker}." if blocker else ".")
+    parts = [head]
+    for title, items in (
+        ("Done", done),
+        ("Decisions", decisions),
+        ("Files", files),
+        ("Lessons", lessons),
+    ):
+        if items:
+            parts.append(f"{title}: " + "; ".join(i.rstrip(". ") for i in items[:6]) + ".")
+    if leaves:
+        parts.append(f"Leaves next: {leaves}")
     return " ".join(parts)
+
+
+def todo_summary(
+    content: str, status: str, rows: Sequence[StoredMessage], *, blocker: str | None = None
+) -> str:
+    """A finished todo's span summed up from its evidence alone, by the writer a facts-only
+    handoff uses (files, commands that failed and what fixed them, the agent's stated next
+    step), scoped to the span."""
+    messages = to_langchain(rows)
+    facts = extract_facts(messages)
+    fields = facts_only_fields(facts, session_number=1, utilization=0.0, first_session=False)
+    done = [c for c in fields["completed_work"] if c.startswith("Commit ")]
+    last = fields["current_state_summary"]
+    return _sections(
+        content,
+        status,
+        blocker,
+        done=[*done, *([last] if last else [])],
+        decisions=[],
+        files=facts.modified_paths,
+        lessons=fields["errors_and_fixes"],
+        leaves=fields["next_step"],
+    )
+
+
+async def model_todo_summary(
+    model: BaseChatModel,
+    content: str,
+    status: str,
+    rows: Sequence[StoredMessage],
+    *,
+    blocker: str | None = None,
+    budget_tokens: int = 400,
+) -> str | None:
+    """The same summary written by ``model`` through the handoff writer (asked about this
+    todo's span only, checked against its evidence); None when the model gave nothing."""
+    result = await generate_handoff(
+        model,
+        to_langchain(rows),
+        focus=f'the todo "{content}" only: what it was for, what was done, what it leaves next',
+        budget_tokens=budget_tokens,
+        session_number=1,
+        trigger="auto",
+        utilization=0.0,
+        model_name="todo",
+    )
+    if result.source == "facts_only":
+        return None
+    a = result.artifact
+    return _sections(
+        content,
+        status,
+        blocker,
+        done=a.completed_work,
+        decisions=a.key_decisions,
+        files=[f.path for f in a.files_modified if f.verified],
+        lessons=a.errors_and_fixes,
+        leaves=a.next_step,
+    )

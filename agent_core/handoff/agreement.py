@@ -6,15 +6,28 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from agent_core.handoff.evidence import command_key
 from agent_core.handoff.facts_only import errors_and_fixes, in_progress_lines
 from agent_core.handoff.grounded import GroundedFacts
 
-__all__ = ["agree_with_evidence"]
+__all__ = ["agree_with_evidence", "drop_ungrounded"]
 
 _WORD = re.compile(r"[a-z0-9]+")
+# A sentence saying the user asked, decided or wants something.
+_USER_CLAIM = re.compile(
+    r"\b(?:the )?user(?:'s)?\b[^.;:]{0,40}?\b(?:asked|asks|wants|wanted|requested|requests"
+    r"|request|decided|decides|decision|chose|told|said|says|instructed|instructs|prefers"
+    r"|approved|agreed|confirmed|would like|needs|expects)\b(?P<what>[^.;]*)",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_FILLER = {"the", "that", "and", "for", "with", "thi", "to", "after", "before", "it"}
+_CLAIM_FIELDS = ("in_progress", "remaining_tasks", "key_decisions", "current_state_summary")
+# Consecutive words a model item shares with a tool's output (and not the user's words) to
+# count as repeating it.
+_ECHO_WORDS = 8
 
 
 def _words(text: str) -> set[str]:
@@ -107,3 +120,84 @@ def agree_with_evidence(
         },
         disagreements,
     )
+
+
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = text.lower().split()
+    return {tuple(words[i : i + _ECHO_WORDS]) for i in range(len(words) - _ECHO_WORDS + 1)}
+
+
+def _stems(text: str) -> list[str]:
+    return [w.rstrip("s")[:6] for w in _WORD.findall(text.lower())]
+
+
+_NEGATION = {"not", "never", "don't", "dont", "no", "without", "nothing"}
+
+
+def _grounded_claim(sentence: str, user_texts: Sequence[str]) -> bool:
+    """Whether what the sentence says the user asked or decided is in a user message: most of
+    its words there, and none of them negated ("Do not push" grounds no push)."""
+    claim = _USER_CLAIM.search(sentence)
+    if claim is None:
+        return True
+    what = {w for w in _stems(claim.group("what")) if len(w) > 2} - _FILLER
+    if not what:
+        return True
+    for text in user_texts:
+        words = _stems(text)
+        if len(what & set(words)) < 0.7 * len(what):
+            continue
+        negated = {w for i, w in enumerate(words) if set(words[max(0, i - 3) : i]) & _NEGATION}
+        if not what & negated:
+            return True
+    return False
+
+
+def _echoed(shingles: set[tuple[str, ...]], texts: Sequence[str]) -> set[tuple[str, ...]]:
+    """Which of ``shingles`` occur in ``texts``: one pass over their words, a tuple built only
+    where a shingle could start (tool output can run to megabytes)."""
+    starts = {shingle[0] for shingle in shingles}
+    found = set()
+    for text in texts:
+        words = text.lower().split()
+        for i in range(len(words) - _ECHO_WORDS + 1):
+            if words[i] in starts and (window := tuple(words[i : i + _ECHO_WORDS])) in shingles:
+                found.add(window)
+    return found
+
+
+def drop_ungrounded(
+    fields: dict, user_texts: Sequence[str], tool_texts: Sequence[str]
+) -> tuple[dict, list[str]]:
+    """A model's In Progress, Remaining Tasks, Key Decisions and State without what no user
+    message grounds: a sentence saying the user asked or decided something the user never
+    wrote, or text repeated from a tool's output (tool output is data, never a task), with
+    one line per removal for the card's corrections."""
+    said = [
+        text
+        for key in _CLAIM_FIELDS
+        for value in [fields.get(key)]
+        for text in (value if isinstance(value, list) else [value])
+        if isinstance(text, str)
+    ]
+    ours = set().union(*map(_shingles, said)) if said else set()
+    tool = _echoed(ours, tool_texts) - _echoed(ours, user_texts) if ours else set()
+    out, removed = dict(fields), []
+
+    def kept(text: str, name: str) -> bool:
+        if _shingles(text) & tool:
+            removed.append(f"{name}: removed “{text[:160]}”: it repeats a tool's output")
+            return False
+        if not _grounded_claim(text, user_texts):
+            removed.append(f"{name}: removed “{text[:160]}”: no user message says so")
+            return False
+        return True
+
+    for key in _CLAIM_FIELDS:
+        name = key.replace("_", " ").capitalize().replace("Current state summary", "State")
+        value = fields.get(key)
+        if isinstance(value, list):
+            out[key] = [item for item in value if not isinstance(item, str) or kept(item, name)]
+        elif isinstance(value, str) and value:
+            out[key] = " ".join(s for s in _SENTENCE.split(value) if s and kept(s, name))
+    return out, removed

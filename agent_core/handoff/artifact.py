@@ -62,8 +62,10 @@ class Todo(BaseModel):
     status: TodoStatus = "pending"
     id: str | None = None
     parent_id: str | None = None
+    #: What keeps a ``blocked`` todo from going on, in the agent's words.
+    blocker: str | None = None
 
-    @field_validator("content", "id", "parent_id")
+    @field_validator("content", "id", "parent_id", "blocker")
     @classmethod
     def _single_line(cls, value: str | None) -> str | None:
         return None if value is None else _one_line(value)
@@ -395,7 +397,12 @@ def _render_paths(paths: list[str]) -> list[str]:
 
 
 def _render_todos(todos: list[Todo]) -> list[str]:
-    return [f"- {_TODO_MARK[todo.status]} {todo.content}" for todo in todos]
+    lines = []
+    for todo in todos:
+        lines.append(f"- {_TODO_MARK[todo.status]} {todo.content}")
+        if todo.blocker:
+            lines.append(f"  blocker: {todo.blocker}")
+    return lines
 
 
 def _escape_text(text: str) -> list[str]:
@@ -533,6 +540,7 @@ def _parse_todos(body: list[str]) -> list[Todo]:
                 status=_TODO_STATUS[first[:3]],
                 id=fields.get("id"),
                 parent_id=fields.get("parent"),
+                blocker=fields.get("blocker"),
             )
         )
     return todos

@@ -10,6 +10,7 @@ from collections.abc import Collection, Sequence
 
 from agent_core.handoff.artifact import Todo
 from agent_core.handoff.grounded import CommandRun, Progress, UserRequest
+from agent_core.handoff.operations import streaks
 
 __all__ = ["progress_of", "command_key", "sentences"]
 
@@ -53,27 +54,28 @@ def command_key(command: str) -> str:
 def _with_causes(
     commands: Sequence[CommandRun], said: Sequence[tuple[int, str]]
 ) -> list[CommandRun]:
-    """Each failed run with the assistant's first stated cause before the command ran again."""
+    """Each failed run with the assistant's diagnosis nearest what ended it: the last cause it
+    stated after the failure and before the run that fixed it (or, while it still fails,
+    before the operation ran again)."""
+    until: dict[int, int | None] = {}
+    for streak in streaks(commands):
+        for position, nxt in zip(streak.failures, [*streak.failures[1:], None], strict=True):
+            ended = streak.ended.by.index if streak.ended else None
+            until[position] = commands[nxt].index if nxt is not None else ended
     out = []
     for position, run in enumerate(commands):
         if not run.failed:
             out.append(run)
             continue
-        key = command_key(run.command)
-        again = next(
-            (r.index for r in commands[position + 1 :] if command_key(r.command) == key), None
-        )
-        cause = next(
-            (
-                s
-                for at, text in said
-                if at > run.index and (again is None or at < again)
-                for s in sentences(text)
-                if _CAUSE.search(s)
-            ),
-            None,
-        )
-        out.append(run.model_copy(update={"cause": cause}) if cause else run)
+        again = until.get(position)
+        causes = [
+            s
+            for at, text in said
+            if at > run.index and (again is None or at < again)
+            for s in sentences(text)
+            if _CAUSE.search(s)
+        ]
+        out.append(run.model_copy(update={"cause": causes[-1]}) if causes else run)
     return out
 
 
@@ -122,15 +124,10 @@ def _intention(said: Sequence[tuple[int, str]], since: int, last_step: int) -> s
 
 
 def _failing(commands: Sequence[CommandRun]) -> CommandRun | None:
-    """The last failed command that has not passed since."""
-    for position in range(len(commands) - 1, -1, -1):
-        run = commands[position]
-        key = command_key(run.command)
-        if run.failed and not any(
-            command_key(r.command) == key and r.passed for r in commands[position + 1 :]
-        ):
-            return run
-    return None
+    """The last failed command whose operation has not passed since (nor its work been
+    committed)."""
+    still = [streak.failures[-1] for streak in streaks(commands) if streak.ended is None]
+    return commands[max(still)] if still else None
 
 
 def progress_of(

@@ -70,10 +70,12 @@ _TEST_SUMMARY_RE = re.compile(r"^=+ (.*\b(passed|failed|error|errors|no tests ra
 # The line a failing command's output names its error by (the last one wins).
 _ERROR_LINE_RE = re.compile(
     r"^(?:E\s+)?(?:\w[\w.]*(?:Error|Exception)\b.*|FAILED .+|error(?:\[\w+\])?: .+|ERROR: .+"
-    r"|fatal: .+|npm ERR! .+|make: \*\*\* .+)$",
+    r"|fatal: .+|npm ERR! .+|make: \*\*\* .+|The following paths are ignored by .+)$",
     re.MULTILINE,
 )
 _DEFAULT_ROOTS = ("/repo", "/testbed", "/workspace")
+# A file named in a failure's output ("tests/test_a.py:12: …", "File \"/repo/a.py\"").
+_NAMED_FILE_RE = re.compile(r"(?<![\w.-])(/?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z]\w{0,7})\b")
 
 
 @dataclass
@@ -207,6 +209,7 @@ def _apply_shell(c: _Collector, command: str, result: str, failed: bool) -> None
             changed_before=list(dict.fromkeys(changed)),
             error=" ".join(error.split())[:200] if error else None,
             index=c.index,
+            named=_named_files(result) if status not in (None, 0) or error else [],
         )
     )
     for sha, message in _GIT_COMMIT_OUT_RE.findall(result):
@@ -216,6 +219,25 @@ def _apply_shell(c: _Collector, command: str, result: str, failed: bool) -> None
     if status in (None, 0):
         for path in _removed_paths(command):
             c.touch("deleted", path, "rm")
+
+
+def _read_after(c: _Collector, position: int) -> list[str]:
+    """The files read after a failed run and before the next command: the diagnosis trail."""
+    run = c.commands[position]
+    if not run.failed:
+        return []
+    until = c.commands[position + 1].index if position + 1 < len(c.commands) else c.index + 1
+    return [
+        raw
+        for (kind, raw, _), at in zip(c.events, c.at, strict=True)
+        if kind == "read" and run.index < at <= until
+    ]
+
+
+def _named_files(result: str) -> list[str]:
+    """The files a failed run's output names, in order, at most a few dozen."""
+    found = _NAMED_FILE_RE.findall(result[-8000:])
+    return list(dict.fromkeys(f for f in found if not f[0].isdigit()))[:40]
 
 
 def _error_line(result: str) -> str | None:
@@ -287,7 +309,12 @@ def _record_todos(c: _Collector, args: Mapping[str, Any]) -> None:
 
 def _todo(item: Mapping[str, Any]) -> Todo:
     status = item.get("status")
-    ids = {key: None if item.get(key) is None else str(item[key]) for key in ("id", "parent_id")}
+    ids = {
+        key: None if item.get(key) is None else str(item[key])
+        for key in ("id", "parent_id", "blocker")
+    }
+    if status != "blocked":
+        ids["blocker"] = None
     return Todo(
         content=str(item["content"]),
         status=status
@@ -493,10 +520,15 @@ def extract_facts(
             update={
                 "changed_before": list(
                     dict.fromkeys(_normalize(p, roots) for p in run.changed_before)
-                )
+                ),
+                "named": list(
+                    dict.fromkeys(
+                        _normalize(p, roots) for p in [*run.named, *_read_after(c, position)]
+                    )
+                ),
             }
         )
-        for run in c.commands
+        for position, run in enumerate(c.commands)
     ]
     changes = [
         (at, _normalize(raw, roots), _is_edit(evidence))

@@ -9,12 +9,14 @@ files are listed by the file sections, not again as completed work.
 
 from __future__ import annotations
 
+import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from agent_core.handoff.evidence import command_key
 from agent_core.handoff.grounded import CommandRun, GroundedFacts, Progress, UserRequest
+from agent_core.handoff.operations import operations, same_operation, streaks
 from agent_core.handoff.user_text import capped, constraint_sentences, request_item, shorten
 
 __all__ = [
@@ -36,9 +38,9 @@ _MAX_ERRORS = 12
 #: it is stored whole.
 GOAL_CHARS = 1500
 MESSAGE_CHARS = 500
-# Commands that look around rather than change anything: not part of a fix.
+# Commands that look around or clean up rather than change anything: not part of a fix.
 _LOOKING = re.compile(
-    r"^(?:ls|cat|head|tail|grep|rg|find|pwd|echo|cd|which|wc|sed -n|less"
+    r"^(?:ls|cat|head|tail|grep|rg|find|pwd|echo|cd|which|wc|sed -n|less|rm"
     r"|git (?:status|diff|log|show))\b"
 )
 
@@ -57,22 +59,45 @@ def _cmd(run: CommandRun) -> str:
     return "`" + squeeze(run.command, 120).replace("\n", " ") + "`"
 
 
+def exit_status(run: CommandRun) -> str:
+    """How a run ended, in Baton's words (never its output)."""
+    if run.exit_status is not None:
+        return f"exit {run.exit_status}"
+    return "error" if run.failed else "no error shown"
+
+
 def _how(run: CommandRun) -> str:
-    status = (
-        f"exit {run.exit_status}"
-        if run.exit_status is not None
-        else "error"
-        if run.failed
-        else "no error shown"
-    )
-    return f"{status}: {run.error}" if run.error else status
+    # The output line is quoted and marked as output: it is data about the failure, never
+    # something the next agent is told to do.
+    return f"{exit_status(run)}; output: “{run.error}”" if run.error else exit_status(run)
 
 
-def _fix(failed: CommandRun, span: list[CommandRun]) -> str:
-    """``failed`` and what the runs after it up to the passing one (``span``) changed."""
-    key = command_key(failed.command)
-    between = [r for r in span[:-1] if command_key(r.command) != key]
-    changed = list(dict.fromkeys(p for r in span for p in r.changed_before))
+def _pointed_at(failed: CommandRun, path: str) -> bool:
+    """Whether the failure names ``path``: in its command or in its output."""
+    names = {*failed.named, *failed.command.split()}
+    base = posixpath.basename(path)
+    return any(n == path or n.endswith("/" + path) or posixpath.basename(n) == base for n in names)
+
+
+def _flags_added(failed: str, fixed: str) -> list[str]:
+    before = set(failed.split())
+    return [w for w in fixed.split() if w.startswith("-") and w not in before]
+
+
+def _fix(
+    failed: CommandRun, span: list[CommandRun], closed: bool, scratch: Collection[str] = ()
+) -> str:
+    """``failed`` and what made it pass: the passing command when worded differently, the
+    edits since that touch a file the failure names (never a file deleted later), the
+    commands run in between; or the commit that completed the work it blocked."""
+    passing = span[-1]
+    same = command_key(passing.command) == command_key(failed.command)
+    between = [r for r in span[:-1] if not same_operation(r.command, failed.command)]
+    edited = [
+        p for p in dict.fromkeys(p for r in span for p in r.changed_before) if p not in scratch
+    ]
+    changed = [p for p in edited if _pointed_at(failed, p)]
+    others = len(edited) - len(changed)
     ran = list(
         dict.fromkeys(
             _cmd(r) for r in between if r.passed and not _LOOKING.match(command_key(r.command))
@@ -85,45 +110,61 @@ def _fix(failed: CommandRun, span: list[CommandRun]) -> str:
             + ", ".join(changed[:6])
             + (f" (+{len(changed) - 6})" if len(changed) > 6 else "")
         )
-    if ran:
+    if ran and not closed:
         parts.append("running " + ", ".join(ran[:2]))
-    fix = " and ".join(parts) if parts else "running it again, nothing changed in between"
-    line = f"{_cmd(failed)} failed ({_how(failed)}); passed after {fix}"
+    if closed:
+        fix = f"the work it blocked was committed or closed ({_cmd(passing)})"
+        line = f"{_cmd(failed)} failed ({_how(failed)}); resolved: {fix}"
+    elif same:
+        if others and not parts:
+            fix = f"other changes ({others} file{'s' if others > 1 else ''} it does not name)"
+        else:
+            fix = " and ".join(parts) if parts else "running it again, nothing changed in between"
+        line = f"{_cmd(failed)} failed ({_how(failed)}); passed after {fix}"
+    else:
+        after = f" after {' and '.join(parts)}" if parts else ""
+        line = f"{_cmd(failed)} failed ({_how(failed)}); passed as {_cmd(passing)}{after}"
+        if gotcha := _gotcha(failed, passing):
+            line += f"; gotcha: {gotcha}"
     return line + (f"; cause: “{failed.cause}”" if failed.cause else "")
 
 
-def _streaks(commands: list[CommandRun]) -> list[tuple[list[int], int | None]]:
-    """Per command, each run of failures (indices into ``commands``) and the index of the run
-    that ended it by passing (None: still failing), in the order they ended."""
-    open_: dict[str, list[int]] = {}
-    ended: list[tuple[list[int], int | None]] = []
-    for index, run in enumerate(commands):
-        key = command_key(run.command)
-        if run.failed:
-            open_.setdefault(key, []).append(index)
-        elif run.passed and key in open_:
-            ended.append((open_.pop(key), index))
-    ended += [(failures, None) for failures in open_.values()]
-    return ended
+def _gotcha(failed: CommandRun, passing: CommandRun) -> str | None:
+    """The knowledge a differently worded fix holds, where the output says why."""
+    added = _flags_added(command_key(failed.command), command_key(passing.command))
+    error = (failed.error or "").lower()
+    targets = [t for op in operations(failed.command) for t in op.targets]
+    if ".gitignore" in error and {"-f", "--force"} & set(added):
+        what = ", ".join(targets) or "the path"
+        return f"{what} is gitignored: force-add it (`git add -f`)"
+    if "upstream" in error and {"-u", "--set-upstream"} & set(added):
+        return "the branch has no upstream: push with `--set-upstream`"
+    if added:
+        return "it needs " + " ".join(f"`{flag}`" for flag in added)
+    return None
 
 
-def errors_and_fixes(commands: list[CommandRun]) -> list[str]:
-    """One line per lesson: each command still failing first (its error, and the cause the
-    assistant gave), then each failure that later passed with what changed in between (files
-    edited, commands run) and the stated cause, newest first; at most a dozen."""
+def errors_and_fixes(commands: list[CommandRun], scratch: Collection[str] = ()) -> list[str]:
+    """One line per lesson: each operation still failing first (its exit status and quoted
+    error output, the cause the assistant gave), then each failure that later passed, however
+    the passing command was worded, with what made it pass and the diagnosis nearest the fix,
+    newest first; at most a dozen. ``scratch`` are files deleted later: never a fix."""
     failing: list[tuple[int, str]] = []
     fixed: list[tuple[int, str]] = []
-    for failures, passed in _streaks(commands):
-        runs = [commands[i] for i in failures]
-        if passed is None:
+    for streak in streaks(commands):
+        runs = [commands[i] for i in streak.failures]
+        if streak.ended is None:
             last = runs[-1]
             cause = next((r.cause for r in reversed(runs) if r.cause), None)
             line = f"Still failing: {_cmd(last)} ({_how(last)})"
-            failing.append((failures[-1], line + (f"; cause given: “{cause}”" if cause else "")))
+            failing.append(
+                (streak.failures[-1], line + (f"; cause given: “{cause}”" if cause else ""))
+            )
             continue
-        cause = next((r.cause for r in runs if r.cause), None)
+        cause = next((r.cause for r in reversed(runs) if r.cause), None)
         first = runs[0].model_copy(update={"cause": cause})
-        fixed.append((passed, _fix(first, list(commands[failures[0] + 1 : passed + 1]))))
+        span = list(commands[streak.failures[0] + 1 : streak.ended.at + 1])
+        fixed.append((streak.ended.at, _fix(first, span, streak.ended.closed, scratch)))
     ordered = sorted(failing, reverse=True) + sorted(fixed, reverse=True)
     return [line for _, line in ordered][:_MAX_ERRORS]
 
@@ -171,7 +212,7 @@ def next_step_line(progress: Progress) -> str:
     if progress.intention:
         return f"“{progress.intention}”"
     if progress.failing is not None:
-        return f"Make {_cmd(progress.failing)} pass ({_how(progress.failing)})"
+        return f"Make {_cmd(progress.failing)} pass ({exit_status(progress.failing)})"
     if progress.todo:
         return f"Continue the todo “{progress.todo}”"
     return ""  # an open request alone: In Progress already names it
@@ -242,7 +283,7 @@ def facts_only_fields(
         "next_step": next_step_line(facts.progress),
         "remaining_tasks": [],  # the open todos are listed as such
         "key_decisions": [],
-        "errors_and_fixes": errors_and_fixes(facts.commands),
+        "errors_and_fixes": errors_and_fixes(facts.commands, facts.scratch_files),
         "files_read": list(facts.files_read),
         "current_state_summary": " ".join(state),
     }

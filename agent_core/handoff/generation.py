@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.errors import HandoffCancelled, HandoffGenerationError, NothingToHandOff
-from agent_core.handoff.agreement import agree_with_evidence
+from agent_core.handoff.agreement import agree_with_evidence, drop_ungrounded
 from agent_core.handoff.artifact import FileChange, HandoffArtifact, HandoffTrigger
 from agent_core.handoff.budget import fit_to_budget
 from agent_core.handoff.draft import REQUIRED_FIELDS, draft_from_text, draft_from_value
@@ -39,6 +39,7 @@ from agent_core.handoff.request import (
     appended_request,
     transcript_request,
 )
+from agent_core.handoff.state_line import one_state_per_request, truthful_state
 
 __all__ = [
     "HandoffDraft",
@@ -364,6 +365,34 @@ async def generate_handoff(
 agenerate_handoff = generate_handoff
 
 
+def tool_outputs(messages: Sequence[BaseMessage]) -> list[str]:
+    """What tools returned: tool messages, and tool results inside user-role messages."""
+    out = []
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            out.append(message.text)
+        elif isinstance(message, HumanMessage) and isinstance(message.content, list):
+            out += [
+                str(block.get("content"))
+                for block in message.content
+                if isinstance(block, dict) and block.get("type") == "tool_result"
+            ]
+    return out
+
+
+def spoken(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """The messages a person or the agent wrote: no tool output."""
+    return [
+        m
+        for m in messages
+        if isinstance(m, AIMessage)
+        or (
+            isinstance(m, HumanMessage)
+            and not (tool_outputs([m]) or m.additional_kwargs.get("not_user"))
+        )
+    ]
+
+
 def _quoted(text: str, messages: Sequence[BaseMessage]) -> bool:
     """Whether ``text`` is a verbatim quote of one of ``messages``."""
     needle = " ".join(text.split())
@@ -404,11 +433,15 @@ def _assemble(
         )
     }
     disagreements: list[str] = []
+    said = [HumanMessage(r) for r in facts.user_requests]
     if draft:  # a model wrote it: checked against the same evidence
         fields, disagreements = agree_with_evidence(fields, facts, goal_words, draft)
+        users = [*facts.user_requests, *([previous.goal] if previous else [])]
+        fields, removed = drop_ungrounded(fields, users, tool_outputs(messages))
+        disagreements += removed
     # The user's own words come from the transcript, never from the model; a constraint or a
-    # next step the model offers is kept only when it quotes the conversation verbatim.
-    said = [HumanMessage(r) for r in facts.user_requests]
+    # next step the model offers is kept only when it quotes what the user or the agent said
+    # (never a tool's output: that is data, not a step to take).
     quoted = [c for c in draft.get("constraints") or [] if _quoted(c, said)]
     shown = " ".join([fallback["goal"], *fallback["user_messages"]])
     quoted = [c for c in quoted if " ".join(c.split()) not in " ".join(shown.split())]
@@ -427,7 +460,7 @@ def _assemble(
         user_messages=fallback["user_messages"],
         next_step=(
             next_step
-            if isinstance(next_step, str) and _quoted(next_step, messages)
+            if isinstance(next_step, str) and _quoted(next_step, spoken(messages))
             else fallback["next_step"]
         ),
         files_modified=claimed_files(facts, draft.get("files_modified") or []),
@@ -444,8 +477,29 @@ def _assemble(
         todos_recorded=bool(facts.todos),
         goal_changed=goal_changed,
         replied=facts.replies > 0,
+        commands=facts.commands,
     )
-    return ground(merged, facts, pinned, locate)
+    return told_truly(ground(merged, facts, pinned, locate), wrote=bool(draft))
+
+
+def told_truly(artifact: HandoffArtifact, *, wrote: bool) -> HandoffArtifact:
+    """The artifact with each request in one state and its state line counted from its own
+    lists; what a model (``wrote``) said otherwise is recorded as corrected."""
+    completed, both = one_state_per_request(artifact.model_dump())
+    fields = {**artifact.model_dump(), "completed_work": completed}
+    summary, dropped = truthful_state(fields, artifact.current_state_summary)
+    corrections = [
+        f"Completed work: removed “{item[:160]}”: the request is still open" for item in both
+    ]
+    if wrote:
+        corrections += [f"State: “{s[:160]}” replaced by the count from the lists" for s in dropped]
+    return artifact.model_copy(
+        update={
+            "completed_work": completed,
+            "current_state_summary": summary,
+            "disagreements": [*artifact.disagreements, *corrections],
+        }
+    )
 
 
 def claimed_files(facts: GroundedFacts, claimed: Sequence[str]) -> list[FileChange]:

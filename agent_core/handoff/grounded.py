@@ -18,8 +18,8 @@ class CommandRun(BaseModel):
     ``changed_before`` are the files modified since the previous command (what a passing run
     after a failing one was fixed by); ``error`` is the error line its output ended with (a
     traceback's last line, a failed test's summary); ``cause`` is what the assistant said,
-    before the next run of it, about why it failed; ``index`` is the position of the message
-    holding its result."""
+    before the fix (or the next run of it), about why it failed; ``index`` is the position of
+    the message holding its result."""
 
     model_config = _STRICT
     command: str
@@ -28,6 +28,9 @@ class CommandRun(BaseModel):
     error: str | None = None
     cause: str | None = None
     index: int = -1
+    #: Files a failed run points at: named in its output, or read next to diagnose it (a fix
+    #: by editing is credited only to these and to files its command names).
+    named: list[str] = Field(default_factory=list)
 
     @property
     def failed(self) -> bool:

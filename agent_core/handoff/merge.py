@@ -15,7 +15,8 @@ from collections.abc import Iterable, Sequence
 
 from agent_core.handoff.artifact import FileChange, HandoffArtifact, Todo
 from agent_core.handoff.facts_only import Locate, request_items
-from agent_core.handoff.grounded import GroundedFacts
+from agent_core.handoff.grounded import CommandRun, GroundedFacts
+from agent_core.handoff.operations import Streak, streaks
 from agent_core.handoff.user_text import answered, request_body, same_request
 
 __all__ = ["merge_previous", "merge_files", "merge_lessons", "ground", "with_checks"]
@@ -56,14 +57,58 @@ def _lesson_command(line: str) -> str | None:
     return found.group(1) if found else None
 
 
-def merge_lessons(previous: Sequence[str], current: Sequence[str]) -> list[str]:
-    """Lessons of both, a command's newer line replacing its older one; still failing first."""
+def _resolved_now(command: str, commands: Sequence[CommandRun]) -> Streak | None:
+    """How the session's ``commands`` treat an earlier session's failure of ``command``: the
+    streak it opens (ended: fixed now; more failures: failing again, told by the newer
+    line), None when the session never performed its operation."""
+    runs = [CommandRun(command=command, exit_status=1), *commands]
+    streak = next(s for s in streaks(runs) if 0 in s.failures)
+    return streak if streak.ended is not None or len(streak.failures) > 1 else None
+
+
+def _rechecked(line: str, commands: Sequence[CommandRun], session_number: int) -> str | None:
+    """An earlier "Still failing" line after this session: unchanged while the session did
+    not touch its operation, a lesson once the session passed it, gone when it failed again
+    (the session's own line says so)."""
+    command = _lesson_command(line)
+    if command is None or not line.startswith("Still failing") or not commands:
+        return line
+    streak = _resolved_now(command, commands)
+    if streak is None:
+        return line
+    if streak.ended is None:
+        return None
+    by = streak.ended.by.command
+    how = "its work was committed or closed" if streak.ended.closed else "it passed"
+    return f"`{command}` failed in an earlier session; {how} in session {session_number}: `{by}`"
+
+
+def merge_lessons(
+    previous: Sequence[str],
+    current: Sequence[str],
+    commands: Sequence[CommandRun] = (),
+    session_number: int = 0,
+) -> list[str]:
+    """Lessons of both, a command's newer line replacing its older one; still failing first.
+    Each earlier failure is re-checked against the session's ``commands``: one the session
+    passed, however worded, is a lesson, no longer "Still failing"."""
     newer = {_lesson_command(line) for line in current} - {None}
     kept = [line for line in previous if _lesson_command(line) not in newer]
+    kept = [
+        line for line in (_rechecked(k, commands, session_number) for k in kept) if line is not None
+    ]
     lines = _union(current, kept)
     return [line for line in lines if line.startswith("Still failing")] + [
         line for line in lines if not line.startswith("Still failing")
     ]
+
+
+def _still_failing(line: str, commands: Sequence[CommandRun]) -> bool:
+    """Whether a carried "Failing: `x`" or "Make `x` pass" line still holds after the session."""
+    command = _lesson_command(line)
+    if command is None or not line.startswith(("Failing:", "Make `")):
+        return True
+    return _resolved_now(command, commands) is None
 
 
 def _merge_requests(previous: Sequence[str], current: Sequence[str], replied: bool) -> list[str]:
@@ -84,11 +129,13 @@ def merge_previous(
     todos_recorded: bool,
     goal_changed: bool = False,
     replied: bool = False,
+    commands: Sequence[CommandRun] = (),
 ) -> HandoffArtifact:
     """``previous`` updated by the session ``current`` describes. ``todos_recorded`` says
     whether the session wrote its todo list (else the previous open todos still stand);
     ``goal_changed`` that the user replaced the goal in this session (else it is carried);
-    ``replied`` that the session gave a completed reply (earlier open requests are answered)."""
+    ``replied`` that the session gave a completed reply (earlier open requests are answered);
+    ``commands`` the session's command runs, against which every earlier failure is checked."""
     if previous is None:
         files = merge_files([], current.files_modified, current.session_number)
         return current.model_copy(update={"files_modified": files})
@@ -101,7 +148,8 @@ def merge_previous(
     ]
     files = merge_files(previous.files_modified, current.files_modified, current.session_number)
     modified = {f.path for f in files}
-    in_progress = current.in_progress or ([] if replied else previous.in_progress)
+    carried = [line for line in previous.in_progress if _still_failing(line, commands)]
+    in_progress = current.in_progress or ([] if replied else carried)
     under_way = [t for t in todos if t.status == "in_progress"]
     if under_way and not any(under_way[0].content in line for line in in_progress):
         # The session did not write its todo list: the todo the list has under way still is.
@@ -115,10 +163,17 @@ def merge_previous(
         # What was under way carries over only a session that finished nothing: one that gave
         # a completed reply and has nothing under way left nothing under way.
         "in_progress": in_progress,
-        "next_step": current.next_step or ("" if replied else previous.next_step),
+        "next_step": current.next_step
+        or (
+            ""
+            if replied or not _still_failing(previous.next_step, commands)
+            else previous.next_step
+        ),
         "remaining_tasks": _union(remaining, current.remaining_tasks),
         "key_decisions": _union(previous.key_decisions, current.key_decisions),
-        "errors_and_fixes": merge_lessons(previous.errors_and_fixes, current.errors_and_fixes),
+        "errors_and_fixes": merge_lessons(
+            previous.errors_and_fixes, current.errors_and_fixes, commands, current.session_number
+        ),
         "files_modified": files,
         "files_read": [
             p for p in _union(previous.files_read, current.files_read) if p not in modified
@@ -143,7 +198,7 @@ def ground(
     locate: Locate | None = None,
 ) -> HandoffArtifact:
     """Merge in every grounded item the artifact is missing: modified files, open todos, user
-    requests, commits and pinned files."""
+    requests, commits, completed todos and pinned files."""
     paths = {f.path for f in artifact.files_modified}
     files = [*artifact.files_modified, *(f for f in facts.files_modified if f.path not in paths)]
     contents = {t.content for t in artifact.open_todos}
@@ -154,6 +209,12 @@ def ground(
         f"Commit {c.sha[:7]}: {c.message}"
         for c in facts.commits
         if not _commit_cited(c.sha, artifact.completed_work)
+    ]
+    # Each completed todo once, in the words the state line counts.
+    commits += [
+        f"Completed todo: {t.content}"
+        for t in facts.todos
+        if t.status == "completed" and f"Completed todo: {t.content}" not in artifact.completed_work
     ]
     return HandoffArtifact.model_validate(
         {

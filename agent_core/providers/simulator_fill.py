@@ -7,6 +7,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from agent_core.handoff.facts import extract_facts
+from agent_core.handoff.facts_only import errors_and_fixes
+from agent_core.handoff.state_line import state_line
 from agent_core.handoff.user_text import constraint_sentences
 from agent_core.providers.simulator_script import todo_state
 
@@ -69,16 +72,22 @@ def _evidence(messages: list[BaseMessage]) -> dict[str, list[str]]:
                     files.append(path)
                 if call["name"] == "run_command":
                     commands.append(call["args"].get("command", ""))
+    facts = extract_facts(messages)
+    files = list(dict.fromkeys([*files, *facts.modified_paths]))
     done = [t["content"] for t in todos if t.get("status") == "completed"]
     active = [t["content"] for t in todos if t.get("status") == "in_progress"]
     pending = [t["content"] for t in todos if t.get("status") == "pending"]
-    touched = f"{len(files)} file{'' if len(files) == 1 else 's'} changed this session"
-    if todos and len(done) == len(todos):
-        state = f"All {len(todos)} todos are done; {touched}; only the final report is left."
-    elif active:
-        state = f"{len(done)} of {len(todos)} todos done; working on {active[0]}; {touched}."
-    else:
-        state = f"{len(done)} of {len(todos)} todos done; {touched}."
+    # Counted from the lists this answer holds, as the handoff's own state line is.
+    state = state_line(
+        {
+            "completed_work": [f"Completed todo: {c}" for c in done],
+            "open_todos": [t for t in todos if t.get("status") != "completed"],
+            "files_modified": files,
+            "errors_and_fixes": errors_and_fixes(facts.commands),
+        }
+    )
+    if active:
+        state += f" Working on {active[0]}."
     return {
         "completed_work": done,
         "in_progress": active,

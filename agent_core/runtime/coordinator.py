@@ -8,7 +8,7 @@ import asyncio
 import fnmatch
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
@@ -24,7 +24,7 @@ from agent_core.context.build import (
     to_langchain,
 )
 from agent_core.context.compaction import call_usage, summarize_for_compaction, worth_keeping
-from agent_core.context.todos import TodoTracker, span_rows, todo_summary
+from agent_core.context.todos import TodoTracker, model_todo_summary, span_rows, todo_summary
 from agent_core.errors import HandoffCancelled, HandoffGenerationError
 from agent_core.handoff.artifact import HandoffArtifact, handoff_context_message, handoff_filename
 from agent_core.handoff.facts import extract_facts
@@ -709,7 +709,36 @@ class SessionCoordinator:
         )
 
     # todos ---------------------------------------------------------------------------
-    def compress_finished_todos(self) -> list[BaseMessage] | None:
+    async def write_todo_summaries(self) -> dict[str, str]:
+        """The model's summary of each todo that just closed (by key), written through the
+        handoff writer over the todo's span; none for a todo it could not sum up."""
+        model = self.setup.handoff_model or self.setup.model
+        closed = list(self.todos.closed)
+        if model is None or not closed:
+            return {}
+        rows = await asyncio.to_thread(self.store.messages, self.session.id)
+        written = {}
+        for key in closed:
+            todo = self.todos.todos.get(key, {"content": key, "status": "completed"})
+            span = span_rows(rows, {key} | self.todos.descendants(key))
+            if len(span) < 2:
+                continue
+            try:
+                text = await model_todo_summary(
+                    model, todo["content"], todo["status"], span, blocker=todo.get("blocker")
+                )
+            except Exception as exc:  # noqa: BLE001 - the evidence's summary stands in
+                log.info("todo summary by the model failed (%s)", type(exc).__name__)
+                text = None
+            if text:
+                written[key] = text
+        return written
+
+    def compress_finished_todos(
+        self, written: Mapping[str, str] | None = None
+    ) -> list[BaseMessage] | None:
+        """Replace each todo that just closed by its summary where that is smaller: the
+        model's (``written``), else one built from the span's evidence."""
         closed = self.todos.take_closed()
         if not closed:
             return None
@@ -721,10 +750,16 @@ class SessionCoordinator:
             span = span_rows(rows, {key} | self.todos.descendants(key))
             if len(span) < 2:
                 continue
-            summary = todo_summary(todo["content"], todo["status"], span)
             span_messages = to_langchain(span)
             before = sum(self.count(m) for m in span_messages)
+            evidence = todo_summary(
+                todo["content"], todo["status"], span, blocker=todo.get("blocker")
+            )
+            summary = (written or {}).get(key) or evidence
             after = self.estimator.counter.count_text(summary)
+            if after >= before and summary is not evidence:
+                summary = evidence  # the model's ran longer than the span: never larger
+                after = self.estimator.counter.count_text(summary)
             if after >= before:
                 continue  # only worth it when smaller
             edit = ContextEdit(

@@ -240,7 +240,10 @@ class TodoCompressionMiddleware(_Base):
     async def abefore_model(self, state, runtime) -> dict[str, Any] | None:
         if self.call.acted or not self.coordinator.todos.closed:
             return None
-        context = await _off_loop(self.coordinator, self.coordinator.compress_finished_todos)
+        written = await self.coordinator.write_todo_summaries()
+        context = await _off_loop(
+            self.coordinator, self.coordinator.compress_finished_todos, written
+        )
         if context is None:
             return None
         self.coordinator.measure(context)

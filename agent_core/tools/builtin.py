@@ -68,6 +68,9 @@ class TodoItem(BaseModel):
     status: Literal["pending", "in_progress", "completed", "blocked"] = "pending"
     id: str | None = Field(default=None, description="Stable id of the todo")
     parent_id: str | None = Field(default=None, description="Id of the parent todo, if nested")
+    blocker: str | None = Field(
+        default=None, description="When status is blocked: what it waits for, in a few words"
+    )
 
 
 def _command_words(command: str) -> list[str]:
@@ -138,9 +141,14 @@ def make_tools(
         return f"edited {target}"
 
     def write_todos(todos: list[TodoItem]) -> str:
-        """Replace the todo list. Mark one todo in_progress at a time."""
+        """Replace the todo list. Mark one todo in_progress at a time; a todo that cannot go
+        on is blocked, with its blocker."""
         done = sum(1 for t in todos if t.status == "completed")
-        return f"todo list updated: {done}/{len(todos)} completed"
+        blocked = [t for t in todos if t.status == "blocked"]
+        if missing := [t.content for t in blocked if not (t.blocker or "").strip()]:
+            raise ToolInputError(f"a blocked todo needs its blocker: {', '.join(missing)}")
+        tail = f", {len(blocked)} blocked" if blocked else ""
+        return f"todo list updated: {done}/{len(todos)} completed{tail}"
 
     def run_command(command: str) -> str:
         """Run a shell command in the workspace (simulated) and return its output."""

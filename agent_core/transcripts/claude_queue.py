@@ -19,7 +19,10 @@ no content, or the text they took out.
   prompt): that record is kept, so the request is there once;
 * one that reached it as a ``queued_command`` attachment: the attachment's message is kept
   instead, where the agent saw it (:func:`attachment_prompt`);
-* one taken back (``remove``/``popAll``) and never sent;
+* one taken back (``remove``/``popAll``) and never sent. A ``remove`` without content names
+  no entry: it was a send into the running turn when a ``queued_command`` attachment follows
+  it (the attachment says which), else a take-back, dropped only when one entry was waiting
+  (never the oldest by guess: a typed message the agent saw must not be lost);
 * Claude Code's own input through the same queue (task notifications, commands): not the user.
 """
 
@@ -84,9 +87,22 @@ def kept_enqueues(
     kept: dict[int, str] = {}
     waiting: list[tuple[int, str]] = []  # still in Claude Code's queue, oldest first
     dequeued: list[tuple[int, str]] = []  # about to arrive as the next ordinary prompt
+    # Content-less ``remove`` records not yet told apart: one a ``queued_command``
+    # attachment follows was a send into the running turn (the attachment names which entry);
+    # one none follows was taken back, which is certain only when one entry was waiting.
+    unnamed_removes = 0
+
+    def settle() -> None:
+        nonlocal unnamed_removes
+        if unnamed_removes and len(waiting) == 1:
+            kept.pop(waiting.pop()[0], None)
+        unnamed_removes = 0  # which entry went is unknown: every typed message stays
 
     for line, record in records:
         kind = record.get("type")
+        found = attachment_prompt(record) if kind == ATTACHMENT_RECORD else None
+        if unnamed_removes and kind not in (QUEUE_RECORD, ATTACHMENT_RECORD):
+            settle()
         if kind == QUEUE_RECORD:
             operation = record.get("operation")
             text = content_text(record.get("content"))
@@ -96,28 +112,25 @@ def kept_enqueues(
                     kept[line] = text
             elif operation == "dequeue" and waiting:
                 dequeued.append(waiting.pop(0))
-            elif operation in ("remove", "popAll"):
-                if operation == "popAll":
-                    taken, waiting = waiting, []
-                else:
-                    match = next(
-                        (e for e in waiting if text.strip() and _same(e[1], text)),
-                        waiting[0] if waiting else None,
-                    )
-                    taken = [match] if match is not None else []
-                    if match is not None:
-                        waiting.remove(match)
-                for entry in taken:  # taken back, unless an attachment shows it was sent
+            elif operation == "popAll":
+                for entry in waiting:  # taken back, unless an attachment shows it was sent
                     kept.pop(entry[0], None)
-        elif kind == ATTACHMENT_RECORD:
-            found = attachment_prompt(record)
-            if found is not None:
-                for entries in (waiting, dequeued):
-                    for entry in list(entries):
-                        if _same(entry[1], found[0]):
-                            entries.remove(entry)
-                            kept.pop(entry[0], None)
-                            break
+                waiting = []
+            elif operation == "remove" and not text.strip():
+                unnamed_removes += 1
+            elif operation == "remove":
+                match = next((e for e in waiting if _same(e[1], text)), None)
+                if match is not None:
+                    waiting.remove(match)
+                    kept.pop(match[0], None)
+        elif found is not None:
+            unnamed_removes = max(unnamed_removes - 1, 0)
+            for entries in (waiting, dequeued):
+                for entry in list(entries):
+                    if _same(entry[1], found[0]):
+                        entries.remove(entry)
+                        kept.pop(entry[0], None)
+                        break
         elif kind == "user" and not record.get("isMeta"):
             message = record.get("message")
             text = content_text(message.get("content")) if isinstance(message, dict) else ""
@@ -129,4 +142,5 @@ def kept_enqueues(
                         entries.remove(entry)
                         kept.pop(entry[0], None)
                         break
+    settle()
     return kept

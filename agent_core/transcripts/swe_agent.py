@@ -13,11 +13,22 @@ from agent_core.transcripts.transcript import Transcript
 __all__ = ["load_swe_agent"]
 
 
-def _marked(message: BaseMessage, item: object) -> BaseMessage:
-    # A demonstration (``is_demo``) is a worked example shown to the model, not the task.
-    if isinstance(item, dict) and item.get("is_demo") and isinstance(message, HumanMessage):
-        message.additional_kwargs["not_user"] = "demonstration"
-    return message
+def _marked(messages: list[BaseMessage], items: list[object]) -> list[BaseMessage]:
+    """Human-role turns that are not the user speaking: a demonstration (``is_demo``, a worked
+    example shown to the model) and every observation after the task statement (the first
+    other user turn): SWE-agent sends its tools' output as user turns, so after a reset they
+    must not read as the user's open request."""
+    task_seen = False
+    for message, item in zip(messages, items, strict=True):
+        if not isinstance(message, HumanMessage):
+            continue
+        if isinstance(item, dict) and item.get("is_demo"):
+            message.additional_kwargs["not_user"] = "demonstration"
+        elif task_seen:
+            message.additional_kwargs["not_user"] = "observation"
+        else:
+            task_seen = True
+    return messages
 
 
 def load_swe_agent(path: Path, text: str) -> Transcript:
@@ -32,10 +43,10 @@ def load_swe_agent(path: Path, text: str) -> Transcript:
             "expected a SWE-agent trajectory: a JSON object with a 'history' list",
             path=str(path),
         )
-    messages = [
-        _marked(message_from_openai(item, index, path), item)
-        for index, item in enumerate(document["history"])
-    ]
+    history = document["history"]
+    messages = _marked(
+        [message_from_openai(item, index, path) for index, item in enumerate(history)], history
+    )
     info = document.get("info") or {}
     metadata = {
         "model_stats": info.get("model_stats"),

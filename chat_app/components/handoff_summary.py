@@ -75,7 +75,9 @@ def handoff_summary(card: rx.Var[HandoffCard]) -> rx.Component:
             _line("Goal: ", card.goal, "goal"),
             rx.cond(
                 card.state_summary != "",
-                rx.text(card.state_summary, weight="bold", size="2"),
+                rx.text(
+                    card.state_summary, weight="bold", size="2", class_name="baton-handoff-state"
+                ),
             ),
             _line("Next: ", card.next_step, "next"),
             _section("Constraints", card.constraints, rx.icon("shield", size=12), "rules"),

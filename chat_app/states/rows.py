@@ -12,6 +12,8 @@ import dataclasses
 from datetime import UTC, datetime
 from typing import Any
 
+from agent_core import handoff_state
+
 __all__ = [
     "FileRow",
     "HandoffCard",
@@ -416,7 +418,10 @@ def handoff_card(item: dict[str, Any], handoff: dict[str, Any], session_number: 
         remaining_tasks=_strings(handoff.get("remaining_tasks")),
         key_decisions=_strings(handoff.get("key_decisions")),
         files_modified=_files(handoff.get("files_modified")),
-        state_summary=str(handoff.get("current_state_summary") or ""),
+        # An agent's imported summary is its own; Baton's state is counted from the card's lists.
+        state_summary=str(handoff.get("current_state_summary") or "")
+        if handoff.get("imported_by")
+        else handoff_state(handoff),
         focus=str(handoff.get("focus") or ""),
         goal=str(handoff.get("goal") or ""),
         constraints=_strings(handoff.get("constraints")),

@@ -90,6 +90,7 @@ EXPECTED = {
     "generate_handoff",
     "get_encoding",
     "handoff_context_message",
+    "handoff_state",
     "handoff_filename",
     "history_matches",
     "in_start_lane",

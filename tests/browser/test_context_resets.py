@@ -6,6 +6,8 @@ ordinary turns fill it and resets happen on their own.
 
 from __future__ import annotations
 
+import re
+
 from tests.browser.chat_page import (
     TURN_TIMEOUT_MS,
     WATCH_SCRIPT,
@@ -96,6 +98,10 @@ def test_resets_appear_live_navigate_and_survive_a_reload(page, screenshot_dir):
         or body.get_by_text("In progress", exact=True).is_visible()
     )
     assert card.locator(".baton-handoff-download").is_visible()
+    # The state line is counted from the lists the card holds: never "0 files" beside files.
+    state = card.locator(".baton-handoff-state").inner_text()
+    files = card.locator(".baton-files li").count()
+    assert re.search(rf"\b{files} files? changed", state), (state, files)
     page.locator("[data-session='2'].baton-divider").scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot_dir / "handoff-open.png"))
 

@@ -55,7 +55,7 @@ def test_a_divider_row_reads_like_the_design():
     assert divider.header.endswith("claude-sonnet-4-5")
     assert divider.trigger == "auto"
     (card,) = divider.card
-    assert card.state_summary == "Parser done"
+    assert card.state_summary == "0 files changed; no check failing. Parser done"
     assert card.completed_work == ["Parser"] and card.key_decisions == ["Use TOML"]
     assert card.handoff_filename == "HANDOFF-1.md"
 
@@ -107,6 +107,25 @@ def test_a_tool_row_carries_its_call_and_no_time_it_does_not_show():
     )
     assert call.tool_failed and call.simulated
     assert row.time_title == row.time_label == "" and row.divider == []
+
+
+def test_the_cards_state_is_counted_from_the_lists_it_holds():
+    card = _card(
+        _divider(
+            2,
+            current_state_summary="All 5 todos are done; 0 files changed this session; only the "
+            "final report is left. The parser handles quoted fields.",
+            completed_work=[f"Completed todo: step {n}" for n in range(1, 5)],
+            open_todos=[{"content": "step 5", "status": "in_progress"}],
+            files_modified=[{"path": f"src/m{n}.py"} for n in range(5)],
+            errors_and_fixes=["Still failing: `pytest -q` (exit 1)"],
+            user_messages=["[2:3 open] also handle tabs"],
+        )
+    )
+    assert card.state_summary == (
+        "4 of 5 todos done; 5 files changed; 1 check still failing; 1 request open. "
+        "The parser handles quoted fields."
+    )
 
 
 def test_the_card_shows_the_v2_handoff_and_its_check_in_one_line():

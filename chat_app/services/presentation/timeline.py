@@ -12,6 +12,7 @@ from agent_core import (
     HandoffArtifact,
     StoredMessage,
     handoff_filename,
+    handoff_state,
 )
 from chat_app.services.presentation.message_usage import usage_label
 from chat_app.services.presentation.run_labels import RunLabeller
@@ -66,7 +67,11 @@ def tool_summary(name: str, args: dict[str, Any]) -> str:
 def handoff_preview(handoff: dict[str, Any] | None) -> str:
     if not handoff:
         return ""
-    summary = str(handoff.get("current_state_summary") or "").strip()
+    summary = (
+        str(handoff.get("current_state_summary") or "")
+        if handoff.get("imported_by")
+        else handoff_state(handoff)
+    ).strip()
     if summary:
         return summary.splitlines()[0][:200]
     done = handoff.get("completed_work") or []

@@ -83,8 +83,8 @@ def test_messages_typed_while_the_agent_worked_are_kept_marked_and_open() -> Non
 def test_a_failure_fixed_by_an_edit_is_a_lesson_with_its_cause() -> None:
     a = handoff(sessions.failure_fixed().messages)
     assert a.errors_and_fixes == [
-        "`python -m pytest tests/test_rows.py -q` failed (exit 1: AssertionError: expected 3 "
-        "rows, got 2); passed after editing invoices/rows.py; cause: "
+        "`python -m pytest tests/test_rows.py -q` failed (exit 1; output: “AssertionError: "
+        "expected 3 rows, got 2”); passed after editing invoices/rows.py; cause: "
         f"“{sessions.CAUSE}”"
     ]
 
@@ -108,7 +108,7 @@ def test_a_failure_still_failing_comes_first_with_what_was_tried() -> None:
         ToolMessage("3 passed\n[exit status 0]", tool_call_id="again"),
     ]
     lessons = handoff(messages).errors_and_fixes
-    assert lessons[0] == "Still failing: `make lint` (exit 2: E501 line too long)"
+    assert lessons[0] == "Still failing: `make lint` (exit 2; output: “E501 line too long”)"
     assert lessons[1].startswith("`python -m pytest tests/test_rows.py -q` failed")
 
 

@@ -108,7 +108,9 @@ async def test_spec_example_from_plain_markdown_answer() -> None:
     assert [(f.path, f.verified) for f in a.files_modified] == [
         ("backend/src/routes/auth.py", False)
     ]
-    assert a.current_state_summary == "Auth system is functional, API layer is 50% complete."
+    assert a.current_state_summary == (
+        "1 file changed; no check failing. Auth system is functional, API layer is 50% complete."
+    )
 
 
 async def test_grounded_files_are_authoritative() -> None:
@@ -160,7 +162,7 @@ async def test_garbage_twice_gives_facts_only() -> None:
     assert "I cannot" not in result.artifact.to_markdown()
     # What the evidence says, once: nothing invented to fill a section.
     assert result.artifact.goal == "Build the auth system"
-    assert result.artifact.current_state_summary == ""
+    assert result.artifact.current_state_summary == "1 file changed; no check failing."
 
 
 async def test_exception_text_never_enters_the_artifact() -> None:

@@ -191,11 +191,10 @@ def test_a_failed_command_is_reported_with_what_fixed_it() -> None:
         ]
     )
     assert notes == [
-        "Still failing: `make lint` (exit 2: E501 line too long)",
+        "Still failing: `make lint` (exit 2; output: “E501 line too long”)",
         "`flaky` failed (exit 1); passed after running it again, nothing changed in between",
-        "`pytest -q` failed (exit 1: AssertionError: 2 != 3); passed after editing a.py, b.py "
-        "and running `pip install attrs`; cause: “The test fails because the last row is "
-        "dropped.”",
+        "`pytest -q` failed (exit 1; output: “AssertionError: 2 != 3”); passed after running "
+        "`pip install attrs`; cause: “The test fails because the last row is dropped.”",
     ]
 
 
@@ -227,9 +226,9 @@ def test_a_traceback_is_a_failure_when_no_exit_status_is_reported() -> None:
         ]
     )
     assert errors_and_fixes(facts.commands) == [
-        "`python reproduce.py` failed (error: TypeError: bad date); passed after editing "
-        "dates.py; cause: “The date is parsed before the timezone is known, that's why it "
-        "breaks.”"
+        "`python reproduce.py` failed (error; output: “TypeError: bad date”); passed after "
+        "other changes (1 file it does not name); cause: “The date is parsed before the "
+        "timezone is known, that's why it breaks.”"
     ]
 
 
@@ -342,7 +341,8 @@ async def test_the_facts_only_note_carries_goal_requests_errors_and_real_todo_st
     assert a.in_progress[0] == "Todo (2 of 3): Tab support"
     assert a.next_step == "“On it, next I'll split on tabs too.”"
     assert a.errors_and_fixes == [
-        "`pytest -q` failed (exit 1: output); passed after editing importer.py"
+        "`pytest -q` failed (exit 1; output: “output”); passed after other changes "
+        "(1 file it does not name)"
     ]
     assert [(t.content, t.status) for t in a.open_todos] == [
         ("Tab support", "in_progress"),
@@ -432,8 +432,11 @@ async def test_a_model_handoff_that_contradicts_the_evidence_is_corrected_and_sa
     a = result.artifact
     assert a.in_progress[0] == "Todo (2 of 2): Quoted fields"
     assert a.errors_and_fixes[0].startswith("Still failing: `pytest tests/test_quoted.py`")
-    assert len(a.disagreements) == 3
+    assert len(a.disagreements) == 4
     assert any("“Quoted fields” as done" in d for d in a.disagreements)
+    # "All tests pass." above a failing check is replaced by the count from the lists.
+    assert "State: “All tests pass.” replaced by the count from the lists" in a.disagreements
+    assert "All tests pass" not in a.current_state_summary
 
 
 def test_importer_marks_are_never_requests() -> None:
