@@ -9,15 +9,16 @@ import pytest
 
 from agent_core.errors import MessageRejected
 from chat_app.db.engine import dispose_engine
-from tests.chat_app.test_services import _pg_url
+from tests.chat_app.db.backends import pg_url  # noqa: F401  (fixture)
 from tests.chat_app.wire import drained
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def database(request, tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path}/baton.db" if request.param == "sqlite" else _pg_url()
-    if url is None:
-        pytest.skip("PostgreSQL is not reachable at BATON_TEST_PG_URL / 127.0.0.1:5432")
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path}/baton.db"
+    else:
+        url = request.getfixturevalue("pg_url")  # a schema of its own, skips without a server
     monkeypatch.setenv("REFLEX_DB_URL", url)
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     monkeypatch.setenv("BATON_SIM_WINDOW", "3000")

@@ -13,18 +13,8 @@ import uuid
 import pytest
 
 from chat_app.db.engine import dispose_engine
+from tests.chat_app.db.backends import pg_url  # noqa: F401  (fixture)
 from tests.chat_app.wire import drained, relayed
-
-
-def _pg_url() -> str | None:
-    url = os.environ.get("BATON_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
-    try:
-        import psycopg
-
-        with psycopg.connect(url.replace("postgresql+psycopg", "postgresql"), connect_timeout=2):
-            return url
-    except Exception:
-        return None
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -32,9 +22,9 @@ def database(request, tmp_path, monkeypatch):
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path}/baton.db"
     else:
-        url = _pg_url()
-        if url is None:
-            pytest.skip("PostgreSQL is not reachable at BATON_TEST_PG_URL / 127.0.0.1:5432")
+        # A schema of its own (dropped after the run), never the server's public one: a
+        # migration of another checkout must not leave this one a revision it does not know.
+        url = request.getfixturevalue("pg_url")
     monkeypatch.setenv("REFLEX_DB_URL", url)
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     # Small enough for resets within one turn, large enough that the instructions and the
