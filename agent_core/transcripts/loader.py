@@ -30,11 +30,13 @@ __all__ = [
 #: near ten (a record, its message, its content blocks, a tool's arguments); Python's parser
 #: and everything after it recurse once per level, so a deeper file is refused up front.
 MAX_JSON_DEPTH = 100
-# Only brackets, quotes, escapes and line ends matter to the depth: the rest is dropped
-# in one pass of bytes.translate before anything is looked at.
-_KEPT = frozenset(b'[]{}"\\\n')
+# Escapes go first, on the raw bytes, so that no escaped quote or backslash is left to pair
+# up with a real one (dropping bytes first would leave the backslash of a trailing \n beside
+# the closing quote). After that only brackets, quotes and line ends matter to the depth:
+# the rest is dropped in one pass of bytes.translate.
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+_KEPT = frozenset(b'[]{}"\n')
 _DROPPED = bytes(byte for byte in range(256) if byte not in _KEPT)
-_ESCAPE = re.compile(rb"\\.")
 _STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 FORMATS: dict[str, Callable[[Path, str], Transcript]] = {
@@ -73,18 +75,27 @@ def parse_transcript(text: str, path: str | Path, format: str = "auto") -> Trans
             f"{MAX_JSON_DEPTH} (arrays and objects inside each other), so this is not one",
             path=str(path),
         )
-    chosen = detect_format(path, text) if format == "auto" else format
-    if chosen not in FORMATS:
+    if format != "auto" and format not in FORMATS:
         raise TranscriptFormatError(
             f"unknown transcript format {format!r}; expected one of {sorted(FORMATS)} or 'auto'",
             path=str(path),
         )
+    chosen = format
     try:
+        # Guessing parses records too, so it sits inside the same guard as reading them.
+        chosen = detect_format(path, text) if format == "auto" else format
         return FORMATS[chosen](path, text)
     except TranscriptFormatError:
         raise
+    except RecursionError as exc:
+        # The depth check above should make this unreachable; should a reader still recurse
+        # too deep, the user hears why rather than seeing the upload cut off.
+        raise TranscriptFormatError(
+            f"reading its records went deeper than Python allows (a {chosen} file nesting "
+            f"beyond what a session holds)",
+            path=str(path),
+        ) from exc
     except (
-        RecursionError,
         ValidationError,
         TypeError,
         ValueError,
@@ -103,9 +114,8 @@ def json_depth(text: str) -> int:
     """How deep arrays and objects nest in ``text`` (JSON, or JSON lines), counted without
     parsing it, in time linear in its length (pure). A JSON string never spans a line, so
     quotes pair up within each line; brackets between a pair are a string's, not nesting."""
-    reduced = text.encode("utf-8", "surrogatepass").translate(None, _DROPPED)
-    if b"\\" in reduced:
-        reduced = _ESCAPE.sub(b"", reduced)
+    raw = text.encode("utf-8", "surrogatepass")
+    reduced = _ESCAPE.sub(b"", raw).translate(None, _DROPPED)
     outside = b"".join(b"".join(line.split(b'"')[::2]) for line in reduced.split(b"\n"))
     return max(0, max(accumulate(map(_STEP.__getitem__, outside)), default=0))
 
