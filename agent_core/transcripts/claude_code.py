@@ -16,7 +16,6 @@ at their place with ``additional_kwargs["queued"]``, each request once.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from agent_core.transcripts.claude_queue import (
     attachment_prompt,
     kept_enqueues,
 )
+from agent_core.transcripts.lines import SkippedLines, json_lines
 from agent_core.transcripts.transcript import Transcript, UsagePoint
 
 __all__ = ["load_claude_code", "looks_like_claude_code"]
@@ -50,7 +50,8 @@ def looks_like_claude_code(text: str) -> bool:
 
 def load_claude_code(path: Path, text: str) -> Transcript:
     """Parse a Claude Code JSONL session log."""
-    records = list(_records(path, text))
+    skipped = SkippedLines()
+    records = _records(path, text, skipped)
     builder = _Builder(kept_enqueues(records, lambda said: not_user_reason({}, said)))
     for number, record in records:
         builder.add(number, record)
@@ -65,7 +66,11 @@ def load_claude_code(path: Path, text: str) -> Transcript:
         # Paths in the handoff are shown relative to the directory the session worked in.
         metadata["cwd"] = cwd
     return Transcript(
-        format="claude_code", messages=builder.messages, metadata=metadata, usage=builder.usage()
+        format="claude_code",
+        messages=builder.messages,
+        metadata=metadata,
+        usage=builder.usage(),
+        skipped=dict(skipped),
     )
 
 
@@ -77,26 +82,38 @@ def _working_directory(records: list[tuple[int, dict[str, Any]]]) -> str:
     return counts.most_common(1)[0][0] if counts else ""
 
 
-def _records(path: Path, text: str):
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+# Record types Claude Code writes that carry nothing for the conversation (undo snapshots,
+# progress of running tools, titles): read and left, not counted as skipped.
+_SILENT_TYPES = {
+    "system",
+    "summary",
+    "file-history-snapshot",
+    "progress",
+    "custom-title",
+    "tag",
+    "agent-name",
+    "pr-link",
+    "last-prompt",
+}
+_READ_TYPES = {"user", "assistant", QUEUE_RECORD, ATTACHMENT_RECORD}
+
+
+def _records(path: Path, text: str, skipped: SkippedLines) -> list[tuple[int, dict[str, Any]]]:
+    """The file's Claude Code records; lines of another tool (no ``type``: a log-sharing
+    tool's metadata line, say) and record types of newer versions are skipped and counted."""
+    records = []
+    unknown: Counter[str] = Counter()
+    for number, record in json_lines(path, text):
+        if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+            skipped.skip("not Claude Code records")
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TranscriptFormatError(
-                f"invalid JSON ({exc.msg} at column {exc.colno}); expected one JSON object per "
-                "line (is the file truncated?)",
-                line=number,
-                path=str(path),
-            ) from exc
-        if not isinstance(record, dict) or "type" not in record:
-            raise TranscriptFormatError(
-                "expected a JSON object with a 'type' (user, assistant, system, summary)",
-                line=number,
-                path=str(path),
-            )
-        yield number, record
+        kind = record["type"]
+        if kind not in _READ_TYPES and kind not in _SILENT_TYPES:
+            unknown[kind] += 1
+            continue
+        records.append((number, record))
+    skipped.unknown_kinds(unknown, "Claude Code")
+    return records
 
 
 class _Builder:
