@@ -138,3 +138,14 @@ def test_the_ui_bench_tells_streaming_flushes_from_finished_steps() -> None:
     assert measured["flushes"] == 2 and measured["steps"] == 3
     assert measured["token_bytes"] == statistics.median([frames[0][0], frames[1][0] / 2])
     assert measured["end_bytes"] == frames[-1][0]
+
+
+def test_the_import_bench_reads_every_real_file_by_format() -> None:
+    from bench.importing import per_format, real_files
+
+    root = eval_path("real-sessions").parent
+    rows = per_format(real_files(root), repeat=1)
+    assert set(rows) == {"claude_code", "codex", "pi", "opencode", "cline", "aider", "swe_agent"}
+    assert all(row.files and row.messages and row.seconds > 0 for row in rows.values())
+    assert rows["pi"].skipped == 4  # the branch the branched session left
+    assert rows["pi"].tool_calls > 800
