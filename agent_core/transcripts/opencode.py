@@ -22,7 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from agent_core.errors import TranscriptFormatError
 from agent_core.transcripts.lines import SkippedLines
 from agent_core.transcripts.openai_chat import parse_json_document
-from agent_core.transcripts.transcript import Transcript, UsagePoint
+from agent_core.transcripts.transcript import Transcript, UsagePoint, compacted
 
 __all__ = ["load_opencode", "looks_like_opencode"]
 
@@ -159,20 +159,7 @@ class _Builder:
             )
 
     def _compaction(self, summary: str, stamp: dict[str, Any]) -> None:
-        self.compactions.append(
-            {
-                "kind": "compacted",
-                "message_index": len(self.messages),
-                "timestamp": stamp.get("timestamp"),
-                "summary": summary,
-                "tokens_before": None,
-                "tokens_after": None,
-            }
-        )
+        record, message = compacted(len(self.messages), summary, stamp)
+        self.compactions.append(record)
         self._prompt_start = len(self.messages)
-        self.messages.append(
-            HumanMessage(
-                content=summary,
-                additional_kwargs={**stamp, "not_user": "compact_summary", "compact_summary": True},
-            )
-        )
+        self.messages.append(message)

@@ -24,7 +24,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from agent_core.transcripts.lines import SkippedLines, json_lines
-from agent_core.transcripts.transcript import NOT_SENT, Transcript, UsagePoint
+from agent_core.transcripts.transcript import NOT_SENT, Transcript, UsagePoint, compacted
 
 __all__ = ["load_pi", "looks_like_pi"]
 
@@ -208,25 +208,16 @@ class _Builder:
             )
 
     def _compaction(self, entry: dict[str, Any], stamp: dict[str, Any]) -> None:
-        summary = str(entry.get("summary") or "")
         before = entry.get("tokensBefore")
-        self.compactions.append(
-            {
-                "kind": "compacted",
-                "message_index": len(self.messages),
-                "timestamp": stamp.get("timestamp"),
-                "summary": summary,
-                "tokens_before": int(before) if isinstance(before, int | float) else None,
-                "tokens_after": None,
-            }
+        record, summary = compacted(
+            len(self.messages),
+            str(entry.get("summary") or ""),
+            stamp,
+            int(before) if isinstance(before, int | float) else None,
         )
+        self.compactions.append(record)
         self._prompt_start = len(self.messages)
-        self.messages.append(
-            HumanMessage(
-                content=summary,
-                additional_kwargs={**stamp, "not_user": "compact_summary", "compact_summary": True},
-            )
-        )
+        self.messages.append(summary)
 
     def _note(self, text: str, why: str, stamp: dict[str, Any]) -> None:
         """Human-role text pi writes itself (summaries, extension messages, ``!`` commands)."""

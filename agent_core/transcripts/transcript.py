@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["NOT_SENT", "OriginalCompaction", "Transcript", "UsagePoint"]
+__all__ = ["NOT_SENT", "OriginalCompaction", "Transcript", "UsagePoint", "compacted"]
 
 # ``additional_kwargs`` key on messages a tool recorded but never sent to the model (aider's
 # ``/commands``): they belong to the record, not to any prompt.
@@ -78,3 +78,24 @@ class Transcript(BaseModel):
         """The messages the call behind ``point`` was sent, in order."""
         window = self.messages[point.prompt_start : point.message_index]
         return [m for m in window if not m.additional_kwargs.get(NOT_SENT)]
+
+
+def compacted(
+    index: int, summary: str, stamp: dict[str, Any], tokens_before: int | None = None
+) -> tuple[dict[str, Any], HumanMessage]:
+    """An agent's own compaction whose summary replaces the history before it (Codex's, pi's,
+    opencode's): its ``metadata["compactions"]`` record (kind ``compacted``, at message
+    ``index``) and the summary as the ``not_user`` HumanMessage the agent sent on with."""
+    record = {
+        "kind": "compacted",
+        "message_index": index,
+        "timestamp": stamp.get("timestamp"),
+        "summary": summary,
+        "tokens_before": tokens_before,
+        "tokens_after": None,
+    }
+    message = HumanMessage(
+        content=summary,
+        additional_kwargs={**stamp, "not_user": "compact_summary", "compact_summary": True},
+    )
+    return record, message

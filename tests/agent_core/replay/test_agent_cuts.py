@@ -55,27 +55,21 @@ def test_a_probe_counts_only_when_the_text_holds_it(pi_cuts) -> None:
     assert held.held == held.total - len(held.missing)
 
 
-def test_the_cli_prints_each_cut_and_writes_them_side_by_side(tmp_path: Path) -> None:
-    report = tmp_path / "cuts.html"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "agent_core",
-            "replay",
-            str(eval_path(*_PI)),
-            "--model",
-            "anthropic:claude-opus-4-5",
-            "--at-agent-compactions",
-            "--report",
-            str(report),
-        ],
+def _at_agent_compactions(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agent_core", "replay", str(path), "--model"]
+        + ["anthropic:claude-opus-4-5", "--at-agent-compactions", *args],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
         timeout=300,
-        check=True,
     )
+
+
+def test_the_cli_prints_each_cut_and_writes_them_side_by_side(tmp_path: Path) -> None:
+    report = tmp_path / "cuts.html"
+    done = _at_agent_compactions(eval_path(*_PI), "--report", str(report))
+    assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert [line["event"] for line in lines] == ["agent_cut", "agent_cut"]
     assert {"agent_summary", "baton_handoff", "agent_tokens", "baton_tokens"} <= set(lines[0])
@@ -86,22 +80,7 @@ def test_the_cli_prints_each_cut_and_writes_them_side_by_side(tmp_path: Path) ->
 
 
 def test_a_session_without_compactions_says_so(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "agent_core",
-            "replay",
-            str(eval_path("real-sessions", "agentlogs", "pi", "crud.jsonl")),
-            "--model",
-            "anthropic:claude-opus-4-5",
-            "--at-agent-compactions",
-        ],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = _at_agent_compactions(eval_path("real-sessions", "agentlogs", "pi", "crud.jsonl"))
     assert done.returncode == 2
     assert "pi made no compaction of its own in this file" in done.stderr
 
