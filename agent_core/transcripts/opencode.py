@@ -41,7 +41,8 @@ def load_opencode(path: Path, text: str) -> Transcript:
             "expected an opencode export: an object with 'info' and a 'messages' list",
             path=str(path),
         )
-    info = document.get("info") if isinstance(document.get("info"), dict) else {}
+    found = document.get("info")
+    info: dict[str, Any] = found if isinstance(found, dict) else {}
     builder = _Builder()
     for item in document["messages"]:
         if (
