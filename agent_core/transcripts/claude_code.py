@@ -22,7 +22,6 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from agent_core.errors import TranscriptFormatError
 from agent_core.storage.records import QUEUED
 from agent_core.transcripts.claude_queue import (
     ATTACHMENT_RECORD,
@@ -111,6 +110,9 @@ def _records(path: Path, text: str, skipped: SkippedLines) -> list[tuple[int, di
         if kind not in _READ_TYPES and kind not in _SILENT_TYPES:
             unknown[kind] += 1
             continue
+        if kind in ("user", "assistant") and not isinstance(record.get("message"), dict):
+            skipped.skip(f"{kind} records without a message")
+            continue
         records.append((number, record))
     skipped.unknown_kinds(unknown, "Claude Code")
     return records
@@ -156,7 +158,7 @@ class _Builder:
         return [self._usage[i] for i in sorted(self._usage)]
 
     def _assistant(self, number: int, record: dict[str, Any]) -> None:
-        message = _message_body(number, record)
+        message: dict[str, Any] = record["message"]  # checked in _records
         blocks = message.get("content") or []
         if isinstance(blocks, str):
             blocks = [{"type": "text", "text": blocks}]
@@ -197,7 +199,7 @@ class _Builder:
         )
 
     def _user(self, number: int, record: dict[str, Any]) -> None:
-        content = _message_body(number, record).get("content")
+        content = record["message"].get("content")
         stamp = _stamp(record)
         if record.get("isCompactSummary"):
             stamp["compact_summary"] = True
@@ -254,15 +256,6 @@ def _human(record: dict[str, Any], text: str, stamp: dict[str, Any]) -> HumanMes
     reason = not_user_reason(record, text)
     extra = {**stamp, "not_user": reason} if reason else stamp
     return HumanMessage(content=text, additional_kwargs=extra)
-
-
-def _message_body(number: int, record: dict[str, Any]) -> dict[str, Any]:
-    message = record.get("message")
-    if not isinstance(message, dict):
-        raise TranscriptFormatError(
-            f"{record['type']} record without a 'message' object", line=number
-        )
-    return message
 
 
 def _stamp(record: dict[str, Any]) -> dict[str, Any]:

@@ -170,6 +170,12 @@ def test_record_types_of_newer_versions_are_skipped_by_name(tmp_path: Path) -> N
     }
 
 
+def test_a_user_record_without_its_message_is_skipped_not_fatal(tmp_path: Path) -> None:
+    records = [*_CLAUDE_CODE_RECORDS, {"type": "user", "sessionId": "s1", "uuid": "x"}]
+    transcript = load_transcript(_write(tmp_path, "cut.jsonl", _jsonl(records)))
+    assert transcript.skipped == {"user records without a message": 1}
+
+
 def test_a_file_with_no_readable_message_says_why(tmp_path: Path) -> None:
     path = _write(tmp_path, "odd.jsonl", '{"sessionId": "s"}\n')
     with pytest.raises(
