@@ -220,12 +220,11 @@ class _FutileResets:
         if self.row < FUTILE_RESETS:
             return None
         suggested = -(-self.largest * 5 // 2 // 1000) * 1000  # at 40% of the window
+        # Short enough for the app to show whole (it shows an error's first 300 characters).
         return (
-            f"the last {self.row} resets each opened a session already over its threshold at "
-            f"its first model call (up to {self.largest:,} tokens of a {self.window:,}-token "
-            "window: the handoff and the messages that must follow it do not fit), so a "
-            "replay resetting at every message would say nothing. Replay with a window of at "
-            f"least {suggested:,} tokens."
+            f"{self.row} resets in a row opened a session already over its threshold (up to "
+            f"{self.largest:,} tokens of a {self.window:,}-token window): resetting at every "
+            f"message would say nothing. Replay with a window of at least {suggested:,} tokens."
         )
 
 

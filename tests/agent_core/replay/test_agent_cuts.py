@@ -89,8 +89,11 @@ def test_a_window_too_small_for_the_session_is_said_with_one_that_fits() -> None
     # aider's log at 6,000 tokens: every reset opened a session already past its threshold
     # (hundreds of resets at 200-350%); the replay stops and names a window instead.
     log = eval_path("aider-chat-history", "chat-history.md")
-    with pytest.raises(ConfigurationError, match=r"Replay with a window of at least ([\d,]+)"):
+    with pytest.raises(
+        ConfigurationError, match=r"of a 6,000-token window.*window of at least [\d,]+ tokens\.$"
+    ) as caught:
         list(replay(str(log), model="anthropic:claude-sonnet-4-5", window=6000))
+    assert len(str(caught.value)) <= 300  # the app shows an error's first 300 characters
 
 
 def test_the_report_gives_each_generation_against_the_first() -> None:
