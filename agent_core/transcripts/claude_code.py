@@ -102,7 +102,7 @@ def _records(path: Path, text: str, skipped: SkippedLines) -> list[tuple[int, di
     tool's metadata line, say) and record types of newer versions are skipped and counted."""
     records = []
     unknown: Counter[str] = Counter()
-    for number, record in json_lines(path, text):
+    for number, record in json_lines(path, text, skipped):
         if not isinstance(record, dict) or not isinstance(record.get("type"), str):
             skipped.skip("not Claude Code records")
             continue

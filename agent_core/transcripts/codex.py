@@ -110,7 +110,7 @@ def _records(path: Path, text: str, skipped: SkippedLines):
     """(line number, record type, payload, timestamp) for every record, old layout included;
     lines of another tool and record types of newer versions are skipped and counted."""
     unknown: Counter[str] = Counter()
-    for number, record in json_lines(path, text):
+    for number, record in json_lines(path, text, skipped):
         if not isinstance(record, dict):
             skipped.skip("not Codex records")
             continue

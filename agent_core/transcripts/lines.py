@@ -14,15 +14,23 @@ from agent_core.errors import TranscriptFormatError
 __all__ = ["SkippedLines", "json_lines"]
 
 
-def json_lines(path: Path, text: str) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed value) for every non-blank line; a line that is not JSON is an
-    error naming it (a file cut off mid-line loses nothing silently)."""
-    for number, line in enumerate(text.splitlines(), start=1):
+def json_lines(
+    path: Path, text: str, skipped: SkippedLines | None = None
+) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed value) for every non-blank line. A line that is not JSON is an
+    error naming it, except a last line with no line end after it: the file of a session
+    still being written, cut mid-record, which is counted in ``skipped`` (when given)."""
+    lines = text.splitlines()
+    cut_off = bool(lines) and not text.endswith(("\n", "\r"))
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             yield number, json.loads(line)
         except json.JSONDecodeError as exc:
+            if skipped is not None and cut_off and number == len(lines):
+                skipped.skip("a last line cut off mid-record (the session was still being written)")
+                return
             raise TranscriptFormatError(
                 f"invalid JSON ({exc.msg} at column {exc.colno}); expected one JSON object per "
                 "line (is the file truncated?)",

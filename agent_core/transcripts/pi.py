@@ -51,7 +51,7 @@ def load_pi(path: Path, text: str) -> Transcript:
     skipped = SkippedLines()
     entries: list[dict[str, Any]] = []
     unknown: Counter[str] = Counter()
-    for _number, record in json_lines(path, text):
+    for _number, record in json_lines(path, text, skipped):
         kind = record.get("type") if isinstance(record, dict) else None
         if not isinstance(kind, str):
             skipped.skip("not pi session entries")

@@ -176,6 +176,17 @@ def test_a_user_record_without_its_message_is_skipped_not_fatal(tmp_path: Path) 
     assert transcript.skipped == {"user records without a message": 1}
 
 
+def test_a_session_cut_off_mid_record_imports_what_was_written(tmp_path: Path) -> None:
+    # The file of a session still being written ends in half a record, with no line end.
+    text = _jsonl(_CLAUDE_CODE_RECORDS) + '{"type": "assistant", "message": {"con'
+    transcript = load_transcript(_write(tmp_path, "live.jsonl", text))
+    whole = load_transcript(_write(tmp_path, "whole.jsonl", _jsonl(_CLAUDE_CODE_RECORDS)))
+    assert len(transcript.messages) == len(whole.messages)
+    assert transcript.skipped_note() == (
+        "1 line skipped: a last line cut off mid-record (the session was still being written)"
+    )
+
+
 def test_a_file_with_no_readable_message_says_why(tmp_path: Path) -> None:
     path = _write(tmp_path, "odd.jsonl", '{"sessionId": "s"}\n')
     with pytest.raises(
