@@ -71,6 +71,7 @@ from agent_core.redaction import (
     redact_text,
     redact_url,
 )
+from agent_core.replay.agent_cuts import AgentCut, cuts_at_agent_compactions
 from agent_core.replay.run import ReplayStep, replay_transcript
 from agent_core.replay.run import replay as replay_file
 from agent_core.runtime.agent import DEFAULT_SYSTEM_PROMPT
@@ -133,6 +134,7 @@ from agent_core.testing import FunctionChatModel
 from agent_core.tools.builtin import command_mode, make_tools
 from agent_core.tools.mcp import MCP_NAME_PATTERN, McpServer, McpToolbox, ToolLoad
 from agent_core.transcripts import (
+    FORMAT_NAMES,
     ImportedSession,
     OriginalCompaction,
     Transcript,
@@ -146,6 +148,7 @@ from agent_core.validation import MAX_MESSAGE_BYTES, UserText, sanitize_text, va
 
 __all__ = [
     "AcceptedEvent",
+    "AgentCut",
     "BatonError",
     "COMPACTION_PROMPT",
     "CONTEXT_META",
@@ -164,6 +167,7 @@ __all__ = [
     "ErrorEvent",
     "Event",
     "FileChange",
+    "FORMAT_NAMES",
     "FunctionChatModel",
     "GroundedFacts",
     "HandoffArtifact",
@@ -240,6 +244,7 @@ __all__ = [
     "defer_next_trigger",
     "deferral_pending",
     "delivered_meta",
+    "cuts_at_agent_compactions",
     "effective_strategy",
     "enter_turn_lock",
     "extract_facts",

@@ -19,9 +19,10 @@ from typing import Any
 
 from tqdm import tqdm
 
+from agent_core.replay.agent_cuts import cuts_at_agent_compactions
 from agent_core.replay.report import render_report
 from agent_core.replay.run import APP_MASK_THRESHOLD, ReplayStep, replay_policy, replay_transcript
-from agent_core.transcripts import FORMATS, load_transcript
+from agent_core.transcripts import FORMAT_NAMES, FORMATS, Transcript, load_transcript
 from agent_core.transcripts.export import transcript_summary, transcript_to_openai
 
 __all__ = ["main"]
@@ -74,6 +75,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="OUT.html",
         help="also write a self-contained HTML report (chart and handoffs)",
     )
+    rp.add_argument(
+        "--at-agent-compactions",
+        action="store_true",
+        help="cut where the original agent compacted, and print at each cut its own summary "
+        "beside Baton's handoff, with their tokens and probe coverage",
+    )
     im = sub.add_parser("import", help="read a transcript and write it as OpenAI chat JSON")
     im.add_argument("file")
     im.add_argument("--format", default="auto", choices=formats)
@@ -99,7 +106,35 @@ def _mask_threshold(value: str) -> float | str | None:
         ) from None
 
 
+def _said_skipped(file: str, transcript: Transcript) -> None:
+    """What the reader passed over, on stderr (the JSON lines on stdout stay parseable)."""
+    if note := transcript.skipped_note():
+        print(f"{Path(file).name}: {note}", file=sys.stderr)
+
+
+def _agent_cuts(args: argparse.Namespace, transcript: Transcript) -> None:
+    agent = FORMAT_NAMES.get(transcript.format, transcript.format)
+    if not transcript.compactions:
+        raise ValueError(
+            f"{Path(args.file).name}: {agent} made no compaction of its own in this file, so "
+            "there is no summary of its to put beside Baton's handoff"
+        )
+    cuts = cuts_at_agent_compactions(
+        transcript, model=args.model, handoff_model=args.handoff, budget_tokens=args.handoff_budget
+    )
+    for cut in cuts:
+        print(json.dumps({"event": "agent_cut", **cut.model_dump(mode="json")}, ensure_ascii=False))
+    if args.report:
+        html = render_report(Path(args.file).name, [], [], agent_cuts=cuts)
+        Path(args.report).write_text(html, encoding="utf-8")
+
+
 def _replay(args: argparse.Namespace) -> None:
+    transcript = load_transcript(args.file, format=args.format)
+    _said_skipped(args.file, transcript)
+    if args.at_agent_compactions:
+        _agent_cuts(args, transcript)
+        return
     steps: list[ReplayStep] = []
     bar: tqdm | None = None
 
@@ -128,7 +163,6 @@ def _replay(args: argparse.Namespace) -> None:
         mask_threshold=args.mask_threshold,
         keep_recent_tokens=args.keep_recent,
     )
-    transcript = load_transcript(args.file, format=args.format)
     try:
         for event in replay_transcript(
             transcript,
@@ -152,6 +186,7 @@ def _replay(args: argparse.Namespace) -> None:
 
 def _import(args: argparse.Namespace) -> None:
     transcript = load_transcript(args.file, format=args.format)
+    _said_skipped(args.file, transcript)
     if args.output:
         Path(args.output).write_text(
             json.dumps(transcript_to_openai(transcript), ensure_ascii=False, indent=1),

@@ -11,7 +11,11 @@ sessions were built (``bench.sessions``), never from Baton's parsing:
 - requests: every real user request up to the cut, first 40 characters (aider's linter
   reports, which aider sends as a user turn, are tool output: not requests).
 - files: every file modified up to the cut (SWE-agent: the submitted diff's files; aider: the
-  cumulative "Applied edit to" files of the ground truth; Baton's sessions: what they wrote).
+  cumulative "Applied edit to" files of the ground truth; Baton's sessions: what they wrote;
+  pi: the paths of its ``write``/``edit`` calls that did not fail).
+
+pi's real session (``real-sessions/pi-mono/before-compaction.jsonl``) is cut where pi itself
+compacted (its two ``compaction`` entries); its goal and requests are its raw user messages.
 - commits: every commit hash up to the cut (aider).
 - last_failure: the last SWE-agent action whose raw observation holds a Python traceback.
 - in_progress: the todo under way at the cut (in the In Progress section).
@@ -244,6 +248,72 @@ def _aider(root: Path, fractions: Sequence[float] = (0.2, 0.4, 0.6, 0.8, 1.0)) -
                     "requests": [r[:40] for r in requests],
                     "files": files,
                     "commits": commits,
+                },
+                places=places,
+            )
+        )
+    return cuts
+
+
+# pi's tools that write a file, by the argument naming it (pi's own tool set).
+_PI_WRITES = {"write": "path", "edit": "path"}
+
+
+def _pi(root: Path) -> list[Cut]:
+    """One cut at each of pi's own compactions in a real pi session, probed from its raw
+    entries: the first user message (goal), every user message (requests), every file a
+    ``write``/``edit`` call changed without an error before the cut."""
+    path = root / "pi-mono" / "before-compaction.jsonl"
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    transcript = load_transcript(path)
+    cuts = []
+    for number, (line, compaction) in enumerate(
+        zip(
+            [i for i, e in enumerate(entries) if e.get("type") == "compaction"],
+            transcript.compactions,
+            strict=True,
+        ),
+        start=1,
+    ):
+        said = [e["message"] for e in entries[:line] if e.get("type") == "message"]
+        requests = [
+            " ".join(b.get("text", "") for b in m["content"] if b.get("type") == "text")
+            if isinstance(m["content"], list)
+            else str(m["content"])
+            for m in said
+            if m.get("role") == "user"
+        ]
+        failed = {
+            m.get("toolCallId") for m in said if m.get("role") == "toolResult" and m.get("isError")
+        }
+        files = sorted(
+            {
+                str(b["arguments"][_PI_WRITES[b["name"]]])
+                for m in said
+                if m.get("role") == "assistant"
+                for b in m["content"]
+                if b.get("type") == "toolCall"
+                and b.get("name") in _PI_WRITES
+                and b.get("id") not in failed
+                and isinstance(b.get("arguments"), dict)
+                and b["arguments"].get(_PI_WRITES[b["name"]])
+            }
+        )
+        messages = [
+            m
+            for m in transcript.messages[: compaction.message_index]
+            if not m.additional_kwargs.get("compact_summary")
+        ]
+        places = {r[:40]: p for r in requests if (p := _place(messages, r[:40])) is not None}
+        cuts.append(
+            Cut(
+                name=f"pi:cut {number}",
+                messages=messages,
+                metadata={**transcript.metadata, "format": transcript.format},
+                by_kind={
+                    "goal": [requests[0][:200]],
+                    "requests": [r[:40] for r in requests],
+                    "files": files,
                 },
                 places=places,
             )
@@ -563,7 +633,10 @@ def cost(cuts: list[Cut], window: int = 200_000) -> None:
 def all_cuts() -> list[Cut]:
     root = eval_dir()
     return (
-        _swe_agent(root / "swe-agent-trajectories") + _aider(root / "aider-chat-history") + _baton()
+        _swe_agent(root / "swe-agent-trajectories")
+        + _aider(root / "aider-chat-history")
+        + _pi(root / "real-sessions")
+        + _baton()
     )
 
 

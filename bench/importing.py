@@ -8,6 +8,12 @@ every message in a scratch SQLite database) and to ``replay`` (import, token cou
 decision per message and a handoff per reset). Measured in one run, median of ``--repeat`` runs each; the ratio to the
 plain parse says what importing and replaying cost beyond reading the file at all.
 
+Then per format, on every real file of ``shared/eval`` (``real-sessions/``: Claude Code,
+Codex, pi, opencode, cline; aider's log; SWE-agent's trajectories): files, messages, tool
+calls, lines skipped, and ``load_transcript``'s seconds per MB (median of ``--repeat``).
+cline's metadata files are no sessions and are left out (the import names them for what they
+are).
+
 Run: ``.venv/bin/python -m bench.importing [--repeat 5] [--model anthropic:claude-sonnet-4-5]
 [--window 60000]``.
 """
@@ -18,11 +24,60 @@ import argparse
 import json
 import os
 import tempfile
+from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
+
+from langchain_core.messages import AIMessage
 
 from agent_core import load_transcript, transcript_to_openai
 from agent_core import replay_file as replay
 from bench._shared import eval_dir, median, time_calls
+
+
+@dataclass
+class FormatRow:
+    """What importing one format's real files gave."""
+
+    files: int = 0
+    messages: int = 0
+    tool_calls: int = 0
+    skipped: int = 0
+    megabytes: float = 0.0
+    seconds: float = 0.0
+
+
+def real_files(root: Path) -> list[Path]:
+    """The real session files under ``root`` (``shared/eval``)."""
+    sessions = [
+        p
+        for p in sorted((root / "real-sessions").rglob("*.json*"))
+        if p.is_file() and not p.name.endswith("_metadata.json")
+    ]
+    return [
+        *sessions,
+        root / "aider-chat-history" / "chat-history.md",
+        *sorted((root / "swe-agent-trajectories").rglob("*.traj")),
+    ]
+
+
+def per_format(paths: list[Path], *, repeat: int) -> dict[str, FormatRow]:
+    """Each file imported (median seconds of ``repeat``), summed by the detected format."""
+    rows: dict[str, FormatRow] = defaultdict(FormatRow)
+    for path in paths:
+        if not path.is_file():
+            continue
+        transcript = load_transcript(path)
+        row = rows[transcript.format]
+        row.files += 1
+        row.messages += len(transcript.messages)
+        row.tool_calls += sum(
+            len(m.tool_calls) for m in transcript.messages if isinstance(m, AIMessage)
+        )
+        row.skipped += sum(transcript.skipped.values())
+        row.megabytes += path.stat().st_size / 1e6
+        row.seconds += median(time_calls(lambda p=path: load_transcript(p), repeat=repeat))
+    return dict(sorted(rows.items()))
 
 
 def session_file(directory: Path) -> Path:
@@ -88,6 +143,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'step':<18}{'median s':>10}{'x json.loads':>14}{'MB/s':>9}")
     for name, seconds in timings.items():
         print(f"{name:<18}{seconds:>10.3f}{seconds / base:>14.1f}{size / 1e6 / seconds:>9.1f}")
+    print()
+    print("load_transcript per format, on the real files of shared/eval:")
+    print(
+        f"{'format':<13}{'files':>6}{'messages':>10}{'tool calls':>12}{'skipped':>9}"
+        f"{'MB':>8}{'s per MB':>10}"
+    )
+    for name, row in per_format(real_files(eval_dir()), repeat=args.repeat).items():
+        print(
+            f"{name:<13}{row.files:>6}{row.messages:>10,}{row.tool_calls:>12,}{row.skipped:>9,}"
+            f"{row.megabytes:>8.2f}{row.seconds / row.megabytes:>10.3f}"
+        )
     return 0
 
 

@@ -138,3 +138,27 @@ def test_the_ui_bench_tells_streaming_flushes_from_finished_steps() -> None:
     assert measured["flushes"] == 2 and measured["steps"] == 3
     assert measured["token_bytes"] == statistics.median([frames[0][0], frames[1][0] / 2])
     assert measured["end_bytes"] == frames[-1][0]
+
+
+def test_the_import_bench_reads_every_real_file_by_format() -> None:
+    from bench.importing import per_format, real_files
+
+    root = eval_path("real-sessions").parent
+    rows = per_format(real_files(root), repeat=1)
+    assert set(rows) == {"claude_code", "codex", "pi", "opencode", "cline", "aider", "swe_agent"}
+    assert all(row.files and row.messages and row.seconds > 0 for row in rows.values())
+    assert rows["pi"].skipped == 4  # the branch the branched session left
+    assert rows["pi"].tool_calls > 800
+
+
+def test_the_continuity_bench_cuts_pis_session_where_pi_compacted() -> None:
+    from bench.continuity import _pi
+
+    cuts = _pi(eval_path("real-sessions"))
+    assert [c.name for c in cuts] == ["pi:cut 1", "pi:cut 2"]
+    first, second = cuts
+    assert len(first.messages) == 354 and len(second.messages) == 622
+    assert first.by_kind["goal"][0].startswith("alright, read @packages/coding-agent/src/main.ts")
+    assert len(second.by_kind["requests"]) > len(first.by_kind["requests"]) > 0
+    assert all(f.startswith("/Users/badlogic/workspaces/pi-mono/") for f in first.by_kind["files"])
+    assert not any(m.additional_kwargs.get("compact_summary") for m in second.messages)

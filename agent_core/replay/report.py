@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import datetime
 from functools import cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from agent_core.replay.agent_cuts import AgentCut
 from agent_core.replay.run import ReplayStep
+from agent_core.transcripts.loader import FORMAT_NAMES
 
 __all__ = ["render_report", "chart_svg"]
 
@@ -126,16 +129,72 @@ def chart_svg(steps: Sequence[ReplayStep], events: Sequence[dict[str, Any]]) -> 
     )
 
 
-def render_report(title: str, steps: Sequence[ReplayStep], events: Sequence[dict[str, Any]]) -> str:
-    """The whole HTML page for a replay of ``title`` (usually the transcript's file name)."""
+def render_report(
+    title: str,
+    steps: Sequence[ReplayStep],
+    events: Sequence[dict[str, Any]],
+    *,
+    agent_cuts: Sequence[AgentCut] = (),
+) -> str:
+    """The whole HTML page for a replay of ``title`` (usually the transcript's file name):
+    the chart and cards of the replay's ``steps`` and ``events`` when there are any, the
+    handoff's size per generation and the stretch between cuts, and, given ``agent_cuts``,
+    the agent's own summary beside Baton's handoff at each of its compactions."""
     summary = next((e for e in events if e.get("event") == "summary"), {})
+    agent = FORMAT_NAMES.get(agent_cuts[0].agent, agent_cuts[0].agent) if agent_cuts else ""
     return (
         _templates()
         .get_template("replay_report.html.j2")
         .render(
             title=title,
             summary=[(key, summary[key]) for key in _SUMMARY_KEYS if key in summary],
-            chart=Markup(chart_svg(steps, events)),  # built by the autoescaped chart template
+            # built by the autoescaped chart template
+            chart=Markup(chart_svg(steps, events)) if steps else None,
             cards=[e for e in events if e.get("event") in _MARKED],
+            generations=generations(events),
+            agent=agent,
+            agent_cuts=agent_cuts,
         )
     )
+
+
+def generations(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per compaction or reset: messages (and minutes, where the transcript has
+    times) since the previous one (or the start), and for a reset its handoff's tokens
+    against the first handoff's."""
+    rows: list[dict[str, Any]] = []
+    first: int | None = None
+    last_index, last_time = -1, None
+    for event in events:
+        if event.get("event") not in ("reset", "compaction"):
+            continue
+        index = int(event.get("message_index") or 0)
+        when = _time(event.get("timestamp"))
+        tokens = event.get("handoff_tokens")
+        if isinstance(tokens, int) and first is None:
+            first = tokens
+        rows.append(
+            {
+                "kind": event["event"],
+                "message_index": index,
+                "messages": index - last_index,
+                "minutes": round((when - last_time).total_seconds() / 60, 1)
+                if when and last_time
+                else None,
+                "handoff_tokens": tokens,
+                "against_first": round(tokens / first, 2)
+                if isinstance(tokens, int) and first
+                else None,
+            }
+        )
+        last_index, last_time = index, when or last_time
+    return rows
+
+
+def _time(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None

@@ -22,16 +22,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal, NamedTuple
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from agent_core.accounting.calibration import ContextEstimator
 from agent_core.accounting.models import model_info
 from agent_core.context.build import context_kind
+from agent_core.errors import ConfigurationError
 from agent_core.handoff.artifact import HandoffArtifact, handoff_context_message
 from agent_core.handoff.facts import extract_facts
 from agent_core.handoff.generation import generate_handoff
@@ -44,7 +45,14 @@ from agent_core.strategies.pipeline import before_call
 from agent_core.transcripts import Transcript, load_transcript
 from agent_core.transcripts.transcript import NOT_SENT
 
-__all__ = ["APP_MASK_THRESHOLD", "ReplayStep", "replay", "replay_policy", "replay_transcript"]
+__all__ = [
+    "APP_MASK_THRESHOLD",
+    "ReplayStep",
+    "oversized_messages",
+    "replay",
+    "replay_policy",
+    "replay_transcript",
+]
 
 #: The mask threshold of an assistant nobody changed on /admin: a replay's default.
 APP_MASK_THRESHOLD: float = ContextPolicy().mask_threshold or 0.35
@@ -70,7 +78,7 @@ def handoff_model_for(spec: str) -> BaseChatModel | None:
     return resolve_model(spec).model
 
 
-def _handoff(
+def session_handoff(
     replayed: ReplayContext,
     *,
     utilization: float,
@@ -80,11 +88,13 @@ def _handoff(
     previous: HandoffArtifact | None,
     budget_tokens: int,
     window: int,
+    since: int = 0,
 ) -> tuple[HandoffArtifact, str]:
     """The handoff that ends ``replayed``'s open session: asked with its context, its facts
-    and the check's inventory read from the session's original messages, each located at
-    its stored row (as the app stores it), as the coordinator does."""
-    originals = replayed.originals
+    and the check's inventory read from the session's original messages (from its
+    ``since``-th: where a separate chat began), each located at its stored row (as the app
+    stores it), as the coordinator does."""
+    originals = replayed.originals[since:]
     facts = extract_facts(originals, metadata=metadata)
     result = asyncio.run(
         generate_handoff(
@@ -99,10 +109,42 @@ def _handoff(
             budget_tokens=budget_tokens,
             window_tokens=window,
             inventory=take_inventory(originals, metadata),
-            locate=replayed.locate,
+            locate=(lambda i: replayed.locate(i + since)) if since else replayed.locate,
         )
     )
     return result.artifact, handoff_context_message(result.artifact)
+
+
+def _chat_start(
+    transcript: Transcript, indexes: list[int], messages: Sequence[BaseMessage], opened: int
+) -> int | None:
+    """Where among the open session's ``messages`` (their transcript ``indexes``; the
+    session opened at transcript message ``opened``) the last separate chat of a log of many
+    began (aider's ``# aider chat started at``) that holds a request of the user's; None when
+    none did. Such a chat starts from nothing, as aider starts it, so its handoff has its own
+    goal, not the first chat's."""
+    if transcript.format != "aider" or not indexes:
+        return None
+    asked = [_a_request(m) for m in messages]
+    starts = sorted(
+        (s["message_index"] for s in transcript.metadata.get("sessions") or [] if s),
+        reverse=True,
+    )
+    for start in starts:
+        if not opened <= start <= indexes[-1]:
+            continue
+        # The chat's own first messages may be commands the model was never sent.
+        position = bisect_left(indexes, start)
+        if any(asked[position:]):
+            return position
+    return None
+
+
+def _a_request(message: BaseMessage) -> bool:
+    kwargs = message.additional_kwargs
+    return isinstance(message, HumanMessage) and not any(
+        kwargs.get(k) for k in ("not_user", NOT_SENT, "aider_reflection")
+    )
 
 
 # Metadata that describes the finished run (SWE-agent's submitted diff): evidence only at the end.
@@ -126,6 +168,64 @@ def _session_metadata(
     if last < len(transcript.messages) - 1:
         metadata = {k: v for k, v in metadata.items() if k not in _FINAL_ONLY}
     return metadata
+
+
+def _when(transcript: Transcript, index: int) -> str | None:
+    """When the transcript's message ``index`` was written, where the file says."""
+    stamp = transcript.messages[index].additional_kwargs.get("timestamp")
+    return str(stamp) if stamp else None
+
+
+def oversized_messages(
+    transcript: Transcript, context: ReplayContext, policy: ContextPolicy, window: int
+) -> list[int]:
+    """The messages alone past the reset point of ``window``: each forces a reset that the
+    next session cannot get under (a replay stops once such resets come in a row)."""
+    limit = int(window * policy.reset_threshold)
+    return [
+        i
+        for i, m in enumerate(transcript.messages)
+        if not m.additional_kwargs.get(NOT_SENT) and context.count(m) > limit
+    ]
+
+
+#: Resets in a row that open a session which resets again at its first model call: past
+#: this, the window is too small for the session and the replay stops and says so.
+FUTILE_RESETS = 3
+
+
+class _FutileResets:
+    """Resets that bought nothing: the session a reset opened was already over the reset
+    threshold at its first model call (its handoff and the messages that must follow it do
+    not fit the window)."""
+
+    def __init__(self, window: int, threshold: float) -> None:
+        self.window, self.threshold = window, threshold
+        self.opened = False  # a reset opened the session and it has made no call yet
+        self.row = 0
+        self.largest = 0
+
+    def reset(self) -> None:
+        self.opened = True
+
+    def call(self, tokens: int, fraction: float) -> str | None:
+        """A model call of the replay; the words to stop with once too many resets in a row
+        opened a session already over its threshold."""
+        if not self.opened:
+            return None
+        self.opened = False
+        futile = fraction >= self.threshold
+        self.row = self.row + 1 if futile else 0
+        self.largest = max(self.largest, tokens) if futile else 0
+        if self.row < FUTILE_RESETS:
+            return None
+        suggested = -(-self.largest * 5 // 2 // 1000) * 1000  # at 40% of the window
+        # Short enough for the app to show whole (it shows an error's first 300 characters).
+        return (
+            f"{self.row} resets in a row opened a session already over its threshold (up to "
+            f"{self.largest:,} tokens of a {self.window:,}-token window): resetting at every "
+            f"message would say nothing. Replay with a window of at least {suggested:,} tokens."
+        )
 
 
 def replay_policy(
@@ -235,10 +335,12 @@ def replay_transcript(
         history_tools=history_tools,
         summary_tokens=summary_tokens,
     )
+    oversized = oversized_messages(transcript, context, policy, info.context_window)
     usage = {u.message_index: u.input_tokens for u in transcript.usage}
     pristine = True  # the replayed context still equals the transcript's own prompt
     fell_short = False  # a compaction this turn left the context at or above its threshold
     masks = resets = compactions = 0
+    futility = _FutileResets(info.context_window, policy.reset_threshold)
     first = 0  # the transcript message the open session started at
     started = time.perf_counter()
     total = len(transcript.messages)
@@ -274,6 +376,8 @@ def replay_transcript(
                     "tokens_after": mask.tokens_after,
                 }
             estimate, decision = step.estimate, step.decision
+            if (why := futility.call(estimate.tokens, estimate.fraction)) is not None:
+                raise ConfigurationError(why)
             if decision.action == "compact":
                 done = context.compact()
                 if done is not None:
@@ -283,6 +387,7 @@ def replay_transcript(
                     yield {
                         "event": "compaction",
                         "message_index": after,
+                        "timestamp": _when(transcript, after),
                         "session_number": context.session,
                         "utilization": round(estimate.fraction, 4),
                         "basis": estimate.basis,
@@ -290,8 +395,13 @@ def replay_transcript(
                         "tokens_after": measured.tokens,
                     }
             elif decision.action == "reset":
-                metadata = _session_metadata(transcript, context.original_index, first, after)
-                previous, opening = _handoff(
+                chat = _chat_start(transcript, context.original_index, context.originals, first)
+                since = chat or 0
+                if chat is not None:
+                    previous, first = None, context.original_index[since]
+                own = context.original_index[since:]
+                metadata = _session_metadata(transcript, own, first, after)
+                previous, opening = session_handoff(
                     context,
                     utilization=estimate.fraction,
                     model=model,
@@ -300,17 +410,21 @@ def replay_transcript(
                     previous=previous,
                     budget_tokens=budget_tokens,
                     window=info.context_window,
+                    since=since,
                 )
                 yield {
                     "event": "reset",
                     "message_index": after,
+                    "timestamp": _when(transcript, after),
                     "utilization": round(estimate.fraction, 4),
                     "basis": estimate.basis,
                     "session_number": context.session + 1,
+                    "handoff_tokens": context.estimator.counter.count_text(previous.to_markdown()),
                     "handoff": previous.model_dump(mode="json"),
                 }
                 context.open_session(opening)
                 resets, pristine, fell_short, first = resets + 1, False, False, index
+                futility.reset()
         if sent_to_model:
             if isinstance(message, HumanMessage) and context_kind(message) is None:
                 fell_short = False  # a new turn
@@ -337,5 +451,8 @@ def replay_transcript(
         "compactions": compactions,
         "sessions": context.session,
         "final_utilization": round(final.fraction, 4) if final else 0.0,
+        # Messages alone past the reset point: each forced a reset it could not get under.
+        "oversized_messages": [i + 1 for i in oversized],
+        "skipped": transcript.skipped_note(),
         "seconds": round(time.perf_counter() - started, 3),
     }

@@ -16,14 +16,12 @@ at their place with ``additional_kwargs["queued"]``, each request once.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from agent_core.errors import TranscriptFormatError
 from agent_core.storage.records import QUEUED
 from agent_core.transcripts.claude_queue import (
     ATTACHMENT_RECORD,
@@ -31,6 +29,7 @@ from agent_core.transcripts.claude_queue import (
     attachment_prompt,
     kept_enqueues,
 )
+from agent_core.transcripts.lines import SkippedLines, json_lines
 from agent_core.transcripts.transcript import Transcript, UsagePoint
 
 __all__ = ["load_claude_code", "looks_like_claude_code"]
@@ -50,7 +49,8 @@ def looks_like_claude_code(text: str) -> bool:
 
 def load_claude_code(path: Path, text: str) -> Transcript:
     """Parse a Claude Code JSONL session log."""
-    records = list(_records(path, text))
+    skipped = SkippedLines()
+    records = _records(path, text, skipped)
     builder = _Builder(kept_enqueues(records, lambda said: not_user_reason({}, said)))
     for number, record in records:
         builder.add(number, record)
@@ -65,7 +65,11 @@ def load_claude_code(path: Path, text: str) -> Transcript:
         # Paths in the handoff are shown relative to the directory the session worked in.
         metadata["cwd"] = cwd
     return Transcript(
-        format="claude_code", messages=builder.messages, metadata=metadata, usage=builder.usage()
+        format="claude_code",
+        messages=builder.messages,
+        metadata=metadata,
+        usage=builder.usage(),
+        skipped=dict(skipped),
     )
 
 
@@ -77,26 +81,41 @@ def _working_directory(records: list[tuple[int, dict[str, Any]]]) -> str:
     return counts.most_common(1)[0][0] if counts else ""
 
 
-def _records(path: Path, text: str):
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+# Record types Claude Code writes that carry nothing for the conversation (undo snapshots,
+# progress of running tools, titles): read and left, not counted as skipped.
+_SILENT_TYPES = {
+    "system",
+    "summary",
+    "file-history-snapshot",
+    "progress",
+    "custom-title",
+    "tag",
+    "agent-name",
+    "pr-link",
+    "last-prompt",
+}
+_READ_TYPES = {"user", "assistant", QUEUE_RECORD, ATTACHMENT_RECORD}
+
+
+def _records(path: Path, text: str, skipped: SkippedLines) -> list[tuple[int, dict[str, Any]]]:
+    """The file's Claude Code records; lines of another tool (no ``type``: a log-sharing
+    tool's metadata line, say) and record types of newer versions are skipped and counted."""
+    records = []
+    unknown: Counter[str] = Counter()
+    for number, record in json_lines(path, text, skipped):
+        if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+            skipped.skip("not Claude Code records")
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TranscriptFormatError(
-                f"invalid JSON ({exc.msg} at column {exc.colno}); expected one JSON object per "
-                "line (is the file truncated?)",
-                line=number,
-                path=str(path),
-            ) from exc
-        if not isinstance(record, dict) or "type" not in record:
-            raise TranscriptFormatError(
-                "expected a JSON object with a 'type' (user, assistant, system, summary)",
-                line=number,
-                path=str(path),
-            )
-        yield number, record
+        kind = record["type"]
+        if kind not in _READ_TYPES and kind not in _SILENT_TYPES:
+            unknown[kind] += 1
+            continue
+        if kind in ("user", "assistant") and not isinstance(record.get("message"), dict):
+            skipped.skip(f"{kind} records without a message")
+            continue
+        records.append((number, record))
+    skipped.unknown_kinds(unknown, "Claude Code")
+    return records
 
 
 class _Builder:
@@ -139,7 +158,7 @@ class _Builder:
         return [self._usage[i] for i in sorted(self._usage)]
 
     def _assistant(self, number: int, record: dict[str, Any]) -> None:
-        message = _message_body(number, record)
+        message: dict[str, Any] = record["message"]  # checked in _records
         blocks = message.get("content") or []
         if isinstance(blocks, str):
             blocks = [{"type": "text", "text": blocks}]
@@ -180,7 +199,7 @@ class _Builder:
         )
 
     def _user(self, number: int, record: dict[str, Any]) -> None:
-        content = _message_body(number, record).get("content")
+        content = record["message"].get("content")
         stamp = _stamp(record)
         if record.get("isCompactSummary"):
             stamp["compact_summary"] = True
@@ -237,15 +256,6 @@ def _human(record: dict[str, Any], text: str, stamp: dict[str, Any]) -> HumanMes
     reason = not_user_reason(record, text)
     extra = {**stamp, "not_user": reason} if reason else stamp
     return HumanMessage(content=text, additional_kwargs=extra)
-
-
-def _message_body(number: int, record: dict[str, Any]) -> dict[str, Any]:
-    message = record.get("message")
-    if not isinstance(message, dict):
-        raise TranscriptFormatError(
-            f"{record['type']} record without a 'message' object", line=number
-        )
-    return message
 
 
 def _stamp(record: dict[str, Any]) -> dict[str, Any]:

@@ -32,6 +32,7 @@ Rollouts from before the envelope (bare response items after a ``{"id", "timesta
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +44,8 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from agent_core.errors import TranscriptFormatError
 from agent_core.storage.records import QUEUED
+from agent_core.transcripts.lines import SkippedLines, json_lines
 from agent_core.transcripts.transcript import Transcript, UsagePoint
 
 __all__ = ["load_codex", "looks_like_codex"]
@@ -99,29 +100,20 @@ def looks_like_codex(text: str) -> bool:
 def load_codex(path: Path, text: str) -> Transcript:
     """Parse a Codex CLI rollout JSONL file."""
     builder = _Builder()
-    for number, kind, payload, timestamp in _records(path, text):
+    skipped = SkippedLines()
+    for number, kind, payload, timestamp in _records(path, text, skipped):
         builder.add(number, kind, payload, timestamp)
-    return builder.transcript()
+    return builder.transcript().model_copy(update={"skipped": dict(skipped)})
 
 
-def _records(path: Path, text: str):
-    """(line number, record type, payload, timestamp) for every record, old layout included."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TranscriptFormatError(
-                f"invalid JSON ({exc.msg} at column {exc.colno}); expected one JSON object per "
-                "line (is the file truncated?)",
-                line=number,
-                path=str(path),
-            ) from exc
+def _records(path: Path, text: str, skipped: SkippedLines):
+    """(line number, record type, payload, timestamp) for every record, old layout included;
+    lines of another tool and record types of newer versions are skipped and counted."""
+    unknown: Counter[str] = Counter()
+    for number, record in json_lines(path, text, skipped):
         if not isinstance(record, dict):
-            raise TranscriptFormatError(
-                "expected a JSON object per line", line=number, path=str(path)
-            )
+            skipped.skip("not Codex records")
+            continue
         kind = record.get("type")
         if kind in _ENVELOPE_TYPES and isinstance(record.get("payload"), dict):
             yield number, kind, record["payload"], record.get("timestamp")
@@ -131,13 +123,11 @@ def _records(path: Path, text: str):
             yield number, "response_item", record, record.get("timestamp")
         elif number == 1 and "id" in record and "type" not in record:
             yield number, "session_meta", record, record.get("timestamp")
+        elif isinstance(kind, str):
+            unknown[kind] += 1
         else:
-            raise TranscriptFormatError(
-                f"unknown record {kind!r}; expected a Codex rollout record with a 'type' "
-                f"({', '.join(sorted(_ENVELOPE_TYPES))}) and a 'payload' object",
-                line=number,
-                path=str(path),
-            )
+            skipped.skip("not Codex records")
+    skipped.unknown_kinds(unknown, "Codex")
 
 
 def _text(content: Any) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from agent_core.transcripts.sessions import agent_compactions
 from agent_core.transcripts.transcript import Transcript
 
 __all__ = ["message_to_openai", "transcript_summary", "transcript_to_openai"]
@@ -51,7 +52,8 @@ def transcript_to_openai(transcript: Transcript) -> dict[str, Any]:
 
 
 def transcript_summary(transcript: Transcript) -> dict[str, Any]:
-    """What an import found: messages by role, tool calls, usage points, compactions."""
+    """What an import found: messages by role, tool calls, usage points, the agent's own
+    compactions, and the lines it skipped (why, in words; ``""`` when none)."""
     roles = Counter(message_to_openai(m)["role"] for m in transcript.messages)
     calls = sum(len(m.tool_calls) for m in transcript.messages if isinstance(m, AIMessage))
     peak = max((u.input_tokens for u in transcript.usage), default=None)
@@ -62,5 +64,6 @@ def transcript_summary(transcript: Transcript) -> dict[str, Any]:
         "tool_calls": calls,
         "usage_points": len(transcript.usage),
         "peak_input_tokens": peak,
-        "compactions": len(transcript.metadata.get("compactions") or []),
+        "compactions": len(agent_compactions(transcript)),
+        "skipped": transcript.skipped_note(),
     }

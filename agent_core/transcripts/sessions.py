@@ -15,24 +15,9 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.context.build import content_text
-from agent_core.transcripts.transcript import Transcript
+from agent_core.transcripts.transcript import OriginalCompaction, Transcript
 
-__all__ = ["ImportedSession", "OriginalCompaction", "split_sessions"]
-
-
-class OriginalCompaction(BaseModel):
-    """Where the original agent compacted, what it wrote, and the context around it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    message_index: int
-    """Index in ``Transcript.messages`` of the first message after the compaction."""
-    summary: str = ""
-    tokens_before: int | None = None
-    tokens_after: int | None = None
-    trigger: str = ""
-    """``auto`` or ``manual`` where the agent recorded it."""
-    timestamp: str | None = None
+__all__ = ["ImportedSession", "OriginalCompaction", "agent_compactions", "split_sessions"]
 
 
 class ImportedSession(BaseModel):
@@ -76,6 +61,12 @@ def split_sessions(transcript: Transcript) -> list[ImportedSession]:
                 )
             )
     return sessions
+
+
+def agent_compactions(transcript: Transcript) -> list[OriginalCompaction]:
+    """The original agent's own compactions in ``transcript``, in order: where each cut,
+    the summary the agent wrote there and the tokens around it (pure)."""
+    return _compactions(transcript)[0]
 
 
 def _compactions(transcript: Transcript) -> tuple[list[OriginalCompaction], set[int]]:
@@ -124,6 +115,7 @@ def _compactions(transcript: Transcript) -> tuple[list[OriginalCompaction], set[
                 )
             )
     for compaction in found:
+        compaction.agent = transcript.format
         if compaction.tokens_before is None:
             compaction.tokens_before = _last_input(transcript, compaction.message_index)
         if compaction.tokens_after is None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["NOT_SENT", "Transcript", "UsagePoint"]
+__all__ = ["NOT_SENT", "OriginalCompaction", "Transcript", "UsagePoint", "compacted"]
 
 # ``additional_kwargs`` key on messages a tool recorded but never sent to the model (aider's
 # ``/commands``): they belong to the record, not to any prompt.
@@ -35,6 +35,23 @@ class UsagePoint(BaseModel):
     system_label: str | None = None
 
 
+class OriginalCompaction(BaseModel):
+    """Where the original agent compacted, what it wrote, and the context around it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    message_index: int
+    """Index in ``Transcript.messages`` of the first message after the compaction."""
+    summary: str = ""
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+    trigger: str = ""
+    """``auto`` or ``manual`` where the agent recorded it."""
+    timestamp: str | None = None
+    agent: str = ""
+    """The format of the agent that wrote the summary (``claude_code``, ``codex``, ``pi``…)."""
+
+
 class Transcript(BaseModel):
     """An imported conversation in one common shape, whatever tool wrote it."""
 
@@ -44,8 +61,41 @@ class Transcript(BaseModel):
     messages: list[BaseMessage]
     metadata: dict[str, Any] = Field(default_factory=dict)
     usage: list[UsagePoint] = Field(default_factory=list)
+    compactions: list[OriginalCompaction] = Field(default_factory=list)
+    """The original agent's own compactions, in order (filled by ``load_transcript``)."""
+    skipped: dict[str, int] = Field(default_factory=dict)
+    """Lines the reader passed over, by why (records of no kind it reads, lines of another
+    tool): said at import, never silently dropped."""
+
+    def skipped_note(self) -> str:
+        """``3 lines skipped: not Claude Code records`` (``""`` when nothing was)."""
+        return "; ".join(
+            f"{count:,} line{'' if count == 1 else 's'} skipped: {why}"
+            for why, count in self.skipped.items()
+        )
 
     def prompt(self, point: UsagePoint) -> list[BaseMessage]:
         """The messages the call behind ``point`` was sent, in order."""
         window = self.messages[point.prompt_start : point.message_index]
         return [m for m in window if not m.additional_kwargs.get(NOT_SENT)]
+
+
+def compacted(
+    index: int, summary: str, stamp: dict[str, Any], tokens_before: int | None = None
+) -> tuple[dict[str, Any], HumanMessage]:
+    """An agent's own compaction whose summary replaces the history before it (Codex's, pi's,
+    opencode's): its ``metadata["compactions"]`` record (kind ``compacted``, at message
+    ``index``) and the summary as the ``not_user`` HumanMessage the agent sent on with."""
+    record = {
+        "kind": "compacted",
+        "message_index": index,
+        "timestamp": stamp.get("timestamp"),
+        "summary": summary,
+        "tokens_before": tokens_before,
+        "tokens_after": None,
+    }
+    message = HumanMessage(
+        content=summary,
+        additional_kwargs={**stamp, "not_user": "compact_summary", "compact_summary": True},
+    )
+    return record, message

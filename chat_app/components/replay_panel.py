@@ -3,6 +3,7 @@ and Cancel, and each replay's chart and events beside the original agent's."""
 
 import reflex as rx
 
+from chat_app.components.agent_cuts_dialog import agent_cuts_dialog
 from chat_app.services.conversation.replays import ReplayEventView, ReplayView
 from chat_app.states.import_state import ReplayState
 
@@ -188,6 +189,21 @@ def replay_panel() -> rx.Component:
                     id="replay-show",
                 ),
             ),
+            rx.cond(
+                ReplayState.cuts_label != "",
+                rx.button(
+                    rx.cond(
+                        ReplayState.cuts_running,
+                        rx.spinner(size="1"),
+                        rx.icon("columns-2", size=14),
+                    ),
+                    ReplayState.cuts_label,
+                    variant="soft",
+                    disabled=ReplayState.cuts_running,
+                    on_click=ReplayState.compare_cuts,
+                    id="replay-agent-cuts",
+                ),
+            ),
             wrap="wrap",
             align="center",
         ),
@@ -208,7 +224,12 @@ def replay_panel() -> rx.Component:
                 ReplayState.replay_error, icon="triangle-alert", color_scheme="red", size="1"
             ),
         ),
+        rx.cond(
+            ReplayState.cuts_error != "",
+            rx.callout(ReplayState.cuts_error, icon="triangle-alert", color_scheme="red", size="1"),
+        ),
         _results(),
+        agent_cuts_dialog(),
         width="100%",
         spacing="2",
         class_name="baton-replay-panel",

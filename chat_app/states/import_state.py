@@ -8,7 +8,7 @@ from typing import Any
 
 import reflex as rx
 
-from chat_app.services.conversation import importing, replays
+from chat_app.services.conversation import agent_cuts, importing, replays
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.failures import describe_failure
 from chat_app.services.runtime.runtime import backend
@@ -73,6 +73,12 @@ class ReplayState(IdentityState):
     chart: list[dict[str, Any]] = []
     threshold_tokens: int = 0
     results_open: bool = False
+    # "Replay at <agent>'s compactions": the agent's summary beside Baton's handoff per cut.
+    cuts_label: str = ""
+    cuts: list[agent_cuts.AgentCutView] = []
+    cuts_open: bool = False
+    cuts_running: bool = False
+    cuts_error: str = ""
 
     def _thread(self) -> str:
         return _thread_id(self.router.url.path)
@@ -101,6 +107,8 @@ class ReplayState(IdentityState):
             self.assistant_id = self.assistants[0]["id"] if self.assistants else ""
         self.running, self.replay_error, self.results_open = False, "", False
         self.progress_label = ""
+        self.cuts_label = f"Replay at {agent}'s compactions" if record.compactions else ""
+        self.cuts, self.cuts_open, self.cuts_running, self.cuts_error = [], False, False, ""
         self._show_runs(None)
 
     def _show_runs(self, chosen: str | None) -> None:
@@ -119,6 +127,28 @@ class ReplayState(IdentityState):
     @rx.event
     def set_results_open(self, value: bool) -> None:
         self.results_open = value
+
+    @rx.event
+    def set_cuts_open(self, value: bool) -> None:
+        self.cuts_open = value
+
+    @rx.event(background=True)
+    async def compare_cuts(self) -> None:
+        """Cut where the original agent compacted and show both texts at each cut."""
+        async with self:
+            if self.cuts_running or not self.cuts_label:
+                return
+            self.cuts_running, self.cuts_error = True, ""
+            owner, thread_id = self._owner(), self._thread()
+        try:
+            views = await asyncio.to_thread(agent_cuts.agent_cut_views, backend(), owner, thread_id)
+        except Exception as exc:  # a comparison that fails must say so, not spin forever
+            async with self:
+                self.cuts_running = False
+                self.cuts_error = f"The comparison failed: {describe_failure(exc)}"
+            return
+        async with self:
+            self.cuts, self.cuts_running, self.cuts_open = views, False, True
 
     @rx.event
     def choose(self, replay_id: str) -> None:

@@ -3,6 +3,7 @@
 import agent_core
 
 EXPECTED = {
+    "AgentCut",
     "BatonError",
     "COMPACTION_PROMPT",
     "CONTEXT_META",
@@ -16,6 +17,7 @@ EXPECTED = {
     "DEFAULT_SYSTEM_PROMPT",
     "Decision",
     "FileChange",
+    "FORMAT_NAMES",
     "FunctionChatModel",
     "GroundedFacts",
     "HandoffArtifact",
@@ -82,6 +84,7 @@ EXPECTED = {
     "defer_next_trigger",
     "deferral_pending",
     "delivered_meta",
+    "cuts_at_agent_compactions",
     "effective_strategy",
     "enter_turn_lock",
     "extract_facts",

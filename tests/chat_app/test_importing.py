@@ -10,6 +10,7 @@ import pytest
 
 from tests.chat_app.test_services import _drain, database  # noqa: F401  (fixture)
 from tests.session_files import SUMMARY, claude_code_session
+from tests.shared_data import eval_path
 
 # On SQLite and on PostgreSQL (``database`` is parametrized; it skips when PG is absent).
 pytestmark = pytest.mark.usefixtures("database")
@@ -226,14 +227,33 @@ def test_a_replay_runs_on_the_window_the_assistants_chats_get(alice, monkeypatch
     # assistant must use it too, not the imported agent's model's 200,000 tokens.
     from chat_app.services.conversation import importing, replays
 
-    monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
+    monkeypatch.setenv("BATON_SIM_WINDOW", "12000")
     thread_id = importing.import_session(
         app, alice, "session.jsonl", claude_code_session().encode()
     )
     assert replays.run_replay(app, alice, thread_id, _setup_assistant(None)) is not None
     (run,) = replays.list_replays(app, alice, thread_id)
-    assert run.window == 6000 and "6,000-token window" in run.label
-    assert run.resets >= 5
+    assert run.window == 12000 and "12,000-token window" in run.label
+    assert run.resets >= 2
+
+
+def test_a_window_the_session_cannot_fit_is_said_with_one_that_does(
+    alice, monkeypatch, app
+) -> None:
+    # At 6,000 tokens the assistant's prompt, tools and a handoff already pass the reset
+    # point: every reset would open a session over its threshold. The replay says so.
+    from agent_core import ConfigurationError
+    from chat_app.services.conversation import importing, replays
+
+    monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
+    thread_id = importing.import_session(
+        app, alice, "session.jsonl", claude_code_session().encode()
+    )
+    with pytest.raises(
+        ConfigurationError, match=r"of a 6,000-token window.*window of at least [\d,]+ tokens"
+    ):
+        replays.run_replay(app, alice, thread_id, _setup_assistant(None))
+    assert replays.list_replays(app, alice, thread_id) == []
 
 
 def test_auto_means_what_it_means_for_the_assistants_model(alice, app) -> None:
@@ -289,3 +309,60 @@ def test_deleting_an_imported_chat_deletes_its_file_and_replays(alice, app) -> N
             db.exec(select(TranscriptReplay).where(TranscriptReplay.thread_id == thread_id)).all()
             == []
         )
+
+
+def test_a_pi_session_imports_with_its_two_compactions_as_dividers(alice, app) -> None:
+    from chat_app.services.conversation import importing, threads
+
+    path = eval_path("real-sessions", "pi-mono", "before-compaction.jsonl")
+    thread_id = importing.import_session(app, alice, path.name, path.read_bytes())
+    view = threads.load_timeline(app, alice, thread_id, limit=2000)
+    dividers = [i for i in view.items if i.kind == "divider"]
+    assert [d.session_number for d in dividers] == [1, 2, 3]
+    assert [d.handoff["imported_by"] for d in dividers[1:]] == ["pi", "pi"]
+    assert all(
+        d.handoff["current_state_summary"].startswith("# Context Checkpoint") for d in dividers[1:]
+    )
+    record = importing.imported_record(app, thread_id)
+    assert record is not None and importing.imported_label(record).startswith("Imported from pi")
+
+
+def test_the_lines_an_import_skipped_are_said_at_the_top_of_the_chat(alice, app) -> None:
+    from chat_app.services.conversation import importing, threads
+
+    records = [json.loads(line) for line in claude_code_session().splitlines() if line.strip()]
+    lines = [{"sharedWith": "a log-sharing tool"}, *records, {"type": "hologram"}]
+    text = "\n".join(json.dumps(r) for r in lines) + "\n"
+    thread_id = importing.import_session(app, alice, "session.jsonl", text.encode())
+    view = threads.load_timeline(app, alice, thread_id, limit=500)
+    events = [i.content for i in view.items if i.kind != "divider"]
+    assert events[0] == (
+        "Imported from Claude Code; 1 line skipped: not Claude Code records; 1 line "
+        "skipped: Claude Code record types this reader does not read (hologram)."
+    )
+
+
+def test_a_file_of_no_readable_record_is_refused_saying_why(alice, app) -> None:
+    from chat_app.services.conversation import importing
+
+    with pytest.raises(importing.ImportRejected, match=r"1 line skipped: not Claude Code records"):
+        importing.import_session(app, alice, "session.jsonl", b'{"sessionId": "s"}\n')
+
+
+def test_the_agents_compactions_are_put_beside_batons_handoffs(alice, app) -> None:
+    from chat_app.services.conversation import agent_cuts, importing
+
+    path = eval_path("real-sessions", "pi-mono", "before-compaction.jsonl")
+    thread_id = importing.import_session(app, alice, path.name, path.read_bytes())
+    cuts = agent_cuts.agent_cut_views(app, alice, thread_id)
+    assert [c.number for c in cuts] == [1, 2]
+    assert cuts[0].title == "Cut 1: pi compacted after 354 messages at 175,004 tokens"
+    assert cuts[0].agent_heading == "pi's summary"
+    assert cuts[0].agent_summary.startswith("# Context Checkpoint")
+    assert cuts[0].baton_handoff.startswith("# Handoff: session 1")
+    for figures in (cuts[0].agent_figures, cuts[0].baton_figures):
+        assert "tokens · requests " in figures and ", task " in figures
+    # Someone else's chat, or one whose agent never compacted, has no cuts.
+    assert agent_cuts.agent_cut_views(app, "bob", thread_id) == []
+    plain = importing.import_session(app, alice, "s.jsonl", claude_code_session().encode())
+    assert len(agent_cuts.agent_cut_views(app, alice, plain)) == 1

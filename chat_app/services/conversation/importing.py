@@ -1,11 +1,13 @@
-"""Import an agent's session file (Claude Code, Codex, aider, SWE-agent, OpenAI chat) as a
-read-only chat that keeps the original agent's own structure.
+"""Import an agent's session file (Claude Code, Codex, pi, opencode, cline, aider, SWE-agent,
+OpenAI chat) as a read-only chat that keeps the original agent's own structure.
 
 The file is parsed by :mod:`agent_core.transcripts` and cut at the original agent's own
 compactions (:func:`~agent_core.transcripts.split_sessions`): each becomes a session whose
 divider card is the summary that agent wrote, with the tokens before and after. Messages the
 agent recorded but that are not the user speaking (system reminders, command output, aider's
-``/commands``) are kept as muted marker rows, not as requests. The file itself is stored with
+``/commands``) are kept as muted marker rows, not as requests; so is a note of the lines the
+reader skipped (another tool's lines, record types it does not read), at the top, so the user
+sees at once what was left out. The file itself is stored with
 the chat so a what-if replay (:mod:`chat_app.services.conversation.replays`) can run over it later.
 """
 
@@ -19,6 +21,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from sqlmodel import Session, col, select
 
 from agent_core import (
+    FORMAT_NAMES,
     NOT_SENT,
     QUEUED,
     ImportedSession,
@@ -51,13 +54,7 @@ __all__ = [
 ]
 
 #: How the UI names the agent that wrote each format.
-AGENT_NAMES = {
-    "claude_code": "Claude Code",
-    "codex": "Codex",
-    "aider": "aider",
-    "swe_agent": "SWE-agent",
-    "openai": "OpenAI chat",
-}
+AGENT_NAMES = FORMAT_NAMES
 
 READ_ONLY = (
     "This chat is an imported session and is read-only. Use “Replay with…” to see "
@@ -99,8 +96,6 @@ def import_session(app: Backend, owner: str, filename: str, data: bytes) -> str:
         transcript = parse_transcript(text, name)
     except TranscriptFormatError as exc:
         raise ImportRejected(f"{name} could not be read as an agent session: {exc}") from exc
-    if not transcript.messages:
-        raise ImportRejected(f"{name} holds no messages.")
     return _store(app, owner, name, text, transcript)
 
 
@@ -172,7 +167,10 @@ def _store(app: Backend, owner: str, name: str, text: str, transcript: Transcrip
                 row.started_at = started
             db.add(row)
             db.flush()
-            for message in _rows(imported, agent):
+            rows = _rows(imported, agent)
+            if imported.number == 1 and (note := transcript.skipped_note()):
+                rows.insert(0, _skipped_row(note, agent))
+            for message in rows:
                 stored = message_row(thread.id, row.id, seq, message)
                 when = _when(message.meta.get("timestamp"))
                 if when is not None:
@@ -232,6 +230,15 @@ def _rows(imported: ImportedSession, agent: str) -> list[NewMessage]:
             )
         )
     return rows
+
+
+def _skipped_row(note: str, agent: str) -> NewMessage:
+    """The note, at the top of the chat, of the lines the reader left out."""
+    return NewMessage(
+        role="event",
+        content=f"Imported from {agent}; {note}.",
+        meta={"imported_note": "skipped_lines"},
+    )
 
 
 def _card(compaction: OriginalCompaction | None, agent: str) -> dict[str, Any] | None:

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from langchain_core.messages import AIMessage
 
+from agent_core.transcripts import load_transcript
 from scripts.swe_to_claude_code import convert
 from tests.shared_data import REPO_ROOT, eval_path
 
@@ -25,6 +27,42 @@ def _cli(*args: str) -> list[dict]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+def _is_request(message: object) -> bool:
+    from langchain_core.messages import HumanMessage
+
+    from agent_core.transcripts.transcript import NOT_SENT
+
+    return isinstance(message, HumanMessage) and not any(
+        message.additional_kwargs.get(k) for k in ("not_user", NOT_SENT, "aider_reflection")
+    )
+
+
+def _aider_chats(log: Path) -> list[tuple[int, int, str]]:
+    """Each separate chat of an aider log that holds a request: the index of its first
+    message, and the index and text of its first request (a ``####`` line that is no
+    ``/command``)."""
+    transcript = load_transcript(log)
+    starts = [s["message_index"] for s in transcript.metadata["sessions"]]
+    chats = []
+    for start, end in zip(starts, [*starts[1:], len(transcript.messages)], strict=True):
+        asked = next(
+            (
+                (i, str(m.content))
+                for i, m in enumerate(transcript.messages[start:end], start=start)
+                if _is_request(m)
+            ),
+            None,
+        )
+        if asked is not None:
+            chats.append((start, asked[0], asked[1]))
+    return chats
+
+
+def _chat_at(chats: list[tuple[int, int, str]], index: int) -> tuple[int, int, str]:
+    """The chat under way at message ``index``: the last one asked something by then."""
+    return [chat for chat in chats if chat[1] <= index][-1]
+
+
 def test_aider_log_resets_with_calibrated_utilization_and_grounded_handoffs() -> None:
     log = eval_path("aider-chat-history", "chat-history.md")
     lines = _cli(str(log), "--model", "anthropic:claude-sonnet-4-5", "--window", "32000")
@@ -34,17 +72,24 @@ def test_aider_log_resets_with_calibrated_utilization_and_grounded_handoffs() ->
     assert summary["resets"] == len(resets) >= 5
     assert all(e["utilization"] >= 0.8 for e in resets)
     assert {e["basis"] for e in resets} >= {"calibrated"}
-    # Chained: every handoff carries the thread's goal and the previous one's requests, held
-    # or counted in an "omitted" line: the count never goes down.
-    goal = resets[0]["handoff"]["goal"]
-    assert goal and all(e["handoff"]["goal"] == goal for e in resets)
+    # The log holds many separate chats: each handoff's goal is the first request of the
+    # chat it closes, not the first chat's.
+    chats = _aider_chats(log)
+    messages = load_transcript(log).messages
+    for e in resets:
+        _, _, first_request = _chat_at(chats, e["message_index"])
+        assert " ".join(first_request.split())[:50] in " ".join(e["handoff"]["goal"].split())
+    assert len({e["handoff"]["goal"] for e in resets}) > len(resets) // 2
 
+    # Chained within a chat: every handoff carries the previous one's requests, held or
+    # counted in an "omitted" line: the count never goes down while the chat goes on.
     def carried(e) -> int:
         items = e["handoff"]["user_messages"]
         return sum(int(i.split()[1]) if i.startswith("(omitted: ") else 1 for i in items)
 
-    counts = [carried(e) for e in resets]
-    assert counts == sorted(counts) and counts[-1] > counts[0]
+    for before, after in zip(resets, resets[1:], strict=False):
+        if _chat_at(chats, before["message_index"]) == _chat_at(chats, after["message_index"]):
+            assert carried(after) >= carried(before)
     # aider answers every request in its reply: nothing is claimed to be under way unless an
     # answer is missing, and the next step never repeats a request.
     for e in resets:
@@ -52,7 +97,13 @@ def test_aider_log_resets_with_calibrated_utilization_and_grounded_handoffs() ->
         open_ = [
             m for m in handoff["user_messages"] if m.startswith("[") and "open" in m.split("]")[0]
         ]
-        assert bool(handoff["in_progress"]) == bool(open_), handoff["in_progress"]
+        # ... or the goal itself (asked again, after a /clear say) has no answer yet.
+        start, _, goal_text = _chat_at(chats, e["message_index"])
+        last = max(i for i in range(start, e["message_index"] + 1) if _is_request(messages[i]))
+        goal_open = messages[last].content == goal_text and not any(
+            isinstance(m, AIMessage) for m in messages[last : e["message_index"] + 1]
+        )
+        assert bool(handoff["in_progress"]) == bool(open_ or goal_open), handoff["in_progress"]
         assert handoff["next_step"] not in handoff["user_messages"] + [handoff["goal"]]
 
 
@@ -74,9 +125,12 @@ def test_each_aider_handoff_lists_the_edits_of_its_own_session() -> None:
         if e["event"] == "reset"
     ]
     assert len(resets) >= 20
+    chats = _aider_chats(log)
     previous = -1
     for reset in resets:
         index = reset["message_index"]
+        # A handoff describes the separate chat it closes: edits of an earlier chat are not its.
+        previous = max(previous, _chat_at(chats, index)[0] - 1)
         number = reset["handoff"]["session_number"]
         # The artifact is cumulative: this session's files are those it names this session for.
         files = [f for f in reset["handoff"]["files_modified"] if number in f["sessions"]]

@@ -101,6 +101,10 @@ _CLAUDE_CODE_RECORDS = [
 ]
 
 
+def _jsonl(records: list[dict]) -> str:
+    return "\n".join(json.dumps(r) for r in records) + "\n"
+
+
 def _write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -147,11 +151,50 @@ def test_a_bad_jsonl_line_is_named(tmp_path: Path) -> None:
     assert "one JSON object per line" in str(caught.value)
 
 
-def test_a_jsonl_record_without_type_is_rejected(tmp_path: Path) -> None:
+def test_a_foreign_first_line_is_skipped_and_counted(tmp_path: Path) -> None:
+    # A log-sharing tool's metadata line (no 'type') at the top of a Claude Code session.
+    records = [{"sharedBy": "logshare", "sessionId": "s1"}, *_CLAUDE_CODE_RECORDS]
+    text = "\n".join(json.dumps(r) for r in records) + '\n"a string"\n[1, 2]\n'
+    transcript = load_transcript(_write(tmp_path, "shared.jsonl", text))
+    plain = load_transcript(_write(tmp_path, "plain.jsonl", _jsonl(_CLAUDE_CODE_RECORDS)))
+    assert transcript.format == "claude_code"
+    assert len(transcript.messages) == len(plain.messages) > 0
+    assert transcript.skipped_note() == "3 lines skipped: not Claude Code records"
+
+
+def test_record_types_of_newer_versions_are_skipped_by_name(tmp_path: Path) -> None:
+    records = [*_CLAUDE_CODE_RECORDS, {"type": "hologram", "sessionId": "s1"}]
+    transcript = load_transcript(_write(tmp_path, "new.jsonl", _jsonl(records)))
+    assert transcript.skipped == {
+        "Claude Code record types this reader does not read (hologram)": 1
+    }
+
+
+def test_a_user_record_without_its_message_is_skipped_not_fatal(tmp_path: Path) -> None:
+    records = [*_CLAUDE_CODE_RECORDS, {"type": "user", "sessionId": "s1", "uuid": "x"}]
+    transcript = load_transcript(_write(tmp_path, "cut.jsonl", _jsonl(records)))
+    assert transcript.skipped == {"user records without a message": 1}
+
+
+def test_a_session_cut_off_mid_record_imports_what_was_written(tmp_path: Path) -> None:
+    # The file of a session still being written ends in half a record, with no line end.
+    text = _jsonl(_CLAUDE_CODE_RECORDS) + '{"type": "assistant", "message": {"con'
+    transcript = load_transcript(_write(tmp_path, "live.jsonl", text))
+    whole = load_transcript(_write(tmp_path, "whole.jsonl", _jsonl(_CLAUDE_CODE_RECORDS)))
+    assert len(transcript.messages) == len(whole.messages)
+    assert transcript.skipped_note() == (
+        "1 line skipped: a last line cut off mid-record (the session was still being written)"
+    )
+
+
+def test_a_file_with_no_readable_message_says_why(tmp_path: Path) -> None:
     path = _write(tmp_path, "odd.jsonl", '{"sessionId": "s"}\n')
-    with pytest.raises(TranscriptFormatError, match="'type'") as caught:
+    with pytest.raises(
+        TranscriptFormatError,
+        match=r"no Claude Code message could be read "
+        r"from it \(1 line skipped: not Claude Code records\)",
+    ):
         load_transcript(path)
-    assert caught.value.line == 1
 
 
 def test_openai_chat_list_and_object_forms(tmp_path: Path) -> None:
@@ -405,7 +448,9 @@ def test_unknown_format_name_is_rejected(tmp_path: Path) -> None:
 def test_auto_detection_by_content(tmp_path: Path, claude_code_file: Path) -> None:
     renamed = _write(tmp_path, "log.txt", claude_code_file.read_text())
     assert load_transcript(renamed).format == "claude_code"
-    history = _write(tmp_path, "notes.txt", "# aider chat started at 2024-08-20 10:00:00\n")
+    history = _write(
+        tmp_path, "notes.txt", "# aider chat started at 2024-08-20 10:00:00\n\n#### Fix it\n"
+    )
     assert load_transcript(history).format == "aider"
 
 
