@@ -289,3 +289,13 @@ def test_deleting_an_imported_chat_deletes_its_file_and_replays(alice, app) -> N
             db.exec(select(TranscriptReplay).where(TranscriptReplay.thread_id == thread_id)).all()
             == []
         )
+
+
+def test_an_aider_import_is_named_after_the_request_not_the_harness_prompt(alice, app) -> None:
+    from chat_app.services.conversation import importing, threads
+    from tests.shared_data import eval_path
+
+    log = eval_path("aider-chat-history", "chat-history.md")
+    thread_id = importing.import_session(app, alice, log.name, log.read_bytes())
+    view = threads.load_timeline(app, alice, thread_id, limit=1, with_meter=False)
+    assert view.thread.title == "Use the Spinner instead of the inlined custom spinner (imported)"
