@@ -29,10 +29,13 @@ def context_meter() -> rx.Component:
                     title="compact threshold",
                 ),
             ),
-            rx.box(
-                class_name="baton-meter-mark baton-meter-reset",
-                left=meter.reset_percent.to_string() + "%",
-                title="reset threshold",
+            rx.cond(
+                meter.show_reset,
+                rx.box(
+                    class_name="baton-meter-mark baton-meter-reset",
+                    left=meter.reset_percent.to_string() + "%",
+                    title="reset threshold",
+                ),
             ),
             class_name="baton-meter-track",
         ),

@@ -1,0 +1,234 @@
+"""What the chat page says is true, as a user reads it (issue 44): the meter after a turn and
+after a handoff is the figure a reload shows, its title names only thresholds that act, the
+handoff card never widens a phone's page and its Next line reads in full, "Regenerate reply"
+sits only under a reply, and a second message sent right after a new chat's first goes into
+the same chat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.security import identity
+from tests.browser.chat_page import TURN_TIMEOUT_MS, send, user_messages, wait_idle
+from tests.browser.test_live_setups import _assistant
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+@pytest.fixture
+def owned(browser, server_db) -> Iterator[tuple]:
+    """A browser context of a known owner on the shared server, and that owner."""
+    context = browser.new_context(base_url=server_db.url, viewport=DESKTOP)
+    context.set_default_timeout(60_000)
+    token = identity.mint_token()
+    context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
+    yield context, identity.owner_from_token(token)
+    context.close()
+
+
+def _open(context, thread_id: str, viewport: dict | None = None):
+    tab = context.new_page()
+    if viewport:
+        tab.set_viewport_size(viewport)
+    tab.goto(f"/t/{thread_id}")
+    tab.locator("#composer-input").wait_for()
+    return tab
+
+
+def _meter(tab) -> str:
+    return tab.locator("#open-context-chart").get_attribute("title") or ""
+
+
+def _meter_becomes_the_reloads(tab, thread_id: str) -> None:
+    """The live meter settles on what a fresh page of the chat shows."""
+    fresh = _open(tab.context, thread_id)
+    reloaded = _meter(fresh)
+    fresh.close()
+    try:
+        tab.wait_for_function(
+            "t => document.getElementById('open-context-chart')?.getAttribute('title') === t",
+            arg=reloaded,
+            timeout=10_000,
+        )
+    except Exception:
+        pytest.fail(f"live meter {_meter(tab)!r}, after a reload {reloaded!r}")
+
+
+def _hand_off(tab) -> None:
+    before = tab.locator("#timeline .baton-divider").count()
+    tab.locator("#composer-input").fill("/handoff")
+    tab.locator("#composer-input").press("Enter")
+    tab.wait_for_function(
+        "n => document.querySelectorAll('#timeline .baton-divider').length > n",
+        arg=before,
+        timeout=TURN_TIMEOUT_MS,
+    )
+    wait_idle(tab)
+
+
+def test_the_meter_after_a_turn_and_after_a_handoff_is_the_reloads(owned, app) -> None:
+    context, owner = owned
+    thread = thread_service.create_thread(app, owner, "Meter")
+    tab = _open(context, thread.id)
+    send(tab, "Write a config parser with tests")
+    wait_idle(tab)
+    _meter_becomes_the_reloads(tab, thread.id)
+    _hand_off(tab)
+    _meter_becomes_the_reloads(tab, thread.id)
+
+
+def test_the_meter_title_names_only_thresholds_that_act(owned, app) -> None:
+    context, owner = owned
+    resets = thread_service.create_thread(
+        app, owner, "Resets", assistant_id=_assistant(context_strategy="reset")
+    )
+    compacts = thread_service.create_thread(
+        app, owner, "Compacts", assistant_id=_assistant(context_strategy="compact")
+    )
+    tab = _open(context, resets.id)
+    title = _meter(tab)
+    assert "reset at 80%" in title and "compact" not in title, title
+    assert tab.locator("#context-meter .baton-meter-mark").count() == 1
+    tab.goto(f"/t/{compacts.id}")
+    tab.wait_for_function(
+        "() => (document.getElementById('open-context-chart')?.getAttribute('title') || '')"
+        ".includes('compact at')"
+    )
+    title = _meter(tab)
+    assert "compact at 50%" in title and "reset" not in title, title
+
+
+# How the open card's Next line lays out, and whether the page scrolls sideways.
+CARD_LAYOUT = """
+() => {
+  const next = document.querySelector('.baton-handoff[open] .baton-handoff-next');
+  const style = next && getComputedStyle(next);
+  return {
+    pageWidth: document.documentElement.scrollWidth,
+    window: window.innerWidth,
+    next: next && {wraps: style.whiteSpace !== 'nowrap', ellipsis: style.textOverflow,
+                   cut: next.scrollWidth > next.clientWidth + 1,
+                   right: next.getBoundingClientRect().right},
+  };
+}
+"""
+
+
+def test_an_open_handoff_card_reads_in_full_and_keeps_a_phones_page(owned, app) -> None:
+    context, owner = owned
+    thread = thread_service.create_thread(app, owner, "Card")
+    tab = _open(context, thread.id)
+    send(tab, "Write a config parser with tests")
+    wait_idle(tab)
+    _hand_off(tab)
+    for viewport in (DESKTOP, PHONE):
+        shown = _open(context, thread.id, viewport)
+        shown.locator(".baton-handoff-summary").last.click()
+        shown.locator(".baton-handoff[open] .baton-handoff-next").wait_for()
+        layout = shown.evaluate(CARD_LAYOUT)
+        assert layout["pageWidth"] <= layout["window"], layout
+        assert layout["next"]["wraps"] and not layout["next"]["cut"], layout
+        assert layout["next"]["right"] <= layout["window"], layout
+        shown.close()
+
+
+def test_regenerate_is_offered_under_a_reply_only(owned, app) -> None:
+    context, owner = owned
+    thread = thread_service.create_thread(app, owner, "Regenerate")
+    tab = _open(context, thread.id)
+    send(tab, "Write a config parser with tests")
+    wait_idle(tab)
+    tab.locator("#regenerate").wait_for()  # under the reply
+    _hand_off(tab)  # the timeline now ends with the handoff's card
+    tab.wait_for_timeout(500)
+    assert tab.locator("#regenerate").count() == 0
+    tab.reload()
+    tab.locator("#composer-input").wait_for()
+    tab.locator("#timeline .baton-divider").last.wait_for()
+    assert tab.locator("#regenerate").count() == 0
+
+
+def test_a_second_message_right_after_a_new_chats_first_goes_into_it(owned, app) -> None:
+    context, owner = owned
+    tab = context.new_page()
+    tab.goto("/")
+    tab.locator("#composer-input").wait_for()
+    first, second = "Start a greeting module", "And give it a test"
+    box = tab.locator("#composer-input")
+    box.fill(first)
+    box.press("Enter")
+    box.fill(second)  # before the browser has opened the new chat
+    box.press("Enter")
+    tab.wait_for_url("**/t/**")
+    tab.wait_for_function(
+        """texts => texts.every(t => [...document.querySelectorAll(
+             '[data-role=user] .baton-markdown')].some(e => e.innerText.trim() === t))""",
+        arg=[first, second],
+        timeout=TURN_TIMEOUT_MS,
+    )
+    wait_idle(tab)
+    assert user_messages(tab) == [first, second]
+    assert len(thread_service.list_threads(app, owner, "")) == 1
+
+
+def test_a_cancelled_handoff_says_so_once(owned, app) -> None:
+    context, owner = owned
+    thread = thread_service.create_thread(app, owner, "Cancel")
+    tab = _open(context, thread.id)
+    send(tab, "Write a config parser with tests")
+    wait_idle(tab)
+    tab.locator("#composer-input").fill("/handoff")
+    tab.locator("#composer-input").press("Enter")
+    tab.get_by_role("button", name="Cancel handoff").click()
+    tab.locator("[data-sonner-toast]", has_text="Handoff cancelled").wait_for()
+    wait_idle(tab)
+    tab.wait_for_timeout(500)  # whatever else the cancel would say has arrived
+    toasts = tab.locator("[data-sonner-toast]").all_inner_texts()
+    assert len([t for t in toasts if "Handoff cancelled" in t]) == 1, toasts
+    assert not [t for t in toasts if "failed" in t or "Writing the handoff" in t], toasts
+    assert tab.locator("#timeline .baton-divider").count() == 0
+
+
+def _meter_percent(tab) -> float:
+    return float(tab.locator("#context-meter").get_attribute("data-percent") or 0)
+
+
+def test_the_warn_notice_shows_while_idle_before_the_turn_that_would_reset(owned, app) -> None:
+    context, owner = owned
+    assistant = _assistant(context_strategy="reset", reset_threshold="90", warn_threshold="85")
+    thread = thread_service.create_thread(app, owner, "Look ahead", assistant_id=assistant)
+    tab = _open(context, thread.id)
+    notice = tab.locator("#reset-notice", has_text="the next turn will likely pass 90%")
+    for turn in range(6):
+        send(tab, f"Write a config parser with tests, part {turn + 1}")
+        wait_idle(tab)
+        assert tab.locator("#timeline .baton-divider").count() == 0, "reset before a warning"
+        try:
+            notice.wait_for(timeout=5_000)
+        except Exception:
+            continue
+        assert _meter_percent(tab) < 85  # idle, below the warn threshold: warned ahead
+        assert tab.locator("#notice-handoff").is_enabled()
+        return
+    pytest.fail("no warning while idle before the context reached the reset threshold")
+
+
+def test_hand_off_now_during_a_turn_hands_off_at_its_next_step(owned, app) -> None:
+    context, owner = owned
+    assistant = _assistant(context_strategy="reset", warn_threshold="5")
+    thread = thread_service.create_thread(app, owner, "Hand off mid-turn", assistant_id=assistant)
+    tab = _open(context, thread.id)
+    tab.locator("#composer-input").fill("Write a config parser with tests")
+    tab.locator("#composer-input").press("Enter")
+    tab.locator("#stop-button").wait_for()
+    tab.locator("#notice-handoff").click(timeout=TURN_TIMEOUT_MS)  # past 5%, mid-turn
+    tab.locator("[data-sonner-toast]", has_text="hands off at its next step").wait_for()
+    tab.locator("#timeline .baton-divider").first.wait_for(timeout=TURN_TIMEOUT_MS)
+    wait_idle(tab)
+    sessions = app.store.sessions(thread.id)
+    assert len(sessions) == 2 and sessions[1].trigger == "manual"
