@@ -13,7 +13,7 @@ def message_bubble(row: rx.Var[TimelineRow], owner: bool = False) -> rx.Componen
     is_user = row.role == "user"
     return rx.flex(
         rx.box(
-            message_text(row.content),
+            message_text(row.content, is_user),
             rx.hstack(
                 rx.cond(row.queued, rx.badge("queued", color_scheme="amber", variant="soft")),
                 rx.cond(row.stopped, rx.badge("stopped", color_scheme="gray", variant="soft")),

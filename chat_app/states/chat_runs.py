@@ -339,7 +339,8 @@ class RunFollowing(rx.State, mixin=True):
                 self._set_live(upsert(unwrapped(self._live), resetting_row(event.session_number)))
                 return scripts.scroll_to_bottom()
             case "input_blocked":
-                self.notice = "Resetting context… new messages will be queued and sent after it."
+                # The divider says "Resetting context…" and the composer what happens to a
+                # message sent now: a third line saying it again was noise.
                 return None
         rows = [row for row in self._live if not row.resetting]
         self.resetting = False

@@ -126,9 +126,12 @@ class ThreadListState(IdentityState):
     @rx.event
     async def save_rename(self, _form: dict | None = None):
         title = self.editing_title.strip()
-        if not self.editing_id or not title:
-            self.editing_id = ""
+        if not self.editing_id:
             return None
+        if not title:  # the field stays open to be fixed
+            return rx.toast.error(
+                "A chat needs a title: type one, or press Esc to keep the old one."
+            )
         renamed = thread_service.rename_thread(backend(), self._owner(), self.editing_id, title)
         self.editing_id = ""
         self._refresh()

@@ -144,6 +144,9 @@ def test_regenerate_is_offered_under_a_reply_only(owned, app) -> None:
     send(tab, "Write a config parser with tests")
     wait_idle(tab)
     tab.locator("#regenerate").wait_for()  # under the reply
+    # Each tool row says it opens.
+    tools = tab.locator("#timeline .baton-tool").count()
+    assert tools and tab.locator("#timeline .baton-tool-summary .baton-chevron").count() == tools
     _hand_off(tab)  # the timeline now ends with the handoff's card
     tab.wait_for_timeout(500)
     assert tab.locator("#regenerate").count() == 0
@@ -232,3 +235,76 @@ def test_hand_off_now_during_a_turn_hands_off_at_its_next_step(owned, app) -> No
     wait_idle(tab)
     sessions = app.store.sessions(thread.id)
     assert len(sessions) == 2 and sessions[1].trigger == "manual"
+
+
+LONG_REQUEST = "\n\n".join(
+    f"Step {n}: the parser must accept quoted fields, escaped quotes, CRLF line endings "
+    "and a header row, and report the line of any malformed record."
+    for n in range(1, 21)
+)  # about 2,900 characters, as pasted requirements are
+
+
+def _shoot(tab, screenshot_dir, name: str) -> None:
+    for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        tab.set_viewport_size(viewport)
+        tab.wait_for_timeout(300)
+        assert tab.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]
+        tab.screenshot(path=str(screenshot_dir / f"{name}-{size}.png"))
+    tab.set_viewport_size(DESKTOP)
+
+
+def test_a_long_message_the_review_form_and_the_card_as_a_user_sees_them(
+    owned, app, screenshot_dir
+) -> None:
+    context, owner = owned
+    assistant = _assistant(review_handoffs="on")
+    thread = thread_service.create_thread(app, owner, "Look", assistant_id=assistant)
+    tab = _open(context, thread.id)
+    send(tab, LONG_REQUEST)
+    wait_idle(tab)
+    bubble = tab.locator("[data-role=user] .baton-bubble").last
+    collapsed = bubble.bounding_box()["height"]
+    assert collapsed < 400, collapsed  # it was 1,066 px
+    bubble.scroll_into_view_if_needed()
+    _shoot(tab, screenshot_dir, "long-message")
+    bubble.get_by_text("Show more").click()
+    assert bubble.bounding_box()["height"] > collapsed + 200
+    bubble.get_by_text("Show less").click()
+
+    tab.locator("#composer-input").fill("/handoff")
+    tab.locator("#composer-input").press("Enter")
+    tab.locator("#handoff-review").wait_for(timeout=TURN_TIMEOUT_MS)
+    wait_idle(tab)
+    tab.locator("#handoff-review").scroll_into_view_if_needed()
+    _shoot(tab, screenshot_dir, "review-form")
+
+    tab.locator("#review-confirm").click()
+    tab.locator("#handoff-review").wait_for(state="detached", timeout=TURN_TIMEOUT_MS)
+    wait_idle(tab)
+    tab.locator(".baton-handoff-summary").last.click()
+    tab.locator(".baton-handoff[open]").last.scroll_into_view_if_needed()
+    _shoot(tab, screenshot_dir, "handoff-card")
+
+
+def test_a_rename_cancels_on_escape_and_refuses_an_empty_title(owned, app) -> None:
+    context, owner = owned
+    thread = thread_service.create_thread(app, owner, "Named")
+    tab = _open(context, thread.id)
+    send(tab, "Write a tiny greeting module with a test")
+    wait_idle(tab)
+    tab.reload()  # the list shows chats with a message
+    row = tab.locator("#sidebar .baton-thread-row[data-current=true]")
+    row.get_by_role("button", name="Rename chat").click()
+    field = row.get_by_label("New title")
+    field.fill("Not this one")
+    field.press("Escape")
+    field.wait_for(state="detached")
+    assert tab.locator("#thread-title").inner_text() == "Named"
+    assert tab.locator(".baton-composer").get_attribute("data-activity") == "idle"
+
+    row.get_by_role("button", name="Rename chat").click()
+    row.get_by_label("New title").fill("   ")
+    row.get_by_role("button", name="Save").click()
+    tab.locator("[data-sonner-toast]", has_text="A chat needs a title").wait_for()
+    assert row.get_by_label("New title").is_visible()  # still open, to be fixed
+    assert thread_service.owned_thread(app, owner, thread.id).title == "Named"
