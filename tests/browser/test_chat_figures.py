@@ -308,3 +308,22 @@ def test_a_rename_cancels_on_escape_and_refuses_an_empty_title(owned, app) -> No
     tab.locator("[data-sonner-toast]", has_text="A chat needs a title").wait_for()
     assert row.get_by_label("New title").is_visible()  # still open, to be fixed
     assert thread_service.owned_thread(app, owner, thread.id).title == "Named"
+
+
+def test_a_long_chat_title_ends_in_an_ellipsis_in_the_list(owned, app) -> None:
+    context, owner = owned
+    title = "A chat whose title is far too long to fit in the list beside its buttons"
+    thread = thread_service.create_thread(app, owner, title)
+    tab = _open(context, thread.id)
+    send(tab, "Write a tiny greeting module with a test")
+    wait_idle(tab)
+    tab.reload()
+    shown = tab.locator("#sidebar .baton-thread-row[data-current=true] .baton-ellipsis").first
+    shown.wait_for()
+    fit = shown.evaluate(
+        """e => ({cut: e.scrollWidth > e.clientWidth, overflow: getComputedStyle(e).textOverflow,
+                 right: e.getBoundingClientRect().right,
+                 rowRight: e.closest('.baton-thread-row').getBoundingClientRect().right})"""
+    )
+    assert fit["cut"] and fit["overflow"] == "ellipsis", fit  # "…" drawn, not cut mid-letter
+    assert fit["right"] <= fit["rowRight"], fit
