@@ -15,6 +15,7 @@ from chat_app.states.chat import ChatState
 from chat_app.states.chat_assistant import ChatAssistantState
 from chat_app.states.commands_notice import CommandsNoticeState
 from chat_app.states.failure_toast import backend_exception_handler
+from chat_app.states.feedback_state import FeedbackState
 from chat_app.states.fork_state import ForkState
 from chat_app.states.import_state import ReplayState
 from chat_app.states.left_tabs import evict_left_tabs
@@ -134,6 +135,7 @@ app.add_page(
         ChatAssistantState.load,
         ResetControlState.on_load,
         ForkState.load,
+        FeedbackState.load,
         MessageSearchState.jump_from_url,
         ReplayState.load,
     ],

@@ -7,11 +7,17 @@ the same chat.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 
 import pytest
+from sqlmodel import Session
 
+from chat_app.db import repo
+from chat_app.db.engine import write_engine
+from chat_app.services.admin import admin as admin_service
 from chat_app.services.conversation import threads as thread_service
+from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 from tests.browser.chat_page import TURN_TIMEOUT_MS, send, user_messages, wait_idle
 from tests.browser.test_live_setups import _assistant
@@ -327,3 +333,35 @@ def test_a_long_chat_title_ends_in_an_ellipsis_in_the_list(owned, app) -> None:
     )
     assert fit["cut"] and fit["overflow"] == "ellipsis", fit  # "…" drawn, not cut mid-letter
     assert fit["right"] <= fit["rowRight"], fit
+
+
+def test_a_reply_is_rated_with_a_note_and_admin_counts_it(owned, app) -> None:
+    from chat_app.services.conversation import feedback
+    from tests.browser.test_admin_window import _sign_in
+
+    context, owner = owned
+    name = f"Rated {uuid.uuid4().hex[:6]}"
+    form = admin_service.AssistantForm(name=name)
+    with Session(write_engine(runtime.engine())) as db:
+        assistant = repo.create_assistant(session=db, data=admin_service.validate_form(form)).id
+    thread = thread_service.create_thread(app, owner, "Rated", assistant_id=assistant)
+    tab = _open(context, thread.id)
+    send(tab, "Write a tiny greeting module with a test")
+    wait_idle(tab)
+    reply = tab.locator("[data-role=assistant]").last
+    reply.get_by_role("button", name="Bad reply").click()
+    reply.locator(".baton-rate-down[aria-pressed=true]").wait_for()
+    reply.get_by_role("button", name="Add a note to your rating").click()
+    tab.get_by_placeholder("What was good or wrong").fill("It forgot the test.")
+    tab.get_by_role("button", name="Save note").click()
+    tab.locator("[data-sonner-toast]", has_text="your note is kept").wait_for()
+    tab.reload()
+    tab.locator("[data-role=assistant] .baton-rate-down[aria-pressed=true]").last.wait_for()
+    stored = list(feedback.thread_feedback(app, owner, thread.id).values())
+    assert [(f.rating, f.note) for f in stored] == [("down", "It forgot the test.")]
+
+    admin = context.new_page()
+    _sign_in(admin)
+    admin.get_by_text(name, exact=True).first.click()
+    admin.locator("#admin-feedback", has_text="👎 1").wait_for()
+    admin.locator(".admin-feedback-note", has_text="It forgot the test.").wait_for()

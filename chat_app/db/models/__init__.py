@@ -13,6 +13,7 @@ from chat_app.db.models.assistant import (
     AssistantUpdate,
     ContextStrategy,
 )
+from chat_app.db.models.feedback import ReplyFeedback
 from chat_app.db.models.files import PendingMessage, PendingMessagePublic, ThreadFile
 from chat_app.db.models.imported import ImportedTranscript, TranscriptReplay
 from chat_app.db.models.lease import TurnLease
@@ -49,6 +50,7 @@ __all__ = [
     "MessagePublic",
     "PendingMessage",
     "PendingMessagePublic",
+    "ReplyFeedback",
     "SessionIndexEntry",
     "ShareLink",
     "ShareLinkBase",
