@@ -377,6 +377,8 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
     @rx.event
     def set_draft(self, value: str) -> None:
         self.draft = value
+        if self.notice and not self.sending:
+            self.notice = ""
 
     @rx.event
     def submit(self, form: dict):
@@ -398,14 +400,13 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         if command is not None:
             self._settled_unstored(client_id)
         if command is not None and command[0] == "unknown":
-            return [
-                scripts.outbox_refused(client_id),
-                _restore_composer(typed),
-                rx.toast(
-                    f"/{command[1]} is not a command. Commands: {chat_service.COMMANDS}. "
-                    "To send this as a message, start it with a space."
-                ),
-            ]
+            # Said by the composer, where the eyes are (a toast in the corner was missed);
+            # it goes with the next keystroke.
+            self.notice = (
+                f"/{command[1]} is not a command. Commands: {chat_service.COMMANDS}. "
+                "To send this as a message, start it with a space."
+            )
+            return [scripts.outbox_refused(client_id), _restore_composer(typed)]
         if command is not None:
             if self.sending or self.handoff_running:
                 return [

@@ -96,7 +96,7 @@ def test_a_message_after_a_command_is_taken_at_once(owned, app) -> None:
 
     tab.locator("#composer-input").fill("/help")
     tab.locator("#composer-input").press("Enter")
-    tab.locator("[data-sonner-toast]", has_text="/help is not a command").wait_for()
+    tab.locator("#composer-notice", has_text="/help is not a command").wait_for()
     after_refusal = _seconds_to_show(tab, "After the refused command")
     wait_idle(tab)
 
