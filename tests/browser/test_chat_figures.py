@@ -194,7 +194,12 @@ def test_a_cancelled_handoff_says_so_once(owned, app) -> None:
     tab.locator("#composer-input").fill("/handoff")
     tab.locator("#composer-input").press("Enter")
     tab.get_by_role("button", name="Cancel handoff").click()
-    tab.locator("[data-sonner-toast]", has_text="Handoff cancelled").wait_for()
+    toast = tab.locator("[data-sonner-toast]", has_text="Handoff cancelled")
+    toast.wait_for()
+    header = tab.locator(".baton-sticky-header").bounding_box()
+    toast.wait_for(state="visible")
+    tab.wait_for_timeout(400)  # sonner slides it in
+    assert toast.bounding_box()["y"] >= header["y"] + header["height"] - 1  # not over it
     wait_idle(tab)
     tab.wait_for_timeout(500)  # whatever else the cancel would say has arrived
     toasts = tab.locator("[data-sonner-toast]").all_inner_texts()
