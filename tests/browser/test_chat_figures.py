@@ -19,7 +19,7 @@ from chat_app.services.admin import admin as admin_service
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
-from tests.browser.chat_page import TURN_TIMEOUT_MS, send, user_messages, wait_idle
+from tests.browser.chat_page import TURN_TIMEOUT_MS, hand_off, send, user_messages, wait_idle
 from tests.browser.test_live_setups import _assistant
 
 PHONE = {"width": 390, "height": 844}
@@ -46,6 +46,17 @@ def _open(context, thread_id: str, viewport: dict | None = None):
     return tab
 
 
+def _answered(
+    context, app, owner: str, title: str, assistant_id: str | None = None, task: str = ""
+):
+    """A new chat of ``owner`` open in a tab, its first message ``task`` answered."""
+    thread = thread_service.create_thread(app, owner, title, assistant_id=assistant_id)
+    tab = _open(context, thread.id)
+    send(tab, task)
+    wait_idle(tab)
+    return thread, tab
+
+
 def _meter(tab) -> str:
     return tab.locator("#open-context-chart").get_attribute("title") or ""
 
@@ -65,26 +76,11 @@ def _meter_becomes_the_reloads(tab, thread_id: str) -> None:
         pytest.fail(f"live meter {_meter(tab)!r}, after a reload {reloaded!r}")
 
 
-def _hand_off(tab) -> None:
-    before = tab.locator("#timeline .baton-divider").count()
-    tab.locator("#composer-input").fill("/handoff")
-    tab.locator("#composer-input").press("Enter")
-    tab.wait_for_function(
-        "n => document.querySelectorAll('#timeline .baton-divider').length > n",
-        arg=before,
-        timeout=TURN_TIMEOUT_MS,
-    )
-    wait_idle(tab)
-
-
 def test_the_meter_after_a_turn_and_after_a_handoff_is_the_reloads(owned, app) -> None:
     context, owner = owned
-    thread = thread_service.create_thread(app, owner, "Meter")
-    tab = _open(context, thread.id)
-    send(tab, "Write a config parser with tests")
-    wait_idle(tab)
+    thread, tab = _answered(context, app, owner, "Meter", task="Write a config parser with tests")
     _meter_becomes_the_reloads(tab, thread.id)
-    _hand_off(tab)
+    hand_off(tab)
     _meter_becomes_the_reloads(tab, thread.id)
 
 
@@ -127,11 +123,8 @@ CARD_LAYOUT = """
 
 def test_an_open_handoff_card_reads_in_full_and_keeps_a_phones_page(owned, app) -> None:
     context, owner = owned
-    thread = thread_service.create_thread(app, owner, "Card")
-    tab = _open(context, thread.id)
-    send(tab, "Write a config parser with tests")
-    wait_idle(tab)
-    _hand_off(tab)
+    thread, tab = _answered(context, app, owner, "Card", task="Write a config parser with tests")
+    hand_off(tab)
     for viewport in (DESKTOP, PHONE):
         shown = _open(context, thread.id, viewport)
         shown.locator(".baton-handoff-summary").last.click()
@@ -145,15 +138,14 @@ def test_an_open_handoff_card_reads_in_full_and_keeps_a_phones_page(owned, app) 
 
 def test_regenerate_is_offered_under_a_reply_only(owned, app) -> None:
     context, owner = owned
-    thread = thread_service.create_thread(app, owner, "Regenerate")
-    tab = _open(context, thread.id)
-    send(tab, "Write a config parser with tests")
-    wait_idle(tab)
+    thread, tab = _answered(
+        context, app, owner, "Regenerate", task="Write a config parser with tests"
+    )
     tab.locator("#regenerate").wait_for()  # under the reply
     # Each tool row says it opens.
     tools = tab.locator("#timeline .baton-tool").count()
     assert tools and tab.locator("#timeline .baton-tool-summary .baton-chevron").count() == tools
-    _hand_off(tab)  # the timeline now ends with the handoff's card
+    hand_off(tab)  # the timeline now ends with the handoff's card
     tab.wait_for_timeout(500)
     assert tab.locator("#regenerate").count() == 0
     tab.reload()
@@ -187,10 +179,7 @@ def test_a_second_message_right_after_a_new_chats_first_goes_into_it(owned, app)
 
 def test_a_cancelled_handoff_says_so_once(owned, app) -> None:
     context, owner = owned
-    thread = thread_service.create_thread(app, owner, "Cancel")
-    tab = _open(context, thread.id)
-    send(tab, "Write a config parser with tests")
-    wait_idle(tab)
+    thread, tab = _answered(context, app, owner, "Cancel", task="Write a config parser with tests")
     tab.locator("#composer-input").fill("/handoff")
     tab.locator("#composer-input").press("Enter")
     tab.get_by_role("button", name="Cancel handoff").click()
@@ -269,10 +258,7 @@ def test_a_long_message_the_review_form_and_the_card_as_a_user_sees_them(
 ) -> None:
     context, owner = owned
     assistant = _assistant(review_handoffs="on")
-    thread = thread_service.create_thread(app, owner, "Look", assistant_id=assistant)
-    tab = _open(context, thread.id)
-    send(tab, LONG_REQUEST)
-    wait_idle(tab)
+    thread, tab = _answered(context, app, owner, "Look", assistant_id=assistant, task=LONG_REQUEST)
     bubble = tab.locator("[data-role=user] .baton-bubble").last
     collapsed = bubble.bounding_box()["height"]
     assert collapsed < 400, collapsed  # it was 1,066 px
@@ -299,10 +285,9 @@ def test_a_long_message_the_review_form_and_the_card_as_a_user_sees_them(
 
 def test_a_rename_cancels_on_escape_and_refuses_an_empty_title(owned, app) -> None:
     context, owner = owned
-    thread = thread_service.create_thread(app, owner, "Named")
-    tab = _open(context, thread.id)
-    send(tab, "Write a tiny greeting module with a test")
-    wait_idle(tab)
+    thread, tab = _answered(
+        context, app, owner, "Named", task="Write a tiny greeting module with a test"
+    )
     tab.reload()  # the list shows chats with a message
     row = tab.locator("#sidebar .baton-thread-row[data-current=true]")
     row.get_by_role("button", name="Rename chat").click()
@@ -324,10 +309,9 @@ def test_a_rename_cancels_on_escape_and_refuses_an_empty_title(owned, app) -> No
 def test_a_long_chat_title_ends_in_an_ellipsis_in_the_list(owned, app) -> None:
     context, owner = owned
     title = "A chat whose title is far too long to fit in the list beside its buttons"
-    thread = thread_service.create_thread(app, owner, title)
-    tab = _open(context, thread.id)
-    send(tab, "Write a tiny greeting module with a test")
-    wait_idle(tab)
+    thread, tab = _answered(
+        context, app, owner, title, task="Write a tiny greeting module with a test"
+    )
     tab.reload()
     shown = tab.locator("#sidebar .baton-thread-row[data-current=true] .baton-ellipsis").first
     shown.wait_for()
@@ -349,10 +333,14 @@ def test_a_reply_is_rated_with_a_note_and_admin_counts_it(owned, app) -> None:
     form = admin_service.AssistantForm(name=name)
     with Session(write_engine(runtime.engine())) as db:
         assistant = repo.create_assistant(session=db, data=admin_service.validate_form(form)).id
-    thread = thread_service.create_thread(app, owner, "Rated", assistant_id=assistant)
-    tab = _open(context, thread.id)
-    send(tab, "Write a tiny greeting module with a test")
-    wait_idle(tab)
+    thread, tab = _answered(
+        context,
+        app,
+        owner,
+        "Rated",
+        assistant_id=assistant,
+        task="Write a tiny greeting module with a test",
+    )
     reply = tab.locator("[data-role=assistant]").last
     reply.get_by_role("button", name="Bad reply").click()
     reply.locator(".baton-rate-down[aria-pressed=true]").wait_for()

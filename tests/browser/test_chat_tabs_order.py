@@ -15,14 +15,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from chat_app.db.engine import dispose_engine
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
-from chat_app.services.security import identity
 from tests.browser.app_server import AppServer, running_app
-from tests.browser.chat_page import TURN_TIMEOUT_MS, send, start_chat, wait_idle
+from tests.browser.chat_page import TURN_TIMEOUT_MS, hand_off, send, start_chat, wait_idle
 from tests.browser.conftest import SECRET_KEY
-from tests.browser.test_live_setups import _assistant
+from tests.browser.test_live_setups import _assistant, tabs  # noqa: F401  (fixture)
 from tests.browser.test_scale_out import _postgres_database, _redis
 
 SETUPS = ["sqlite", "postgres-redis"]
@@ -53,21 +50,9 @@ def served(request, chromium_path, tmp_path_factory) -> Iterator[AppServer]:
 
 
 @pytest.fixture
-def owned(browser, served: AppServer, monkeypatch) -> Iterator[tuple]:
-    """A browser context of one owner, and the served database in this process."""
-    monkeypatch.setenv("REFLEX_DB_URL", served.db_url)
-    monkeypatch.setenv("BATON_SECRET_KEY", SECRET_KEY)
-    identity.secret_key.cache_clear()
-    runtime._store_for.cache_clear()
-    context = browser.new_context(base_url=served.url, viewport={"width": 1100, "height": 820})
-    context.set_default_timeout(60_000)
-    token = identity.mint_token()
-    context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": served.url}])
-    yield context, identity.owner_from_token(token)
-    context.close()
-    identity.secret_key.cache_clear()
-    runtime._store_for.cache_clear()
-    dispose_engine()
+def owned(tabs) -> tuple:  # noqa: F811  (the imported fixture, by name)
+    """A browser context of one owner (two tabs' worth), and that owner."""
+    return tabs
 
 
 def _chat_tab(app, context, owner: str, assistant_id: str | None = None):
@@ -84,10 +69,6 @@ def _seconds_to_show(tab, text: str) -> float:
     return time.monotonic() - started
 
 
-def _dividers(tab) -> int:
-    return tab.locator("#timeline .baton-divider").count()
-
-
 def test_a_message_after_a_command_is_taken_at_once(owned, app) -> None:
     context, owner = owned
     tab = _chat_tab(app, context, owner)
@@ -100,15 +81,7 @@ def test_a_message_after_a_command_is_taken_at_once(owned, app) -> None:
     after_refusal = _seconds_to_show(tab, "After the refused command")
     wait_idle(tab)
 
-    before = _dividers(tab)
-    tab.locator("#composer-input").fill("/handoff")
-    tab.locator("#composer-input").press("Enter")
-    tab.wait_for_function(
-        "n => document.querySelectorAll('#timeline .baton-divider').length > n",
-        arg=before,
-        timeout=TURN_TIMEOUT_MS,
-    )
-    wait_idle(tab)
+    hand_off(tab)
     after_handoff = _seconds_to_show(tab, "After the handoff")
     wait_idle(tab)
     assert after_refusal < TAKEN_WITHIN_S, after_refusal

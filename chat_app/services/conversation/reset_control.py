@@ -9,7 +9,7 @@ every tab on the thread, the one that asked included, follows them on the live c
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -166,24 +166,28 @@ async def _publish_rows(app: Backend, thread_id: str, rows: list[Any]) -> None:
 
 async def defer(app: Backend, owner: str | None, thread_id: str) -> bool:
     """ "Not yet"; False when a deferral already waits (or the chat is not the owner's)."""
-    setup = owned_setup(app, owner, thread_id)
-    if setup is None:
-        return False
-    marker = await asyncio.to_thread(defer_next_trigger, setup.store, thread_id)
-    if marker is None:
-        return False
-    await _publish_rows(app, thread_id, [marker])
-    return True
+    return await _store_marker(app, owner, thread_id, defer_next_trigger)
 
 
 async def hand_off_next_step(app: Backend, owner: str | None, thread_id: str) -> bool:
     """ "Hand off now" while a turn runs: the turn hands off before its next model call, as
     ``/handoff`` would between turns. False when a request already waits (or the chat is
     not the owner's)."""
+    return await _store_marker(app, owner, thread_id, request_handoff)
+
+
+async def _store_marker(
+    app: Backend,
+    owner: str | None,
+    thread_id: str,
+    store_once: Callable[[Any, str], Any],
+) -> bool:
+    """Store the marker ``store_once(store, thread_id)`` makes (None: one already waits) and
+    show it in every tab on the thread."""
     setup = owned_setup(app, owner, thread_id)
     if setup is None:
         return False
-    marker = await asyncio.to_thread(request_handoff, setup.store, thread_id)
+    marker = await asyncio.to_thread(store_once, setup.store, thread_id)
     if marker is None:
         return False
     await _publish_rows(app, thread_id, [marker])
