@@ -96,13 +96,16 @@ def reset_notice() -> rx.Component:
                     size="1",
                     disabled=state.acting,
                 ),
-                rx.button(
-                    "Compact now",
-                    on_click=state.compact_now,
-                    id="notice-compact",
-                    size="1",
-                    variant="soft",
-                    loading=state.acting,
+                rx.cond(  # offered only when there is an older part to summarize
+                    state.compactable,
+                    rx.button(
+                        "Compact now",
+                        on_click=state.compact_now,
+                        id="notice-compact",
+                        size="1",
+                        variant="soft",
+                        loading=state.acting,
+                    ),
                 ),
                 _not_yet(),
                 spacing="2",

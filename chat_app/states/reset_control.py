@@ -116,6 +116,7 @@ class ResetControlState(IdentityState):
     warn_percent: int = 0  # 0: unknown (no notice)
     trigger_percent: int = 0
     next_turn_percent: int = 0  # where the next turn will likely take the context
+    compactable: bool = False  # "Compact now" would find something to summarize
     action: str = "reset"
     deferred: bool = False  # "Not yet" is armed: the next automatic step is skipped once
     acting: bool = False
@@ -134,6 +135,7 @@ class ResetControlState(IdentityState):
         self.warn_percent = round(found.warn * 100)
         self.trigger_percent = round(found.trigger * 100)
         self.next_turn_percent = round(found.next_turn * 100)
+        self.compactable = found.compactable
         self.action = found.action
         if found.review_session != self.review_session:
             self.review_error = ""

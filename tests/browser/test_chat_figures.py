@@ -358,3 +358,16 @@ def test_a_reply_is_rated_with_a_note_and_admin_counts_it(owned, app) -> None:
     admin.get_by_text(name, exact=True).first.click()
     admin.locator("#admin-feedback", has_text="👎 1").wait_for()
     admin.locator(".admin-feedback-note", has_text="It forgot the test.").wait_for()
+
+
+def test_compact_now_is_not_offered_when_there_is_nothing_to_compact(owned, app) -> None:
+    context, owner = owned
+    assistant = _assistant(context_strategy="reset", warn_threshold="5")
+    _, tab = _answered(
+        context, app, owner, "Fresh", assistant_id=assistant, task="Write a config parser"
+    )
+    hand_off(tab)  # a fresh session: the handoff and nothing after it
+    tab.locator("#reset-notice").wait_for()  # past 5% with the handoff alone
+    tab.wait_for_timeout(2_500)  # the notice's status is read again after the run
+    assert tab.locator("#notice-compact").count() == 0
+    assert tab.locator("#notice-handoff").count() == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_core import CONTEXT_META, RowMark
-from chat_app.services.conversation.turn_growth import next_turn_peak
+from chat_app.services.conversation.turn_growth import has_older_part, next_turn_peak
 
 
 def _reply(seq: int, fraction: float) -> RowMark:
@@ -39,3 +39,13 @@ def test_several_turns_predict_the_average_growth_of_their_peaks() -> None:
 def test_a_shrinking_context_predicts_no_growth() -> None:
     marks = [_reply(2, 0.60), _reply(4, 0.40)]
     assert next_turn_peak(marks, [1, 3]) == pytest.approx(0.40)
+
+
+def _call(seq: int, tokens: int) -> RowMark:
+    return RowMark(seq, "assistant", {CONTEXT_META: {"tokens": tokens, "fraction": tokens / 6000}})
+
+
+def test_an_older_part_is_there_only_past_what_a_compaction_keeps() -> None:
+    assert not has_older_part([], 2000)  # a fresh session: nothing to compact
+    assert not has_older_part([_call(2, 900), _call(4, 2500)], 2000)  # the recent part is all
+    assert has_older_part([_call(2, 900), _call(4, 2500), _call(6, 3200)], 2000)

@@ -39,7 +39,7 @@ from agent_core import (
 from chat_app.db import repo
 from chat_app.db.models import Assistant
 from chat_app.services.conversation.chat import answer_waiting
-from chat_app.services.conversation.turn_growth import next_turn_peak
+from chat_app.services.conversation.turn_growth import has_older_part, next_turn_peak
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import UiEvent
 from chat_app.services.runtime import live, runtime
@@ -93,6 +93,8 @@ class ResetStatus(BaseModel):
     review_session: int = 0
     # Where the next turn will likely take the context (0: no turn yet to tell from).
     next_turn: float = 0.0
+    # A compaction would find an older part to summarize ("Compact now" is offered).
+    compactable: bool = False
 
 
 def owned_setup(app: Backend, owner: str | None, thread_id: str) -> TurnSetup | None:
@@ -152,6 +154,7 @@ def status(app: Backend, owner: str | None, thread_id: str) -> ResetStatus:
         review=waiting.model_dump(mode="json") if waiting else None,
         review_session=session.number if waiting else 0,
         next_turn=next_turn_peak(rows, turn_starts) or 0.0,
+        compactable=has_older_part(rows, policy.keep_recent_tokens),
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from agent_core import CONTEXT_META, RowMark
 
-__all__ = ["TURNS_LOOKED_AT", "next_turn_peak"]
+__all__ = ["TURNS_LOOKED_AT", "has_older_part", "next_turn_peak"]
 
 #: How many of the last turns' growth the prediction averages.
 TURNS_LOOKED_AT = 3
@@ -43,3 +43,17 @@ def next_turn_peak(marks: Sequence[RowMark], user_seqs: Sequence[int]) -> float 
     else:
         growth = max(turns[-1]) - turns[-1][0]
     return peaks[-1] + max(growth, 0.0)
+
+
+def has_older_part(marks: Sequence[RowMark], keep_recent_tokens: int) -> bool:
+    """Whether a compaction would find anything to summarize: the session grew past its
+    opening (the first model call's context: the handoff, pinned files, the first request)
+    by more than the recent part a compaction keeps. "Compact now" is offered only then."""
+    tokens = [
+        int(sample["tokens"])
+        for mark in marks
+        if mark.role == "assistant"
+        and isinstance(sample := mark.meta.get(CONTEXT_META), dict)
+        and "tokens" in sample
+    ]
+    return bool(tokens) and tokens[-1] - tokens[0] > keep_recent_tokens
