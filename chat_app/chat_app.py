@@ -22,6 +22,7 @@ from chat_app.states.left_tabs import evict_left_tabs
 from chat_app.states.message_search_state import MessageSearchState
 from chat_app.states.new_chat import NewChatState
 from chat_app.states.reset_control import ResetControlState
+from chat_app.states.settings_state import SettingsState
 from chat_app.states.share_state import SharedThreadState
 from chat_app.states.thread_list import ThreadListState
 
@@ -136,6 +137,7 @@ app.add_page(
         ResetControlState.on_load,
         ForkState.load,
         FeedbackState.load,
+        SettingsState.load,
         MessageSearchState.jump_from_url,
         ReplayState.load,
     ],
@@ -144,7 +146,7 @@ app.add_page(
     index_page,
     route="/",
     title="New chat · Baton",
-    on_load=[ThreadListState.on_load, NewChatState.on_load],
+    on_load=[ThreadListState.on_load, SettingsState.load, NewChatState.on_load],
 )
 app.add_page(
     share_page_module.share_page,

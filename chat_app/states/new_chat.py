@@ -18,6 +18,7 @@ from chat_app.services.runtime.runtime import backend
 from chat_app.states import scripts
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
+from chat_app.states.settings_state import SettingsState
 from chat_app.states.thread_list import ThreadListState
 
 __all__ = ["NewChatState", "focus_composer"]
@@ -46,6 +47,11 @@ class NewChatState(IdentityState):
     async def on_load(self):
         self.first_visit = not new_chat.has_chats(backend(), self._owner())
         self._started = []
+        # A new chat starts with the user's default assistant (their settings), if it is there.
+        chosen = (await self.get_state(SettingsState)).default_assistant_id
+        lists = await self.get_state(ThreadListState)
+        if chosen and chosen in {a.id for a in lists.assistants}:
+            lists.assistant_id = chosen
         # No chat is open: the list marks none, and the last chat's watcher ends.
         (await self.get_state(ChatState)).thread_key = ""
         # A first message whose send never reached the server (the outbox kept it) comes

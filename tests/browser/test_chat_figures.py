@@ -371,3 +371,51 @@ def test_compact_now_is_not_offered_when_there_is_nothing_to_compact(owned, app)
     tab.wait_for_timeout(2_500)  # the notice's status is read again after the run
     assert tab.locator("#notice-compact").count() == 0
     assert tab.locator("#notice-handoff").count() == 1
+
+
+def test_settings_apply_on_every_device_of_the_user(owned, app, browser, server_db) -> None:
+    context, owner = owned
+    name = f"Default {uuid.uuid4().hex[:6]}"
+    form = admin_service.AssistantForm(name=name)
+    with Session(write_engine(runtime.engine())) as db:
+        chosen = repo.create_assistant(session=db, data=admin_service.validate_form(form)).id
+    _, first = _answered(context, app, owner, "Settings", task="Write a tiny greeting module")
+    first.locator("#settings-open").click()
+    dialog = first.get_by_role("dialog")
+    dialog.locator("select[name=theme]").select_option("dark")
+    dialog.locator("select[name=enter_sends]").select_option("off")
+    dialog.locator("select[name=density]").select_option("compact")
+    dialog.locator("select[name=default_assistant_id]").select_option(chosen)
+    dialog.get_by_role("button", name="Save").click()
+    first.locator("[data-sonner-toast]", has_text="Settings saved").wait_for()
+
+    # Another device of the same user: its own browser profile, the same identity.
+    device = browser.new_context(base_url=server_db.url, viewport=PHONE)
+    device.add_cookies(context.cookies())
+    try:
+        other = device.new_page()
+        other.goto(first.url)
+        other.locator("#composer-input").wait_for()
+        other.wait_for_function("() => document.documentElement.dataset.density === 'compact'")
+        other.wait_for_function(
+            "() => document.documentElement.classList.contains('dark')"
+            " || !!document.querySelector('.radix-themes.dark')"
+        )
+        box = other.locator("#composer-input")
+        box.fill("Line one")
+        box.press("Enter")  # a new line, not a send
+        box.type("Line two")
+        assert box.input_value() == "Line one\nLine two"
+        assert user_messages(other) == ["Write a tiny greeting module"]
+        box.press("Control+Enter")
+        other.wait_for_function(
+            "() => [...document.querySelectorAll('[data-role=user] .baton-markdown')]"
+            ".some(e => e.innerText.includes('Line two'))"
+        )
+        other.goto("/")
+        other.locator("#composer-input").wait_for()
+        if not other.locator("#new-chat").is_visible():
+            other.locator("#sidebar-toggle").click()
+        other.locator("#assistant-choice", has_text=name).wait_for()
+    finally:
+        device.close()
