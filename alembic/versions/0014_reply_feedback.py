@@ -1,6 +1,6 @@
 """reply_feedback: thumbs up or down on a reply, with an optional note.
 
-Revision ID: 0014
+Revision ID: 0014_feedback
 Revises: 0013
 Create Date: 2026-12-06 11:00:00.000000
 """
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 
-revision: str = '0014'
+revision: str = '0014_feedback'
 down_revision: str | None = '0013'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

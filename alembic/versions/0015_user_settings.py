@@ -1,7 +1,7 @@
 """user_settings: a user's theme, Enter to send, default assistant and density.
 
-Revision ID: 0015
-Revises: 0014
+Revision ID: 0015_settings
+Revises: 0014_feedback
 Create Date: 2026-12-06 11:10:00.000000
 """
 
@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from alembic import op
 
 
-revision: str = '0015'
-down_revision: str | None = '0014'
+revision: str = '0015_settings'
+down_revision: str | None = '0014_feedback'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
