@@ -184,7 +184,8 @@
       }
     }
   };
-  new MutationObserver(apply).observe(document.body, {
+  // The document, not its body: this script runs in the head, before there is a body.
+  new MutationObserver(apply).observe(root, {
     subtree: true, attributes: true, childList: true,
     attributeFilter: ["data-theme", "data-density", "data-enter-sends"],
   });
