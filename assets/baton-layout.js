@@ -171,8 +171,11 @@
   const apply = () => {
     const settings = document.getElementById("baton-settings");
     if (!settings) return;
-    root.dataset.density = settings.dataset.density || "comfortable";
-    root.dataset.enterSends = settings.dataset.enterSends || "on";
+    // Set only when changed: a write, even of the same value, is a mutation this observes.
+    const density = settings.dataset.density || "comfortable";
+    const enter = settings.dataset.enterSends || "on";
+    if (root.dataset.density !== density) root.dataset.density = density;
+    if (root.dataset.enterSends !== enter) root.dataset.enterSends = enter;
     const theme = settings.dataset.theme || "system";
     // "system" at first is no choice: the browser's own (the sidebar's toggle) stays.
     if (shownTheme === null && theme === "system") shownTheme = theme;
