@@ -87,7 +87,12 @@ from agent_core.runtime.middleware import (
 from agent_core.runtime.runner import ThreadRunner
 from agent_core.runtime.turn import TurnSetup
 from agent_core.runtime.turn_start import awaits_turn, enter_turn_lock, take_turn_lock, turn_waits
-from agent_core.runtime.user_control import defer_next_trigger, pending_review, resolve_review
+from agent_core.runtime.user_control import (
+    defer_next_trigger,
+    pending_review,
+    request_handoff,
+    resolve_review,
+)
 from agent_core.sandbox import Sandbox, sandbox_unavailable_reason
 from agent_core.sandbox.result import limits_from_settings
 from agent_core.storage.client_order import client_order as parse_client_order
@@ -291,6 +296,7 @@ __all__ = [
     "replay_transcript",
     "reset_undo_refusal",
     "resolve_model",
+    "request_handoff",
     "resolve_review",
     "review_pending",
     "safe_cutoff",

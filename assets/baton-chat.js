@@ -60,6 +60,18 @@
     settle();
   };
 
+  // In a chat's rename field (the chat list, on every page) Escape cancels the rename and
+  // stops nothing: this listener comes first and marks the key as used.
+  once("__batonEscapeRenames", () => {
+    document.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape" || event.isComposing) return;
+      const rename = event.target.closest && event.target.closest(".baton-rename");
+      if (!rename) return;
+      event.preventDefault();
+      rename.querySelector(".baton-rename-cancel")?.click();
+    });
+  })();
+
   // Escape presses the Stop / Cancel handoff button while it is shown, unless a dialog is
   // open (Escape closes the dialog then); the button's own click handler does the rest, so
   // the keyboard and the mouse take the same path.

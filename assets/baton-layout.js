@@ -162,3 +162,47 @@
   new MutationObserver(watch).observe(document.documentElement, {childList: true, subtree: true});
   watch();
 })();
+
+// The user's settings (#baton-settings, from the server on every page): density and Enter
+// as attributes of the page, the theme by pressing the hidden button that sets it.
+(() => {
+  const root = document.documentElement;
+  let shownTheme = null;
+  const apply = () => {
+    const settings = document.getElementById("baton-settings");
+    if (!settings) return;
+    // Set only when changed: a write, even of the same value, is a mutation this observes.
+    const density = settings.dataset.density || "comfortable";
+    const enter = settings.dataset.enterSends || "on";
+    if (root.dataset.density !== density) root.dataset.density = density;
+    if (root.dataset.enterSends !== enter) root.dataset.enterSends = enter;
+    const theme = settings.dataset.theme || "system";
+    // "system" at first is no choice: the browser's own (the sidebar's toggle) stays.
+    if (shownTheme === null && theme === "system") shownTheme = theme;
+    if (theme !== shownTheme) {
+      const button = document.getElementById(`baton-theme-${theme}`);
+      if (button) {
+        shownTheme = theme;
+        button.click();
+      }
+    }
+  };
+  // The document, not its body: this script runs in the head, before there is a body.
+  new MutationObserver(apply).observe(root, {
+    subtree: true, attributes: true, childList: true,
+    attributeFilter: ["data-theme", "data-density", "data-enter-sends"],
+  });
+  apply();
+  // Enter off: Enter is a new line in the message box, Ctrl/Cmd+Enter sends. Caught before
+  // the box's own Enter-to-submit handler.
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || root.dataset.enterSends !== "off" || event.isComposing) return;
+    const box = event.target;
+    if (!box || box.id !== "composer-input") return;
+    event.stopPropagation();
+    if (event.ctrlKey || event.metaKey) {
+      event.preventDefault();
+      box.form && box.form.requestSubmit();
+    }
+  }, true);
+})();

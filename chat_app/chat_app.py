@@ -15,12 +15,14 @@ from chat_app.states.chat import ChatState
 from chat_app.states.chat_assistant import ChatAssistantState
 from chat_app.states.commands_notice import CommandsNoticeState
 from chat_app.states.failure_toast import backend_exception_handler
+from chat_app.states.feedback_state import FeedbackState
 from chat_app.states.fork_state import ForkState
 from chat_app.states.import_state import ReplayState
 from chat_app.states.left_tabs import evict_left_tabs
 from chat_app.states.message_search_state import MessageSearchState
 from chat_app.states.new_chat import NewChatState
 from chat_app.states.reset_control import ResetControlState
+from chat_app.states.settings_state import SettingsState
 from chat_app.states.share_state import SharedThreadState
 from chat_app.states.thread_list import ThreadListState
 
@@ -134,6 +136,8 @@ app.add_page(
         ChatAssistantState.load,
         ResetControlState.on_load,
         ForkState.load,
+        FeedbackState.load,
+        SettingsState.load,
         MessageSearchState.jump_from_url,
         ReplayState.load,
     ],
@@ -142,7 +146,7 @@ app.add_page(
     index_page,
     route="/",
     title="New chat · Baton",
-    on_load=[ThreadListState.on_load, NewChatState.on_load],
+    on_load=[ThreadListState.on_load, SettingsState.load, NewChatState.on_load],
 )
 app.add_page(
     share_page_module.share_page,

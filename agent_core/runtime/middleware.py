@@ -31,7 +31,11 @@ from agent_core.accounting.calibration import TokenEstimate
 from agent_core.context.build import CONTEXT_SAMPLE
 from agent_core.runtime import lanes
 from agent_core.runtime.coordinator import SessionCoordinator
-from agent_core.runtime.user_control import skip_deferred
+from agent_core.runtime.user_control import (
+    handoff_request_failed,
+    skip_deferred,
+    take_handoff_request,
+)
 from agent_core.strategies.pipeline import before_call, mask_due
 from agent_core.strategies.plan import Decision
 from agent_core.tools.failures import tool_failure
@@ -168,8 +172,12 @@ class ContextResetMiddleware(_Base):
         if decision.action != "keep" and await _off_loop(c, skip_deferred, c, decision):
             decision = decision.model_copy(update={"action": "keep", "reason": "deferred once"})
         self.call.estimate, self.call.decision = estimate, decision
-        if decision.action == "reset" and self.resets:
-            context = await c.reset(messages, trigger="auto", utilization=estimate.fraction)
+        requested = await _off_loop(c, take_handoff_request, c)
+        if requested or (decision.action == "reset" and self.resets):
+            trigger = "manual" if requested else "auto"
+            context = await c.reset(messages, trigger=trigger, utilization=estimate.fraction)
+            if context is None and requested:
+                await _off_loop(c, handoff_request_failed, c)
             if context is not None:
                 self.call.acted = True
                 self.call.compaction_fell_short = False

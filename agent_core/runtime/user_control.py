@@ -4,22 +4,36 @@ stored rows by :mod:`agent_core.strategies.reset_control`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_core.errors import StoreError
 from agent_core.events import MessageEvent
 from agent_core.handoff.artifact import HandoffArtifact
 from agent_core.storage.ports import SessionStore
-from agent_core.storage.records import ContextEdit, NewMessage, SessionRecord, StoredMessage
+from agent_core.storage.records import (
+    ContextEdit,
+    NewMessage,
+    RowMark,
+    SessionRecord,
+    StoredMessage,
+)
 from agent_core.strategies.plan import Decision
-from agent_core.strategies.reset_control import deferral_pending, deferred, review_pending
+from agent_core.strategies.reset_control import (
+    deferral_pending,
+    deferred,
+    handoff_requested,
+    review_pending,
+)
 
 __all__ = [
     "REVIEW_NOTE",
     "review_opening",
     "skip_deferred",
     "defer_next_trigger",
+    "request_handoff",
+    "take_handoff_request",
+    "handoff_request_failed",
     "pending_review",
     "resolve_review",
     "reviewed_artifact",
@@ -70,20 +84,70 @@ def skip_deferred(coordinator: Any, decision: Decision) -> bool:
 def defer_next_trigger(store: SessionStore, thread_id: str) -> StoredMessage | None:
     """ "Not yet": the next automatic reset or compaction of the open session is skipped once.
     Returns the stored marker, or None when a deferral already waits."""
-    session = store.current_session(thread_id)
-    if deferral_pending(store.marks(session.id)):
-        return None
-    return store.append(
+    return _mark_once(
+        store,
         thread_id,
-        session.id,
+        deferral_pending,
+        NewMessage(
+            role="event",
+            content="Not yet: the next automatic reset or compaction waits once",
+            meta={"event": "defer"},
+        ),
+    )
+
+
+def request_handoff(store: SessionStore, thread_id: str) -> StoredMessage | None:
+    """ "Hand off now" while a turn runs: the turn hands off at its next step (whichever
+    process runs it reads the stored request). Returns the stored marker, or None when a
+    request already waits."""
+    return _mark_once(
+        store,
+        thread_id,
+        handoff_requested,
+        NewMessage(
+            role="event",
+            content="Hand off requested: the agent hands off at its next step",
+            meta={"event": "handoff_request", "status": "pending"},
+        ),
+    )
+
+
+def _mark_once(
+    store: SessionStore,
+    thread_id: str,
+    waiting: Callable[[Sequence[RowMark]], bool],
+    marker: NewMessage,
+) -> StoredMessage | None:
+    """Store ``marker`` in the open session unless one ``waiting`` says is there still waits."""
+    session = store.current_session(thread_id)
+    if waiting(store.marks(session.id)):
+        return None
+    return store.append(thread_id, session.id, [marker])[0]
+
+
+def take_handoff_request(coordinator: Any) -> bool:
+    """Whether the running turn (its :class:`~agent_core.runtime.coordinator.SessionCoordinator`)
+    must hand off before its next model call. A handoff opens a new session, which holds no
+    request: the request is taken by the handoff itself."""
+    return handoff_requested(coordinator.store.marks(coordinator.session.id))
+
+
+def handoff_request_failed(coordinator: Any) -> None:
+    """The requested handoff failed (the reset said why): the session goes on, and the
+    request is not tried again at every step."""
+    stored = coordinator.store.append(
+        coordinator.setup.thread_id,
+        coordinator.session.id,
         [
             NewMessage(
                 role="event",
-                content="Not yet: the next automatic reset or compaction waits once",
-                meta={"event": "defer"},
+                content="The requested handoff did not happen; this session goes on",
+                meta={"event": "handoff_request", "status": "failed"},
             )
         ],
-    )[0]
+    )
+    for row in stored:
+        coordinator.emit(MessageEvent.of(row))
 
 
 def _handoff_row(rows: Sequence[StoredMessage]) -> StoredMessage | None:

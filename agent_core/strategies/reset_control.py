@@ -90,6 +90,16 @@ def deferred(decision: Decision, rows: Rows) -> bool:
     )
 
 
+def handoff_requested(rows: Rows) -> bool:
+    """Whether the user asked for a handoff during a turn ("Hand off now") that the turn has
+    not made yet: it hands off at its next step, as ``/handoff`` would."""
+    pending = False
+    for row in rows:
+        if _event(row) == "handoff_request":
+            pending = row.meta.get("status") == "pending"
+    return pending
+
+
 def review_pending(rows: Rows) -> bool:
     """Whether the session waits for the user to confirm or discard its handoff."""
     pending = False

@@ -1,5 +1,6 @@
 import reflex as rx
 
+from chat_app.components.settings_dialog import settings_applied
 from chat_app.components.sidebar import sidebar
 
 
@@ -9,5 +10,6 @@ def app_layout(*main: rx.Component) -> rx.Component:
         sidebar(),
         rx.box(class_name="baton-overlay", aria_hidden="true"),
         rx.el.main(*main, class_name="baton-main"),
+        settings_applied(),
         class_name="baton-layout",
     )

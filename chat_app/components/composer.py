@@ -5,11 +5,15 @@ from chat_app.components.message_box import message_box
 from chat_app.components.paste_offer import paste_offer
 from chat_app.components.workspace_panel import workspace_panel
 from chat_app.states.chat import ChatState
+from chat_app.states.reset_control import ResetControlState
 from chat_app.states.workspace_state import WorkspaceState
 
 
 def _stop_button() -> rx.Component:
-    busy = ChatState.sending | ChatState.handoff_running
+    # While a handoff waits for review nothing runs (a message sent then is queued).
+    busy = (ChatState.sending & (ResetControlState.review_session == 0)) | (
+        ChatState.handoff_running
+    )
     return rx.cond(
         busy,
         rx.button(

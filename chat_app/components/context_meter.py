@@ -4,6 +4,14 @@ from chat_app.components.context_chart import context_chart
 from chat_app.states.chat import ChatState
 
 
+def _mark(shown: rx.Var[bool], percent: rx.Var[float], name: str, classes: str) -> rx.Component:
+    """A threshold's mark on the bar, shown only while that threshold acts."""
+    return rx.cond(
+        shown,
+        rx.box(class_name=classes, left=percent.to_string() + "%", title=f"{name} threshold"),
+    )
+
+
 def context_meter() -> rx.Component:
     """Context utilization: a bar with the compact and reset thresholds marked; pressing it
     opens the context chart."""
@@ -21,18 +29,9 @@ def context_meter() -> rx.Component:
                 width=meter.percent.to_string() + "%",
                 background=fill_color,
             ),
-            rx.cond(
-                meter.show_compact,
-                rx.box(
-                    class_name="baton-meter-mark",
-                    left=meter.compact_percent.to_string() + "%",
-                    title="compact threshold",
-                ),
-            ),
-            rx.box(
-                class_name="baton-meter-mark baton-meter-reset",
-                left=meter.reset_percent.to_string() + "%",
-                title="reset threshold",
+            _mark(meter.show_compact, meter.compact_percent, "compact", "baton-meter-mark"),
+            _mark(
+                meter.show_reset, meter.reset_percent, "reset", "baton-meter-mark baton-meter-reset"
             ),
             class_name="baton-meter-track",
         ),

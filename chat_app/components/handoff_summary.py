@@ -40,7 +40,7 @@ def _line(label: str, value: rx.Var[str], kind: str) -> rx.Component:
             rx.text(label, weight="bold", as_="span"),
             value,
             size="2",
-            class_name=f"baton-handoff-{kind} baton-ellipsis",
+            class_name=f"baton-handoff-{kind} baton-handoff-line",
         ),
     )
 

@@ -1,6 +1,7 @@
 import reflex as rx
 
 from chat_app.components.copy_button import copy_button
+from chat_app.components.feedback_buttons import feedback_buttons
 from chat_app.components.fork_button import fork_button
 from chat_app.components.message_text import message_text
 from chat_app.components.message_time import message_time
@@ -13,7 +14,7 @@ def message_bubble(row: rx.Var[TimelineRow], owner: bool = False) -> rx.Componen
     is_user = row.role == "user"
     return rx.flex(
         rx.box(
-            message_text(row.content),
+            message_text(row.content, is_user),
             rx.hstack(
                 rx.cond(row.queued, rx.badge("queued", color_scheme="amber", variant="soft")),
                 rx.cond(row.stopped, rx.badge("stopped", color_scheme="gray", variant="soft")),
@@ -35,7 +36,10 @@ def message_bubble(row: rx.Var[TimelineRow], owner: bool = False) -> rx.Componen
                 message_time(row),
                 rx.spacer(),
                 *(
-                    [rx.cond(is_user & ~row.queued & (row.seq > 0), fork_button(row))]
+                    [
+                        rx.cond(is_user & ~row.queued & (row.seq > 0), fork_button(row)),
+                        rx.cond(~is_user & (row.seq > 0), feedback_buttons(row)),
+                    ]
                     if owner
                     else []
                 ),

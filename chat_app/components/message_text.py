@@ -5,17 +5,24 @@ from chat_app.components.safe_markdown import safe_markdown
 # Above either limit a message is shown collapsed, with a "Show more" toggle.
 LONG_MESSAGE_CHARS = 4000
 LONG_MESSAGE_LINES = 40
+# What the user sent collapses sooner: a pasted log or file is read once, and a tall bubble
+# pushes the reply it asked for out of view (a 2,900-character message was 1,066 px high).
+LONG_USER_CHARS = 1000
+LONG_USER_LINES = 12
 
 
-def message_text(content: rx.Var[str]) -> rx.Component:
+def message_text(content: rx.Var[str], is_user: rx.Var[bool]) -> rx.Component:
     """A message's Markdown, collapsed to a fixed height when it is long.
 
     The whole text stays in the page (find, select and the copy button get all of it); only
     CSS clips it. The toggle is a checkbox the stylesheet reads with ``:has()``, so it needs
     no state round trip and no script.
     """
-    is_long = (content.length() > LONG_MESSAGE_CHARS) | (
-        content.split("\n").length() > LONG_MESSAGE_LINES
+    lines = content.split("\n").length()
+    is_long = (
+        (content.length() > LONG_MESSAGE_CHARS)
+        | (lines > LONG_MESSAGE_LINES)
+        | (is_user & ((content.length() > LONG_USER_CHARS) | (lines > LONG_USER_LINES)))
     )
     return rx.box(
         rx.box(safe_markdown(content), class_name="baton-message-body"),

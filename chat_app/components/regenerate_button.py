@@ -9,7 +9,7 @@ def regenerate_button() -> rx.Component:
     earlier reply stays, dimmed, and can be chosen back)."""
     return rx.cond(
         (ChatState.activity == "idle")
-        & (ChatState.rows.length() > 0)
+        & ChatState.ends_with_reply
         & ~ChatState.has_later
         & ~ReplayState.imported,
         rx.button(

@@ -43,9 +43,17 @@ def reset_notice() -> rx.Component:
     threshold, unless a handoff waits for review or a reset or handoff is running."""
     state = ResetControlState
     meter = ChatState.meter
+    past_warn = meter.percent >= state.warn_percent
+    # Idle, and the last turns' growth says the next turn crosses the trigger: warn now,
+    # while something can still be done about it.
+    ahead = (
+        (ChatState.activity == "idle")
+        & (state.trigger_percent > 0)
+        & (state.next_turn_percent >= state.trigger_percent)
+    )
     due = (
         (state.warn_percent > 0)
-        & (meter.percent >= state.warn_percent)
+        & (past_warn | ahead)
         & (state.review_session == 0)
         & ~ChatState.resetting
         & ~ChatState.handoff_running
@@ -53,18 +61,32 @@ def reset_notice() -> rx.Component:
     return rx.cond(
         due,
         rx.box(
-            rx.text(
-                "Context at ",
-                meter.label,
-                " — past the warn threshold (",
-                state.warn_percent,
-                "%). The next automatic ",
-                state.action,
-                " comes at ",
-                state.trigger_percent,
-                "%.",
-                size="2",
-                weight="medium",
+            rx.cond(
+                past_warn,
+                rx.text(
+                    meter.said,
+                    " — past the warn threshold (",
+                    state.warn_percent,
+                    "%). The next automatic ",
+                    state.action,
+                    " comes at ",
+                    state.trigger_percent,
+                    "%.",
+                    size="2",
+                    weight="medium",
+                ),
+                rx.text(
+                    meter.said,
+                    " — the next turn will likely pass ",
+                    state.trigger_percent,
+                    "%, where the automatic ",
+                    state.action,
+                    " comes (the last turns grew it to about ",
+                    state.next_turn_percent,
+                    "%).",
+                    size="2",
+                    weight="medium",
+                ),
             ),
             rx.hstack(
                 rx.button(
@@ -74,13 +96,16 @@ def reset_notice() -> rx.Component:
                     size="1",
                     disabled=state.acting,
                 ),
-                rx.button(
-                    "Compact now",
-                    on_click=state.compact_now,
-                    id="notice-compact",
-                    size="1",
-                    variant="soft",
-                    loading=state.acting,
+                rx.cond(  # offered only when there is an older part to summarize
+                    state.compactable,
+                    rx.button(
+                        "Compact now",
+                        on_click=state.compact_now,
+                        id="notice-compact",
+                        size="1",
+                        variant="soft",
+                        loading=state.acting,
+                    ),
                 ),
                 _not_yet(),
                 spacing="2",

@@ -60,13 +60,19 @@ def share_dialog() -> rx.Component:
                 ShareLinksState.enabled,
                 rx.vstack(
                     rx.hstack(
-                        rx.select(
-                            ["never", "1", "7", "30"],
+                        rx.select.root(
+                            rx.select.trigger(aria_label="When the link expires"),
+                            rx.select.content(
+                                rx.select.item("Never expires", value="never"),
+                                rx.select.item("Expires in 1 day", value="1"),
+                                rx.select.item("Expires in 7 days", value="7"),
+                                rx.select.item("Expires in 30 days", value="30"),
+                            ),
                             value=ShareLinksState.expiry_days,
                             on_change=ShareLinksState.set_expiry_days,
                             size="1",
+                            id="share-expiry",
                         ),
-                        rx.text("days until it expires", size="1"),
                         rx.spacer(),
                         rx.button(
                             "Create link",

@@ -1,5 +1,6 @@
 import reflex as rx
 
+from chat_app.components.settings_dialog import settings_dialog
 from chat_app.components.shortcuts_help import shortcuts_help
 from chat_app.components.theme_toggle import theme_toggle
 from chat_app.components.thread_list import thread_list
@@ -31,6 +32,7 @@ def sidebar() -> rx.Component:
         rx.hstack(
             shortcuts_help(),
             theme_toggle(),
+            settings_dialog(),
             rx.spacer(),
             rx.link("Admin", href="/admin", size="1", color_scheme="gray"),
             align="center",

@@ -2,6 +2,7 @@ import reflex as rx
 
 from chat_app.components.safe_markdown import safe_markdown
 from chat_app.states.chat import ChatState
+from chat_app.states.reset_control import ResetControlState
 from chat_app.states.stream_pieces import is_streaming, streamed_text
 
 
@@ -19,7 +20,8 @@ def streaming_bubble() -> rx.Component:
             justify="start",
         ),
         rx.cond(
-            ChatState.sending & ~ChatState.resetting,
+            # While a handoff waits for review nothing runs: a message sent then is queued.
+            ChatState.sending & ~ChatState.resetting & (ResetControlState.review_session == 0),
             rx.hstack(
                 rx.spinner(size="1"),
                 rx.text("Thinking…", size="1", color_scheme="gray"),

@@ -23,11 +23,14 @@ def _rename_form(thread: rx.Var[ThreadRow]) -> rx.Component:
                 variant="soft",
                 color_scheme="gray",
                 on_click=ThreadListState.cancel_rename,
+                class_name="baton-rename-cancel",
+                title="Keep the old title (Esc)",
             ),
             width="100%",
         ),
         on_submit=ThreadListState.save_rename,
         width="100%",
+        class_name="baton-rename",
     )
 
 

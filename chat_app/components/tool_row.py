@@ -11,6 +11,8 @@ def tool_row(row: rx.Var[TimelineRow]) -> rx.Component:
 def _call(call: rx.Var[ToolCallPart]) -> rx.Component:
     return rx.el.details(
         rx.el.summary(
+            # Says the row opens (it turns when open, as the handoff card's does).
+            rx.icon("chevron-right", size=14, class_name="baton-chevron"),
             rx.cond(call.tool_failed, rx.icon("circle-x", size=14), rx.icon("wrench", size=14)),
             rx.text(call.tool_name, weight="medium", size="2", as_="span"),
             rx.cond(

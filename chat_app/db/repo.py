@@ -438,6 +438,16 @@ def session_first_seq(*, session: Session, session_id: str) -> int | None:
     return session.exec(query).one()
 
 
+def user_seqs(*, session: Session, session_id: str) -> list[int]:
+    """The seqs of the session's user messages, in order: where its turns start."""
+    query = (
+        select(Message.seq)
+        .where(Message.session_id == session_id, Message.role == "user")
+        .order_by(col(Message.seq))
+    )
+    return list(session.exec(query))
+
+
 def session_counts(*, session: Session, thread_ids: list[str]) -> dict[str, int]:
     """Number of sessions of each thread (one grouped query, for the thread list)."""
     if not thread_ids:

@@ -199,6 +199,12 @@ def _signed_in() -> rx.Component:
                 AdminState.selected_id != "",
                 rx.box(mcp_servers_panel(), key=AdminState.selected_id, width="100%"),
             ),
+            rx.heading("Feedback on replies", size="3"),
+            rx.text(AdminState.feedback_line, size="2", id="admin-feedback"),
+            rx.foreach(
+                AdminState.feedback_notes,
+                lambda note: rx.text(note, size="1", class_name="admin-feedback-note"),
+            ),
             rx.heading("History", size="3"),
             rx.cond(
                 AdminState.changes.length() > 0,

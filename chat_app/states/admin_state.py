@@ -9,6 +9,7 @@ import dataclasses
 import reflex as rx
 
 from chat_app.services.admin import admin as admin_service
+from chat_app.services.conversation import feedback
 from chat_app.services.runtime.runtime import backend
 
 __all__ = ["AdminState", "AssistantRow", "ChangeRow"]
@@ -39,6 +40,9 @@ class AdminState(rx.State):
     model_note: str = ""
     window_note: str = ""
     changes: list[ChangeRow] = []
+    # How the replies of the selected assistant's chats were rated, and the newest notes.
+    feedback_line: str = ""
+    feedback_notes: list[str] = []
     # A refusal about one field, shown under that field: {field name: message}.
     field_errors: dict[str, str] = {}
     _grant: str = ""
@@ -66,7 +70,13 @@ class AdminState(rx.State):
         )
         if view is None:
             self.selected_id, self.form, self.changes = "", {}, []
+            self.feedback_line, self.feedback_notes = "", []
             return
+        rated = feedback.assistant_feedback(backend(), view.id)
+        self.feedback_line = (
+            f"👍 {rated.up:,} · 👎 {rated.down:,}" if rated.up or rated.down else "No ratings yet."
+        )
+        self.feedback_notes = rated.notes
         self.selected_id = view.id
         self.effective_strategy = view.effective_strategy
         self.model_note = view.model_note

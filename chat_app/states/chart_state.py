@@ -16,6 +16,11 @@ def _thread_id(path: str) -> str:
     return parts[-1] if len(parts) >= 2 and parts[-2] == "t" else ""
 
 
+def _counted(number: int, noun: str) -> str:
+    """ "1 reset", "2 resets"."""
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
+
 class ChartState(IdentityState):
     open: bool = False
     # One dict per call: "call", and per series key its percent (plus _tokens, _session).
@@ -52,9 +57,13 @@ class ChartState(IdentityState):
             kind: sum(1 for m in chart.markers if m.kind == kind)
             for kind in ("reset", "compaction", "mask")
         }
-        self.summary = (
-            f"{chart.calls} model calls · {counts['reset']} resets · "
-            f"{counts['compaction']} compactions · {counts['mask']} masks"
+        self.summary = " · ".join(
+            [
+                _counted(chart.calls, "model call"),
+                _counted(counts["reset"], "reset"),
+                _counted(counts["compaction"], "compaction"),
+                _counted(counts["mask"], "mask"),
+            ]
         )
         # The handoff and summary calls are model calls too: what they cost, beside the rest.
         spent = [m for m in chart.markers if m.cost]

@@ -14,6 +14,7 @@ from typing import Any
 
 import reflex as rx
 
+from agent_core import predecessor_prefix
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.timeline import earlier_reply_marks
@@ -45,6 +46,7 @@ __all__ = ["ChatState", "WINDOW", "FLUSH_SECONDS"]
 
 WINDOW = 100  # timeline rows loaded at a time; others load on demand
 MAX_ROWS = 3 * WINDOW  # rows kept in the page at most; the far end is dropped beyond it
+UNSTORED_KEPT = 8  # a tab's commands remembered: only the latest one's successor asks
 
 
 def _restore_composer(text: str) -> rx.event.EventSpec:
@@ -76,12 +78,18 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
     # The window ends before the newest rows (after a jump to an earlier session).
     has_later: bool = False
     undo_target: marker_rows.UndoTarget = marker_rows.UndoTarget()
+    # The timeline ends with a reply (notes aside): only a reply can be regenerated, not a
+    # handoff card or a tool call left without its answer.
+    ends_with_reply: bool = False
     _last_seq: int = 0  # with has_later: the last stored row the window holds
     sending: bool = False
     resetting: bool = False
     handoff_running: bool = False
     notice: str = ""
     draft: str = ""
+    # This tab's latest sends that were settled without a message (a command, a command
+    # refused): the send after one must not wait for it to be stored (it never is).
+    _unstored: list[str] = []
 
     # ----- view helpers -------------------------------------------------------------------
 
@@ -108,13 +116,14 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         """Point ``undo_target`` at the marker that offers Undo (the newest edit of the newest
         session shown). A plain var set only when it changes: a computed one would be sent
         again with every step of a turn."""
-        target = (
-            marker_rows.UndoTarget()
-            if self.has_later
-            else marker_rows.undo_target([*unwrapped(self.rows), *self._live_rows()])
-        )
+        shown = [*unwrapped(self.rows), *self._live_rows()]
+        target = marker_rows.UndoTarget() if self.has_later else marker_rows.undo_target(shown)
         if target != self.undo_target:
             self.undo_target = target
+        last = next((row for row in reversed(shown) if row.kind != "marker"), None)
+        ends_with_reply = last is not None and last.kind == "message" and last.role == "assistant"
+        if ends_with_reply != self.ends_with_reply:
+            self.ends_with_reply = ends_with_reply
 
     def _set_rows(self, rows: list[TimelineRow]) -> None:
         """Replace the whole timeline (page loads, earlier windows, settling a stream)."""
@@ -368,6 +377,8 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
     @rx.event
     def set_draft(self, value: str) -> None:
         self.draft = value
+        if self.notice and not self.sending:
+            self.notice = ""
 
     @rx.event
     def submit(self, form: dict):
@@ -386,15 +397,16 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
             return scripts.outbox_refused(client_id)
         self.draft = ""
         command = chat_service.parse_command(typed.lstrip("\n"))
+        if command is not None:
+            self._settled_unstored(client_id)
         if command is not None and command[0] == "unknown":
-            return [
-                scripts.outbox_refused(client_id),
-                _restore_composer(typed),
-                rx.toast(
-                    f"/{command[1]} is not a command. Commands: {chat_service.COMMANDS}. "
-                    "To send this as a message, start it with a space."
-                ),
-            ]
+            # Said by the composer, where the eyes are (a toast in the corner was missed);
+            # it goes with the next keystroke.
+            self.notice = (
+                f"/{command[1]} is not a command. Commands: {chat_service.COMMANDS}. "
+                "To send this as a message, start it with a space."
+            )
+            return [scripts.outbox_refused(client_id), _restore_composer(typed)]
         if command is not None:
             if self.sending or self.handoff_running:
                 return [
@@ -414,9 +426,18 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         # client_id, and the text, still in the composer, stays there to be fixed.
         self.sending = True
         return [
-            ChatState.run_send(self.thread_key, text, client_id),
+            ChatState.run_send(self.thread_key, text, client_id, self._after_unstored(client_id)),
             scripts.scroll_to_bottom(force=True),
         ]
+
+    def _settled_unstored(self, client_id: str) -> None:
+        if client_id:
+            self._unstored = [*self._unstored[-(UNSTORED_KEPT - 1) :], client_id]
+
+    def _after_unstored(self, client_id: str) -> bool:
+        """Whether the tab's send before ``client_id`` was settled without a message."""
+        before = predecessor_prefix(client_id)
+        return before is not None and any(sent.startswith(before) for sent in self._unstored)
 
     @rx.event
     def retry_unsent(self):
@@ -440,9 +461,14 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
             # Only what submit would have sent: a command is never re-sent (a refused text
             # is refused again by the send, which names its client_id).
             if not text.strip() or chat_service.parse_command(text.lstrip("\n")) is not None:
+                self._settled_unstored(client_id)
                 sends.append(scripts.outbox_refused(client_id))
                 continue
-            sends.append(ChatState.run_send(self.thread_key, text, client_id))
+            sends.append(
+                ChatState.run_send(
+                    self.thread_key, text, client_id, self._after_unstored(client_id)
+                )
+            )
             resent += 1
         if resent:
             self.sending = True

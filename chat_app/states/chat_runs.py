@@ -57,6 +57,7 @@ __all__ = ["RunFollowing", "FLUSH_SECONDS"]
 FLUSH_SECONDS = 0.08  # how often streamed tokens reach the browser
 WATCH_CHECK_SECONDS = 10.0  # how often an idle watcher checks its tab is still here
 OWN_RUNS_KEPT = 20
+HANDOFF_TOAST = "handoff"  # the id of the toast a /handoff's phases share
 
 # A running /handoff is cancelled through an asyncio.Event, which cannot live in a
 # serializable state; it lives here, keyed by thread, in the worker running the handoff.
@@ -97,11 +98,19 @@ class RunFollowing(rx.State, mixin=True):
         return run_id
 
     @rx.event(background=True)
-    async def run_send(self, thread_id: str, text: str, client_id: str = ""):
+    async def run_send(
+        self, thread_id: str, text: str, client_id: str = "", after_unstored: bool = False
+    ):
         async with self:
             owner, run_id = self._owner(), self._new_run()
         stream = chat_service.send_message(
-            backend(), owner, thread_id, text, client_id or None, run_id
+            backend(),
+            owner,
+            thread_id,
+            text,
+            client_id or None,
+            run_id,
+            after_unstored=after_unstored,
         )
         async for update in self._consume(stream):
             yield update
@@ -178,7 +187,8 @@ class RunFollowing(rx.State, mixin=True):
         finally:
             async with self:
                 self._streams -= 1
-                if self._streams <= 0:
+                ended = self._streams <= 0
+                if ended:
                     # This run's rows stay in their pages: the end of a turn sends no
                     # window-sized frame, and the next run's rows follow them.
                     self._streams = 0
@@ -186,6 +196,19 @@ class RunFollowing(rx.State, mixin=True):
                     self.resetting = False
                     self._stream_clear()
                     self.notice = ""
+                thread_id, owner = self.thread_key, self._owner()
+            if ended and thread_id:
+                await self._measure_after_run(owner, thread_id)
+
+    async def _measure_after_run(self, owner: str | None, thread_id: str) -> None:
+        """Show the meter a reload would show: the run's last utilization event measured
+        before its last reply (a point lower), and a reset's new session starts lower."""
+        meter = await asyncio.to_thread(thread_service.current_meter, backend(), owner, thread_id)
+        if meter is None:
+            return
+        async with self:
+            if self.thread_key == thread_id and self._streams == 0:
+                self.meter = meter_bar(meter, self.meter)
 
     @rx.event(background=True)
     async def watch_thread(self, thread_id: str):
@@ -248,6 +271,9 @@ class RunFollowing(rx.State, mixin=True):
             self.sending = self.resetting = False
             self.notice = ""
             self._stream_clear()
+            meter = thread_service.current_meter(backend(), self._owner(), self.thread_key)
+            if meter is not None:
+                self.meter = meter_bar(meter, self.meter)
             if self.has_later:
                 return
             self._reconcile()
@@ -288,7 +314,9 @@ class RunFollowing(rx.State, mixin=True):
             case HandoffEvent(status=status, message=message):
                 self.handoff_running = status == "started"
                 if message:
-                    return rx.toast.error(message) if status == "failed" else rx.toast(message)
+                    # One toast for the handoff, its outcome replacing "Writing the handoff…".
+                    toast = rx.toast.error if status == "failed" else rx.toast
+                    return toast(message, id=HANDOFF_TOAST)
             case AcceptedEvent(client_id=client_id):
                 # sent: an offer to attach an earlier, refused text is moot
                 return [scripts.outbox_accepted(client_id), PasteOfferState.dismiss]
@@ -311,7 +339,8 @@ class RunFollowing(rx.State, mixin=True):
                 self._set_live(upsert(unwrapped(self._live), resetting_row(event.session_number)))
                 return scripts.scroll_to_bottom()
             case "input_blocked":
-                self.notice = "Resetting context… new messages will be queued and sent after it."
+                # The divider says "Resetting context…" and the composer what happens to a
+                # message sent now: a third line saying it again was noise.
                 return None
         rows = [row for row in self._live if not row.resetting]
         self.resetting = False
@@ -329,4 +358,6 @@ class RunFollowing(rx.State, mixin=True):
                 id="context-reset",
             )
         self._set_live(rows)  # reset_failed
+        if event.cancelled:  # a /handoff stopped: its own toast says so, in one place
+            return None
         return rx.toast.error(f"Context reset failed: {event.reason or 'unknown error'}")

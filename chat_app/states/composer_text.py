@@ -10,11 +10,14 @@ from __future__ import annotations
 
 __all__ = ["composer_placeholder"]
 
+# The timeline's divider already says "Resetting context…": the box says only what happens
+# to a message. No key hints: a phone's keyboard has no Shift+Enter, and the box is narrow
+# there (the keys are in the shortcuts help).
 _PLACEHOLDERS = {
     "handoff": "Writing the handoff… messages sent now are answered in the new session",
-    "resetting": "Resetting context… messages sent now are answered in the new session",
+    "resetting": "Messages sent now are answered in the new session",
     "sending": "Working… messages sent now reach the agent at its next step",
-    "idle": "Message Baton (Enter to send, Shift+Enter for a new line)",
+    "idle": "Message Baton",
 }
 
 

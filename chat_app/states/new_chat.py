@@ -11,13 +11,14 @@ import asyncio
 
 import reflex as rx
 
-from agent_core import MessageRejected
+from agent_core import MessageRejected, predecessor_prefix
 from chat_app.services.conversation import chat as chat_service
-from chat_app.services.conversation import new_chat
+from chat_app.services.conversation import chat_list, new_chat
 from chat_app.services.runtime.runtime import backend
 from chat_app.states import scripts
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
+from chat_app.states.settings_state import SettingsState
 from chat_app.states.thread_list import ThreadListState
 
 __all__ = ["NewChatState", "focus_composer"]
@@ -38,10 +39,19 @@ def _refuse(client_id: str, typed: str, message: str) -> list:
 class NewChatState(IdentityState):
     # No chat of this browser has a message yet: the page explains Baton.
     first_visit: bool = False
+    # The chat this draft started and the client id of its first message: a second
+    # message sent before the browser opened the chat goes into it.
+    _started: list[str] = []
 
     @rx.event
     async def on_load(self):
         self.first_visit = not new_chat.has_chats(backend(), self._owner())
+        self._started = []
+        # A new chat starts with the user's default assistant (their settings), if it is there.
+        chosen = (await self.get_state(SettingsState)).default_assistant_id
+        lists = await self.get_state(ThreadListState)
+        if chosen and chosen in {a.id for a in lists.assistants}:
+            lists.assistant_id = chosen
         # No chat is open: the list marks none, and the last chat's watcher ends.
         (await self.get_state(ChatState)).thread_key = ""
         # A first message whose send never reached the server (the outbox kept it) comes
@@ -101,6 +111,9 @@ class NewChatState(IdentityState):
             return _refuse(
                 client_id, typed, "/handoff works in a chat that has begun: send a message first."
             )
+        before = predecessor_prefix(client_id)
+        if self._started and before is not None and self._started[0].startswith(before):
+            return await self._follow_up(self._started[1], typed, text, client_id)
         chosen = (await self.get_state(ThreadListState)).assistant_id or None
         try:
             # Off the event loop: it writes, and a write may wait for SQLite's lock.
@@ -119,4 +132,19 @@ class NewChatState(IdentityState):
         chat_service.resume_detached(
             backend(), self._owner(), thread_id, after=chat_service.FIRST_MESSAGE_GRACE_SECONDS
         )
+        await chat_list.announce(self._owner())  # the owner's other tabs list the new chat
+        if client_id:
+            self._started = [client_id, thread_id]
+        return [scripts.outbox_accepted(client_id), rx.redirect(f"/t/{thread_id}")]
+
+    async def _follow_up(self, thread_id: str, typed: str, text: str, client_id: str):
+        try:
+            queued = await asyncio.to_thread(
+                new_chat.follow_up, backend(), self._owner(), thread_id, text, client_id
+            )
+        except MessageRejected as rejected:
+            return _refuse(client_id, typed, str(rejected))
+        if not queued:
+            return _refuse(client_id, typed, "That chat no longer exists.")
+        self._started = [client_id, thread_id]
         return [scripts.outbox_accepted(client_id), rx.redirect(f"/t/{thread_id}")]

@@ -115,6 +115,8 @@ class ResetControlState(IdentityState):
     thread_key: str = ""
     warn_percent: int = 0  # 0: unknown (no notice)
     trigger_percent: int = 0
+    next_turn_percent: int = 0  # where the next turn will likely take the context
+    compactable: bool = False  # "Compact now" would find something to summarize
     action: str = "reset"
     deferred: bool = False  # "Not yet" is armed: the next automatic step is skipped once
     acting: bool = False
@@ -132,6 +134,8 @@ class ResetControlState(IdentityState):
         self.deferred = found.deferred
         self.warn_percent = round(found.warn * 100)
         self.trigger_percent = round(found.trigger * 100)
+        self.next_turn_percent = round(found.next_turn * 100)
+        self.compactable = found.compactable
         self.action = found.action
         if found.review_session != self.review_session:
             self.review_error = ""
@@ -208,10 +212,23 @@ class ResetControlState(IdentityState):
     @rx.event
     async def hand_off_now(self):
         chat = await self.get_state(ChatState)
-        if chat.sending or chat.handoff_running:
-            return rx.toast("Wait for the current turn to finish (or stop it) first.")
+        if chat.handoff_running or chat.resetting:
+            return rx.toast("A handoff is already under way.")
+        if chat.sending:  # a turn runs: it hands off at its next step
+            return ResetControlState.hand_off_at_next_step
         chat.handoff_running = True  # the notice hides while the handoff runs
         return ChatState.run_handoff(self.thread_key, None)
+
+    @rx.event(background=True)
+    async def hand_off_at_next_step(self):
+        async with self:
+            thread_id, owner = self.thread_key, self._owner()
+        requested = await control.hand_off_next_step(backend(), owner, thread_id)
+        yield rx.toast(
+            "The agent hands off at its next step."
+            if requested
+            else "A handoff is already asked for: it comes at the agent's next step."
+        )
 
     @rx.event(background=True)
     async def compact_now(self):

@@ -190,6 +190,9 @@ class MeterBar:
     compact_percent: float = 50.0
     reset_percent: float = 80.0
     show_compact: bool = True
+    show_reset: bool = True
+    # "Context at 41%"; past the window (an imported thread), said plainly instead.
+    said: str = "Context at 0%"
     level: str = "ok"  # ok | warn | high: colours the bar
 
 
@@ -481,6 +484,14 @@ def meter_bar(meter: Any, previous: MeterBar | None = None) -> MeterBar:
     reset_percent = base.reset_percent if reset is None else float(reset) * 100
     effective = data.get("effective_strategy")
     show_compact = base.show_compact if effective is None else effective != "reset"
+    strategy = data.get("strategy")
+    # An explicit "compact" never resets; "auto" resolved to compact resets when
+    # compaction cannot help, so both act then.
+    show_reset = base.show_reset if strategy is None else strategy != "compact"
+    acting = [
+        *([f"compact at {compact_percent:.0f}%"] if show_compact else []),
+        *([f"reset at {reset_percent:.0f}%"] if show_reset else []),
+    ]
     approx = "" if data.get("basis", "exact") == "exact" else "~"
     percent = max(0.0, min(fraction * 100, 100.0))
     level = "high" if percent >= reset_percent else "warn" if percent >= compact_percent else "ok"
@@ -490,13 +501,16 @@ def meter_bar(meter: Any, previous: MeterBar | None = None) -> MeterBar:
         percent=round(percent, 1),
         rounded=round(fraction * 100),
         label=f"{approx}{round(fraction * 100)}%",
-        title=(
-            f"{approx}{tokens:,} of {window:,} tokens · compact at {compact_percent:.0f}%"
-            f" · reset at {reset_percent:.0f}%"
+        said=(
+            f"Context at {approx}{round(fraction * 100)}%"
+            if fraction <= 1
+            else f"The context is over the model's window ({approx}{tokens:,} of {window:,} tokens)"
         ),
+        title=" · ".join([f"{approx}{tokens:,} of {window:,} tokens", *acting]),
         compact_percent=compact_percent,
         reset_percent=reset_percent,
         show_compact=show_compact,
+        show_reset=show_reset,
         level=level,
     )
 

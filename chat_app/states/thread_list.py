@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 import reflex as rx
 
+from chat_app.services.conversation import chat_list
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.runtime.runtime import backend
 from chat_app.states.chat import ChatState
+from chat_app.states.connection import connected_here
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import ThreadRow, thread_row
 
 __all__ = ["ThreadListState", "AssistantOption"]
+
+WATCH_CHECK_SECONDS = 10.0  # how often an idle list watcher checks its tab is still here
 
 
 @dataclasses.dataclass
@@ -29,6 +34,7 @@ class ThreadListState(IdentityState):
     editing_title: str = ""
     assistants: list[AssistantOption] = []
     assistant_id: str = ""
+    _watch_generation: int = 0
 
     def _refresh(self) -> None:
         summaries = thread_service.list_threads(backend(), self._owner(), self.search.strip())
@@ -36,7 +42,7 @@ class ThreadListState(IdentityState):
         self.loaded = True
 
     @rx.event
-    def on_load(self) -> None:
+    def on_load(self):
         self.editing_id = ""
         self._refresh()
         choices = thread_service.list_assistant_choices(backend())
@@ -45,6 +51,35 @@ class ThreadListState(IdentityState):
         ]
         if self.assistant_id not in {c.id for c in choices}:
             self.assistant_id = choices[0].id if choices else ""
+        # Each load watches anew (the tab may have come back on another worker); the
+        # watcher of an earlier load ends at its next wake.
+        self._watch_generation += 1
+        return ThreadListState.watch_list(self._watch_generation)
+
+    @rx.event(background=True)
+    async def watch_list(self, generation: int):
+        """Read the list again whenever another tab of this owner (any worker) made,
+        renamed or deleted a chat, for as long as this tab stays connected here."""
+        async with self:
+            owner, token = self._owner(), self.router.session.client_token
+        async with chat_list.watch(owner) as queue:
+            while True:
+                try:
+                    await asyncio.wait_for(queue.get(), WATCH_CHECK_SECONDS)
+                except TimeoutError:
+                    if not connected_here(token):
+                        return
+                    async with self:
+                        if self._watch_generation != generation:
+                            return
+                    continue
+                while not queue.empty():  # a burst of changes: one read
+                    queue.get_nowait()
+                async with self:
+                    if self._watch_generation != generation:
+                        return
+                    if self.loaded and not self.editing_id:
+                        self._refresh()
 
     @rx.event
     def refresh(self) -> None:
@@ -91,9 +126,12 @@ class ThreadListState(IdentityState):
     @rx.event
     async def save_rename(self, _form: dict | None = None):
         title = self.editing_title.strip()
-        if not self.editing_id or not title:
-            self.editing_id = ""
+        if not self.editing_id:
             return None
+        if not title:  # the field stays open to be fixed
+            return rx.toast.error(
+                "A chat needs a title: type one, or press Esc to keep the old one."
+            )
         renamed = thread_service.rename_thread(backend(), self._owner(), self.editing_id, title)
         self.editing_id = ""
         self._refresh()
@@ -103,6 +141,7 @@ class ThreadListState(IdentityState):
         if chat.thread_key == renamed.id:  # the open chat: its header and the tab's title
             chat.title = renamed.title
         await thread_service.announce_title(renamed.id, renamed.title)  # the other tabs on it
+        await chat_list.announce(self._owner())  # and every tab's list
         return None
 
     @rx.event
@@ -111,6 +150,7 @@ class ThreadListState(IdentityState):
         self._refresh()
         if not deleted:
             return None
+        await chat_list.announce(self._owner())
         if (await self.get_state(ChatState)).thread_key == thread_id:  # the open chat: leave it
             return [rx.toast("Chat deleted"), rx.redirect("/")]
         return rx.toast("Chat deleted")

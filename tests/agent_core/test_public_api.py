@@ -130,6 +130,7 @@ EXPECTED = {
     "replay_transcript",
     "reset_undo_refusal",
     "resolve_model",
+    "request_handoff",
     "resolve_review",
     "review_pending",
     "safe_cutoff",

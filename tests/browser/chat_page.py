@@ -79,3 +79,16 @@ def timeline(page) -> list[tuple[str, str]]:
            })"""
     )
     return [(kind, text) for kind, text in rows]
+
+
+def hand_off(page) -> None:
+    """Type ``/handoff`` and wait until the new session's divider shows and the chat is idle."""
+    before = page.locator("#timeline .baton-divider").count()
+    page.locator("#composer-input").fill("/handoff")
+    page.locator("#composer-input").press("Enter")
+    page.wait_for_function(
+        "n => document.querySelectorAll('#timeline .baton-divider').length > n",
+        arg=before,
+        timeout=TURN_TIMEOUT_MS,
+    )
+    wait_idle(page)

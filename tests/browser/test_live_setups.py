@@ -144,8 +144,9 @@ def _notice(tab) -> tuple[int, str, str]:
 
 def test_the_warn_notice_is_the_chats_in_both_tabs_after_the_turn(tabs, app) -> None:
     context, owner = tabs
-    # Past 5% after the first reply: the notice is due once the turn is over.
-    assistant = _assistant(context_strategy="reset", warn_threshold="5")
+    # Past 5% after the first reply: the notice is due once the turn is over. A small recent
+    # part, so that the first turn leaves something to compact ("Compact now" is offered).
+    assistant = _assistant(context_strategy="reset", warn_threshold="5", keep_recent_tokens="200")
     _, first, second = _two_tabs(app, context, owner, assistant)
     send(first, "Write a tiny greeting module with a test")
     wait_idle(first)

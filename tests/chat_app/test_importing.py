@@ -366,3 +366,13 @@ def test_the_agents_compactions_are_put_beside_batons_handoffs(alice, app) -> No
     assert agent_cuts.agent_cut_views(app, "bob", thread_id) == []
     plain = importing.import_session(app, alice, "s.jsonl", claude_code_session().encode())
     assert len(agent_cuts.agent_cut_views(app, alice, plain)) == 1
+
+
+def test_an_aider_import_is_named_after_the_request_not_the_harness_prompt(alice, app) -> None:
+    from chat_app.services.conversation import importing, threads
+    from tests.shared_data import eval_path
+
+    log = eval_path("aider-chat-history", "chat-history.md")
+    thread_id = importing.import_session(app, alice, log.name, log.read_bytes())
+    view = threads.load_timeline(app, alice, thread_id, limit=1, with_meter=False)
+    assert view.thread.title == "Use the Spinner instead of the inlined custom spinner (imported)"

@@ -33,7 +33,7 @@ class _Recording:
         yield TokenEvent(text="hello")
         yield DoneEvent()
 
-    def send(self, owner, thread_id, text, client_id):
+    def send(self, owner, thread_id, text, client_id, *, after_unstored=False):
         self.calls.append(("send", owner, thread_id, text, client_id))
         return self._run(owned=False)
 

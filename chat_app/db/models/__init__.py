@@ -13,6 +13,7 @@ from chat_app.db.models.assistant import (
     AssistantUpdate,
     ContextStrategy,
 )
+from chat_app.db.models.feedback import ReplyFeedback
 from chat_app.db.models.files import PendingMessage, PendingMessagePublic, ThreadFile
 from chat_app.db.models.imported import ImportedTranscript, TranscriptReplay
 from chat_app.db.models.lease import TurnLease
@@ -28,6 +29,7 @@ from chat_app.db.models.share import ShareLink, ShareLinkBase, ShareLinkPublic
 from chat_app.db.models.sign_in import SignInFailureCount
 from chat_app.db.models.thread import Thread, ThreadBase, ThreadCreate, ThreadPublic, ThreadUpdate
 from chat_app.db.models.types import UTCDateTime, new_id, utcnow
+from chat_app.db.models.user_settings import UserSettings
 
 __all__ = [
     "DEFAULT_PINNED_PATHS",
@@ -49,6 +51,7 @@ __all__ = [
     "MessagePublic",
     "PendingMessage",
     "PendingMessagePublic",
+    "ReplyFeedback",
     "SessionIndexEntry",
     "ShareLink",
     "ShareLinkBase",
@@ -58,6 +61,7 @@ __all__ = [
     "ThreadBase",
     "ThreadCreate",
     "ThreadFile",
+    "UserSettings",
     "ThreadPublic",
     "ThreadUpdate",
     "TranscriptReplay",

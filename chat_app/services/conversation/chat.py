@@ -83,6 +83,8 @@ async def send_message(
     text: str,
     client_id: str | None = None,
     run_id: str | None = None,
+    *,
+    after_unstored: bool = False,
 ) -> AsyncIterator[UiEvent]:
     """Queue ``text`` on the thread and stream the run that delivers it.
 
@@ -91,8 +93,10 @@ async def send_message(
     forgets its copy (the text stays in the composer). The run's events are published
     under ``run_id`` to the thread's other tabs. In the app the run goes to the turn
     process (:mod:`chat_app.services.runtime.turn_process`); elsewhere it runs here.
+    ``after_unstored``: the tab's previous send was settled without a message (a command,
+    a refusal): this one does not wait for it (:mod:`chat_app.services.runtime.send_order`).
     """
-    run = executor(app).send(owner, thread_id, text, client_id)
+    run = executor(app).send(owner, thread_id, text, client_id, after_unstored=after_unstored)
     async with contextlib.aclosing(relayed(thread_id, run_id, run)) as events:
         async for event in events:
             yield event
@@ -104,8 +108,16 @@ class InProcess:
 
     app: Backend
 
-    def send(self, owner: str, thread_id: str, text: str, client_id: str | None) -> RunStream:
-        return send_here(self.app, owner, thread_id, text, client_id)
+    def send(
+        self,
+        owner: str,
+        thread_id: str,
+        text: str,
+        client_id: str | None,
+        *,
+        after_unstored: bool = False,
+    ) -> RunStream:
+        return send_here(self.app, owner, thread_id, text, client_id, after_unstored=after_unstored)
 
     def resume(self, owner: str, thread_id: str, *, cut: bool) -> RunStream:
         return resume_here(self.app, owner, thread_id, cut=cut)

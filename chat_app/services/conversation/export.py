@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agent_core import HandoffArtifact, SessionRecord, StoredMessage
+from chat_app.db.models import ReplyFeedback
+from chat_app.services.conversation.feedback import thread_feedback
 from chat_app.services.conversation.threads import owned_thread
 from chat_app.services.presentation.timeline import model_label, tool_summary
 from chat_app.services.runtime.backend import Backend
@@ -120,7 +122,14 @@ def _code(text: str) -> str:
     return f"{ticks} {one_line} {ticks}"
 
 
-def _markdown_rows(rows: list[StoredMessage]) -> Iterator[str]:
+def _rated(feedback: ReplyFeedback | None) -> str:
+    if feedback is None:
+        return ""
+    said = f"_Rated {'up' if feedback.rating == 'up' else 'down'}_\n\n"
+    return said + (_quoted(feedback.note) if feedback.note else "")
+
+
+def _markdown_rows(rows: list[StoredMessage], feedback: dict[int, ReplyFeedback]) -> Iterator[str]:
     for row in rows:
         when = _when(row.created_at)
         if row.role == "user" and not row.meta.get("carried_over_from"):
@@ -130,7 +139,7 @@ def _markdown_rows(rows: list[StoredMessage]) -> Iterator[str]:
                 label = " ".join(model_label(row.model).split())  # one line: inline only
                 yield (
                     f"**Assistant**{f' ({label})' if label else ''} · {when}\n\n"
-                    f"{_quoted(row.content)}"
+                    f"{_quoted(row.content)}{_rated(feedback.get(row.seq))}"
                 )
             for call in row.tool_calls:
                 summary = tool_summary(call["name"], call.get("args", {}))
@@ -150,18 +159,23 @@ def export_markdown(app: Backend, owner: str | None, thread_id: str) -> str | No
     if thread is None:
         return None
 
+    feedback = thread_feedback(app, owner, thread_id)
+
     def parts() -> Iterator[str]:
         title = " ".join(_lines(thread.title).split()) or "Chat"
         yield f"# {title}\n\n_Exported from Baton {_when(datetime.now(UTC))}_\n"
         for session, rows in _sessions(app, thread_id):
             yield _divider(session)
-            yield from _markdown_rows(rows)
+            yield from _markdown_rows(rows, feedback)
 
     return _bounded(parts())
 
 
-def _json_row(row: StoredMessage) -> dict[str, Any]:
-    return row.model_dump(mode="json", exclude={"thread_id", "session_id", "id"})
+def _json_row(row: StoredMessage, feedback: ReplyFeedback | None) -> dict[str, Any]:
+    record = row.model_dump(mode="json", exclude={"thread_id", "session_id", "id"})
+    if feedback is not None:
+        record["feedback"] = {"rating": feedback.rating, "note": feedback.note}
+    return record
 
 
 def export_json(app: Backend, owner: str | None, thread_id: str) -> str | None:
@@ -177,12 +191,13 @@ def export_json(app: Backend, owner: str | None, thread_id: str) -> str | None:
         "exported_at": datetime.now(UTC).isoformat(),
         "forked_from": thread.forked_from_id,
     }
+    feedback = thread_feedback(app, owner, thread_id)
 
     def parts() -> Iterator[str]:
         yield json.dumps(head, ensure_ascii=False)[:-1] + ', "sessions": ['
         for index, (session, rows) in enumerate(_sessions(app, thread_id)):
             record = session.model_dump(mode="json", exclude={"id", "thread_id", "parent_id"})
-            record["messages"] = [_json_row(row) for row in rows]
+            record["messages"] = [_json_row(row, feedback.get(row.seq)) for row in rows]
             yield ("," if index else "") + json.dumps(record, ensure_ascii=False)
         yield "]}"
 

@@ -39,6 +39,7 @@ from agent_core import (
 from chat_app.db import repo
 from chat_app.db.convert import message_row
 from chat_app.db.models import ChatSession, ImportedTranscript, Thread
+from chat_app.services.conversation.titles import title_from_requests
 from chat_app.services.runtime.backend import Backend
 
 __all__ = [
@@ -60,8 +61,6 @@ READ_ONLY = (
     "This chat is an imported session and is read-only. Use “Replay with…” to see "
     "what Baton would have done with it."
 )
-
-_TITLE_CHARS = 60
 
 
 class ImportRejected(ValueError):
@@ -262,21 +261,14 @@ def _utilization(compaction: OriginalCompaction | None, window: int | None) -> f
 
 
 def _title(name: str, transcript: Transcript) -> str:
-    for message in transcript.messages:
-        if (
-            isinstance(message, HumanMessage)
-            and not message.additional_kwargs.get("not_user")
-            and not message.additional_kwargs.get(NOT_SENT)
-        ):
-            words = " ".join(content_text(message.content).split())
-            if words:
-                clipped = (
-                    words
-                    if len(words) <= _TITLE_CHARS
-                    else words[: _TITLE_CHARS - 3].rsplit(" ", 1)[0] + "…"
-                )
-                return f"{clipped} (imported)"
-    return f"{name} (imported)"
+    title = title_from_requests(
+        content_text(message.content)
+        for message in transcript.messages
+        if isinstance(message, HumanMessage)
+        and not message.additional_kwargs.get("not_user")
+        and not message.additional_kwargs.get(NOT_SENT)
+    )
+    return f"{title or name} (imported)"
 
 
 def _model_of(message: BaseMessage) -> str | None:

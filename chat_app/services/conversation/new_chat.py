@@ -20,7 +20,7 @@ from chat_app.services.presentation.views import AssistantChoice
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.backend import Backend
 
-__all__ = ["start_chat", "has_chats", "chat_assistant"]
+__all__ = ["start_chat", "follow_up", "has_chats", "chat_assistant"]
 
 
 def has_chats(app: Backend, owner: str) -> bool:
@@ -76,6 +76,19 @@ def start_chat(
         thread_id = thread.id
     app.store.enqueue_pending(thread_id, text, client_id=client_id)
     return thread_id
+
+
+def follow_up(app: Backend, owner: str, thread_id: str, text: str, client_id: str) -> bool:
+    """Queue ``text`` on the chat the tab's previous send just started (sent before the
+    browser opened it, it belongs there, not in a chat of its own); the chat's page answers
+    it after the first. False when the chat is not the owner's. Raises
+    :class:`~agent_core.errors.MessageRejected` as :func:`start_chat` does."""
+    text = validate_message(text)
+    with app.read() as db:
+        if repo.get_thread(session=db, thread_id=thread_id, owner=owner) is None:
+            return False
+    app.store.enqueue_pending(thread_id, text, client_id=client_id)
+    return True
 
 
 def chat_assistant(app: Backend, owner: str, thread_id: str) -> AssistantChoice | None:

@@ -63,6 +63,7 @@ class ReplayEventView(BaseModel):
     label: str
     preview: str = ""
     handoff: dict[str, Any] | None = None
+    unchanged: bool = False  # a mask that left the figure as it was
 
 
 class ReplayView(BaseModel):
@@ -225,6 +226,7 @@ def _view(number: int, run: TranscriptReplay) -> ReplayView:
                 label=label,
                 preview=handoff_preview(handoff),
                 handoff=handoff,
+                unchanged=kind == "mask" and percent == now,
             )
         )
     label = (
@@ -239,8 +241,46 @@ def _view(number: int, run: TranscriptReplay) -> ReplayView:
         window=window,
         reset_threshold=float(policy.get("reset_threshold") or 0.8),
         seconds=float(summary.get("seconds") or 0.0),
-        events=events,
+        events=fold_unchanged(events),
     )
+
+
+def fold_unchanged(events: list[ReplayEventView]) -> list[ReplayEventView]:
+    """Consecutive masks that changed nothing shown (``55% → 55%``), as one row: listed one
+    by one they buried the steps that did."""
+    folded: list[ReplayEventView] = []
+    run: list[ReplayEventView] = []
+
+    def flush() -> None:
+        if len(run) == 1:
+            folded.append(run[0])
+        elif run:
+            first, last = run[0].message_index + 1, run[-1].message_index + 1
+            low, high = (
+                round(min(e.utilization for e in run) * 100),
+                round(max(e.utilization for e in run) * 100),
+            )
+            at = f"{low}%" if low == high else f"{low}–{high}%"
+            folded.append(
+                ReplayEventView(
+                    kind="mask",
+                    message_index=run[0].message_index,
+                    utilization=run[0].utilization,
+                    label=f"{len(run):,} masks after messages {first:,}–{last:,} changed "
+                    f"nothing shown (at {at})",
+                    unchanged=True,
+                )
+            )
+        run.clear()
+
+    for event in events:
+        if event.unchanged:
+            run.append(event)
+            continue
+        flush()
+        folded.append(event)
+    flush()
+    return folded
 
 
 def _policy_label(policy: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ every tab on the thread, the one that asked included, follows them on the live c
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -29,6 +29,7 @@ from agent_core import (
     enter_turn_lock,
     model_info,
     pending_review,
+    request_handoff,
     resolve_review,
     review_pending,
     take_turn_lock,
@@ -38,6 +39,7 @@ from agent_core import (
 from chat_app.db import repo
 from chat_app.db.models import Assistant
 from chat_app.services.conversation.chat import answer_waiting
+from chat_app.services.conversation.turn_growth import has_older_part, next_turn_peak
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import UiEvent
 from chat_app.services.runtime import live, runtime
@@ -51,6 +53,7 @@ __all__ = [
     "owned_setup",
     "status",
     "defer",
+    "hand_off_next_step",
     "compact_now",
     "settle_review",
     "answer_after_review",
@@ -88,6 +91,10 @@ class ResetStatus(BaseModel):
     deferred: bool = False  # "Not yet" was used and waits for the next automatic step
     review: dict[str, Any] | None = None  # the artifact waiting for review (JSON)
     review_session: int = 0
+    # Where the next turn will likely take the context (0: no turn yet to tell from).
+    next_turn: float = 0.0
+    # A compaction would find an older part to summarize ("Compact now" is offered).
+    compactable: bool = False
 
 
 def owned_setup(app: Backend, owner: str | None, thread_id: str) -> TurnSetup | None:
@@ -132,6 +139,8 @@ def status(app: Backend, owner: str | None, thread_id: str) -> ResetStatus:
     store = app.store
     session = store.current_session(thread_id)
     rows = store.marks(session.id)
+    with app.read() as db:
+        turn_starts = repo.user_seqs(session=db, session_id=session.id)
     waiting = (
         HandoffArtifact.model_validate(session.handoff)
         if session.handoff is not None and review_pending(rows)
@@ -144,6 +153,8 @@ def status(app: Backend, owner: str | None, thread_id: str) -> ResetStatus:
         action="reset" if effective_strategy(policy, default) == "reset" else "compaction",
         review=waiting.model_dump(mode="json") if waiting else None,
         review_session=session.number if waiting else 0,
+        next_turn=next_turn_peak(rows, turn_starts) or 0.0,
+        compactable=has_older_part(rows, policy.keep_recent_tokens),
     )
 
 
@@ -158,10 +169,28 @@ async def _publish_rows(app: Backend, thread_id: str, rows: list[Any]) -> None:
 
 async def defer(app: Backend, owner: str | None, thread_id: str) -> bool:
     """ "Not yet"; False when a deferral already waits (or the chat is not the owner's)."""
+    return await _store_marker(app, owner, thread_id, defer_next_trigger)
+
+
+async def hand_off_next_step(app: Backend, owner: str | None, thread_id: str) -> bool:
+    """ "Hand off now" while a turn runs: the turn hands off before its next model call, as
+    ``/handoff`` would between turns. False when a request already waits (or the chat is
+    not the owner's)."""
+    return await _store_marker(app, owner, thread_id, request_handoff)
+
+
+async def _store_marker(
+    app: Backend,
+    owner: str | None,
+    thread_id: str,
+    store_once: Callable[[Any, str], Any],
+) -> bool:
+    """Store the marker ``store_once(store, thread_id)`` makes (None: one already waits) and
+    show it in every tab on the thread."""
     setup = owned_setup(app, owner, thread_id)
     if setup is None:
         return False
-    marker = await asyncio.to_thread(defer_next_trigger, setup.store, thread_id)
+    marker = await asyncio.to_thread(store_once, setup.store, thread_id)
     if marker is None:
         return False
     await _publish_rows(app, thread_id, [marker])

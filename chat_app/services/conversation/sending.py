@@ -45,10 +45,17 @@ __all__ = ["send_here"]
 
 
 async def send_here(
-    app: Backend, owner: str, thread_id: str, text: str, client_id: str | None = None
+    app: Backend,
+    owner: str,
+    thread_id: str,
+    text: str,
+    client_id: str | None = None,
+    *,
+    after_unstored: bool = False,
 ) -> RunStream:
     """:func:`chat.send_message`'s run in this process, unrelayed: :class:`Owned` first when the
-    thread is the owner's, then the run's events."""
+    thread is the owner's, then the run's events. ``after_unstored``: the tab's send before
+    this one was settled without a message (a command, a refusal), so nothing is waited for."""
     begin_start()  # until the turn's first output: see agent_core.runtime.lanes
     # The reads and checks before the turn are one trip off the event loop: under load a
     # write waits for SQLite's lock (every tab of the worker would wait with it), and each
@@ -58,7 +65,7 @@ async def send_here(
         yield Owned()
     try:
         async with contextlib.aclosing(
-            _send_prepared(app, prepared, thread_id, client_id)
+            _send_prepared(app, prepared, thread_id, client_id, after_unstored)
         ) as events:
             async for event in events:
                 yield event
@@ -134,7 +141,11 @@ def _fits_and_title(
 
 
 async def _send_prepared(
-    app: Backend, prepared: _Prepared, thread_id: str, client_id: str | None
+    app: Backend,
+    prepared: _Prepared,
+    thread_id: str,
+    client_id: str | None,
+    after_unstored: bool = False,
 ) -> AsyncIterator[UiEvent]:
     setup, text = prepared.setup, prepared.text
     if prepared.refusal is None and setup is not None and setup.tool_loader is not None:
@@ -165,7 +176,8 @@ async def _send_prepared(
         )
         return
     assert setup is not None
-    await send_order.after_predecessor(thread_id, client_id, app.store.has_client_message)
+    if not after_unstored:
+        await send_order.after_predecessor(thread_id, client_id, app.store.has_client_message)
     translator = Translator(prepared.sessions, prepared.label)
     cancel = runtime.cancel_flag(thread_id)
     queued = False

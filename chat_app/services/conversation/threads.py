@@ -41,6 +41,7 @@ __all__ = [
     "announce_title",
     "delete_thread",
     "load_timeline",
+    "current_meter",
     "load_from_session",
     "load_window_at",
     "handoff_markdown",
@@ -162,6 +163,20 @@ def _meter(app: Backend, thread: Thread, db: Session) -> tuple[MeterView, str]:
         effective_strategy=effective_strategy(policy, info.default_strategy),
     )
     return meter, resolved.label
+
+
+def current_meter(app: Backend, owner: str | None, thread_id: str) -> MeterView | None:
+    """The meter of the owner's chat as a reload shows it: the open session's context
+    measured now (None for a chat that is not the owner's, or whose model cannot run).
+    A run's end reads it, so the live figure is the reload's, also after a reset."""
+    with app.read() as db:
+        thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
+        if thread is None:
+            return None
+        try:
+            return _meter(app, thread, db)[0]
+        except ConfigurationError:
+            return None
 
 
 def load_timeline(

@@ -28,6 +28,14 @@ class TurnExecutor(Protocol):
     """Where a chat's runs execute: this process (``chat.InProcess``) or the turn process
     beside the web worker (``turn_process.EXECUTOR``). Both stream the same events."""
 
-    def send(self, owner: str, thread_id: str, text: str, client_id: str | None) -> RunStream: ...
+    def send(
+        self,
+        owner: str,
+        thread_id: str,
+        text: str,
+        client_id: str | None,
+        *,
+        after_unstored: bool = False,
+    ) -> RunStream: ...
 
     def resume(self, owner: str, thread_id: str, *, cut: bool) -> RunStream: ...

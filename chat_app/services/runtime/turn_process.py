@@ -289,8 +289,23 @@ async def stream(op: str, thread_id: str, **args: Any) -> RunStream:
 class _InTurnProcess:
     """:class:`~chat_app.services.runtime.run_stream.TurnExecutor` on the turn process."""
 
-    def send(self, owner: str, thread_id: str, text: str, client_id: str | None) -> RunStream:
-        return stream("send", thread_id, owner=owner, text=text, client_id=client_id)
+    def send(
+        self,
+        owner: str,
+        thread_id: str,
+        text: str,
+        client_id: str | None,
+        *,
+        after_unstored: bool = False,
+    ) -> RunStream:
+        return stream(
+            "send",
+            thread_id,
+            owner=owner,
+            text=text,
+            client_id=client_id,
+            after_unstored=after_unstored,
+        )
 
     def resume(self, owner: str, thread_id: str, *, cut: bool) -> RunStream:
         return stream("resume", thread_id, owner=owner, cut=cut)

@@ -10,7 +10,12 @@ from agent_core.errors import StoreError
 from agent_core.handoff.artifact import HandoffArtifact
 from agent_core.policy import make_policy
 from agent_core.runtime.runner import ThreadRunner
-from agent_core.runtime.user_control import defer_next_trigger, pending_review, resolve_review
+from agent_core.runtime.user_control import (
+    defer_next_trigger,
+    pending_review,
+    request_handoff,
+    resolve_review,
+)
 from agent_core.storage.memory_store import InMemoryStore
 from agent_core.storage.records import NewMessage
 from agent_core.strategies.plan import Decision
@@ -19,6 +24,7 @@ from agent_core.strategies.reset_control import (
     context_samples,
     deferral_pending,
     deferred,
+    handoff_requested,
     warn_threshold,
 )
 from agent_core.testing import FunctionChatModel
@@ -185,3 +191,17 @@ async def test_a_discarded_handoff_leaves_the_session_without_it() -> None:
         runner.drain(dataclasses.replace(setup, model=model), cancel=asyncio.Event(), resume=True)
     )
     assert seen and not any("<handoff-context>" in str(m.content) for m in seen[0])
+
+
+async def test_a_requested_handoff_comes_at_the_next_step_once() -> None:
+    setup = make_setup(window=200_000, context_strategy="reset")
+    await run(setup, TASK)
+    assert len(setup.store.sessions("t1")) == 1  # nothing near a threshold
+    assert request_handoff(setup.store, "t1") is not None
+    assert request_handoff(setup.store, "t1") is None  # one request at a time
+    await run(setup, "Now add a test for empty files")
+    sessions = setup.store.sessions("t1")
+    assert len(sessions) == 2
+    assert sessions[1].trigger == "manual"
+    assert handoff_requested(setup.store.marks(sessions[0].id))  # asked there, taken by it
+    assert not handoff_requested(setup.store.marks(sessions[1].id))

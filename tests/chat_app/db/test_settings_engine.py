@@ -28,6 +28,8 @@ TABLES = {
     "turn_lease",
     "imported_transcript",
     "transcript_replay",
+    "reply_feedback",
+    "user_settings",
     "alembic_version",
 }
 
