@@ -67,6 +67,7 @@ bench: install
 	$(BIN)/python -m bench.sandbox
 	$(BIN)/python -m bench.importing
 	$(BIN)/python -m bench.events
+	$(BIN)/python -m bench.lanes
 
 clean:
 	rm -rf $(VENV) .web .states

@@ -1,13 +1,18 @@
 """Does the start lane still pay? New turns' first words under load, with and without it.
 
-The app's worker gives a starting turn threads of its own (``LaneExecutor``) and, through
-``starts_first``, the front of the event loop's ready queue (asyncio's private ``_ready``
-deque, replaced). This bench runs, in one process and side by side, the same load in three
-configurations, each in a fresh event loop on a fresh SQLite database (the app's store):
+The app's worker gives a starting turn threads of its own
+(``chat_app.services.runtime.start_lane``, ``BATON_START_LANE``). This bench runs, in one
+process and side by side, the same load in two configurations, each in a fresh event loop
+on a fresh SQLite database (the app's store):
 
-- ``plain``: asyncio's default executor and ready queue (what tests and the CLI get),
-- ``threads``: the start lane's threads only (``LaneExecutor``, public asyncio API),
-- ``threads+ready``: as the worker runs today (``LaneExecutor`` and ``starts_first``).
+- ``plain``: asyncio's default executor (what tests and the CLI get, and the app with
+  ``BATON_START_LANE=off``),
+- ``threads``: the start lane's ``LaneExecutor``, as the worker and the turn process run.
+
+Until December 2026 the worker also put a starting run's callbacks first in the event
+loop's ready queue (asyncio's private ``_ready`` deque, replaced). Measured here beside the
+other two (24 busy chats, 3 rounds) it took the median of first words from 141 to 186 ms
+(p95 405 to 345 ms) and the busy chats' stream from 103 to 57 tokens/s, so it was removed.
 
 The load: ``--busy`` chats each send message after message to the offline simulator (a
 coding agent's steps: tool calls, file writes, every step stored), while ``--starts`` new
@@ -32,7 +37,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_core import (
-    LaneExecutor,
     MessageEvent,
     SimulatorChatModel,
     ThreadRunner,
@@ -40,13 +44,13 @@ from agent_core import (
     TurnSetup,
     make_policy,
     make_tools,
-    starts_first,
 )
 from bench._shared import median, p95
 from chat_app.db import repo
 from chat_app.db.engine import dispose_engine, get_engine, write_session
 from chat_app.db.migrate import migrate
 from chat_app.db.store import SqlStore
+from chat_app.services.runtime.start_lane import LaneExecutor
 
 MESSAGE = "Build a CSV parser for invoices with tests"
 
@@ -59,16 +63,9 @@ def _threads(loop: asyncio.AbstractEventLoop) -> None:
     loop.set_default_executor(LaneExecutor())
 
 
-def _threads_and_ready(loop: asyncio.AbstractEventLoop) -> None:
-    loop.set_default_executor(LaneExecutor())
-    if not starts_first(loop):
-        raise SystemExit("this event loop has no ready queue to order")
-
-
 CONFIGURATIONS: dict[str, Callable[[asyncio.AbstractEventLoop], None]] = {
     "plain": _plain,
     "threads": _threads,
-    "threads+ready": _threads_and_ready,
 }
 
 
@@ -160,8 +157,7 @@ async def _one_round(load: Load, options: argparse.Namespace, tally: Tally) -> N
 def run_configuration(
     name: str, options: argparse.Namespace, workdir: Path, round_number: int, tally: Tally
 ) -> None:
-    slug = name.replace("+", "_")
-    url = f"sqlite:///{workdir / f'{slug}-{round_number}.db'}"
+    url = f"sqlite:///{workdir / f'{name}-{round_number}.db'}"
     load = Load(url, options.chunk_delay)
 
     async def main() -> None:

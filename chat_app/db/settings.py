@@ -15,6 +15,7 @@ __all__ = [
     "database_url",
     "normalize_url",
     "pool_settings",
+    "start_lane_enabled",
     "turn_process_enabled",
 ]
 
@@ -84,6 +85,17 @@ def turn_process_enabled(env: dict[str, str] | None = None) -> bool:
     if value in {"on", "off"}:
         return value == "on"
     return backend_workers(env) == 1
+
+
+def start_lane_enabled(env: dict[str, str] | None = None) -> bool:
+    """Whether a starting turn's blocking calls get threads of their own
+    (``chat_app.services.runtime.start_lane``): ``BATON_START_LANE`` ``on`` (the default)
+    or ``off``."""
+    env = os.environ if env is None else env
+    value = env.get("BATON_START_LANE", "on").strip().lower() or "on"
+    if value not in ("on", "off"):
+        raise ValueError(f"BATON_START_LANE must be on or off, not {value!r}")
+    return value == "on"
 
 
 def pool_settings(env: dict[str, str] | None = None) -> dict[str, int]:
