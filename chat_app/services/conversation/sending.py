@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from langchain_core.tools import BaseTool
@@ -135,7 +135,7 @@ def _fits_and_title(
 
 async def _send_prepared(
     app: Backend, prepared: _Prepared, thread_id: str, client_id: str | None
-) -> AsyncIterator[UiEvent]:
+) -> AsyncGenerator[UiEvent, None]:
     setup, text = prepared.setup, prepared.text
     if prepared.refusal is None and setup is not None and setup.tool_loader is not None:
         setup, offered = await with_offered_tools(setup)
