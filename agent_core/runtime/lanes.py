@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import time
 import weakref
 
 __all__ = [
@@ -115,9 +114,8 @@ async def yield_to_starts() -> None:
     if not starts.turns:  # the last start was dropped without ending (its run was discarded)
         starts.none.set()
         return
-    deadline = time.monotonic() + MAX_YIELD_SECONDS
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(starts.none.wait(), max(0.0, deadline - time.monotonic()))
+        await asyncio.wait_for(starts.none.wait(), MAX_YIELD_SECONDS)
 
 
 def starting() -> bool:
