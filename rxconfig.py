@@ -16,7 +16,8 @@ import reflex as rx
 from chat_app.db.settings import database_url, state_in_worker
 from chat_app.services.security.web_security import allowed_origins
 from chat_app.serving import refuse_opportunistic_locks
-from chat_app.supervision import settle_worker_count, supervise_workers
+from chat_app.supervision import settle_worker_count
+from chat_app.upstream import supervise_workers
 
 # A worker that dies is replaced (a crash loop backs off) instead of taking the server down.
 supervise_workers()

@@ -76,7 +76,7 @@ from agent_core.replay.run import ReplayStep, replay_transcript
 from agent_core.replay.run import replay as replay_file
 from agent_core.runtime.agent import DEFAULT_SYSTEM_PROMPT
 from agent_core.runtime.coordinator import SessionCoordinator
-from agent_core.runtime.lanes import LaneExecutor, begin_start, starts_first
+from agent_core.runtime.lanes import begin_start
 from agent_core.runtime.lanes import starting as in_start_lane
 from agent_core.runtime.middleware import (
     CompactionMiddleware,
@@ -183,7 +183,6 @@ __all__ = [
     "HandoffResult",
     "ImportedSession",
     "InMemoryStore",
-    "LaneExecutor",
     "MARK_ROLES",
     "MASKED",
     "MAX_HITS",
@@ -306,7 +305,6 @@ __all__ = [
     "searchable_text",
     "should_mask",
     "split_sessions",
-    "starts_first",
     "stored_path",
     "take_inventory",
     "take_turn_lock",

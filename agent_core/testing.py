@@ -38,7 +38,7 @@ class FunctionChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "baton-function"
 
-    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any):  # type: ignore[override]
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any):
         return self.bind(
             tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs
         )

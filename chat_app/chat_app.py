@@ -71,16 +71,14 @@ def _load_tokenizers() -> None:
 
 
 async def _start_lane() -> None:
-    """Turn starts get threads of their own and go first in the event loop's queue
-    (agent_core.runtime.lanes): a new message's first words do not wait behind every other chat's
-    steps."""
+    """Turn starts get threads of their own (chat_app.services.runtime.start_lane, unless
+    ``BATON_START_LANE=off``): a new message's first words do not wait behind every other
+    chat's steps."""
     import asyncio
 
-    from agent_core import LaneExecutor, starts_first
+    from chat_app.services.runtime.start_lane import install_start_lane
 
-    loop = asyncio.get_running_loop()
-    loop.set_default_executor(LaneExecutor())
-    starts_first(loop)
+    install_start_lane(asyncio.get_running_loop())
 
 
 async def _tune_garbage_collector() -> None:

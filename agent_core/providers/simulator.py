@@ -63,7 +63,7 @@ class SimulatorChatModel(BaseChatModel):
     def _identifying_params(self) -> dict[str, Any]:
         return {"verbosity": self.verbosity}
 
-    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any):  # type: ignore[override]
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any):
         formatted = [tool_definition(tool) for tool in tools]
         return self.bind(tools=formatted, tool_choice=tool_choice, **kwargs)
 

@@ -598,7 +598,7 @@ def _first_output(event: Event) -> bool:
             return False
 
 
-async def _with_loaded_tools(setup: TurnSetup, loader) -> tuple[TurnSetup, list[str]]:  # type: ignore[no-untyped-def]
+async def _with_loaded_tools(setup: TurnSetup, loader) -> tuple[TurnSetup, list[str]]:
     """``setup`` with the ``loader``'s tools added, and its problems. A loader that fails
     outright is a problem too: the turn runs with the tools it has."""
     try:

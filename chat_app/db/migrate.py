@@ -26,7 +26,7 @@ def alembic_config() -> Config:
     return config
 
 
-def _upgrade(connection) -> None:  # type: ignore[no-untyped-def]
+def _upgrade(connection) -> None:
     config = alembic_config()
     config.attributes["connection"] = connection
     command.upgrade(config, "head")

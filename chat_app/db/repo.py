@@ -315,7 +315,7 @@ def delete_thread(*, session: Session, thread_id: str) -> bool:
     session.exec(
         ChatSession.__table__.update()
         .where(ChatSession.thread_id == thread_id)
-        .values(parent_id=None)  # type: ignore[attr-defined]
+        .values(parent_id=None)
     )
     session.exec(delete(ChatSession).where(col(ChatSession.thread_id) == thread_id))
     session.exec(delete(Thread).where(col(Thread.id) == thread_id))
@@ -402,7 +402,7 @@ def with_tool_results(
     return [*rows, *following]
 
 
-def _first_seq_subquery(upto_seq: int | None):  # type: ignore[no-untyped-def]
+def _first_seq_subquery(upto_seq: int | None):
     # Correlated min(seq) per session: one seek on (session_id, seq) per session instead
     # of grouping every message of the thread.
     query = select(func.min(Message.seq)).where(Message.session_id == ChatSession.id)

@@ -8,6 +8,7 @@ directory, which is what a single-user install wants.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 __all__ = [
     "DEFAULT_DB_URL",
@@ -15,6 +16,7 @@ __all__ = [
     "database_url",
     "normalize_url",
     "pool_settings",
+    "start_lane_enabled",
     "turn_process_enabled",
 ]
 
@@ -45,7 +47,7 @@ DEFAULT_CONNECTION_BUDGET = 80
 _MAX_WORKERS = 8  # as Reflex 0.10 caps its own count
 
 
-def backend_workers(env: dict[str, str] | None = None) -> int:
+def backend_workers(env: Mapping[str, str] | None = None) -> int:
     """How many backend processes serve: exactly one without Redis (each worker would keep
     its own tabs' state); with Redis ``GRANIAN_WORKERS`` if set, else one per two cores (at
     least 1, at most 8). Reflex's own default, ``2 × cores + 1``, left five workers on two
@@ -58,7 +60,7 @@ def backend_workers(env: dict[str, str] | None = None) -> int:
     return max(1, min(_cores() // 2, _MAX_WORKERS))
 
 
-def state_in_worker(env: dict[str, str] | None = None) -> bool:
+def state_in_worker(env: Mapping[str, str] | None = None) -> bool:
     """Whether Reflex keeps the tabs' state in the worker's memory although Redis is set:
     with one backend worker there is no other process to share it with, and Redis would
     only add a round trip (and a lock) to every event of every tab. Redis still carries the
@@ -75,7 +77,7 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def turn_process_enabled(env: dict[str, str] | None = None) -> bool:
+def turn_process_enabled(env: Mapping[str, str] | None = None) -> bool:
     """Whether each backend worker runs its turns in a process of its own
     (``chat_app.services.runtime.turn_process``): ``BATON_TURN_PROCESS`` ``on`` or ``off``; by default
     on with one backend worker, and off with several, which already spread over the cores."""
@@ -86,7 +88,18 @@ def turn_process_enabled(env: dict[str, str] | None = None) -> bool:
     return backend_workers(env) == 1
 
 
-def pool_settings(env: dict[str, str] | None = None) -> dict[str, int]:
+def start_lane_enabled(env: Mapping[str, str] | None = None) -> bool:
+    """Whether a starting turn's blocking calls get threads of their own
+    (``chat_app.services.runtime.start_lane``): ``BATON_START_LANE`` ``on`` (the default)
+    or ``off``."""
+    env = os.environ if env is None else env
+    value = env.get("BATON_START_LANE", "on").strip().lower() or "on"
+    if value not in ("on", "off"):
+        raise ValueError(f"BATON_START_LANE must be on or off, not {value!r}")
+    return value == "on"
+
+
+def pool_settings(env: Mapping[str, str] | None = None) -> dict[str, int]:
     """PostgreSQL pool size per worker, derived from the workers and the connection budget.
 
     ``BATON_DB_CONNECTIONS`` (default 80) is shared by every worker and its turn process; each

@@ -18,12 +18,13 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from agent_core import LaneExecutor, install_log_redaction, starts_first
+from agent_core import install_log_redaction
 from chat_app.services.conversation import chat
 from chat_app.services.presentation.failures import describe_failure
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.backend import Backend
 from chat_app.services.runtime.run_stream import RunStream
+from chat_app.services.runtime.start_lane import install_start_lane
 from chat_app.services.runtime.turn_frames import (
     CloseRun,
     RunEnded,
@@ -108,8 +109,7 @@ async def serve(app: Backend, channel: Channel) -> None:
 async def _main(fd: int) -> None:
     loop = asyncio.get_running_loop()
     # The same start-up as the web worker's lifespan tasks (chat_app.chat_app).
-    loop.set_default_executor(LaneExecutor())
-    starts_first(loop)
+    install_start_lane(loop)
     # The turn process's composition root: the one backend its runs are handed.
     app = await asyncio.to_thread(runtime.backend)
     await asyncio.to_thread(runtime.load_tokenizers, app)

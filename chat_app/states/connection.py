@@ -6,6 +6,8 @@ import logging
 
 from reflex.utils import prerequisites
 
+from chat_app.upstream import socket_records
+
 __all__ = ["connected_here"]
 
 _log = logging.getLogger(__name__)
@@ -18,8 +20,7 @@ def connected_here(token: str) -> bool:
     the page loads there), is no longer followed from here.
     """
     try:
-        namespace = prerequisites.get_app().app.event_namespace
-        manager = namespace._token_manager  # Reflex keeps the socket records there
+        manager = socket_records(prerequisites.get_app().app.event_namespace)
         record = manager.token_to_socket.get(token)
     except Exception:  # Reflex's internals moved: keep watching rather than go silent
         _log.warning("cannot tell whether tab %s is connected", token[:8], exc_info=True)

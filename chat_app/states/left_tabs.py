@@ -27,6 +27,7 @@ from reflex.istate.manager.redis import StateManagerRedis
 
 from chat_app.services.runtime import runtime
 from chat_app.serving import release_memory
+from chat_app.upstream import forget_disk_state, idle_disk_states
 
 __all__ = [
     "evict_left_tabs",
@@ -49,27 +50,17 @@ RELEASE_WAIT_SECONDS = 60.0
 def sweep(manager: StateManagerDisk, connected: set[str], now: float) -> int:
     """Drop the in-memory states of tabs not in ``connected`` and untouched for
     ``GRACE_SECONDS``, whose changes are on disk and whose lock is free. Returns how many."""
-    pending = {token.cache_key for token in manager._write_queue}
     evicted = 0
-    for cache_key, (touched, token) in list(manager._token_last_touched.items()):
-        if (
-            now - touched < GRACE_SECONDS
-            or token.ident in connected
-            or cache_key in pending
-            or manager._is_locked(token)
-        ):
+    for touched, token in list(idle_disk_states(manager)):
+        if now - touched < GRACE_SECONDS or token.ident in connected:
             continue
-        # Reflex's own _purge_token also unlinks the tree's substates, which would break a
-        # task still holding the old tree; dropped whole, the collector frees it.
-        manager._token_last_touched.pop(cache_key, None)
-        manager._states_locks.pop(token.lock_key, None)
-        manager.states.pop(cache_key, None)
+        forget_disk_state(manager, token)
         evicted += 1
     return evicted
 
 
 def _connected_tokens(app: Any) -> set[str]:
-    return set(app.event_namespace._token_manager.token_to_socket)
+    return set(app.event_namespace.token_to_sid)
 
 
 def release_due(owed_since: float | None, runs: int, now: float) -> bool:

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from chat_app import supervision
-from chat_app.supervision import BackoffRespawns, respawn_delay, settle_worker_count
+from chat_app.supervision import respawn_delay, settle_worker_count
+from chat_app.upstream import BackoffRespawns
 
 
 def test_a_slot_that_keeps_dying_waits_1_s_doubling_to_30_s() -> None:

@@ -53,3 +53,30 @@ async def test_send_and_resume_go_through_the_executor(monkeypatch) -> None:
     ]
     # Not the owner's thread (no Owned first): the events pass through, none is swallowed.
     assert sent == resumed == [TokenEvent(text="hello"), DoneEvent()]
+
+
+async def test_an_owner_marker_is_never_shown_nor_published_to_other_tabs(monkeypatch) -> None:
+    """Only a run's first item may be :class:`Owned`; one that comes later (a stream joined
+    from two) reaches neither the page nor the thread's other tabs."""
+    from chat_app.services.conversation import thread_runs
+    from chat_app.services.runtime import live
+
+    published: list[object] = []
+
+    async def publish(thread_id: str, run_id: str, event: object) -> None:
+        published.append(event)
+
+    monkeypatch.setattr(live, "publish", publish)
+
+    async def run(owned: bool):
+        if owned:
+            yield Owned()
+        yield TokenEvent(text="hello")
+        yield Owned()
+        yield DoneEvent()
+
+    for owned in (True, False):
+        published.clear()
+        shown = [event async for event in thread_runs.relayed("thread", "run-1", run(owned))]
+        assert shown == [TokenEvent(text="hello"), DoneEvent()]
+        assert not any(isinstance(event, Owned) for event in published)

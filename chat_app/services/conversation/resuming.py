@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from agent_core import (
     ConfigurationError,
@@ -81,7 +81,7 @@ async def _resume_prepared(
     label: str,
     sessions: list[SessionRecord],
     cut: bool = False,
-) -> AsyncIterator[UiEvent]:
+) -> AsyncGenerator[UiEvent, None]:
     if app.runner.is_busy(thread_id):  # a send started it meanwhile
         return
     translator = Translator(sessions, label)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from langchain_core.tools import BaseTool
@@ -146,7 +146,7 @@ async def _send_prepared(
     thread_id: str,
     client_id: str | None,
     after_unstored: bool = False,
-) -> AsyncIterator[UiEvent]:
+) -> AsyncGenerator[UiEvent, None]:
     setup, text = prepared.setup, prepared.text
     if prepared.refusal is None and setup is not None and setup.tool_loader is not None:
         setup, offered = await with_offered_tools(setup)

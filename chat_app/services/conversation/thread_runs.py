@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 
 from chat_app.db import repo
 from chat_app.services.conversation.titles import DEFAULT_TITLE, title_from_message
@@ -62,17 +62,27 @@ async def broadcast(
         yield event
 
 
-async def relayed(thread_id: str, run_id: str | None, run: RunStream) -> AsyncIterator[UiEvent]:
+async def relayed(
+    thread_id: str, run_id: str | None, run: RunStream
+) -> AsyncGenerator[UiEvent, None]:
     """``run``'s events; relayed to the thread's other tabs when it starts with :class:`Owned`."""
     async with contextlib.aclosing(run):
         match await anext(run, None):
             case None:
                 return
             case Owned():  # only the owner's runs reach the thread's other tabs
-                events = live.relay(thread_id, run_id or new_run_id(), run)
+                events = live.relay(thread_id, run_id or new_run_id(), _page_events(run))
             case first:
                 yield first
-                events = run
+                events = _page_events(run)
         async with contextlib.aclosing(events):
             async for event in events:
                 yield event
+
+
+async def _page_events(run: RunStream) -> AsyncGenerator[UiEvent, None]:
+    """The rest of ``run``: an :class:`Owned` marker only ever comes first, and is never shown
+    nor published to other tabs."""
+    async for event in run:
+        if not isinstance(event, Owned):
+            yield event

@@ -26,7 +26,7 @@ import os
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -314,7 +314,7 @@ def new_run_id() -> str:
 
 async def relay(
     thread_id: str, run_id: str, events: AsyncIterator[UiEvent]
-) -> AsyncIterator[UiEvent]:
+) -> AsyncGenerator[UiEvent, None]:
     """Pass a run's events through, publishing them under ``run_id`` so every other tab
     on the thread (in any worker) follows the run; the thread counts as running meanwhile."""
     await run_started(thread_id, run_id)

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -21,7 +21,9 @@ class Owned:
     owner's: only such a run is relayed to the thread's other tabs. Never shown."""
 
 
-RunStream = AsyncIterator[Owned | UiEvent]
+#: An async generator, not any async iterator: its consumers close it early
+#: (``contextlib.aclosing``) when a tab stops listening, and the run must stop with it.
+RunStream = AsyncGenerator[Owned | UiEvent, None]
 
 
 class TurnExecutor(Protocol):

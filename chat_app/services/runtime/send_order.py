@@ -58,20 +58,24 @@ def settle(thread_id: str, client_id: str | None) -> None:
 
 
 async def after_predecessor(
-    thread_id: str, client_id: str | None, in_store: Callable[[str, str], bool]
+    thread_id: str,
+    client_id: str | None,
+    in_store: Callable[[str, str], bool],
+    clock: Callable[[], float] = time.monotonic,
 ) -> None:
     """Return once the message the same tab sent before ``client_id`` is queued (settled
-    here, or found by ``in_store(thread_id, prefix)``), or after ``WAIT_SECONDS``."""
+    here, or found by ``in_store(thread_id, prefix)``), or after ``WAIT_SECONDS`` by
+    ``clock``."""
     prefix = predecessor_prefix(client_id)
     if prefix is None:
         return
     key = (thread_id, prefix)
-    deadline = time.monotonic() + WAIT_SECONDS
+    deadline = clock() + WAIT_SECONDS
     try:
         while key not in _settled:
             if await asyncio.to_thread(in_store, thread_id, prefix):
                 return
-            remaining = deadline - time.monotonic()
+            remaining = deadline - clock()
             if remaining <= 0:
                 _log.warning(
                     "a message of thread %s is queued without the one its tab sent "

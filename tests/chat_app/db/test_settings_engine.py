@@ -172,8 +172,6 @@ def test_sqlite_writers_of_a_worker_queue_and_none_is_refused(tmp_path: Path) ->
 
 
 def test_a_failed_or_abandoned_write_does_not_keep_the_writers_queue(tmp_path: Path) -> None:
-    import time
-
     from sqlmodel import Session
 
     from chat_app.db.engine import write_engine, write_session
@@ -186,10 +184,9 @@ def test_a_failed_or_abandoned_write_does_not_keep_the_writers_queue(tmp_path: P
     abandoned.exec(text("INSERT INTO tally VALUES (2)"))
     abandoned.connection().invalidate()  # the connection is dropped, not committed
     abandoned.close()
-    started = time.monotonic()
+    # A queue still held by either would make this write give up ("database is locked").
     with write_session(engine) as db:
         db.exec(text("INSERT INTO tally VALUES (3)"))
-    assert time.monotonic() - started < 2  # not the 10 s wait for a lock nobody holds
     with engine.connect() as connection:
         assert connection.execute(text("SELECT n FROM tally")).scalars().all() == [3]
 
