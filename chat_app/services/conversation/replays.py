@@ -200,6 +200,7 @@ def _view(number: int, run: TranscriptReplay) -> ReplayView:
         kind = event.get("event", "")
         percent = round(float(event.get("utilization") or 0) * 100)
         after = int(event.get("message_index") or 0) + 1
+        now = percent  # what a mask leaves; other events are not measured after
         if kind == "reset":
             label = (
                 f"Reset at {percent}% after message {after:,}: session "
@@ -226,7 +227,7 @@ def _view(number: int, run: TranscriptReplay) -> ReplayView:
                 label=label,
                 preview=handoff_preview(handoff),
                 handoff=handoff,
-                unchanged=kind == "mask" and percent == now,
+                unchanged=kind == "mask" and now == percent,
             )
         )
     label = (
