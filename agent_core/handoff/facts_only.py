@@ -23,6 +23,8 @@ __all__ = [
     "squeeze",
     "in_progress_lines",
     "next_step_line",
+    "remaining_lines",
+    "done_items",
     "GOAL_CHARS",
     "MESSAGE_CHARS",
     "Locate",
@@ -128,12 +130,41 @@ def errors_and_fixes(commands: list[CommandRun]) -> list[str]:
     return [line for _, line in ordered][:_MAX_ERRORS]
 
 
+def _item_line(progress: Progress) -> str | None:
+    """The work item under way when a source other than the todo tool tracks it."""
+    item = progress.current
+    if item is None or item.source == "todo":
+        return None
+    how = item.evidence[-1] if item.evidence else ""
+    if item.source == "plan_text":
+        total = sum(1 for i in progress.items if i.source == "plan_text")
+        return f"Under way: {item.id} of {total} of the plan the agent stated: “{item.title}”"
+    state = item.state.replace("_", " ")
+    if item.state == "open":
+        done = [i for i in progress.items if i.source == item.source and i.state == "done"]
+        state = f"next after {done[-1].label}, done" if done else "open"
+    blocker = f"; blocked by: {item.blocker}" if item.blocker else ""
+    return f"Under way: {item.label} ({state}: {how}{blocker})"
+
+
+def _since(progress: Progress) -> str:
+    item = progress.current
+    if item is not None and item.started >= 0 and item.state == "in_progress":
+        return f"{item.id or 'it'} started"
+    return "the last completed item"
+
+
 def in_progress_lines(progress: Progress, goal: str, locate: Locate | None = None) -> list[str]:
-    """What was under way at the cut: the task (a todo, else the open request, named by its
-    place in User Messages rather than repeated), the files changed since the last completed
-    item, the command still failing (its error is in Errors and Fixes)."""
+    """What was under way at the cut: the task (the work item under way, a todo, else the open
+    request, named by its place in User Messages rather than repeated), the files changed since
+    it started or since the last completion (a commit, an item done), the last check run on
+    them, the command still failing (its error is in Errors and Fixes), and the agent's last
+    words and actions, verbatim."""
     lines = []
-    if progress.todo:
+    item_line = _item_line(progress)
+    if item_line:
+        lines.append(item_line)
+    elif progress.todo:
         place = (
             f" ({progress.todo_place[0]} of {progress.todo_place[1]})"
             if progress.todo_place
@@ -156,25 +187,64 @@ def in_progress_lines(progress: Progress, goal: str, locate: Locate | None = Non
     if progress.changed:
         named = [p + (" (edited)" if p in progress.edited else "") for p in progress.changed]
         lines.append(
-            "Changed since the last completed item: "
+            f"Changed since {_since(progress)}: "
             + ", ".join(named[:10])
             + (f" (+{len(named) - 10})" if len(named) > 10 else "")
         )
+    if progress.last_check is not None and progress.last_check is not progress.failing:
+        lines.append(f"Last check: {_cmd(progress.last_check)} ({_how(progress.last_check)})")
     if progress.failing is not None:
         lines.append(f"Failing: {_cmd(progress.failing)}")
+    cut = []
+    if progress.last_words:
+        cut.append(f"the agent said “{progress.last_words}”")
+    if progress.last_actions:
+        cut.append("last actions: " + "; ".join(progress.last_actions))
+    if cut:
+        lines.append("At the cut: " + "; ".join(cut))
     return lines
 
 
 def next_step_line(progress: Progress) -> str:
-    """What to do first: the assistant's own stated next step, else make the failing command
-    pass, else go on with the todo."""
-    if progress.intention:
-        return f"“{progress.intention}”"
+    """What to do first: the rest of the agent's latest plan, or its stated next step when it
+    names what it acts on and was not carried out yet; else make the failing command pass;
+    else go on with the item under way (the todo), else start the next open item."""
+    if progress.next_step:
+        return progress.next_step
     if progress.failing is not None:
         return f"Make {_cmd(progress.failing)} pass ({_how(progress.failing)})"
+    item = progress.current
+    if item is not None and item.source != "todo" and item.state != "done":
+        verb = "Start" if item.state == "open" else "Go on with"
+        return f"{verb} {item.label}"
     if progress.todo:
         return f"Continue the todo “{progress.todo}”"
-    return ""  # an open request alone: In Progress already names it
+    after = [i for i in progress.remaining if i.source != "todo"]
+    return f"Start {after[0].label}" if after else ""  # else In Progress names the request
+
+
+_MAX_REMAINING = 10
+
+
+def remaining_lines(progress: Progress) -> list[str]:
+    """The open items after the one under way, in order (open todos are listed as such)."""
+    items = [i for i in progress.remaining if i.source != "todo"]
+    lines = [i.label + (f" (blocked: {i.blocker})" if i.blocker else "") for i in items]
+    extra = len(lines) - _MAX_REMAINING
+    return lines[:_MAX_REMAINING] + ([f"(+{extra} more open)"] if extra > 0 else [])
+
+
+def done_items(progress: Progress) -> list[str]:
+    """Items this record shows done by a close, a tick or a table's status (a commit naming
+    one is listed as the commit)."""
+    return [
+        f"Done: {i.label} ({i.evidence[-1]})"
+        for i in progress.items
+        if i.state == "done"
+        and i.source in ("tracker", "plan_file")
+        and i.evidence
+        and not i.evidence[-1].startswith(("commit ", "read "))
+    ]
 
 
 def request_items(
@@ -224,6 +294,7 @@ def facts_only_fields(
         goal = capped(goal_request.text, GOAL_CHARS, where)
     done = [f"Commit {c.sha[:7]}: {c.message}" for c in facts.commits]
     done += [f"Completed todo: {t.content}" for t in facts.todos if t.status == "completed"]
+    done += done_items(facts.progress)
     state = []
     if facts.test_runs and facts.test_runs[-1].outcome == "passed":
         last = facts.test_runs[-1]
@@ -240,7 +311,7 @@ def facts_only_fields(
             facts.progress, goal_request.text if goal_request else "", locate
         ),
         "next_step": next_step_line(facts.progress),
-        "remaining_tasks": [],  # the open todos are listed as such
+        "remaining_tasks": remaining_lines(facts.progress),
         "key_decisions": [],
         "errors_and_fixes": errors_and_fixes(facts.commands),
         "files_read": list(facts.files_read),

@@ -1,0 +1,425 @@
+"""Where an agent's work items come from, read as events: tracker commands run through the
+shell (beads ``bd``, ``gh issue``/``gh pr``, ids in branch names and commit messages), plan and
+checklist files it wrote, edited or read (``- [ ]``/``- [x]`` under their headings, tables with
+a status column), and the numbered plans it stated in its own words. Pure functions; each
+event says what proves it. :mod:`agent_core.handoff.work_state` folds them into items."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from agent_core.handoff.grounded import CommandRun
+
+__all__ = [
+    "ItemEvent",
+    "PlanFiles",
+    "TextPlan",
+    "shell_events",
+    "commit_events",
+    "commit_ids",
+    "heredoc_writes",
+    "text_plan",
+    "ID_RE",
+]
+
+
+@dataclass(frozen=True)
+class ItemEvent:
+    """A work item seen at message ``at``; ``state`` None only names or titles it."""
+
+    at: int
+    key: str
+    source: str
+    evidence: str
+    title: str | None = None
+    id: str | None = None
+    state: str | None = None
+    blocker: str | None = None
+
+
+# --- trackers driven through the shell --------------------------------------------------------
+
+#: Jira/Linear-style ids (``ABC-123``, beads' ``X-12.6``), wherever they are written.
+ID_RE = re.compile(r"\b[A-Z][A-Z0-9]*-\d+(?:\.\d+)*\b")
+_PAREN_ID_RE = re.compile(r"\(([A-Za-z][\w]*-[\w]+(?:\.\d+)*)\)")
+_CLOSES_RE = re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s+#(\d+)\b", re.I)
+_VALUE_FLAGS = frozenset(
+    ["--status", "-s", "--title", "-t", "--reason", "-r", "--priority", "-p", "--type", "--description", "-d", "--assignee", "-a", "--label", "-l", "--add-label", "--remove-label", "--body", "-b", "--repo", "-R", "--notes", "--parent", "--deps", "--message", "-m", "--comment", "-c", "--base", "--head"]
+)
+_STATUS = {
+    "open": "open",
+    "todo": "open",
+    "in_progress": "in_progress",
+    "in-progress": "in_progress",
+    "doing": "in_progress",
+    "blocked": "blocked",
+    "closed": "done",
+    "done": "done",
+    "completed": "done",
+}
+_BD_CREATED_RE = re.compile(r"Created issue:?\s+([\w.-]+)", re.I)
+_BD_LINE_RE = re.compile(
+    r"^\s*(?:[○◐●✓✗]\s+)?(?P<id>[A-Za-z][\w]*-[\w]+(?:\.\d+)*)\s+(?:\[[^\]]*\]\s+)*"
+    r"(?P<status>open|in_progress|blocked|closed)\b\s*(?:[-:]\s*)?(?P<title>.*)$",
+    re.M,
+)
+_GH_URL_RE = re.compile(r"/(?:issues|pull)/(\d+)\b")
+_SEGMENT_RE = re.compile(r"&&|\|\||;|\n")
+
+
+def _options(words: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """Positional words and ``--flag value`` options of a command line."""
+    positional: list[str] = []
+    options: dict[str, str] = {}
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if word.startswith("-") and "=" in word:
+            name, value = word.split("=", 1)
+            options[name] = value
+        elif word in _VALUE_FLAGS and at + 1 < len(words):
+            options[word] = words[at + 1]
+            at += 1
+        elif not word.startswith("-"):
+            positional.append(word)
+        at += 1
+    return positional, options
+
+
+def _option(options: dict[str, str], *names: str) -> str | None:
+    return next((options[n] for n in names if n in options), None)
+
+
+def _segments(command: str) -> Iterable[list[str]]:
+    for segment in _SEGMENT_RE.split(command):
+        try:
+            words = shlex.split(segment)
+        except ValueError:
+            continue
+        if words:
+            yield words
+
+
+def _bd(words: list[str], output: str, at: int, evidence: str) -> list[ItemEvent]:
+    sub, (positional, options) = words[1] if len(words) > 1 else "", _options(words[2:])
+    events: list[ItemEvent] = []
+    if sub == "create":
+        title = _option(options, "--title", "-t") or (positional[0] if positional else None)
+        found = _BD_CREATED_RE.search(output) or _BD_LINE_RE.search(output)
+        ident = found.group(1) if found else None
+        if title or ident:
+            key = f"id:{ident}" if ident else f"title:{title}"
+            events.append(ItemEvent(at, key, "tracker", evidence, title, ident, "open"))
+    elif sub in ("update", "close", "reopen"):
+        status = (
+            "done"
+            if sub == "close"
+            else "open"
+            if sub == "reopen"
+            else _STATUS.get((_option(options, "--status", "-s") or "").lower())
+        )
+        blocker = _option(options, "--notes", "--reason", "-r") if status == "blocked" else None
+        for ident in positional:
+            events.append(
+                ItemEvent(
+                    at,
+                    f"id:{ident}",
+                    "tracker",
+                    evidence,
+                    _option(options, "--title", "-t"),
+                    ident,
+                    status,
+                    blocker,
+                )
+            )
+    elif sub in ("list", "ready", "show", "blocked"):
+        for found in _BD_LINE_RE.finditer(output):
+            ident, title = found.group("id"), found.group("title").strip() or None
+            events.append(
+                ItemEvent(
+                    at,
+                    f"id:{ident}",
+                    "tracker",
+                    evidence,
+                    title,
+                    ident,
+                    _STATUS[found.group("status")],
+                )
+            )
+    return events
+
+
+def _gh(words: list[str], output: str, at: int, evidence: str) -> list[ItemEvent]:
+    if len(words) < 3 or words[1] not in ("issue", "pr"):
+        return []
+    sub, (positional, options) = words[2], _options(words[3:])
+    title = _option(options, "--title", "-t")
+    if sub == "create":
+        found = _GH_URL_RE.search(output)
+        ident = f"#{found.group(1)}" if found else None
+        key = f"id:{ident}" if ident else f"title:{title}"
+        return [ItemEvent(at, key, "tracker", evidence, title, ident, "open")] if title else []
+    state = {"close": "done", "merge": "done", "reopen": "open"}.get(sub)
+    label = (_option(options, "--add-label") or "").lower()
+    if sub == "edit" and label:
+        state = "blocked" if "blocked" in label else "in_progress" if "progress" in label else None
+    if state is None and not (sub == "edit" and title):
+        return []
+    numbers = [m.group(0) for p in positional[:1] if (m := re.search(r"\d+$", p))]
+    return [ItemEvent(at, f"id:#{n}", "tracker", evidence, title, f"#{n}", state) for n in numbers]
+
+
+def _branch(words: list[str], at: int, evidence: str) -> list[ItemEvent]:
+    if len(words) < 4 or words[:2] not in (["git", "checkout"], ["git", "switch"]):
+        return []
+    if words[2] not in ("-b", "-c", "-B", "-C"):
+        return []
+    return [
+        ItemEvent(at, f"id:{ident}", "tracker", evidence, None, ident, "in_progress")
+        for ident in dict.fromkeys(ID_RE.findall(words[3]))
+    ]
+
+
+def shell_events(shell: Sequence[tuple[CommandRun, str]]) -> list[ItemEvent]:
+    """Tracker events of every command that did not fail: ``bd``, ``gh issue|pr`` and new
+    branches named after an item."""
+    events: list[ItemEvent] = []
+    for run, output in shell:
+        if run.failed:
+            continue
+        for words in _segments(run.command):
+            evidence = "`" + " ".join(words)[:100] + "`"
+            if words[0] == "bd":
+                events += _bd(words, output, run.index, evidence)
+            elif words[0] == "gh":
+                events += _gh(words, output, run.index, evidence)
+            elif words[0] == "git":
+                events += _branch(words, run.index, evidence)
+    return events
+
+
+def commit_ids(message: str, known: Iterable[str] = ()) -> list[str]:
+    """The item ids a commit message names: ``(X-12.6)``, ``ABC-123``, ``fixes #12``, and any
+    id already known from the tracker."""
+    found = [*_PAREN_ID_RE.findall(message), *ID_RE.findall(message)]
+    found += [f"#{n}" for n in _CLOSES_RE.findall(message)]
+    found += [k for k in known if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", message)]
+    return list(dict.fromkeys(found))
+
+
+def commit_events(
+    commits: Sequence[tuple[int, str, str]], known: Iterable[str] = ()
+) -> list[ItemEvent]:
+    """A commit naming an item is its evidence of being done (``wip`` commits: under way)."""
+    known = list(known)
+    events = []
+    for at, sha, message in commits:
+        state = "in_progress" if message.lower().startswith("wip") else "done"
+        title = ID_RE.sub("", _PAREN_ID_RE.sub("", message)).strip(" :-") or None
+        for ident in commit_ids(message, known):
+            evidence = f"commit {sha[:7]}: {message[:100]}"
+            events.append(ItemEvent(at, f"id:{ident}", "tracker", evidence, title, ident, state))
+    return events
+
+
+# --- plan and checklist files ------------------------------------------------------------------
+
+_BOX_RE = re.compile(r"^\s*[-*+]\s+\[([ xX~!-])\]\s+(.+?)\s*$")
+_HEADING_RE = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
+_ROW_RE = re.compile(r"^\s*\|(.+)\|\s*$")
+_LINE_NUMBER_RE = re.compile(r"^\s*\d+(?:→|\t|: )")
+_ITEM_ID_RE = re.compile(
+    r"^(?:[A-Z]{1,6}-?\d+(?:\.\d+)*|(?:task|phase|step|stage|milestone|part|package)\s+\d+"
+    r"(?:\.\d+)*)\b",
+    re.I,
+)
+_DONE_MARK = re.compile(r"✅|✔|☑|\((?:done|complete[d]?)\)", re.I)
+_CELL_STATE = (
+    (re.compile(r"✅|✔|☑|^\[x\]$|\b(?:done|complete[d]?|closed|finished|merged)\b", re.I), "done"),
+    (re.compile(r"🚧|🔄|⏳|\b(?:in[ _-]progress|wip|doing|started|active)\b", re.I), "in_progress"),
+    (re.compile(r"⛔|🚫|\bblocked\b", re.I), "blocked"),
+    (
+        re.compile(r"⬜|☐|^\[ \]$|^$|\b(?:todo|to do|pending|open|not started|planned)\b", re.I),
+        "open",
+    ),
+)
+_PLAN_SUFFIXES = (".md", ".markdown", ".txt", ".org", ".rst")
+_HEREDOC_RE = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
+_REDIRECT_RE = re.compile(r"(?:^|\s)(?:cat|tee)\b[^\n]*?(?:>\s*|tee\s+(?:-a\s+)?)([^\s<>|;&]+)")
+
+
+def _cell_state(cell: str) -> str | None:
+    return next((state for pattern, state in _CELL_STATE if pattern.search(cell.strip())), None)
+
+
+@dataclass
+class _PlanFile:
+    #: box text -> (item key, ticked); item key -> (title, id); item order
+    boxes: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    items: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    marked: dict[str, str] = field(default_factory=dict)  # a state written on the item itself
+
+
+@dataclass
+class PlanFiles:
+    """Plan and checklist files as their writes, edits and reads show them."""
+
+    files: dict[str, _PlanFile] = field(default_factory=dict)
+    events: list[ItemEvent] = field(default_factory=list)
+
+    def observe(self, at: int, path: str, text: str, *, whole: bool, how: str) -> None:
+        """Read ``text`` (the whole file when ``whole``, else a fragment) of ``path``."""
+        if not path.lower().endswith(_PLAN_SUFFIXES) or "[" not in text and "|" not in text:
+            return
+        if whole or path not in self.files:
+            self.files[path] = _PlanFile()
+        plan = self.files[path]
+        touched = self._parse(path, plan, text)
+        for key in touched:
+            self.events.append(self._state(at, path, plan, key, how))
+
+    def _item(self, path: str, plan: _PlanFile, heading: str) -> str:
+        title = _DONE_MARK.sub("", heading).strip(" *_`:-")
+        found = _ITEM_ID_RE.match(title)
+        key = f"plan:{path}:{found.group(0) if found else title}"
+        plan.items.setdefault(key, (title, found.group(0) if found else None))
+        if _DONE_MARK.search(heading):
+            plan.marked[key] = "done"
+        return key
+
+    def _parse(self, path: str, plan: _PlanFile, text: str) -> list[str]:
+        touched: dict[str, None] = {}
+        heading: str | None = None
+        columns: list[str] | None = None
+        for raw in text.splitlines():
+            line = _LINE_NUMBER_RE.sub("", raw, count=1)
+            if found := _HEADING_RE.match(line):
+                heading, columns = found.group(1), None
+            elif found := _BOX_RE.match(line):
+                box, ticked = found.group(2).strip(), found.group(1) in "xX"
+                known = plan.boxes.get(box)
+                key = (
+                    known[0]
+                    if known
+                    else self._item(path, plan, heading)
+                    if heading
+                    else self._item(path, plan, box)
+                )
+                plan.boxes[box] = (key, ticked)
+                touched[key] = None
+            elif found := _ROW_RE.match(line):
+                cells = [c.strip() for c in found.group(1).split("|")]
+                if columns is None:
+                    columns = [c.lower() for c in cells]
+                    if not any(c in ("status", "state", "done") for c in columns):
+                        columns = []
+                    continue
+                if not columns or set("".join(cells)) <= set("-: "):
+                    continue
+                state_at = next(
+                    i for i, c in enumerate(columns) if c in ("status", "state", "done")
+                )
+                named = [c for i, c in enumerate(cells) if i != state_at and c][:2]
+                state = _cell_state(cells[state_at]) if state_at < len(cells) else None
+                if not named or state is None:
+                    continue
+                key = self._item(path, plan, " ".join(named))
+                plan.marked[key] = state
+                touched[key] = None
+            elif not line.strip():
+                columns = None
+        return list(touched)
+
+    def _state(self, at: int, path: str, plan: _PlanFile, key: str, how: str) -> ItemEvent:
+        title, ident = plan.items[key]
+        ticks = [ticked for k, ticked in plan.boxes.values() if k == key]
+        if key in plan.marked and not ticks:
+            state = plan.marked[key]
+        elif ticks and all(ticks) or plan.marked.get(key) == "done":
+            state = "done"
+        else:
+            state = "in_progress" if any(ticks) else "open"
+        done = sum(ticks)
+        count = f" ({done} of {len(ticks)} boxes ticked)" if ticks else ""
+        evidence = f"{how} {path}{count}"
+        return ItemEvent(at, key, "plan_file", evidence, title, ident, state)
+
+
+def heredoc_writes(command: str) -> list[tuple[str, str]]:
+    """(path, text) of every ``cat > path <<EOF … EOF`` in a shell command."""
+    writes = []
+    for found in _HEREDOC_RE.finditer(command):
+        line_start = command.rfind("\n", 0, found.start()) + 1
+        line_end = command.find("\n", found.end())
+        target = _REDIRECT_RE.search(command[line_start : line_end if line_end >= 0 else None])
+        if target is None or line_end < 0:
+            continue
+        end = re.compile(rf"^\s*{re.escape(found.group(1))}\s*$", re.M).search(command, line_end)
+        body = command[line_end + 1 : end.start() if end else len(command)]
+        writes.append((target.group(1).strip("'\""), body))
+    return writes
+
+
+# --- plans the agent stated ---------------------------------------------------------------------
+
+_NUMBERED_RE = re.compile(r"^\s*(\d+)[.)]\s+(.+?)\s*$")
+_INLINE_STEP_RE = re.compile(r"(?:^|\s)(\d+)[.)]\s+")
+_PLAN_INTRO_RE = re.compile(
+    r"\b(?:I'll|I will|I'm going to|I am going to|let me|let's|I need to|next|plan|steps?"
+    r"|going to|remaining|to do)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class TextPlan:
+    """A numbered plan the agent stated at message ``at``: its intro line and its steps."""
+
+    at: int
+    intro: str
+    steps: tuple[str, ...]
+
+
+def _clean_step(text: str) -> str:
+    return " ".join(re.sub(r"\*\*|__", "", text).split()).strip()[:200]
+
+
+def _plans_in(at: int, text: str) -> list[TextPlan]:
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    lines = text.splitlines()
+    plans: list[TextPlan] = []
+    row = 0
+    while row < len(lines):
+        found = _NUMBERED_RE.match(lines[row])
+        if not found or found.group(1) != "1":
+            inline = _INLINE_STEP_RE.split(lines[row])
+            numbers = inline[1::2]
+            if len(numbers) >= 2 and numbers[:2] == ["1", "2"] and _PLAN_INTRO_RE.search(inline[0]):
+                steps = tuple(_clean_step(s) for s in inline[2::2])
+                plans.append(TextPlan(at, inline[0].strip(), steps))
+            row += 1
+            continue
+        intro = next((lines[i] for i in range(row - 1, -1, -1) if lines[i].strip()), "")
+        steps, expected = [], 1
+        while row < len(lines):
+            found = _NUMBERED_RE.match(lines[row])
+            if found and found.group(1) == str(expected):
+                steps.append(_clean_step(found.group(2)))
+                expected += 1
+            elif lines[row].strip() and not lines[row].startswith((" ", "\t")):
+                break
+            row += 1
+        if len(steps) >= 2 and _PLAN_INTRO_RE.search(intro):
+            plans.append(TextPlan(at, intro.strip(), tuple(steps)))
+    return plans
+
+
+def text_plan(said: Sequence[tuple[int, str]]) -> TextPlan | None:
+    """The newest numbered plan the agent stated ("I'll update: 1. … 2. …")."""
+    for at, text in reversed(said):
+        if found := _plans_in(at, text):
+            return found[-1]
+    return None
