@@ -28,7 +28,7 @@ __all__ = ["CommandRun", "TestRun", "GitCommit", "GroundedFacts", "extract_facts
 # --- tool vocabularies ------------------------------------------------------------------------
 
 _PATH_ARGS = ("path", "file_path", "filename", "notebook_path", "file")
-_WRITE_TOOLS = {"write_file", "Write", "create", "create_file"}
+_WRITE_TOOLS = {"write_file", "Write", "write", "create", "create_file"}
 _EDIT_TOOLS = {"edit_file", "Edit", "MultiEdit", "NotebookEdit", "edit", "insert", "str_replace"}
 _READ_TOOLS = {"read_file", "Read", "open", "view", "cat", "read"}
 # The argument holding what a write or edit put in the file (the new text of an edit).
@@ -561,6 +561,7 @@ def extract_facts(
         changes=changes,
         kept=set(modified),
         turn_start=requests[-1].index if requests else -1,
+        finals=c.finals,
     )
     return GroundedFacts(
         files_modified=[FileChange(path=p, verified=True, evidence=e) for p, e in modified.items()],

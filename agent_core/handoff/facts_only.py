@@ -141,7 +141,8 @@ def _item_line(progress: Progress) -> str | None:
         return f"Under way: {item.id} of {total} of the plan the agent stated: “{item.title}”"
     state = item.state.replace("_", " ")
     if item.state == "open":
-        done = [i for i in progress.items if i.source == item.source and i.state == "done"]
+        peers = [i for i in progress.items if i.source == item.source and i.id] or progress.items
+        done = [i for i in peers[: peers.index(item)] if i.state == "done"] if item in peers else []
         state = f"next after {done[-1].label}, done" if done else "open"
     blocker = f"; blocked by: {item.blocker}" if item.blocker else ""
     return f"Under way: {item.label} ({state}: {how}{blocker})"
@@ -149,9 +150,32 @@ def _item_line(progress: Progress) -> str | None:
 
 def _since(progress: Progress) -> str:
     item = progress.current
-    if item is not None and item.started >= 0 and item.state == "in_progress":
-        return f"{item.id or 'it'} started"
+    if item is not None and item.started >= 0 and item.source in ("tracker", "todo"):
+        return f"{item.id} started" if item.id else "this todo started"
     return "the last completed item"
+
+
+def _steered(progress: Progress, goal: str) -> list[UserRequest]:
+    """The open requests the user sent after the newest evidence about the item under way:
+    what the user asked for then is what is under way."""
+    item = progress.current
+    later = [r for r in progress.unanswered if r.text != goal]
+    if item is None or item.source == "todo":
+        return []
+    return [r for r in later if r.index > item.updated]
+
+
+def _requests_named(requests: list[UserRequest], locate: Locate | None) -> str:
+    named = []
+    for request in requests[-5:]:
+        where = locate(request.index) if locate else None
+        named.append(
+            f"[{where[0]}:{where[1]}]"
+            if where
+            else f"“{shorten(' '.join(request.text.split()), 120)}”"
+        )
+    plural = "s" if len(requests) > 1 else ""
+    return f"the open request{plural} {', '.join(named)} (in User Messages)"
 
 
 def in_progress_lines(progress: Progress, goal: str, locate: Locate | None = None) -> list[str]:
@@ -162,6 +186,8 @@ def in_progress_lines(progress: Progress, goal: str, locate: Locate | None = Non
     words and actions, verbatim."""
     lines = []
     item_line = _item_line(progress)
+    if steered := _steered(progress, goal):
+        lines.append("Answering " + _requests_named(steered, locate))
     if item_line:
         lines.append(item_line)
     elif progress.todo:
@@ -172,16 +198,7 @@ def in_progress_lines(progress: Progress, goal: str, locate: Locate | None = Non
         )
         lines.append(f"Todo{place}: {progress.todo}")
     elif later := [r for r in progress.unanswered if r.text != goal]:
-        named = []
-        for request in later[-5:]:
-            where = locate(request.index) if locate else None
-            named.append(
-                f"[{where[0]}:{where[1]}]"
-                if where
-                else f"“{shorten(' '.join(request.text.split()), 120)}”"
-            )
-        plural = "s" if len(later) > 1 else ""
-        lines.append(f"Answering the open request{plural} {', '.join(named)} (in User Messages)")
+        lines.append("Answering " + _requests_named(later, locate))
     elif progress.unanswered:
         lines.append("The goal, not finished yet")
     if progress.changed:
@@ -205,12 +222,15 @@ def in_progress_lines(progress: Progress, goal: str, locate: Locate | None = Non
     return lines
 
 
-def next_step_line(progress: Progress) -> str:
+def next_step_line(progress: Progress, goal: str = "", locate: Locate | None = None) -> str:
     """What to do first: the rest of the agent's latest plan, or its stated next step when it
-    names what it acts on and was not carried out yet; else make the failing command pass;
-    else go on with the item under way (the todo), else start the next open item."""
+    names what it acts on and was not carried out yet; else answer what the user asked since
+    the item's last evidence; else make the failing command pass; else go on with the item
+    under way (the todo), else start the next open item."""
     if progress.next_step:
         return progress.next_step
+    if steered := _steered(progress, goal):
+        return "Answer " + _requests_named(steered, locate)
     if progress.failing is not None:
         return f"Make {_cmd(progress.failing)} pass ({_how(progress.failing)})"
     item = progress.current
@@ -228,7 +248,8 @@ _MAX_REMAINING = 10
 
 def remaining_lines(progress: Progress) -> list[str]:
     """The open items after the one under way, in order (open todos are listed as such)."""
-    items = [i for i in progress.remaining if i.source != "todo"]
+    # Open todos have their own section; the rest of a stated plan is in the next step.
+    items = [i for i in progress.remaining if i.source not in ("todo", "plan_text")]
     lines = [i.label + (f" (blocked: {i.blocker})" if i.blocker else "") for i in items]
     extra = len(lines) - _MAX_REMAINING
     return lines[:_MAX_REMAINING] + ([f"(+{extra} more open)"] if extra > 0 else [])
@@ -310,7 +331,9 @@ def facts_only_fields(
         "in_progress": in_progress_lines(
             facts.progress, goal_request.text if goal_request else "", locate
         ),
-        "next_step": next_step_line(facts.progress),
+        "next_step": next_step_line(
+            facts.progress, goal_request.text if goal_request else "", locate
+        ),
         "remaining_tasks": remaining_lines(facts.progress),
         "key_decisions": [],
         "errors_and_fixes": errors_and_fixes(facts.commands),

@@ -97,6 +97,8 @@ class WorkItem(BaseModel):
     evidence: list[str] = Field(default_factory=list)
     started: int = -1
     finished: int = -1
+    #: The message index of the newest evidence about it.
+    updated: int = -1
 
     @property
     def label(self) -> str:

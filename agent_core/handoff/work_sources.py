@@ -47,7 +47,38 @@ ID_RE = re.compile(r"\b[A-Z][A-Z0-9]*-\d+(?:\.\d+)*\b")
 _PAREN_ID_RE = re.compile(r"\(([A-Za-z][\w]*-[\w]+(?:\.\d+)*)\)")
 _CLOSES_RE = re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s+#(\d+)\b", re.I)
 _VALUE_FLAGS = frozenset(
-    ["--status", "-s", "--title", "-t", "--reason", "-r", "--priority", "-p", "--type", "--description", "-d", "--assignee", "-a", "--label", "-l", "--add-label", "--remove-label", "--body", "-b", "--repo", "-R", "--notes", "--parent", "--deps", "--message", "-m", "--comment", "-c", "--base", "--head"]
+    [
+        "--status",
+        "-s",
+        "--title",
+        "-t",
+        "--reason",
+        "-r",
+        "--priority",
+        "-p",
+        "--type",
+        "--description",
+        "-d",
+        "--assignee",
+        "-a",
+        "--label",
+        "-l",
+        "--add-label",
+        "--remove-label",
+        "--body",
+        "-b",
+        "--repo",
+        "-R",
+        "--notes",
+        "--parent",
+        "--deps",
+        "--message",
+        "-m",
+        "--comment",
+        "-c",
+        "--base",
+        "--head",
+    ]
 )
 _STATUS = {
     "open": "open",
@@ -251,6 +282,23 @@ _HEREDOC_RE = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 _REDIRECT_RE = re.compile(r"(?:^|\s)(?:cat|tee)\b[^\n]*?(?:>\s*|tee\s+(?:-a\s+)?)([^\s<>|;&]+)")
 
 
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def _reworded(plan: _PlanFile, box: str) -> tuple[str, bool] | None:
+    """A box an edit reworded ("- [x] Add X (done in WP4)"): the known box it replaces, which
+    leaves the list."""
+    words = _words(box)
+    best, score = None, 0.5
+    for text in plan.boxes:
+        known = _words(text)
+        overlap = len(words & known) / max(len(words | known), 1)
+        if overlap > score:
+            best, score = text, overlap
+    return plan.boxes.pop(best) if best is not None else None
+
+
 def _cell_state(cell: str) -> str | None:
     return next((state for pattern, state in _CELL_STATE if pattern.search(cell.strip())), None)
 
@@ -300,7 +348,7 @@ class PlanFiles:
                 heading, columns = found.group(1), None
             elif found := _BOX_RE.match(line):
                 box, ticked = found.group(2).strip(), found.group(1) in "xX"
-                known = plan.boxes.get(box)
+                known = plan.boxes.get(box) or (None if heading else _reworded(plan, box))
                 key = (
                     known[0]
                     if known
@@ -387,6 +435,15 @@ def _clean_step(text: str) -> str:
     return " ".join(re.sub(r"\*\*|__", "", text).split()).strip()[:200]
 
 
+def _is_plan(intro: str, steps: Sequence[str]) -> bool:
+    """Steps that say what to do (not headings ending in ":"), after words that announce them."""
+    return (
+        len(steps) >= 2
+        and all(len(s.split()) >= 2 and not s.endswith(":") for s in steps)
+        and bool(_PLAN_INTRO_RE.search(intro))
+    )
+
+
 def _plans_in(at: int, text: str) -> list[TextPlan]:
     text = re.sub(r"```.*?```", "", text, flags=re.S)
     lines = text.splitlines()
@@ -397,9 +454,9 @@ def _plans_in(at: int, text: str) -> list[TextPlan]:
         if not found or found.group(1) != "1":
             inline = _INLINE_STEP_RE.split(lines[row])
             numbers = inline[1::2]
-            if len(numbers) >= 2 and numbers[:2] == ["1", "2"] and _PLAN_INTRO_RE.search(inline[0]):
-                steps = tuple(_clean_step(s) for s in inline[2::2])
-                plans.append(TextPlan(at, inline[0].strip(), steps))
+            steps = [_clean_step(s) for s in inline[2::2]]
+            if numbers[:2] == ["1", "2"] and _is_plan(inline[0], steps):
+                plans.append(TextPlan(at, inline[0].strip(), tuple(steps)))
             row += 1
             continue
         intro = next((lines[i] for i in range(row - 1, -1, -1) if lines[i].strip()), "")
@@ -412,7 +469,7 @@ def _plans_in(at: int, text: str) -> list[TextPlan]:
             elif lines[row].strip() and not lines[row].startswith((" ", "\t")):
                 break
             row += 1
-        if len(steps) >= 2 and _PLAN_INTRO_RE.search(intro):
+        if _is_plan(intro, steps):
             plans.append(TextPlan(at, intro.strip(), tuple(steps)))
     return plans
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agent_core.handoff.artifact import Todo
 from agent_core.handoff.evidence import sentences
@@ -37,7 +37,91 @@ _CHECK_RE = re.compile(
 )
 # Words that say nothing of what a sentence acts on ("Let me search for it.").
 _EMPTY_WORDS = frozenset(
-    ["i", "i'll", "i'm", "we", "we'll", "let", "let's", "me", "us", "it", "its", "this", "that", "these", "those", "them", "they", "then", "now", "next", "will", "going", "to", "need", "should", "the", "a", "an", "and", "or", "of", "for", "with", "on", "in", "at", "by", "from", "up", "out", "into", "onto", "first", "also", "just", "again", "now", "do", "so", "be", "is", "are", "was", "were", "have", "has", "can", "could", "would", "my", "our", "here", "there", "what", "which", "how", "all", "some", "any", "more", "make", "sure", "check", "look", "see", "try", "go", "start", "continue", "proceed", "one", "step", "steps"]
+    [
+        "i",
+        "i'll",
+        "i'm",
+        "we",
+        "we'll",
+        "let",
+        "let's",
+        "me",
+        "us",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "them",
+        "they",
+        "then",
+        "now",
+        "next",
+        "will",
+        "going",
+        "to",
+        "need",
+        "should",
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "of",
+        "for",
+        "with",
+        "on",
+        "in",
+        "at",
+        "by",
+        "from",
+        "up",
+        "out",
+        "into",
+        "onto",
+        "first",
+        "also",
+        "just",
+        "again",
+        "now",
+        "do",
+        "so",
+        "be",
+        "is",
+        "are",
+        "was",
+        "were",
+        "have",
+        "has",
+        "can",
+        "could",
+        "would",
+        "my",
+        "our",
+        "here",
+        "there",
+        "what",
+        "which",
+        "how",
+        "all",
+        "some",
+        "any",
+        "more",
+        "make",
+        "sure",
+        "check",
+        "look",
+        "see",
+        "try",
+        "go",
+        "start",
+        "continue",
+        "proceed",
+        "one",
+        "step",
+        "steps",
+    ]
 )
 _OBJECT_RE = re.compile(r"`([^`]+)`|([\w.-]*[/.][\w./-]*\w)|\b(\w+_\w+|[a-z]+[A-Z]\w*)\b")
 _VERB_EVIDENCE = (
@@ -109,7 +193,7 @@ def _fold(events: Sequence[ItemEvent]) -> dict[str, WorkItem]:
             id=event.id,
             source=event.source,  # type: ignore[arg-type]
         )
-        update: dict = {}
+        update: dict = {"updated": event.at}
         if event.title and (item.title in (item.id, item.key) or event.source != "tracker"):
             update["title"] = event.title
         if event.state and event.state != item.state:
@@ -237,10 +321,21 @@ def _current(items: Sequence[WorkItem], todo: str | None) -> WorkItem | None:
         found = next((i for i in items if i.source == "todo" and i.title == todo), None)
         if found is not None:
             return found
-    under_way = [i for i in items if i.state == "in_progress" and i.source != "plan_text"]
+    planned = [i for i in items if i.source == "plan_file"]
+    ticked = max((i.updated for i in planned if i.state == "done"), default=-1)
+    # A plan-file item left part-ticked before a later one was finished was passed over.
+    under_way = [
+        i
+        for i in items
+        if i.state == "in_progress"
+        and i.source != "plan_text"
+        and (i.source != "plan_file" or i.updated >= ticked)
+    ]
     if under_way:
         return max(under_way, key=lambda i: i.started)
-    planned = [i for i in items if i.source == "plan_file"]
+    # The plan's own items (its numbered headings, when it has them) in order: the first open
+    # one after the last done one comes next.
+    planned = [i for i in planned if i.id] or planned
     last_done = max((n for n, i in enumerate(planned) if i.state == "done"), default=-1)
     after = [i for i in planned[last_done + 1 :] if i.state == "open"]
     if last_done >= 0 and after:
@@ -268,8 +363,10 @@ def _next_step(
 ) -> str:
     remaining_steps = [s for s in steps if s.state == "open"]
     if plan is not None and remaining_steps and plan.at >= newest_done:
-        step = remaining_steps[0]
-        return f"Step {step.id.split()[-1]} of {len(steps)} of the plan: “{step.title}”"  # type: ignore[union-attr]
+        step, *rest = remaining_steps
+        then = "; then " + "; ".join(f"“{s.title}”" for s in rest[:3]) if rest else ""
+        number = (step.id or "").split()[-1]
+        return f"Step {number} of {len(steps)} of the plan: “{step.title}”{then}"
     intention = progress.intention
     if (
         intention
@@ -301,21 +398,36 @@ def work_state_of(
     changes: Sequence[tuple[int, str, bool]],
     kept: Collection[str],
     turn_start: int = -1,
+    finals: Sequence[int] = (),
 ) -> Progress:
     """``progress`` completed with the work state: the items, the one under way, the files
     changed since it started or since the last completion (commit, item done), the last check
     since, the agent's last words and actions, and the next step."""
     events = _todo_events(todo_lists) + shell_events(record.shell) + _plan_file_events(record)
-    known = [e.id for e in events if e.id]
-    events += commit_events(record.commits, known)
+    # A commit naming an item's id is evidence about that item, whichever source listed it.
+    keys = {}
+    for event in events:
+        if event.id:
+            keys.setdefault(event.id, event.key)
+    events += [
+        replace(e, key=keys.get(e.id or "", e.key)) for e in commit_events(record.commits, keys)
+    ]
     items = list(_fold(events).values())
     newest_done = max((i.finished for i in items if i.state == "done"), default=-1)
     newest_done = max(newest_done, max((at for at, _, _ in record.commits), default=-1))
     actions = _actions(record)
-    plan = text_plan(said)
+    # A plan belongs to the turn under way: stated after the last finished reply, or in it
+    # when actions followed (a reply that ends its turn does what it says, or nothing).
+    last_final = finals[-1] if finals else -1
+    acted = max((a.at for a in actions), default=-1)
+    plan = text_plan(
+        [(at, t) for at, t in said if at >= last_final and (at != last_final or acted > at)]
+    )
     steps = _plan_steps(plan, actions) if plan and plan.at >= newest_done else []
     current = _current([*items, *steps], progress.todo)
-    since = max(newest_done, current.started if current else -1)
+    # A tracker or todo item says when it started; a plan-file item is ticked after the work.
+    started = current.started if current and current.source in ("tracker", "todo") else -1
+    since = max(newest_done, started)
     update: dict = {"items": items or steps, "current": current}
     if since >= 0:
         recent = [(path, edit) for at, path, edit in changes if at > since and path in kept]
@@ -324,11 +436,11 @@ def work_state_of(
     checks = [run for run, _ in record.shell if run.index > since and is_check(run.command)]
     update["last_check"] = checks[-1] if checks else None
     said_at, update["last_words"] = _last_words(said)
+    # At the cut: the turn under way (a finished reply's words are in the record already).
     if said_at <= turn_start:
         update["last_words"] = None
-    update["last_actions"] = [
-        text for at, text in record.actions[-_ACTIONS_KEPT:] if at > turn_start
-    ]
+    start = max(turn_start, last_final)
+    update["last_actions"] = [text for at, text in record.actions[-_ACTIONS_KEPT:] if at > start]
     update["next_step"] = _next_step(progress, steps, plan, actions, said_at, newest_done)
     if progress.todo is None and current is not None:
         # The item under way stands where a todo would: the evidence checks name it.
