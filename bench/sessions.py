@@ -24,6 +24,7 @@ __all__ = [
     "numbered_plan",
     "fixed_differently",
     "task_chain",
+    "fixed_next_session",
     "TASKS",
 ]
 
@@ -381,6 +382,29 @@ def fixed_differently() -> Session:
         messages=messages,
         probes={"stale_failures": ["git push"]},
     )
+
+
+def fixed_next_session() -> list[Session]:
+    """A check that failed when the session was cut, and passed in the next session."""
+    command = "python -m pytest tests/test_totals.py -q"
+    first: list[BaseMessage] = [
+        HumanMessage("Make the totals row add up for credit notes."),
+        *_edit("invoices/totals.py"),
+        *_run(command, 1, "E   AssertionError: -10 != 10\n1 failed"),
+    ]
+    second: list[BaseMessage] = [
+        *_edit("invoices/totals.py", text="The sign of credit notes was dropped."),
+        *_run(command, 0, "6 passed"),
+        AIMessage("Credit notes add up in the totals row now."),
+    ]
+    return [
+        Session(name="fixed next session 1", messages=first),
+        Session(
+            name="fixed next session 2",
+            messages=second,
+            probes={"stale_failures": ["python -m pytest tests/test_totals.py -q"]},
+        ),
+    ]
 
 
 TASKS = [

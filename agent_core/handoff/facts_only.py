@@ -248,8 +248,8 @@ _MAX_REMAINING = 10
 
 def remaining_lines(progress: Progress) -> list[str]:
     """The open items after the one under way, in order (open todos are listed as such)."""
-    # Open todos have their own section; the rest of a stated plan is in the next step.
-    items = [i for i in progress.remaining if i.source not in ("todo", "plan_text")]
+    # Open todos have their own section.
+    items = [i for i in progress.remaining if i.source != "todo"]
     lines = [i.label + (f" (blocked: {i.blocker})" if i.blocker else "") for i in items]
     extra = len(lines) - _MAX_REMAINING
     return lines[:_MAX_REMAINING] + ([f"(+{extra} more open)"] if extra > 0 else [])

@@ -29,6 +29,8 @@ def _union(*lists: Iterable[str]) -> list[str]:
 
 
 _UNDER_WAY = "Under way:"
+# The steps of a plan the agent stated belong to its session: the next one states its own.
+_STATED_STEP = re.compile(r"^step \d+ ")
 
 
 def _ids(lines: Iterable[str]) -> set[str]:
@@ -142,7 +144,8 @@ def merge_previous(
     remaining = [
         t
         for t in previous.remaining_tasks
-        if _still_open(t, current.completed_work, current.open_todos, taken)
+        if not _STATED_STEP.match(t)
+        and _still_open(t, current.completed_work, current.open_todos, taken)
     ]
     files = merge_files(previous.files_modified, current.files_modified, current.session_number)
     modified = {f.path for f in files}
