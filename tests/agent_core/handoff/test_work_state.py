@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import re
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -15,6 +16,7 @@ from agent_core.accounting.tokens import TokenCounter
 from agent_core.handoff.artifact import HandoffArtifact
 from agent_core.handoff.facts import extract_facts
 from agent_core.handoff.generation import generate_handoff
+from agent_core.testing import ScriptedChatModel
 from bench import sessions
 from tests.shared_data import eval_path
 
@@ -269,3 +271,31 @@ def test_a_real_pi_session_names_the_work_package_pi_named_at_its_cut() -> None:
     assert artifact.in_progress[0].startswith("Under way: WP14:")
     assert "WP14" in artifact.next_step
     assert not any(task.startswith("WP13") for task in artifact.remaining_tasks)
+
+
+def test_a_model_written_remaining_list_is_corrected_from_the_record() -> None:
+    draft = {
+        "completed_work": ["Wrote the CSV writer"],
+        "in_progress": ["Working on EXP-2, the JSON writer"],
+        "remaining_tasks": ["EXP-1 Add the CSV writer"],
+        "key_decisions": [],
+        "current_state_summary": "JSON writer under way.",
+    }
+    messages = sessions.tracker_shell().messages
+    result = asyncio.run(
+        generate_handoff(
+            ScriptedChatModel([json.dumps(draft)]),
+            messages,
+            session_number=1,
+            trigger="auto",
+            utilization=0.8,
+            model_name="m",
+            budget_tokens=BUDGET,
+            count_tokens=COUNT,
+        )
+    )
+    artifact = result.artifact
+    assert result.source == "model"
+    # EXP-1 was closed and committed; EXP-3 is open and the model left it out.
+    assert artifact.remaining_tasks == ["EXP-3 Document the export flags"]
+    assert any(d.startswith("Remaining: the record shows done") for d in artifact.disagreements)
