@@ -14,7 +14,13 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_core.handoff.evidence import command_key
-from agent_core.handoff.grounded import CommandRun, GroundedFacts, Progress, UserRequest
+from agent_core.handoff.grounded import (
+    CommandRun,
+    GroundedFacts,
+    Progress,
+    UserRequest,
+    WorkItem,
+)
 from agent_core.handoff.user_text import capped, constraint_sentences, request_item, shorten
 
 __all__ = [
@@ -236,21 +242,28 @@ def next_step_line(progress: Progress, goal: str = "", locate: Locate | None = N
     item = progress.current
     if item is not None and item.source != "todo" and item.state != "done":
         verb = "Start" if item.state == "open" else "Go on with"
-        return f"{verb} {item.label}"
+        return f"{verb} {item.named}"
     if progress.todo:
         return f"Continue the todo “{progress.todo}”"
     after = [i for i in progress.remaining if i.source != "todo"]
-    return f"Start {after[0].label}" if after else ""  # else In Progress names the request
+    return f"Start {after[0].named}" if after else ""  # else In Progress names the request
 
 
 _MAX_REMAINING = 10
+
+
+def _remaining(item: WorkItem) -> str:
+    if not item.title_from_output:
+        return item.label
+    where = "the tracker" if item.source == "tracker" else "the plan file read back"
+    return f"{item.id or 'an item'} (as {where} lists it: “{item.title}”)"
 
 
 def remaining_lines(progress: Progress) -> list[str]:
     """The open items after the one under way, in order (open todos are listed as such)."""
     # Open todos have their own section.
     items = [i for i in progress.remaining if i.source != "todo"]
-    lines = [i.label + (f" (blocked: {i.blocker})" if i.blocker else "") for i in items]
+    lines = [_remaining(i) + (f" (blocked: {i.blocker})" if i.blocker else "") for i in items]
     extra = len(lines) - _MAX_REMAINING
     return lines[:_MAX_REMAINING] + ([f"(+{extra} more open)"] if extra > 0 else [])
 

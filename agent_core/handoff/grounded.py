@@ -99,6 +99,9 @@ class WorkItem(BaseModel):
     finished: int = -1
     #: The message index of the newest evidence about it.
     updated: int = -1
+    #: The title came from a tool's output (a tracker listing, a file read back), not from
+    #: the agent's own command or write: it is data, and a next step names the id instead.
+    title_from_output: bool = False
 
     @property
     def label(self) -> str:
@@ -106,6 +109,13 @@ class WorkItem(BaseModel):
         if self.id and not self.title.startswith(self.id):
             return f"{self.id} {self.title}"
         return self.title
+
+    @property
+    def named(self) -> str:
+        """The item as something to act on: never words a tool printed."""
+        if not self.title_from_output:
+            return self.label
+        return self.id or "the first item of Remaining Tasks"
 
 
 class Progress(BaseModel):

@@ -38,6 +38,9 @@ class ItemEvent:
     id: str | None = None
     state: str | None = None
     blocker: str | None = None
+    #: The title was read from a tool's output (a tracker listing, a file read back): data
+    #: about the item, never words to act on.
+    from_output: bool = False
 
 
 # --- trackers driven through the shell --------------------------------------------------------
@@ -178,6 +181,7 @@ def _bd(words: list[str], output: str, at: int, evidence: str) -> list[ItemEvent
                     title,
                     ident,
                     _STATUS[found.group("status")],
+                    from_output=True,
                 )
             )
     return events
@@ -309,6 +313,7 @@ class _PlanFile:
     boxes: dict[str, tuple[str, bool]] = field(default_factory=dict)
     items: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     marked: dict[str, str] = field(default_factory=dict)  # a state written on the item itself
+    read_titles: set[str] = field(default_factory=set)  # titled from a read, not a write
 
 
 @dataclass
@@ -317,6 +322,7 @@ class PlanFiles:
 
     files: dict[str, _PlanFile] = field(default_factory=dict)
     events: list[ItemEvent] = field(default_factory=list)
+    _titled: set[str] = field(default_factory=set)
 
     def observe(self, at: int, path: str, text: str, *, whole: bool, how: str) -> None:
         """Read ``text`` (the whole file when ``whole``, else a fragment) of ``path``."""
@@ -327,6 +333,13 @@ class PlanFiles:
         plan = self.files[path]
         touched = self._parse(path, plan, text)
         for key in touched:
+            if how == "read" and key not in plan.read_titles and key in self._titled:
+                pass
+            elif how == "read":
+                plan.read_titles.add(key)
+            else:
+                plan.read_titles.discard(key)
+            self._titled.add(key)
             self.events.append(self._state(at, path, plan, key, how))
 
     def _item(self, path: str, plan: _PlanFile, heading: str) -> str:
@@ -393,7 +406,8 @@ class PlanFiles:
         done = sum(ticks)
         count = f" ({done} of {len(ticks)} boxes ticked)" if ticks else ""
         evidence = f"{how} {path}{count}"
-        return ItemEvent(at, key, "plan_file", evidence, title, ident, state)
+        from_output = key in plan.read_titles
+        return ItemEvent(at, key, "plan_file", evidence, title, ident, state, None, from_output)
 
 
 def heredoc_writes(command: str) -> list[tuple[str, str]]:

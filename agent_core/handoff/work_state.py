@@ -192,10 +192,16 @@ def _fold(events: Sequence[ItemEvent]) -> dict[str, WorkItem]:
             title=event.title or event.id or event.key,
             id=event.id,
             source=event.source,  # type: ignore[arg-type]
+            title_from_output=event.from_output and bool(event.title),
         )
         update: dict = {"updated": event.at}
-        if event.title and (item.title in (item.id, item.key) or event.source != "tracker"):
+        if event.title and (
+            item.title in (item.id, item.key)
+            or event.source != "tracker"
+            or (item.title_from_output and not event.from_output)
+        ):
             update["title"] = event.title
+            update["title_from_output"] = event.from_output
         if event.state and event.state != item.state:
             update["state"] = event.state
             update["evidence"] = [*item.evidence, event.evidence][-3:]
