@@ -104,6 +104,13 @@ _GH_URL_RE = re.compile(r"/(?:issues|pull)/(\d+)\b")
 _SEGMENT_RE = re.compile(r"&&|\|\||;|\n")
 
 
+def _issue(
+    at: int, ident: str, evidence: str, title: str | None, state: str | None, **more
+) -> ItemEvent:
+    """A tracker event about the issue ``ident``."""
+    return ItemEvent(at, f"id:{ident}", "tracker", evidence, title, ident, state, **more)
+
+
 def _options(words: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     """Positional words and ``--flag value`` options of a command line."""
     positional: list[str] = []
@@ -156,34 +163,12 @@ def _bd(words: list[str], output: str, at: int, evidence: str) -> list[ItemEvent
             else _STATUS.get((_option(options, "--status", "-s") or "").lower())
         )
         blocker = _option(options, "--notes", "--reason", "-r") if status == "blocked" else None
-        for ident in positional:
-            events.append(
-                ItemEvent(
-                    at,
-                    f"id:{ident}",
-                    "tracker",
-                    evidence,
-                    _option(options, "--title", "-t"),
-                    ident,
-                    status,
-                    blocker,
-                )
-            )
+        title = _option(options, "--title", "-t")
+        events += [_issue(at, i, evidence, title, status, blocker=blocker) for i in positional]
     elif sub in ("list", "ready", "show", "blocked"):
         for found in _BD_LINE_RE.finditer(output):
-            ident, title = found.group("id"), found.group("title").strip() or None
-            events.append(
-                ItemEvent(
-                    at,
-                    f"id:{ident}",
-                    "tracker",
-                    evidence,
-                    title,
-                    ident,
-                    _STATUS[found.group("status")],
-                    from_output=True,
-                )
-            )
+            title, state = found.group("title").strip() or None, _STATUS[found.group("status")]
+            events.append(_issue(at, found.group("id"), evidence, title, state, from_output=True))
     return events
 
 
@@ -204,7 +189,7 @@ def _gh(words: list[str], output: str, at: int, evidence: str) -> list[ItemEvent
     if state is None and not (sub == "edit" and title):
         return []
     numbers = [m.group(0) for p in positional[:1] if (m := re.search(r"\d+$", p))]
-    return [ItemEvent(at, f"id:#{n}", "tracker", evidence, title, f"#{n}", state) for n in numbers]
+    return [_issue(at, f"#{n}", evidence, title, state) for n in numbers]
 
 
 def _branch(words: list[str], at: int, evidence: str) -> list[ItemEvent]:
@@ -213,7 +198,7 @@ def _branch(words: list[str], at: int, evidence: str) -> list[ItemEvent]:
     if words[2] not in ("-b", "-c", "-B", "-C"):
         return []
     return [
-        ItemEvent(at, f"id:{ident}", "tracker", evidence, None, ident, "in_progress")
+        _issue(at, ident, evidence, None, "in_progress")
         for ident in dict.fromkeys(ID_RE.findall(words[3]))
     ]
 
@@ -256,7 +241,7 @@ def commit_events(
         title = ID_RE.sub("", _PAREN_ID_RE.sub("", message)).strip(" :-") or None
         for ident in commit_ids(message, known):
             evidence = f"commit {sha[:7]}: {message[:100]}"
-            events.append(ItemEvent(at, f"id:{ident}", "tracker", evidence, title, ident, state))
+            events.append(_issue(at, ident, evidence, title, state))
     return events
 
 

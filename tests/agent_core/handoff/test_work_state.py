@@ -18,6 +18,7 @@ from agent_core.handoff.facts import extract_facts
 from agent_core.handoff.generation import generate_handoff
 from agent_core.testing import ScriptedChatModel
 from bench import sessions
+from tests.agent_core.handoff.test_handoff_continuity import handoff as continuity_handoff
 from tests.shared_data import eval_path
 
 COUNT = TokenCounter(model="gpt-4").count_text
@@ -26,22 +27,8 @@ _ids = itertools.count(1)
 
 
 def handoff(messages, *, previous=None, number=1, metadata=None) -> HandoffArtifact:
-    result = asyncio.run(
-        generate_handoff(
-            None,
-            list(messages),
-            facts=extract_facts(messages, metadata=metadata),
-            session_number=number,
-            trigger="auto",
-            utilization=0.8,
-            model_name="m",
-            budget_tokens=BUDGET,
-            count_tokens=COUNT,
-            previous=previous,
-        )
-    )
-    assert COUNT(result.artifact.to_markdown()) <= BUDGET
-    return result.artifact
+    """The facts-only handoff at the app's budget (the continuity tests' helper)."""
+    return continuity_handoff(messages, previous=previous, number=number, metadata=metadata)
 
 
 def call(name: str, args: dict, output: str, text: str = "") -> list[BaseMessage]:
