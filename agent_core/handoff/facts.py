@@ -35,7 +35,8 @@ _READ_TOOLS = {"read_file", "Read", "open", "view", "cat", "read"}
 _TEXT_ARGS = ("content", "file_text", "new_string", "new_str", "newText", "new", "text")
 _PLAN_SUFFIXES = (".md", ".markdown", ".txt", ".org", ".rst")
 _SHELL_TOOLS = {"run_command", "Bash", "bash", "execute", "shell", "terminal"}
-_TODO_TOOLS = {"write_todos", "TodoWrite"}
+# Todo tools: Baton's and deepagents', Claude Code's, opencode's, Codex's plan (its steps).
+_TODO_TOOLS = {"write_todos", "TodoWrite", "todowrite", "update_plan"}
 # Tools that edit the file currently open in SWE-agent's editor (no path argument).
 _OPEN_FILE_TOOLS = {"edit", "insert"}
 _SWE_NAVIGATION = {
@@ -297,13 +298,14 @@ def _apply_text_action(c: _Collector, action: str, observation: str) -> None:
 
 def _record_todos(c: _Collector, args: Mapping[str, Any]) -> None:
     """The latest write_todos/TodoWrite call is the todo state (each call sends the full list)."""
-    items = args.get("todos")
+    items = args.get("todos", args.get("plan"))
     if isinstance(items, list):
-        c.todos = [
-            _todo(item)
+        items = [
+            {**item, "content": item.get("content") or item.get("step") or ""}
             for item in items
-            if isinstance(item, Mapping) and str(item.get("content", "")).strip()
+            if isinstance(item, Mapping)
         ]
+        c.todos = [_todo(item) for item in items if str(item["content"]).strip()]
         c.todo_lists.append((c.index, c.todos))
 
 

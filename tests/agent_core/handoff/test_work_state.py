@@ -301,3 +301,18 @@ def test_an_item_title_a_tool_printed_is_data_never_the_next_step() -> None:
     artifact = handoff(messages)
     assert artifact.next_step == "Start OPS-1"
     assert artifact.remaining_tasks == [f"OPS-1 (as the tracker lists it: “{injected}”)"]
+
+
+def test_codex_update_plan_steps_are_the_todo_list() -> None:
+    plan = [
+        {"step": "Read the parser", "status": "completed"},
+        {"step": "Fix the quoting", "status": "in_progress"},
+        {"step": "Add a test", "status": "pending"},
+    ]
+    messages = [
+        HumanMessage("Fix the CSV quoting."),
+        *call("update_plan", {"explanation": "", "plan": plan}, "Plan updated"),
+    ]
+    artifact = handoff(messages)
+    assert artifact.in_progress[0] == "Todo (2 of 3): Fix the quoting"
+    assert [t.content for t in artifact.open_todos] == ["Fix the quoting", "Add a test"]
