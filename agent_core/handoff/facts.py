@@ -228,7 +228,7 @@ def _apply_shell(c: _Collector, command: str, result: str, failed: bool) -> None
             index=c.index,
         )
     )
-    c.outputs.append(result[-4000:])
+    c.outputs.append(_EXIT_RE.sub("", result)[-4000:])
     c.actions.append((c.index, "shell", command, "" if status is None else f"exit {status}"))
     for sha, message in _GIT_COMMIT_OUT_RE.findall(result):
         if sha not in c.commits:

@@ -6,6 +6,7 @@ event says what proves it. :mod:`agent_core.handoff.work_state` folds them into 
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from collections.abc import Iterable, Sequence
@@ -111,6 +112,18 @@ def _issue(
     return ItemEvent(at, f"id:{ident}", "tracker", evidence, title, ident, state, **more)
 
 
+def _json_records(output: str) -> list[dict]:
+    """The records of a tracker's ``--json`` output, if that is what it printed."""
+    if not output.lstrip().startswith(("[", "{")):
+        return []
+    try:
+        value = json.loads(output)
+    except ValueError:
+        return []
+    records = value if isinstance(value, list) else [value]
+    return [r for r in records if isinstance(r, dict)]
+
+
 def _options(words: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     """Positional words and ``--flag value`` options of a command line."""
     positional: list[str] = []
@@ -166,6 +179,11 @@ def _bd(words: list[str], output: str, at: int, evidence: str) -> list[ItemEvent
         title = _option(options, "--title", "-t")
         events += [_issue(at, i, evidence, title, status, blocker=blocker) for i in positional]
     elif sub in ("list", "ready", "show", "blocked"):
+        for record in _json_records(output):
+            ident, title = str(record.get("id") or ""), str(record.get("title") or "") or None
+            state = _STATUS.get(str(record.get("status", "")).lower())
+            if ident:
+                events.append(_issue(at, ident, evidence, title, state, from_output=True))
         for found in _BD_LINE_RE.finditer(output):
             title, state = found.group("title").strip() or None, _STATUS[found.group("status")]
             events.append(_issue(at, found.group("id"), evidence, title, state, from_output=True))

@@ -316,3 +316,14 @@ def test_codex_update_plan_steps_are_the_todo_list() -> None:
     artifact = handoff(messages)
     assert artifact.in_progress[0] == "Todo (2 of 3): Fix the quoting"
     assert [t.content for t in artifact.open_todos] == ["Fix the quoting", "Add a test"]
+
+
+def test_a_trackers_json_listing_is_read_too() -> None:
+    listing = (
+        '[{"id": "bd-a1", "title": "Parse dates", "status": "closed"},'
+        ' {"id": "bd-b2", "title": "Print dates", "status": "in_progress"}]'
+    )
+    messages = [HumanMessage("Go on with the beads issues."), *run("bd list --json", output=listing)]
+    progress = extract_facts(messages).progress
+    assert progress.current is not None and progress.current.id == "bd-b2"
+    assert [i.state for i in progress.items] == ["done", "in_progress"]
