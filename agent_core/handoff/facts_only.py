@@ -149,9 +149,11 @@ def _item_line(progress: Progress) -> str | None:
     if item.state == "open":
         peers = [i for i in progress.items if i.source == item.source and i.id] or progress.items
         done = [i for i in peers[: peers.index(item)] if i.state == "done"] if item in peers else []
-        state = f"next after {done[-1].label}, done" if done else "open"
+        state = (
+            f"the next open item after {done[-1].id or done[-1].label}, done" if done else "open"
+        )
     blocker = f"; blocked by: {item.blocker}" if item.blocker else ""
-    return f"Under way: {item.label} ({state}: {how}{blocker})"
+    return f"Under way: {item.label} ({state}; {how}{blocker})"
 
 
 def _since(progress: Progress) -> str:
@@ -270,12 +272,14 @@ def remaining_lines(progress: Progress) -> list[str]:
 
 def done_items(progress: Progress) -> list[str]:
     """Items this record shows done by a close, a tick or a table's status (a commit naming
-    one is listed as the commit)."""
+    one is listed as the commit); of a plan file with numbered items, those items."""
+    numbered = any(i.id for i in progress.items if i.source == "plan_file")
     return [
         f"Done: {i.label} ({i.evidence[-1]})"
         for i in progress.items
         if i.state == "done"
         and i.source in ("tracker", "plan_file")
+        and (i.id or not numbered or i.source == "tracker")
         and i.evidence
         and not i.evidence[-1].startswith(("commit ", "read "))
     ]
