@@ -167,7 +167,10 @@ def failure_fixed() -> Session:
     return Session(
         name="failure fixed",
         messages=messages,
-        probes={"lessons": ["tests/test_rows.py", "invoices/rows.py", CAUSE]},
+        probes={
+            "lessons": ["tests/test_rows.py", "invoices/rows.py", CAUSE],
+            "stale_failures": ["python -m pytest tests/test_rows.py -q"],
+        },
         sections={"lessons": "Errors and Fixes"},
     )
 
@@ -266,7 +269,6 @@ def tracker_shell() -> Session:
             "next_step": ["convert the dates with isoformat()"],
             "remaining": ["EXP-3"],
             "at_the_cut": [TRACKER_CAUSE],
-            "stale_failures": ["tests/test_csv_writer.py"],
             "files": ["csv_writer.py", "json_writer.py"],
         },
     )
