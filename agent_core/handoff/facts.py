@@ -492,7 +492,7 @@ def _files(c: _Collector, roots: list[str], submission: str | None) -> tuple[dic
 def _action_line(name: str, target: str, status: str, roots: list[str]) -> str:
     if name == "shell":
         command = " ".join(target.split())
-        command = command if len(command) <= 80 else command[:77] + "…"
+        command = command if len(command) <= 60 else command[:57] + "…"
         return f"ran `{command}`" + (f" ({status})" if status else "")
     return f"{name} {_normalize(target, roots)}"
 

@@ -221,8 +221,11 @@ def in_progress_lines(progress: Progress, goal: str, locate: Locate | None = Non
     if progress.failing is not None:
         lines.append(f"Failing: {_cmd(progress.failing)}")
     cut = []
-    if progress.last_words:
-        cut.append(f"the agent said “{progress.last_words}”")
+    words = progress.last_words or ""
+    if progress.next_step and progress.intention and progress.intention in words:
+        words = words.replace(progress.intention, "").strip()  # Next Step quotes it already
+    if words:
+        cut.append(f"the agent said “{words}”")
     if progress.last_actions:
         cut.append("last actions: " + "; ".join(progress.last_actions))
     if cut:

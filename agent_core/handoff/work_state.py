@@ -132,7 +132,7 @@ _VERB_EVIDENCE = (
         "check",
     ),
 )
-_MAX_WORDS = 200
+_MAX_WORDS = 160
 _ACTIONS_KEPT = 3
 
 
