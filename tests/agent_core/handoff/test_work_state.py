@@ -323,7 +323,10 @@ def test_a_trackers_json_listing_is_read_too() -> None:
         '[{"id": "bd-a1", "title": "Parse dates", "status": "closed"},'
         ' {"id": "bd-b2", "title": "Print dates", "status": "in_progress"}]'
     )
-    messages = [HumanMessage("Go on with the beads issues."), *run("bd list --json", output=listing)]
+    messages = [
+        HumanMessage("Go on with the beads issues."),
+        *run("bd list --json", output=listing),
+    ]
     progress = extract_facts(messages).progress
     assert progress.current is not None and progress.current.id == "bd-b2"
     assert [i.state for i in progress.items] == ["done", "in_progress"]
