@@ -17,15 +17,8 @@ from dataclasses import dataclass, field, replace
 from agent_core.handoff.artifact import Todo
 from agent_core.handoff.evidence import sentences
 from agent_core.handoff.grounded import CommandRun, Progress, WorkItem
-from agent_core.handoff.work_sources import (
-    ItemEvent,
-    PlanFiles,
-    TextPlan,
-    commit_events,
-    heredoc_writes,
-    shell_events,
-    text_plan,
-)
+from agent_core.handoff.work_plans import PlanFiles, TextPlan, heredoc_writes, text_plan
+from agent_core.handoff.work_sources import ItemEvent, commit_events, shell_events
 
 __all__ = ["WorkRecord", "work_state_of", "item_ids", "is_check"]
 
