@@ -236,14 +236,17 @@ def in_progress_lines(progress: Progress, goal: str, locate: Locate | None = Non
 def next_step_line(progress: Progress, goal: str = "", locate: Locate | None = None) -> str:
     """What to do first: the rest of the agent's latest plan, or its stated next step when it
     names what it acts on and was not carried out yet; else answer what the user asked since
-    the item's last evidence; else make the failing command pass; else go on with the item
-    under way (the todo), else start the next open item."""
+    the item's last evidence; else make the failing command pass (when it failed in the turn
+    under way, or nothing else is under way); else go on with the item under way (the todo),
+    else start the next open item."""
     if progress.next_step:
         return progress.next_step
     if steered := _steered(progress, goal):
         return "Answer " + _requests_named(steered, locate)
-    if progress.failing is not None:
-        return f"Make {_cmd(progress.failing)} pass ({_how(progress.failing)})"
+    # A command that failed before the user's last message: the user has moved the work on.
+    failing = progress.failing
+    if failing is not None and (failing.index > progress.turn_start or progress.current is None):
+        return f"Make {_cmd(failing)} pass ({_how(failing)})"
     item = progress.current
     if item is not None and item.source != "todo" and item.state != "done":
         verb = "Start" if item.state == "open" else "Go on with"

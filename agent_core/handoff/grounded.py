@@ -146,6 +146,8 @@ class Progress(BaseModel):
     #: The agent's last words and last few actions, short and verbatim.
     last_words: str | None = None
     last_actions: list[str] = Field(default_factory=list)
+    #: The message index of the user's last message: the turn under way started there.
+    turn_start: int = -1
 
     @property
     def remaining(self) -> list[WorkItem]:

@@ -76,6 +76,8 @@ class PlanFiles:
 
     files: dict[str, _PlanFile] = field(default_factory=dict)
     events: list[ItemEvent] = field(default_factory=list)
+    #: Files the agent itself wrote in this record: what it reads back of them are its words.
+    own: frozenset[str] = frozenset()
     _titled: set[str] = field(default_factory=set)
 
     def observe(self, at: int, path: str, text: str, *, whole: bool, how: str) -> None:
@@ -89,7 +91,7 @@ class PlanFiles:
         for key in touched:
             if how == "read" and key not in plan.read_titles and key in self._titled:
                 pass
-            elif how == "read":
+            elif how == "read" and path not in self.own:
                 plan.read_titles.add(key)
             else:
                 plan.read_titles.discard(key)

@@ -209,8 +209,8 @@ def _fold(events: Sequence[ItemEvent]) -> dict[str, WorkItem]:
     return items
 
 
-def _plan_file_events(record: WorkRecord) -> list[ItemEvent]:
-    files = PlanFiles()
+def _plan_file_events(record: WorkRecord, own: Collection[str]) -> list[ItemEvent]:
+    files = PlanFiles(own=frozenset(own))
     observed = [
         (at, path, text, whole, "wrote" if whole else "edited")
         for at, path, text, whole in record.writes
@@ -402,7 +402,7 @@ def work_state_of(
     """``progress`` completed with the work state: the items, the one under way, the files
     changed since it started or since the last completion (commit, item done), the last check
     since, the agent's last words and actions, and the next step."""
-    events = _todo_events(todo_lists) + shell_events(record.shell) + _plan_file_events(record)
+    events = _todo_events(todo_lists) + shell_events(record.shell) + _plan_file_events(record, kept)
     # A commit naming an item's id is evidence about that item, whichever source listed it.
     keys = {}
     for event in events:
@@ -427,7 +427,7 @@ def work_state_of(
     # A tracker or todo item says when it started; a plan-file item is ticked after the work.
     started = current.started if current and current.source in ("tracker", "todo") else -1
     since = max(newest_done, started)
-    update: dict = {"items": items or steps, "current": current}
+    update: dict = {"items": items or steps, "current": current, "turn_start": turn_start}
     if since >= 0:
         recent = [(path, edit) for at, path, edit in changes if at > since and path in kept]
         update["changed"] = list(dict.fromkeys(path for path, _ in recent))

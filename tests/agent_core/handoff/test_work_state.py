@@ -330,3 +330,15 @@ def test_a_trackers_json_listing_is_read_too() -> None:
     progress = extract_facts(messages).progress
     assert progress.current is not None and progress.current.id == "bd-b2"
     assert [i.state for i in progress.items] == ["done", "in_progress"]
+
+
+def test_a_real_pi_session_names_the_moves_at_its_second_cut() -> None:
+    from bench._pi import read_pi
+
+    pi = read_pi(eval_path("real-sessions", "pi-mono", "before-compaction.jsonl"))
+    assert "modes/interactive/components" in pi.summaries[1]
+    first = handoff(pi.parts[0], metadata={"cwd": pi.cwd})
+    second = handoff(pi.parts[1], previous=first, number=2, metadata={"cwd": pi.cwd})
+    # The user moved the work on after the aborted check: the next step is the move.
+    assert "modes/interactive" in second.in_progress[0]
+    assert "modes/interactive" in second.next_step
