@@ -346,6 +346,8 @@ def facts_only_fields(
         state.append(f"Last test run `{squeeze(last.command, 200)}`: {last.outcome}{summary}.")
     elif facts.commands and not facts.commands[-1].failed:
         state.append(f"Last command: {_cmd(facts.commands[-1])} ({_how(facts.commands[-1])}).")
+    if facts.progress.question:
+        state.append(f"The agent's last reply asks the user: “{facts.progress.question}”")
     return {
         "goal": goal,
         "constraints": _hidden_constraints(requests, GOAL_CHARS if goal_request else MESSAGE_CHARS),

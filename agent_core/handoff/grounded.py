@@ -148,6 +148,8 @@ class Progress(BaseModel):
     last_actions: list[str] = Field(default_factory=list)
     #: The message index of the user's last message: the turn under way started there.
     turn_start: int = -1
+    #: The last words of the agent's finished reply when they ask the user something.
+    question: str | None = None
 
     @property
     def remaining(self) -> list[WorkItem]:

@@ -436,7 +436,12 @@ def work_state_of(
     update["last_check"] = checks[-1] if checks else None
     said_at, update["last_words"] = _last_words(said)
     # At the cut: the turn under way (a finished reply's words are in the record already).
-    if said_at <= turn_start:
+    # A finished reply is not under way; one that ends asking the user something is where the
+    # work stands until the user answers.
+    if said_at in finals and said_at > turn_start:
+        words = update["last_words"] or ""
+        update["question"] = words if words.rstrip().endswith("?") else None
+    if said_at <= turn_start or said_at in finals:
         update["last_words"] = None
     start = max(turn_start, last_final)
     update["last_actions"] = [text for at, text in record.actions[-_ACTIONS_KEPT:] if at > start]
