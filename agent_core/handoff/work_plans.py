@@ -44,17 +44,32 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"\w+", text.lower()))
 
 
-def _reworded(plan: _PlanFile, box: str) -> tuple[str, bool] | None:
-    """A box an edit reworded ("- [x] Add X (done in WP4)"): the known box it replaces, which
-    leaves the list."""
+def _reworded(plan: _PlanFile, box: str) -> str | None:
+    """The item of a box an edit reworded ("- [x] Add X (done in WP4)"): the known box it
+    replaces leaves the list."""
     words = _words(box)
     best, score = None, 0.5
-    for text in plan.boxes:
+    for key, text in plan.boxes:
         known = _words(text)
         overlap = len(words & known) / max(len(words | known), 1)
         if overlap > score:
-            best, score = text, overlap
-    return plan.boxes.pop(best) if best is not None else None
+            best, score = (key, text), overlap
+    if best is None:
+        return None
+    del plan.boxes[best]
+    return best[0]
+
+
+def _same_box(plan: _PlanFile, box: str, ticked: bool) -> str | None:
+    """The item of a box a fragment shows without its heading: of the boxes with this text
+    ("Verify with `npm run check`" under every item), the first one not ticked yet when it is
+    ticked now, else the last one ticked."""
+    keys = [key for key, text in plan.boxes if text == box]
+    if not keys:
+        return None
+    if ticked:
+        return next((k for k in keys if not plan.boxes[k, box]), keys[-1])
+    return next((k for k in reversed(keys) if plan.boxes[k, box]), keys[0])
 
 
 def _cell_state(cell: str) -> str | None:
@@ -63,8 +78,8 @@ def _cell_state(cell: str) -> str | None:
 
 @dataclass
 class _PlanFile:
-    #: box text -> (item key, ticked); item key -> (title, id); item order
-    boxes: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    #: (item key, box text) -> ticked; item key -> (title, id), in order
+    boxes: dict[tuple[str, str], bool] = field(default_factory=dict)
     items: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     marked: dict[str, str] = field(default_factory=dict)  # a state written on the item itself
     read_titles: set[str] = field(default_factory=set)  # titled from a read, not a write
@@ -117,15 +132,15 @@ class PlanFiles:
                 heading, columns = found.group(1), None
             elif found := _BOX_RE.match(line):
                 box, ticked = found.group(2).strip(), found.group(1) in "xX"
-                known = plan.boxes.get(box) or (None if heading else _reworded(plan, box))
-                key = (
-                    known[0]
-                    if known
-                    else self._item(path, plan, heading)
-                    if heading
-                    else self._item(path, plan, box)
-                )
-                plan.boxes[box] = (key, ticked)
+                if heading:
+                    key = self._item(path, plan, heading)
+                else:
+                    key = (
+                        _same_box(plan, box, ticked)
+                        or _reworded(plan, box)
+                        or self._item(path, plan, box)
+                    )
+                plan.boxes[key, box] = ticked
                 touched[key] = None
             elif found := _ROW_RE.match(line):
                 cells = [c.strip() for c in found.group(1).split("|")]
@@ -152,7 +167,7 @@ class PlanFiles:
 
     def _state(self, at: int, path: str, plan: _PlanFile, key: str, how: str) -> ItemEvent:
         title, ident = plan.items[key]
-        ticks = [ticked for k, ticked in plan.boxes.values() if k == key]
+        ticks = [ticked for (k, _), ticked in plan.boxes.items() if k == key]
         if key in plan.marked and not ticks:
             state = plan.marked[key]
         elif ticks and all(ticks) or plan.marked.get(key) == "done":

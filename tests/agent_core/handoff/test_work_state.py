@@ -342,3 +342,17 @@ def test_a_real_pi_session_names_the_moves_at_its_second_cut() -> None:
     # The user moved the work on after the aborted check: the next step is the move.
     assert "modes/interactive" in second.in_progress[0]
     assert "modes/interactive" in second.next_step
+
+
+def test_a_box_ticked_without_its_heading_is_the_first_of_its_text_not_yet_ticked() -> None:
+    plan = (
+        "## WP1: Parse\n- [ ] Write it\n- [ ] Verify\n## WP2: Print\n- [ ] Write it\n- [ ] Verify\n"
+    )
+    tick = "- [x] Write it\n- [x] Verify"
+    messages = [
+        HumanMessage("Follow docs/plan.md."),
+        *call("write_file", {"path": "docs/plan.md", "content": plan}, "Wrote docs/plan.md"),
+        *call("edit_file", {"path": "docs/plan.md", "old": "x", "new": tick}, "Edited"),
+    ]
+    states = {i.id: i.state for i in extract_facts(messages).progress.items}
+    assert states == {"WP1": "done", "WP2": "open"}
