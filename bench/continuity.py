@@ -24,6 +24,16 @@ compacted (its two ``compaction`` entries); its goal and requests are its raw us
 - lessons: for a failure fixed later, its command, the file whose edit fixed it and the cause
   the assistant gave (in Errors and Fixes).
 - todos: the open todos of Baton's sessions.
+- remaining: the open work items after the one under way (in Remaining Tasks).
+- at_the_cut: the agent's last words before the cut (in In Progress).
+- stale_failures: commands that failed and were fixed before the cut (the same or a
+  differently worded command passed, in the session or a later one); *held* when no "Still
+  failing" lesson, "Failing:" line or next step names one as failing: must be all.
+
+Work-state probes come from sessions that track their work without the todo tool (a tracker
+driven through the shell, a plan file with checkboxes, a numbered plan in the agent's words, a
+chain of 20 resets through six tasks) and from a real pi session cut where pi compacted, its
+probes the current and next work that pi's own summary names at each cut.
 
 A probe is *held* when its text is in the hand-on (its section, for the last four kinds), and
 *named* when the hand-on names where it is stored instead (an "omitted" line: a request's
@@ -80,6 +90,7 @@ from agent_core import (
 )
 from bench import sessions as baton_sessions
 from bench._history_probe import HistoryTally, search_recovers, stored_thread
+from bench._pi import read_pi
 from bench._shared import REPO_ROOT, eval_dir
 
 _COUNTER = TokenCounter(model="gpt-4")
@@ -98,6 +109,9 @@ KINDS = (
     "next_step",
     "queued",
     "lessons",
+    "remaining",
+    "at_the_cut",
+    "stale_failures",
 )
 WRITERS = ("facts", "simulator", "baseline")
 GOAL = 0.98
@@ -108,6 +122,8 @@ _SECTION_OF = {
     "next_step": "Next Step",
     "queued": "User Messages",
     "lessons": "Errors and Fixes",
+    "remaining": "Remaining Tasks",
+    "at_the_cut": "In Progress",
 }
 
 
@@ -344,14 +360,13 @@ def _own(
     )
 
 
-def _baton(chain_resets: int = 30) -> list[Cut]:
-    """Baton's own sessions; the chain's last session is probed for every session's requests
-    and files, its artifact being every earlier one merged."""
-    cuts = [_own(baton_sessions.todos_cut(5, n)) for n in (2, 3, 4, 5)]
-    cuts += [_own(baton_sessions.queued_while_working()), _own(baton_sessions.failure_fixed())]
-    chain = baton_sessions.chain(chain_resets)
-    previous = None
-    for number, session in enumerate(chain[:-1], 1):
+def _chained(
+    sessions: Sequence[baton_sessions.Session], kinds: Sequence[str] = ()
+) -> tuple[HandoffArtifact | None, list[HandoffArtifact]]:
+    """The facts-only handoffs of every session but the last, each merged into the next;
+    returns the last of them and all of them."""
+    previous, artifacts = None, []
+    for number, session in enumerate(sessions[:-1], 1):
         result = asyncio.run(
             generate_handoff(
                 None,
@@ -367,17 +382,92 @@ def _baton(chain_resets: int = 30) -> list[Cut]:
             )
         )
         previous = result.artifact
-    last = chain[-1]
-    every = {
-        kind: [p for s in chain for p in s.probes.get(kind, [])] for kind in ("requests", "files")
-    }
-    cut = _own(last, previous=previous, number=len(chain), probes=every)
-    cut.name = f"chain of {chain_resets} resets"
-    for number, session in enumerate(chain, 1):
-        for text in session.probes["requests"]:
+        artifacts.append(previous)
+    return previous, artifacts
+
+
+def _chain_cut(sessions: list[baton_sessions.Session], name: str, every: Sequence[str]) -> Cut:
+    """The chain's last session, probed for every session's ``every`` kinds."""
+    previous, _ = _chained(sessions)
+    last = sessions[-1]
+    probes = {**last.probes}
+    probes.update({kind: [p for s in sessions for p in s.probes.get(kind, [])] for kind in every})
+    probes.pop("done", None)
+    cut = _own(last, previous=previous, number=len(sessions), probes=probes)
+    cut.name = name
+    for number, session in enumerate(sessions, 1):
+        for text in session.probes.get("requests", []):
             if (where := _place(session.messages, text, number)) is not None:
                 cut.places[text] = where
-    return cuts + [cut]
+    return cut
+
+
+def _baton(chain_resets: int = 30) -> list[Cut]:
+    """Baton's own sessions; the chain's last session is probed for every session's requests
+    and files, its artifact being every earlier one merged."""
+    cuts = [_own(baton_sessions.todos_cut(5, n)) for n in (2, 3, 4, 5)]
+    cuts += [_own(baton_sessions.queued_while_working()), _own(baton_sessions.failure_fixed())]
+    cuts += [
+        _own(make())
+        for make in (
+            baton_sessions.tracker_shell,
+            baton_sessions.plan_file,
+            baton_sessions.numbered_plan,
+            baton_sessions.fixed_differently,
+        )
+    ]
+    cuts.append(_chain_cut(baton_sessions.fixed_next_session(), "fixed next session", ()))
+    cuts.append(_chain_cut(baton_sessions.task_chain(20), "20 resets, 6 tasks", ()))
+    chain = _chain_cut(baton_sessions.chain(chain_resets), "", ("requests", "files"))
+    chain.name = f"chain of {chain_resets} resets"
+    return cuts + [chain]
+
+
+def _pi_chained(root: Path) -> list[Cut]:
+    """A real pi session cut where pi compacted, each cut's session merged into the handoff of
+    the one before; probes: what pi's own summary names as current and next at that cut."""
+    path = root / "before-compaction.jsonl"
+    if not path.exists():
+        return []
+    pi = read_pi(path)
+    # From pi's summaries: "### WP14: Create main-new.ts (NEXT)"; "Current Task: File
+    # Reorganization … modes/interactive/components/ # MOVE from src/tui/", next "Move files".
+    truth = [
+        {"in_progress": ["WP14"], "next_step": ["WP14"]},
+        {"in_progress": ["modes/interactive"], "next_step": ["modes/interactive"]},
+    ]
+    cuts, previous = [], None
+    for number, (messages, probes) in enumerate(zip(pi.parts, truth, strict=False), 1):
+        cut = Cut(
+            name=f"pi:chained cut {number}",
+            messages=messages,
+            metadata={"cwd": pi.cwd},
+            by_kind=dict(probes),
+            previous=previous,
+            number=number,
+        )
+        cuts.append(cut)
+        previous = _handoff(None, cut, APP_BUDGET).artifact
+    return cuts
+
+
+def chain_staleness(resets: int = 20) -> None:
+    """Through a chain of resets over six tasks: at how many handoffs the next step names a
+    task already done, and at how many In Progress names the task under way."""
+    sessions = baton_sessions.task_chain(resets)
+    _, artifacts = _chained([*sessions, sessions[-1]])
+    stale = named = 0
+    for session, artifact in zip(sessions, artifacts, strict=True):
+        done = set(session.probes["done"])
+        done |= {f"task {i.split('-')[1]}" for i in done}
+        named_ids = set(re.findall(r"INV-\d+|task \d+", artifact.next_step))
+        stale += bool(named_ids & done)
+        named += any(session.probes["in_progress"][0] in line for line in artifact.in_progress)
+    print(
+        f"\ntask chain of {resets} resets through 6 tasks: next step names completed work at "
+        f"{stale} of {len(artifacts)} handoffs; In Progress names the task under way at "
+        f"{named} of {len(artifacts)}"
+    )
 
 
 # --- hand-ons ------------------------------------------------------------------------------
@@ -447,6 +537,18 @@ def _file_held(path: str, hand: HandOn) -> tuple[bool, bool]:
     return held, any(path.startswith(d + "/") for d in dirs)
 
 
+def _claims_failing(markdown: str, command: str) -> bool:
+    """Whether the handoff hands ``command`` on as failing (a "Still failing" lesson, a
+    "Failing:" line, a next step to make it pass)."""
+    quoted = f"`{command}`"
+    lines = [
+        line
+        for line in markdown.splitlines()
+        if line.startswith(("- Still failing:", "- Failing:", "Make `"))
+    ]
+    return any(quoted in line for line in lines)
+
+
 def score(cut: Cut, hand: HandOn) -> dict[str, tuple[int, int, int, list[str]]]:
     """Per kind: (held, held or named, total, the probes neither held nor named)."""
     flat = _flat(hand.text)
@@ -459,6 +561,8 @@ def score(cut: Cut, hand: HandOn) -> dict[str, tuple[int, int, int, list[str]]]:
             named = False
             if kind == "files":
                 here, named = _file_held(needle, hand)
+            elif kind == "stale_failures":
+                here = True
             elif kind in _SECTION_OF and artifact is not None:
                 body = _flat(_section(hand.text, _SECTION_OF[kind]))
                 here = _flat(needle) in body and (
@@ -468,6 +572,8 @@ def score(cut: Cut, hand: HandOn) -> dict[str, tuple[int, int, int, list[str]]]:
                 )
             else:
                 here = _flat(needle) in flat
+            if kind == "stale_failures":
+                here = artifact is None or not _claims_failing(hand.text, needle)
             if not here and artifact is not None:
                 if kind == "requests" and needle in cut.places:
                     place, up_to = cut.places[needle], named_before(artifact.user_messages)
@@ -636,13 +742,18 @@ def all_cuts() -> list[Cut]:
         _swe_agent(root / "swe-agent-trajectories")
         + _aider(root / "aider-chat-history")
         + _pi(root / "real-sessions")
+        + _pi_chained(root / "real-sessions" / "pi-mono")
         + _baton()
     )
 
 
 def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> None:
     cuts = all_cuts()
-    short = summary(run(cuts), APP_BUDGET)
+    tally = run(cuts)
+    short = summary(tally, APP_BUDGET)
+    stale = tally.totals.get("stale_failures", 0) - tally.held.get(("facts", "stale_failures"), 0)
+    print(f"facts: 'Still failing' items fixed before the cut: {stale}")
+    chain_staleness()
     public = [c for c in cuts if c.name.startswith(("swe:", "aider:"))]
     against_v2(public)
     cost(cuts)

@@ -57,9 +57,24 @@ def test_handoffs_keep_the_goal_and_every_request_where_truncation_does_not(caps
     app = run(public + _baton(chain_resets=12), APP_BUDGET, search=False)
     for writer in ("facts", "simulator"):
         for kind, total in app.totals.items():
-            if total:
+            # Stale failures have their own test below (a failure resolved by operation).
+            if total and kind != "stale_failures":
                 assert app.covered[writer, kind] / total >= GOAL, (writer, kind)
     assert app.covered["baseline", "requests"] / app.totals["requests"] < GOAL
+
+
+def test_no_failure_fixed_before_the_cut_is_handed_on_as_still_failing() -> None:
+    from bench import sessions
+    from bench.continuity import APP_BUDGET, _chain_cut, _own, run
+
+    cuts = [
+        _own(sessions.failure_fixed()),
+        _own(sessions.fixed_differently()),
+        _chain_cut(sessions.fixed_next_session(), "fixed next session", ()),
+    ]
+    tally = run(cuts, APP_BUDGET, search=False)
+    for writer in ("facts", "simulator"):
+        assert tally.held[writer, "stale_failures"] == tally.totals["stale_failures"], writer
 
 
 def test_masking_sends_fewer_tokens_and_keeps_every_tool_pair() -> None:

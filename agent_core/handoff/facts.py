@@ -21,17 +21,22 @@ from agent_core.handoff import facts_aider as aider
 from agent_core.handoff.artifact import FileChange, Todo
 from agent_core.handoff.evidence import progress_of
 from agent_core.handoff.grounded import CommandRun, GitCommit, GroundedFacts, TestRun, UserRequest
+from agent_core.handoff.work_state import WorkRecord, work_state_of
 
 __all__ = ["CommandRun", "TestRun", "GitCommit", "GroundedFacts", "extract_facts"]
 
 # --- tool vocabularies ------------------------------------------------------------------------
 
 _PATH_ARGS = ("path", "file_path", "filename", "notebook_path", "file")
-_WRITE_TOOLS = {"write_file", "Write", "create", "create_file"}
+_WRITE_TOOLS = {"write_file", "Write", "write", "create", "create_file"}
 _EDIT_TOOLS = {"edit_file", "Edit", "MultiEdit", "NotebookEdit", "edit", "insert", "str_replace"}
-_READ_TOOLS = {"read_file", "Read", "open", "view", "cat"}
+_READ_TOOLS = {"read_file", "Read", "open", "view", "cat", "read"}
+# The argument holding what a write or edit put in the file (the new text of an edit).
+_TEXT_ARGS = ("content", "file_text", "new_string", "new_str", "newText", "new", "text")
+_PLAN_SUFFIXES = (".md", ".markdown", ".txt", ".org", ".rst")
 _SHELL_TOOLS = {"run_command", "Bash", "bash", "execute", "shell", "terminal"}
-_TODO_TOOLS = {"write_todos", "TodoWrite"}
+# Todo tools: Baton's and deepagents', Claude Code's, opencode's, Codex's plan (its steps).
+_TODO_TOOLS = {"write_todos", "TodoWrite", "todowrite", "update_plan"}
 # Tools that edit the file currently open in SWE-agent's editor (no path argument).
 _OPEN_FILE_TOOLS = {"edit", "insert"}
 _SWE_NAVIGATION = {
@@ -96,6 +101,13 @@ class _Collector:
     todo_lists: list[tuple[int, list[Todo]]] = field(default_factory=list)
     finals: list[int] = field(default_factory=list)
     said: list[tuple[int, str]] = field(default_factory=list)  # the assistant's own words
+    # Outputs of shell runs, text of writes and edits, plan files read, commits and actions in
+    # short, by message index: what the work state is read from.
+    outputs: list[str] = field(default_factory=list)
+    writes: list[tuple[int, str, str, bool]] = field(default_factory=list)
+    reads: list[tuple[int, str, str]] = field(default_factory=list)
+    commit_at: list[tuple[int, str, str]] = field(default_factory=list)
+    actions: list[tuple[int, str, str, str]] = field(default_factory=list)
 
     def touch(self, kind: str, path: object, evidence: str) -> None:
         if isinstance(path, str) and path.strip() and path.strip() != "n/a":
@@ -181,12 +193,19 @@ def _apply_call(c: _Collector, name: str, args: dict[str, Any], result: str, fai
     path = _path_arg(args)
     if name in _OPEN_FILE_TOOLS and path is None:
         path = c.open_file
+    if isinstance(path, str):
+        c.actions.append((c.index, name, path, ""))
     if name in _WRITE_TOOLS or name in _EDIT_TOOLS:
         c.touch("modified", path, name)
+        text = next((args[k] for k in _TEXT_ARGS if isinstance(args.get(k), str)), None)
+        if isinstance(path, str) and text is not None:
+            c.writes.append((c.index, path, text, name in _WRITE_TOOLS))
         if name == "create":
             c.open_file = path if isinstance(path, str) else c.open_file
     elif name in _READ_TOOLS:
         c.touch("read", path, name)
+        if isinstance(path, str) and path.lower().endswith(_PLAN_SUFFIXES):
+            c.reads.append((c.index, path, result))
         if name == "open" and isinstance(path, str):
             c.open_file = path
 
@@ -212,7 +231,11 @@ def _apply_shell(c: _Collector, command: str, result: str, failed: bool) -> None
             named=_named_files(result) if status not in (None, 0) or error else [],
         )
     )
+    c.outputs.append(_EXIT_RE.sub("", result)[-4000:])
+    c.actions.append((c.index, "shell", command, "" if status is None else f"exit {status}"))
     for sha, message in _GIT_COMMIT_OUT_RE.findall(result):
+        if sha not in c.commits:
+            c.commit_at.append((c.index, sha, message))
         c.commits.setdefault(sha, message)
     if _TEST_CMD_RE.search(command):
         c.tests.append(_test_run(command, result, status))
@@ -297,13 +320,14 @@ def _apply_text_action(c: _Collector, action: str, observation: str) -> None:
 
 def _record_todos(c: _Collector, args: Mapping[str, Any]) -> None:
     """The latest write_todos/TodoWrite call is the todo state (each call sends the full list)."""
-    items = args.get("todos")
+    items = args.get("todos", args.get("plan"))
     if isinstance(items, list):
-        c.todos = [
-            _todo(item)
+        items = [
+            {**item, "content": item.get("content") or item.get("step") or ""}
             for item in items
-            if isinstance(item, Mapping) and str(item.get("content", "")).strip()
+            if isinstance(item, Mapping)
         ]
+        c.todos = [_todo(item) for item in items if str(item["content"]).strip()]
         c.todo_lists.append((c.index, c.todos))
 
 
@@ -492,6 +516,24 @@ def _files(c: _Collector, roots: list[str], submission: str | None) -> tuple[dic
     return modified, read, list(scratch)
 
 
+def _action_line(name: str, target: str, status: str, roots: list[str]) -> str:
+    if name == "shell":
+        command = " ".join(target.split())
+        command = command if len(command) <= 60 else command[:57] + "…"
+        return f"ran `{command}`" + (f" ({status})" if status else "")
+    return f"{name} {_normalize(target, roots)}"
+
+
+def _work_record(c: _Collector, commands: list[CommandRun], roots: list[str]) -> WorkRecord:
+    return WorkRecord(
+        shell=list(zip(commands, c.outputs, strict=True)),
+        writes=[(at, _normalize(p, roots), text, whole) for at, p, text, whole in c.writes],
+        reads=[(at, _normalize(p, roots), text) for at, p, text in c.reads],
+        commits=c.commit_at,
+        actions=[(at, _action_line(n, t, s, roots)) for at, n, t, s in c.actions],
+    )
+
+
 def extract_facts(
     messages: Sequence[BaseMessage],
     *,
@@ -544,6 +586,16 @@ def extract_facts(
         requests=requests,
         kept=set(modified),
         last_index=len(messages) - 1,
+    )
+    progress = work_state_of(
+        progress,
+        _work_record(c, commands, roots),
+        todo_lists=c.todo_lists,
+        said=c.said,
+        changes=changes,
+        kept=set(modified),
+        turn_start=requests[-1].index if requests else -1,
+        finals=c.finals,
     )
     return GroundedFacts(
         files_modified=[FileChange(path=p, verified=True, evidence=e) for p, e in modified.items()],

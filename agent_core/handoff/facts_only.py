@@ -15,7 +15,13 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from agent_core.handoff.evidence import command_key
-from agent_core.handoff.grounded import CommandRun, GroundedFacts, Progress, UserRequest
+from agent_core.handoff.grounded import (
+    CommandRun,
+    GroundedFacts,
+    Progress,
+    UserRequest,
+    WorkItem,
+)
 from agent_core.handoff.operations import operations, same_operation, streaks
 from agent_core.handoff.user_text import capped, constraint_sentences, request_item, shorten
 
@@ -25,6 +31,8 @@ __all__ = [
     "squeeze",
     "in_progress_lines",
     "next_step_line",
+    "remaining_lines",
+    "done_items",
     "GOAL_CHARS",
     "MESSAGE_CHARS",
     "Locate",
@@ -169,12 +177,69 @@ def errors_and_fixes(commands: list[CommandRun], scratch: Collection[str] = ()) 
     return [line for _, line in ordered][:_MAX_ERRORS]
 
 
+def _item_line(progress: Progress) -> str | None:
+    """The work item under way when a source other than the todo tool tracks it."""
+    item = progress.current
+    if item is None or item.source == "todo":
+        return None
+    how = item.evidence[-1] if item.evidence else ""
+    if item.source == "plan_text":
+        total = sum(1 for i in progress.items if i.source == "plan_text")
+        return f"Under way: {item.id} of {total} of the plan the agent stated: “{item.title}”"
+    state = item.state.replace("_", " ")
+    if item.state == "open":
+        peers = [i for i in progress.items if i.source == item.source and i.id] or progress.items
+        done = [i for i in peers[: peers.index(item)] if i.state == "done"] if item in peers else []
+        state = (
+            f"the next open item after {done[-1].id or done[-1].label}, done" if done else "open"
+        )
+    blocker = f"; blocked by: {item.blocker}" if item.blocker else ""
+    return f"Under way: {item.label} ({state}; {how}{blocker})"
+
+
+def _since(progress: Progress) -> str:
+    item = progress.current
+    if item is not None and item.started >= 0 and item.source in ("tracker", "todo"):
+        return f"{item.id} started" if item.id else "this todo started"
+    return "the last completed item"
+
+
+def _steered(progress: Progress, goal: str) -> list[UserRequest]:
+    """The open requests the user sent after the newest evidence about the item under way:
+    what the user asked for then is what is under way."""
+    item = progress.current
+    later = [r for r in progress.unanswered if r.text != goal]
+    if item is None or item.source == "todo":
+        return []
+    return [r for r in later if r.index > item.updated]
+
+
+def _requests_named(requests: list[UserRequest], locate: Locate | None) -> str:
+    named = []
+    for request in requests[-5:]:
+        where = locate(request.index) if locate else None
+        named.append(
+            f"[{where[0]}:{where[1]}]"
+            if where
+            else f"“{shorten(' '.join(request.text.split()), 120)}”"
+        )
+    plural = "s" if len(requests) > 1 else ""
+    return f"the open request{plural} {', '.join(named)} (in User Messages)"
+
+
 def in_progress_lines(progress: Progress, goal: str, locate: Locate | None = None) -> list[str]:
-    """What was under way at the cut: the task (a todo, else the open request, named by its
-    place in User Messages rather than repeated), the files changed since the last completed
-    item, the command still failing (its error is in Errors and Fixes)."""
+    """What was under way at the cut: the task (the work item under way, a todo, else the open
+    request, named by its place in User Messages rather than repeated), the files changed since
+    it started or since the last completion (a commit, an item done), the last check run on
+    them, the command still failing (its error is in Errors and Fixes), and the agent's last
+    words and actions, verbatim."""
     lines = []
-    if progress.todo:
+    item_line = _item_line(progress)
+    if steered := _steered(progress, goal):
+        lines.append("Answering " + _requests_named(steered, locate))
+    if item_line:
+        lines.append(item_line)
+    elif progress.todo:
         place = (
             f" ({progress.todo_place[0]} of {progress.todo_place[1]})"
             if progress.todo_place
@@ -182,40 +247,89 @@ def in_progress_lines(progress: Progress, goal: str, locate: Locate | None = Non
         )
         lines.append(f"Todo{place}: {progress.todo}")
     elif later := [r for r in progress.unanswered if r.text != goal]:
-        named = []
-        for request in later[-5:]:
-            where = locate(request.index) if locate else None
-            named.append(
-                f"[{where[0]}:{where[1]}]"
-                if where
-                else f"“{shorten(' '.join(request.text.split()), 120)}”"
-            )
-        plural = "s" if len(later) > 1 else ""
-        lines.append(f"Answering the open request{plural} {', '.join(named)} (in User Messages)")
+        lines.append("Answering " + _requests_named(later, locate))
     elif progress.unanswered:
         lines.append("The goal, not finished yet")
     if progress.changed:
         named = [p + (" (edited)" if p in progress.edited else "") for p in progress.changed]
         lines.append(
-            "Changed since the last completed item: "
+            f"Changed since {_since(progress)}: "
             + ", ".join(named[:10])
             + (f" (+{len(named) - 10})" if len(named) > 10 else "")
         )
+    if progress.last_check is not None and progress.last_check is not progress.failing:
+        lines.append(f"Last check: {_cmd(progress.last_check)} ({_how(progress.last_check)})")
     if progress.failing is not None:
         lines.append(f"Failing: {_cmd(progress.failing)}")
+    cut = []
+    words = progress.last_words or ""
+    if progress.next_step and progress.intention and progress.intention in words:
+        words = words.replace(progress.intention, "").strip()  # Next Step quotes it already
+    if words:
+        cut.append(f"the agent said “{words}”")
+    if progress.last_actions:
+        cut.append("last actions: " + "; ".join(progress.last_actions))
+    if cut:
+        lines.append("At the cut: " + "; ".join(cut))
     return lines
 
 
-def next_step_line(progress: Progress) -> str:
-    """What to do first: the assistant's own stated next step, else make the failing command
-    pass, else go on with the todo."""
-    if progress.intention:
-        return f"“{progress.intention}”"
-    if progress.failing is not None:
-        return f"Make {_cmd(progress.failing)} pass ({exit_status(progress.failing)})"
+def next_step_line(progress: Progress, goal: str = "", locate: Locate | None = None) -> str:
+    """What to do first: the rest of the agent's latest plan, or its stated next step when it
+    names what it acts on and was not carried out yet; else answer what the user asked since
+    the item's last evidence; else make the failing command pass (when it failed in the turn
+    under way, or nothing else is under way); else go on with the item under way (the todo),
+    else start the next open item."""
+    if progress.next_step:
+        return progress.next_step
+    if steered := _steered(progress, goal):
+        return "Answer " + _requests_named(steered, locate)
+    # A command that failed before the user's last message: the user has moved the work on.
+    failing = progress.failing
+    if failing is not None and (failing.index > progress.turn_start or progress.current is None):
+        return f"Make {_cmd(failing)} pass ({exit_status(failing)})"
+    item = progress.current
+    if item is not None and item.source != "todo" and item.state != "done":
+        verb = "Start" if item.state == "open" else "Go on with"
+        return f"{verb} {item.named}"
     if progress.todo:
         return f"Continue the todo “{progress.todo}”"
-    return ""  # an open request alone: In Progress already names it
+    after = [i for i in progress.remaining if i.source != "todo"]
+    return f"Start {after[0].named}" if after else ""  # else In Progress names the request
+
+
+_MAX_REMAINING = 10
+
+
+def _remaining(item: WorkItem) -> str:
+    if not item.title_from_output:
+        return item.label
+    where = "the tracker" if item.source == "tracker" else "the plan file read back"
+    return f"{item.id or 'an item'} (as {where} lists it: “{item.title}”)"
+
+
+def remaining_lines(progress: Progress) -> list[str]:
+    """The open items after the one under way, in order (open todos are listed as such)."""
+    # Open todos have their own section.
+    items = [i for i in progress.remaining if i.source != "todo"]
+    lines = [_remaining(i) + (f" (blocked: {i.blocker})" if i.blocker else "") for i in items]
+    extra = len(lines) - _MAX_REMAINING
+    return lines[:_MAX_REMAINING] + ([f"(+{extra} more open)"] if extra > 0 else [])
+
+
+def done_items(progress: Progress) -> list[str]:
+    """Items this record shows done by a close, a tick or a table's status (a commit naming
+    one is listed as the commit); of a plan file with numbered items, those items."""
+    numbered = any(i.id for i in progress.items if i.source == "plan_file")
+    return [
+        f"Done: {i.label} ({i.evidence[-1]})"
+        for i in progress.items
+        if i.state == "done"
+        and i.source in ("tracker", "plan_file")
+        and (i.id or not numbered or i.source == "tracker")
+        and i.evidence
+        and not i.evidence[-1].startswith(("commit ", "read "))
+    ]
 
 
 def request_items(
@@ -265,6 +379,7 @@ def facts_only_fields(
         goal = capped(goal_request.text, GOAL_CHARS, where)
     done = [f"Commit {c.sha[:7]}: {c.message}" for c in facts.commits]
     done += [f"Completed todo: {t.content}" for t in facts.todos if t.status == "completed"]
+    done += done_items(facts.progress)
     state = []
     if facts.test_runs and facts.test_runs[-1].outcome == "passed":
         last = facts.test_runs[-1]
@@ -272,6 +387,8 @@ def facts_only_fields(
         state.append(f"Last test run `{squeeze(last.command, 200)}`: {last.outcome}{summary}.")
     elif facts.commands and not facts.commands[-1].failed:
         state.append(f"Last command: {_cmd(facts.commands[-1])} ({_how(facts.commands[-1])}).")
+    if facts.progress.question:
+        state.append(f"The agent's last reply asks the user: “{facts.progress.question}”")
     return {
         "goal": goal,
         "constraints": _hidden_constraints(requests, GOAL_CHARS if goal_request else MESSAGE_CHARS),
@@ -280,8 +397,10 @@ def facts_only_fields(
         "in_progress": in_progress_lines(
             facts.progress, goal_request.text if goal_request else "", locate
         ),
-        "next_step": next_step_line(facts.progress),
-        "remaining_tasks": [],  # the open todos are listed as such
+        "next_step": next_step_line(
+            facts.progress, goal_request.text if goal_request else "", locate
+        ),
+        "remaining_tasks": remaining_lines(facts.progress),
         "key_decisions": [],
         "errors_and_fixes": errors_and_fixes(facts.commands, facts.scratch_files),
         "files_read": list(facts.files_read),

@@ -40,6 +40,7 @@ from agent_core.handoff.request import (
     transcript_request,
 )
 from agent_core.handoff.state_line import one_state_per_request, truthful_state
+from agent_core.handoff.work_agreement import agree_on_work
 
 __all__ = [
     "HandoffDraft",
@@ -446,6 +447,16 @@ def _assemble(
     shown = " ".join([fallback["goal"], *fallback["user_messages"]])
     quoted = [c for c in quoted if " ".join(c.split()) not in " ".join(shown.split())]
     next_step = draft.get("next_step")
+    next_step = (
+        next_step
+        if isinstance(next_step, str) and _quoted(next_step, spoken(messages))
+        else fallback["next_step"]
+    )
+    if draft:  # the work state the model wrote, checked against the record's
+        remaining, next_step, more = agree_on_work(
+            list(fields["remaining_tasks"]), next_step, facts.progress, fallback
+        )
+        fields["remaining_tasks"], disagreements = remaining, [*disagreements, *more]
     new_goal = draft.get("new_goal")
     # The goal changes only when the model quotes the user replacing it in this session.
     goal_changed = isinstance(new_goal, str) and _quoted(new_goal, said)
@@ -458,11 +469,7 @@ def _assemble(
         goal=new_goal if goal_changed and isinstance(new_goal, str) else fallback["goal"],
         constraints=list(dict.fromkeys([*fallback["constraints"], *quoted])),
         user_messages=fallback["user_messages"],
-        next_step=(
-            next_step
-            if isinstance(next_step, str) and _quoted(next_step, spoken(messages))
-            else fallback["next_step"]
-        ),
+        next_step=next_step,
         files_modified=claimed_files(facts, draft.get("files_modified") or []),
         files_read=fallback["files_read"],
         open_todos=facts.open_todos,

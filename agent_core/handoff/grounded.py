@@ -8,7 +8,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.handoff.artifact import FileChange, Todo
 
-__all__ = ["CommandRun", "TestRun", "GitCommit", "UserRequest", "Progress", "GroundedFacts"]
+__all__ = [
+    "CommandRun",
+    "TestRun",
+    "GitCommit",
+    "UserRequest",
+    "WorkItem",
+    "Progress",
+    "GroundedFacts",
+]
 
 _STRICT = ConfigDict(extra="forbid")
 
@@ -72,6 +80,47 @@ class UserRequest(BaseModel):
     times: int = Field(default=1, ge=1)
 
 
+WorkItemState = Literal["open", "in_progress", "done", "blocked"]
+
+
+class WorkItem(BaseModel):
+    """One unit of the agent's work, however it tracked it: a todo, a tracker issue (beads,
+    GitHub, an ``ABC-123`` id in a branch or commit), a plan-file entry, a step of a plan it
+    stated. ``evidence`` holds one short line per change of state (what proves it);
+    ``started``/``finished`` are the message indices where it went under way and was done
+    (-1: not seen); ``blocker`` says what blocks a blocked item."""
+
+    model_config = _STRICT
+    key: str
+    title: str
+    id: str | None = None
+    source: Literal["todo", "tracker", "plan_file", "plan_text"] = "tracker"
+    state: WorkItemState = "open"
+    blocker: str | None = None
+    evidence: list[str] = Field(default_factory=list)
+    started: int = -1
+    finished: int = -1
+    #: The message index of the newest evidence about it.
+    updated: int = -1
+    #: The title came from a tool's output (a tracker listing, a file read back), not from
+    #: the agent's own command or write: it is data, and a next step names the id instead.
+    title_from_output: bool = False
+
+    @property
+    def label(self) -> str:
+        """The item as a line names it: its id first when the title does not start with it."""
+        if self.id and not self.title.startswith(self.id):
+            return f"{self.id} {self.title}"
+        return self.title
+
+    @property
+    def named(self) -> str:
+        """The item as something to act on: never words a tool printed."""
+        if not self.title_from_output:
+            return self.label
+        return self.id or "the first item of Remaining Tasks"
+
+
 class Progress(BaseModel):
     """What was being done when the session stopped, from evidence alone.
 
@@ -90,6 +139,30 @@ class Progress(BaseModel):
     failing: CommandRun | None = None
     unanswered: list[UserRequest] = Field(default_factory=list)
     intention: str | None = None
+    #: The work items of every source, in the order first seen; the one under way at the cut.
+    items: list[WorkItem] = Field(default_factory=list)
+    current: WorkItem | None = None
+    #: What the evidence says comes next (already quoted or phrased), empty when nothing does.
+    next_step: str = ""
+    #: The last check (a test, lint or build command) run since the item under way started.
+    last_check: CommandRun | None = None
+    #: The agent's last words and last few actions, short and verbatim.
+    last_words: str | None = None
+    last_actions: list[str] = Field(default_factory=list)
+    #: The message index of the user's last message: the turn under way started there.
+    turn_start: int = -1
+    #: The last words of the agent's finished reply when they ask the user something.
+    question: str | None = None
+
+    @property
+    def remaining(self) -> list[WorkItem]:
+        """The items still to do after the one under way, in order."""
+        return [
+            item
+            for item in self.items
+            if item.state in ("open", "blocked")
+            and (self.current is None or item.key != self.current.key)
+        ]
 
 
 class GroundedFacts(BaseModel):

@@ -11,13 +11,14 @@ What an earlier budget left out stays as its "omitted" line, so nothing leaves s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from agent_core.handoff.artifact import FileChange, HandoffArtifact, Todo
 from agent_core.handoff.facts_only import Locate, request_items
 from agent_core.handoff.grounded import CommandRun, GroundedFacts
 from agent_core.handoff.operations import Streak, streaks
 from agent_core.handoff.user_text import answered, request_body, same_request
+from agent_core.handoff.work_state import item_ids
 
 __all__ = ["merge_previous", "merge_files", "merge_lessons", "ground", "with_checks"]
 
@@ -28,9 +29,68 @@ def _union(*lists: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(item for items in lists for item in items if item))
 
 
-def _still_open(task: str, done: Sequence[str], todos: Sequence[Todo]) -> bool:
+_UNDER_WAY = "Under way:"
+# The steps of a plan the agent stated belong to its session: the next one states its own.
+_STATED_STEP = re.compile(r"^step \d+ ")
+
+
+def _ids(lines: Iterable[str]) -> set[str]:
+    return {found for line in lines for found in item_ids(line)}
+
+
+def _still_open(
+    task: str, done: Sequence[str], todos: Sequence[Todo], taken: Collection[str] = ()
+) -> bool:
+    """Whether a remaining task is still to do: not completed (by its text or its id) and not
+    the item now under way (``taken``: its ids)."""
     closed = {t.content for t in todos if t.status == "completed"}
-    return task not in closed and not any(task in item for item in done)
+    ids = set(item_ids(task.split(" (")[0]))
+    return (
+        task not in closed
+        and not any(task in item for item in done)
+        and not ids & (_ids(done) | set(taken))
+    )
+
+
+def _carried_in_progress(
+    previous: HandoffArtifact,
+    current: HandoffArtifact,
+    replied: bool,
+    commands: Sequence[CommandRun],
+) -> list[str]:
+    """What the session writes as under way, after the previous item under way when the
+    session named none and did not complete it (a task spans resets). A carried failure the
+    session has since passed is not carried."""
+    if not current.in_progress:
+        if replied:
+            return []
+        return [line for line in previous.in_progress if _still_failing(line, commands)]
+    if replied or any(line.startswith((_UNDER_WAY, "Todo")) for line in current.in_progress):
+        return current.in_progress
+    done = _ids(current.completed_work)
+    carried = [
+        line
+        for line in previous.in_progress
+        if line.startswith(_UNDER_WAY) and not set(item_ids(line.split(" (")[0])) & done
+    ]
+    return carried[:1] + current.in_progress
+
+
+def _next_step(
+    previous: HandoffArtifact,
+    current: HandoffArtifact,
+    replied: bool,
+    commands: Sequence[CommandRun],
+) -> str:
+    """The session's next step, else the previous one while the session completed nothing
+    (a step older than the newest completed work is never carried, nor one to make a command
+    pass that the session has passed since)."""
+    if current.next_step or replied:
+        return current.next_step
+    new_done = [line for line in current.completed_work if line not in previous.completed_work]
+    if new_done or not _still_failing(previous.next_step, commands):
+        return ""
+    return previous.next_step
 
 
 def merge_files(
@@ -141,15 +201,16 @@ def merge_previous(
         return current.model_copy(update={"files_modified": files})
     done = _union(previous.completed_work, current.completed_work)
     todos = current.open_todos if todos_recorded else previous.open_todos
+    taken = _ids(line.split(" (")[0] for line in current.in_progress if line.startswith(_UNDER_WAY))
     remaining = [
         t
         for t in previous.remaining_tasks
-        if _still_open(t, current.completed_work, current.open_todos)
+        if not _STATED_STEP.match(t)
+        and _still_open(t, current.completed_work, current.open_todos, taken)
     ]
     files = merge_files(previous.files_modified, current.files_modified, current.session_number)
     modified = {f.path for f in files}
-    carried = [line for line in previous.in_progress if _still_failing(line, commands)]
-    in_progress = current.in_progress or ([] if replied else carried)
+    in_progress = _carried_in_progress(previous, current, replied, commands)
     under_way = [t for t in todos if t.status == "in_progress"]
     if under_way and not any(under_way[0].content in line for line in in_progress):
         # The session did not write its todo list: the todo the list has under way still is.
@@ -163,12 +224,7 @@ def merge_previous(
         # What was under way carries over only a session that finished nothing: one that gave
         # a completed reply and has nothing under way left nothing under way.
         "in_progress": in_progress,
-        "next_step": current.next_step
-        or (
-            ""
-            if replied or not _still_failing(previous.next_step, commands)
-            else previous.next_step
-        ),
+        "next_step": _next_step(previous, current, replied, commands),
         "remaining_tasks": _union(remaining, current.remaining_tasks),
         "key_decisions": _union(previous.key_decisions, current.key_decisions),
         "errors_and_fixes": merge_lessons(

@@ -262,7 +262,8 @@ async def test_without_a_model_the_users_latest_request_is_carried_on() -> None:
     assert facts.user_requests == ["Fix the login redirect", "and keep the old URL working too"]
     result = await generate_handoff(None, messages, facts=facts, **META)
     assert result.artifact.in_progress == [
-        "Answering the open request “and keep the old URL working too” (in User Messages)"
+        "Answering the open request “and keep the old URL working too” (in User Messages)",
+        "At the cut: last actions: read_file urls.py",
     ]
     assert result.artifact.user_messages == ["[open] and keep the old URL working too"]
 
