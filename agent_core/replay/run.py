@@ -109,7 +109,14 @@ def session_handoff(
             budget_tokens=budget_tokens,
             window_tokens=window,
             inventory=take_inventory(originals, metadata),
-            locate=(lambda i: replayed.locate(i + since)) if since else replayed.locate,
+            # As the coordinator: places are named only where the history tools can open them.
+            locate=(
+                None
+                if not replayed.history_tools
+                else (lambda i: replayed.locate(i + since))
+                if since
+                else replayed.locate
+            ),
         )
     )
     return result.artifact, handoff_context_message(result.artifact)

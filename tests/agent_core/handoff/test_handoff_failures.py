@@ -163,7 +163,9 @@ def test_a_failure_fixed_in_a_later_session_leaves_the_chain() -> None:
     second = [*run("git push --set-upstream origin feature", 0, "branch set up")]
     two = handoff(second, previous=one, number=2)
     assert not any(line.startswith("Still failing") for line in two.errors_and_fixes)
-    assert not any("git push" in line for line in two.in_progress)
+    # Only the passing run may be named ("At the cut"), never the fixed failure.
+    assert not any(line.startswith("Failing:") for line in two.in_progress)
+    assert all("(exit 128)" not in line for line in two.in_progress)
     assert "git push" not in two.next_step
     assert (
         "`git push` failed in an earlier session; it passed in session 2: "
