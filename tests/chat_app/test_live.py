@@ -228,3 +228,34 @@ async def test_after_redis_drops_the_subscription_watchers_reload_and_follow_aga
         assert isinstance((await asyncio.wait_for(queue.get(), 8)).event, Resync)
         await live.publish(thread, "run", TitleChanged(title="two"))
         assert (await _next(queue)).event == TitleChanged(title="two")
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        b"42",  # JSON, but not an object
+        b"not json at all",
+        b"\xff\xfe\x00 not utf-8",
+        b'{"run": "r", "type": "token"}',  # an event without its data
+    ],
+    ids=["number", "text", "bytes", "partial"],
+)
+async def test_a_malformed_frame_is_logged_and_skipped_and_the_subscription_stays(
+    monkeypatch, caplog, frame: bytes
+) -> None:
+    """Four malformed frames once dropped the process's subscription, and every open tab
+    reloaded its thread."""
+    import redis
+
+    url = _redis_or_skip()
+    monkeypatch.setenv("REFLEX_REDIS_URL", url)
+    monkeypatch.setattr(live, "_redis_client", None)
+    monkeypatch.setattr(live, "_listener", None)
+    thread = uuid.uuid4().hex
+    async with live.watch(thread) as queue:
+        redis.Redis.from_url(url).publish(live._CHANNEL + thread, frame)
+        await live.publish(thread, "run", TitleChanged(title="after the bad frame"))
+        assert (await _next(queue)).event == TitleChanged(title="after the bad frame")
+        await asyncio.sleep(1.2)  # a dropped subscription would be made again by now
+        assert queue.empty(), "the tab was told to reload"
+    assert any("malformed" in record.getMessage() for record in caplog.records)

@@ -44,6 +44,7 @@ from chat_app.services.presentation.ui_events import (
 __all__ = [
     "Relayed",
     "relay",
+    "read_frame",
     "new_run_id",
     "publish",
     "resync",
@@ -84,8 +85,13 @@ def _client() -> Any:
     if _redis_client is None:
         import redis.asyncio as redis
 
+        # Undecodable bytes on the channel become U+FFFD and then a malformed frame that
+        # is skipped; a decoding error would instead drop the subscription.
         _redis_client = redis.Redis.from_url(
-            _redis_url(), decode_responses=True, client_name=_CLIENT_NAME
+            _redis_url(),
+            decode_responses=True,
+            encoding_errors="replace",
+            client_name=_CLIENT_NAME,
         )
     return _redis_client
 
@@ -110,6 +116,18 @@ def _deliver(thread_id: str, event: Relayed) -> None:
             with contextlib.suppress(asyncio.QueueFull):
                 queue.get_nowait()
                 queue.put_nowait(_RESYNC)
+
+
+def read_frame(data: Any) -> Relayed | None:
+    """The event a frame of the channel carries, or None when it is not one of ours: anyone
+    with access to Redis can publish there, and a bad frame must not cost the subscription."""
+    try:
+        wire = json.loads(data)
+        if not isinstance(wire, dict):
+            return None
+        return Relayed(str(wire.pop("run", "")), parse_ui_event(wire))
+    except (TypeError, ValueError, ValidationError):
+        return None
 
 
 def resubscribe_delay(failures: int) -> float:
@@ -144,10 +162,13 @@ async def _listen() -> None:
                 if message is None or message.get("type") != "pmessage":
                     continue
                 thread_id = str(message["channel"]).removeprefix(_CHANNEL)
-                try:
-                    wire = json.loads(message["data"])
-                    event = Relayed(str(wire.pop("run", "")), parse_ui_event(wire))
-                except (TypeError, ValueError, ValidationError):
+                event = read_frame(message["data"])
+                if event is None:
+                    _log.warning(
+                        "skipped a malformed frame on thread %s's live channel: %.80r",
+                        thread_id,
+                        message["data"],
+                    )
                     continue
                 _deliver(thread_id, event)
         except Exception:  # Redis went away or dropped us: subscribe again
