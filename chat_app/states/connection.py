@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from reflex.utils import prerequisites
+from chat_app.states.reflex_internals import token_manager
 
 __all__ = ["connected_here"]
 
@@ -18,8 +18,7 @@ def connected_here(token: str) -> bool:
     the page loads there), is no longer followed from here.
     """
     try:
-        namespace = prerequisites.get_app().app.event_namespace
-        manager = namespace._token_manager  # Reflex keeps the socket records there
+        manager = token_manager()
         record = manager.token_to_socket.get(token)
     except Exception:  # Reflex's internals moved: keep watching rather than go silent
         _log.warning("cannot tell whether tab %s is connected", token[:8], exc_info=True)
