@@ -19,11 +19,14 @@ first-token p95 <= 2 s, ``/ping`` p95 <= 250 ms, memory back within 10% after th
 leave. The verdict is printed beside the figures; nothing here asserts on time.
 
 Run: ``.venv/bin/python -m bench.load [--clients 10,50,100,200] [--messages 2]
-[--backends sqlite,postgres,postgres+redis] [--turns process,worker] [--timeout 300]``;
+[--backends sqlite,postgres,postgres+redis] [--turns process,worker] [--timeout 300]
+[--faults redis,kill]``;
 ``--turns process,worker`` runs each backend with its turns in a process of their own and in
 the worker, and prints their ratios side by side. PostgreSQL (trust auth on
 127.0.0.1:5432, a scratch database per run) and Redis (127.0.0.1:6379, db 9) are skipped,
-saying why, when they do not answer.
+saying why, when they do not answer. ``--faults`` adds the phases of :mod:`bench.load_faults`
+(a Redis outage, a turn-process kill) at ``--fault-clients`` chats; ``--backends ''`` runs
+only those.
 """
 
 from __future__ import annotations
@@ -402,15 +405,14 @@ class PhaseResult:
         return sum(len(o.sent) for o in self.outcomes)
 
 
-def stored_replies(db_url: str, outcomes: list[ChatOutcome]) -> tuple[int, int]:
-    """(sent messages stored as user rows, of those the ones an assistant row follows)."""
+def thread_rows(db_url: str, thread_ids: list[str]) -> list[tuple[str, str, str]]:
+    """(thread id, role, content) of every stored row of ``thread_ids``, in order."""
     from sqlalchemy import bindparam, create_engine, text
 
     from chat_app.db.settings import normalize_url
 
-    threads = {o.thread_id: set(o.sent) for o in outcomes if o.thread_id and o.sent}
-    if not threads:
-        return 0, 0
+    if not thread_ids:
+        return []
     query = text(
         "SELECT thread_id, role, content FROM message WHERE thread_id IN :ids "
         "ORDER BY thread_id, seq"
@@ -418,9 +420,17 @@ def stored_replies(db_url: str, outcomes: list[ChatOutcome]) -> tuple[int, int]:
     engine = create_engine(normalize_url(db_url))
     try:
         with engine.connect() as connection:
-            rows = connection.execute(query, {"ids": list(threads)}).all()
+            return [tuple(row) for row in connection.execute(query, {"ids": thread_ids})]
     finally:
         engine.dispose()
+
+
+def stored_replies(db_url: str, outcomes: list[ChatOutcome]) -> tuple[int, int]:
+    """(sent messages stored as user rows, of those the ones an assistant row follows)."""
+    threads = {o.thread_id: set(o.sent) for o in outcomes if o.thread_id and o.sent}
+    if not threads:
+        return 0, 0
+    rows = thread_rows(db_url, list(threads))
     stored = answered = 0
     thread, waiting = None, None  # the last sent text seen, until an assistant row answers it
     for thread_id, role, content in rows:
@@ -730,7 +740,29 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "(the app's choice: a process with one worker); 'process,worker' "
         "runs each backend both ways and prints their ratios",
     )
+    parser.add_argument(
+        "--faults",
+        default="",
+        help="fault phases on PostgreSQL + Redis, comma-separated, of redis, kill "
+        "(bench.load_faults; default none)",
+    )
+    parser.add_argument(
+        "--fault-clients", type=int, default=GOAL_N, help="chats in a fault phase (default 100)"
+    )
+    parser.add_argument(
+        "--outage", type=float, default=10.0, help="seconds Redis is cut (default 10)"
+    )
+    parser.add_argument(
+        "--watchers",
+        type=int,
+        default=10,
+        help="chats of a fault phase with a second tab that must see the first's messages",
+    )
+    parser.add_argument(
+        "--fault-workers", type=int, default=2, help="backend workers in a fault phase (default 2)"
+    )
     options = parser.parse_args(argv)
+    options.faults = [f.strip() for f in options.faults.split(",") if f.strip()]
     options.turns = [t.strip() for t in options.turns.split(",") if t.strip()]
     if set(options.turns) - {"process", "worker", "default"}:
         parser.error("--turns takes process, worker or default")
@@ -770,6 +802,15 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{label}: skipped ({type(error).__name__}: {str(error)[:300]})", flush=True)
     if results:
         print_report(results, cores)
+    if options.faults:
+        from bench.load_faults import FAULTS, print_fault_report, run_fault_phases
+
+        unknown = set(options.faults) - set(FAULTS)
+        if unknown:
+            raise SystemExit(f"unknown fault(s) {', '.join(sorted(unknown))}; choose from {FAULTS}")
+        faults = run_fault_phases(options.faults, options.fault_clients, workdir, options)
+        if faults:
+            print_fault_report(faults, options.outage)
 
 
 if __name__ == "__main__":

@@ -104,6 +104,21 @@ def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database, 
     assert view is not None and view.items[1].content == text
 
 
+async def _killed_at_first_words(app, owner: str, thread_id: str, before_kill=lambda: None):
+    """Send "Build a CSV parser" in the turn process and kill the child at its first words;
+    the run's events and the killed child's pid."""
+    from chat_app.services.conversation import chat
+
+    events, killed = [], None
+    async for event in chat.send_message(app, owner, thread_id, "Build a CSV parser"):
+        events.append(event.model_dump())
+        if event.type == "token" and killed is None:
+            killed = _child_pid()
+            before_kill()
+            os.kill(killed, signal.SIGKILL)
+    return events, killed
+
+
 def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_works(
     database, monkeypatch, app
 ) -> None:
@@ -115,12 +130,7 @@ def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_work
     thread = threads.create_thread(app, owner, "Long job")
 
     async def work():
-        events, killed = [], None
-        async for event in chat.send_message(app, owner, thread.id, "Build a CSV parser"):
-            events.append(event.model_dump())
-            if event.type == "token" and killed is None:
-                killed = _child_pid()
-                os.kill(killed, signal.SIGKILL)
+        events, killed = await _killed_at_first_words(app, owner, thread.id)
         # The killed child's file lock went with it: the next send takes the thread (in a
         # new child, which reads the environment as it is now).
         monkeypatch.setenv("BATON_SIM_DELAY", "0")
@@ -144,7 +154,7 @@ def test_a_turn_cut_by_a_turn_process_kill_is_answered_again_by_itself(
 ) -> None:
     """Cut turns waited for Regenerate (21 of 40 first messages after a kill under load),
     while a whole-server crash already answered them again at start-up."""
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation import threads
     from chat_app.services.conversation.cut_turns import (
         RESUMED_NOTE,
         resume_after_turn_process_loss,
@@ -156,13 +166,10 @@ def test_a_turn_cut_by_a_turn_process_kill_is_answered_again_by_itself(
     thread = threads.create_thread(app, owner, "Long job")
 
     async def work():
-        events, killed = [], None
-        async for event in chat.send_message(app, owner, thread.id, "Build a CSV parser"):
-            events.append(event.model_dump())
-            if event.type == "token" and killed is None:
-                killed = _child_pid()
-                monkeypatch.setenv("BATON_SIM_DELAY", "0")  # the next child answers fast
-                os.kill(killed, signal.SIGKILL)
+        # The next child answers fast: it reads the environment as it is when it starts.
+        events, _ = await _killed_at_first_words(
+            app, owner, thread.id, lambda: monkeypatch.setenv("BATON_SIM_DELAY", "0")
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:  # no send, no reload: by itself
             view = threads.load_timeline(app, owner, thread.id)
