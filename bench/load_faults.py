@@ -113,14 +113,17 @@ async def _send_until_acknowledged(
         await socket.emit(
             _event(names.submit, path, form={"message": text, "client_id": client_id})
         )
-        deadline = time.monotonic() + RESEND_SECONDS
+        deadline, sending = time.monotonic() + RESEND_SECONDS, ""
         with contextlib.suppress(TimeoutError):
             while True:
                 update = await socket.next_update(deadline)
+                if '"sending_rx_state_":true' in update:
+                    sending = update  # the run started before its acknowledgement came
                 if client_id in update and "batonOutbox.accepted" in update:
                     chat.acknowledged.add(client_id)
-                    with contextlib.suppress(TimeoutError):
-                        await await_turn_end(socket, time.monotonic() + 60, update)
+                    if '"sending_rx_state_":false' not in update.split(client_id, 1)[-1]:
+                        with contextlib.suppress(TimeoutError):
+                            await await_turn_end(socket, time.monotonic() + 60, sending or update)
                     return
                 refused = "batonOutbox.refused" in update and client_id in update
                 if refused or any(kind == "error" for kind, _ in _TOAST.findall(update)):
