@@ -224,3 +224,13 @@ def test_an_event_that_fails_because_redis_is_cut_says_so_in_plain_words() -> No
         assert describe_failure(wrapped) == REDIS_CUT
     assert describe_failure(cut.value) == REDIS_CUT
     assert "Redis" in str(backend_exception_handler(cut.value))
+
+
+def test_an_event_whose_state_lock_expired_says_so_in_plain_words() -> None:
+    """47 of 231 failed events in the Redis-outage bench showed "An unexpected error
+    (LockExpiredError) stopped this"."""
+    from reflex_base.utils.exceptions import LockExpiredError
+
+    from chat_app.services.presentation.failures import STATE_LOCK_EXPIRED, describe_failure
+
+    assert describe_failure(LockExpiredError("Lock expired for token abc")) == STATE_LOCK_EXPIRED

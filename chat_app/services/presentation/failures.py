@@ -11,12 +11,19 @@ from __future__ import annotations
 from agent_core import BatonError, known_secrets, redact_text
 from chat_app.db.failures import database_failure
 
-__all__ = ["describe_failure", "REDIS_CUT"]
+__all__ = ["describe_failure", "REDIS_CUT", "STATE_LOCK_EXPIRED"]
 
 REDIS_CUT = (
     "The server lost its connection to Redis, where open pages keep their state: nothing "
     "was sent or changed. Try again in a moment; a message stays in the composer and is "
     "sent again once the connection is back."
+)
+
+
+STATE_LOCK_EXPIRED = (
+    "The server was too busy to finish this in time (the page's state lock in Redis "
+    "expired). A message you sent is sent again unless it shows as stored; reload the page "
+    "if it looks out of date."
 )
 
 
@@ -46,6 +53,9 @@ def describe_failure(exc: BaseException) -> str:
         return failure.text()
     if _redis_failure(exc):
         return REDIS_CUT
+    # Reflex's (its class is not imported here: services never import Reflex).
+    if type(exc).__name__ == "LockExpiredError" and type(exc).__module__.startswith("reflex"):
+        return STATE_LOCK_EXPIRED
     if isinstance(exc, BatonError):
         text = redact_text(str(exc), known_secrets()).strip()
         if text:
