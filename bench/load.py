@@ -19,14 +19,12 @@ first-token p95 <= 2 s, ``/ping`` p95 <= 250 ms, memory back within 10% after th
 leave. The verdict is printed beside the figures; nothing here asserts on time.
 
 Run: ``.venv/bin/python -m bench.load [--clients 10,50,100,200] [--messages 2]
-[--backends sqlite,postgres,postgres+redis] [--turns process,worker] [--timeout 300]
-[--faults redis,kill]``;
+[--backends sqlite,postgres,postgres+redis] [--turns process,worker] [--timeout 300]``;
 ``--turns process,worker`` runs each backend with its turns in a process of their own and in
 the worker, and prints their ratios side by side. PostgreSQL (trust auth on
 127.0.0.1:5432, a scratch database per run) and Redis (127.0.0.1:6379, db 9) are skipped,
-saying why, when they do not answer. ``--faults`` adds the phases of :mod:`bench.load_faults`
-(a Redis outage, a turn-process kill) at ``--fault-clients`` chats; ``--backends ''`` runs
-only those.
+saying why, when they do not answer. The same load with faults (a Redis outage, a
+turn-process kill) is :mod:`bench.load_faults`.
 """
 
 from __future__ import annotations
@@ -740,29 +738,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "(the app's choice: a process with one worker); 'process,worker' "
         "runs each backend both ways and prints their ratios",
     )
-    parser.add_argument(
-        "--faults",
-        default="",
-        help="fault phases on PostgreSQL + Redis, comma-separated, of redis, kill "
-        "(bench.load_faults; default none)",
-    )
-    parser.add_argument(
-        "--fault-clients", type=int, default=GOAL_N, help="chats in a fault phase (default 100)"
-    )
-    parser.add_argument(
-        "--outage", type=float, default=10.0, help="seconds Redis is cut (default 10)"
-    )
-    parser.add_argument(
-        "--watchers",
-        type=int,
-        default=10,
-        help="chats of a fault phase with a second tab that must see the first's messages",
-    )
-    parser.add_argument(
-        "--fault-workers", type=int, default=2, help="backend workers in a fault phase (default 2)"
-    )
     options = parser.parse_args(argv)
-    options.faults = [f.strip() for f in options.faults.split(",") if f.strip()]
     options.turns = [t.strip() for t in options.turns.split(",") if t.strip()]
     if set(options.turns) - {"process", "worker", "default"}:
         parser.error("--turns takes process, worker or default")
@@ -802,15 +778,6 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{label}: skipped ({type(error).__name__}: {str(error)[:300]})", flush=True)
     if results:
         print_report(results, cores)
-    if options.faults:
-        from bench.load_faults import FAULTS, print_fault_report, run_fault_phases
-
-        unknown = set(options.faults) - set(FAULTS)
-        if unknown:
-            raise SystemExit(f"unknown fault(s) {', '.join(sorted(unknown))}; choose from {FAULTS}")
-        faults = run_fault_phases(options.faults, options.fault_clients, workdir, options)
-        if faults:
-            print_fault_report(faults, options.outage)
 
 
 if __name__ == "__main__":

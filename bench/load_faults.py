@@ -19,15 +19,18 @@ tab on the same chat, which must see the first tab's messages. Measured per phas
 - recovery: seconds from the fault's end until every watcher tab has seen a message its
   chat's other tab sent after the fault.
 
-Run through ``python -m bench.load --faults redis,kill [--clients 100] [--messages 3]``.
+Run: ``.venv/bin/python -m bench.load_faults [--faults redis,kill] [--clients 100]
+[--messages 3] [--outage 10] [--watchers 10] [--workers 2] [--timeout 300]``.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import os
 import signal
+import tempfile
 import time
 import uuid
 from collections import Counter
@@ -50,7 +53,7 @@ from bench.load import (
     thread_rows,
 )
 
-__all__ = ["FAULTS", "FaultResult", "run_fault_phases", "print_fault_report"]
+__all__ = ["FAULTS", "FaultResult", "run_fault_phases", "print_fault_report", "main"]
 
 FAULTS = ("redis", "kill")
 RESEND_SECONDS = 8.0  # the outbox's (assets/baton-outbox.js RETRY_AFTER_MS)
@@ -311,7 +314,7 @@ def run_fault_phases(faults: list[str], clients: int, workdir: Path, options) ->
     for fault in faults:
         print(f"postgres+redis, fault {fault}: {clients} chats x {options.messages} messages…")
         try:
-            with fault_server(workdir, options.fault_workers) as (server, proxy, db_url):
+            with fault_server(workdir, options.workers) as (server, proxy, db_url):
                 results.append(
                     asyncio.run(run_fault_phase(fault, server, proxy, db_url, clients, options))
                 )
@@ -353,3 +356,37 @@ def print_fault_report(results: list[FaultResult], outage: float) -> None:
             print(
                 f"  {r.fault}: client errors " + ", ".join(f"{k} x{n}" for k, n in errors.items())
             )
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.load_faults", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--faults", default=",".join(FAULTS), help="of redis, kill (default both)")
+    parser.add_argument("--clients", type=int, default=100, help="chats (default 100)")
+    parser.add_argument("--messages", type=int, default=3, help="messages a chat (default 3)")
+    parser.add_argument("--outage", type=float, default=10.0, help="seconds Redis is cut")
+    parser.add_argument(
+        "--watchers", type=int, default=10, help="chats with a second tab (default 10)"
+    )
+    parser.add_argument("--workers", type=int, default=2, help="backend workers (default 2)")
+    parser.add_argument(
+        "--timeout", type=float, default=300, help="seconds a phase may run (default 300)"
+    )
+    options = parser.parse_args(argv)
+    options.faults = [f.strip() for f in options.faults.split(",") if f.strip()]
+    if set(options.faults) - set(FAULTS):
+        parser.error(f"--faults takes {', '.join(FAULTS)}")
+    return options
+
+
+def main(argv: list[str] | None = None) -> None:
+    options = parse_args(argv)
+    workdir = Path(tempfile.mkdtemp(prefix="baton-bench-faults-"))
+    results = run_fault_phases(options.faults, options.clients, workdir, options)
+    if results:
+        print_fault_report(results, options.outage)
+
+
+if __name__ == "__main__":
+    main()
