@@ -10,6 +10,7 @@ applied where text leaves the process: :func:`redact_text` for messages a user s
 from __future__ import annotations
 
 import base64
+import json
 import logging
 import os
 import re
@@ -169,27 +170,55 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
 
 # A secret is found as it is, in any letter case (a library that upper-cases a header), base64
 # encoded at any of the three byte alignments (an HTTP Basic header, a token inside a JSON
-# blob that was encoded), and split by whitespace (a wrapped log line, a PEM-like block): the
-# text is searched with its whitespace removed and its ASCII letters lowered, and each hit is
-# mapped back to the characters it came from.
-_WHITESPACE = re.compile(r"\s+")
-_NOT_WHITESPACE = re.compile(r"\S")
+# blob that was encoded), hex encoded (a byte dump), with its characters escaped (``\u0073``
+# in JSON, ``\x73`` in a bytes repr, ``%73`` in a URL), and split by whitespace or by
+# invisible characters (a wrapped log line, a zero-width space pasted into a key): the text is
+# searched with escapes decoded, whitespace and invisible characters removed and its ASCII
+# letters lowered, and each hit is mapped back to the characters it came from.
+_SKIPPED = r"\s\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff"
+_SKIPPED_RUN = re.compile(f"[{_SKIPPED}]+")
+_NOT_SKIPPED = re.compile(f"[^{_SKIPPED}]")
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|%([0-9a-fA-F]{2})")
+_ESCAPE_OR_CHAR = re.compile(_ESCAPE.pattern + "|.", re.S)
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
 _URLSAFE = str.maketrans("+/", "-_")
 
 
+def _unescaped(match: re.Match[str]) -> str:
+    return chr(int(next(group for group in match.groups() if group is not None), 16))
+
+
+def _escaped(text: str) -> bool:
+    return "\\" in text or "%" in text
+
+
 def _folded(text: str) -> str:
-    return _WHITESPACE.sub("", text).translate(_ASCII_LOWER)
+    if _escaped(text):
+        text = _ESCAPE.sub(_unescaped, text)
+    return _SKIPPED_RUN.sub("", text).translate(_ASCII_LOWER)
+
+
+def _folded_places(text: str) -> list[tuple[int, int]]:
+    """For each character of ``_folded(text)``, the span of ``text`` it came from."""
+    if not _escaped(text):
+        return [(m.start(), m.end()) for m in _NOT_SKIPPED.finditer(text)]
+    places = []
+    for match in _ESCAPE_OR_CHAR.finditer(text):
+        char = match.group() if match.lastindex is None else _unescaped(match)
+        if not _SKIPPED_RUN.match(char):
+            places.append((match.start(), match.end()))
+    return places
 
 
 @lru_cache(maxsize=256)
 def _needles(secret: str) -> tuple[tuple[str, bool], ...]:
-    """What ``secret`` looks like in folded text: itself, and the part of its base64 forms
-    (standard and URL-safe, at each of the three alignments) that only its bytes decide;
+    """What ``secret`` looks like in folded text: itself, its hex, and the part of its base64
+    forms (standard and URL-safe, at each of the three alignments) that only its bytes decide;
     each with whether it is base64 (its whole run is then redacted)."""
-    found = {(_folded(secret), False)}
     data = secret.encode("utf-8")
+    # Hex keeps byte boundaries: unlike base64, its neighbours carry nothing of the secret.
+    found = {(_folded(secret), False), (data.hex(), False)}
     for shift in range(3):
         encoded = base64.b64encode(b"\0" * shift + data).decode("ascii")
         middle = encoded[-(-8 * shift // 6) : 8 * (shift + len(data)) // 6]
@@ -217,12 +246,12 @@ def secret_spans(text: str, secrets: Iterable[str]) -> list[tuple[int, int]]:
     ]
     if not hits:
         return []
-    where = [match.start() for match in _NOT_WHITESPACE.finditer(text)]
+    places = _folded_places(text)
     spans = []
     for needle, encoded in hits:
         at = folded.find(needle)
         while at >= 0:
-            start, end = where[at], where[at + len(needle) - 1] + 1
+            start, end = places[at][0], places[at + len(needle) - 1][1]
             if encoded:  # the whole base64 run: its edges still carry bits of the secret
                 while start > 0 and text[start - 1] in _BASE64_CHARS:
                     start -= 1
@@ -242,14 +271,20 @@ def secret_spans(text: str, secrets: Iterable[str]) -> list[tuple[int, int]]:
 # ----- command lines (pure) -----------------------------------------------------------------
 
 # A flag or a NAME= whose name holds one of these takes a secret (--token, --api-key,
-# GITHUB_TOKEN=, --client-secret, --password, -p is too short to tell and stays shown).
+# GITHUB_TOKEN=, --client-secret, --password, --pw, --header); so does a header
+# ("Authorization: Bearer …") or a JSON key ({"api_key": …}) of such a name. Over-matching
+# only hides a harmless value; under-matching shows a key to every chat user.
 _SECRET_NAME = re.compile(
-    r"key|token|secret|pass|pwd|auth(?!or)|credential|bearer|jwt|"
-    r"cookie|session|signature",
+    r"key|token|secret|pass|pwd|(?<![a-z])pw(?![a-z])|authori[sz]ation|auth(?!or)|"
+    r"credential|bearer|jwt|cookie|session|signature|header",
     re.I,
 )
+# Short flags too short to name what they take, but which take a password where they occur
+# (mysql -p, many servers' -p/--password).
+_SECRET_SHORT_FLAGS = frozenset({"-p", "-H"})
 _FLAG = re.compile(r"^(--?[A-Za-z][\w.-]*)(?:=(.*))?$", re.S)
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][\w.-]*)=(.*)$", re.S)
+_HEADER = re.compile(r"^([A-Za-z][\w-]*)\s*:\s*(\S.*)$", re.S)
 # Values that are credentials by their look: the providers' own prefixes (OpenAI and
 # Anthropic sk-, GitHub, GitLab, Slack, Hugging Face, AWS key ids, Google, npm, PyPI, JWTs),
 # and long runs of letters and digits such as hex or base64 tokens.
@@ -264,59 +299,133 @@ def _secret_value(word: str) -> bool:
     return bool(_TOKEN_SHAPE.match(word) or (_LONG_TOKEN.match(word) and "/" not in word[:1]))
 
 
-def _argv_parts(words: list[str]) -> list[tuple[str, str]]:
-    """Each word as (kind, its secret part or ""): a flag's value, a NAME=value's value,
-    a URL's credentials, a word shaped like a token, or the word after a secret flag."""
-    parts: list[tuple[str, str]] = []
-    takes_value = False
+def _secret_flag(flag: str) -> bool:
+    return flag in _SECRET_SHORT_FLAGS or bool(_SECRET_NAME.search(flag))
+
+
+def _leaves(value: Any) -> list[str]:
+    """Every string, number or boolean inside a decoded JSON value, as text."""
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [] if value is None else [value if isinstance(value, str) else json.dumps(value)]
+
+
+def _json_secrets(value: Any) -> list[str]:
+    """The secrets inside a decoded JSON value: everything under a secret-named key
+    ({"headers": {"Authorization": …}}, {"password": …}) and every string that is one by its
+    look, its header shape or its URL."""
+    if isinstance(value, dict):
+        found = []
+        for name, item in value.items():
+            found += _leaves(item) if _SECRET_NAME.search(str(name)) else _json_secrets(item)
+        return found
+    if isinstance(value, list):
+        return [secret for item in value for secret in _json_secrets(item)]
+    if isinstance(value, str):
+        return _text_secrets(value)
+    return []
+
+
+def _text_secrets(word: str) -> list[str]:
+    """The secrets of a value that no flag names: a key by its look, a secret header's value,
+    a URL's credentials, or what a JSON document holds under secret-named keys."""
+    if _secret_value(word):
+        return [word]
+    header = _HEADER.match(word)
+    if header and _SECRET_NAME.search(header.group(1)):
+        return [header.group(2), header.group(2).split()[-1]]  # "Bearer X": X alone too
+    if word.lstrip()[:1] in ("{", "["):
+        try:
+            return _json_secrets(json.loads(word))
+        except ValueError:
+            pass
+    if "://" in word:
+        return url_secrets(word)
+    return []
+
+
+def _secret_words(words: list[str]) -> list[list[str]]:
+    """The secrets in each word of a command line: a secret flag's value (``--pw=X``) and
+    every word after a secret flag up to the next flag (``--header "Authorization: …"``,
+    ``-p X``), a secret ``NAME=value``'s value, and whatever :func:`_text_secrets` finds."""
+    found: list[list[str]] = []
+    after_secret_flag = False
     for word in words:
-        if takes_value:
-            takes_value = False
-            if not word.startswith("-"):
-                parts.append(("value", word))
-                continue
         flag, assignment = _FLAG.match(word), _ASSIGNMENT.match(word)
-        if flag and _SECRET_NAME.search(flag.group(1)):
-            if flag.group(2) is None:
-                takes_value = True
-                parts.append(("flag", ""))
-            else:
-                parts.append(("flag=", flag.group(2)))
+        if after_secret_flag and not flag:
+            header = _HEADER.match(word)  # a header's name stays shown, its value is secret
+            value = header.group(2) if header else word
+            found.append([value, value.split()[-1], *_text_secrets(word)])
+            continue
+        after_secret_flag = False
+        if flag and _secret_flag(flag.group(1)):
+            after_secret_flag = flag.group(2) is None
+            found.append(
+                [] if after_secret_flag else [flag.group(2), *_text_secrets(flag.group(2))]
+            )
+        elif flag and flag.group(2) is not None:
+            found.append(_text_secrets(flag.group(2)))
         elif assignment and _SECRET_NAME.search(assignment.group(1)):
-            parts.append(("name=", assignment.group(2)))
-        elif "://" in word:
-            parts.append(("url", ""))
-        elif _secret_value(word):
-            parts.append(("value", word))
+            found.append([assignment.group(2), *_text_secrets(assignment.group(2))])
+        elif assignment:
+            found.append(_text_secrets(assignment.group(2)))
         else:
-            parts.append(("plain", ""))
-    return parts
+            found.append(_text_secrets(word))
+    return found
+
+
+def _redact_json(value: Any) -> Any:
+    """A decoded JSON value with what :func:`_json_secrets` finds replaced."""
+    if isinstance(value, dict):
+        return {
+            name: REDACTED if _SECRET_NAME.search(str(name)) else _redact_json(item)
+            for name, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_redact_json(item) for item in value]
+    if isinstance(value, str):
+        return _redact_word(value, _text_secrets(value))
+    return value
+
+
+def _redact_word(word: str, secrets: list[str]) -> str:
+    """``word`` with each of ``secrets`` replaced, longest first; a word that is wholly
+    secret becomes ``[redacted]``, a JSON document is shown again with its secrets replaced."""
+    if word in secrets:
+        return REDACTED
+    if word.lstrip()[:1] in ("{", "["):
+        try:
+            return json.dumps(_redact_json(json.loads(word)))
+        except ValueError:
+            pass
+    if "://" in word:
+        word = redact_url(word)
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        word = word.replace(secret, REDACTED)
+    return word
 
 
 def redact_argv(words: Iterable[str]) -> list[str]:
     """A command line to show: the value of every secret-named flag (``--token X``,
-    ``--api-key=X``), of every secret-named ``NAME=X``, every word shaped like a key, and a
-    URL's credentials become ``[redacted]``; the rest stays, so an admin still sees which
-    command runs (pure)."""
+    ``--api-key=X``, ``--pw=X``, ``-p X``, ``--header "Authorization: Bearer X"``) and every
+    word after it up to the next flag, every secret-named ``NAME=X``, the value of a secret
+    header, what a JSON argument holds under secret-named keys, every word shaped like a key,
+    and a URL's credentials become ``[redacted]``; the rest stays, so an admin still sees
+    which command runs (pure)."""
     words = list(words)
-    shown = []
-    for word, (kind, secret) in zip(words, _argv_parts(words), strict=True):
-        if kind == "value":
-            shown.append(REDACTED)
-        elif kind in ("flag=", "name=") and secret:
-            shown.append(word[: len(word) - len(secret)] + REDACTED)
-        elif kind == "url":
-            shown.append(redact_url(word))
-        else:
-            shown.append(word)
-    return shown
+    return [
+        _redact_word(word, secrets)
+        for word, secrets in zip(words, _secret_words(words), strict=True)
+    ]
 
 
 def argv_secrets(words: Iterable[str]) -> list[str]:
     """The secret values :func:`redact_argv` hides, to redact wherever else they turn up
     (an error quoting the command, the server's own log lines) (pure)."""
     words = list(words)
-    found = [secret for kind, secret in _argv_parts(words) if secret]
+    found = [secret for secrets in _secret_words(words) for secret in secrets]
     found += [value for word in words if "://" in word for value in url_secrets(word)]
     return _longest_first(found)
 

@@ -23,7 +23,8 @@ Run: ``.venv/bin/python -m bench.load [--clients 10,50,100,200] [--messages 2]
 ``--turns process,worker`` runs each backend with its turns in a process of their own and in
 the worker, and prints their ratios side by side. PostgreSQL (trust auth on
 127.0.0.1:5432, a scratch database per run) and Redis (127.0.0.1:6379, db 9) are skipped,
-saying why, when they do not answer.
+saying why, when they do not answer. The same load with faults (a Redis outage, a
+turn-process kill) is :mod:`bench.load_faults`.
 """
 
 from __future__ import annotations
@@ -402,15 +403,14 @@ class PhaseResult:
         return sum(len(o.sent) for o in self.outcomes)
 
 
-def stored_replies(db_url: str, outcomes: list[ChatOutcome]) -> tuple[int, int]:
-    """(sent messages stored as user rows, of those the ones an assistant row follows)."""
+def thread_rows(db_url: str, thread_ids: list[str]) -> list[tuple[str, str, str]]:
+    """(thread id, role, content) of every stored row of ``thread_ids``, in order."""
     from sqlalchemy import bindparam, create_engine, text
 
     from chat_app.db.settings import normalize_url
 
-    threads = {o.thread_id: set(o.sent) for o in outcomes if o.thread_id and o.sent}
-    if not threads:
-        return 0, 0
+    if not thread_ids:
+        return []
     query = text(
         "SELECT thread_id, role, content FROM message WHERE thread_id IN :ids "
         "ORDER BY thread_id, seq"
@@ -418,9 +418,17 @@ def stored_replies(db_url: str, outcomes: list[ChatOutcome]) -> tuple[int, int]:
     engine = create_engine(normalize_url(db_url))
     try:
         with engine.connect() as connection:
-            rows = connection.execute(query, {"ids": list(threads)}).all()
+            return [tuple(row) for row in connection.execute(query, {"ids": thread_ids})]
     finally:
         engine.dispose()
+
+
+def stored_replies(db_url: str, outcomes: list[ChatOutcome]) -> tuple[int, int]:
+    """(sent messages stored as user rows, of those the ones an assistant row follows)."""
+    threads = {o.thread_id: set(o.sent) for o in outcomes if o.thread_id and o.sent}
+    if not threads:
+        return 0, 0
+    rows = thread_rows(db_url, list(threads))
     stored = answered = 0
     thread, waiting = None, None  # the last sent text seen, until an assistant row answers it
     for thread_id, role, content in rows:

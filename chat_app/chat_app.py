@@ -98,7 +98,11 @@ async def _hand_turns_to_a_process() -> None:
 
     if not turn_process_enabled():
         return
-    turn_process.start()
+    from chat_app.services.conversation.cut_turns import resume_after_turn_process_loss
+    from chat_app.services.runtime.runtime import backend
+
+    # A child that dies mid-turn: its cut turns are answered again, as after a crash.
+    turn_process.start(lambda tag, threads: resume_after_turn_process_loss(backend(), tag, threads))
     try:
         await asyncio.Event().wait()  # until the server shuts down
     finally:

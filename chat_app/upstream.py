@@ -12,8 +12,7 @@ The imports of Reflex and granian are made inside the functions: ``rxconfig.py``
 this module in the supervisor before Reflex starts, and the turn process never loads
 Reflex.
 
-(The Redis state manager's reaches, if one is needed, belong here too: ``REACHES`` is the
-one list.)
+``REACHES`` is the one list.
 """
 
 from __future__ import annotations
@@ -41,7 +40,9 @@ __all__ = [
     "confirm",
     "forget_disk_state",
     "idle_disk_states",
+    "rearm_redis_tasks",
     "socket_records",
+    "tab_sockets",
     "supervise_workers",
 ]
 
@@ -268,6 +269,72 @@ def _granian_respawns() -> bool:
     )
 
 
+# ---------------------------------------------------------------------------------------
+# Reflex: its Redis pub/sub tasks after an outage.
+#
+# With Redis, each worker runs three tasks through ``reflex.utils.tasks.ensure_task``: the
+# token manager's socket-record and lost-and-found subscriptions and the state manager's
+# lock-release subscription. Each gives up for good after five errors within 60 s ("task
+# exceeded exception limit 5 within 60.0s"), which a Redis outage of a few seconds causes;
+# the limit is a default of ``ensure_task`` that no setting reaches, and Reflex starts them
+# again only on a new socket connection (or a contended lock), which tabs that lived through
+# the outage never make.
+
+
+def _reflex_app() -> Any:
+    from reflex.utils import prerequisites
+
+    return prerequisites.get_app().app
+
+
+def tab_sockets() -> Any:
+    """The running app's socket records (see :func:`socket_records`)."""
+    return socket_records(_reflex_app().event_namespace)
+
+
+def rearm_redis_tasks() -> list[str]:
+    """Start again those of Reflex's Redis tasks that gave up; the names of those started."""
+    started: list[str] = []
+    app = _reflex_app()
+    manager = socket_records(app.event_namespace)
+    from reflex.istate.manager.redis import StateManagerRedis
+    from reflex.utils.token_manager import RedisTokenManager
+
+    if isinstance(manager, RedisTokenManager):
+        for attribute, ensure in (
+            (
+                "_lost_and_found_task",
+                lambda: manager.ensure_lost_and_found_task(app.event_namespace.emit_update),
+            ),
+            ("_socket_record_task", manager._ensure_socket_record_task),
+        ):
+            task = getattr(manager, attribute)
+            if task is None or task.done():
+                ensure()
+                started.append(attribute)
+    states = app.state_manager
+    if isinstance(states, StateManagerRedis) and (
+        states._lock_task is None or states._lock_task.done()
+    ):
+        states._ensure_lock_task()
+        started.append("_lock_task")
+    if started:
+        _log.warning("Reflex's Redis tasks started again after an outage: %s", started)
+    return started
+
+
+def _reflex_redis_tasks() -> bool:
+    from reflex.istate.manager.redis import StateManagerRedis
+    from reflex.utils.token_manager import RedisTokenManager
+
+    return (
+        callable(getattr(RedisTokenManager, "ensure_lost_and_found_task", None))
+        and callable(getattr(RedisTokenManager, "_ensure_socket_record_task", None))
+        and callable(getattr(StateManagerRedis, "_ensure_lock_task", None))
+        and "_lock_task" in StateManagerRedis.__dataclass_fields__
+    )
+
+
 REACHES: tuple[Reach, ...] = (
     Reach("reflex", "0.10.1", "EventNamespace._token_manager", _reflex_token_manager),
     Reach(
@@ -275,6 +342,13 @@ REACHES: tuple[Reach, ...] = (
         "0.10.1",
         "StateManagerDisk._write_queue, _token_last_touched, _states_locks, _is_locked",
         _reflex_disk_manager,
+    ),
+    Reach(
+        "reflex",
+        "0.10.1",
+        "RedisTokenManager._lost_and_found_task, _socket_record_task, "
+        "_ensure_socket_record_task; StateManagerRedis._lock_task, _ensure_lock_task",
+        _reflex_redis_tasks,
     ),
     Reach(
         "granian",

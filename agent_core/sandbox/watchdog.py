@@ -8,6 +8,14 @@ all. So the host sums the proportional resident memory (PSS, from ``smaps_rollup
 pages counted once among their sharers, so a forking test runner is not counted N times)
 of every process under the sandbox, ten times a second, and the run stops the command past
 the limit. A burst between two looks is bounded by the per-process limit.
+
+Memory in a memfd (``memfd_create``) belongs to no mapping: while unmapped it is in no
+process's PSS, and neither ``RLIMIT_AS`` nor the per-file size limit stops a command from
+holding many of them (1,250 MB held under a 1,024 MB limit). So every memfd an open file
+descriptor of the tree refers to is counted too, once however many descriptors share it,
+by the memory its file holds; a memfd's pages that are also mapped are taken out of the
+PSS (``Pss_Shmem``) so they are not counted twice. Shared memory of ``/dev/shm`` and
+``/tmp`` needs no count here: those are tmpfs of fixed sizes.
 """
 
 from __future__ import annotations
@@ -16,7 +24,14 @@ import asyncio
 import os
 from collections.abc import Iterable
 
-__all__ = ["children", "process_tree", "resident_bytes", "total_resident", "memory_over"]
+__all__ = [
+    "children",
+    "process_tree",
+    "resident_bytes",
+    "memfd_bytes",
+    "total_resident",
+    "memory_over",
+]
 
 _INTERVAL_SECONDS = 0.1
 
@@ -70,13 +85,19 @@ def process_tree(pid: int) -> list[int]:
 
 
 def resident_bytes(pid: int) -> int:
-    """The proportional resident memory of ``pid``; its resident set where the kernel has
-    no ``smaps_rollup``; 0 for a process that is gone."""
+    """The proportional resident memory of ``pid`` but for its mapped shared memory (which
+    :func:`memfd_bytes` counts); its resident set where the kernel has no ``smaps_rollup``;
+    0 for a process that is gone."""
     try:
         with open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+            pss = shmem = None
             for line in handle:
                 if line.startswith(b"Pss:"):
-                    return int(line.split()[1]) * 1024
+                    pss = int(line.split()[1]) * 1024
+                elif line.startswith(b"Pss_Shmem:"):
+                    shmem = int(line.split()[1]) * 1024
+            if pss is not None:
+                return pss - (shmem or 0)
     except OSError:
         pass
     try:
@@ -86,8 +107,30 @@ def resident_bytes(pid: int) -> int:
         return 0
 
 
+def memfd_bytes(pids: Iterable[int]) -> int:
+    """The memory held by every memfd that a descriptor of ``pids`` refers to, each memfd
+    counted once (by its device and inode), by the blocks its file holds."""
+    held: dict[tuple[int, int], int] = {}
+    for pid in pids:
+        try:
+            descriptors = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in descriptors:
+            path = f"/proc/{pid}/fd/{fd}"
+            try:
+                if not os.readlink(path).startswith("/memfd:"):
+                    continue
+                info = os.stat(path)
+            except OSError:
+                continue
+            held[info.st_dev, info.st_ino] = info.st_blocks * 512
+    return sum(held.values())
+
+
 def total_resident(pids: Iterable[int]) -> int:
-    return sum(resident_bytes(pid) for pid in pids)
+    pids = list(pids)
+    return sum(resident_bytes(pid) for pid in pids) + memfd_bytes(pids)
 
 
 async def memory_over(pid: int, limit: int, *, interval: float = _INTERVAL_SECONDS) -> int:

@@ -18,7 +18,9 @@ both turns wrote every step. Here:
 
 Times are the database server's (``now()``), so workers on several hosts agree on expiry.
 A worker killed mid-turn holds the thread until its lease expires (``BATON_TURN_LEASE``
-seconds, default 15).
+seconds, default 15). A turn process that dies is known dead to the worker that started it,
+which hands it a holder tag (``BATON_TURN_HOLDER``) and frees its leases at once
+(:func:`release_leases_of`): sends and resumes on its threads need not wait out the lease.
 """
 
 from __future__ import annotations
@@ -36,13 +38,15 @@ from typing import Any
 from sqlalchemy import delete, exists, func, tuple_, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from agent_core import StoreError
 from chat_app.db.models import TurnLease
 
 __all__ = [
     "LEASE_SECONDS",
+    "HOLDER_TAG_ENV",
+    "release_leases_of",
     "LeaseLost",
     "LeaseRenewer",
     "TurnLeaseHold",
@@ -56,6 +60,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 LEASE_SECONDS = float(os.environ.get("BATON_TURN_LEASE", "15"))
+HOLDER_TAG_ENV = "BATON_TURN_HOLDER"
 _MAX_POLL_SECONDS = 1.0
 
 
@@ -221,13 +226,28 @@ def _try_acquire(engine: Engine, thread_id: str, holder: str, seconds: float) ->
         return False
 
 
+def release_leases_of(engine: Engine, tag: str) -> int:
+    """Free every turn lease held by the process tagged ``tag`` (``BATON_TURN_HOLDER``),
+    which its worker saw die; how many. Only for a process known dead: its turns can no
+    longer write, and the fence stops any that could."""
+    if not tag or engine.dialect.name != "postgresql":
+        return 0  # SQLite's turn locks are flocks, which the holder's death released
+    with Session(engine) as db:
+        freed = db.exec(
+            delete(TurnLease).where(col(TurnLease.holder).startswith(f"{tag}."))
+        ).rowcount
+        db.commit()
+    return freed or 0
+
+
 @contextmanager
 def turn_lease(
     engine: Engine, thread_id: str, *, seconds: float | None = None, poll: float = 0.1
 ) -> Iterator[TurnLeaseHold]:
     """Hold the turn lease of ``thread_id`` for the block (waiting for it as long as needed)."""
     seconds = seconds or LEASE_SECONDS
-    holder = secrets.token_hex(16)
+    tag = os.environ.get(HOLDER_TAG_ENV, "")
+    holder = f"{tag}.{secrets.token_hex(12)}" if tag else secrets.token_hex(16)
     while not _try_acquire(engine, thread_id, holder, seconds):
         time.sleep(poll)
         poll = min(poll * 1.5, _MAX_POLL_SECONDS)

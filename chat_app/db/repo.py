@@ -42,10 +42,12 @@ from chat_app.db.sharing import (
     update_share_snapshot,
 )
 from chat_app.db.sign_in import (
+    add_sign_in_link,
     clear_sign_in_failures,
     get_sign_in_counts,
     lock_sign_in_counts,
     record_sign_in_failure,
+    take_sign_in_link,
 )
 
 __all__ = [
@@ -81,6 +83,8 @@ __all__ = [
     "get_sign_in_counts",
     "record_sign_in_failure",
     "clear_sign_in_failures",
+    "add_sign_in_link",
+    "take_sign_in_link",
 ]
 
 DEFAULT_ASSISTANT_NAME = "Baton"

@@ -14,13 +14,15 @@ from sqlalchemy import delete, text
 from sqlmodel import Session, col, select
 
 from chat_app.db.locks import advisory_key
-from chat_app.db.models import SignInFailureCount
+from chat_app.db.models import AdminSignInLink, SignInFailureCount
 
 __all__ = [
     "lock_sign_in_counts",
     "get_sign_in_counts",
     "record_sign_in_failure",
     "clear_sign_in_failures",
+    "add_sign_in_link",
+    "take_sign_in_link",
 ]
 
 _LOCK_NAME = "admin-sign-in"
@@ -60,3 +62,22 @@ def clear_sign_in_failures(*, session: Session, scope: str) -> None:
     """Forget the failures of ``scope`` (after it signed in); commits."""
     session.exec(delete(SignInFailureCount).where(col(SignInFailureCount.scope) == scope))
     session.commit()
+
+
+def add_sign_in_link(*, session: Session, link: AdminSignInLink) -> None:
+    """Store a one-time sign-in link (its token's hash) and drop expired ones; commits."""
+    session.exec(delete(AdminSignInLink).where(col(AdminSignInLink.expires_at) <= link.created_at))
+    session.add(link)
+    session.commit()
+
+
+def take_sign_in_link(*, session: Session, token_hash: str, now: datetime) -> bool:
+    """Use the link of ``token_hash``: True when it existed and had not expired by ``now``.
+    It is deleted either way, in one statement, so two tabs cannot both use it; commits."""
+    taken = session.exec(
+        delete(AdminSignInLink)
+        .where(col(AdminSignInLink.token_hash) == token_hash)
+        .returning(AdminSignInLink.expires_at)
+    ).first()
+    session.commit()
+    return taken is not None and taken[0] > now

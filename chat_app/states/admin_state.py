@@ -9,6 +9,7 @@ import dataclasses
 import reflex as rx
 
 from chat_app.services.admin import admin as admin_service
+from chat_app.services.admin import sign_in_link
 from chat_app.services.conversation import feedback
 from chat_app.services.runtime.runtime import backend
 
@@ -126,11 +127,22 @@ class AdminState(rx.State):
                 self.error = str(rejected)
 
     @rx.event
-    def on_load(self) -> None:
+    def on_load(self):
         self.enabled = admin_service.admin_enabled()
         self.notice = ""
+        token = self.router.url.query_parameters.get(sign_in_link.LINK_PARAMETER, "")
+        if token:
+            # A one-time link printed on the server: it signs in whatever the throttle says,
+            # then leaves the address bar (it is used up either way).
+            try:
+                self._grant = sign_in_link.sign_in_with_link(backend(), token)
+                self.signed_in, self.error = True, ""
+            except admin_service.AdminRefused as refused:
+                self.error = str(refused)
+            return rx.redirect("/admin", replace=True)
         if self.signed_in:
             self._guarded(self._load)
+        return None
 
     @rx.event
     def login(self, form_data: dict) -> None:

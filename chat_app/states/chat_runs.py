@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import time
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
@@ -39,7 +40,7 @@ from chat_app.services.presentation.ui_events import (
 )
 from chat_app.services.runtime import live
 from chat_app.services.runtime.runtime import backend
-from chat_app.states import scripts
+from chat_app.states import live_outage, scripts
 from chat_app.states.connection import connected_here
 from chat_app.states.paste_offer_state import PasteOfferState
 from chat_app.states.rows import (
@@ -53,6 +54,8 @@ from chat_app.states.rows import (
 )
 
 __all__ = ["RunFollowing", "FLUSH_SECONDS"]
+
+_log = logging.getLogger(__name__)
 
 FLUSH_SECONDS = 0.08  # how often streamed tokens reach the browser
 WATCH_CHECK_SECONDS = 10.0  # how often an idle watcher checks its tab is still here
@@ -228,42 +231,65 @@ class RunFollowing(rx.State, mixin=True):
                     event = await asyncio.wait_for(queue.get(), WATCH_CHECK_SECONDS)
                 except TimeoutError:
                     event = None
-                if event is not None and event.run in own:
-                    continue  # this tab's own run reaches it on the run's own stream
-                if event is None or isinstance(event.event, TokenEvent):
-                    if event is not None:
-                        tokens += _text([event.event])
-                        if time.monotonic() - flushed_at < FLUSH_SECONDS and queue.qsize():
-                            continue
-                    elif not connected_here(token):
-                        return
-                    running = await live.is_running(thread_id) if event is None else True
-                    async with self:
-                        if self.thread_key != thread_id or self._watch_generation != generation:
+                cut = event is not None and isinstance(event.event, live.Paused)
+                try:
+                    if not cut and event is not None and event.run in own:
+                        continue  # this tab's own run reaches it on the run's own stream
+                    if not cut and (event is None or isinstance(event.event, TokenEvent)):
+                        if event is not None:
+                            tokens += _text([event.event])
+                            if time.monotonic() - flushed_at < FLUSH_SECONDS and queue.qsize():
+                                continue
+                        elif not connected_here(token):
                             return
-                        own = set(self._own_runs)
-                        if (
-                            tokens
-                            and self.remote_running
-                            and (event is None or event.run not in own)
-                        ):
-                            self._stream_add(tokens)
-                        tokens, flushed_at = "", time.monotonic()
-                        if not running and self.remote_running:
-                            self._remote_run_ended()
-                    continue
-                async with self:
-                    if self.thread_key != thread_id or self._watch_generation != generation:
-                        return
-                    own = set(self._own_runs)  # learns a run this tab started since
-                    if event.run in own:
+                        running = await live.is_running(thread_id) if event is None else True
+                        async with self:
+                            if self.thread_key != thread_id or self._watch_generation != generation:
+                                return
+                            own = set(self._own_runs)
+                            if (
+                                tokens
+                                and self.remote_running
+                                and (event is None or event.run not in own)
+                            ):
+                                self._stream_add(tokens)
+                            tokens, flushed_at = "", time.monotonic()
+                            if not running and self.remote_running:
+                                self._remote_run_ended()
                         continue
-                    if tokens:
-                        self._stream_add(tokens)
-                        tokens = ""
-                    follow_up = self._apply_remote(event.event)
-                if follow_up is not None:
-                    yield follow_up
+                    if not cut and event is not None:
+                        async with self:
+                            if self.thread_key != thread_id or self._watch_generation != generation:
+                                return
+                            own = set(self._own_runs)  # learns a run this tab started since
+                            if event.run in own:
+                                continue
+                            if tokens:
+                                self._stream_add(tokens)
+                                tokens = ""
+                            follow_up = self._apply_remote(event.event)
+                        if follow_up is not None:
+                            yield follow_up
+                except Exception:  # the tab's state is out of reach: its Redis is cut
+                    _log.warning("a chat tab's watcher cannot reach its state", exc_info=True)
+                    cut = True
+                if cut:  # the tab hears so at once and reads its thread again when it is back
+                    tokens = ""
+                    try:
+                        async for notice in live_outage.ride_out(
+                            queue, token, lambda: self._read_again(thread_id, generation)
+                        ):
+                            yield notice
+                    except live_outage.TabGone:
+                        return
+
+    async def _read_again(self, thread_id: str, generation: int) -> bool:
+        """After an outage, show the thread as stored; False when this watcher is not wanted."""
+        async with self:
+            if self.thread_key != thread_id or self._watch_generation != generation:
+                return False
+            self._apply_remote(Resync())
+        return True
 
     def _remote_run_ended(self) -> None:
         self.remote_running = False

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from reflex.utils import prerequisites
-
-from chat_app.upstream import socket_records
+from chat_app.upstream import tab_sockets
 
 __all__ = ["connected_here"]
 
@@ -20,7 +18,7 @@ def connected_here(token: str) -> bool:
     the page loads there), is no longer followed from here.
     """
     try:
-        manager = socket_records(prerequisites.get_app().app.event_namespace)
+        manager = tab_sockets()
         record = manager.token_to_socket.get(token)
     except Exception:  # Reflex's internals moved: keep watching rather than go silent
         _log.warning("cannot tell whether tab %s is connected", token[:8], exc_info=True)

@@ -3,6 +3,7 @@ known key values are replaced, and every log record is redacted as it is created
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 
@@ -240,6 +241,71 @@ def test_an_ordinary_command_line_is_shown_as_it_is(argv: list[str]) -> None:
     assert redact_argv(argv) == argv and argv_secrets(argv) == []
 
 
+BEARER = "tok3n-Bearer-9f8e7d"
+
+
+@pytest.mark.parametrize(
+    ("argv", "shown"),
+    [
+        (
+            ["--header", f"Authorization: Bearer {BEARER}", "--verbose"],
+            ["--header", "Authorization: [redacted]", "--verbose"],
+        ),
+        (["-H", f"X-Custom: {BEARER}"], ["-H", "X-Custom: [redacted]"]),
+        ([f"--header=Authorization: Bearer {BEARER}"], ["--header=[redacted]"]),
+        ([f"Authorization: Bearer {BEARER}"], ["Authorization: [redacted]"]),
+        (["--pw=hunter2-xyz", "serve"], ["--pw=[redacted]", "serve"]),
+        (["-p", "hunter2-xyz", "--port", "8080"], ["-p", "[redacted]", "--port", "8080"]),
+        (["--auth", "ada", "hunter2-xyz", "-v"], ["--auth", "[redacted]", "[redacted]", "-v"]),
+        (
+            ["--config", json.dumps({"db": "/data/x.db", "password": "hunter2-xyz"})],
+            ["--config", json.dumps({"db": "/data/x.db", "password": "[redacted]"})],
+        ),
+        (
+            [json.dumps({"headers": {"Authorization": f"Bearer {BEARER}"}, "port": 1})],
+            [json.dumps({"headers": "[redacted]", "port": 1})],
+        ),
+        (
+            [f"--config={json.dumps({'servers': [{'env': {'API_TOKEN': BEARER}}]})}"],
+            [f"--config={json.dumps({'servers': [{'env': {'API_TOKEN': '[redacted]'}}]})}"],
+        ),
+        (
+            [json.dumps(["serve", "ghp_abcdefghijklmnop1234"])],
+            [json.dumps(["serve", "[redacted]"])],
+        ),
+    ],
+)
+def test_every_argument_after_a_secret_flag_and_secrets_in_json_are_hidden(
+    argv: list[str], shown: list[str]
+) -> None:
+    assert redact_argv(argv) == shown
+    hidden = " ".join(argv_secrets(argv))
+    assert "hunter2-xyz" in hidden or BEARER in hidden or "ghp_" in hidden
+
+
+def test_a_server_with_secrets_on_its_command_line_shows_none_of_them() -> None:
+    from agent_core import McpServer
+
+    server = McpServer(
+        name="notes",
+        transport="stdio",
+        command="notes-server",
+        args=(
+            "--header",
+            f"Authorization: Bearer {BEARER}",
+            "--pw=hunter2-xyz",
+            "-p",
+            "s3cret-pass",
+            json.dumps({"auth": {"token": "json-secret-77"}}),
+        ),
+    )
+    where = server.where()
+    for secret in (BEARER, "hunter2-xyz", "s3cret-pass", "json-secret-77"):
+        assert secret not in where
+        assert secret in server.secret_values()
+    assert where.startswith("notes-server --header Authorization: [redacted]")
+
+
 def test_the_secrets_of_a_command_line_are_listed_to_redact_elsewhere() -> None:
     argv = ["--token", "tok-123456", "--url", "https://u:pw-123456@h/x", "KEY=value-123"]
     assert sorted(argv_secrets(argv)) == ["pw-123456", "tok-123456", "value-123"]
@@ -278,6 +344,48 @@ def test_a_key_is_redacted_however_it_is_written(written: str, why: str) -> None
     ), why
     for piece in (KEY, KEY.upper(), _b64(KEY)[2:-2], KEY[9:]):
         assert piece not in shown, why
+
+
+ZWSP = "\u200b"
+
+
+@pytest.mark.parametrize(
+    ("written", "why"),
+    [
+        (KEY.encode().hex(), "hex"),
+        (KEY.encode().hex().upper(), "upper-case hex"),
+        (" ".join(f"{b:02x}" for b in KEY.encode()), "a hex dump, bytes apart"),
+        ("".join(f"\\u{ord(c):04x}" for c in KEY), "\\u-escaped, as JSON may write it"),
+        (KEY[:5] + "".join(f"\\u{ord(c):04X}" for c in KEY[5:12]) + KEY[12:], "partly escaped"),
+        ("".join(f"\\x{b:02x}" for b in KEY.encode()), "\\x-escaped, as a bytes repr writes it"),
+        (KEY[:8] + ZWSP + KEY[8:], "a zero-width space inside"),
+        (ZWSP.join(KEY), "a zero-width space between every character"),
+        (KEY[:4] + "\u2060" + KEY[4:10] + "\ufeff" + KEY[10:], "other invisible characters"),
+    ],
+)
+def test_a_key_written_in_hex_escaped_or_with_invisible_characters_is_redacted(
+    written: str, why: str
+) -> None:
+    text = f"request failed: key={written} (retrying)"
+    shown = redact_text(text, [KEY])
+    assert shown == "request failed: key=[redacted] (retrying)", why
+
+
+def test_a_log_record_with_a_key_in_hex_or_escaped_is_redacted(
+    log_redaction: None, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    forget_known_secrets()
+    caplog.set_level(logging.INFO)
+    log = logging.getLogger("some.client")
+    log.info(
+        "body %s",
+        json.dumps({"key": KEY}).replace(KEY[3:9], "\\u0061\\u006e\\u0074\\u002d\\u0061\\u0070"),
+    )
+    log.info("dump %s", KEY.encode().hex())
+    log.info("pasted %s", KEY[:6] + ZWSP + KEY[6:])
+    assert caplog.text.count("[redacted]") == 3, caplog.text
+    forget_known_secrets()
 
 
 def test_ordinary_text_near_a_key_is_left_alone() -> None:

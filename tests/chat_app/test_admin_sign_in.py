@@ -164,3 +164,62 @@ def test_counts_whose_window_is_over_are_deleted_by_the_next_failure(app) -> Non
     with read_session(get_engine()) as session:
         scopes = session.exec(select(SignInFailureCount.scope)).all()
     assert sorted(scopes) == ["everyone", "ip:192.0.2.1"]
+
+
+LOCKED = NOW + throttle.GLOBAL_LOCKOUT_AFTER * 4 * SECOND
+
+
+def _lock_everyone_out(app) -> None:
+    """Twelve addresses guessing, each slowly enough to clear its delays, until sign-in
+    stops for every address."""
+    for n in range(throttle.GLOBAL_LOCKOUT_AFTER):
+        attempt(app, "wrong", at=NOW + n * 4 * SECOND, client=f"198.51.100.{n % 12 + 1}")
+    assert attempt(app, PASSWORD, at=LOCKED, client="192.0.2.9").startswith(
+        "Too many failed sign-ins on this server"
+    )
+
+
+@pytest.mark.usefixtures("database")
+def test_a_one_time_link_printed_on_the_server_signs_the_admin_in_through_a_lockout(
+    app, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from urllib.parse import parse_qs, urlsplit
+
+    from chat_app import admin_link
+    from chat_app.services.admin import sign_in_link
+
+    _lock_everyone_out(app)
+    assert admin_link.main(["--base-url", "https://baton.example/"]) == 0
+    link = urlsplit(capsys.readouterr().out.strip())
+    assert (link.scheme, link.netloc, link.path) == ("https", "baton.example", "/admin")
+    token = parse_qs(link.query)[sign_in_link.LINK_PARAMETER][0]
+
+    grant = sign_in_link.sign_in_with_link(app, token, now=LOCKED)
+    assert admin.list_assistants(app, grant)
+    with pytest.raises(admin.AdminRefused, match="already used, has expired or is wrong"):
+        sign_in_link.sign_in_with_link(app, token, now=LOCKED)  # once only
+    # The attackers' addresses are still throttled.
+    assert attempt(app, PASSWORD, at=LOCKED + SECOND, client="198.51.100.1").startswith("Too many")
+
+
+@pytest.mark.usefixtures("database")
+def test_a_sign_in_link_expires_and_is_stored_only_as_its_hash(app) -> None:
+    from chat_app.db.models import AdminSignInLink
+    from chat_app.services.admin import sign_in_link
+
+    token = sign_in_link.issue_sign_in_link(app, now=NOW)
+    with app.read() as db:
+        stored = [row.model_dump() for row in db.exec(select(AdminSignInLink))]
+    assert stored and not any(token in str(value) for row in stored for value in row.values())
+    with pytest.raises(admin.AdminRefused):
+        sign_in_link.sign_in_with_link(app, token, now=NOW + sign_in_link.LINK_LIFETIME + SECOND)
+    with pytest.raises(admin.AdminRefused):
+        sign_in_link.sign_in_with_link(app, "a-guessed-token")
+
+
+def test_no_link_is_issued_while_admin_is_disabled(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    from chat_app import admin_link
+
+    monkeypatch.delenv(admin.PASSWORD_ENV, raising=False)
+    assert admin_link.main([]) == 1
+    assert "Admin is disabled" in capsys.readouterr().err

@@ -200,8 +200,8 @@ async def test_the_subscription_outlives_the_last_watcher(monkeypatch) -> None:
         assert (await _next(queue)).event == TitleChanged(title="one")
 
 
-def test_the_subscription_is_made_again_1_s_doubling_to_30_s_after_a_drop() -> None:
-    assert [live.resubscribe_delay(n) for n in (1, 2, 3, 5, 6, 9)] == [1, 2, 4, 16, 30, 30]
+def test_the_subscription_is_made_again_1_s_doubling_to_5_s_after_a_drop() -> None:
+    assert [live.resubscribe_delay(n) for n in (1, 2, 3, 4, 9)] == [1, 2, 4, 5, 5]
 
 
 async def test_after_redis_drops_the_subscription_watchers_reload_and_follow_again(
@@ -225,6 +225,67 @@ async def test_after_redis_drops_the_subscription_watchers_reload_and_follow_aga
         assert ours, "the subscription's connection is not named"
         for client_id in ours:  # only this test's connections: the server is shared
             admin.client_kill_filter(_id=client_id)
+        assert isinstance((await asyncio.wait_for(queue.get(), 8)).event, live.Paused)
         assert isinstance((await asyncio.wait_for(queue.get(), 8)).event, Resync)
         await live.publish(thread, "run", TitleChanged(title="two"))
         assert (await _next(queue)).event == TitleChanged(title="two")
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        b"42",  # JSON, but not an object
+        b"not json at all",
+        b"\xff\xfe\x00 not utf-8",
+        b'{"run": "r", "type": "token"}',  # an event without its data
+    ],
+    ids=["number", "text", "bytes", "partial"],
+)
+async def test_a_malformed_frame_is_logged_and_skipped_and_the_subscription_stays(
+    monkeypatch, caplog, frame: bytes
+) -> None:
+    """Four malformed frames once dropped the process's subscription, and every open tab
+    reloaded its thread."""
+    import redis
+
+    url = _redis_or_skip()
+    monkeypatch.setenv("REFLEX_REDIS_URL", url)
+    monkeypatch.setattr(live, "_redis_client", None)
+    monkeypatch.setattr(live, "_listener", None)
+    thread = uuid.uuid4().hex
+    async with live.watch(thread) as queue:
+        redis.Redis.from_url(url).publish(live._CHANNEL + thread, frame)
+        await live.publish(thread, "run", TitleChanged(title="after the bad frame"))
+        assert (await _next(queue)).event == TitleChanged(title="after the bad frame")
+        await asyncio.sleep(1.2)  # a dropped subscription would be made again by now
+        assert queue.empty(), "the tab was told to reload"
+    assert any("malformed" in record.getMessage() for record in caplog.records)
+
+
+async def test_while_redis_is_cut_watchers_hear_the_channel_is_paused_then_reload(
+    monkeypatch,
+) -> None:
+    """Through a proxy the test cuts for 3 s: the shared Redis never stops."""
+    from tests.tcp_proxy import proxied
+
+    url = _redis_or_skip()
+    host, port = url.removeprefix("redis://").rsplit("/", 1)[0].split(":")
+    with proxied((host, int(port))) as proxy:
+        monkeypatch.setenv("REFLEX_REDIS_URL", proxy.url(path="/9"))
+        monkeypatch.setattr(live, "_redis_client", None)
+        monkeypatch.setattr(live, "_listener", None)
+        monkeypatch.setattr(live, "_paused", False)
+        thread = uuid.uuid4().hex
+        async with live.watch(thread) as first, live.watch(thread) as second:
+            proxy.cut()
+            for queue in (first, second):
+                assert isinstance((await _next(queue)).event, live.Paused)
+            assert live.paused()
+            await asyncio.sleep(3)
+            proxy.restore()
+            for queue in (first, second):
+                assert isinstance((await asyncio.wait_for(queue.get(), 10)).event, Resync)
+            assert not live.paused()
+            await live.publish(thread, "run", TitleChanged(title="back"))
+            for queue in (first, second):
+                assert (await _next(queue)).event == TitleChanged(title="back")

@@ -38,11 +38,11 @@ def database(tmp_path, monkeypatch):
     dispose_engine(url)
 
 
-def _in_turn_process(work):
+def _in_turn_process(work, after_loss=None):
     """Run ``work()`` (a coroutine function) with this process's turns handed over."""
 
     async def run():
-        turn_process.start()
+        turn_process.start(after_loss)
         try:
             return await work()
         finally:
@@ -104,6 +104,21 @@ def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database, 
     assert view is not None and view.items[1].content == text
 
 
+async def _killed_at_first_words(app, owner: str, thread_id: str, before_kill=lambda: None):
+    """Send "Build a CSV parser" in the turn process and kill the child at its first words;
+    the run's events and the killed child's pid."""
+    from chat_app.services.conversation import chat
+
+    events, killed = [], None
+    async for event in chat.send_message(app, owner, thread_id, "Build a CSV parser"):
+        events.append(event.model_dump())
+        if event.type == "token" and killed is None:
+            killed = _child_pid()
+            before_kill()
+            os.kill(killed, signal.SIGKILL)
+    return events, killed
+
+
 def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_works(
     database, monkeypatch, app
 ) -> None:
@@ -115,12 +130,7 @@ def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_work
     thread = threads.create_thread(app, owner, "Long job")
 
     async def work():
-        events, killed = [], None
-        async for event in chat.send_message(app, owner, thread.id, "Build a CSV parser"):
-            events.append(event.model_dump())
-            if event.type == "token" and killed is None:
-                killed = _child_pid()
-                os.kill(killed, signal.SIGKILL)
+        events, killed = await _killed_at_first_words(app, owner, thread.id)
         # The killed child's file lock went with it: the next send takes the thread (in a
         # new child, which reads the environment as it is now).
         monkeypatch.setenv("BATON_SIM_DELAY", "0")
@@ -137,6 +147,86 @@ def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_work
         "Build a CSV parser",
         "carry on",
     ]
+
+
+def test_a_turn_cut_by_a_turn_process_kill_is_answered_again_by_itself(
+    database, monkeypatch, app
+) -> None:
+    """Cut turns waited for Regenerate (21 of 40 first messages after a kill under load),
+    while a whole-server crash already answered them again at start-up."""
+    from chat_app.services.conversation import threads
+    from chat_app.services.conversation.cut_turns import (
+        RESUMED_NOTE,
+        resume_after_turn_process_loss,
+    )
+
+    monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
+    monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(app, owner, "Long job")
+
+    async def work():
+        # The next child answers fast: it reads the environment as it is when it starts.
+        events, _ = await _killed_at_first_words(
+            app, owner, thread.id, lambda: monkeypatch.setenv("BATON_SIM_DELAY", "0")
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # no send, no reload: by itself
+            view = threads.load_timeline(app, owner, thread.id)
+            if view is not None and view.items[-1].role == "assistant" and not view.pending:
+                return events, view
+            await asyncio.sleep(0.5)
+        return events, threads.load_timeline(app, owner, thread.id)
+
+    events, view = _in_turn_process(
+        work, lambda tag, threads_: resume_after_turn_process_loss(app, tag, threads_)
+    )
+    assert events[-1] == {"type": "error", "data": {"message": turn_process.ENDED_MESSAGE}}
+    assert view is not None
+    contents = [(item.role, item.content) for item in view.items]
+    assert ("event", RESUMED_NOTE) in contents or any(
+        RESUMED_NOTE in str(item.content) for item in view.items
+    ), contents
+    assert view.items[-1].role == "assistant"
+    assert [c for r, c in contents if r == "user"] == ["Build a CSV parser"]
+
+
+def test_a_send_the_killed_turn_process_never_acknowledged_is_stored_once_and_answered(
+    database, app
+) -> None:
+    """7 of 13 messages sent just after a turn-process kill got neither an acknowledgement
+    nor a refusal. Here the child dies before it reads the send at all."""
+    from chat_app.services.conversation import chat, threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(app, owner, "Sent into a dying child")
+
+    async def work():
+        client = turn_process._client
+        assert client is not None
+        await client.ready()  # the child is still importing: it has read nothing yet
+        doomed = _child_pid()
+        sending = asyncio.ensure_future(
+            drained(chat.send_message(app, owner, thread.id, "Keep me", "tab.1.keep"))
+        )
+        await asyncio.sleep(0.05)  # the send is posted to the doomed child
+        os.kill(doomed, signal.SIGKILL)
+        return await asyncio.wait_for(sending, 120), doomed, _child_pid()
+
+    events, doomed, second = _in_turn_process(work)
+    assert second != doomed
+    kinds = [event["type"] for event in events]
+    assert {
+        "type": "accepted",
+        "data": {
+            "pending_id": events[kinds.index("accepted")]["data"]["pending_id"],
+            "client_id": "tab.1.keep",
+        },
+    } in events
+    assert kinds[-1] == "done" and "error" not in kinds
+    view = threads.load_timeline(app, owner, thread.id)
+    assert view is not None
+    assert [i.content for i in view.items if i.role == "user"] == ["Keep me"]
 
 
 def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(

@@ -26,12 +26,13 @@ from chat_app.db.models.session import (
     SessionIndexEntry,
 )
 from chat_app.db.models.share import ShareLink, ShareLinkBase, ShareLinkPublic
-from chat_app.db.models.sign_in import SignInFailureCount
+from chat_app.db.models.sign_in import AdminSignInLink, SignInFailureCount
 from chat_app.db.models.thread import Thread, ThreadBase, ThreadCreate, ThreadPublic, ThreadUpdate
 from chat_app.db.models.types import UTCDateTime, new_id, utcnow
 from chat_app.db.models.user_settings import UserSettings
 
 __all__ = [
+    "AdminSignInLink",
     "DEFAULT_PINNED_PATHS",
     "Assistant",
     "AssistantBase",

@@ -13,7 +13,7 @@ from sqlmodel import Field, SQLModel
 
 from chat_app.db.models.types import UTCDateTime
 
-__all__ = ["SignInFailureCount"]
+__all__ = ["AdminSignInLink", "SignInFailureCount"]
 
 
 class SignInFailureCount(SQLModel, table=True):
@@ -29,3 +29,15 @@ class SignInFailureCount(SQLModel, table=True):
     expires_at: datetime = Field(sa_type=UTCDateTime, index=True)
     """When these failures stop counting (the window's end, or the lockout's); rows past it
     are deleted."""
+
+
+class AdminSignInLink(SQLModel, table=True):
+    """A one-time admin sign-in link printed by a command on the server: kept as the hash of
+    its token, so a copy of the database signs no one in; deleted when used or expired."""
+
+    __tablename__ = "admin_sign_in_link"
+
+    token_hash: str = Field(primary_key=True, max_length=64)
+    """The SHA-256 of the link's token, in hex."""
+    created_at: datetime = Field(sa_type=UTCDateTime)
+    expires_at: datetime = Field(sa_type=UTCDateTime, index=True)

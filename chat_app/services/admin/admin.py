@@ -71,6 +71,7 @@ __all__ = [
     "change_text",
     "validate_form",
     "require_grant",
+    "current_grant",
 ]
 
 PASSWORD_ENV = "BATON_ADMIN_PASSWORD"
@@ -266,6 +267,15 @@ def _log_failure(scope: str, mine: throttle.FailureCount, everyone: throttle.Fai
             everyone.locked_until.isoformat(timespec="seconds"),
             everyone.failures,
         )
+
+
+def current_grant() -> str:
+    """The grant the configured password gives; :class:`AdminRefused` when admin is disabled.
+    For other ways in than the password (a one-time sign-in link)."""
+    expected = _expected_grant()
+    if expected is None:
+        raise AdminRefused(_DISABLED)
+    return expected
 
 
 def require_grant(grant: str | None) -> None:

@@ -18,13 +18,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from agent_core import TURN_RESUMED, NewMessage, StoredMessage
+from chat_app.db import repo
+from chat_app.db.lease import release_leases_of
 from chat_app.services.conversation import chat
 from chat_app.services.runtime.backend import Backend
 
-__all__ = ["RESUMED_NOTE", "needs_answer", "take_over", "resume_cut_turns"]
+__all__ = [
+    "RESUMED_NOTE",
+    "needs_answer",
+    "take_over",
+    "resume_cut_turns",
+    "resume_after_turn_process_loss",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -61,13 +69,16 @@ def take_over(app: Backend, thread_id: str) -> bool:
         return True
 
 
-async def resume_cut_turns(app: Backend) -> frozenset[str]:
-    """At start-up: answer once more each message a crash cut the answer of (see the
-    module); returns the threads being answered (their queues go with them)."""
+async def resume_cut_turns(app: Backend, threads: Collection[str] | None = None) -> frozenset[str]:
+    """At start-up (or of ``threads`` only): answer once more each message a crash cut the
+    answer of (see the module); returns the threads being answered (their queues go with
+    them)."""
     store = app.store
     marked = await asyncio.to_thread(store.cut_turns)
     resumed = set()
     for thread_id, owner in marked:
+        if threads is not None and thread_id not in threads:
+            continue
         try:
             if await asyncio.to_thread(take_over, app, thread_id):
                 resumed.add(thread_id)
@@ -75,3 +86,27 @@ async def resume_cut_turns(app: Backend) -> frozenset[str]:
         except Exception:  # one thread's failure must not keep the others waiting
             _log.exception("answering the cut turn of thread %s again failed", thread_id)
     return frozenset(resumed)
+
+
+async def resume_after_turn_process_loss(app: Backend, tag: str, threads: frozenset[str]) -> None:
+    """A worker's turn process died (``kill -9``, the OOM killer) with runs of ``threads``
+    going: free its turn leases (tagged ``tag``) and answer once more the messages it cut,
+    as a start-up does after a crash, and the messages queued behind them. Without it they
+    waited for Regenerate (21 of 40 first messages after a kill under load)."""
+    freed = await asyncio.to_thread(release_leases_of, app.engine, tag)
+    resumed = await resume_cut_turns(app, threads)
+    with app.read() as db:
+        waiting = [
+            (t.owner, t.id)
+            for t in repo.threads_with_pending(session=db)
+            if t.id in threads and t.id not in resumed
+        ]
+    for owner, thread_id in waiting:  # queued behind a run that was lost: answered now
+        chat.resume_detached(app, owner, thread_id)
+    _log.warning(
+        "the turn process died: %d turn leases freed, %d cut turns answered again, "
+        "%d queues resumed",
+        freed,
+        len(resumed),
+        len(waiting),
+    )

@@ -43,7 +43,10 @@ from chat_app.services.presentation.ui_events import (
 
 __all__ = [
     "Relayed",
+    "Paused",
+    "paused",
     "relay",
+    "read_frame",
     "new_run_id",
     "publish",
     "resync",
@@ -63,7 +66,9 @@ _log = logging.getLogger(__name__)
 
 QUEUE_LIMIT = 2_000  # events a watcher may lag behind before it must reload
 RUNNING_TTL_SECONDS = 30  # a run's flag outlives a killed worker by at most this
-RESUBSCRIBE_MAX_SECONDS = 30.0
+# A subscription attempt is one connection: cheap enough to try every few seconds, and a tab
+# hears again at most this long after Redis is back (with 30 s, up to 16 s after a 15 s cut).
+RESUBSCRIBE_MAX_SECONDS = 5.0
 _CHANNEL = "baton:live:"
 _CLIENT_NAME = "baton-live"  # how the process's connections show in Redis's CLIENT LIST
 _RUNNING = "baton:running:"
@@ -84,10 +89,21 @@ def _client() -> Any:
     if _redis_client is None:
         import redis.asyncio as redis
 
+        # Undecodable bytes on the channel become U+FFFD and then a malformed frame that
+        # is skipped; a decoding error would instead drop the subscription.
         _redis_client = redis.Redis.from_url(
-            _redis_url(), decode_responses=True, client_name=_CLIENT_NAME
+            _redis_url(),
+            decode_responses=True,
+            encoding_errors="replace",
+            client_name=_CLIENT_NAME,
         )
     return _redis_client
+
+
+@dataclass(frozen=True)
+class Paused:
+    """Not an event of a run: the channel itself is cut (its Redis went away). Every watcher
+    gets it when the subscription drops, and a ``Resync`` once it is made again."""
 
 
 @dataclass(frozen=True)
@@ -95,10 +111,18 @@ class Relayed:
     """One event of run ``run`` on the thread's live channel."""
 
     run: str
-    event: UiEvent
+    event: UiEvent | Paused
 
 
 _RESYNC = Relayed("", RESYNC)
+_PAUSED = Relayed("", Paused())
+_paused = False
+
+
+def paused() -> bool:
+    """Whether the channel is cut now: its Redis subscription dropped and is not made again
+    yet (with no Redis, never)."""
+    return _paused
 
 
 def _deliver(thread_id: str, event: Relayed) -> None:
@@ -112,9 +136,21 @@ def _deliver(thread_id: str, event: Relayed) -> None:
                 queue.put_nowait(_RESYNC)
 
 
+def read_frame(data: Any) -> Relayed | None:
+    """The event a frame of the channel carries, or None when it is not one of ours: anyone
+    with access to Redis can publish there, and a bad frame must not cost the subscription."""
+    try:
+        wire = json.loads(data)
+        if not isinstance(wire, dict):
+            return None
+        return Relayed(str(wire.pop("run", "")), parse_ui_event(wire))
+    except (TypeError, ValueError, ValidationError):
+        return None
+
+
 def resubscribe_delay(failures: int) -> float:
     """Seconds before subscribing again after ``failures`` failed subscriptions in a row:
-    1, 2, 4 … at most 30."""
+    1, 2, 4, then every 5."""
     return min(RESUBSCRIBE_MAX_SECONDS, 2.0 ** max(failures - 1, 0))
 
 
@@ -124,14 +160,17 @@ async def _listen() -> None:
     It once ended when the process had no watcher left: a tab that began watching while it
     was ending was left with no subscription, and saw other tabs' messages only when it
     reloaded (1 of 6 trials: not within 30 s). A dropped Redis connection ended it too, for
-    good. Now a drop is followed by a new subscription (:func:`resubscribe_delay`), and every
-    watcher is told to read its thread again: what was published meanwhile is lost.
+    good. Now a drop tells every watcher the channel is cut (:class:`Paused`), a new
+    subscription follows (:func:`resubscribe_delay`), and then every watcher is told to read
+    its thread again: what was published meanwhile is lost.
     """
+    global _paused
     failures = 0
     while True:
         pubsub = _client().pubsub(ignore_subscribe_messages=True)
         try:
             await pubsub.psubscribe(_CHANNEL + "*")
+            _paused = False
             if failures:
                 _log.warning("the live channel's Redis subscription is back")
                 for thread_id in list(_watchers):
@@ -144,14 +183,21 @@ async def _listen() -> None:
                 if message is None or message.get("type") != "pmessage":
                     continue
                 thread_id = str(message["channel"]).removeprefix(_CHANNEL)
-                try:
-                    wire = json.loads(message["data"])
-                    event = Relayed(str(wire.pop("run", "")), parse_ui_event(wire))
-                except (TypeError, ValueError, ValidationError):
+                event = read_frame(message["data"])
+                if event is None:
+                    _log.warning(
+                        "skipped a malformed frame on thread %s's live channel: %.80r",
+                        thread_id,
+                        message["data"],
+                    )
                     continue
                 _deliver(thread_id, event)
         except Exception:  # Redis went away or dropped us: subscribe again
             failures += 1
+            if not _paused:  # every tab says so until the subscription is back
+                _paused = True
+                for thread_id in list(_watchers):
+                    _deliver(thread_id, _PAUSED)
             _log.warning(
                 "the live channel's Redis subscription dropped; subscribing again in %.0f s",
                 resubscribe_delay(failures),

@@ -12,9 +12,12 @@ to the thread's other tabs (``live.relay``) exactly as it did for a run of its o
 Nothing durable lives in the child: messages are queued in the database before a turn
 takes them, turn locks are the store's (a file lock or a lease, both across processes), Stop
 is counted on the thread's row (and forwarded at once). If the child dies, the runs it had
-end with a message saying so, and the next send starts a new child; a message it had not
-answered is answered when its chat is next opened, as after a crash of the worker. If the
-worker dies, the child sees its socket close and exits at once.
+end with a message saying so, and a new child starts; a send the dead child had not
+acknowledged is sent again to the new one (once: the ``client_id`` keeps it from being
+stored twice), or refused in plain words when it has no ``client_id``. The worker frees the
+dead child's turn leases and hands the threads of its runs to ``after_loss`` (the app
+answers their cut turns once more, as after a crash of the worker). If the worker dies, the
+child sees its socket close and exits at once.
 
 The frames (:mod:`chat_app.services.runtime.turn_frames`) are pickles (one per message,
 each behind a 4-byte length): both ends are this code base and the socket pair is private
@@ -27,12 +30,17 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import os
 import pickle
+import secrets
 import socket
 import struct
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from agent_core import AcceptedEvent
+from chat_app.db.lease import HOLDER_TAG_ENV  # the child's leases carry it: freed at its death
 from chat_app.services.presentation.ui_events import Refused
 from chat_app.services.runtime.run_stream import RunStream, TurnExecutor
 from chat_app.services.runtime.turn_frames import (
@@ -64,6 +72,10 @@ __all__ = [
 _log = logging.getLogger(__name__)
 _HEADER = struct.Struct("!I")
 WORKER_MODULE = "chat_app.services.turn_worker"
+
+#: What the app does once a child died with runs going: (the child's holder tag, the threads
+#: of its runs); frees the leases and answers the cut turns once more.
+AfterLoss = Callable[[str, frozenset[str]], Awaitable[None]]
 ENDED_MESSAGE = (
     "The process running this chat's turn stopped; what it had done is kept. "
     "Regenerate reply asks again; a message not answered yet is answered when "
@@ -109,7 +121,8 @@ class Channel:
 class _Client:
     """The worker's side: the child process, the runs it has, and their queues."""
 
-    def __init__(self) -> None:
+    def __init__(self, after_loss: AfterLoss | None = None) -> None:
+        self.after_loss = after_loss
         self.channel: Channel | None = None
         self.process: asyncio.subprocess.Process | None = None
         # run -> (its thread, its queue, the channel it was sent on)
@@ -134,6 +147,7 @@ class _Client:
 
     async def _spawn(self) -> None:
         ours, theirs = socket.socketpair()
+        tag = secrets.token_hex(6)
         try:
             self.process = await asyncio.create_subprocess_exec(
                 sys.executable,
@@ -142,6 +156,7 @@ class _Client:
                 str(theirs.fileno()),
                 pass_fds=(theirs.fileno(),),
                 stdin=asyncio.subprocess.DEVNULL,
+                env={**os.environ, HOLDER_TAG_ENV: tag},
             )
         except BaseException:
             ours.close()
@@ -152,11 +167,13 @@ class _Client:
         # Requests posted before the child has loaded wait in the socket's buffer.
         self.channel = Channel(reader, writer)
         self.keep(
-            asyncio.create_task(self._read(self.channel, self.process), name="baton-turn-process")
+            asyncio.create_task(
+                self._read(self.channel, self.process, tag), name="baton-turn-process"
+            )
         )
         _log.info("turn process %d started", self.process.pid)
 
-    async def _read(self, channel: Channel, process: asyncio.subprocess.Process) -> None:
+    async def _read(self, channel: Channel, process: asyncio.subprocess.Process, tag: str) -> None:
         try:
             while True:
                 match await channel.receive():
@@ -174,8 +191,8 @@ class _Client:
             if self.channel is channel:
                 self.channel = None
             # Before any wait: a run started meanwhile goes to the next child, not here.
-            lost = [queue for _, queue, sent_on in self.runs.values() if sent_on is channel]
-            for queue in lost:
+            lost = [(t, q) for t, q, sent_on in self.runs.values() if sent_on is channel]
+            for _, queue in lost:
                 queue.put_nowait(ChildLost())
             with contextlib.suppress(Exception):
                 channel.close()
@@ -190,6 +207,20 @@ class _Client:
                     code,
                     len(lost),
                 )
+                if self.after_loss is not None:
+                    threads = frozenset(thread_id for thread_id, _ in lost)
+                    self.keep(
+                        asyncio.create_task(
+                            self._after_loss(tag, threads), name="baton-turn-process-loss"
+                        )
+                    )
+
+    async def _after_loss(self, tag: str, threads: frozenset[str]) -> None:
+        assert self.after_loss is not None
+        try:
+            await self.after_loss(tag, threads)
+        except Exception:  # their chats answer them when next opened, as before
+            _log.exception("answering the turns the turn process had again failed")
 
     def stop(self) -> None:
         if self.channel is not None:
@@ -203,13 +234,14 @@ class _Client:
 _client: _Client | None = None
 
 
-def start() -> None:
+def start(after_loss: AfterLoss | None = None) -> None:
     """Hand this process's turns to a turn process from now on (the app's start-up calls it;
     tests and the command line never do, and run turns in their own process). The child is
-    started at once, so its imports are done before the first message."""
+    started at once, so its imports are done before the first message. ``after_loss`` is
+    called when a child dies with runs going (see the module)."""
     global _client
     if _client is None:
-        _client = _Client()
+        _client = _Client(after_loss)
     client = _client
 
     async def spawn() -> None:
@@ -260,30 +292,48 @@ async def stream(op: str, thread_id: str, **args: Any) -> RunStream:
     client = _client
     if client is None:
         raise RuntimeError("the turn process is not started in this process")
-    channel = await client.ready()
-    run = next(client.ids)
-    queue: asyncio.Queue[Reply | ChildLost] = asyncio.Queue()
-    client.runs[run] = (thread_id, queue, channel)
-    ended = False
-    try:
-        channel.post(StartRun(run, op, {"thread_id": thread_id, **args}))
-        while True:
-            reply = await queue.get()
-            if isinstance(reply, RunEvent):
-                yield reply.event
-                continue
-            ended = True
-            match reply:
-                case RunFailed(error=error):
-                    raise TurnProcessError(error)
-                case ChildLost():
-                    yield Refused(message=ENDED_MESSAGE)
-            return
-    finally:
-        client.runs.pop(run, None)
-        if not ended and client.channel is channel:
-            with contextlib.suppress(Exception):
-                channel.post(CloseRun(run))
+    # A send the dead child had not acknowledged goes to the next child, once: its
+    # client_id keeps the store from keeping it twice, whether or not the first got it.
+    resends = 1 if op == "send" and args.get("client_id") else 0
+    accepted = False
+    while True:
+        channel = await client.ready()
+        run = next(client.ids)
+        queue: asyncio.Queue[Reply | ChildLost] = asyncio.Queue()
+        client.runs[run] = (thread_id, queue, channel)
+        ended = False
+        try:
+            channel.post(StartRun(run, op, {"thread_id": thread_id, **args}))
+            while True:
+                reply = await queue.get()
+                if isinstance(reply, RunEvent):
+                    accepted = accepted or isinstance(reply.event, AcceptedEvent)
+                    yield reply.event
+                    continue
+                ended = True
+                match reply:
+                    case RunFailed(error=error):
+                        raise TurnProcessError(error)
+                    case ChildLost() if resends and not accepted:
+                        resends -= 1
+                        _log.warning("a send the turn process lost goes to the next one")
+                    case ChildLost():
+                        # Not acknowledged: the sender's outbox forgets it, the text stays.
+                        unacknowledged = None if accepted else args.get("client_id")
+                        yield (
+                            Refused(message=ENDED_MESSAGE, client_id=unacknowledged)
+                            if unacknowledged
+                            else Refused(message=ENDED_MESSAGE)
+                        )
+                        return
+                    case _:
+                        return
+                break
+        finally:
+            client.runs.pop(run, None)
+            if not ended and client.channel is channel:
+                with contextlib.suppress(Exception):
+                    channel.post(CloseRun(run))
 
 
 class _InTurnProcess:

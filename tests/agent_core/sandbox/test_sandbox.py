@@ -232,6 +232,32 @@ def test_processes_of_one_command_are_stopped_at_their_memory_limit_together() -
     assert Sandbox(FAST).run({}, "echo alive").output == "alive\n"
 
 
+# Memory held in memfds, unmapped: no process's resident set shows it, and each file stays
+# under the per-file size limit. Six of 60 MB, held for 15 s.
+MEMFD_HOG = (
+    'python3 -c "import os, time\n'
+    "fds = []\n"
+    "for n in range(6):\n"
+    "    fd = os.memfd_create(f'hog{n}')\n"
+    "    for _ in range(60):\n"
+    "        os.write(fd, b'a' * 1024 * 1024)\n"
+    "    fds.append(fd)\n"
+    "print('held', flush=True)\n"
+    'time.sleep(15)\n"'
+)
+
+
+def test_memory_held_in_memfds_counts_toward_the_memory_limit() -> None:
+    """1,250 MB in memfds was once held for 12 s under a 1,024 MB limit."""
+    limits = SandboxLimits(timeout=20, total_memory_bytes=200 * 1024**2)
+    result = Sandbox(limits).run({}, f"{MEMFD_HOG}; echo never")
+    assert result.memory_limit == 200 * 1024**2 and not result.timed_out
+    assert "never" not in result.output
+    assert (
+        "[stopped: the command's processes together used more than 200 MB of memory, the limit]"
+    ) in result.notes
+
+
 def test_one_process_under_the_total_is_not_stopped() -> None:
     limits = SandboxLimits(timeout=20, total_memory_bytes=400 * 1024**2)
     result = Sandbox(limits).run({}, "python3 -c \"x = b'a' * 150_000_000; print(len(x))\"")

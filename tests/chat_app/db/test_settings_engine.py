@@ -25,6 +25,7 @@ TABLES = {
     "pending_message",
     "share_link",
     "sign_in_failure_count",
+    "admin_sign_in_link",
     "turn_lease",
     "imported_transcript",
     "transcript_replay",

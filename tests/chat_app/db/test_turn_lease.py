@@ -156,3 +156,31 @@ def test_a_fenced_write_checks_its_lease_in_its_own_statements(workers) -> None:
             event.remove(first_engine, "before_cursor_execute", count)
     assert not [s for s in statements if s.lstrip().startswith("SELECT turn_lease")]
     assert len([s for s in statements if "turn_lease" in s]) == 2
+
+
+def test_the_leases_of_a_dead_turn_process_are_freed_at_once(workers, monkeypatch) -> None:
+    """A killed turn process held its threads until their leases expired (15 s), so sends
+    right after the kill waited that long for an acknowledgement."""
+    from chat_app.db import lease
+
+    first_engine, second_engine = workers
+    dead, other = create_thread(first_engine), create_thread(first_engine)
+    monkeypatch.setenv(lease.HOLDER_TAG_ENV, "deadbeef0001")
+    # A turn of the process that is about to die: never let go, no longer renewed (the
+    # context is kept referenced: collecting it would let go).
+    dying = lease.turn_lease(first_engine, dead, seconds=60)
+    dying.__enter__().stop()
+    monkeypatch.setenv(lease.HOLDER_TAG_ENV, "cafe00000002")
+    with lease.turn_lease(first_engine, other, seconds=60):  # another process's turn
+        assert lease.release_leases_of(second_engine, "deadbeef0001") == 1
+        started = time.monotonic()
+        with lease.turn_lease(second_engine, dead, seconds=60):
+            assert time.monotonic() - started < 2  # not the 60 s the lease had left
+        waited = threading.Event()
+
+        def take_other() -> None:
+            with lease.turn_lease(second_engine, other, seconds=60):
+                waited.set()
+
+        threading.Thread(target=take_other, daemon=True).start()
+        assert not waited.wait(1.5)  # the live process's lease is untouched
