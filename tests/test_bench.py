@@ -177,3 +177,18 @@ def test_the_continuity_bench_cuts_pis_session_where_pi_compacted() -> None:
     assert len(second.by_kind["requests"]) > len(first.by_kind["requests"]) > 0
     assert all(f.startswith("/Users/badlogic/workspaces/pi-mono/") for f in first.by_kind["files"])
     assert not any(m.additional_kwargs.get("compact_summary") for m in second.messages)
+
+
+def test_the_handoff_keeps_its_budget_at_each_of_pis_own_cuts() -> None:
+    """A long plan under way beside many long rules the user stated overflowed the budget
+    (1,573 of 1,500 tokens at pi's second cut) once every other step was spent."""
+    from bench.continuity import _COUNT, APP_BUDGET, _pi, _pi_chained, hand_on
+
+    cuts = [
+        *_pi(eval_path("real-sessions")),
+        *_pi_chained(eval_path("real-sessions", "pi-mono")),
+    ]
+    for cut in cuts:
+        for writer in ("facts", "simulator"):
+            text = hand_on(writer, cut, APP_BUDGET).text
+            assert _COUNT(text) <= APP_BUDGET, (cut.name, writer)

@@ -8,9 +8,10 @@ decisions; older resolved errors; older answered requests; older constraints (be
 newest eight); the state summary, remaining
 tasks and in-progress lines shortened; answered requests cut shorter (each names where it is
 stored whole); the largest directory of modified files counted instead of listed; open
-requests and the goal cut shorter. Never dropped: the goal, open requests, the newest
-constraints, the next step, what is in progress, commands still failing, open todos, pinned
-files.
+requests and the goal cut shorter; last, constraints, errors, in-progress and remaining lines
+cut to a line each and constraints beyond the newest three counted. Never dropped: the goal,
+open requests, the newest constraints, the next step, what is in progress, commands still
+failing, open todos, pinned files.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ Step = Callable[[HandoffArtifact, int], "HandoffArtifact | None"]
 
 #: Items of each kind that always stay, newest first.
 _KEEP_DONE, _KEEP_COMMITS, _KEEP_DECISIONS, _KEEP_ANSWERED, _KEEP_CONSTRAINTS = 3, 3, 2, 3, 8
+_LAST_CONSTRAINTS = 3  # when nothing else is left to trim
 _MESSAGE_CAPS = (200, 100)
 _OPEN_CAPS = (300, 150, 60)
 _GOAL_CAPS = (600, 300)
@@ -133,13 +135,15 @@ def _answered_requests(a: HandoffArtifact, excess: int) -> HandoffArtifact | Non
     )
 
 
-def _shorter_text(name: str) -> Step:
+def _shorter_text(name: str, limit: int = 160) -> Step:
     def step(a: HandoffArtifact, excess: int) -> HandoffArtifact | None:
         value = getattr(a, name)
         if isinstance(value, str):
             cut = value[: max(120, len(value) - excess)].rstrip() + "…"
             return a.model_copy(update={name: cut}) if len(cut) < len(value) else None
-        shorter = [i if len(i) <= 160 or is_omitted(i) else i[:160].rstrip() + "…" for i in value]
+        shorter = [
+            i if len(i) <= limit or is_omitted(i) else i[:limit].rstrip() + "…" for i in value
+        ]
         return a.model_copy(update={name: shorter}) if shorter != value else None
 
     return step
@@ -207,6 +211,14 @@ _STEPS: tuple[Step, ...] = (
     _collapse_directory,
     *(_cap_requests(cap, open_ones=True) for cap in _OPEN_CAPS),
     *(_cap_goal(cap) for cap in _GOAL_CAPS),
+    # Last: what still overflows is cut line by line, so the budget holds whatever the
+    # session's shape (a long plan under way beside many long rules the user stated).
+    _shorter_text("constraints"),
+    _older("constraints", _LAST_CONSTRAINTS, "older constraints"),
+    _shorter_text("errors_and_fixes"),
+    _shorter_text("in_progress", 100),
+    _shorter_text("remaining_tasks", 80),
+    _shorter_text("constraints", 80),
 )
 
 
