@@ -534,7 +534,8 @@ def _file_held(path: str, hand: HandOn) -> tuple[bool, bool]:
     shown = [f.path for f in hand.artifact.files_modified]
     held = any(s == path or s.endswith("/" + path) or path.endswith("/" + s) for s in shown)
     dirs = [m.group(1) for s in shown if (m := re.match(r"^\(omitted: \d+ files in (.+?)/", s))]
-    return held, any(path.startswith(d + "/") for d in dirs)
+    # A probe may be absolute where the handoff names paths from the workspace root.
+    return held, any(path.startswith(d + "/") or f"/{d}/" in path for d in dirs)
 
 
 def _claims_failing(markdown: str, command: str) -> bool:

@@ -192,3 +192,15 @@ def test_the_handoff_keeps_its_budget_at_each_of_pis_own_cuts() -> None:
         for writer in ("facts", "simulator"):
             text = hand_on(writer, cut, APP_BUDGET).text
             assert _COUNT(text) <= APP_BUDGET, (cut.name, writer)
+
+
+def test_a_model_written_handoff_keeps_the_item_under_way_that_a_plan_file_names() -> None:
+    """The item under way comes from a plan file the agent wrote and read back: its title is
+    in a tool's output, yet it is evidence, not an echo of the tool (the echo check used to
+    remove what the evidence check had just added)."""
+    from bench.continuity import APP_BUDGET, _pi_chained, hand_on
+
+    first = _pi_chained(eval_path("real-sessions", "pi-mono"))[0]
+    artifact = hand_on("simulator", first, APP_BUDGET).artifact
+    assert artifact is not None
+    assert any(line.startswith("Under way: WP14") for line in artifact.in_progress)

@@ -436,10 +436,13 @@ def _assemble(
     disagreements: list[str] = []
     said = [HumanMessage(r) for r in facts.user_requests]
     if draft:  # a model wrote it: checked against the same evidence
-        fields, disagreements = agree_with_evidence(fields, facts, goal_words, draft)
+        # What the model repeated from tool output or claimed for the user goes first; then
+        # the evidence's own items are added where the model missed them (an item under way
+        # whose title a plan file holds is evidence, not an echo of the tool).
         users = [*facts.user_requests, *([previous.goal] if previous else [])]
         fields, removed = drop_ungrounded(fields, users, tool_outputs(messages))
-        disagreements += removed
+        fields, disagreements = agree_with_evidence(fields, facts, goal_words, draft)
+        disagreements = [*removed, *disagreements]
     # The user's own words come from the transcript, never from the model; a constraint or a
     # next step the model offers is kept only when it quotes what the user or the agent said
     # (never a tool's output: that is data, not a step to take).
