@@ -50,6 +50,11 @@ _SWE_NAVIGATION = {
     "set_cursors",
 }
 
+# A command the user interrupted, as agents report it (pi, Claude Code): no outcome at all.
+_INTERRUPTED_RE = re.compile(
+    r"^\s*(?:Command (?:was )?aborted|\[Request interrupted by user[^\]]*\])\.?\s*$",
+    re.IGNORECASE,
+)
 _EXIT_RE = re.compile(r"\[exit status (-?\d+)\]\s*$")
 _FAILED_RE = re.compile(
     r"^\s*(error\b|Error:|ERROR:)|Your proposed edit has introduced new syntax error"
@@ -211,6 +216,10 @@ def _apply_call(c: _Collector, name: str, args: dict[str, Any], result: str, fai
 
 
 def _apply_shell(c: _Collector, command: str, result: str, failed: bool) -> None:
+    if _INTERRUPTED_RE.match(result):
+        # The user stopped it: it neither failed nor passed, and nothing is left to fix.
+        c.actions.append((c.index, "shell", command, "interrupted"))
+        return
     exit_match = _EXIT_RE.search(result)
     status = int(exit_match.group(1)) if exit_match else (1 if failed else None)
     changed = [raw for kind, raw, _ in c.events[c.edits_seen :] if kind == "modified"]

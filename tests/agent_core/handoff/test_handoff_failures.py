@@ -198,3 +198,15 @@ def test_commands_are_compared_by_operation(one: str, other: str, same: bool) ->
     from agent_core.handoff.operations import same_operation
 
     assert same_operation(one, other) is same
+
+
+def test_a_command_the_user_interrupted_is_neither_failing_nor_a_step_to_take() -> None:
+    # pi reports a command the user stopped as an error whose whole output is this line.
+    stopped = call("bash", {"command": "npm run check 2>&1 | head -40"}, "Command aborted")
+    stopped[1].status = "error"
+    messages = [HumanMessage("Move the files to their final place."), *stopped]
+    artifact = handoff(messages)
+    assert not any(line.startswith("Still failing") for line in artifact.errors_and_fixes)
+    assert not any(line.startswith("Failing:") for line in artifact.in_progress)
+    assert "npm run check" not in artifact.next_step
+    assert any("(interrupted)" in line for line in artifact.in_progress)
