@@ -127,8 +127,8 @@
 
   // The session of the row at the top of the view (under the sticky header) is the one being
   // read: its chip gets data-inview, and the chip bar scrolls sideways to keep that chip in
-  // sight. An IntersectionObserver watches a thin band there, so scrolling costs nothing
-  // until a row crosses it.
+  // sight. An IntersectionObserver watches a thin band there, as tall as the gap between
+  // rows (so a row is always in it), and scrolling costs nothing until a row crosses it.
   const markInView = once("__batonInView", () => {
     let timeline = null, observer = null, band = -1, shown = null;
     const inBand = new Set();
@@ -149,8 +149,12 @@
     const crossed = (entries) => {
       for (const entry of entries)
         entry.isIntersecting ? inBand.add(entry.target) : inBand.delete(entry.target);
-      const row = [...inBand].find((el) => el.isConnected);
-      if (row) mark(row.dataset.session);  // in the gap between two rows: keep the mark
+      // The band is as tall as the gap between rows, so some row is always in it; of two,
+      // the upper one is the one being read.
+      let row = null;
+      for (const el of inBand)
+        if (el.isConnected && (!row || el.getBoundingClientRect().top < row.getBoundingClientRect().top)) row = el;
+      if (row) mark(row.dataset.session);
     };
     const rows = () => timeline.querySelectorAll(":scope > .baton-item");
     let watched = null;
@@ -175,7 +179,8 @@
       inBand.clear();
       shown = null;
       if (!timeline) return false;
-      const below = Math.max(window.innerHeight - top - 2, 0);
+      const gap = parseFloat(getComputedStyle(timeline).rowGap) || 0;
+      const below = Math.max(window.innerHeight - top - Math.ceil(gap) - 2, 0);
       observer = new IntersectionObserver(crossed, {rootMargin: `-${top}px 0px -${below}px 0px`});
       rows().forEach((el) => observer.observe(el));
       return true;

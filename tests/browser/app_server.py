@@ -7,6 +7,7 @@ Used by the browser test fixture; also runnable by hand to look at the UI:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -16,11 +17,24 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+T = TypeVar("T")
+
+
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run ``coroutine`` to its end on a loop of its own, in a thread of its own: once a
+    browser test has used Playwright's sync API, this thread's event loop is running, and
+    ``asyncio.run`` here would refuse."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
 
 # Reflex builds the frontend with npm before serving; the first build takes a while.
 STARTUP_TIMEOUT_SECONDS = float(os.environ.get("BATON_TEST_STARTUP_TIMEOUT", "420"))

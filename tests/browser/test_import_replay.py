@@ -99,6 +99,7 @@ def test_import_read_the_original_compaction_then_replay_and_chart_both_runs(
     refusal.wait_for(timeout=120_000)
     assert re.search(r"Replay with a window of at least [\d,]+ tokens", refusal.inner_text())
     page.locator("#replay-show").click()
+    results.locator(".baton-replay-run").first.wait_for()  # the dialog opens, then counts
     assert results.locator(".baton-replay-run").count() == 1
     results.get_by_role("button", name="Close").click()
 

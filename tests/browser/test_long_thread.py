@@ -201,12 +201,6 @@ def test_scrolling_to_the_bottom_loads_later_rows_in_place(long_thread, page) ->
     assert _rows(page) <= 320
 
 
-@pytest.mark.xfail(
-    reason="regressed when the chat page v3 and redesign branches merged: on opening, no chip is "
-    "marked in view (the session-12 mark never appears within 30 s); found at the end of the "
-    "merge and not yet traced, see the stop note",
-    strict=False,
-)
 def test_the_chip_of_the_session_being_read_is_marked(long_thread, page) -> None:
     page.goto(f"/t/{long_thread}")
     page.locator("[data-role=assistant] .baton-markdown", has_text="s12 step 28").wait_for()

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from bench.load import EventNames, ReflexSocket, _event, _fetch_cookie, open_new_chat
-from tests.browser.app_server import AppServer, running_app
+from tests.browser.app_server import AppServer, run_async, running_app
 from tests.browser.test_scale_out import _postgres_database, _redis
 from tests.tcp_proxy import TcpProxy, proxied
 
@@ -90,7 +90,7 @@ def test_every_tab_says_live_updates_are_paused_while_redis_is_cut(outage_server
             for tab in tabs:
                 await tab.close()
 
-    assert asyncio.run(scenario()) == [True, True, True]
+    assert run_async(scenario()) == [True, True, True]
 
 
 def test_every_tab_recovers_by_itself_after_a_15_s_redis_outage(outage_server) -> None:
@@ -115,4 +115,4 @@ def test_every_tab_recovers_by_itself_after_a_15_s_redis_outage(outage_server) -
             await tab.close()
         return seen
 
-    assert asyncio.run(scenario()) == [True] * 6
+    assert run_async(scenario()) == [True] * 6

@@ -10,12 +10,11 @@ import urllib.request
 import uuid
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from tests.browser.app_server import AppServer, running_app
+from tests.browser.app_server import AppServer, run_async, running_app
 from tests.browser.chat_page import send, start_chat, user_messages, wait_idle
 
 PG_ADMIN_URL = os.environ.get("BATON_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -287,16 +286,10 @@ def _pending_texts(url: str, thread_id: str) -> list[str]:
 def test_each_tabs_messages_are_stored_in_the_order_it_sent_them(scaled_server) -> None:
     """4 tabs × 50 messages sent at once on one chat, over several workers: every message
     stored once, each tab's in its own order, in 5 of 5 runs."""
-    import asyncio
-
     _DB_URLS[scaled_server.url] = scaled_server.db_url.replace("+psycopg", "")
     assert len(_backend_workers(scaled_server)) >= 2
     for run in range(5):
-        # Its own event loop, in its own thread: Playwright's may be running in this one.
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            thread_id, sent = pool.submit(
-                asyncio.run, _tabs_send_at_once(scaled_server.url, 4, 50)
-            ).result()
+        thread_id, sent = run_async(_tabs_send_at_once(scaled_server.url, 4, 50))
         stored = _stored_user_texts(scaled_server.url, thread_id)
         missing = sorted(set(sent) - set(stored))
         assert sorted(stored) == sorted(sent), (

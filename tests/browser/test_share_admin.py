@@ -6,14 +6,12 @@ then read through the browser exactly as a stranger would.
 
 from __future__ import annotations
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import sharing
 from chat_app.services.conversation import threads as thread_service
+from tests.browser.app_server import run_async
 
 OWNER = "share-test-owner"
 PAYLOADS = ["<img src=x onerror=window.__pwned=1>", "<script>window.__pwned=1</script>"]
@@ -32,9 +30,7 @@ def say(app, thread_id: str, text: str) -> None:
         async for _ in chat_service.send_message(app, OWNER, thread_id, text):
             pass
 
-    # Playwright's sync API owns this thread's event loop; run the turn on another thread.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(asyncio.run, drain()).result()
+    run_async(drain())
 
 
 def multi_session_thread(app, title: str = "Shared plan") -> str:
