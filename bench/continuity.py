@@ -73,8 +73,10 @@ from agent_core import (
     COMPACTION_PROMPT,
     ContextPolicy,
     HandoffArtifact,
+    OriginalCompaction,
     SimulatorChatModel,
     TokenCounter,
+    Transcript,
     TurnSetup,
     appended_request,
     extract_facts,
@@ -90,7 +92,6 @@ from agent_core import (
 )
 from bench import sessions as baton_sessions
 from bench._history_probe import HistoryTally, search_recovers, stored_thread
-from bench._pi import read_pi
 from bench._shared import REPO_ROOT, eval_dir
 
 _COUNTER = TokenCounter(model="gpt-4")
@@ -276,16 +277,17 @@ _PI_WRITES = {"write": "path", "edit": "path"}
 
 
 def _pi(root: Path) -> list[Cut]:
-    """One cut at each of pi's own compactions in a real pi session, probed from its raw
-    entries: the first user message (goal), every user message (requests), every file a
-    ``write``/``edit`` call changed without an error before the cut."""
+    """One cut at each of pi's own compactions in a real pi session, where its summary ends
+    (the first entry pi kept whole), probed from its raw entries: the first user message
+    (goal), every user message (requests), every file a ``write``/``edit`` call changed
+    without an error before the cut."""
     path = root / "pi-mono" / "before-compaction.jsonl"
     entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     transcript = load_transcript(path)
     cuts = []
     for number, (line, compaction) in enumerate(
         zip(
-            [i for i, e in enumerate(entries) if e.get("type") == "compaction"],
+            [int(e["firstKeptEntryIndex"]) for e in entries if e.get("type") == "compaction"],
             transcript.compactions,
             strict=True,
         ),
@@ -317,7 +319,7 @@ def _pi(root: Path) -> list[Cut]:
         )
         messages = [
             m
-            for m in transcript.messages[: compaction.message_index]
+            for m in transcript.messages[: _summary_end(compaction)]
             if not m.additional_kwargs.get("compact_summary")
         ]
         places = {r[:40]: p for r in requests if (p := _place(messages, r[:40])) is not None}
@@ -423,13 +425,34 @@ def _baton(chain_resets: int = 30) -> list[Cut]:
     return cuts + [chain]
 
 
+def _summary_end(compaction: OriginalCompaction) -> int:
+    """The first message after what the agent's summary covers (pi keeps its latest turns
+    whole beside it)."""
+    if compaction.summarized_until is None:
+        return compaction.message_index
+    return compaction.summarized_until
+
+
+def _pi_parts(path: Path) -> tuple[Transcript, list[list[BaseMessage]]]:
+    """A pi session read by the engine's importer and split where pi compacted: part ``k`` is
+    what came after cut ``k - 1`` up to cut ``k`` (pi's own summaries left out)."""
+    transcript = load_transcript(path)
+    ends = [_summary_end(c) for c in transcript.compactions] + [len(transcript.messages)]
+    parts, start = [], 0
+    for end in ends:
+        part = transcript.messages[start:end]
+        parts.append([m for m in part if not m.additional_kwargs.get("compact_summary")])
+        start = end
+    return transcript, parts
+
+
 def _pi_chained(root: Path) -> list[Cut]:
     """A real pi session cut where pi compacted, each cut's session merged into the handoff of
     the one before; probes: what pi's own summary names as current and next at that cut."""
     path = root / "before-compaction.jsonl"
     if not path.exists():
         return []
-    pi = read_pi(path)
+    transcript, parts = _pi_parts(path)
     # From pi's summaries: "### WP14: Create main-new.ts (NEXT)"; "Current Task: File
     # Reorganization … modes/interactive/components/ # MOVE from src/tui/", next "Move files".
     truth = [
@@ -437,11 +460,11 @@ def _pi_chained(root: Path) -> list[Cut]:
         {"in_progress": ["modes/interactive"], "next_step": ["modes/interactive"]},
     ]
     cuts, previous = [], None
-    for number, (messages, probes) in enumerate(zip(pi.parts, truth, strict=False), 1):
+    for number, (messages, probes) in enumerate(zip(parts, truth, strict=False), 1):
         cut = Cut(
             name=f"pi:chained cut {number}",
             messages=messages,
-            metadata={"cwd": pi.cwd},
+            metadata={**transcript.metadata, "format": transcript.format},
             by_kind=dict(probes),
             previous=previous,
             number=number,

@@ -3,7 +3,8 @@ summary it wrote there and the handoff Baton writes for the same cut, with their
 the same probes scored on both.
 
 The transcript is walked as a replay walks it, but it is cut where the agent cut and nowhere
-else: at each of the agent's compactions Baton's handoff ends the open session (facts-only by
+else (where its summary ends: pi keeps its latest turns whole beside the summary, and those
+go on into the next session on both sides): at each of the agent's compactions Baton's handoff ends the open session (facts-only by
 default, chained like the agent's summaries: each is the previous one updated by what came
 since) and the next session starts from it. The agent's own summary messages are left out of
 Baton's sessions, so neither writer reads the other.
@@ -66,7 +67,11 @@ class AgentCut(BaseModel):
     message_index: int
     """Index in ``Transcript.messages`` of the first message after the cut."""
     messages_before: int
-    """Messages of the conversation before the cut (the agent's own summaries left out)."""
+    """Messages of the conversation before the cut (the agent's own summaries left out):
+    those its summary covers, not the ones it kept whole beside it."""
+    kept_whole: int = Field(default=0, ge=0)
+    """Messages the agent kept whole beside its summary (between the cut and its compaction:
+    pi keeps its latest turns); 0 when its summary replaced everything before it."""
     tokens_before: int | None = None
     timestamp: str | None = None
     agent_summary: str
@@ -100,7 +105,14 @@ def cuts_at_agent_compactions(
     cuts: list[AgentCut] = []
     position = 0
     for number, compaction in enumerate(compactions, start=1):
-        while position < len(conversation) and conversation[position][0] < compaction.message_index:
+        # Cut where the agent's summary ends: what it kept whole goes on into the next
+        # session, in Baton's run as in the agent's.
+        cut = (
+            compaction.message_index
+            if compaction.summarized_until is None
+            else compaction.summarized_until
+        )
+        while position < len(conversation) and conversation[position][0] < cut:
             index, message = conversation[position]
             if not message.additional_kwargs.get(NOT_SENT):
                 context.append(message, index)
@@ -127,6 +139,9 @@ def cuts_at_agent_compactions(
                 agent=compaction.agent or transcript.format,
                 message_index=compaction.message_index,
                 messages_before=len(before),
+                kept_whole=sum(
+                    cut <= index < compaction.message_index for index, _ in conversation
+                ),
                 tokens_before=compaction.tokens_before,
                 timestamp=compaction.timestamp,
                 agent_summary=compaction.summary,

@@ -51,11 +51,14 @@ def load_pi(path: Path, text: str) -> Transcript:
     skipped = SkippedLines()
     entries: list[dict[str, Any]] = []
     unknown: Counter[str] = Counter()
-    for _number, record in json_lines(path, text, skipped):
+    for position, (_number, record) in enumerate(json_lines(path, text, skipped)):
         kind = record.get("type") if isinstance(record, dict) else None
         if not isinstance(kind, str):
             skipped.skip("not pi session entries")
         elif kind in _READ or kind in _SILENT:
+            # Where pi counts it: a version 1 compaction names the first entry it kept by
+            # its index among the file's entries.
+            record[_POSITION] = position
             entries.append(record)
         else:
             unknown[kind] += 1
@@ -104,6 +107,9 @@ def _text(content: Any) -> str:
     return "\n".join(parts)
 
 
+_POSITION = "__position"
+
+
 class _Builder:
     def __init__(self) -> None:
         self.messages: list[BaseMessage] = []
@@ -111,9 +117,16 @@ class _Builder:
         self.compactions: list[dict[str, Any]] = []
         self.metadata: dict[str, Any] = {}
         self._prompt_start = 0
+        # The first message each entry gave (or would have given), by its file position
+        # and by its id: where a compaction's first kept entry starts among the messages.
+        self._at_position: dict[int, int] = {}
+        self._at_id: dict[str, int] = {}
 
     def add(self, entry: dict[str, Any]) -> None:
         kind = entry["type"]
+        self._at_position[entry.get(_POSITION, -1)] = len(self.messages)
+        if isinstance(entry.get("id"), str):
+            self._at_id[entry["id"]] = len(self.messages)
         stamp = {"timestamp": entry["timestamp"]} if entry.get("timestamp") else {}
         if kind == "session":
             for key in ("id", "cwd", "version", "modelId"):
@@ -209,15 +222,31 @@ class _Builder:
 
     def _compaction(self, entry: dict[str, Any], stamp: dict[str, Any]) -> None:
         before = entry.get("tokensBefore")
+        kept = self._first_kept(entry)
         record, summary = compacted(
             len(self.messages),
             str(entry.get("summary") or ""),
             stamp,
             int(before) if isinstance(before, int | float) else None,
+            summarized_until=kept,
         )
         self.compactions.append(record)
-        self._prompt_start = len(self.messages)
+        # pi goes on with the summary and the entries it kept whole.
+        self._prompt_start = len(self.messages) if kept is None else kept
         self.messages.append(summary)
+
+    def _first_kept(self, entry: dict[str, Any]) -> int | None:
+        """The index of the first message pi kept whole after this compaction (version 2 on
+        name the entry by ``firstKeptEntryId``, version 1 by ``firstKeptEntryIndex``), or
+        ``None`` when it names none this branch holds."""
+        kept_id, kept_index = entry.get("firstKeptEntryId"), entry.get("firstKeptEntryIndex")
+        if isinstance(kept_id, str):
+            found = self._at_id.get(kept_id)
+        elif isinstance(kept_index, int):
+            found = self._at_position.get(kept_index)
+        else:
+            found = None
+        return found if found is not None and found < len(self.messages) else None
 
     def _note(self, text: str, why: str, stamp: dict[str, Any]) -> None:
         """Human-role text pi writes itself (summaries, extension messages, ``!`` commands)."""

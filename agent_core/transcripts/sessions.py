@@ -108,6 +108,7 @@ def _compactions(transcript: Transcript) -> tuple[list[OriginalCompaction], set[
             found.append(
                 OriginalCompaction(
                     message_index=index,
+                    summarized_until=record.get("summarized_until"),
                     summary=str(record.get("summary") or ""),
                     tokens_before=record.get("tokens_before"),
                     tokens_after=record.get("tokens_after"),

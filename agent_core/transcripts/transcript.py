@@ -42,6 +42,10 @@ class OriginalCompaction(BaseModel):
 
     message_index: int
     """Index in ``Transcript.messages`` of the first message after the compaction."""
+    summarized_until: int | None = None
+    """Index in ``Transcript.messages`` of the first message the agent kept whole: pi keeps
+    its latest turns verbatim beside the summary, which covers only the messages before
+    this one. ``None``: the summary covers every message before ``message_index``."""
     summary: str = ""
     tokens_before: int | None = None
     tokens_after: int | None = None
@@ -81,14 +85,21 @@ class Transcript(BaseModel):
 
 
 def compacted(
-    index: int, summary: str, stamp: dict[str, Any], tokens_before: int | None = None
+    index: int,
+    summary: str,
+    stamp: dict[str, Any],
+    tokens_before: int | None = None,
+    summarized_until: int | None = None,
 ) -> tuple[dict[str, Any], HumanMessage]:
     """An agent's own compaction whose summary replaces the history before it (Codex's, pi's,
     opencode's): its ``metadata["compactions"]`` record (kind ``compacted``, at message
-    ``index``) and the summary as the ``not_user`` HumanMessage the agent sent on with."""
+    ``index``; the summary covering the messages before ``summarized_until`` when the agent
+    kept the ones after it whole) and the summary as the ``not_user`` HumanMessage the agent
+    sent on with."""
     record = {
         "kind": "compacted",
         "message_index": index,
+        "summarized_until": summarized_until,
         "timestamp": stamp.get("timestamp"),
         "summary": summary,
         "tokens_before": tokens_before,

@@ -356,7 +356,10 @@ def test_the_agents_compactions_are_put_beside_batons_handoffs(alice, app) -> No
     thread_id = importing.import_session(app, alice, path.name, path.read_bytes())
     cuts = agent_cuts.agent_cut_views(app, alice, thread_id)
     assert [c.number for c in cuts] == [1, 2]
-    assert cuts[0].title == "Cut 1: pi compacted after 354 messages at 175,004 tokens"
+    assert cuts[0].title == (
+        "Cut 1: pi compacted after 354 messages at 175,004 tokens, keeping the last 66 "
+        "whole: both texts cover the first 288"
+    )
     assert cuts[0].agent_heading == "pi's summary"
     assert cuts[0].agent_summary.startswith("# Context Checkpoint")
     assert cuts[0].baton_handoff.startswith("# Handoff: session 1")

@@ -49,9 +49,16 @@ def _figures(tokens: int, scores: list[str]) -> str:
 
 def _view(cut: AgentCut, agent: str) -> AgentCutView:
     at = f" at {cut.tokens_before:,} tokens" if cut.tokens_before else ""
+    total = cut.messages_before + cut.kept_whole
+    kept = (
+        f", keeping the last {cut.kept_whole:,} whole: both texts cover the first "
+        f"{cut.messages_before:,}"
+        if cut.kept_whole
+        else ""
+    )
     return AgentCutView(
         number=cut.number,
-        title=f"Cut {cut.number}: {agent} compacted after {cut.messages_before:,} messages{at}",
+        title=f"Cut {cut.number}: {agent} compacted after {total:,} messages{at}{kept}",
         agent_heading=f"{agent}'s summary",
         agent_figures=_figures(cut.agent_tokens, [str(p) for p in cut.agent_probes]),
         agent_summary=cut.agent_summary,

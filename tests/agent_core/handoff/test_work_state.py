@@ -17,6 +17,7 @@ from agent_core.handoff.artifact import HandoffArtifact
 from agent_core.handoff.facts import extract_facts
 from agent_core.handoff.generation import generate_handoff
 from agent_core.testing import ScriptedChatModel
+from agent_core.transcripts import load_transcript
 from bench import sessions
 from tests.agent_core.handoff.test_handoff_continuity import handoff as continuity_handoff
 from tests.shared_data import eval_path
@@ -252,11 +253,12 @@ def test_at_the_cut_quotes_the_agents_last_words_and_actions() -> None:
 
 
 def test_a_real_pi_session_names_the_work_package_pi_named_at_its_cut() -> None:
-    from bench._pi import read_pi
-
-    pi = read_pi(eval_path("real-sessions", "pi-mono", "before-compaction.jsonl"))
-    assert "WP14" in pi.summaries[0] and "(NEXT)" in pi.summaries[0]
-    artifact = handoff(pi.parts[0], metadata={"cwd": pi.cwd})
+    pi = load_transcript(eval_path("real-sessions", "pi-mono", "before-compaction.jsonl"))
+    cut = pi.compactions[0]
+    assert "WP14" in cut.summary and "(NEXT)" in cut.summary
+    assert cut.summarized_until is not None  # pi kept its latest turns whole
+    before = pi.messages[: cut.summarized_until]
+    artifact = handoff(before, metadata={"cwd": pi.metadata["cwd"]})
     assert artifact.in_progress[0].startswith("Under way: WP14:")
     assert "WP14" in artifact.next_step
     assert not any(task.startswith("WP13") for task in artifact.remaining_tasks)
@@ -333,12 +335,15 @@ def test_a_trackers_json_listing_is_read_too() -> None:
 
 
 def test_a_real_pi_session_names_the_moves_at_its_second_cut() -> None:
-    from bench._pi import read_pi
-
-    pi = read_pi(eval_path("real-sessions", "pi-mono", "before-compaction.jsonl"))
-    assert "modes/interactive/components" in pi.summaries[1]
-    first = handoff(pi.parts[0], metadata={"cwd": pi.cwd})
-    second = handoff(pi.parts[1], previous=first, number=2, metadata={"cwd": pi.cwd})
+    pi = load_transcript(eval_path("real-sessions", "pi-mono", "before-compaction.jsonl"))
+    one, two = pi.compactions
+    assert "modes/interactive/components" in two.summary
+    assert one.summarized_until is not None and two.summarized_until is not None
+    cwd = {"cwd": pi.metadata["cwd"]}
+    first = handoff(pi.messages[: one.summarized_until], metadata=cwd)
+    part = pi.messages[one.summarized_until : two.summarized_until]
+    part = [m for m in part if not m.additional_kwargs.get("compact_summary")]
+    second = handoff(part, previous=first, number=2, metadata=cwd)
     # The user moved the work on after the aborted check: the next step is the move.
     assert "modes/interactive" in second.in_progress[0]
     assert "modes/interactive" in second.next_step

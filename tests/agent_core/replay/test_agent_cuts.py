@@ -39,6 +39,12 @@ def test_each_of_pis_compactions_gets_both_texts_and_their_figures(pi_cuts) -> N
         assert [p.kind for p in cut.agent_probes] == ["requests", "files", "commits", "task"]
         assert [p.total for p in cut.agent_probes] == [p.total for p in cut.baton_probes]
         assert all(p.total > 0 for p in cut.agent_probes)
+        # Cut where pi's summary ends: both texts cover the same messages, and what pi
+        # kept whole goes on into the next session on both sides.
+        summarized = transcript.messages[: compaction.summarized_until]
+        assert cut.messages_before == sum(
+            not m.additional_kwargs.get("compact_summary") for m in summarized
+        )
     # The second cut comes after more of the session: at least as many probes.
     first, second = cuts
     assert second.messages_before > first.messages_before

@@ -92,6 +92,71 @@ def test_pi_compactions_are_the_agents_own_cuts() -> None:
     assert 0 < first < second < len(transcript.messages)
 
 
+def test_pis_summary_covers_what_came_before_the_entry_it_kept_whole() -> None:
+    """pi keeps its latest turns whole beside the summary (version 1 names the first kept
+    entry by its index among the file's entries): the summary covers only what came before
+    it, and pi's context after the compaction holds the kept messages too."""
+    path = eval_path("real-sessions", "pi-mono", "before-compaction.jsonl")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    transcript = load_transcript(path)
+    for row, compaction in zip(
+        [r for r in rows if r.get("type") == "compaction"], transcript.compactions, strict=True
+    ):
+        kept = row["firstKeptEntryIndex"]
+        before = sum(r.get("type") == "message" for r in rows[:kept])
+        summaries = sum(
+            bool(m.additional_kwargs.get("compact_summary"))
+            for m in transcript.messages[: compaction.summarized_until]
+        )
+        assert compaction.summarized_until == before + summaries
+        assert compaction.summarized_until < compaction.message_index
+        # The first kept message is the first message of the kept entry.
+        kept_text = rows[kept]["message"]["content"]
+        kept_text = kept_text if isinstance(kept_text, str) else kept_text[0].get("text", "")
+        assert (
+            transcript.messages[compaction.summarized_until].content.startswith(kept_text[:40])
+            or not kept_text
+        )
+    # The next call's prompt holds the summary and the kept messages.
+    first = transcript.compactions[0]
+    after = next(u for u in transcript.usage if u.message_index > first.message_index)
+    assert after.prompt_start == first.summarized_until
+
+
+def test_a_pi_file_of_version_2_names_the_kept_entry_by_its_id(tmp_path) -> None:
+    def message(entry_id: str, parent: str | None, role: str, text: str) -> dict:
+        return {
+            "type": "message",
+            "id": entry_id,
+            "parentId": parent,
+            "timestamp": "2025-01-01T00:00:00Z",
+            "message": {"role": role, "content": [{"type": "text", "text": text}]},
+        }
+
+    entries = [
+        {"type": "session", "version": 2, "id": "s", "cwd": "/w", "timestamp": "2025-01-01"},
+        message("a", None, "user", "first request"),
+        message("b", "a", "assistant", "first answer"),
+        message("c", "b", "user", "second request"),
+        message("d", "c", "assistant", "second answer"),
+        {
+            "type": "compaction",
+            "id": "e",
+            "parentId": "d",
+            "summary": "They asked twice.",
+            "firstKeptEntryId": "c",
+            "tokensBefore": 900,
+        },
+        message("f", "e", "user", "third request"),
+    ]
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in entries) + "\n", encoding="utf-8")
+    transcript = load_transcript(path)
+    (compaction,) = transcript.compactions
+    assert transcript.messages[compaction.summarized_until].content == "second request"
+    assert compaction.message_index == 4
+
+
 def test_clines_metadata_file_is_named_for_what_it_is() -> None:
     path = eval_path("real-sessions", "agentlogs", "cline", "crud_metadata.json")
     with pytest.raises(TranscriptFormatError, match="cline task's metadata file") as caught:
