@@ -91,6 +91,7 @@ bench: install
 	$(BIN)/python -m bench.importing
 	$(BIN)/python -m bench.events
 	$(BIN)/python -m bench.lanes
+	$(BIN)/python -m bench.redaction
 
 clean:
 	rm -rf $(VENV) .web .states

@@ -25,7 +25,15 @@ class BatonError(Exception):
 
 
 class ConfigurationError(BatonError, ValueError):
-    """A policy, model name or setting is invalid; the message names the field and the fix."""
+    """A policy, model name or setting is invalid; the message names the field and the fix.
+
+    ``field`` is the setting's name where one setting is at fault (``"mask_threshold"``), so
+    a form can show the message beside it; "" when the error is not about one setting.
+    """
+
+    def __init__(self, message: str, *, field: str = ""):
+        super().__init__(message)
+        self.field = field
 
 
 class TranscriptFormatError(BatonError, ValueError):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from agent_core.errors import ConfigurationError
 
@@ -23,10 +23,10 @@ class ContextPolicy(BaseModel):
 
     context_strategy: Strategy = "auto"
     reset_threshold: float = Field(default=0.80, gt=0.0, le=1.0)
-    compact_threshold: float = Field(default=0.50, gt=0.0, le=1.0)
+    compact_threshold: float = Field(default=0.50, gt=0.0, le=1.0, validate_default=True)
     # Above it, old tool outputs are masked (a placeholder says how to reread them) before
     # any compaction or reset is considered; None turns masking off.
-    mask_threshold: float | None = Field(default=0.35, gt=0.0, le=1.0)
+    mask_threshold: float | None = Field(default=0.35, gt=0.0, le=1.0, validate_default=True)
     # The chat offers "hand off now / compact now / not yet" once utilization passes it;
     # None means 10 points below the threshold that acts (see strategies/reset_control.py).
     warn_threshold: float | None = Field(default=None, gt=0.0, le=1.0)
@@ -43,19 +43,28 @@ class ContextPolicy(BaseModel):
                 raise ValueError(f"pinned path {path!r} must stay inside the workspace")
         return cleaned
 
-    @model_validator(mode="after")
-    def _thresholds_ordered(self) -> ContextPolicy:
-        if self.compact_threshold >= self.reset_threshold:
+    # Field validators rather than one model validator, so that a refusal names the field
+    # it is about (pydantic's location): fields are validated in order, reset first.
+    @field_validator("compact_threshold")
+    @classmethod
+    def _compact_below_reset(cls, compact: float, info: ValidationInfo) -> float:
+        reset = info.data.get("reset_threshold")
+        if reset is not None and compact >= reset:
             raise ValueError(
-                f"compact threshold ({self.compact_threshold:.0%}) must be below the reset "
-                f"threshold ({self.reset_threshold:.0%})"
+                f"compact threshold ({compact:.0%}) must be below the reset threshold ({reset:.0%})"
             )
-        if self.mask_threshold is not None and self.mask_threshold >= self.compact_threshold:
+        return compact
+
+    @field_validator("mask_threshold")
+    @classmethod
+    def _mask_below_compact(cls, mask: float | None, info: ValidationInfo) -> float | None:
+        compact = info.data.get("compact_threshold")
+        if mask is not None and compact is not None and mask >= compact:
             raise ValueError(
-                f"mask threshold ({self.mask_threshold:.0%}) must be below the compact "
-                f"threshold ({self.compact_threshold:.0%}); leave it empty to turn masking off"
+                f"mask threshold ({mask:.0%}) must be below the compact threshold ({compact:.0%}); "
+                "leave it empty to turn masking off"
             )
-        return self
+        return mask
 
 
 def make_policy(**fields: object) -> ContextPolicy:
@@ -63,8 +72,15 @@ def make_policy(**fields: object) -> ContextPolicy:
     try:
         return ContextPolicy(**fields)  # type: ignore[arg-type]
     except ValidationError as exc:
+        errors = exc.errors()
         reasons = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'policy'}: {err['msg'].removeprefix('Value error, ')}"
-            for err in exc.errors()
+            f"{'.'.join(str(p) for p in err['loc']) or 'policy'}: {_reason(err['msg'])}"
+            for err in errors
         )
-        raise ConfigurationError(f"invalid context policy: {reasons}") from None
+        first = errors[0]["loc"]
+        field = str(first[0]) if first else ""
+        raise ConfigurationError(f"invalid context policy: {reasons}", field=field) from None
+
+
+def _reason(message: str) -> str:
+    return message.removeprefix("Value error, ")

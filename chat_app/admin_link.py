@@ -14,7 +14,7 @@ import sys
 from urllib.parse import urlencode
 
 from chat_app.db.migrate import migrate
-from chat_app.services.admin.admin import AdminRefused
+from chat_app.services.admin import AdminRefused
 from chat_app.services.admin.sign_in_link import (
     LINK_LIFETIME,
     LINK_PARAMETER,

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from chat_app.errors import AppError
 from chat_app.supervision import STABLE_SECONDS, respawn_delay
 
 _log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ __all__ = [
 ]
 
 
-class UpstreamMoved(RuntimeError):
+class UpstreamMoved(AppError):
     """A library no longer has what one of these shims touches."""
 
 

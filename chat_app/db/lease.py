@@ -30,7 +30,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
@@ -242,14 +242,22 @@ def release_leases_of(engine: Engine, tag: str) -> int:
 
 @contextmanager
 def turn_lease(
-    engine: Engine, thread_id: str, *, seconds: float | None = None, poll: float = 0.1
+    engine: Engine,
+    thread_id: str,
+    *,
+    seconds: float | None = None,
+    poll: float = 0.1,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> Iterator[TurnLeaseHold]:
-    """Hold the turn lease of ``thread_id`` for the block (waiting for it as long as needed)."""
+    """Hold the turn lease of ``thread_id`` for the block (waiting for it as long as needed).
+
+    ``sleep`` waits between attempts; tests hand in one that says whether a wait happened.
+    """
     seconds = seconds or LEASE_SECONDS
     tag = os.environ.get(HOLDER_TAG_ENV, "")
     holder = f"{tag}.{secrets.token_hex(12)}" if tag else secrets.token_hex(16)
     while not _try_acquire(engine, thread_id, holder, seconds):
-        time.sleep(poll)
+        sleep(poll)
         poll = min(poll * 1.5, _MAX_POLL_SECONDS)
     hold = TurnLeaseHold(engine, thread_id, holder, seconds)
     hold.start()

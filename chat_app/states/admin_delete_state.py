@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from chat_app.services.admin import admin as admin_service
+from chat_app.services import admin as admin_service
 from chat_app.services.runtime.runtime import backend
 from chat_app.states.admin_state import AdminState, AssistantRow
 

@@ -8,7 +8,7 @@ import dataclasses
 
 import reflex as rx
 
-from chat_app.services.admin import admin as admin_service
+from chat_app.services import admin as admin_service
 from chat_app.services.admin import sign_in_link
 from chat_app.services.conversation import feedback
 from chat_app.services.runtime.runtime import backend

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import reflex as rx
 
+from chat_app.errors import AppError
 from chat_app.services.runtime import live
 from chat_app.states.connection import connected_here
 from chat_app.upstream import rearm_redis_tasks
@@ -31,7 +32,7 @@ _TOAST_ID = "live-updates"
 _RETRY_MAX_SECONDS = 5.0
 
 
-class TabGone(Exception):
+class TabGone(AppError):
     """The tab closed, moved to another worker or another chat while the outage lasted."""
 
 

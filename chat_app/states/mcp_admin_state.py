@@ -10,7 +10,7 @@ import dataclasses
 
 import reflex as rx
 
-from chat_app.services.admin import admin as admin_service
+from chat_app.services import admin as admin_service
 from chat_app.services.admin import mcp_admin
 from chat_app.services.runtime.runtime import backend
 from chat_app.states.admin_state import AdminState

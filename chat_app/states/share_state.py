@@ -153,7 +153,7 @@ class ShareLinksState(IdentityState):
         days = None if self.expiry_days == "never" else int(self.expiry_days)
         try:
             created = sharing_service.create_link(backend(), self._owner(), self._thread_id(), days)
-        except (sharing_service.SharingDisabled, ValueError) as error:
+        except sharing_service.SharingRefused as error:
             self.error = str(error)
             return
         if created is None:

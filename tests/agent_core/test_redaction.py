@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 
 import httpx
 import pytest
@@ -80,12 +79,11 @@ def test_every_url_in_a_text_is_redacted() -> None:
     )
 
 
-def test_a_long_log_line_is_redacted_in_linear_time() -> None:
-    # Every log line passes through redact_text: a base64 blob must not make it quadratic.
+def test_a_long_log_line_is_redacted_whole() -> None:
+    # Every log line passes through redact_text; how its time grows with a long base64 blob
+    # (linear, not quadratic) is measured by bench/redaction.py, not asserted here.
     text = "payload " + "A" * 100_000 + f" sent to https://user:{SECRET}@host/v1"
-    started = time.perf_counter()
-    assert redact_text(text).endswith(" sent to https://host/v1")
-    assert time.perf_counter() - started < 0.5
+    assert redact_text(text) == "payload " + "A" * 100_000 + " sent to https://host/v1"
 
 
 def test_known_secrets_are_replaced_wherever_they_appear() -> None:

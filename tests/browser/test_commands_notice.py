@@ -10,7 +10,7 @@ from sqlmodel import Session
 
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
-from chat_app.services.admin import admin as admin_service
+from chat_app.services import admin as admin_service
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.runtime import runtime
 from chat_app.services.security import identity

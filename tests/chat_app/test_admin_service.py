@@ -9,7 +9,8 @@ from sqlmodel import Session
 
 from agent_core.accounting.models import model_info
 from chat_app.db.models import Assistant
-from chat_app.services.admin import admin
+from chat_app.services import admin
+from chat_app.services.admin import forms
 from chat_app.services.runtime import runtime
 
 PASSWORD = "correct horse battery staple"
@@ -38,15 +39,18 @@ def test_every_call_is_refused_when_admin_is_not_enabled(
     for password in ("", PASSWORD):
         with pytest.raises(admin.AdminRefused, match=admin.PASSWORD_ENV):
             admin.login(app, password, client=CLIENT)
-    with pytest.raises(admin.AdminRefused, match=admin.PASSWORD_ENV):
+    with pytest.raises(admin.AdminRefused, match=admin.PASSWORD_ENV) as refused:
         admin.list_assistants(app, None)
+    assert refused.value.code == "admin_disabled"
 
 
 def test_wrong_password_or_forged_grant_is_refused(app) -> None:
-    with pytest.raises(admin.WrongPassword, match="Wrong password"):
+    with pytest.raises(admin.WrongPassword, match="Wrong password") as wrong:
         admin.login(app, "wrong", client=CLIENT)
-    with pytest.raises(admin.AdminRefused):
+    assert (wrong.value.field, wrong.value.code) == ("password", "wrong_password")
+    with pytest.raises(admin.AdminRefused) as refused:
         admin.create_assistant(app, "forged", form())
+    assert refused.value.code == "not_signed_in"
     with pytest.raises(admin.AdminRefused):
         admin.list_assistants(app, None)
 
@@ -217,10 +221,10 @@ def test_the_form_says_whether_a_real_models_commands_can_run(
     grant: str, monkeypatch: pytest.MonkeyPatch, app
 ) -> None:
     monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:11434")
-    monkeypatch.setattr(admin, "sandbox_unavailable_reason", lambda: "bubblewrap is not installed")
+    monkeypatch.setattr(forms, "sandbox_unavailable_reason", lambda: "bubblewrap is not installed")
     blocked = admin.create_assistant(app, grant, form(model="ollama:llama3.1"))
     assert blocked.model_note.endswith("run_command is not offered: bubblewrap is not installed")
-    monkeypatch.setattr(admin, "sandbox_unavailable_reason", lambda: None)
+    monkeypatch.setattr(forms, "sandbox_unavailable_reason", lambda: None)
     allowed = admin.create_assistant(app, grant, form(model="ollama:llama3.1", name="Sandboxed"))
     assert allowed.model_note.endswith("run_command runs commands for real in a sandbox")
     simulator = admin.create_assistant(app, grant, form(model="simulator", name="Offline"))
@@ -377,21 +381,29 @@ def test_warn_threshold_and_review_reach_the_turn_and_the_history(grant: str, ap
 
 
 @pytest.mark.parametrize(
-    ("fields", "field"),
+    ("fields", "field", "code"),
     [
-        ({"compact_threshold": "90", "reset_threshold": "80"}, "compact_threshold"),
-        ({"reset_threshold": "lots"}, "reset_threshold"),
-        ({"mask_threshold": "60"}, "mask_threshold"),
-        ({"model": "foo:bar"}, "model"),
-        ({"name": ""}, "name"),
-        ({"window_override": "100"}, "window_override"),
-        ({"keep_recent_tokens": "x"}, "keep_recent_tokens"),
+        (
+            {"compact_threshold": "90", "reset_threshold": "80"},
+            "compact_threshold",
+            "invalid_setting",
+        ),
+        ({"reset_threshold": "lots"}, "reset_threshold", "invalid_setting"),
+        # The engine's policy check names the field itself; nothing is read from its message.
+        ({"mask_threshold": "60"}, "mask_threshold", "invalid_policy"),
+        ({"pinned_paths": "../secrets"}, "pinned_paths", "invalid_policy"),
+        ({"model": "foo:bar"}, "model", "invalid_setting"),
+        ({"name": ""}, "name", "invalid_setting"),
+        ({"window_override": "100"}, "window_override", "not_runnable"),
+        ({"keep_recent_tokens": "x"}, "keep_recent_tokens", "invalid_setting"),
     ],
 )
-def test_a_refusal_names_the_field_it_is_about(grant: str, fields: dict, field: str, app) -> None:
+def test_a_refusal_names_the_field_it_is_about(
+    grant: str, fields: dict, field: str, code: str, app
+) -> None:
     with pytest.raises(admin.SettingsRejected) as refused:
         admin.create_assistant(app, grant, form(**fields))
-    assert refused.value.field == field
+    assert (refused.value.field, refused.value.code) == (field, code)
 
 
 def test_thresholds_are_typed_as_percentages_and_stored_as_fractions(grant: str, app) -> None:
@@ -413,14 +425,16 @@ def test_deleting_an_assistant_moves_its_chats_and_the_last_one_stays(grant: str
     writer = admin.create_assistant(app, grant, form())
     chat = threads.create_thread(app, "owner-1", "On the writer", assistant_id=writer.id)
     assert admin.chats_on(app, grant, writer.id) == 1
-    with pytest.raises(admin.AssistantInUse, match="another assistant"):
+    with pytest.raises(admin.AssistantInUse, match="another assistant") as in_use:
         admin.delete_assistant(app, grant, writer.id, writer.id)
+    assert (in_use.value.field, in_use.value.code) == ("move_to", "no_target")
 
     assert admin.delete_assistant(app, grant, writer.id, default.id) == 1
 
     assert [a.id for a in admin.list_assistants(app, grant)] == [default.id]
     assert threads.owned_thread(app, "owner-1", chat.id).assistant_id == default.id
-    with pytest.raises(admin.AssistantInUse, match="last assistant"):
+    with pytest.raises(admin.AssistantInUse, match="last assistant") as in_use:
         admin.delete_assistant(app, grant, default.id, default.id)
+    assert in_use.value.code == "last_assistant"
     with pytest.raises(admin.AdminRefused):
         admin.delete_assistant(app, "forged", default.id, default.id)

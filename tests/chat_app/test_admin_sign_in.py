@@ -14,7 +14,7 @@ from sqlmodel import select
 
 from chat_app.db.engine import get_engine, read_session, write_session
 from chat_app.db.models import SignInFailureCount
-from chat_app.services.admin import admin
+from chat_app.services import admin
 from chat_app.services.security import admin_throttle as throttle
 from tests.chat_app.db.backends import pg_url, sqlite_url  # noqa: F401
 
@@ -59,8 +59,11 @@ def test_fifty_wrong_passwords_lock_out_even_the_right_one_until_the_lockout_end
     assert len(checked) == throttle.CLIENT_LOCKOUT_AFTER
     lockout_ends = checked[-1] + throttle.CLIENT_LOCKOUT
 
-    with pytest.raises(admin.TooManyAttempts, match=r"^Too many attempts: try again in 9 min\.$"):
+    with pytest.raises(
+        admin.TooManyAttempts, match=r"^Too many attempts: try again in 9 min\.$"
+    ) as refused:
         admin.login(app, PASSWORD, client=CLIENT, now=NOW + 500 * SECOND)
+    assert refused.value.code == "too_many_attempts"
     assert (
         attempt(app, PASSWORD, at=lockout_ends - SECOND) == "Too many attempts: try again in 1 s."
     )
@@ -196,8 +199,9 @@ def test_a_one_time_link_printed_on_the_server_signs_the_admin_in_through_a_lock
 
     grant = sign_in_link.sign_in_with_link(app, token, now=LOCKED)
     assert admin.list_assistants(app, grant)
-    with pytest.raises(admin.AdminRefused, match="already used, has expired or is wrong"):
+    with pytest.raises(admin.AdminRefused, match="already used, has expired or is wrong") as used:
         sign_in_link.sign_in_with_link(app, token, now=LOCKED)  # once only
+    assert used.value.code == "link_unusable"
     # The attackers' addresses are still throttled.
     assert attempt(app, PASSWORD, at=LOCKED + SECOND, client="198.51.100.1").startswith("Too many")
 

@@ -9,7 +9,8 @@ from sqlmodel import Session
 
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
-from chat_app.services.admin import admin, capabilities
+from chat_app.services import admin
+from chat_app.services.admin import capabilities
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.runtime import runtime
 

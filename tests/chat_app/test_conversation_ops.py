@@ -122,8 +122,9 @@ def test_export_refuses_a_chat_past_the_bound(db, monkeypatch, app) -> None:
     owner = _owner()
     thread, _ = _chat_with_a_handoff(app, owner)
     monkeypatch.setattr(export, "MAX_EXPORT_BYTES", 2_000)
-    with pytest.raises(export.ExportTooLarge):
+    with pytest.raises(export.ExportTooLarge) as refused:
         export.export_json(app, owner, thread)
+    assert refused.value.code == "export_too_large"
 
 
 def test_search_finds_said_words_in_the_owners_chats_only(db, app) -> None:
@@ -241,8 +242,9 @@ def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db
     assert replies.reply_groups(store.messages(session.id), store.context_edits(session.id))[
         1:
     ] == (groups, 0)
-    with pytest.raises(replies.ReplyRefused):
+    with pytest.raises(replies.ReplyRefused) as refused:
         asyncio.run(replies.choose_reply(app, owner, thread, question))  # the question itself
+    assert refused.value.code == "not_last_reply"
 
 
 FORGED = (

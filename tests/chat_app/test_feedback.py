@@ -42,8 +42,13 @@ def test_a_rating_is_refused_with_the_reason_and_nothing_stored(
     app, who: str, rating: str, note: str, reason: str
 ) -> None:
     thread_id = thread_with(app, TASK)
-    with pytest.raises(feedback.FeedbackRefused, match=reason):
+    with pytest.raises(feedback.FeedbackRefused, match=reason) as refused:
         feedback.rate_reply(app, who, thread_id, _first_reply(app, thread_id), rating, note)
+    assert (refused.value.field, refused.value.code) == {
+        "does not exist": ("", "chat_gone"),
+        "up or down": ("rating", "unknown_rating"),
+        "at most 2,000 characters": ("note", "note_too_long"),
+    }[reason]
     assert feedback.thread_feedback(app, OWNER, thread_id) == {}
 
 
@@ -51,8 +56,9 @@ def test_only_a_reply_can_be_rated(app) -> None:
     thread_id = thread_with(app, TASK)
     rows = [row for s in app.store.sessions(thread_id) for row in app.store.messages(s.id)]
     asked = next(row.seq for row in rows if row.role == "user")
-    with pytest.raises(feedback.FeedbackRefused, match="Only a reply"):
+    with pytest.raises(feedback.FeedbackRefused, match="Only a reply") as refused:
         feedback.rate_reply(app, OWNER, thread_id, asked, "up")
+    assert refused.value.code == "not_a_reply"
 
 
 def test_ratings_are_exported_and_counted_per_assistant(app) -> None:

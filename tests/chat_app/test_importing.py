@@ -179,8 +179,9 @@ def test_a_file_over_the_limit_is_refused_before_it_is_parsed(alice, monkeypatch
     from chat_app.services.conversation import importing
 
     monkeypatch.setenv("BATON_IMPORT_MAX_MB", "0.01")
-    with pytest.raises(importing.ImportRejected, match="limit is"):
+    with pytest.raises(importing.ImportRejected, match="limit is") as refused:
         importing.import_session(app, alice, "session.jsonl", claude_code_session().encode())
+    assert refused.value.code == "too_large"
 
 
 def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(alice, app) -> None:

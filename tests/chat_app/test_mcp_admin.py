@@ -11,7 +11,8 @@ from sqlmodel import Session
 
 from agent_core.testing import FunctionChatModel
 from chat_app.db import repo
-from chat_app.services.admin import admin, mcp_admin
+from chat_app.services import admin
+from chat_app.services.admin import mcp_admin
 from chat_app.services.conversation import threads
 from chat_app.services.runtime import runtime
 from tests.agent_core.runtime_helpers import collect
@@ -179,8 +180,9 @@ def test_a_name_is_used_once_per_assistant_and_removal_frees_it(
     grant: str, assistant_id: str, app
 ) -> None:
     mcp_admin.add_mcp_server(app, grant, assistant_id, notes_form())
-    with pytest.raises(admin.SettingsRejected, match="already has a server called notes"):
+    with pytest.raises(admin.SettingsRejected, match="already has a server called notes") as taken:
         mcp_admin.add_mcp_server(app, grant, assistant_id, notes_form())
+    assert (taken.value.field, taken.value.code) == ("name", "name_taken")
 
     assert mcp_admin.remove_mcp_server(app, grant, assistant_id, "notes")
     assert mcp_admin.list_mcp_servers(app, grant, assistant_id) == []

@@ -48,8 +48,14 @@ def test_a_pasted_text_is_stored_whole_under_the_next_free_name(thread_id: str, 
 def test_what_cannot_be_attached_writes_nothing(
     thread_id: str, owner: str, text: str, why: str, app
 ) -> None:
-    with pytest.raises(workspace.AttachmentRefused, match=why):
+    with pytest.raises(workspace.AttachmentRefused, match=why) as refused:
         pasted.attach_pasted(app, owner, thread_id, text)
+    codes = {
+        "a file may be at most 1 MB": "file_too_large",
+        "nothing to attach": "nothing_to_attach",
+        "This chat does not exist": "chat_gone",
+    }
+    assert refused.value.code == codes[why]
     assert runtime.store().list_files(thread_id) == []
     assert pasted.next_pasted_name(app, "owner-2", thread_id) == ""
 

@@ -103,8 +103,9 @@ def test_a_review_is_settled_with_the_edited_fields(chat, app) -> None:
     assert waiting.review is not None and waiting.review_session == 2
     assert waiting.review["next_step"] == "Write tests"
 
-    with pytest.raises(reset_control.ReviewRefused, match="cannot run"):
+    with pytest.raises(reset_control.ReviewRefused, match="cannot run") as refused:
         asyncio.run(reset_control.settle_review(app, "owner-b", thread, {}))
+    assert refused.value.code == "cannot_run"
     note = asyncio.run(
         _settled(
             app, thread, {"next_step": "Write the EDITED tests", "constraints": "No pandas\n\n"}

@@ -111,8 +111,9 @@ def test_only_the_owner_manages_links(app) -> None:
 
 def test_expiry_must_be_sensible(app) -> None:
     thread_id = thread_with(app, "x")
-    with pytest.raises(ValueError, match="1 to 365 days"):
+    with pytest.raises(sharing.SharingRefused, match="1 to 365 days") as refused:
         sharing.create_link(app, OWNER, thread_id, 0)
+    assert (refused.value.field, refused.value.code) == ("expiry_days", "bad_expiry")
 
 
 def test_sharing_switch_blocks_creating_and_opening(monkeypatch: pytest.MonkeyPatch, app) -> None:
@@ -121,8 +122,9 @@ def test_sharing_switch_blocks_creating_and_opening(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("BATON_SHARING", "off")
 
     assert sharing.open_shared(app, path.removeprefix("/share/")) is None
-    with pytest.raises(sharing.SharingDisabled):
+    with pytest.raises(sharing.SharingDisabled) as refused:
         sharing.create_link(app, OWNER, thread_id, None)
+    assert refused.value.code == "sharing_disabled"
 
 
 def test_shared_multi_session_thread_keeps_dividers_and_handoffs(

@@ -63,9 +63,11 @@ def test_undo_is_refused_to_another_owner_and_twice(chat, app) -> None:
     from chat_app.services.conversation.undo import UndoRefused, undo_marker
 
     store, thread, session, marker, _ = chat
-    with pytest.raises(UndoRefused, match="no longer exists"):
+    with pytest.raises(UndoRefused, match="no longer exists") as refused:
         undo_marker(app, "owner-b", thread, marker.id)
+    assert refused.value.code == "chat_gone"
     assert not store.context_edits(session.id)[0].undone
     undo_marker(app, "owner-a", thread, marker.id)
-    with pytest.raises(UndoRefused, match="already undone"):
+    with pytest.raises(UndoRefused, match="already undone") as refused:
         undo_marker(app, "owner-a", thread, marker.id)
+    assert refused.value.code == "cannot_undo"

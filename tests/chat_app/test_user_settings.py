@@ -35,6 +35,7 @@ def test_defaults_until_saved_then_the_saved_ones_for_that_user_only(app) -> Non
     ],
 )
 def test_a_bad_value_is_refused_with_the_reason_and_nothing_stored(app, form, reason) -> None:
-    with pytest.raises(user_settings.SettingsRefused, match=reason):
+    with pytest.raises(user_settings.SettingsRefused, match=reason) as refused:
         user_settings.save_settings(app, OWNER, form)
+    assert refused.value.field == next(iter(form))  # the dialog's field it is about
     assert user_settings.read_settings(app, OWNER) == user_settings.SettingsView()

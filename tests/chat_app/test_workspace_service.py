@@ -45,18 +45,37 @@ OK = ("ok.py", b"fine")
 
 
 @pytest.mark.parametrize(
-    ("files", "message"),
+    ("files", "message", "code"),
     [
-        ([OK, ("big.txt", b"x" * 1_000_001)], "big.txt is 1.0 MB; a file may be at most 1 MB"),
-        ([OK, ("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00")], "logo.png is not a text file"),
-        ([OK, ("latin.txt", "caf\u00e9".encode("latin-1"))], "latin.txt is not UTF-8 text"),
-        ([(f"f{i}.txt", b"x") for i in range(6)], "6 files chosen; attach at most 5"),
-        ([], "No file was chosen"),
+        (
+            [OK, ("big.txt", b"x" * 1_000_001)],
+            "big.txt is 1.0 MB; a file may be at most 1 MB",
+            "file_too_large",
+        ),
+        (
+            [OK, ("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00")],
+            "logo.png is not a text file",
+            "not_text",
+        ),
+        (
+            [OK, ("latin.txt", "caf\u00e9".encode("latin-1"))],
+            "latin.txt is not UTF-8 text",
+            "not_text",
+        ),
+        (
+            [(f"f{i}.txt", b"x") for i in range(6)],
+            "6 files chosen; attach at most 5",
+            "too_many_files",
+        ),
+        ([], "No file was chosen", "no_file"),
     ],
 )
-def test_refused_attachments_write_nothing(thread_id: str, files, message: str, app) -> None:
-    with pytest.raises(workspace.AttachmentRefused, match=message):
+def test_refused_attachments_write_nothing(
+    thread_id: str, files, message: str, code: str, app
+) -> None:
+    with pytest.raises(workspace.AttachmentRefused, match=message) as refused:
         workspace.attach_files(app, "owner-1", thread_id, files)
+    assert refused.value.code == code
     assert runtime.store().list_files(thread_id) == []
 
 

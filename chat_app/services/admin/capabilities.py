@@ -1,6 +1,6 @@
 """What a chat's assistant can do on this host, said in the chat itself.
 
-The admin page already names these limits (:func:`chat_app.services.admin.admin.commands_note`);
+The admin page already names these limits (:func:`chat_app.services.admin.forms.commands_note`);
 a person chatting should not have to visit it to learn why the agent never runs a command.
 """
 

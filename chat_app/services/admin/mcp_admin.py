@@ -1,6 +1,6 @@
 """An assistant's MCP servers on `/admin`: add, list (secrets by name only) and remove.
 
-Behind the same grant as every admin call (:mod:`chat_app.services.admin.admin`). A server's tools
+Behind the same grant as every admin call (:mod:`chat_app.services.admin.auth`). A server's tools
 join the agent's from the next turn of every chat on the assistant.
 """
 
@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from agent_core import MCP_NAME_PATTERN, McpServer
 from chat_app.db import mcp_servers as db_mcp
 from chat_app.db.models import AssistantMcpServer
-from chat_app.services.admin.admin import SettingsRejected, require_grant
+from chat_app.services.admin.auth import require_grant
+from chat_app.services.admin.forms import SettingsRejected
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.backend import Backend
 
@@ -70,7 +71,9 @@ def _secrets(text: str, transport: str) -> dict[str, str]:
         if not sep or not pattern.match(name) or not value:
             raise SettingsRejected(
                 f"Secrets line {number} must be NAME=value with a {kind} name "
-                f"({'letters, digits and _' if transport == 'stdio' else 'letters, digits and -'})."
+                f"({'letters, digits and _' if transport == 'stdio' else 'letters, digits and -'}).",
+                field="secrets",
+                code="bad_secret",
             )
         secrets[name] = value
     return secrets
@@ -82,23 +85,33 @@ def parse_mcp_form(form: McpServerForm) -> McpServer:
     if not re.match(MCP_NAME_PATTERN, name):
         raise SettingsRejected(
             "Server name must be 1 to 32 letters, digits, _ or - (it prefixes "
-            "the names of the server's tools)."
+            "the names of the server's tools).",
+            field="name",
+            code="bad_name",
         )
     transport, target = form.transport.strip(), form.target.strip()
     if transport not in ("stdio", "http"):
-        raise SettingsRejected("Transport must be stdio (a command) or http (a URL).")
+        raise SettingsRejected(
+            "Transport must be stdio (a command) or http (a URL).",
+            field="transport",
+            code="bad_transport",
+        )
     # The target typed under the other transport: say which one it needs (a URL run as a
     # command would fail only when checked, with a hint about commands).
     if transport == "stdio" and _URL_SCHEME.match(target):
         raise SettingsRejected(
             "That is a URL, not a command: choose “streamable HTTP” for a "
-            "server reached by URL (stdio starts a program here)."
+            "server reached by URL (stdio starts a program here).",
+            field="target",
+            code="url_not_command",
         )
     if transport == "http" and target and not _URL_SCHEME.match(target):
         raise SettingsRejected(
             "That is not a URL: choose “stdio command” for a server started "
             "by a command, or give its streamable-HTTP URL, starting with "
-            "http:// or https://."
+            "http:// or https://.",
+            field="target",
+            code="not_a_url",
         )
     secrets = _secrets(form.secrets, transport)
     try:
@@ -106,11 +119,15 @@ def parse_mcp_form(form: McpServerForm) -> McpServer:
             try:
                 words = shlex.split(target)
             except ValueError as exc:
-                raise SettingsRejected(f"The command has {exc}.") from None
+                raise SettingsRejected(
+                    f"The command has {exc}.", field="target", code="bad_command"
+                ) from None
             if not words:
                 raise SettingsRejected(
                     "Give the command that starts the server, e.g. "
-                    "npx -y @modelcontextprotocol/server-everything."
+                    "npx -y @modelcontextprotocol/server-everything.",
+                    field="target",
+                    code="no_command",
                 )
             return McpServer(
                 name=name,
@@ -121,7 +138,9 @@ def parse_mcp_form(form: McpServerForm) -> McpServer:
             )
         if not re.match(r"^https?://[^\s/]+", target):
             raise SettingsRejected(
-                "Give the server's streamable-HTTP URL, starting with http:// or https://."
+                "Give the server's streamable-HTTP URL, starting with http:// or https://.",
+                field="target",
+                code="no_url",
             )
         return McpServer(name=name, transport="http", url=target, secrets=secrets)
     except ValidationError as error:
@@ -165,7 +184,9 @@ def add_mcp_server(
         if not db_mcp.add_mcp_server(session=db, server=row):
             raise SettingsRejected(
                 f"This assistant already has a server called {server.name}; "
-                "remove it first or pick another name."
+                "remove it first or pick another name.",
+                field="name",
+                code="name_taken",
             )
     return _view(server)
 

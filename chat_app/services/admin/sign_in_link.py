@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 from chat_app.db import repo
 from chat_app.db.models import AdminSignInLink, utcnow
-from chat_app.services.admin.admin import AdminRefused, current_grant
+from chat_app.services.admin.auth import AdminRefused, current_grant
 from chat_app.services.runtime.backend import Backend
 
 __all__ = ["LINK_LIFETIME", "LINK_PARAMETER", "issue_sign_in_link", "sign_in_with_link"]
@@ -59,11 +59,11 @@ def sign_in_with_link(app: Backend, token: str, *, now: datetime | None = None) 
     expires, whatever the sign-in throttle says. Raises :class:`AdminRefused` otherwise."""
     grant = current_grant()
     if not token:
-        raise AdminRefused(_UNUSABLE)
+        raise AdminRefused(_UNUSABLE, code="link_unusable")
     with app.write() as db:
         taken = repo.take_sign_in_link(session=db, token_hash=_hash(token), now=now or utcnow())
     if not taken:
         _log.warning("Admin sign-in with an unusable link refused")
-        raise AdminRefused(_UNUSABLE)
+        raise AdminRefused(_UNUSABLE, code="link_unusable")
     _log.info("Admin signed in with a one-time link")
     return grant

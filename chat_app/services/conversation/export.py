@@ -20,6 +20,7 @@ from typing import Any
 
 from agent_core import HandoffArtifact, SessionRecord, StoredMessage
 from chat_app.db.models import ReplyFeedback
+from chat_app.errors import Refused
 from chat_app.services.conversation.feedback import thread_feedback
 from chat_app.services.conversation.threads import owned_thread
 from chat_app.services.presentation.timeline import model_label, tool_summary
@@ -37,8 +38,10 @@ MAX_EXPORT_BYTES = 8_000_000
 _TOOL_RESULT_CHARS = 4_000  # the Markdown is for reading; the JSON keeps every character
 
 
-class ExportTooLarge(ValueError):
+class ExportTooLarge(Refused):
     """The chat is larger than an export carries; the message says by how much."""
+
+    default_code = "export_too_large"
 
 
 def _when(value: datetime | None) -> str:

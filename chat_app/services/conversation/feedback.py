@@ -11,6 +11,7 @@ from chat_app.db import repo
 from chat_app.db.models import Message, ReplyFeedback
 from chat_app.db.models.feedback import NOTE_CHARS
 from chat_app.db.models.types import utcnow
+from chat_app.errors import Refused
 from chat_app.services.runtime.backend import Backend
 
 __all__ = [
@@ -26,8 +27,10 @@ RATINGS = ("up", "down")
 RECENT_NOTES = 5
 
 
-class FeedbackRefused(ValueError):
+class FeedbackRefused(Refused):
     """Why a rating was not stored, in words for the user."""
+
+    default_code = "feedback_refused"
 
 
 class FeedbackSummary(BaseModel):
@@ -48,21 +51,25 @@ def rate_reply(
     :class:`FeedbackRefused` for another's chat, a row that is not a reply, an unknown
     rating or a note past :data:`NOTE_CHARS`; nothing is stored then."""
     if rating not in (*RATINGS, ""):
-        raise FeedbackRefused(f"A rating is up or down, not {rating!r}.")
+        raise FeedbackRefused(
+            f"A rating is up or down, not {rating!r}.", field="rating", code="unknown_rating"
+        )
     note = note.strip()
     if len(note) > NOTE_CHARS:
         raise FeedbackRefused(
-            f"A note holds at most {NOTE_CHARS:,} characters (this one has {len(note):,})."
+            f"A note holds at most {NOTE_CHARS:,} characters (this one has {len(note):,}).",
+            field="note",
+            code="note_too_long",
         )
     with app.write() as db:
         thread = repo.get_thread(session=db, thread_id=thread_id, owner=owner)
         if thread is None:
-            raise FeedbackRefused("That chat does not exist.")
+            raise FeedbackRefused("That chat does not exist.", code="chat_gone")
         reply = db.exec(
             select(Message.role).where(Message.thread_id == thread_id, Message.seq == seq)
         ).first()
         if reply != "assistant":
-            raise FeedbackRefused("Only a reply can be rated.")
+            raise FeedbackRefused("Only a reply can be rated.", code="not_a_reply")
         known = _stored(db, thread_id, seq)
         if not rating:
             if known is not None:

@@ -39,6 +39,7 @@ from agent_core import (
 from chat_app.db import repo
 from chat_app.db.convert import message_row
 from chat_app.db.models import ChatSession, ImportedTranscript, Thread
+from chat_app.errors import Refused
 from chat_app.services.conversation.titles import title_from_requests
 from chat_app.services.runtime.backend import Backend
 
@@ -63,8 +64,10 @@ READ_ONLY = (
 )
 
 
-class ImportRejected(ValueError):
+class ImportRejected(Refused):
     """An upload that cannot be imported; the message says why, for the user."""
+
+    default_code = "import_rejected"
 
 
 def max_bytes() -> int:
@@ -85,16 +88,19 @@ def import_session(app: Backend, owner: str, filename: str, data: bytes) -> str:
     limit = max_bytes()
     if len(data) > limit:
         raise ImportRejected(
-            f"{name} is {len(data) / 1048576:.1f} MB; the import limit is {limit / 1048576:.0f} MB."
+            f"{name} is {len(data) / 1048576:.1f} MB; the import limit is {limit / 1048576:.0f} MB.",
+            code="too_large",
         )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ImportRejected(f"{name} is not UTF-8 text ({exc.reason}).") from exc
+        raise ImportRejected(f"{name} is not UTF-8 text ({exc.reason}).", code="not_text") from exc
     try:
         transcript = parse_transcript(text, name)
     except TranscriptFormatError as exc:
-        raise ImportRejected(f"{name} could not be read as an agent session: {exc}") from exc
+        raise ImportRejected(
+            f"{name} could not be read as an agent session: {exc}", code="unreadable"
+        ) from exc
     return _store(app, owner, name, text, transcript)
 
 

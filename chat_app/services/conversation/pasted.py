@@ -44,7 +44,9 @@ def attach_pasted(app: Backend, owner: str, thread_id: str, text: str) -> str:
     :class:`~chat_app.services.conversation.workspace.AttachmentRefused` (nothing written) for empty text,
     a text over the attachment size, or a thread the owner does not have."""
     if not text.strip():
-        raise workspace.AttachmentRefused("The composer is empty: there is nothing to attach.")
+        raise workspace.AttachmentRefused(
+            "The composer is empty: there is nothing to attach.", code="nothing_to_attach"
+        )
     name = next_pasted_name(app, owner, thread_id) or "pasted-1.md"
     (path,) = workspace.attach_files(app, owner, thread_id, [(name, text.encode("utf-8"))])
     return path

@@ -30,6 +30,7 @@ from agent_core import (
 )
 from chat_app.db import repo
 from chat_app.db.models import ImportedTranscript, TranscriptReplay
+from chat_app.errors import AppError
 from chat_app.services.conversation.importing import AGENT_NAMES
 from chat_app.services.presentation.timeline import handoff_preview
 from chat_app.services.runtime import runtime
@@ -50,7 +51,7 @@ MAX_POINTS = 600
 _DEFAULT_MODEL = "gpt-4o"
 
 
-class ReplayCancelled(Exception):
+class ReplayCancelled(AppError):
     """The user cancelled a replay; nothing is stored."""
 
 

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 
 from agent_core import ConfigurationError, ContextEdit, StoredMessage, StoreError
+from chat_app import errors
 from chat_app.db import replies as db_replies
 from chat_app.services.conversation import importing
 from chat_app.services.conversation.chat import answer_waiting
@@ -33,8 +34,10 @@ __all__ = [
 ]
 
 
-class ReplyRefused(ValueError):
+class ReplyRefused(errors.Refused):
     """Why the reply cannot be regenerated or chosen now (shown to the user as is)."""
+
+    default_code = "reply_refused"
 
 
 def reply_groups(
@@ -69,12 +72,16 @@ def replaced_replies(app: Backend, thread_id: str) -> list[tuple[int, ...]]:
 
 async def _idle(app: Backend, thread_id: str) -> None:
     if await asyncio.to_thread(importing.is_imported, app, thread_id):
-        raise ReplyRefused(importing.READ_ONLY)
+        raise ReplyRefused(importing.READ_ONLY, code="read_only")
     store = app.store
     if runtime.is_busy(app, thread_id) or await live.is_running(thread_id):
-        raise ReplyRefused("The agent is working; wait for it to finish (or stop it) first.")
+        raise ReplyRefused(
+            "The agent is working; wait for it to finish (or stop it) first.", code="agent_working"
+        )
     if await asyncio.to_thread(store.pending, thread_id):
-        raise ReplyRefused("Messages are waiting to be answered; regenerate after them.")
+        raise ReplyRefused(
+            "Messages are waiting to be answered; regenerate after them.", code="messages_waiting"
+        )
 
 
 async def regenerate(
@@ -136,7 +143,7 @@ async def choose_reply(app: Backend, owner: str, thread_id: str, seq: int) -> li
     """Make the earlier reply holding row ``seq`` the one the model sees (the current one
     is kept as an earlier reply); returns the earlier replies now. Raises ReplyRefused."""
     if assistant_for(app, owner, thread_id)[0] is None:
-        raise ReplyRefused("This chat does not exist.")
+        raise ReplyRefused("This chat does not exist.", code="chat_gone")
     await _idle(app, thread_id)
     store = app.store
     session = store.current_session(thread_id)
@@ -144,7 +151,7 @@ async def choose_reply(app: Backend, owner: str, thread_id: str, seq: int) -> li
     _, groups, shown = reply_groups(store.messages(session.id), edits)
     chosen = next((g for g in groups if seq in g), None)
     if chosen is None:
-        raise ReplyRefused("Only a reply to the last message can be chosen.")
+        raise ReplyRefused("Only a reply to the last message can be chosen.", code="not_last_reply")
     if shown >= 0 and groups[shown] == chosen:
         return replaced_replies(app, thread_id)
     try:
@@ -156,6 +163,6 @@ async def choose_reply(app: Backend, owner: str, thread_id: str, seq: int) -> li
                 session.id, ContextEdit(kind="reply", summary="", seqs=list(groups[shown]))
             )
     except StoreError as exc:
-        raise ReplyRefused(str(exc)) from None
+        raise ReplyRefused(str(exc), code="store_failed") from None
     await live.resync(thread_id)  # the chat's other tabs dim the other reply too
     return replaced_replies(app, thread_id)

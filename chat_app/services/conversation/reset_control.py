@@ -38,6 +38,7 @@ from agent_core import (
 )
 from chat_app.db import repo
 from chat_app.db.models import Assistant
+from chat_app.errors import Refused
 from chat_app.services.conversation.chat import answer_waiting
 from chat_app.services.conversation.turn_growth import has_older_part, next_turn_peak
 from chat_app.services.presentation.run_events import Translator
@@ -74,8 +75,10 @@ EDITABLE_LISTS = (
 )
 
 
-class ReviewRefused(Exception):
+class ReviewRefused(Refused):
     """Why a review could not be settled, in words for the user."""
+
+    default_code = "review_refused"
 
 
 class ResetStatus(BaseModel):
@@ -245,7 +248,9 @@ def edited_artifact(original: dict[str, Any], form: dict[str, Any]) -> HandoffAr
     try:
         return HandoffArtifact.model_validate({**original, **update})
     except ValidationError as error:
-        raise ReviewRefused("; ".join(e["msg"] for e in error.errors())) from None
+        raise ReviewRefused(
+            "; ".join(e["msg"] for e in error.errors()), code="invalid_handoff"
+        ) from None
 
 
 async def settle_review(
@@ -265,7 +270,7 @@ async def settle_review(
     rather than refusing, so two tabs settling at once settle it once."""
     found = _owned_run(app, owner, thread_id)
     if found is None:
-        raise ReviewRefused("This chat cannot run right now.")
+        raise ReviewRefused("This chat cannot run right now.", code="cannot_run")
     setup = found[0]
     edited = None
     if not discard:
@@ -277,7 +282,7 @@ async def settle_review(
             resolve_review, setup.store, thread_id, edited=edited, discard=discard
         )
     except StoreError as error:
-        raise ReviewRefused(str(error)) from None
+        raise ReviewRefused(str(error), code="store_failed") from None
     finally:
         await asyncio.to_thread(lock.__exit__, None, None, None)
     await _publish_rows(app, thread_id, [marker])
@@ -296,5 +301,5 @@ def answer_after_review(app: Backend, owner: str | None, thread_id: str) -> None
 def _waiting_review(setup: TurnSetup) -> HandoffArtifact:
     waiting = pending_review(setup.store, setup.store.current_session(setup.thread_id))
     if waiting is None:
-        raise ReviewRefused("No handoff waits for review in this chat.")
+        raise ReviewRefused("No handoff waits for review in this chat.", code="nothing_to_review")
     return waiting

@@ -17,12 +17,14 @@ from sqlmodel import Session
 
 from chat_app.db import sharing as share_repo
 from chat_app.db.models import ShareLink, utcnow
+from chat_app.errors import Refused
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.views import TimelineItem, TimelineView
 from chat_app.services.runtime.backend import Backend
 
 __all__ = [
     "SharingDisabled",
+    "SharingRefused",
     "ShareLinkView",
     "MAX_EXPIRY_DAYS",
     "sharing_enabled",
@@ -41,8 +43,16 @@ __all__ = [
 MAX_EXPIRY_DAYS = 365
 
 
-class SharingDisabled(RuntimeError):
+class SharingRefused(Refused):
+    """A link cannot be made as asked; the message says why."""
+
+    default_code = "sharing_refused"
+
+
+class SharingDisabled(SharingRefused):
     """Sharing is switched off for this instance (``BATON_SHARING=off``)."""
+
+    default_code = "sharing_disabled"
 
     def __init__(self) -> None:
         super().__init__("Sharing is turned off on this Baton instance (BATON_SHARING=off).")
@@ -112,11 +122,16 @@ def create_link(
     """A new link to ``owner``'s thread as it is now: ``("/share/<token>", view)``.
 
     The URL is returned only here (only the token's hash is stored). None when the thread
-    is not ``owner``'s. Raises :class:`SharingDisabled` or ``ValueError`` for a bad expiry.
+    is not ``owner``'s. Raises :class:`SharingDisabled`, or :class:`SharingRefused` for a bad
+    expiry.
     """
     _require_enabled()
     if expires_in_days is not None and not 1 <= expires_in_days <= MAX_EXPIRY_DAYS:
-        raise ValueError(f"A link expires after 1 to {MAX_EXPIRY_DAYS} days, or never.")
+        raise SharingRefused(
+            f"A link expires after 1 to {MAX_EXPIRY_DAYS} days, or never.",
+            field="expiry_days",
+            code="bad_expiry",
+        )
     if thread_service.owned_thread(app, owner, thread_id) is None:
         return None
     expires_at = utcnow() + timedelta(days=expires_in_days) if expires_in_days else None

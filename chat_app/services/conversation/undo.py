@@ -12,6 +12,7 @@ previous session.
 from __future__ import annotations
 
 from agent_core import NewMessage, StoreError, handoff_filename, reset_undo_refusal, undo_position
+from chat_app.errors import Refused
 from chat_app.services.conversation.threads import owned_thread
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.backend import Backend
@@ -19,26 +20,28 @@ from chat_app.services.runtime.backend import Backend
 __all__ = ["UndoRefused", "undo_marker", "undo_handoff"]
 
 
-class UndoRefused(Exception):
+class UndoRefused(Refused):
     """Why an undo was not done, in words for the user."""
+
+    default_code = "undo_refused"
 
 
 def undo_marker(app: Backend, owner: str | None, thread_id: str, marker_id: str) -> str:
     """Undo the edit behind the marker row ``marker_id``; returns the note to show."""
     if owned_thread(app, owner, thread_id) is None:
-        raise UndoRefused("That chat no longer exists.")
+        raise UndoRefused("That chat no longer exists.", code="chat_gone")
     if runtime.is_busy(app, thread_id):
-        raise UndoRefused("The agent is working; undo once it has stopped.")
+        raise UndoRefused("The agent is working; undo once it has stopped.", code="agent_working")
     store = app.store
     session = store.current_session(thread_id)
     rows = store.messages(session.id)
     position = undo_position(rows, store.context_edits(session.id), marker_id)
     if isinstance(position, str):
-        raise UndoRefused(position)
+        raise UndoRefused(position, code="cannot_undo")
     try:
         edit = store.undo_context_edit(session.id, position)
     except StoreError as exc:
-        raise UndoRefused(str(exc)) from None
+        raise UndoRefused(str(exc), code="store_failed") from None
     what = "compaction" if edit.kind == "compaction" else "mask"
     note = (
         f"Undid the {what}: the model sees the original messages again "
@@ -55,20 +58,20 @@ def undo_marker(app: Backend, owner: str | None, thread_id: str, marker_id: str)
 def undo_handoff(app: Backend, owner: str | None, thread_id: str, session_number: int) -> str:
     """Undo the ``/handoff`` that opened session ``session_number``; returns the note shown."""
     if owned_thread(app, owner, thread_id) is None:
-        raise UndoRefused("That chat no longer exists.")
+        raise UndoRefused("That chat no longer exists.", code="chat_gone")
     if runtime.is_busy(app, thread_id):
-        raise UndoRefused("The agent is working; undo once it has stopped.")
+        raise UndoRefused("The agent is working; undo once it has stopped.", code="agent_working")
     store = app.store
     current = store.current_session(thread_id)
     refusal = reset_undo_refusal(current, store.messages(current.id), session_number)
     if refusal is not None:
-        raise UndoRefused(refusal)
+        raise UndoRefused(refusal, code="cannot_undo")
     try:
         previous = store.undo_reset(
             thread_id, current.id, handoff_path=handoff_filename(current.number - 1)
         )
     except StoreError as exc:
-        raise UndoRefused(str(exc)) from None
+        raise UndoRefused(str(exc), code="store_failed") from None
     note = f"Undid the /handoff: session {previous.number} goes on where it stopped"
     store.append(
         thread_id,

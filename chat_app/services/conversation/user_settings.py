@@ -10,13 +10,16 @@ from chat_app.db import repo
 from chat_app.db.models import UserSettings
 from chat_app.db.models.types import utcnow
 from chat_app.db.models.user_settings import DENSITIES, THEMES
+from chat_app.errors import Refused
 from chat_app.services.runtime.backend import Backend
 
 __all__ = ["SettingsRefused", "SettingsView", "read_settings", "save_settings"]
 
 
-class SettingsRefused(ValueError):
+class SettingsRefused(Refused):
     """Why the settings were not saved, in words for the user."""
+
+    default_code = "settings_refused"
 
 
 class SettingsView(BaseModel):
@@ -49,14 +52,28 @@ def save_settings(app: Backend, owner: str, form: dict) -> SettingsView:
     enter = str(form.get("enter_sends") or "on")
     assistant_id = str(form.get("default_assistant_id") or "")
     if theme not in THEMES:
-        raise SettingsRefused(f"The theme is one of {', '.join(THEMES)}, not {theme!r}.")
+        raise SettingsRefused(
+            f"The theme is one of {', '.join(THEMES)}, not {theme!r}.",
+            field="theme",
+            code="unknown_theme",
+        )
     if density not in DENSITIES:
-        raise SettingsRefused(f"The density is one of {', '.join(DENSITIES)}, not {density!r}.")
+        raise SettingsRefused(
+            f"The density is one of {', '.join(DENSITIES)}, not {density!r}.",
+            field="density",
+            code="unknown_density",
+        )
     if enter not in ("on", "off"):
-        raise SettingsRefused(f"Enter to send is on or off, not {enter!r}.")
+        raise SettingsRefused(
+            f"Enter to send is on or off, not {enter!r}.", field="enter_sends", code="not_on_or_off"
+        )
     with app.write() as db:
         if assistant_id and repo.get_assistant(session=db, assistant_id=assistant_id) is None:
-            raise SettingsRefused("That assistant no longer exists; choose another.")
+            raise SettingsRefused(
+                "That assistant no longer exists; choose another.",
+                field="default_assistant_id",
+                code="assistant_gone",
+            )
         stored = db.get(UserSettings, owner) or UserSettings(owner=owner)
         stored.theme, stored.density, stored.enter_sends = theme, density, enter == "on"
         stored.default_assistant_id = assistant_id or None

@@ -22,6 +22,7 @@ from agent_core import (
     sanitize_text,
     workspace_path,
 )
+from chat_app.errors import Refused
 from chat_app.services.conversation.threads import owned_thread
 from chat_app.services.runtime.backend import Backend
 
@@ -44,8 +45,10 @@ MAX_FILES = 5
 MAX_FILE_BYTES = 1_000_000
 
 
-class AttachmentRefused(ValueError):
+class AttachmentRefused(Refused):
     """The files cannot be attached; the message says which and why. Nothing was written."""
+
+    default_code = "attachment_refused"
 
 
 class WorkspaceFile(BaseModel):
@@ -59,17 +62,19 @@ class WorkspaceFile(BaseModel):
 def _text(name: str, data: bytes) -> str:
     if b"\x00" in data:
         raise AttachmentRefused(
-            f"{name} is not a text file (it holds binary data); attach text or code files only."
+            f"{name} is not a text file (it holds binary data); attach text or code files only.",
+            code="not_text",
         )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise AttachmentRefused(
-            f"{name} is not UTF-8 text; attach text or code files only."
+            f"{name} is not UTF-8 text; attach text or code files only.", code="not_text"
         ) from None
     if sanitize_text(text) != text:
         raise AttachmentRefused(
-            f"{name} holds characters that are not text; attach text or code files only."
+            f"{name} holds characters that are not text; attach text or code files only.",
+            code="not_text",
         )
     return text
 
@@ -82,21 +87,22 @@ def too_many_files(count: int) -> str:
 def check_attachments(files: Sequence[tuple[str, bytes]]) -> dict[str, str]:
     """The files as workspace paths and texts, or :class:`AttachmentRefused` (pure)."""
     if not files:
-        raise AttachmentRefused("No file was chosen.")
+        raise AttachmentRefused("No file was chosen.", code="no_file")
     if len(files) > MAX_FILES:
-        raise AttachmentRefused(too_many_files(len(files)))
+        raise AttachmentRefused(too_many_files(len(files)), code="too_many_files")
     checked: dict[str, str] = {}
     for name, data in files:
         shown = base_name(name) or name
         if len(data) > MAX_FILE_BYTES:
             raise AttachmentRefused(
                 f"{shown} is {len(data) / 1_000_000:.1f} MB; a file may be at most "
-                f"{MAX_FILE_BYTES // 1_000_000} MB."
+                f"{MAX_FILE_BYTES // 1_000_000} MB.",
+                code="file_too_large",
             )
         try:
             path = workspace_path(shown)
         except ToolInputError as exc:
-            raise AttachmentRefused(f"{shown}: {exc}.") from None
+            raise AttachmentRefused(f"{shown}: {exc}.", code="bad_path") from None
         checked[path] = _text(shown, data)
     return checked
 
@@ -111,7 +117,7 @@ def attach_files(
 ) -> list[str]:
     """Write ``(name, data)`` files into the owner's thread; returns their workspace paths."""
     if owned_thread(app, owner, thread_id) is None:
-        raise AttachmentRefused("This chat does not exist.")
+        raise AttachmentRefused("This chat does not exist.", code="chat_gone")
     checked = check_attachments(files)
     app.store.apply_file_changes(thread_id, written=checked, deleted=[])
     return list(checked)

@@ -41,6 +41,7 @@ from typing import Any
 
 from agent_core import AcceptedEvent
 from chat_app.db.lease import HOLDER_TAG_ENV  # the child's leases carry it: freed at its death
+from chat_app.errors import AppError
 from chat_app.services.presentation.ui_events import Refused
 from chat_app.services.runtime.run_stream import RunStream, TurnExecutor
 from chat_app.services.runtime.turn_frames import (
@@ -83,7 +84,7 @@ ENDED_MESSAGE = (
 )
 
 
-class TurnProcessError(Exception):
+class TurnProcessError(AppError):
     """A run failed in the turn process; its text is the error the run raised there."""
 
 

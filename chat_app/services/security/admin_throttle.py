@@ -13,7 +13,7 @@ cookie keeps its address) and everyone together (many addresses guessing at once
 
 An attempt that must wait is refused without its password being checked, so guessing faster
 gains nothing. A lockout's end (or the window's) forgets the scope's failures. The counts
-are kept by :mod:`chat_app.db.sign_in`; :func:`chat_app.services.admin.admin.login` acts on the
+are kept by :mod:`chat_app.db.sign_in`; :func:`chat_app.services.admin.auth.login` acts on the
 decisions made here.
 """
 
