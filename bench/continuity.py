@@ -68,26 +68,28 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-# The compaction's own rendering of what it replaces (what its call sends).
 from agent_core import (
-    COMPACTION_PROMPT,
     ContextPolicy,
     HandoffArtifact,
     SimulatorChatModel,
     TokenCounter,
     TurnSetup,
-    appended_request,
-    extract_facts,
     generate_handoff,
     load_transcript,
+)
+
+# The compaction's own rendering of what it replaces (what its call sends).
+from agent_core.context import COMPACTION_PROMPT, render_for_summary
+from agent_core.handoff import (
+    appended_request,
+    extract_facts,
     named_before,
     named_commits,
     named_places,
-    render_for_summary,
-    safe_cutoff,
     take_inventory,
     transcript_request,
 )
+from agent_core.strategies import safe_cutoff
 from bench import sessions as baton_sessions
 from bench._history_probe import HistoryTally, search_recovers, stored_thread
 from bench._pi import read_pi

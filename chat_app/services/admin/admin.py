@@ -24,17 +24,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agent_core import (
-    PROVIDERS,
-    SIMULATOR_NAMES,
-    ConfigurationError,
-    make_policy,
-    model_info,
-    redact_argv,
-    registry_name,
-    resolve_model,
-    sandbox_unavailable_reason,
-)
+from agent_core import ConfigurationError, make_policy, model_info, resolve_model
+from agent_core.providers import PROVIDERS, SIMULATOR_NAMES, registry_name
+from agent_core.redaction import redact_argv
+from agent_core.sandbox import sandbox_unavailable_reason
 from chat_app.db import repo
 from chat_app.db.models import (
     Assistant,
