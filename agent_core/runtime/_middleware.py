@@ -75,7 +75,7 @@ class _Base(AgentMiddleware):
     @staticmethod
     def _bind_writer(coordinator: SessionCoordinator) -> None:
         try:
-            coordinator.emit = get_stream_writer()
+            coordinator.route_events(get_stream_writer())
         except RuntimeError:  # called outside a graph run (unit tests)
             pass
 
@@ -91,14 +91,8 @@ async def _off_loop(coordinator: SessionCoordinator, work: Callable[..., Any], *
     On the event loop those calls stalled every other chat's stream and the health check (a
     fifth of the loop's time under load); the graph's stream writer is only called from here.
     """
-    emit, buffered = coordinator.emit, []
-    coordinator.emit = buffered.append
-    try:
+    with coordinator.held_events():
         return await asyncio.to_thread(work, *args)
-    finally:
-        coordinator.emit = emit
-        for event in buffered:
-            emit(event)
 
 
 class ContextResetMiddleware(_Base):

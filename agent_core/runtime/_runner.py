@@ -372,7 +372,7 @@ class ThreadRunner:
                     yield event
                 return
             except ContextOverflowError as exc:
-                coordinator.emit = outbox.append  # the graph's stream writer is gone
+                coordinator.route_events(outbox.append)  # the graph's stream writer is gone
                 if attempt:
                     message = redact_text(str(exc), known_secrets())
                     yield ErrorEvent(message=message)
@@ -439,7 +439,7 @@ class ThreadRunner:
 
     def _persist_stopped(self, coordinator, state, partial: str) -> list[Event]:
         outbox: list[Event] = []
-        coordinator.emit = outbox.append
+        coordinator.route_events(outbox.append)
         coordinator.sync(state)
         if partial.strip():
             row = coordinator.store.append(
@@ -575,7 +575,7 @@ def _turn_ended(coordinator: SessionCoordinator, reason: str) -> list[Event]:
     loop (:mod:`agent_core.strategies._awaiting`). A store that fails too is only logged: the
     drain that ran the turn does not run it again either way."""
     outbox: list[Event] = []
-    coordinator.emit = outbox.append
+    coordinator.route_events(outbox.append)
     try:
         coordinator.note_turn_end(TURN_FAILED, f"The turn ended with an error: {reason}")
     except Exception:
