@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import logging
 import threading
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,25 +21,25 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from agent_core.accounting._calibration import ContextEstimator, FamilyRatios
 from agent_core.context._build import build_context
-from agent_core.errors import ContextOverflowError, HandoffCancelled, NothingToHandOff
+from agent_core.errors import ContextOverflowError
 from agent_core.events import (
     AcceptedEvent,
-    CompactEvent,
-    CompactStatus,
     DoneEvent,
     ErrorEvent,
     Event,
-    HandoffEvent,
-    HandoffStatus,
     MessageEvent,
     QueuedEvent,
     TokenEvent,
     WarningEvent,
 )
 from agent_core.redaction import known_secrets, redact_text
+from agent_core.runtime import _commands as commands
 from agent_core.runtime import _lanes as lanes
 from agent_core.runtime._agent import build_agent
+from agent_core.runtime._commands import user_error
 from agent_core.runtime._coordinator import SessionCoordinator
+from agent_core.runtime._streams import until_cancelled
+from agent_core.runtime._streams import until_cancelled as _until_cancelled  # noqa: F401  (tests)
 from agent_core.runtime._turn import TurnSetup
 from agent_core.runtime._turn_start import (
     Opening,
@@ -62,71 +62,7 @@ REVIEW_WAITS = (
     "The handoff waits for your review: messages wait with it and go out once "
     "you confirm or discard it."
 )
-_END = object()
 STOPPED_NOTE = "Stopped before a reply"
-
-
-async def _until_cancelled(stream: AsyncIterator[Any], cancel: asyncio.Event) -> AsyncIterator[Any]:
-    """Items of ``stream`` until it ends or ``cancel`` is set (even mid-wait).
-
-    A task of its own pumps the stream into a buffer, and the caller takes what it holds:
-    the caller is woken once when it waits for an item, never per item (a task and a wait
-    per item cost every step of every turn several rounds of a busy event loop). Stopped,
-    the pump is cancelled where it waits; the items it had already produced still come out
-    first, so nothing the run did is dropped. An error the stream raises is raised here
-    after the items before it.
-    """
-    loop = asyncio.get_running_loop()
-    buffer: deque[Any] = deque()
-    failure: list[BaseException] = []
-    waiting: list[asyncio.Future[None]] = []
-
-    def wake() -> None:
-        while waiting:
-            waiter = waiting.pop()
-            if not waiter.done():
-                waiter.set_result(None)
-
-    async def pump() -> None:
-        try:
-            async for item in stream:
-                buffer.append(item)
-                wake()
-        except asyncio.CancelledError:
-            pass
-        except Exception as error:
-            failure.append(error)
-        finally:
-            buffer.append(_END)
-            wake()
-
-    pumping = asyncio.ensure_future(pump())
-    stopper = asyncio.ensure_future(cancel.wait())
-    stopper.add_done_callback(lambda _: (pumping.cancel(), wake()))
-    try:
-        while True:
-            while buffer:
-                item = buffer.popleft()
-                if item is _END:
-                    if failure:
-                        raise failure[0]
-                    return
-                yield item
-            if cancel.is_set() and pumping.done():
-                return
-            waiter = loop.create_future()
-            waiting.append(waiter)
-            await waiter
-    finally:
-        stopper.cancel()
-        pumping.cancel()
-        await asyncio.wait({pumping})
-        aclose = getattr(stream, "aclose", None)
-        if aclose is not None:
-            try:
-                await aclose()
-            except (RuntimeError, asyncio.CancelledError):  # already closed / cancelled
-                pass
 
 
 class ThreadRunner:
@@ -383,7 +319,7 @@ class ThreadRunner:
                     yield event
             except Exception as exc:
                 log.exception("run of thread %s failed", setup.thread_id)
-                message = _user_error(exc)
+                message = user_error(exc)
                 yield ErrorEvent(message=message)
                 for event in await asyncio.to_thread(_turn_ended, coordinator, message):
                     yield event
@@ -414,7 +350,7 @@ class ThreadRunner:
             stream_mode=["messages", "custom", "updates"],
             config={"recursion_limit": _RECURSION_LIMIT},
         )
-        async for mode, chunk in _until_cancelled(stream, cancel):
+        async for mode, chunk in until_cancelled(stream, cancel):
             if mode == "custom":
                 yield chunk
             elif mode == "messages":
@@ -461,112 +397,17 @@ class ThreadRunner:
             coordinator.note_turn_end(TURN_STOPPED, STOPPED_NOTE)
         return outbox
 
-    # manual handoff -------------------------------------------------------------------
-    async def handoff(
+    # commands (:mod:`._commands`) -----------------------------------------------------------
+    def handoff(
         self, setup: TurnSetup, focus: str | None, *, cancel: asyncio.Event
     ) -> AsyncIterator[Event]:
         """``/handoff [focus]``: end the session now with a handoff; cancellable until commit."""
-        if self.is_busy(setup.thread_id):
-            yield _handoff_status(
-                "failed", "Handoff failed: the agent is still working; stop it first"
-            )
-            return
-        self._active.add(setup.thread_id)
-        lock = await self._turn_lock(setup)
-        try:
-            outbox: list[Event] = []
-            coordinator = SessionCoordinator(
-                setup, estimator=self.estimator(setup), emit=outbox.append
-            )
-            context = coordinator.opening_context()
-            conversation = [
-                m
-                for m in context
-                if m.type in ("human", "ai") and not m.additional_kwargs.get("baton_kind")
-            ]
-            if len(conversation) < 2:
-                yield _handoff_status("nothing", str(NothingToHandOff()))
-                return
-            yield _handoff_status("started", "Writing the handoff…")
-            estimate = coordinator.measure(context)
-            task = asyncio.ensure_future(
-                coordinator.reset(
-                    context,
-                    trigger="manual",
-                    utilization=estimate.fraction,
-                    focus=focus,
-                    cancel=cancel,
-                    raise_errors=True,
-                )
-            )
-            try:
-                while not task.done():
-                    await asyncio.wait({task}, timeout=0.05)
-                    while outbox:
-                        yield outbox.pop(0)
-                task.result()
-            except HandoffCancelled:
-                while outbox:
-                    yield outbox.pop(0)
-                yield _handoff_status("cancelled", "Handoff cancelled")
-                return
-            except Exception as exc:
-                while outbox:
-                    yield outbox.pop(0)
-                yield _handoff_status("failed", f"Handoff failed: {_user_error(exc)}")
-                return
-            while outbox:
-                yield outbox.pop(0)
-            yield _handoff_status(
-                "done", f"Session {coordinator.session.number} started with the handoff"
-            )
-        finally:
-            await asyncio.to_thread(lock.__exit__, None, None, None)
-            self._idle(setup.thread_id)
+        return commands.handoff(self, setup, focus, cancel=cancel)
 
-    # compact now --------------------------------------------------------------------------
-    async def compact_now(self, setup: TurnSetup) -> AsyncIterator[Event]:
+    def compact_now(self, setup: TurnSetup) -> AsyncIterator[Event]:
         """ "Compact now": summarize the open session's older part at once, whatever the
         thresholds say. Yields the ``compaction`` events and a ``compact`` status."""
-        if self.is_busy(setup.thread_id):
-            yield _compact_status("failed", "The agent is still working; stop it first")
-            return
-        self._active.add(setup.thread_id)
-        lock = await self._turn_lock(setup)
-        try:
-            outbox: list[Event] = []
-            coordinator = await asyncio.to_thread(
-                SessionCoordinator, setup, estimator=self.estimator(setup), emit=outbox.append
-            )
-            context = await asyncio.to_thread(build_context, setup.store, coordinator.session)
-            coordinator.adopt(context)
-            try:
-                compacted = await coordinator.compact(context, coordinator.measure(context))
-            except Exception as exc:
-                log.exception("compaction of thread %s failed", setup.thread_id)
-                compacted, failure = None, _user_error(exc)
-            else:
-                failure = ""
-            if compacted is not None:
-                coordinator.measure(compacted)
-            for event in outbox:
-                yield event
-            if failure:
-                yield _compact_status("failed", f"Compaction failed: {failure}")
-            elif coordinator.compaction_discarded:
-                yield _compact_status(
-                    "discarded",
-                    "Nothing changed: the summary was not smaller than what it would replace",
-                )
-            elif compacted is None:
-                yield _compact_status(
-                    "nothing", "Nothing to compact yet: the recent part is all there is"
-                )
-            else:
-                yield _compact_status("done", "Compacted the earlier part of this session")
-        finally:
-            await asyncio.to_thread(lock.__exit__, None, None, None)
-            self._idle(setup.thread_id)
+        return commands.compact_now(self, setup)
 
 
 def _turn_ended(coordinator: SessionCoordinator, reason: str) -> list[Event]:
@@ -581,10 +422,6 @@ def _turn_ended(coordinator: SessionCoordinator, reason: str) -> list[Event]:
     except Exception:
         log.exception("storing the failure of thread %s failed", coordinator.setup.thread_id)
     return outbox
-
-
-def _compact_status(status: CompactStatus, message: str) -> CompactEvent:
-    return CompactEvent(status=status, message=message)
 
 
 def _first_output(event: Event) -> bool:
@@ -605,7 +442,7 @@ async def _with_loaded_tools(setup: TurnSetup, loader) -> tuple[TurnSetup, list[
         load = await loader()
     except Exception as exc:  # a broken tool source must not take the turn down
         log.exception("loading extra tools for thread %s failed", setup.thread_id)
-        return setup, [f"Extra tools could not be loaded: {_user_error(exc)}"]
+        return setup, [f"Extra tools could not be loaded: {user_error(exc)}"]
     taken = {tool.name for tool in setup.tools}
     added = [tool for tool in load.tools if tool.name not in taken]
     problems = list(load.problems) + [
@@ -624,13 +461,3 @@ def _apply_update(state: list[BaseMessage], update: Any) -> None:
             state.clear()
         elif isinstance(message, BaseMessage):
             state.append(message)
-
-
-def _handoff_status(status: HandoffStatus, message: str) -> HandoffEvent:
-    return HandoffEvent(status=status, message=message)
-
-
-def _user_error(exc: BaseException) -> str:
-    # Any exception may quote a request URL or a key (httpx, a proxy's error page).
-    text = redact_text(str(exc), known_secrets()).strip() or type(exc).__name__
-    return text.splitlines()[0][:300]
