@@ -1,7 +1,7 @@
-"""``python -m agent_core replay|import FILE ...`` (see :mod:`agent_core.cli`)."""
+"""``python -m agent_core replay|import FILE ...`` (see :mod:`agent_core._cli`)."""
 
 import sys
 
-from agent_core.cli import main
+from agent_core._cli import main
 
 sys.exit(main())

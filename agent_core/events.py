@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from agent_core.storage.records import SessionRecord, StoredMessage
+from agent_core.storage._records import SessionRecord, StoredMessage
 
 __all__ = [
     "Basis",

@@ -24,7 +24,10 @@ from pathlib import Path
 
 from langchain_core.messages import BaseMessage
 
-from agent_core import MAX_HITS, TokenCounter, from_langchain, make_history_tools, search_terms
+from agent_core import TokenCounter
+from agent_core.context import from_langchain
+from agent_core.history import MAX_HITS, make_history_tools
+from agent_core.storage import search_terms
 from chat_app.db import repo
 from chat_app.db.engine import dispose_engine, get_engine, write_session
 from chat_app.db.migrate import migrate

@@ -35,7 +35,9 @@ from collections.abc import Callable, Sequence
 from langchain_core.messages import BaseMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from agent_core import NOT_SENT, ContextEstimator, TokenCounter, Transcript, load_transcript
+from agent_core import TokenCounter, Transcript, load_transcript
+from agent_core.accounting import ContextEstimator
+from agent_core.transcripts import NOT_SENT
 from bench._shared import eval_dir
 
 Method = Callable[[Sequence[BaseMessage]], float]

@@ -68,28 +68,30 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-# The compaction's own rendering of what it replaces (what its call sends).
 from agent_core import (
-    COMPACTION_PROMPT,
     ContextPolicy,
     HandoffArtifact,
-    OriginalCompaction,
     SimulatorChatModel,
     TokenCounter,
     Transcript,
     TurnSetup,
-    appended_request,
-    extract_facts,
     generate_handoff,
     load_transcript,
+)
+
+# The compaction's own rendering of what it replaces (what its call sends).
+from agent_core.context import COMPACTION_PROMPT, render_for_summary
+from agent_core.handoff import (
+    appended_request,
+    extract_facts,
     named_before,
     named_commits,
     named_places,
-    render_for_summary,
-    safe_cutoff,
     take_inventory,
     transcript_request,
 )
+from agent_core.strategies import safe_cutoff
+from agent_core.transcripts import OriginalCompaction
 from bench import sessions as baton_sessions
 from bench._history_probe import HistoryTally, search_recovers, stored_thread
 from bench._shared import REPO_ROOT, eval_dir

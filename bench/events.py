@@ -26,14 +26,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_core import (
-    ContextResetEvent,
-    MessageEvent,
-    SessionRecord,
-    StoredMessage,
-    TokenEvent,
-    UtilizationEvent,
-)
+from agent_core import SessionRecord, StoredMessage
+from agent_core.events import ContextResetEvent, MessageEvent, TokenEvent, UtilizationEvent
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import UiEvent, parse_ui_event
 

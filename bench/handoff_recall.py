@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_core import TokenCounter, extract_facts, generate_handoff, load_transcript
+from agent_core import TokenCounter, generate_handoff, load_transcript
+from agent_core.handoff import extract_facts
 from bench._shared import eval_dir
 
 _COUNT = TokenCounter(model="gpt-4").count_text

@@ -30,8 +30,9 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage
 
-from agent_core import load_transcript, transcript_to_openai
+from agent_core import load_transcript
 from agent_core import replay_file as replay
+from agent_core.transcripts import transcript_to_openai
 from bench._shared import eval_dir, median, time_calls
 
 

@@ -36,15 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_core import (
-    MessageEvent,
-    SimulatorChatModel,
-    ThreadRunner,
-    TokenEvent,
-    TurnSetup,
-    make_policy,
-    make_tools,
-)
+from agent_core import SimulatorChatModel, ThreadRunner, TurnSetup, make_policy, make_tools
+from agent_core.events import MessageEvent, TokenEvent
 from bench._shared import median, p95
 from chat_app.db import repo
 from chat_app.db.engine import dispose_engine, get_engine, write_session

@@ -46,22 +46,18 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from agent_core import (
-    MASKED,
     ContextPolicy,
     TokenCounter,
-    extract_facts,
-    facts_summary,
     generate_handoff,
-    handoff_context_message,
     load_transcript,
     make_policy,
-    mask_candidates,
     plan,
-    read_history_call,
-    safe_cutoff,
-    should_mask,
 )
-from agent_core import mask_placeholder as placeholder
+from agent_core.context import MASKED, facts_summary
+from agent_core.handoff import extract_facts, handoff_context_message
+from agent_core.history import read_history_call
+from agent_core.strategies import mask_candidates, safe_cutoff, should_mask
+from agent_core.strategies import mask_placeholder as placeholder
 from bench._history_probe import NOT_IN_MESSAGES, HistoryTally, search_recovers, stored_thread
 from bench._shared import eval_dir
 from bench.continuity import Cut, _aider, _flat, _swe_agent

@@ -23,16 +23,16 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 
 from agent_core import (
-    ContextEstimator,
     FunctionChatModel,
     InMemoryStore,
     NewMessage,
     SessionCoordinator,
     TurnSetup,
     build_context,
-    build_middleware,
     make_policy,
 )
+from agent_core.accounting import ContextEstimator
+from agent_core.runtime import build_middleware
 from bench._shared import median, p95
 
 MODEL = "anthropic:claude-sonnet-4-5"

@@ -20,7 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent_core import Sandbox, sandbox_unavailable_reason
+from agent_core import Sandbox
+from agent_core.sandbox import sandbox_unavailable_reason
 from bench._shared import median, p95
 
 FILES, TOTAL_BYTES, REPEAT = 200, 2_000_000, 40

@@ -4,7 +4,8 @@ import os
 
 import reflex as rx
 
-from agent_core import MAX_MESSAGE_BYTES, install_log_redaction
+from agent_core.redaction import install_log_redaction
+from agent_core.validation import MAX_MESSAGE_BYTES
 from chat_app.asgi import MIDDLEWARE_STACK
 from chat_app.pages import admin as admin_page_module
 from chat_app.pages import share as share_page_module

@@ -5,7 +5,7 @@ reads ``shared/`` at run time; this script is the only bridge, and its output is
 
 Only chat-mode entries with a ``max_input_tokens`` figure are kept, from providers people
 actually point Baton at (the rest of litellm's 4,800 entries are resellers and gateways that
-repeat the same models). Family and strategy rules are code in ``agent_core/accounting/models.py``, not data.
+repeat the same models). Family and strategy rules are code in ``agent_core/accounting/_models.py``, not data.
 """
 
 from __future__ import annotations

@@ -50,7 +50,8 @@ def app():
 def mock_handoff_artifact():
     """A handoff as a real session ends: goal, requests, work done and under way, a decision,
     a lesson, files, an open todo and the coverage check."""
-    from agent_core import FileChange, HandoffArtifact
+    from agent_core import HandoffArtifact
+    from agent_core.handoff import FileChange
 
     return HandoffArtifact(
         session_number=1,

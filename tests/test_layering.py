@@ -141,25 +141,33 @@ def test_the_cycle_check_sees_a_deferred_import(tmp_path: Path) -> None:
     assert _cycles(_graph(tmp_path, ("pkg",))) == [["pkg.a", "pkg.b"]]
 
 
-# --- One door into the engine: chat_app and bench use agent_core.__all__, never its modules.
-def _deep_engine_imports(path: Path) -> list[str]:
+# --- One door into the engine: chat_app and bench import ``agent_core`` and its rooms' faces
+# (``agent_core.<room>``, a package's ``__init__`` or a public top-level module), never a
+# module inside a room nor a private one. import-linter checks the same rule; this test names
+# each offending import by file and line.
+def _deep_engine_imports(path: Path, root: Path = ROOT) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
     for node in ast.walk(tree):
-        names = (
-            [alias.name for alias in node.names]
-            if isinstance(node, ast.Import)
-            else [node.module]
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
-            else []
-        )
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            # ``from agent_core.runtime import _lanes`` reaches a module as well.
+            names = [node.module] + [
+                f"{node.module}.{alias.name}" for alias in node.names if alias.name.startswith("_")
+            ]
+        else:
+            continue
         found += [
-            f"{path.name}:{node.lineno} {name}" for name in names if name.startswith("agent_core.")
+            f"{path.relative_to(root)}:{node.lineno} {name}"
+            for name in names
+            if name.startswith("agent_core.")
+            and (name.count(".") > 1 or name.split(".")[1].startswith("_"))
         ]
     return found
 
 
-def test_chat_app_and_bench_import_only_the_engines_public_api() -> None:
+def test_chat_app_and_bench_import_only_the_engines_faces() -> None:
     deep = [
         hit
         for package in ("chat_app", "bench")
@@ -173,11 +181,17 @@ def test_chat_app_and_bench_import_only_the_engines_public_api() -> None:
 def test_the_door_check_catches_a_deep_import(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text(
-        "from agent_core import plan\n\ndef f():\n    "
-        "from agent_core.accounting.tokens import get_encoding\n",
+        "from agent_core import plan\nfrom agent_core.runtime import ThreadRunner\n"
+        "import agent_core.events\n\ndef f():\n    "
+        "from agent_core.accounting._tokens import get_encoding\n"
+        "    from agent_core.runtime import _lanes\n    import agent_core._cli\n",
         encoding="utf-8",
     )
-    assert _deep_engine_imports(sample) == ["sample.py:4 agent_core.accounting.tokens"]
+    assert _deep_engine_imports(sample, tmp_path) == [
+        "sample.py:6 agent_core.accounting._tokens",
+        "sample.py:7 agent_core.runtime._lanes",
+        "sample.py:8 agent_core._cli",
+    ]
 
 
 # --- Services are handed their backend (chat_app.services.runtime.backend): no module in these

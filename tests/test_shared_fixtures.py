@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core import ContextEstimator, HandoffArtifact, make_policy
-from agent_core.strategies.plan import plan
+from agent_core import HandoffArtifact, make_policy, plan
+from agent_core.accounting import ContextEstimator
 
 
 def test_the_mock_handoff_artifact_round_trips_its_markdown(mock_handoff_artifact) -> None:

@@ -5,14 +5,20 @@
 changed or deleted. :func:`sandbox_unavailable_reason` says whether this host can do it.
 """
 
-from agent_core.sandbox.probe import sandbox_unavailable_reason
-from agent_core.sandbox.result import SandboxLimits, SandboxResult, WorkspaceChanges
-from agent_core.sandbox.sandbox import Sandbox
+from agent_core.sandbox._probe import sandbox_unavailable_reason
+from agent_core.sandbox._result import (
+    SandboxLimits,
+    SandboxResult,
+    WorkspaceChanges,
+    limits_from_settings,
+)
+from agent_core.sandbox._sandbox import Sandbox
 
 __all__ = [
     "Sandbox",
     "SandboxLimits",
     "SandboxResult",
     "WorkspaceChanges",
+    "limits_from_settings",
     "sandbox_unavailable_reason",
 ]

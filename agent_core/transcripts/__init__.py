@@ -1,24 +1,26 @@
 """Transcript importers: Claude Code, Codex CLI, pi, opencode, cline, OpenAI chat JSON,
 SWE-agent ``.traj``, aider history."""
 
-from agent_core.transcripts.loader import (
+from agent_core.transcripts._export import transcript_to_openai
+from agent_core.transcripts._loader import (
     FORMAT_NAMES,
     FORMATS,
     detect_format,
     load_transcript,
     parse_transcript,
 )
-from agent_core.transcripts.sessions import (
+from agent_core.transcripts._sessions import (
     ImportedSession,
     OriginalCompaction,
     agent_compactions,
     split_sessions,
 )
-from agent_core.transcripts.transcript import Transcript, UsagePoint
+from agent_core.transcripts._transcript import NOT_SENT, Transcript, UsagePoint
 
 __all__ = [
     "FORMATS",
     "FORMAT_NAMES",
+    "NOT_SENT",
     "ImportedSession",
     "OriginalCompaction",
     "Transcript",
@@ -28,4 +30,5 @@ __all__ = [
     "load_transcript",
     "parse_transcript",
     "split_sessions",
+    "transcript_to_openai",
 ]

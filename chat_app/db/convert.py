@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_core import NewMessage, PendingRecord, SessionRecord, StoredMessage, sanitize_text
+from agent_core import NewMessage, PendingRecord, SessionRecord, StoredMessage
+from agent_core.validation import sanitize_text
 from chat_app.db.models import ChatSession, Message, PendingMessage, new_id, utcnow
 
 __all__ = [

@@ -22,7 +22,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
-from agent_core import in_start_lane
+from agent_core.runtime import in_start_lane
 from chat_app.db.settings import database_url, normalize_url, pool_settings
 
 __all__ = [
@@ -80,7 +80,7 @@ class WriterQueue:
     SQLite has one write lock, and under many chats it is busy most of the time: a turn's
     start (storing the user's message, taking the turn lock, delivering it) made three or
     four writes, each waiting behind the writes of every turn under way, and the message's
-    first words waited for all of them. The calls of a starting run (:mod:`agent_core.runtime.lanes`)
+    first words waited for all of them. The calls of a starting run (:mod:`agent_core.runtime._lanes`)
     are few and short; they take the lock first, the others wait at most that much longer.
     """
 
@@ -122,7 +122,7 @@ class WriterQueue:
 def _queue_writers(engine: Engine) -> None:
     """This process's writers take SQLite's write lock one after the other, in a
     :class:`WriterQueue` held from ``BEGIN IMMEDIATE`` until the commit or rollback is done;
-    a starting run's writes (:func:`agent_core.runtime.lanes.starting`) go first.
+    a starting run's writes (:func:`agent_core.runtime._lanes.starting`) go first.
 
     Without it, writers that find the lock taken wait in SQLite's busy handler, which sleeps
     (1, 2, 5, ... 100 ms) and retries: the lock sits free while they sleep, and under many
@@ -199,7 +199,7 @@ def _build(url: str) -> Engine:
             kwargs["poolclass"] = StaticPool
         else:
             # A connection for every thread that may hold one at once (the executor's two
-            # lanes, agent_core.runtime.lanes, the status reader, the event loop) with room to
+            # lanes, agent_core.runtime._lanes, the status reader, the event loop) with room to
             # spare: an SQLite connection is a file handle, and a thread waiting for one
             # while another waits for the write lock it holds stalls the worker.
             kwargs.update(pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_POOL_OVERFLOW)

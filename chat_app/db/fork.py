@@ -1,8 +1,8 @@
-"""The SQL half of :meth:`agent_core.storage.ports.SessionStore.fork_thread`: copy a thread's
+"""The SQL half of :meth:`agent_core.storage._ports.SessionStore.fork_thread`: copy a thread's
 sessions, rows, context edits and files up to one user message into another thread.
 
 Called by :class:`chat_app.db.store.SqlStore` inside its transaction, with both thread rows
-locked. Which edits and files go along is decided by :mod:`agent_core.storage.fork`, as in memory.
+locked. Which edits and files go along is decided by :mod:`agent_core.storage._fork`, as in memory.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
-from agent_core import ContextEdit, SessionRecord, StoreError, kept_edits, kept_files
+from agent_core import ContextEdit, SessionRecord, StoreError
+from agent_core.storage import kept_edits, kept_files
 from chat_app.db.convert import clean, session_record, stored_message
 from chat_app.db.models import ChatSession, ContextEditRow, Message, Thread, ThreadFile, new_id
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from sqlmodel import Session, col, select
 
-from agent_core import McpServer, redact_argv, redact_url
+from agent_core import McpServer
+from agent_core.redaction import redact_argv, redact_url
 from chat_app.db.models import AssistantChange, AssistantMcpServer, utcnow
 
 __all__ = ["list_mcp_servers", "add_mcp_server", "remove_mcp_server", "as_server"]
@@ -82,7 +83,7 @@ def remove_mcp_server(*, session: Session, assistant_id: str, name: str) -> bool
 
 
 def as_server(row: AssistantMcpServer) -> McpServer:
-    """The stored server as the engine's :class:`~agent_core.tools.mcp.McpServer`."""
+    """The stored server as the engine's :class:`~agent_core.tools._mcp.McpServer`."""
     return McpServer(
         name=row.name,
         transport=row.transport,  # type: ignore[arg-type]

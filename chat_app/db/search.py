@@ -4,9 +4,9 @@ SQLite: the FTS5 table ``message_search`` (contentless, keyed by the message's r
 step by triggers; migration 0006). PostgreSQL: a GIN index on the ``simple`` text-search
 vector of the same text (migration 0006). Both index a message's content plus its tool calls
 with every run of characters other than letters and digits treated as a space, which is how
-:mod:`agent_core.storage.search` splits words, so every store finds the same rows.
+:mod:`agent_core.storage._search` splits words, so every store finds the same rows.
 
-The rows a query finds are checked again with :func:`agent_core.storage.search.matches`
+The rows a query finds are checked again with :func:`agent_core.storage._search.matches`
 before they are returned: the index narrows, the shared rule decides. A rowid renumbered by
 a ``VACUUM`` or a table rebuild can then cost a hit but never return a wrong one.
 """
@@ -16,8 +16,8 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
-from agent_core import history_matches as matches
-from agent_core import search_terms, searchable_text
+from agent_core.storage import history_matches as matches
+from agent_core.storage import search_terms, searchable_text
 from chat_app.db.models import Message
 
 __all__ = ["SEARCH_OBJECTS", "search_message_rows", "search_owner_rows", "is_search_object"]

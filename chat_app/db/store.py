@@ -1,6 +1,6 @@
-"""SqlStore: :class:`agent_core.storage.ports.SessionStore` on SQLModel (SQLite or PostgreSQL).
+"""SqlStore: :class:`agent_core.storage._ports.SessionStore` on SQLModel (SQLite or PostgreSQL).
 
-Behaves like :class:`agent_core.storage.memory_store.InMemoryStore`; the shared contract tests hold
+Behaves like :class:`agent_core.storage._memory_store.InMemoryStore`; the shared contract tests hold
 both to that. Every method is one transaction. Writers lock the thread row first (``SELECT
 ... FOR UPDATE`` on PostgreSQL; on SQLite every write transaction is ``BEGIN IMMEDIATE``,
 which already excludes other writers), so seq numbers, session numbers and pending delivery
@@ -20,21 +20,16 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from agent_core import (
-    MARK_ROLES,
     ContextEdit,
     NewMessage,
     PendingRecord,
-    RowMark,
     SessionRecord,
     StoredMessage,
     StoreError,
-    delivered_meta,
-    queue_slots,
-    sanitize_text,
-    stored_path,
-    utcnow,
 )
-from agent_core import parse_client_order as client_order
+from agent_core.storage import MARK_ROLES, RowMark, delivered_meta, queue_slots, stored_path, utcnow
+from agent_core.storage import parse_client_order as client_order
+from agent_core.validation import sanitize_text
 from chat_app.db.convert import (
     clean,
     message_columns,

@@ -14,12 +14,12 @@ from typing import Any
 
 import reflex as rx
 
-from agent_core import predecessor_prefix
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.timeline import earlier_reply_marks
 from chat_app.services.runtime import live
 from chat_app.services.runtime.runtime import backend
+from chat_app.services.runtime.send_order import predecessor_prefix
 from chat_app.states import marker_rows, reading_scripts, scripts
 from chat_app.states.chat_runs import FLUSH_SECONDS, RunFollowing, handoff_cancels
 from chat_app.states.composer_text import composer_placeholder

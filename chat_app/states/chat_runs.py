@@ -19,7 +19,7 @@ from typing import Any
 
 import reflex as rx
 
-from agent_core import AcceptedEvent, DoneEvent, HandoffEvent, TokenEvent, WarningEvent
+from agent_core.events import AcceptedEvent, DoneEvent, HandoffEvent, TokenEvent, WarningEvent
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import replies
 from chat_app.services.conversation import threads as thread_service

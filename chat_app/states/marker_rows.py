@@ -1,7 +1,7 @@
 """Which timeline marker offers Undo, and the originals a marker shows (pure functions).
 
 Only the newest context edit of the newest session can be undone, or the ``/handoff`` that
-opened it, and only while the model has not answered since (``agent_core.strategies.undo``
+opened it, and only while the model has not answered since (``agent_core.strategies._undo``
 decides for real when the button is pressed); the timeline shows the button on that one
 row, and says so when the agent has answered since.
 """
@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from agent_core import UNDOABLE_EVENTS
+from agent_core.strategies import UNDOABLE_EVENTS
 from chat_app.states.rows import MarkerPart, TimelineRow
 
 __all__ = ["EDIT_EVENTS", "UndoTarget", "OriginalRow", "undo_target", "original_row"]

@@ -11,10 +11,11 @@ import asyncio
 
 import reflex as rx
 
-from agent_core import MessageRejected, predecessor_prefix
+from agent_core import MessageRejected
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import chat_list, new_chat
 from chat_app.services.runtime.runtime import backend
+from chat_app.services.runtime.send_order import predecessor_prefix
 from chat_app.states import scripts
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState

@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import reflex as rx
 
-from agent_core import DoneEvent, StoreError
+from agent_core import StoreError
+from agent_core.events import DoneEvent
 from chat_app.services.conversation import reset_control as control
 from chat_app.services.presentation.ui_events import (
     ItemShown,

@@ -12,7 +12,7 @@ import dataclasses
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_core import handoff_state
+from agent_core.handoff import handoff_state
 
 __all__ = [
     "FileRow",

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from agent_core.policy import make_policy
-from agent_core.providers.simulator import SimulatorChatModel
-from agent_core.runtime.runner import ThreadRunner
-from agent_core.runtime.turn import TurnSetup
-from agent_core.storage.memory_store import InMemoryStore
-from agent_core.tools.builtin import make_tools
+from agent_core.providers._simulator import SimulatorChatModel
+from agent_core.runtime._runner import ThreadRunner
+from agent_core.runtime._turn import TurnSetup
+from agent_core.storage._memory_store import InMemoryStore
+from agent_core.tools._builtin import make_tools
 
 
 def make_setup(

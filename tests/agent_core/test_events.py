@@ -7,18 +7,16 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from agent_core import (
+from agent_core import SessionRecord, StoredMessage, parse_event
+from agent_core.events import (
     ContextResetEvent,
     DoneEvent,
     MarkerEvent,
     MessageEvent,
-    SessionRecord,
-    StoredMessage,
     UtilizationEvent,
     WarningEvent,
-    parse_event,
+    reply_cut_off,
 )
-from agent_core.events import reply_cut_off
 
 
 def _row() -> StoredMessage:

@@ -7,10 +7,10 @@ import json
 from langchain_core.messages import HumanMessage, ToolMessage
 from pydantic import BaseModel
 
-from agent_core.handoff.generation import HandoffDraft
-from agent_core.providers.registry import resolve_model
-from agent_core.providers.simulator import SIMULATOR_LABEL, SimulatorChatModel
-from agent_core.providers.simulator_script import command_output
+from agent_core.handoff._generation import HandoffDraft
+from agent_core.providers._registry import resolve_model
+from agent_core.providers._simulator import SIMULATOR_LABEL, SimulatorChatModel
+from agent_core.providers._simulator_script import command_output
 
 
 def _drive(model: SimulatorChatModel, task: str, steps: int = 30) -> list:
@@ -89,8 +89,8 @@ def test_it_is_labelled_as_the_simulator_never_as_a_language_model() -> None:
 def test_the_simulators_handoff_decisions_are_the_users_own_words() -> None:
     from langchain_core.messages import AIMessage, HumanMessage
 
-    from agent_core.handoff.generation import HandoffDraft
-    from agent_core.providers.simulator_fill import fill_schema
+    from agent_core.handoff._generation import HandoffDraft
+    from agent_core.providers._simulator_fill import fill_schema
 
     conversation = [
         HumanMessage("Build a CSV parser for invoices. Never use pandas! Keep it in parser.py"),
@@ -111,9 +111,9 @@ def test_the_simulators_handoff_decisions_are_the_users_own_words() -> None:
 def test_in_a_handoff_prompt_only_the_users_transcript_entries_count() -> None:
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-    from agent_core.handoff.generation import HandoffDraft
-    from agent_core.handoff.prompt import render_transcript
-    from agent_core.providers.simulator_fill import fill_schema
+    from agent_core.handoff._generation import HandoffDraft
+    from agent_core.handoff._prompt import render_transcript
+    from agent_core.providers._simulator_fill import fill_schema
 
     transcript = render_transcript(
         [
@@ -140,8 +140,8 @@ def test_after_a_reset_the_simulator_writes_the_in_progress_todos_file() -> None
     # session writes it, instead of marking the todo done.
     from langchain_core.messages import HumanMessage
 
-    from agent_core.handoff.artifact import HandoffArtifact, Todo, handoff_context_message
-    from agent_core.providers.simulator_script import next_step
+    from agent_core.handoff._artifact import HandoffArtifact, Todo, handoff_context_message
+    from agent_core.providers._simulator_script import next_step
 
     todos = [
         {"id": "t1", "content": "Sketch the design for csv parser", "status": "completed"},
@@ -168,7 +168,7 @@ def test_after_a_reset_the_simulator_writes_the_in_progress_todos_file() -> None
 
 
 async def test_every_todo_the_simulator_finishes_across_resets_has_its_file() -> None:
-    from agent_core.providers.simulator_script import _file_for
+    from agent_core.providers._simulator_script import _file_for
     from tests.agent_core.runtime_helpers import make_setup, of_type, run
 
     task = "Build a CSV parser for invoices"

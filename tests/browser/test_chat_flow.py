@@ -83,7 +83,7 @@ def test_the_tab_shows_baton_s_icon(page):
 
 
 def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page, app) -> None:
-    from agent_core.storage.records import NewMessage
+    from agent_core import NewMessage
     from chat_app.services.conversation import threads as thread_service
     from chat_app.services.runtime import runtime
     from chat_app.services.security import identity

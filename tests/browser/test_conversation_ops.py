@@ -159,7 +159,7 @@ SESSIONS, PER_SESSION = 6, 60  # 360 rows: the hit lies far outside the newest w
 def _seed(app, owner: str) -> tuple[str, int, str]:
     """A long chat whose session 2 holds the only "quokka", and a short one; returns the
     long chat, the hit's seq and the short chat."""
-    from agent_core.storage.records import NewMessage
+    from agent_core import NewMessage
     from chat_app.services.conversation import threads as thread_service
     from chat_app.services.runtime import runtime
 
@@ -274,7 +274,7 @@ def test_search_finds_a_message_in_another_chat_and_opens_it_there(
 def test_regenerate_keeps_the_earlier_reply_and_it_can_be_chosen_again(
     server_db, page, screenshot_dir
 ):
-    from agent_core.context.build import build_context
+    from agent_core import build_context
     from chat_app.services.runtime import runtime
 
     path = start_chat(page, "Describe a kite in one line")

@@ -12,7 +12,7 @@ SESSIONS, PER_SESSION = 12, 60  # 720 rows: several windows of 100 in each direc
 
 @pytest.fixture
 def long_thread(server_db, page, app) -> str:
-    from agent_core.storage.records import NewMessage
+    from agent_core import NewMessage
     from chat_app.services.conversation import threads as thread_service
     from chat_app.services.runtime import runtime
     from chat_app.services.security import identity

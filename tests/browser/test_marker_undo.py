@@ -13,8 +13,7 @@ OUTPUT = "ORIGINAL OUTPUT {n}: " + "collected 40 items, tests/test_parser.py pas
 def _compacted_thread(app, server_db, page, *, answered: bool) -> str:
     """A chat whose first six messages a compaction replaced (with the store's own edit and
     marker, as the coordinator writes them); ``answered``: the model replied after it."""
-    from agent_core.context.build import build_context
-    from agent_core.storage.records import ContextEdit, NewMessage
+    from agent_core import ContextEdit, NewMessage, build_context
     from chat_app.services.conversation import threads as thread_service
     from chat_app.services.runtime import runtime
     from chat_app.services.security import identity
@@ -99,7 +98,7 @@ def test_a_marker_expands_to_the_original_messages_it_replaced(
 
 
 def test_undo_a_compaction_from_its_marker_restores_the_context(server_db, page, app) -> None:
-    from agent_core.context.build import build_context
+    from agent_core import build_context
     from chat_app.services.runtime import runtime
 
     thread_id = _compacted_thread(app, server_db, page, answered=False)

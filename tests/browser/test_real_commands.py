@@ -10,7 +10,7 @@ import pytest
 from sqlmodel import Session
 
 from agent_core import Sandbox
-from agent_core.sandbox.probe import sandbox_unavailable_reason
+from agent_core.sandbox import sandbox_unavailable_reason
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.services import admin as admin_service

@@ -13,7 +13,7 @@ import uuid
 import pytest
 from sqlmodel import Session
 
-from agent_core.storage.records import StoredMessage
+from agent_core import StoredMessage
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.db.models import AssistantUpdate

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
-from agent_core.storage.records import NewMessage
+from agent_core import NewMessage
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.services import admin as admin_service

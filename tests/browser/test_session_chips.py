@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core.storage.records import NewMessage
+from agent_core import NewMessage
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.runtime import runtime
 from chat_app.services.security import identity

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
-from agent_core.accounting.models import model_info
+from agent_core import model_info
 from chat_app.db.models import Assistant
 from chat_app.services import admin
 from chat_app.services.admin import forms

@@ -9,8 +9,8 @@ import uuid
 
 import pytest
 
+from agent_core import NewMessage
 from agent_core.errors import MessageRejected, StoreError
-from agent_core.storage.records import NewMessage
 from tests.chat_app.test_services import database  # noqa: F401
 from tests.chat_app.wire import drained
 
@@ -181,7 +181,7 @@ def test_snippet_shows_the_words_found() -> None:
 def test_usage_label_prefers_the_providers_accounting() -> None:
     from datetime import UTC, datetime
 
-    from agent_core.storage.records import StoredMessage
+    from agent_core import StoredMessage
     from chat_app.services.presentation.message_usage import usage_label
 
     base = {
@@ -207,7 +207,7 @@ def test_usage_label_prefers_the_providers_accounting() -> None:
 
 
 def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db, app) -> None:
-    from agent_core.context.build import build_context
+    from agent_core import build_context
     from chat_app.services.conversation import chat, replies, threads
     from chat_app.services.runtime import runtime
 

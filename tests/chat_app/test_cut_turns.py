@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_core.storage.records import StoredMessage
+from agent_core import StoredMessage
 from tests.chat_app.test_services import _drain, database  # noqa: F401  (fixture)
 
 database_too = pytest.mark.usefixtures("database")

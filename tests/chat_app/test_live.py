@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from agent_core import DoneEvent, TokenEvent
+from agent_core.events import DoneEvent, TokenEvent
 from chat_app.services.presentation.ui_events import Resync, RunChanged, TitleChanged
 from chat_app.services.runtime import live
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core.storage.records import ContextEdit, NewMessage
+from agent_core import ContextEdit, NewMessage
 
 
 @pytest.fixture

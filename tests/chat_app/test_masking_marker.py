@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core import MarkerEvent
+from agent_core.events import MarkerEvent
 from chat_app.services.presentation.ui_events import MarkerShown
 
 

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
+from agent_core import NewMessage
 from agent_core.errors import MessageRejected, StoreError
-from agent_core.storage.records import NewMessage
 from agent_core.validation import sanitize_text, validate_user_message
 from chat_app.db.engine import get_engine, read_session
 from chat_app.db.models import PendingMessage, Thread

@@ -7,9 +7,8 @@ import asyncio
 
 import pytest
 
-from agent_core import TokenEvent
-from agent_core.context.build import build_context
-from agent_core.storage.records import NewMessage, SessionRecord
+from agent_core import NewMessage, SessionRecord, build_context
+from agent_core.events import TokenEvent
 from chat_app.services.conversation.context_chart import ChartSeries, merge_runs, thread_run
 from chat_app.services.presentation.ui_events import ItemShown, MeterShown, ResetShown, RunChanged
 from chat_app.services.presentation.views import MeterView, TimelineItem
@@ -67,8 +66,8 @@ def test_the_status_is_read_back_from_the_store_and_not_yet_stays_armed(chat, ap
 def test_a_review_is_settled_with_the_edited_fields(chat, app) -> None:
     import asyncio
 
-    from agent_core.handoff.artifact import HandoffArtifact
-    from agent_core.runtime.user_control import review_opening
+    from agent_core import HandoffArtifact
+    from agent_core.runtime import review_opening
     from chat_app.services.conversation import reset_control
 
     store, thread = chat
@@ -131,8 +130,8 @@ async def _settled(app, thread: str, form: dict) -> str:
 
 
 def _waiting_review(store, thread: str) -> None:
-    from agent_core.handoff.artifact import HandoffArtifact
-    from agent_core.runtime.user_control import review_opening
+    from agent_core import HandoffArtifact
+    from agent_core.runtime import review_opening
 
     first = store.current_session(thread)
     store.append(thread, first.id, [NewMessage(role="user", content="go"), _reply(0.5)])
@@ -224,7 +223,7 @@ def test_edited_artifact_reads_lines_and_refuses_what_cannot_be_an_artifact() ->
 def test_a_run_marks_resets_compactions_and_masks_between_its_calls() -> None:
     from datetime import UTC, datetime
 
-    from agent_core.storage.records import StoredMessage
+    from agent_core import StoredMessage
 
     now = datetime.now(UTC)
     sessions = [SessionRecord(id=f"s{n}", thread_id="t", number=n, started_at=now) for n in (1, 2)]
@@ -280,7 +279,7 @@ def test_a_run_marks_resets_compactions_and_masks_between_its_calls() -> None:
 def test_the_chart_says_what_each_handoff_and_summary_call_cost() -> None:
     from datetime import UTC, datetime
 
-    from agent_core.storage.records import StoredMessage
+    from agent_core import StoredMessage
 
     now = datetime.now(UTC)
     sessions = [SessionRecord(id=f"s{n}", thread_id="t", number=n, started_at=now) for n in (1, 2)]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from agent_core import ContextResetEvent, MessageEvent, SessionRecord, StoredMessage
+from agent_core import SessionRecord, StoredMessage
+from agent_core.events import ContextResetEvent, MessageEvent
 from chat_app.services.presentation.run_events import FIRST_SEQ, Translator
 from chat_app.services.presentation.ui_events import ItemShown, ResetShown
 

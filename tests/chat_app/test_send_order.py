@@ -97,3 +97,11 @@ async def test_fifty_sends_of_a_tab_started_at_once_queue_in_order(thread_id) ->
 
     await asyncio.wait_for(asyncio.gather(*(send(n) for n in range(1, 51))), 10)
     assert queued == list(range(1, 51))
+
+
+def test_a_message_knows_which_message_of_its_tab_came_before_it() -> None:
+    assert send_order.predecessor_prefix("tabA.7.x") == "tabA.6."
+    assert (
+        send_order.predecessor_prefix("tabA.1.x") is None
+    )  # a page's first message waits for none
+    assert send_order.predecessor_prefix("plain-uuid") is None

@@ -377,8 +377,8 @@ def test_a_delivered_message_no_turn_took_is_offered_to_the_page(database, app) 
 
 
 def test_a_handed_over_request_waits_while_its_handoff_waits_for_review(database, app) -> None:
-    from agent_core.runtime.user_control import review_opening
-    from agent_core.storage.records import NewMessage
+    from agent_core import NewMessage
+    from agent_core.runtime import review_opening
     from chat_app.services.conversation import chat, threads
     from chat_app.services.runtime import runtime
 
@@ -528,7 +528,7 @@ def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(
 def test_the_assistants_tokenizers_are_loaded_before_the_first_chat(tmp_path, monkeypatch) -> None:
     from sqlmodel import Session
 
-    from agent_core.accounting.tokens import get_encoding
+    from agent_core.accounting import get_encoding
     from chat_app.db import repo
     from chat_app.db.models import AssistantCreate
     from chat_app.services.runtime import runtime

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from agent_core import begin_start
+from agent_core.runtime import begin_start
 from chat_app.db.settings import start_lane_enabled
 from chat_app.services.runtime.start_lane import LaneExecutor, install_start_lane
 
@@ -25,7 +25,7 @@ def _thread_name() -> str:
 
 
 async def test_a_starting_runs_calls_do_not_wait_behind_the_busy_main_pool(lane_executor):
-    from agent_core.runtime import lanes
+    from agent_core.runtime import _lanes as lanes
 
     release = threading.Event()
     busy = [asyncio.create_task(asyncio.to_thread(release.wait, 10)) for _ in range(3)]

@@ -15,11 +15,9 @@ from typing import Any
 
 import pytest
 
+from agent_core import ContextEdit, InMemoryStore, NewMessage, SessionStore
 from agent_core.errors import StoreError
-from agent_core.storage.memory_store import InMemoryStore
-from agent_core.storage.ports import SessionStore
-from agent_core.storage.records import ContextEdit, NewMessage
-from agent_core.storage.workspace import MAX_PATH_CHARS
+from agent_core.storage import MAX_PATH_CHARS
 from chat_app.db.engine import get_engine
 from chat_app.db.store import SqlStore
 from tests.chat_app.db.backends import create_thread, migrated_sqlite, pg_url  # noqa: F401
@@ -531,14 +529,14 @@ def test_search_needs_every_word_split_at_punctuation(backend: Backend) -> None:
     thread = backend.new_thread()
     session = store.current_session(thread)
     store.append(
-        thread, session.id, [user("edited agent_core/tools/builtin.py twice"), user("tools only")]
+        thread, session.id, [user("edited agent_core/tools/_builtin.py twice"), user("tools only")]
     )
 
     assert _found(store.search_messages(thread, "TOOLS.py")) == [
-        "edited agent_core/tools/builtin.py twice"
+        "edited agent_core/tools/_builtin.py twice"
     ]
     assert _found(store.search_messages(thread, "core tools")) == [
-        "edited agent_core/tools/builtin.py twice"
+        "edited agent_core/tools/_builtin.py twice"
     ]
     assert store.search_messages(thread, "tools missingword") == []
     assert store.search_messages(thread, "tool") == []  # whole words, no stemming
@@ -648,7 +646,7 @@ def test_a_reviewed_handoff_keeps_both_versions_and_the_context_sample(backend: 
 
 def test_history_tools_refuse_another_threads_sessions(backend: Backend) -> None:
     from agent_core.errors import ToolInputError
-    from agent_core.history.tools import make_history_tools
+    from agent_core.history import make_history_tools
 
     store = backend.store
     mine, theirs = backend.new_thread(), backend.new_thread()

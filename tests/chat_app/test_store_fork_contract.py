@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from agent_core import ContextEdit, NewMessage
 from agent_core.errors import StoreError
-from agent_core.storage.records import ContextEdit, NewMessage
 from tests.chat_app.db.backends import pg_url  # noqa: F401
 from tests.chat_app.test_store_contract import Backend, backend, reset, snapshot, user  # noqa: F401
 

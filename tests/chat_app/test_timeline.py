@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from agent_core.storage.records import StoredMessage, utcnow
+from agent_core import StoredMessage
+from agent_core.storage import utcnow
 from chat_app.services.presentation.timeline import RowFolder
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage
 
-from agent_core.storage.workspace import MAX_PATH_CHARS
+from agent_core.storage import MAX_PATH_CHARS
 from agent_core.testing import ScriptedChatModel
 from chat_app.db.engine import get_engine
 from chat_app.db.store import SqlStore

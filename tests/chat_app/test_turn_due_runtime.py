@@ -19,9 +19,8 @@ from typing import Any
 
 import pytest
 
-from agent_core.runtime.runner import STOPPED_NOTE, ThreadRunner
-from agent_core.runtime.turn_start import awaits_turn, turn_waits
-from agent_core.storage.memory_store import InMemoryStore
+from agent_core import InMemoryStore, ThreadRunner
+from agent_core.runtime import STOPPED_NOTE, awaits_turn, turn_waits
 from agent_core.testing import FunctionChatModel, ScriptedChatModel
 from chat_app.db.engine import get_engine
 from chat_app.db.store import SqlStore

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from agent_core import DoneEvent, TokenEvent
+from agent_core.events import DoneEvent, TokenEvent
 from chat_app.services.conversation import chat
 from chat_app.services.runtime import turn_process
 from chat_app.services.runtime.backend import Backend

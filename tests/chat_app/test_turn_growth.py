@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core import CONTEXT_META, RowMark
+from agent_core.storage import RowMark
+from agent_core.strategies import CONTEXT_META
 from chat_app.services.conversation.turn_growth import has_older_part, next_turn_peak
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typing
 
-from agent_core import (
+from agent_core.events import (
     AcceptedEvent,
     CompactEvent,
     DoneEvent,

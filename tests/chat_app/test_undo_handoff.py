@@ -6,8 +6,7 @@ import asyncio
 
 import pytest
 
-from agent_core.context.build import build_context
-from agent_core.storage.records import NewMessage
+from agent_core import NewMessage, build_context
 from tests.chat_app.wire import drained
 
 

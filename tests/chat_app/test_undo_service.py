@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core.context.build import build_context
-from agent_core.storage.records import ContextEdit, NewMessage
+from agent_core import ContextEdit, NewMessage, build_context
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from agent_core import MAX_PATH_CHARS
+from agent_core.storage import MAX_PATH_CHARS
 from chat_app.db.models.types import UTCDateTime, new_id, utcnow
 
 __all__ = ["ThreadFile", "PendingMessage", "PendingMessagePublic"]

@@ -51,7 +51,7 @@ class MessagePublic(MessageBase):
 
 
 class ContextEditRow(SQLModel, table=True):
-    """One :class:`agent_core.storage.records.ContextEdit`, stored whole as JSON in edit order."""
+    """One :class:`agent_core.storage._records.ContextEdit`, stored whole as JSON in edit order."""
 
     __tablename__ = "context_edit"
     __table_args__ = (

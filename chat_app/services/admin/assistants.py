@@ -13,7 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_core import ConfigurationError, redact_argv
+from agent_core import ConfigurationError
+from agent_core.redaction import redact_argv
 from chat_app.db import repo
 from chat_app.db.models import Assistant, AssistantCreate, AssistantUpdate
 from chat_app.errors import Refused

@@ -6,7 +6,8 @@ a person chatting should not have to visit it to learn why the agent never runs 
 
 from __future__ import annotations
 
-from agent_core import ConfigurationError, sandbox_unavailable_reason
+from agent_core import ConfigurationError
+from agent_core.sandbox import sandbox_unavailable_reason
 from chat_app.db import repo
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.backend import Backend
@@ -18,7 +19,7 @@ def commands_note(app: Backend, owner: str | None, thread_id: str) -> str:
     """One sentence when ``run_command`` is not offered in this chat, else an empty string.
 
     A real model gets the sandboxed ``run_command``, or none when the host cannot sandbox
-    (:func:`agent_core.tools.builtin.command_mode`); the offline simulator always has its scripted
+    (:func:`agent_core.tools._builtin.command_mode`); the offline simulator always has its scripted
     one. An assistant that cannot resolve says nothing here: the chat's problem banner
     already explains it.
     """

@@ -11,16 +11,9 @@ import json
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agent_core import (
-    PROVIDERS,
-    SIMULATOR_NAMES,
-    ConfigurationError,
-    make_policy,
-    model_info,
-    registry_name,
-    resolve_model,
-    sandbox_unavailable_reason,
-)
+from agent_core import ConfigurationError, make_policy, model_info, resolve_model
+from agent_core.providers import PROVIDERS, SIMULATOR_NAMES, registry_name
+from agent_core.sandbox import sandbox_unavailable_reason
 from chat_app.db.models import AssistantCreate
 from chat_app.errors import Refused
 

@@ -11,7 +11,8 @@ import shlex
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agent_core import MCP_NAME_PATTERN, McpServer
+from agent_core import McpServer
+from agent_core.tools import MCP_NAME_PATTERN
 from chat_app.db import mcp_servers as db_mcp
 from chat_app.db.models import AssistantMcpServer
 from chat_app.services.admin.auth import require_grant

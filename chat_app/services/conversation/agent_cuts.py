@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_core import AgentCut, cuts_at_agent_compactions, parse_transcript
+from agent_core import parse_transcript
+from agent_core.replay import AgentCut, cuts_at_agent_compactions
 from chat_app.services.conversation.importing import AGENT_NAMES, imported_record
 from chat_app.services.conversation.threads import owned_thread
 from chat_app.services.runtime.backend import Backend

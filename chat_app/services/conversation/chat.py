@@ -17,7 +17,8 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agent_core import ConfigurationError, DoneEvent
+from agent_core import ConfigurationError
+from agent_core.events import DoneEvent
 from chat_app.db import repo
 from chat_app.services.conversation import importing
 from chat_app.services.conversation.fits import check_fits, validate_message

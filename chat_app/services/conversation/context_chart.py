@@ -14,14 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_core import (
-    CONTEXT_META,
-    SessionRecord,
-    StoredMessage,
-    effective_strategy,
-    model_info,
-    warn_threshold,
-)
+from agent_core import SessionRecord, StoredMessage, model_info
+from agent_core.strategies import CONTEXT_META, effective_strategy, warn_threshold
 from chat_app.services.conversation.reset_control import owned_setup
 from chat_app.services.runtime.backend import Backend
 

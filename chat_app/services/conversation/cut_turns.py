@@ -20,7 +20,8 @@ import asyncio
 import logging
 from collections.abc import Collection, Sequence
 
-from agent_core import TURN_RESUMED, NewMessage, StoredMessage
+from agent_core import NewMessage, StoredMessage
+from agent_core.strategies import TURN_RESUMED
 from chat_app.db import repo
 from chat_app.db.lease import release_leases_of
 from chat_app.services.conversation import chat

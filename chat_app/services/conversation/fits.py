@@ -17,11 +17,11 @@ from agent_core import (
     MessageRejected,
     MessageTooLarge,
     TokenCounter,
-    ToolLoad,
     TurnSetup,
     model_info,
     validate_user_message,
 )
+from agent_core.tools import ToolLoad
 from chat_app.services.conversation.thread_runs import assistant_for
 from chat_app.services.presentation.ui_events import Refused, TooLarge
 from chat_app.services.runtime import context_window, runtime

@@ -21,19 +21,20 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from sqlmodel import Session, col, select
 
 from agent_core import (
-    FORMAT_NAMES,
-    NOT_SENT,
-    QUEUED,
-    ImportedSession,
     NewMessage,
-    OriginalCompaction,
     Transcript,
     TranscriptFormatError,
-    base_name,
     content_text,
-    from_langchain,
     model_info,
     parse_transcript,
+)
+from agent_core.context import from_langchain
+from agent_core.storage import QUEUED, base_name
+from agent_core.transcripts import (
+    FORMAT_NAMES,
+    NOT_SENT,
+    ImportedSession,
+    OriginalCompaction,
     split_sessions,
 )
 from chat_app.db import repo

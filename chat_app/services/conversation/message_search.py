@@ -8,7 +8,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 from sqlmodel import col, select
 
-from agent_core import search_terms
+from agent_core.storage import search_terms
 from chat_app.db.models import ChatSession, Thread
 from chat_app.db.search import search_owner_rows
 from chat_app.services.runtime.backend import Backend

@@ -1,6 +1,6 @@
 """What-if replays of an imported session: "Replay with…" an assistant.
 
-The engine's own replay (:func:`agent_core.replay.run.replay_transcript`) runs over the file kept
+The engine's own replay (:func:`agent_core.replay._run.replay_transcript`) runs over the file kept
 with the import, through the pipeline the assistant's chats run: before each model call of
 the original, old tool outputs are masked at the assistant's mask threshold, then its
 strategy and thresholds decide where Baton would have compacted or reset, with the same
@@ -21,13 +21,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session, col, select
 
-from agent_core import (
-    ReplayStep,
-    effective_strategy,
-    model_info,
-    parse_transcript,
-    replay_transcript,
-)
+from agent_core import model_info, parse_transcript, replay_transcript
+from agent_core.replay import ReplayStep
+from agent_core.strategies import effective_strategy
 from chat_app.db import repo
 from chat_app.db.models import ImportedTranscript, TranscriptReplay
 from chat_app.errors import AppError

@@ -1,7 +1,7 @@
 """Regenerate the last reply, keeping the earlier one, and choose which reply the model sees.
 
 A regenerated reply is not deleted: a ``ContextEdit(kind="reply")`` hides its rows from the
-model (``agent_core.context.build.apply_edits``) and the timeline shows them dimmed as an earlier
+model (``agent_core.context._build.apply_edits``) and the timeline shows them dimmed as an earlier
 reply. Choosing an earlier reply undoes the edit that hid it and hides the current one.
 Only the last question of the open session has replies to regenerate or choose among.
 """

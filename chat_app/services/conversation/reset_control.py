@@ -15,24 +15,27 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_core import (
-    CompactEvent,
     ConfigurationError,
     ContextPolicy,
     Event,
     HandoffArtifact,
-    MessageEvent,
     StoreError,
     TurnSetup,
-    defer_next_trigger,
-    deferral_pending,
-    effective_strategy,
-    enter_turn_lock,
     model_info,
+)
+from agent_core.events import CompactEvent, MessageEvent
+from agent_core.runtime import (
+    defer_next_trigger,
+    enter_turn_lock,
     pending_review,
     request_handoff,
     resolve_review,
-    review_pending,
     take_turn_lock,
+)
+from agent_core.strategies import (
+    deferral_pending,
+    effective_strategy,
+    review_pending,
     trigger_threshold,
     warn_threshold,
 )

@@ -7,14 +7,9 @@ import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
 
-from agent_core import (
-    ConfigurationError,
-    SessionRecord,
-    TurnSetup,
-    awaits_turn,
-    begin_start,
-    review_pending,
-)
+from agent_core import ConfigurationError, SessionRecord, TurnSetup
+from agent_core.runtime import awaits_turn, begin_start
+from agent_core.strategies import review_pending
 from chat_app.services.conversation import importing
 from chat_app.services.conversation.stops import stoppable
 from chat_app.services.conversation.thread_runs import assistant_for, touch

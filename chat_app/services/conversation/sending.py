@@ -11,15 +11,9 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
-from agent_core import (
-    AcceptedEvent,
-    ConfigurationError,
-    MessageRejected,
-    QueuedEvent,
-    SessionRecord,
-    TurnSetup,
-    begin_start,
-)
+from agent_core import ConfigurationError, MessageRejected, SessionRecord, TurnSetup
+from agent_core.events import AcceptedEvent, QueuedEvent
+from agent_core.runtime import begin_start
 from chat_app.services.conversation import importing
 from chat_app.services.conversation.fits import (
     fits_or_raise,
@@ -56,7 +50,7 @@ async def send_here(
     """:func:`chat.send_message`'s run in this process, unrelayed: :class:`Owned` first when the
     thread is the owner's, then the run's events. ``after_unstored``: the tab's send before
     this one was settled without a message (a command, a refusal), so nothing is waited for."""
-    begin_start()  # until the turn's first output: see agent_core.runtime.lanes
+    begin_start()  # until the turn's first output: see agent_core.runtime._lanes
     # The reads and checks before the turn are one trip off the event loop: under load a
     # write waits for SQLite's lock (every tab of the worker would wait with it), and each
     # trip waits its turn on the loop when it comes back.

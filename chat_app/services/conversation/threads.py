@@ -4,17 +4,10 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from agent_core import (
-    ConfigurationError,
-    HandoffArtifact,
-    RowMark,
-    awaits_reply,
-    build_context,
-    effective_strategy,
-    handoff_filename,
-    model_info,
-    review_pending,
-)
+from agent_core import ConfigurationError, HandoffArtifact, build_context, model_info
+from agent_core.handoff import handoff_filename
+from agent_core.storage import RowMark
+from agent_core.strategies import awaits_reply, effective_strategy, review_pending
 from chat_app.db import repo
 from chat_app.db.convert import stored_message
 from chat_app.db.models import ImportedTranscript, Thread

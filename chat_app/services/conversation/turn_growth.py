@@ -8,7 +8,8 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from agent_core import CONTEXT_META, RowMark
+from agent_core.storage import RowMark
+from agent_core.strategies import CONTEXT_META
 
 __all__ = ["TURNS_LOOKED_AT", "has_older_part", "next_turn_peak"]
 

@@ -2,16 +2,18 @@
 
 The edit is non-destructive, so undoing it only marks it undone: the model's next view is
 exactly the one before it. The decision (which edit, whether it still may be undone) is
-:func:`agent_core.strategies.undo.undo_position`; this module checks the owner and acts.
+:func:`agent_core.strategies._undo.undo_position`; this module checks the owner and acts.
 A ``/handoff`` is undone while the model has not answered in the session it opened
-(:func:`agent_core.strategies.undo.reset_undo_refusal`): ``store.undo_reset`` removes that
+(:func:`agent_core.strategies._undo.reset_undo_refusal`): ``store.undo_reset`` removes that
 session and its opening rows, queues what was delivered into it again and reopens the
 previous session.
 """
 
 from __future__ import annotations
 
-from agent_core import NewMessage, StoreError, handoff_filename, reset_undo_refusal, undo_position
+from agent_core import NewMessage, StoreError
+from agent_core.handoff import handoff_filename
+from agent_core.strategies import reset_undo_refusal, undo_position
 from chat_app.errors import Refused
 from chat_app.services.conversation.threads import owned_thread
 from chat_app.services.runtime import runtime

@@ -14,14 +14,9 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_core import (
-    ToolInputError,
-    base_name,
-    portable_name,
-    portable_names,
-    sanitize_text,
-    workspace_path,
-)
+from agent_core import ToolInputError
+from agent_core.storage import base_name, portable_name, portable_names, workspace_path
+from agent_core.validation import sanitize_text
 from chat_app.errors import Refused
 from chat_app.services.conversation.threads import owned_thread
 from chat_app.services.runtime.backend import Backend
@@ -150,7 +145,7 @@ def download_name(path: str) -> str:
 
 def workspace_zip(app: Backend, owner: str, thread_id: str) -> bytes | None:
     """The whole workspace as a zip, under portable names (the paths themselves, but for a
-    name stored before the path rule, see :func:`agent_core.storage.workspace.portable_name`), so
+    name stored before the path rule, see :func:`agent_core.storage._workspace.portable_name`), so
     no extractor writes outside its folder; None for a foreign thread."""
     if owned_thread(app, owner, thread_id) is None:
         return None

@@ -8,7 +8,8 @@ the turn process's runs, the replay, and Reflex's handler for any event that rai
 
 from __future__ import annotations
 
-from agent_core import BatonError, known_secrets, redact_text
+from agent_core import BatonError, redact_text
+from agent_core.redaction import known_secrets
 from chat_app.db.failures import database_failure
 
 __all__ = ["describe_failure", "REDIS_CUT", "STATE_LOCK_EXPIRED"]

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agent_core import (
+from agent_core import Event, SessionRecord, StoredMessage
+from agent_core.events import (
     ContextResetEvent,
     ErrorEvent,
-    Event,
     MarkerEvent,
     MessageEvent,
     QueuedEvent,
-    SessionRecord,
-    StoredMessage,
     UtilizationEvent,
 )
 from chat_app.services.presentation.run_labels import RunLabeller

@@ -5,15 +5,10 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from agent_core import (
-    SIMULATOR_LABEL,
-    SIMULATOR_NAMES,
-    TURN_FAILED,
-    HandoffArtifact,
-    StoredMessage,
-    handoff_filename,
-    handoff_state,
-)
+from agent_core import HandoffArtifact, StoredMessage
+from agent_core.handoff import handoff_filename, handoff_state
+from agent_core.providers import SIMULATOR_LABEL, SIMULATOR_NAMES
+from agent_core.strategies import TURN_FAILED
 from chat_app.services.presentation.message_usage import usage_label
 from chat_app.services.presentation.run_labels import RunLabeller
 from chat_app.services.presentation.views import SessionChip, TimelineItem

@@ -19,7 +19,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer, model_validator
 
-from agent_core import (
+from agent_core import WireEvent
+from agent_core.events import (
     AcceptedEvent,
     CompactEvent,
     DoneEvent,
@@ -29,7 +30,6 @@ from agent_core import (
     ResetPhase,
     TokenEvent,
     WarningEvent,
-    WireEvent,
 )
 from chat_app.services.presentation.views import MeterView, SessionChip, TimelineItem
 

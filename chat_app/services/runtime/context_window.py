@@ -16,7 +16,9 @@ from typing import Literal
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict
 
-from agent_core import SIMULATOR_NAMES, TokenCounter, TurnSetup, effective_strategy, model_info
+from agent_core import TokenCounter, TurnSetup, model_info
+from agent_core.providers import SIMULATOR_NAMES
+from agent_core.strategies import effective_strategy
 
 __all__ = [
     "SIM_WINDOW_ENV",

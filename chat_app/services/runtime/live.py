@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent_core import AcceptedEvent, TokenEvent
+from agent_core.events import AcceptedEvent, TokenEvent
 from chat_app.services.presentation.ui_events import (
     RESYNC,
     Refused,

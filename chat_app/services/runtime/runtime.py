@@ -15,24 +15,23 @@ from sqlalchemy.engine import Engine
 from sqlmodel import select
 
 from agent_core import (
-    DEFAULT_SYSTEM_PROMPT,
     ConfigurationError,
     ContextPolicy,
     McpServer,
-    McpToolbox,
     ResolvedModel,
     Sandbox,
     ThreadRunner,
     TurnSetup,
-    command_mode,
-    get_encoding,
-    limits_from_settings,
-    make_history_tools,
     make_policy,
     make_tools,
     model_info,
     resolve_model,
 )
+from agent_core.accounting import get_encoding
+from agent_core.history import make_history_tools
+from agent_core.runtime import DEFAULT_SYSTEM_PROMPT
+from agent_core.sandbox import limits_from_settings
+from agent_core.tools import McpToolbox, command_mode
 from chat_app.db import mcp_servers as db_mcp
 from chat_app.db.engine import get_engine
 from chat_app.db.migrate import migrate

@@ -24,9 +24,15 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from agent_core import parse_client_order, predecessor_prefix
+from agent_core.storage import parse_client_order
 
-__all__ = ["STORE_POLL_SECONDS", "WAIT_SECONDS", "after_predecessor", "settle"]
+__all__ = [
+    "STORE_POLL_SECONDS",
+    "WAIT_SECONDS",
+    "after_predecessor",
+    "predecessor_prefix",
+    "settle",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -36,6 +42,19 @@ _REMEMBERED = 4_096  # settled sends kept, newest last: enough for every tab sen
 
 _settled: OrderedDict[tuple[str, str], None] = OrderedDict()
 _waiting: dict[tuple[str, str], asyncio.Event] = {}
+
+
+def predecessor_prefix(client_id: str | None) -> str | None:
+    """The client-id prefix of the message the same tab sent just before this one, if any.
+
+    A message whose predecessor has not reached the server yet waits a moment for it
+    (:func:`after_predecessor`): a turn that delivered this one first could not put the
+    earlier one back before it.
+    """
+    order = parse_client_order(client_id)
+    if order is None or order[1] <= 1:
+        return None
+    return f"{order[0]}.{order[1] - 1}."
 
 
 def _key(thread_id: str, client_id: str | None) -> tuple[str, str] | None:

@@ -21,7 +21,7 @@ import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from agent_core import in_start_lane
+from agent_core.runtime import in_start_lane
 from chat_app.db.settings import start_lane_enabled
 
 __all__ = ["LaneExecutor", "install_start_lane"]

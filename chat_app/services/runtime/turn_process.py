@@ -39,7 +39,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agent_core import AcceptedEvent
+from agent_core.events import AcceptedEvent
 from chat_app.db.lease import HOLDER_TAG_ENV  # the child's leases carry it: freed at its death
 from chat_app.errors import AppError
 from chat_app.services.presentation.ui_events import Refused

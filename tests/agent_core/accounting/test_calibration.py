@@ -6,8 +6,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from pydantic import ValidationError
 
-from agent_core.accounting.calibration import ContextEstimator, FamilyRatios, TokenEstimate
-from agent_core.accounting.tokens import TokenCounter
+from agent_core.accounting._calibration import ContextEstimator, FamilyRatios, TokenEstimate
+from agent_core.accounting._tokens import TokenCounter
 
 
 def _history(n: int = 4) -> list:
@@ -193,7 +193,7 @@ def test_a_reply_after_a_summary_is_not_trusted_as_an_observation() -> None:
 
 
 def test_threads_of_one_runner_share_what_they_learn_about_a_tokenizer() -> None:
-    from agent_core.runtime.runner import ThreadRunner
+    from agent_core.runtime._runner import ThreadRunner
     from tests.agent_core.runtime_helpers import make_setup
 
     runner = ThreadRunner()

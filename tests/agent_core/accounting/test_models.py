@@ -9,7 +9,7 @@ import uuid
 import pytest
 from pydantic import ValidationError
 
-from agent_core.accounting.models import ModelInfo, model_info
+from agent_core.accounting._models import ModelInfo, model_info
 from agent_core.errors import ConfigurationError
 
 
@@ -145,7 +145,7 @@ def test_simulator(name: str) -> None:
 
 def test_unknown_model_gets_safe_default_and_one_warning(caplog: pytest.LogCaptureFixture) -> None:
     name = f"acme-{uuid.uuid4().hex[:8]}"
-    with caplog.at_level(logging.WARNING, logger="agent_core.accounting.models"):
+    with caplog.at_level(logging.WARNING, logger="agent_core.accounting._models"):
         first = model_info(name)
         model_info(name)
         model_info(name, window_override=4096)
@@ -187,6 +187,6 @@ def test_packaged_table_agrees_with_the_source_table() -> None:
 
     source = eval_path("context-window-tables", "litellm_model_prices_and_context_window.json")
     rebuilt = build_table(json.loads(source.read_text(encoding="utf-8")))
-    from agent_core.accounting.models import _table
+    from agent_core.accounting._models import _table
 
     assert rebuilt == _table()

@@ -9,8 +9,8 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_core.tools import tool
 from pydantic import BaseModel, Field
 
-from agent_core.accounting import tokens as tokens_module
-from agent_core.accounting.tokens import TokenCounter, get_encoding
+from agent_core.accounting import _tokens as tokens_module
+from agent_core.accounting._tokens import TokenCounter, get_encoding
 from agent_core.errors import ConfigurationError
 from tests.shared_data import eval_path, shared_dir
 
@@ -262,7 +262,7 @@ def test_counting_a_turns_tools_does_not_keep_them_alive() -> None:
     import gc
     import weakref
 
-    from agent_core.tools.builtin import make_tools
+    from agent_core.tools._builtin import make_tools
 
     counter = TokenCounter("gpt-4o")
     tools = make_tools(None, "thread-a")

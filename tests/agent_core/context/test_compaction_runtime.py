@@ -6,16 +6,16 @@ import asyncio
 
 from langchain_core.messages import AIMessage
 
-from agent_core.accounting.calibration import ContextEstimator
-from agent_core.context.build import apply_edits, build_context, context_kind
+from agent_core.accounting._calibration import ContextEstimator
+from agent_core.context._build import apply_edits, build_context, context_kind
 from agent_core.errors import ContextOverflowError
 from agent_core.events import TokenEvent
-from agent_core.providers.simulator import SimulatorChatModel
-from agent_core.runtime.coordinator import SessionCoordinator
-from agent_core.runtime.middleware import build_middleware
-from agent_core.runtime.runner import ThreadRunner
-from agent_core.storage.memory_store import InMemoryStore
-from agent_core.storage.records import ContextEdit, NewMessage
+from agent_core.providers._simulator import SimulatorChatModel
+from agent_core.runtime._coordinator import SessionCoordinator
+from agent_core.runtime._middleware import build_middleware
+from agent_core.runtime._runner import ThreadRunner
+from agent_core.storage._memory_store import InMemoryStore
+from agent_core.storage._records import ContextEdit, NewMessage
 from agent_core.testing import FunctionChatModel
 from tests.agent_core.runtime_helpers import collect, make_setup, of_type, run
 
@@ -223,7 +223,7 @@ def test_a_parent_roll_up_supersedes_its_children_summaries() -> None:
 
 
 def test_nested_todos_tag_the_innermost_in_progress_leaf() -> None:
-    from agent_core.context.todos import TodoTracker
+    from agent_core.context._todos import TodoTracker
 
     tracker = TodoTracker()
     tracker.observe(

@@ -7,13 +7,17 @@ import asyncio
 
 from langchain_core.messages import AIMessage, SystemMessage
 
-from agent_core.accounting.tokens import TokenCounter
-from agent_core.context.build import build_context
-from agent_core.context.compaction import COMPACTION_PROMPT, summarize_for_compaction, worth_keeping
-from agent_core.providers.simulator import SimulatorChatModel
-from agent_core.runtime.runner import ThreadRunner
-from agent_core.storage.memory_store import InMemoryStore
-from agent_core.storage.records import NewMessage
+from agent_core.accounting._tokens import TokenCounter
+from agent_core.context._build import build_context
+from agent_core.context._compaction import (
+    COMPACTION_PROMPT,
+    summarize_for_compaction,
+    worth_keeping,
+)
+from agent_core.providers._simulator import SimulatorChatModel
+from agent_core.runtime._runner import ThreadRunner
+from agent_core.storage._memory_store import InMemoryStore
+from agent_core.storage._records import NewMessage
 from agent_core.testing import FunctionChatModel
 from tests.agent_core.runtime_helpers import collect, make_setup, of_type, run
 

@@ -10,13 +10,13 @@ import json
 
 import pytest
 
-from agent_core.context.todos import model_todo_summary, todo_summary
-from agent_core.handoff.artifact import HandoffArtifact
-from agent_core.handoff.facts import extract_facts
-from agent_core.storage.memory_store import InMemoryStore
-from agent_core.storage.records import NewMessage
+from agent_core.context._todos import model_todo_summary, todo_summary
+from agent_core.handoff._artifact import HandoffArtifact
+from agent_core.handoff._facts import extract_facts
+from agent_core.storage._memory_store import InMemoryStore
+from agent_core.storage._records import NewMessage
 from agent_core.testing import ScriptedChatModel
-from agent_core.tools.builtin import make_tools
+from agent_core.tools._builtin import make_tools
 from tests.agent_core.context.test_compaction_runtime import TASK
 from tests.agent_core.runtime_helpers import make_setup, of_type, run
 

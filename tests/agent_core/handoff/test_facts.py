@@ -6,7 +6,7 @@ import json
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from agent_core.handoff.facts import extract_facts
+from agent_core.handoff._facts import extract_facts
 from tests.shared_data import eval_path
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core.handoff.artifact import (
+from agent_core.handoff._artifact import (
     CoverageCheck,
     FileChange,
     HandoffArtifact,
@@ -20,7 +20,7 @@ from agent_core.handoff.artifact import (
     handoff_context_message,
     handoff_filename,
 )
-from agent_core.handoff.draft import draft_from_text, draft_from_value
+from agent_core.handoff._draft import draft_from_text, draft_from_value
 
 _TRICKY = [
     "",
@@ -427,7 +427,7 @@ def test_the_specs_indented_example_reads_like_the_dedented_one() -> None:
 
 
 def test_a_reply_that_cannot_be_read_is_logged_as_a_warning(caplog) -> None:
-    with caplog.at_level("WARNING", logger="agent_core.handoff.draft"):
+    with caplog.at_level("WARNING", logger="agent_core.handoff._draft"):
         assert draft_from_text("I'm sorry, I cannot help with that.") == {}
     assert "no JSON and no recognisable sections" in caplog.text
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from agent_core.runtime.runner import ThreadRunner
-from agent_core.storage.memory_store import InMemoryStore
+from agent_core.runtime._runner import ThreadRunner
+from agent_core.storage._memory_store import InMemoryStore
 from agent_core.testing import FunctionChatModel
 from tests.agent_core.runtime_helpers import collect, make_setup, of_type, run
 
@@ -77,7 +77,7 @@ async def test_an_empty_handoff_is_a_failure_not_a_cancellation() -> None:
     empty = FunctionChatModel(fn=lambda messages, **kw: "", calls=[])
     setup = make_setup(window=200_000)
     setup.store.append("t1", setup.store.current_session("t1").id, [])
-    from agent_core.storage.records import NewMessage
+    from agent_core.storage._records import NewMessage
 
     session = setup.store.current_session("t1")
     setup.store.append(

@@ -10,14 +10,14 @@ import re
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from agent_core.accounting.tokens import TokenCounter
-from agent_core.handoff.artifact import HandoffArtifact
-from agent_core.handoff.facts import extract_facts
-from agent_core.handoff.generation import generate_handoff
-from agent_core.handoff.inventory import take_inventory
-from agent_core.handoff.omitted import named_places
-from agent_core.handoff.user_text import request_body
-from agent_core.providers.simulator import SimulatorChatModel
+from agent_core.accounting._tokens import TokenCounter
+from agent_core.handoff._artifact import HandoffArtifact
+from agent_core.handoff._facts import extract_facts
+from agent_core.handoff._generation import generate_handoff
+from agent_core.handoff._inventory import take_inventory
+from agent_core.handoff._omitted import named_places
+from agent_core.handoff._user_text import request_body
+from agent_core.providers._simulator import SimulatorChatModel
 from agent_core.transcripts import load_transcript
 from bench import sessions
 from tests.shared_data import eval_path
@@ -177,7 +177,7 @@ def test_at_the_apps_budget_v3_holds_what_v2_held_in_at_most_forty_percent_of_it
 
 
 def test_the_context_message_explains_the_tags_it_uses() -> None:
-    from agent_core.handoff.artifact import handoff_context_message
+    from agent_core.handoff._artifact import handoff_context_message
 
     a = handoff(sessions.queued_while_working().messages)
     message = handoff_context_message(a)

@@ -8,8 +8,8 @@ import itertools
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from agent_core.handoff.artifact import HandoffArtifact
-from agent_core.handoff.facts import extract_facts
+from agent_core.handoff._artifact import HandoffArtifact
+from agent_core.handoff._facts import extract_facts
 from tests.agent_core.handoff.writer import written
 
 _ids = itertools.count(1)
@@ -195,7 +195,7 @@ def test_an_earlier_failure_the_session_never_touched_is_still_failing() -> None
     ],
 )
 def test_commands_are_compared_by_operation(one: str, other: str, same: bool) -> None:
-    from agent_core.handoff.operations import same_operation
+    from agent_core.handoff._operations import same_operation
 
     assert same_operation(one, other) is same
 

@@ -18,9 +18,9 @@ from langchain_core.runnables import RunnableLambda
 from pydantic import Field
 
 from agent_core.errors import HandoffCancelled, HandoffGenerationError, NothingToHandOff
-from agent_core.handoff.artifact import HandoffArtifact
-from agent_core.handoff.facts import extract_facts
-from agent_core.handoff.generation import HandoffDraft, generate_handoff
+from agent_core.handoff._artifact import HandoffArtifact
+from agent_core.handoff._facts import extract_facts
+from agent_core.handoff._generation import HandoffDraft, generate_handoff
 
 Reply = str | AIMessage | BaseException
 

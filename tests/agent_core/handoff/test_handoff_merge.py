@@ -7,15 +7,15 @@ import json
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from agent_core.handoff.artifact import FileChange, HandoffArtifact, Todo
-from agent_core.handoff.budget import fit_to_budget
-from agent_core.handoff.facts import extract_facts
-from agent_core.handoff.facts_only import errors_and_fixes
-from agent_core.handoff.generation import generate_handoff
-from agent_core.handoff.grounded import CommandRun, GitCommit, GroundedFacts, UserRequest
-from agent_core.handoff.inventory import check, take_inventory
-from agent_core.handoff.merge import ground, merge_lessons, merge_previous
-from agent_core.handoff.omitted import named_places
+from agent_core.handoff._artifact import FileChange, HandoffArtifact, Todo
+from agent_core.handoff._budget import fit_to_budget
+from agent_core.handoff._facts import extract_facts
+from agent_core.handoff._facts_only import errors_and_fixes
+from agent_core.handoff._generation import generate_handoff
+from agent_core.handoff._grounded import CommandRun, GitCommit, GroundedFacts, UserRequest
+from agent_core.handoff._inventory import check, take_inventory
+from agent_core.handoff._merge import ground, merge_lessons, merge_previous
+from agent_core.handoff._omitted import named_places
 
 
 def words(text: str) -> int:
@@ -281,7 +281,7 @@ def test_trimming_again_merges_into_the_omitted_line() -> None:
 def test_a_long_request_is_capped_and_names_the_call_that_shows_it_whole() -> None:
     task = "Parse this log. " + "line of the pasted log " * 300
     facts = extract_facts([HumanMessage("Start"), AIMessage("ok"), HumanMessage(task)])
-    from agent_core.handoff.facts_only import facts_only_fields
+    from agent_core.handoff._facts_only import facts_only_fields
 
     fields = facts_only_fields(
         facts, session_number=1, utilization=0.5, locate=lambda i: (4, i + 1)
@@ -492,7 +492,7 @@ def test_too_many_omitted_requests_to_list_are_named_by_where_they_end() -> None
     assert tokens <= 500
     marker = fitted.user_messages[0]
     kept = fitted.user_messages[1:]
-    from agent_core.handoff.omitted import named_before
+    from agent_core.handoff._omitted import named_before
 
     up_to = named_before([marker])
     first_kept = int(kept[0].split(":")[1].split("]")[0])

@@ -7,7 +7,7 @@ import json
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from agent_core.providers.simulator import SimulatorChatModel
+from agent_core.providers._simulator import SimulatorChatModel
 from agent_core.testing import ScriptedChatModel
 from tests.agent_core.handoff.writer import written
 

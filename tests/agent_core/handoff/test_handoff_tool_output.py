@@ -8,7 +8,7 @@ import json
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from agent_core.handoff.artifact import HandoffArtifact
+from agent_core.handoff._artifact import HandoffArtifact
 from agent_core.testing import ScriptedChatModel
 from tests.agent_core.handoff.writer import written
 

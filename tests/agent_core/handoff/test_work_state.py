@@ -12,10 +12,10 @@ import re
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from agent_core.accounting.tokens import TokenCounter
-from agent_core.handoff.artifact import HandoffArtifact
-from agent_core.handoff.facts import extract_facts
-from agent_core.handoff.generation import generate_handoff
+from agent_core.accounting._tokens import TokenCounter
+from agent_core.handoff._artifact import HandoffArtifact
+from agent_core.handoff._facts import extract_facts
+from agent_core.handoff._generation import generate_handoff
 from agent_core.testing import ScriptedChatModel
 from agent_core.transcripts import load_transcript
 from bench import sessions

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from agent_core.handoff.artifact import HandoffArtifact
-from agent_core.handoff.generation import generate_handoff
+from agent_core.handoff._artifact import HandoffArtifact
+from agent_core.handoff._generation import generate_handoff
 
 
 def written(messages, *, model=None, previous=None, number: int = 1) -> HandoffArtifact:

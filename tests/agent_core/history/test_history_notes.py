@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage
 
-from agent_core.accounting.calibration import ContextEstimator
-from agent_core.context.build import build_context
-from agent_core.history.notes import history_note
-from agent_core.history.tools import make_history_tools
-from agent_core.runtime.coordinator import SessionCoordinator
-from agent_core.storage.memory_store import InMemoryStore
-from agent_core.storage.records import NewMessage
+from agent_core.accounting._calibration import ContextEstimator
+from agent_core.context._build import build_context
+from agent_core.history._notes import history_note
+from agent_core.history._tools import make_history_tools
+from agent_core.runtime._coordinator import SessionCoordinator
+from agent_core.storage._memory_store import InMemoryStore
+from agent_core.storage._records import NewMessage
 from agent_core.testing import FunctionChatModel
 from tests.agent_core.runtime_helpers import make_setup, run
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agent_core.errors import ToolInputError
-from agent_core.history.tools import MAX_HITS, MAX_OUTPUT_CHARS, make_history_tools
-from agent_core.storage.memory_store import InMemoryStore
-from agent_core.storage.records import ContextEdit, NewMessage
+from agent_core.history._tools import MAX_HITS, MAX_OUTPUT_CHARS, make_history_tools
+from agent_core.storage._memory_store import InMemoryStore
+from agent_core.storage._records import ContextEdit, NewMessage
 
 
 def _tools(store: InMemoryStore, thread: str):

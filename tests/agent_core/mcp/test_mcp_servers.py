@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from agent_core.runtime.runner import ThreadRunner
-from agent_core.storage.memory_store import InMemoryStore
+from agent_core.runtime._runner import ThreadRunner
+from agent_core.storage._memory_store import InMemoryStore
 from agent_core.testing import FunctionChatModel
-from agent_core.tools import mcp_stderr
-from agent_core.tools.mcp import McpServer, McpToolbox, _problem
-from agent_core.tools.mcp_stderr import REDACT_ENV
+from agent_core.tools import _mcp_stderr as mcp_stderr
+from agent_core.tools._mcp import McpServer, McpToolbox, _problem
+from agent_core.tools._mcp_stderr import REDACT_ENV
 from tests.agent_core.runtime_helpers import collect, make_setup, of_type
 
 NOTES = McpServer(
@@ -199,7 +199,7 @@ async def test_secrets_of_a_failing_server_never_reach_the_chat_or_the_logs(
 
 def test_a_stdio_server_runs_behind_the_stderr_redactor() -> None:
     connection = NOTES.connection(call_timeout=5)
-    assert Path(connection["args"][0]).name == "mcp_stderr.py"
+    assert Path(connection["args"][0]).name == "_mcp_stderr.py"
     assert connection["args"][1:] == [NOTES.command, *NOTES.args]
     assert json.loads(connection["env"][REDACT_ENV]) == ["NOTES_SIGNATURE"]
     assert connection["env"]["NOTES_SIGNATURE"] == "s3cret-sig"

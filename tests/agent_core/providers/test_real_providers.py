@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from agent_core.accounting.calibration import ContextEstimator
-from agent_core.context.build import build_context
+from agent_core.accounting._calibration import ContextEstimator
+from agent_core.context._build import build_context
 from agent_core.errors import ConfigurationError, ContextOverflowError, ProviderError
-from agent_core.providers.errors import ProviderErrorMapping, to_provider_error
-from agent_core.providers.real import ProviderSettings, resolve_real_model
-from agent_core.providers.retry import Failure as CallFailure
-from agent_core.providers.retry import RetryPolicy
-from agent_core.providers.stream_end import is_cut_off
+from agent_core.providers._errors import ProviderErrorMapping, to_provider_error
+from agent_core.providers._real import ProviderSettings, resolve_real_model
+from agent_core.providers._retry import Failure as CallFailure
+from agent_core.providers._retry import RetryPolicy
+from agent_core.providers._stream_end import is_cut_off
 from tests.agent_core.providers.servers import (
     ANTHROPIC_OVERFLOW,
     OPENAI_OVERFLOW,

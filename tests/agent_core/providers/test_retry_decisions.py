@@ -11,8 +11,8 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 from agent_core import ProviderError
-from agent_core.providers.errors import ProviderErrorMapping
-from agent_core.providers.retry import RetryPolicy
+from agent_core.providers._errors import ProviderErrorMapping
+from agent_core.providers._retry import RetryPolicy
 
 
 class Busy(Exception):

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from agent_core.errors import ConfigurationError
-from agent_core.replay.agent_cuts import cuts_at_agent_compactions
-from agent_core.replay.report import generations, render_report
-from agent_core.replay.run import replay
+from agent_core.replay._agent_cuts import cuts_at_agent_compactions
+from agent_core.replay._report import generations, render_report
+from agent_core.replay._run import replay
 from agent_core.transcripts import load_transcript
 from tests.shared_data import REPO_ROOT, eval_path
 

@@ -30,7 +30,7 @@ def _cli(*args: str) -> list[dict]:
 def _is_request(message: object) -> bool:
     from langchain_core.messages import HumanMessage
 
-    from agent_core.transcripts.transcript import NOT_SENT
+    from agent_core.transcripts._transcript import NOT_SENT
 
     return isinstance(message, HumanMessage) and not any(
         message.additional_kwargs.get(k) for k in ("not_user", NOT_SENT, "aider_reflection")
@@ -110,7 +110,7 @@ def test_aider_log_resets_with_calibrated_utilization_and_grounded_handoffs() ->
 def test_each_aider_handoff_lists_the_edits_of_its_own_session() -> None:
     # aider's applied edits are importer events; a handoff must list the files edited in the
     # session it closes, not those of the transcript's first messages.
-    from agent_core.replay.run import replay
+    from agent_core.replay._run import replay
     from agent_core.transcripts import load_transcript
 
     log = eval_path("aider-chat-history", "chat-history.md")
@@ -219,8 +219,8 @@ def _thread(requests: list[str]) -> list[dict]:
 def test_after_ten_chained_resets_the_goal_constraints_and_every_request_remain(
     tmp_path: Path, writer: str
 ) -> None:
-    from agent_core.handoff.user_text import same_request
-    from agent_core.replay.run import replay
+    from agent_core.handoff._user_text import same_request
+    from agent_core.replay._run import replay
 
     goal = "Build a CSV importer for invoices. Never use pandas; keep everything in importer/."
     requests = [goal] + [

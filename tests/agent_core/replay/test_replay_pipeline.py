@@ -12,16 +12,16 @@ import asyncio
 
 from langchain_core.messages import AIMessage, SystemMessage
 
-from agent_core.context.build import to_langchain
-from agent_core.context.compaction import COMPACTION_PROMPT
+from agent_core.context._build import to_langchain
+from agent_core.context._compaction import COMPACTION_PROMPT
 from agent_core.policy import make_policy
-from agent_core.replay.run import replay_transcript
-from agent_core.runtime.coordinator import CARRIED_OVER
-from agent_core.runtime.runner import ThreadRunner
-from agent_core.runtime.turn import TurnSetup
-from agent_core.storage.memory_store import InMemoryStore
+from agent_core.replay._run import replay_transcript
+from agent_core.runtime._coordinator import CARRIED_OVER
+from agent_core.runtime._runner import ThreadRunner
+from agent_core.runtime._turn import TurnSetup
+from agent_core.storage._memory_store import InMemoryStore
 from agent_core.testing import FunctionChatModel
-from agent_core.tools.builtin import make_tools
+from agent_core.tools._builtin import make_tools
 from agent_core.transcripts import Transcript
 from tests.agent_core.runtime_helpers import collect
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent_core.replay.report import render_report
-from agent_core.replay.run import ReplayStep
+from agent_core.replay._report import render_report
+from agent_core.replay._run import ReplayStep
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 

@@ -3,7 +3,7 @@ the user's open request (issue 42: "What was found" 8)."""
 
 from __future__ import annotations
 
-from agent_core.replay.run import replay
+from agent_core.replay._run import replay
 from tests.shared_data import eval_path
 
 

@@ -8,7 +8,7 @@ import threading
 from langsmith import tracing_context
 from langsmith._internal._aiter import aio_to_thread
 
-import agent_core.runtime.agent  # noqa: F401  (installs the override)
+import agent_core.runtime._agent  # noqa: F401  (installs the override)
 
 
 async def _where_a_span_is_set_up() -> int:

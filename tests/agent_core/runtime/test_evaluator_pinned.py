@@ -3,8 +3,8 @@ verbatim, in the model's context, and the handoff names it."""
 
 from __future__ import annotations
 
-from agent_core.context.build import build_context
-from agent_core.storage.memory_store import InMemoryStore
+from agent_core.context._build import build_context
+from agent_core.storage._memory_store import InMemoryStore
 from tests.agent_core.runtime_helpers import make_setup, run
 
 EVALUATOR = '{"rubric": "invoices parse with quoted fields", "threshold": 0.9}'

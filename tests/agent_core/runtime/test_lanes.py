@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from agent_core.runtime import lanes
-from agent_core.storage.memory_store import InMemoryStore
+from agent_core.runtime import _lanes as lanes
+from agent_core.storage._memory_store import InMemoryStore
 from tests.agent_core.runtime_helpers import make_setup, run
 
 

@@ -3,9 +3,9 @@ reply is chosen, and undoing the edit brings them back."""
 
 from __future__ import annotations
 
-from agent_core.context.build import build_context
-from agent_core.storage.memory_store import InMemoryStore
-from agent_core.storage.records import ContextEdit, NewMessage
+from agent_core.context._build import build_context
+from agent_core.storage._memory_store import InMemoryStore
+from agent_core.storage._records import ContextEdit, NewMessage
 
 
 def test_a_reply_edit_hides_the_earlier_reply_from_the_model_until_undone() -> None:

@@ -7,19 +7,19 @@ import asyncio
 import dataclasses
 
 from agent_core.errors import StoreError
-from agent_core.handoff.artifact import HandoffArtifact
+from agent_core.handoff._artifact import HandoffArtifact
 from agent_core.policy import make_policy
-from agent_core.runtime.runner import ThreadRunner
-from agent_core.runtime.user_control import (
+from agent_core.runtime._runner import ThreadRunner
+from agent_core.runtime._user_control import (
     defer_next_trigger,
     pending_review,
     request_handoff,
     resolve_review,
 )
-from agent_core.storage.memory_store import InMemoryStore
-from agent_core.storage.records import NewMessage
-from agent_core.strategies.plan import Decision
-from agent_core.strategies.reset_control import (
+from agent_core.storage._memory_store import InMemoryStore
+from agent_core.storage._records import NewMessage
+from agent_core.strategies._plan import Decision
+from agent_core.strategies._reset_control import (
     DEFER_LIMIT,
     context_samples,
     deferral_pending,

@@ -7,9 +7,9 @@ import asyncio
 
 from langchain_core.messages import HumanMessage
 
-from agent_core.context.build import build_context, context_kind
-from agent_core.runtime.runner import ThreadRunner
-from agent_core.storage.memory_store import InMemoryStore
+from agent_core.context._build import build_context, context_kind
+from agent_core.runtime._runner import ThreadRunner
+from agent_core.storage._memory_store import InMemoryStore
 from agent_core.testing import FunctionChatModel
 from tests.agent_core.runtime_helpers import collect, make_setup, of_type, run
 
@@ -51,7 +51,7 @@ async def test_below_threshold_nothing_happens() -> None:
 
 async def test_reset_fires_at_exactly_the_threshold() -> None:
     from agent_core.policy import make_policy
-    from agent_core.strategies.plan import plan
+    from agent_core.strategies._plan import plan
 
     policy = make_policy(context_strategy="reset")
     assert plan(0.80, policy, model_default="reset").action == "reset"
@@ -111,7 +111,7 @@ async def test_consecutive_resets_chain_their_artifacts() -> None:
 async def test_a_message_sent_during_a_reset_is_delivered_first_in_the_new_session() -> None:
     gate = asyncio.Event()
     started = asyncio.Event()
-    from agent_core.providers.simulator import SimulatorChatModel
+    from agent_core.providers._simulator import SimulatorChatModel
 
     simulator = SimulatorChatModel()
 
@@ -148,7 +148,7 @@ async def test_a_message_sent_during_a_reset_is_delivered_first_in_the_new_sessi
 
 
 async def test_when_the_reset_fails_queued_messages_go_to_the_old_session() -> None:
-    from agent_core.runtime.coordinator import SessionCoordinator
+    from agent_core.runtime._coordinator import SessionCoordinator
 
     store = InMemoryStore()
     setup = make_setup(store)
@@ -247,7 +247,7 @@ NOTE = '{"completed_work": ["Answered"], "remaining_tasks": ["--strict"], "curre
 
 
 async def test_the_carried_request_is_delivered_once_and_counted_once_in_later_handoffs() -> None:
-    from agent_core.handoff.user_text import same_request
+    from agent_core.handoff._user_text import same_request
 
     store = InMemoryStore()
     model = FunctionChatModel(fn=lambda messages, **kwargs: "Noted.", calls=[])

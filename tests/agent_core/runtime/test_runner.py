@@ -10,8 +10,8 @@ import time
 import pytest
 
 from agent_core.events import MessageEvent, TokenEvent
-from agent_core.runtime.runner import ThreadRunner
-from agent_core.storage.memory_store import InMemoryStore
+from agent_core.runtime._runner import ThreadRunner
+from agent_core.storage._memory_store import InMemoryStore
 from agent_core.testing import ScriptedChatModel
 from tests.agent_core.runtime_helpers import collect, make_setup, of_type, run
 
@@ -133,7 +133,7 @@ async def test_a_send_stopped_while_it_waits_for_the_turn_lock_gives_the_lock_ba
 
 
 async def test_a_stopped_stream_still_gives_what_it_had_produced_and_an_error_after_its_items():
-    from agent_core.runtime.runner import _until_cancelled
+    from agent_core.runtime._runner import _until_cancelled
 
     cancel = asyncio.Event()
     produced: list[int] = []

@@ -1,6 +1,6 @@
 """The bubblewrap command line, checked as data."""
 
-from agent_core.sandbox.argv import HOLDER, HostPath, bwrap_argv, sandbox_env
+from agent_core.sandbox._argv import HOLDER, HostPath, bwrap_argv, sandbox_env
 
 
 def _argv(**overrides):

@@ -1,6 +1,6 @@
 """The write-back decision, without a sandbox."""
 
-from agent_core.sandbox.changes import MAX_NOTES, Entry, workspace_changes
+from agent_core.sandbox._changes import MAX_NOTES, Entry, workspace_changes
 
 
 def test_new_changed_and_deleted_files_are_found_and_unchanged_ones_left_alone() -> None:

@@ -1,6 +1,6 @@
 """The sandbox's limits as an administrator sets them in the environment."""
 
-from agent_core.sandbox.result import SandboxLimits, limits_from_settings
+from agent_core.sandbox._result import SandboxLimits, limits_from_settings
 
 
 def test_settings_change_their_limits_in_their_units() -> None:

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from agent_core.sandbox import watchdog
+from agent_core.sandbox import _watchdog as watchdog
 
 # A parent that starts a child holding 50 MB, then both sleep.
 _PARENT = (

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import tarfile
 
-from agent_core.sandbox.changes import Entry
-from agent_core.sandbox.workspace_dir import pack, placeable, tmpfs_bytes, unpack
+from agent_core.sandbox._changes import Entry
+from agent_core.sandbox._workspace_dir import pack, placeable, tmpfs_bytes, unpack
 
 
 def _tar(members: list[tuple[str, bytes | None, bytes]]) -> io.BytesIO:

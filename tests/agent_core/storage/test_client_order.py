@@ -1,4 +1,4 @@
-from agent_core.storage.client_order import client_order, predecessor_prefix, queue_slots
+from agent_core.storage._client_order import client_order, queue_slots
 
 
 def test_only_ids_made_by_the_outbox_carry_an_order() -> None:
@@ -15,9 +15,3 @@ def test_a_late_message_takes_the_slot_of_its_tabs_first_later_message() -> None
     assert queue_slots(("tabA", 9), waiting, 8) == (8, {})
     assert queue_slots(("tabC", 1), waiting, 8) == (8, {})
     assert queue_slots(None, waiting, 8) == (8, {})
-
-
-def test_a_message_knows_which_message_of_its_tab_came_before_it() -> None:
-    assert predecessor_prefix("tabA.7.x") == "tabA.6."
-    assert predecessor_prefix("tabA.1.x") is None  # a page's first message waits for none
-    assert predecessor_prefix("plain-uuid") is None

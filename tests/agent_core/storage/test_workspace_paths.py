@@ -9,7 +9,7 @@ import posixpath
 import pytest
 
 from agent_core.errors import StoreError, ToolInputError
-from agent_core.storage.workspace import (
+from agent_core.storage._workspace import (
     base_name,
     portable_name,
     portable_names,

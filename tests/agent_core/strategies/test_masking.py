@@ -5,16 +5,16 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
-from agent_core.accounting.calibration import ContextEstimator
-from agent_core.context.build import MASKED, build_context
+from agent_core.accounting._calibration import ContextEstimator
+from agent_core.context._build import MASKED, build_context
 from agent_core.errors import ConfigurationError
-from agent_core.history.tools import make_history_tools
+from agent_core.history._tools import make_history_tools
 from agent_core.policy import make_policy
-from agent_core.runtime.coordinator import SessionCoordinator
-from agent_core.storage.memory_store import InMemoryStore
-from agent_core.storage.records import NewMessage
-from agent_core.strategies.cutoff import safe_cutoff
-from agent_core.strategies.masking import mask_candidates, should_mask
+from agent_core.runtime._coordinator import SessionCoordinator
+from agent_core.storage._memory_store import InMemoryStore
+from agent_core.storage._records import NewMessage
+from agent_core.strategies._cutoff import safe_cutoff
+from agent_core.strategies._masking import mask_candidates, should_mask
 from tests.agent_core.runtime_helpers import make_setup, of_type, run
 
 

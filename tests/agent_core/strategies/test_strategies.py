@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from agent_core.accounting.models import model_info
+from agent_core.accounting._models import model_info
 from agent_core.errors import ConfigurationError
 from agent_core.policy import make_policy
-from agent_core.strategies.cutoff import safe_cutoff
-from agent_core.strategies.plan import (
+from agent_core.strategies._cutoff import safe_cutoff
+from agent_core.strategies._plan import (
     after_short_compaction,
     confirm_compaction,
     effective_strategy,
@@ -149,8 +149,8 @@ def test_the_cutoff_keeps_the_session_opening_context() -> None:
 
 
 def test_a_message_waits_for_a_turn_until_one_replies_fails_stops_or_resumed_it_once() -> None:
-    from agent_core.storage.records import RowMark
-    from agent_core.strategies.awaiting import awaits_reply
+    from agent_core.storage._records import RowMark
+    from agent_core.strategies._awaiting import awaits_reply
 
     user = RowMark(1, "user", {})
     assert awaits_reply([user])

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage
 
-from agent_core.accounting.calibration import ContextEstimator
-from agent_core.context.build import build_context
+from agent_core.accounting._calibration import ContextEstimator
+from agent_core.context._build import build_context
 from agent_core.events import Event, MarkerEvent
-from agent_core.runtime.coordinator import SessionCoordinator
-from agent_core.runtime.middleware import build_middleware
-from agent_core.storage.memory_store import InMemoryStore
-from agent_core.storage.records import ContextEdit, NewMessage
-from agent_core.strategies.plan import Decision
-from agent_core.strategies.undo import UNDO_MARGIN, held_back, undo_hold, undo_position
+from agent_core.runtime._coordinator import SessionCoordinator
+from agent_core.runtime._middleware import build_middleware
+from agent_core.storage._memory_store import InMemoryStore
+from agent_core.storage._records import ContextEdit, NewMessage
+from agent_core.strategies._plan import Decision
+from agent_core.strategies._undo import UNDO_MARGIN, held_back, undo_hold, undo_position
 from agent_core.testing import FunctionChatModel
 from tests.agent_core.runtime_helpers import make_setup
 

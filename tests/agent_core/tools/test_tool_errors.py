@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
-from agent_core.context.build import build_context
+from agent_core.context._build import build_context
 from agent_core.errors import StoreError, ToolInputError
-from agent_core.storage.memory_store import InMemoryStore
-from agent_core.storage.workspace import MAX_PATH_CHARS, workspace_path
+from agent_core.storage._memory_store import InMemoryStore
+from agent_core.storage._workspace import MAX_PATH_CHARS, workspace_path
 from agent_core.testing import ScriptedChatModel
-from agent_core.tools.builtin import make_tools
+from agent_core.tools._builtin import make_tools
 from tests.agent_core.runtime_helpers import make_setup, of_type, run
 
 LONG_PATH = "src/" + "a" * 596  # 600 characters

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage
 
-from agent_core.context.build import to_langchain
-from agent_core.handoff.facts import extract_facts
-from agent_core.runtime.runner import ThreadRunner
+from agent_core.context._build import to_langchain
+from agent_core.handoff._facts import extract_facts
+from agent_core.runtime._runner import ThreadRunner
 from agent_core.sandbox import Sandbox, SandboxLimits, SandboxResult, sandbox_unavailable_reason
-from agent_core.storage.memory_store import InMemoryStore
+from agent_core.storage._memory_store import InMemoryStore
 from agent_core.testing import ScriptedChatModel
-from agent_core.tools.builtin import command_mode, make_tools, shown_run
+from agent_core.tools._builtin import command_mode, make_tools, shown_run
 from tests.agent_core.runtime_helpers import collect, make_setup
 
 TEST_FILE = (
@@ -47,13 +47,13 @@ def sandboxed_setup(model: ScriptedChatModel, store: InMemoryStore | None = None
 
 
 def test_a_real_model_gets_the_sandbox_and_the_simulator_its_script(monkeypatch) -> None:
-    monkeypatch.setattr("agent_core.tools.builtin.sandbox_unavailable_reason", lambda: None)
+    monkeypatch.setattr("agent_core.tools._builtin.sandbox_unavailable_reason", lambda: None)
     assert command_mode(is_simulator=True) == "simulated"
     assert command_mode(is_simulator=False) == "sandbox"
 
 
 def test_without_a_sandbox_a_real_model_is_not_offered_run_command(monkeypatch) -> None:
-    monkeypatch.setattr("agent_core.tools.builtin.sandbox_unavailable_reason", lambda: "no bwrap")
+    monkeypatch.setattr("agent_core.tools._builtin.sandbox_unavailable_reason", lambda: "no bwrap")
     assert command_mode(is_simulator=False) == "off"
     names = [tool.name for tool in make_tools(InMemoryStore(), "t1", commands="off")]
     assert names == ["read_file", "write_file", "edit_file", "write_todos"]

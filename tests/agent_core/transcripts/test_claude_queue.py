@@ -8,7 +8,7 @@ from pathlib import Path
 
 from langchain_core.messages import HumanMessage
 
-from agent_core.handoff.facts import extract_facts
+from agent_core.handoff._facts import extract_facts
 from agent_core.transcripts import load_transcript
 
 CHECK_AGAIN = "check again"

@@ -16,9 +16,9 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from agent_core.errors import TranscriptFormatError
-from agent_core.replay.run import replay
+from agent_core.replay._run import replay
 from agent_core.transcripts import load_transcript
-from agent_core.transcripts.export import transcript_to_openai
+from agent_core.transcripts._export import transcript_to_openai
 
 T = "2026-03-01T10:00:00.000Z"
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from agent_core.errors import TranscriptFormatError
 from agent_core.transcripts import load_transcript
-from agent_core.transcripts.loader import json_depth
+from agent_core.transcripts._loader import json_depth
 
 # Every character JSON escapes (quote, backslash, the short escapes, every control character
 # as \u00XX), brackets and braces that are text, newlines, and some non-ASCII.
@@ -85,7 +85,7 @@ def test_an_escape_before_deep_nesting_does_not_hide_it(tmp_path: Path) -> None:
 def test_a_reader_that_recurses_too_deep_is_refused_in_words(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent_core.transcripts import loader
+    from agent_core.transcripts import _loader as loader
 
     def recursing(path: Path, text: str) -> object:
         raise RecursionError("maximum recursion depth exceeded")

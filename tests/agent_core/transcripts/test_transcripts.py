@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 
 from agent_core.errors import TranscriptFormatError
 from agent_core.transcripts import load_transcript
-from agent_core.transcripts.transcript import NOT_SENT
+from agent_core.transcripts._transcript import NOT_SENT
 from tests.shared_data import eval_path
 
 _CLAUDE_CODE_RECORDS = [
@@ -455,7 +455,7 @@ def test_auto_detection_by_content(tmp_path: Path, claude_code_file: Path) -> No
 
 
 def test_claude_code_records_that_are_not_the_user_are_never_requests(tmp_path: Path) -> None:
-    from agent_core.handoff.facts import extract_facts
+    from agent_core.handoff._facts import extract_facts
 
     def user(content: object, **extra: object) -> str:
         return json.dumps(
@@ -504,7 +504,7 @@ def test_claude_code_records_that_are_not_the_user_are_never_requests(tmp_path: 
 
 
 def test_claude_code_paths_are_shown_relative_to_the_sessions_directory(tmp_path: Path) -> None:
-    from agent_core.handoff.facts import extract_facts
+    from agent_core.handoff._facts import extract_facts
 
     def record(kind: str, message: dict, uuid: str) -> str:
         return json.dumps(
@@ -702,7 +702,7 @@ def test_a_session_nested_to_the_limit_still_loads(tmp_path: Path) -> None:
 
 
 def test_brackets_in_strings_and_escaped_quotes_do_not_count_as_nesting() -> None:
-    from agent_core.transcripts.loader import json_depth
+    from agent_core.transcripts._loader import json_depth
 
     assert json_depth('{"a": [1, {"b": "]]]] \\" [[[[ {{"}]}') == 3
     assert json_depth('{"a": "x\\\\"}\n{"b": ["[["]}') == 2

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func
 from sqlmodel import select
 
-from agent_core.storage.records import ContextEdit, NewMessage
+from agent_core import ContextEdit, NewMessage
 from chat_app.db import repo
 from chat_app.db.engine import get_engine, read_session, write_session
 from chat_app.db.models import (

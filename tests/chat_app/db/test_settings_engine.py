@@ -199,7 +199,7 @@ def test_a_starting_runs_write_goes_before_writes_that_waited_longer(tmp_path: P
     import threading
     import time
 
-    from agent_core.runtime import lanes
+    from agent_core.runtime import _lanes as lanes
     from chat_app.db.engine import write_session
 
     engine = _counter_table(sqlite_url(tmp_path))

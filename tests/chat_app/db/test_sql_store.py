@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from agent_core import NewMessage
 from agent_core.errors import StoreError
-from agent_core.storage.records import NewMessage
 from agent_core.validation import sanitize_text
 from chat_app.db.engine import get_engine
 from chat_app.db.store import SqlStore

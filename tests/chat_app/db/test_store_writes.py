@@ -7,7 +7,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from agent_core.storage.records import NewMessage
+from agent_core import NewMessage
 from chat_app.db.engine import get_engine
 from chat_app.db.store import SqlStore
 from tests.chat_app.db.backends import create_thread, migrated_sqlite

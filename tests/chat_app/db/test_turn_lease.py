@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 
-from agent_core.storage.records import NewMessage
+from agent_core import NewMessage
 from chat_app.db.lease import LeaseLost
 from chat_app.db.settings import normalize_url
 from chat_app.db.store import SqlStore

@@ -18,7 +18,7 @@ import os
 import signal
 import sys
 
-from agent_core.storage.records import NewMessage
+from agent_core import NewMessage
 from chat_app.db.engine import get_engine
 from chat_app.db.store import SqlStore
 

@@ -1,0 +1,39 @@
+"""Whether commands can run in a sandbox on this host, asked once per process."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+
+from agent_core.errors import SandboxUnavailable
+from agent_core.sandbox._result import SandboxLimits
+from agent_core.sandbox._sandbox import Sandbox
+
+__all__ = ["sandbox_unavailable_reason", "SANDBOX_SWITCH"]
+
+#: ``BATON_SANDBOX=off`` turns real commands off (``run_command`` is then not offered to
+#: real models), for hosts where an administrator does not want them.
+SANDBOX_SWITCH = "BATON_SANDBOX"
+
+
+@lru_cache(maxsize=1)
+def sandbox_unavailable_reason() -> str | None:
+    """None when a sandboxed ``true`` runs; else why commands cannot run on this host, in
+    words an administrator can act on. Cached: the host does not change under a process."""
+    if os.environ.get(SANDBOX_SWITCH, "").strip().lower() in ("off", "0", "false", "no"):
+        return f"commands are turned off ({SANDBOX_SWITCH}=off)"
+    try:
+        # In a thread of its own: the first caller may be a handler on a running event loop
+        # (the admin page), where the synchronous run cannot start its own loop.
+        sandbox = Sandbox(SandboxLimits(timeout=20), python_env=False)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            result = pool.submit(sandbox.run, {}, "true").result()
+    except SandboxUnavailable as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"the sandbox could not start: {exc}"
+    if result.exit_status != 0:
+        detail = result.output.strip().splitlines()[:1] or [f"exit status {result.exit_status}"]
+        return f"the sandbox could not start on this host: {detail[0][:300]}"
+    return None
