@@ -12,19 +12,23 @@ what its producer said, so typing a field never adds a key the UI did not get be
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     SerializerFunctionWrapHandler,
+    Tag,
     TypeAdapter,
     field_serializer,
     model_serializer,
     model_validator,
 )
 
+from agent_core.accounting._calibration import Basis
+from agent_core.handoff._artifact import HandoffArtifact
 from agent_core.storage._records import SessionRecord, StoredMessage
 
 __all__ = [
@@ -38,6 +42,11 @@ __all__ = [
     "MessageEvent",
     "UtilizationEvent",
     "ContextResetEvent",
+    "ResetStarting",
+    "InputBlocked",
+    "ResetComplete",
+    "ResetFailed",
+    "ResetEvent",
     "MarkerEvent",
     "WarningEvent",
     "QueuedEvent",
@@ -51,8 +60,6 @@ __all__ = [
     "reply_cut_off",
 ]
 
-#: How a token count was had: counted exactly, or estimated with or without a learned ratio.
-Basis = Literal["exact", "calibrated", "approximate"]
 ResetPhase = Literal["reset_starting", "input_blocked", "reset_complete", "reset_failed"]
 MarkerKind = Literal["compaction", "todo_compressed", "masking"]
 HandoffStatus = Literal["started", "nothing", "cancelled", "failed", "done"]
@@ -64,6 +71,8 @@ class WireEvent(BaseModel):
     event here, and of the chat's own (``chat_app.services.presentation.ui_events``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    #: Fields sent whether given or defaulted (what tells a class apart on the wire).
+    always_sent: ClassVar[frozenset[str]] = frozenset()
 
     @model_validator(mode="before")
     @classmethod
@@ -76,7 +85,8 @@ class WireEvent(BaseModel):
     def _to_wire(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         flat: dict[str, Any] = handler(self)
         kind = flat.pop("type")
-        return {"type": kind, "data": {k: v for k, v in flat.items() if k in self.model_fields_set}}
+        sent = self.model_fields_set | self.always_sent
+        return {"type": kind, "data": {k: v for k, v in flat.items() if k in sent}}
 
 
 class TokenEvent(WireEvent):
@@ -135,55 +145,88 @@ class UtilizationEvent(WireEvent):
         return value
 
 
-_RECORDS: TypeAdapter[SessionRecord | list[StoredMessage] | None] = TypeAdapter(
-    SessionRecord | list[StoredMessage] | None
+_RECORDS: TypeAdapter[SessionRecord | list[StoredMessage] | HandoffArtifact] = TypeAdapter(
+    SessionRecord | list[StoredMessage] | HandoffArtifact
 )
 
 
 class ContextResetEvent(WireEvent):
-    """A phase of a context reset (docs/architecture.md §4). Each phase gives its own fields:
+    """A phase of a context reset (docs/architecture.md §4): the base of the four phase
+    classes, each with its own fields and its ``event`` (a :data:`ResetPhase`), which tells
+    them apart on the wire and is always sent.
+    ``session_number`` is the old session's at the start and the new one's at completion."""
 
-    - ``reset_starting``: ``session_id``, ``context_utilization``, ``trigger``, ``threshold``;
-    - ``input_blocked``: ``reason``;
-    - ``reset_complete``: ``old_session_id``, ``new_session_id``, ``session`` (the one it
-      opened), ``trigger``, ``utilization``, ``model``, ``handoff`` (the artifact),
-      ``handoff_source``, ``handoff_tokens``, ``handoff_input_tokens``, ``review`` and
-      ``delivered`` (the user messages it carried into the new session);
-    - ``reset_failed``: ``reason``, and ``cancelled`` when a cancelled ``/handoff`` ended it.
-
-    ``session_number`` is the old session's at the start and the new one's at completion.
-    """
-
+    always_sent: ClassVar[frozenset[str]] = frozenset({"event"})
     type: Literal["context_reset"] = "context_reset"
-    event: ResetPhase
     session_number: int = 1
-    session_id: str | None = None
-    context_utilization: float | None = None
-    trigger: str | None = None
-    threshold: float | None = None
-    reason: str | None = None
-    cancelled: bool = False
-    old_session_id: str | None = None
-    new_session_id: str | None = None
-    session: SessionRecord | None = None
-    utilization: float | None = None
-    model: str | None = None
-    handoff: dict[str, Any] | None = None
-    handoff_source: str | None = None
-    handoff_tokens: int | None = None
-    handoff_input_tokens: int | None = None
-    review: bool | None = None
+
+
+class ResetStarting(ContextResetEvent):
+    """The reset of session ``session_id`` begins (``trigger`` at ``context_utilization``
+    of the window; ``threshold`` is the policy's reset threshold)."""
+
+    event: Literal["reset_starting"] = "reset_starting"
+    session_id: str
+    context_utilization: float
+    trigger: str
+    threshold: float
+
+
+class InputBlocked(ContextResetEvent):
+    """Messages sent now wait for the reset (``reason`` says why)."""
+
+    event: Literal["input_blocked"] = "input_blocked"
+    reason: str
+
+
+class ResetComplete(ContextResetEvent):
+    """Session ``old_session_id`` ended with ``handoff``; ``session`` is the one it opened,
+    ``delivered`` the user messages it carried into it."""
+
+    event: Literal["reset_complete"] = "reset_complete"
+    old_session_id: str
+    new_session_id: str
+    session: SessionRecord
+    trigger: str
+    utilization: float
+    model: str
+    handoff: HandoffArtifact
+    handoff_source: str
+    handoff_tokens: int
+    handoff_input_tokens: int
+    review: bool
     delivered: list[StoredMessage] = []
 
-    @field_serializer("session", "delivered")
+    @field_serializer("session", "delivered", "handoff")
     def _as_json(self, value: Any) -> Any:
         # Records as JSON whatever the mode: the wire always carried them so.
         return _RECORDS.dump_python(value, mode="json")
 
-    @classmethod
-    def of(cls, event: ResetPhase, **data: Any) -> ContextResetEvent:
-        """The ``event`` phase with its fields (``session_number`` and what the phase says)."""
-        return cls.model_validate({**data, "event": event})
+
+class ResetFailed(ContextResetEvent):
+    """The reset failed (``reason``), or a cancelled ``/handoff`` ended it (``cancelled``);
+    the old session goes on."""
+
+    event: Literal["reset_failed"] = "reset_failed"
+    reason: str
+    cancelled: bool = False
+
+
+def _phase(value: Any) -> str | None:
+    """A reset event's phase, whether ``value`` is flat, on the wire or an event."""
+    if isinstance(value, dict):
+        return value.get("event") or (value.get("data") or {}).get("event")
+    return getattr(value, "event", None)
+
+
+#: The four phases of a reset as one type, told apart by ``event``.
+ResetEvent = Annotated[
+    Annotated[ResetStarting, Tag("reset_starting")]
+    | Annotated[InputBlocked, Tag("input_blocked")]
+    | Annotated[ResetComplete, Tag("reset_complete")]
+    | Annotated[ResetFailed, Tag("reset_failed")],
+    Discriminator(_phase),
+]
 
 
 class MarkerEvent(WireEvent):
@@ -269,7 +312,7 @@ Event = Annotated[
     TokenEvent
     | MessageEvent
     | UtilizationEvent
-    | ContextResetEvent
+    | ResetEvent
     | MarkerEvent
     | WarningEvent
     | QueuedEvent

@@ -26,8 +26,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_core import SessionRecord, StoredMessage
-from agent_core.events import ContextResetEvent, MessageEvent, TokenEvent, UtilizationEvent
+from agent_core import HandoffArtifact, SessionRecord, StoredMessage
+from agent_core.events import MessageEvent, ResetComplete, TokenEvent, UtilizationEvent
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import UiEvent, parse_ui_event
 
@@ -59,18 +59,32 @@ def _run_events(count: int) -> list[UiEvent]:
         )
         seq += 1
         if seq % 200 == 0:
-            session = SessionRecord(
-                id=f"s{session.number + 1}",
-                thread_id="t",
-                number=session.number + 1,
-                started_at=_AT,
+            old, session = (
+                session,
+                SessionRecord(
+                    id=f"s{session.number + 1}",
+                    thread_id="t",
+                    number=session.number + 1,
+                    started_at=_AT,
+                ),
             )
             out += translator.translate(
-                ContextResetEvent.of(
-                    "reset_complete",
-                    session=session.model_dump(mode="json"),
+                ResetComplete(
+                    old_session_id=old.id,
+                    new_session_id=session.id,
+                    session=session,
                     session_number=session.number,
-                    delivered=[row.model_copy(update={"seq": seq}).model_dump(mode="json")],
+                    trigger="auto",
+                    utilization=0.8,
+                    model="simulator",
+                    handoff=HandoffArtifact(
+                        session_number=old.number, trigger="auto", utilization=0.8, model="m"
+                    ),
+                    handoff_source="facts_only",
+                    handoff_tokens=0,
+                    handoff_input_tokens=0,
+                    review=False,
+                    delivered=[row.model_copy(update={"seq": seq})],
                 )
             )
             seq += 1

@@ -31,16 +31,18 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, ConfigDict
 
 from agent_core.accounting._models import Family, model_info
 from agent_core.accounting._tokens import TokenCounter
-from agent_core.events import Basis
 
-__all__ = ["TokenEstimate", "ContextEstimator", "FamilyRatios", "PRIOR_RATIOS"]
+__all__ = ["Basis", "TokenEstimate", "ContextEstimator", "FamilyRatios", "PRIOR_RATIOS"]
+
+#: How a token count was had: counted exactly, or estimated with or without a learned ratio.
+Basis = Literal["exact", "calibrated", "approximate"]
 
 
 PRIOR_RATIOS: dict[str, float] = {

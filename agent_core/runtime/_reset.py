@@ -80,8 +80,7 @@ class Resets(OpenSession):
         or None when the reset failed (the old session continues)."""
         old = self.session
         self.emit(
-            events.ContextResetEvent.of(
-                "reset_starting",
+            events.ResetStarting(
                 session_id=old.id,
                 session_number=old.number,
                 context_utilization=round(utilization, 4),
@@ -89,24 +88,20 @@ class Resets(OpenSession):
                 threshold=self.setup.policy.reset_threshold,
             )
         )
-        self.emit(events.ContextResetEvent.of("input_blocked", reason="Context reset in progress"))
+        self.emit(events.InputBlocked(reason="Context reset in progress"))
         try:
             context = await self._handoff_and_commit(
                 messages, trigger=trigger, utilization=utilization, focus=focus, cancel=cancel
             )
         except HandoffCancelled:
-            self.emit(
-                events.ContextResetEvent.of(
-                    "reset_failed", reason="Handoff cancelled", cancelled=True
-                )
-            )
+            self.emit(events.ResetFailed(reason="Handoff cancelled", cancelled=True))
             if raise_errors:
                 raise
             return None
         except Exception as exc:  # the old session must go on whatever failed
             log.exception("reset of thread %s failed", self.setup.thread_id)
             reason = redact_text(str(exc), known_secrets()) or type(exc).__name__
-            self.emit(events.ContextResetEvent.of("reset_failed", reason=reason))
+            self.emit(events.ResetFailed(reason=reason))
             if raise_errors:
                 raise
             return None
@@ -221,22 +216,21 @@ class Resets(OpenSession):
         for row in rows:
             self._remember(row.id, row.seq)
         self.emit(
-            events.ContextResetEvent.of(
-                "reset_complete",
+            events.ResetComplete(
                 old_session_id=old.id,
                 new_session_id=new.id,
-                session=new.model_dump(mode="json"),
+                session=new.model_copy(deep=True),
                 session_number=new.number,
                 trigger=trigger,
                 utilization=round(utilization, 4),
                 model=self.setup.model_name,
-                handoff=handoff,
+                handoff=artifact,
                 handoff_source=result.source,
                 handoff_tokens=result.output_tokens,
                 handoff_input_tokens=result.prompt_tokens,
                 review=self.setup.review_handoffs,
                 delivered=[
-                    r.model_dump(mode="json")
+                    r.model_copy(deep=True)
                     for r in rows
                     if r.role == "user" and CARRIED_OVER not in r.meta
                 ],

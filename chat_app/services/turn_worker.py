@@ -15,8 +15,6 @@ import logging
 import os
 import socket
 import sys
-from collections.abc import Callable
-from typing import Any
 
 from agent_core.redaction import install_log_redaction
 from chat_app.services.conversation import chat
@@ -27,31 +25,39 @@ from chat_app.services.runtime.run_stream import RunStream
 from chat_app.services.runtime.start_lane import install_start_lane
 from chat_app.services.runtime.turn_frames import (
     CloseRun,
+    ResumeRun,
     RunEnded,
     RunEvent,
     RunFailed,
+    SendRun,
     StartRun,
     StopThread,
 )
 from chat_app.services.runtime.turn_process import Channel
 from chat_app.serving import release_memory, tune_garbage_collector
 
-__all__ = ["OPS", "serve", "main"]
+__all__ = ["serve", "main"]
 
 _log = logging.getLogger(__name__)
 
-#: What a worker may ask for: the run's name -> the service call that runs it here (on this
-#: process's backend, passed first).
-OPS: dict[str, Callable[..., RunStream]] = {
-    "send": chat.send_here,
-    "resume": chat.resume_here,
-}
 RELEASE_CHECK_SECONDS = 5.0
 
 
-async def _run(app: Backend, channel: Channel, run: int, op: str, args: dict[str, Any]) -> None:
+def _events(app: Backend, request: StartRun) -> RunStream:
+    """The run ``request`` asks for, on this process's backend."""
+    match request:
+        case SendRun(owner=owner, thread_id=thread_id, text=text, client_id=client_id):
+            return chat.send_here(
+                app, owner, thread_id, text, client_id, after_unstored=request.after_unstored
+            )
+        case ResumeRun(owner=owner, thread_id=thread_id, cut=cut):
+            return chat.resume_here(app, owner, thread_id, cut=cut)
+
+
+async def _run(app: Backend, channel: Channel, request: StartRun) -> None:
+    run = request.run
     try:
-        async with contextlib.aclosing(OPS[op](app, **args)) as events:
+        async with contextlib.aclosing(_events(app, request)) as events:
             async for event in events:
                 channel.post(RunEvent(run, event))
     except asyncio.CancelledError:  # the worker stopped reading this run
@@ -92,14 +98,12 @@ async def serve(app: Backend, channel: Channel) -> None:
                         task.cancel()
                 case StopThread(thread_id=thread_id):
                     runtime.request_stop(thread_id)
-                case StartRun(run=run, op=op, args=args) if op in OPS:
+                case SendRun(run=run) | ResumeRun(run=run):
                     task = asyncio.create_task(
-                        _run(app, channel, run, op, args), name=f"baton-turn-{run}"
+                        _run(app, channel, request), name=f"baton-turn-{run}"
                     )
                     runs[run] = task
                     task.add_done_callback(lambda _, run=run: runs.pop(run, None))
-                case StartRun(run=run, op=op):
-                    channel.post(RunFailed(run, f"unknown request {op!r}"))
                 case other:
                     raise TypeError(f"not a request: {type(other).__name__}")
     finally:

@@ -10,13 +10,13 @@ tab's streams, other tabs' runs on the live channel) is the ``RunFollowing`` hal
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import reflex as rx
 
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.timeline import earlier_reply_marks
+from chat_app.services.presentation.views import TimelineItem, TimelineView
 from chat_app.services.runtime import live
 from chat_app.services.runtime.runtime import backend
 from chat_app.services.runtime.send_order import predecessor_prefix
@@ -153,7 +153,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         if chips != list(self.chips):
             self.chips = chips
 
-    def _show(self, view: Any) -> None:
+    def _show(self, view: TimelineView) -> None:
         self.found = True
         self.title = view.thread.title
         self.model_label = view.model_label
@@ -192,7 +192,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         self._set_chips(chips)
         self._refresh_undo()
 
-    def _append(self, *items: Any) -> None:
+    def _append(self, *items: TimelineItem) -> None:
         """A run's new rows, in order; the live pages are laid out once for all of them (a
         step's reply and tool results arrive together, and each layout re-reads the page)."""
         live: list[TimelineRow] | None = None

@@ -15,11 +15,19 @@ import itertools
 import logging
 import time
 from collections.abc import AsyncIterator, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import reflex as rx
 
-from agent_core.events import AcceptedEvent, DoneEvent, HandoffEvent, TokenEvent, WarningEvent
+from agent_core.events import (
+    AcceptedEvent,
+    HandoffEvent,
+    InputBlocked,
+    ResetFailed,
+    ResetStarting,
+    TokenEvent,
+    WarningEvent,
+)
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import replies
 from chat_app.services.conversation import threads as thread_service
@@ -31,19 +39,21 @@ from chat_app.services.presentation.ui_events import (
     MeterShown,
     QueuedShown,
     Refused,
-    ResetShown,
     Resync,
     RowsReplaced,
     RunChanged,
+    SessionOpened,
     TitleChanged,
     UiEvent,
 )
+from chat_app.services.presentation.views import TimelineItem, TimelineView
 from chat_app.services.runtime import live
 from chat_app.services.runtime.runtime import backend
 from chat_app.states import live_outage, scripts
 from chat_app.states.connection import connected_here
 from chat_app.states.paste_offer_state import PasteOfferState
 from chat_app.states.rows import (
+    TimelineRow,
     chip_row,
     meter_bar,
     resetting_row,
@@ -92,6 +102,20 @@ class RunFollowing(rx.State, mixin=True):
     # copies are skipped.
     _own_runs: list[str] = []
     _watch_generation: int = 0
+
+    if TYPE_CHECKING:  # what the rest of ChatState gives this half (see the module)
+        thread_key: str
+        has_later: bool
+        _live: list[TimelineRow]
+
+        def _owner(self) -> str: ...
+        def _stream_add(self, text: str) -> None: ...
+        def _stream_clear(self) -> None: ...
+        def _show(self, view: TimelineView) -> None: ...
+        def _set_live(self, live: list[TimelineRow]) -> None: ...
+        def _append(self, *items: TimelineItem) -> None: ...
+        def _mark_replaced(self, replies: list[list[int]], *, exactly: bool) -> None: ...
+        def _reconcile(self) -> None: ...
 
     # The owner is read server-side inside each stream, never taken from the event payload,
     # so a crafted event cannot act for another browser; the services check it owns the thread.
@@ -211,7 +235,7 @@ class RunFollowing(rx.State, mixin=True):
             return
         async with self:
             if self.thread_key == thread_id and self._streams == 0:
-                self.meter = meter_bar(meter, self.meter)
+                self.meter = meter_bar(meter)
 
     @rx.event(background=True)
     async def watch_thread(self, thread_id: str):
@@ -231,13 +255,14 @@ class RunFollowing(rx.State, mixin=True):
                     event = await asyncio.wait_for(queue.get(), WATCH_CHECK_SECONDS)
                 except TimeoutError:
                     event = None
-                cut = event is not None and isinstance(event.event, live.Paused)
+                said = None if event is None else event.event
+                cut = isinstance(said, live.Paused)
                 try:
                     if not cut and event is not None and event.run in own:
                         continue  # this tab's own run reaches it on the run's own stream
-                    if not cut and (event is None or isinstance(event.event, TokenEvent)):
-                        if event is not None:
-                            tokens += _text([event.event])
+                    if not cut and (event is None or isinstance(said, TokenEvent)):
+                        if isinstance(said, TokenEvent):
+                            tokens += said.text
                             if time.monotonic() - flushed_at < FLUSH_SECONDS and queue.qsize():
                                 continue
                         elif not connected_here(token):
@@ -257,7 +282,7 @@ class RunFollowing(rx.State, mixin=True):
                             if not running and self.remote_running:
                                 self._remote_run_ended()
                         continue
-                    if not cut and event is not None:
+                    if event is not None and said is not None and not isinstance(said, live.Paused):
                         async with self:
                             if self.thread_key != thread_id or self._watch_generation != generation:
                                 return
@@ -267,7 +292,7 @@ class RunFollowing(rx.State, mixin=True):
                             if tokens:
                                 self._stream_add(tokens)
                                 tokens = ""
-                            follow_up = self._apply_remote(event.event)
+                            follow_up = self._apply(said)
                         if follow_up is not None:
                             yield follow_up
                 except Exception:  # the tab's state is out of reach: its Redis is cut
@@ -288,7 +313,7 @@ class RunFollowing(rx.State, mixin=True):
         async with self:
             if self.thread_key != thread_id or self._watch_generation != generation:
                 return False
-            self._apply_remote(Resync())
+            self._apply(Resync())
         return True
 
     def _remote_run_ended(self) -> None:
@@ -299,13 +324,15 @@ class RunFollowing(rx.State, mixin=True):
             self._stream_clear()
             meter = thread_service.current_meter(backend(), self._owner(), self.thread_key)
             if meter is not None:
-                self.meter = meter_bar(meter, self.meter)
+                self.meter = meter_bar(meter)
             if self.has_later:
                 return
             self._reconcile()
 
-    def _apply_remote(self, event: UiEvent) -> Any:
-        """An event of a run this tab did not start."""
+    def _apply(self, event: UiEvent) -> Any:
+        """One run event -> state change; returns a toast or scroll to run, if any. The
+        run and resync events come from the live channel only (runs this tab did not
+        start); a run's end is its stream's end."""
         match event:
             case RunChanged(running=True):
                 self.remote_running = self.sending = True
@@ -315,15 +342,6 @@ class RunFollowing(rx.State, mixin=True):
                 view = thread_service.load_timeline(backend(), self._owner(), self.thread_key)
                 if view is not None:
                     self._show(view)
-            case DoneEvent():
-                pass
-            case _:
-                return self._apply(event)
-        return None
-
-    def _apply(self, event: UiEvent) -> Any:
-        """One run event -> state change; returns a toast or scroll to run, if any."""
-        match event:
             case ItemShown(item=item) | QueuedShown(item=item):
                 self._append(item)
                 return scripts.scroll_to_bottom()
@@ -332,11 +350,32 @@ class RunFollowing(rx.State, mixin=True):
             case RowsReplaced(seqs=seqs):
                 self._mark_replaced([list(seqs)], exactly=False)
             case MeterShown(meter=meter):
-                self.meter = meter_bar(meter, self.meter)
+                self.meter = meter_bar(meter)
             case TitleChanged(title=title) if title:
                 self.title = title
-            case ResetShown():
-                return self._apply_reset(event)
+            case ResetStarting(session_number=number):
+                self.resetting = True
+                self._stream_clear()
+                self._set_live(upsert(unwrapped(self._live), resetting_row(number)))
+                return scripts.scroll_to_bottom()
+            case InputBlocked():
+                # The divider says "Resetting context…" and the composer what happens to a
+                # message sent now: a third line saying it again was noise.
+                return None
+            case SessionOpened(session_number=number, divider=divider, chip=chip):
+                self.chips = with_new_session(self.chips, chip_row(chip))
+                self._set_live(upsert(self._reset_ended(), timeline_row(divider)))
+                if self.handoff_running:
+                    return None  # the handoff's own "done" message says it
+                # One id for every reset's toast: back-to-back resets replace it, not pile up.
+                return rx.toast.success(
+                    f"Session {number} started — context was reset", id="context-reset"
+                )
+            case ResetFailed(reason=reason, cancelled=cancelled):
+                self._set_live(self._reset_ended())
+                if cancelled:  # a /handoff stopped: its own toast says so, in one place
+                    return None
+                return rx.toast.error(f"Context reset failed: {reason or 'unknown error'}")
             case HandoffEvent(status=status, message=message):
                 self.handoff_running = status == "started"
                 if message:
@@ -357,33 +396,9 @@ class RunFollowing(rx.State, mixin=True):
                 return rx.toast.warning(message)
         return None
 
-    def _apply_reset(self, event: ResetShown) -> Any:
-        match event.event:
-            case "reset_starting":
-                self.resetting = True
-                self._stream_clear()
-                self._set_live(upsert(unwrapped(self._live), resetting_row(event.session_number)))
-                return scripts.scroll_to_bottom()
-            case "input_blocked":
-                # The divider says "Resetting context…" and the composer what happens to a
-                # message sent now: a third line saying it again was noise.
-                return None
-        rows = [row for row in self._live if not row.resetting]
+    def _reset_ended(self) -> list[TimelineRow]:
+        """A reset completed or failed: input opens again; the run's rows without the
+        reset's placeholder divider, to show."""
         self.resetting = False
         self.notice = ""
-        if event.event == "reset_complete":
-            if event.chip is not None:
-                self.chips = with_new_session(self.chips, chip_row(event.chip))
-            divider = event.divider
-            self._set_live(upsert(rows, timeline_row(divider)) if divider else rows)
-            if self.handoff_running:
-                return None  # the handoff's own "done" message says it
-            # One id for every reset's toast: back-to-back resets replace it, not pile up.
-            return rx.toast.success(
-                f"Session {event.session_number} started — context was reset",
-                id="context-reset",
-            )
-        self._set_live(rows)  # reset_failed
-        if event.cancelled:  # a /handoff stopped: its own toast says so, in one place
-            return None
-        return rx.toast.error(f"Context reset failed: {event.reason or 'unknown error'}")
+        return [row for row in self._live if not row.resetting]

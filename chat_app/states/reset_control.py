@@ -16,12 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 import reflex as rx
 
 from agent_core import StoreError
-from agent_core.events import DoneEvent
+from agent_core.events import ContextResetEvent, DoneEvent
 from chat_app.services.conversation import reset_control as control
 from chat_app.services.presentation.ui_events import (
     ItemShown,
     MarkerShown,
-    ResetShown,
     Resync,
     RunChanged,
     UiEvent,
@@ -64,7 +63,7 @@ class StatusChanges:
                 if item.marker_event == "handoff_review" and item.edit is not None:
                     self.review_settled = True
                 return item.kind in ("marker", "divider")
-            case RunChanged() | DoneEvent() | ResetShown() | Resync():
+            case RunChanged() | DoneEvent() | ContextResetEvent() | Resync():
                 return True
             case MarkerShown(type="compaction" | "masking"):
                 return True

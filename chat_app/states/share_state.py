@@ -12,6 +12,7 @@ import dataclasses
 import reflex as rx
 
 from chat_app.services.conversation import sharing as sharing_service
+from chat_app.services.presentation.views import TimelineItem
 from chat_app.services.runtime.runtime import backend
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import ChipRow, TimelineRow, chip_row, timeline_row, with_anchors
@@ -26,7 +27,7 @@ def _token_from_path(path: str) -> str:
     return parts[-1] if len(parts) >= 2 and parts[-2] == "share" else ""
 
 
-def _public_rows(items: list) -> list[TimelineRow]:
+def _public_rows(items: list[TimelineItem]) -> list[TimelineRow]:
     """Rows with keys made from seq and position (message ids are internal)."""
     rows, per_seq = [], {}
     for item in items:

@@ -7,12 +7,15 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from agent_core import SessionRecord, StoredMessage, parse_event
+from agent_core import HandoffArtifact, SessionRecord, StoredMessage, parse_event
 from agent_core.events import (
-    ContextResetEvent,
     DoneEvent,
+    InputBlocked,
     MarkerEvent,
     MessageEvent,
+    ResetComplete,
+    ResetFailed,
+    ResetStarting,
     UtilizationEvent,
     WarningEvent,
     reply_cut_off,
@@ -54,30 +57,48 @@ def test_a_field_not_given_is_not_sent() -> None:
 
 
 def test_a_reset_phase_says_only_its_own_fields_and_refuses_unknown_ones() -> None:
-    event = ContextResetEvent.of("reset_failed", reason="Handoff cancelled", cancelled=True)
+    event = ResetFailed(reason="Handoff cancelled", cancelled=True)
     assert event.model_dump() == {
         "type": "context_reset",
         "data": {"event": "reset_failed", "reason": "Handoff cancelled", "cancelled": True},
     }
-    assert (event.reason, event.cancelled, event.session) == ("Handoff cancelled", True, None)
+    assert (event.reason, event.cancelled) == ("Handoff cancelled", True)
+    assert parse_event(event.model_dump()) == event
     with pytest.raises(ValidationError):
-        ContextResetEvent.of("reset_failed", reasons="a typo is not carried along unseen")
+        ResetFailed.model_validate({"reasons": "a typo is not carried along unseen"})
+    with pytest.raises(ValidationError):  # a phase says its own fields only
+        parse_event({"type": "context_reset", "data": {"event": "input_blocked", "trigger": "x"}})
 
 
 def test_a_completed_resets_records_are_typed_and_go_out_as_json() -> None:
     row = _row()
     session = SessionRecord(id="s2", thread_id=row.thread_id, number=2, started_at=row.created_at)
-    event = ContextResetEvent.of(
-        "reset_complete",
-        session=session.model_dump(mode="json"),
-        session_number=2,
-        delivered=[row.model_dump(mode="json")],
+    handoff = HandoffArtifact(
+        session_number=1, trigger="auto", utilization=0.81, model="m", goal="Ship it"
     )
-    assert event.session == session and event.delivered == [row]
+    event = ResetComplete(
+        old_session_id="s1",
+        new_session_id="s2",
+        session=session,
+        session_number=2,
+        trigger="auto",
+        utilization=0.81,
+        model="m",
+        handoff=handoff,
+        handoff_source="facts_only",
+        handoff_tokens=0,
+        handoff_input_tokens=0,
+        review=False,
+        delivered=[row],
+    )
+    assert event.session == session and event.delivered == [row] and event.handoff == handoff
     data = event.model_dump()["data"]
+    assert data["event"] == "reset_complete"
     assert data["session"] == session.model_dump(mode="json")
     assert data["delivered"] == [row.model_dump(mode="json")]
+    assert data["handoff"] == handoff.model_dump(mode="json")
     assert parse_event(event.model_dump()) == event
+    assert parse_event(event.model_dump(mode="json")) == event
 
 
 def test_a_message_event_carries_its_row_as_json() -> None:
@@ -93,7 +114,15 @@ def test_a_message_event_carries_its_row_as_json() -> None:
     [
         UtilizationEvent(tokens=5, window=0, basis="approximate"),
         MessageEvent.of(_row()),
-        ContextResetEvent.of("reset_starting", session_id="s1", session_number=1, trigger="auto"),
+        ResetStarting(
+            session_id="s1",
+            session_number=1,
+            context_utilization=0.8,
+            trigger="auto",
+            threshold=0.8,
+        ),
+        InputBlocked(reason="Context reset in progress"),
+        ResetFailed(reason="no model"),
         MarkerEvent(type="todo_compressed", message="Compressed", todo_id="a", marker_id="r9"),
         reply_cut_off(message_id="m1"),
     ],

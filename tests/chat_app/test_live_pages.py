@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from chat_app.services.presentation.views import TimelineItem
 from chat_app.states.live_pages import PAGE_ROWS, PAGES, live_layout
 from chat_app.states.rows import TimelineRow
 
@@ -62,15 +63,15 @@ def test_a_long_turns_step_sends_one_page_never_the_window_or_the_run():
     _sent(state)
     for n in range(150):
         state._append(
-            {
-                "key": f"live-{n}",
-                "kind": "tool",
-                "seq": 1000 + n,
-                "session_number": 1,
-                "role": "assistant",
-                "tool_name": "run_command",
-                "summary": f"step {n}",
-            }
+            TimelineItem(
+                key=f"live-{n}",
+                kind="tool",
+                seq=1000 + n,
+                session_number=1,
+                role="assistant",
+                tool_name="run_command",
+                summary=f"step {n}",
+            )
         )
         sent = _sent(state) - {"live_pages", "earliest_seq", "has_earlier"}
         pages = [name for name in sent if name.startswith("live_")]
@@ -108,9 +109,9 @@ def test_a_row_updated_in_place_sends_its_page_with_the_change():
         "tool_name": "run_command",
         "summary": "pytest",
     }
-    state._append(call)
+    state._append(TimelineItem(**call))
     _sent(state)
-    state._append({**call, "tool_result": "3 passed"})
+    state._append(TimelineItem(**{**call, "tool_result": "3 passed"}))
     sent = _sent(state)
     assert [name for name in sent if name.startswith("live_")] == ["live_0"], sent
     assert state.live_0[0].tool[0].tool_result == "3 passed"
@@ -168,8 +169,8 @@ def test_a_batch_of_rows_is_laid_out_once_and_shows_what_one_at_a_time_shows(mon
     monkeypatch.setattr(type(batched), "_set_live", counted)
     for n in range(60):
         for row in step(n):
-            one_by_one._append(row)
-        batched._append(*step(n))
+            one_by_one._append(TimelineItem(**row))
+        batched._append(*(TimelineItem(**row) for row in step(n)))
         assert len(layouts) == n + 1  # one layout per batch
     for name in (
         "rows",

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from chat_app.services.conversation.replays import ReplayEventView, fold_unchanged
+import pytest
+from pydantic import ValidationError
+
+from chat_app.services.conversation.replays import (
+    CompactionReplayed,
+    MaskReplayed,
+    ReplayEventView,
+    ResetReplayed,
+    fold_unchanged,
+    replayed_events,
+)
 
 
 def _mask(index: int, at: float, unchanged: bool = True) -> ReplayEventView:
@@ -24,3 +34,32 @@ def test_consecutive_unchanged_masks_are_one_row_and_the_others_stay() -> None:
 
 def test_a_lone_unchanged_mask_keeps_its_own_row() -> None:
     assert fold_unchanged([_mask(3, 0.4)]) == [_mask(3, 0.4)]
+
+
+def test_stored_replay_events_read_back_typed_and_an_unknown_kind_is_refused() -> None:
+    stored = [
+        {
+            "event": "mask",
+            "message_index": 3,
+            "utilization": 0.41,
+            "basis": "exact",
+            "utilization_after": 0.3,
+            "outputs": 2,
+            "tokens_before": 9,
+            "tokens_after": 4,
+        },
+        {"event": "compaction", "message_index": 7, "utilization": 0.52, "messages_summarized": 5},
+        {
+            "event": "reset",
+            "message_index": 9,
+            "utilization": 0.81,
+            "session_number": 2,
+            "handoff": {"goal": "Ship it"},
+        },
+    ]
+    mask, compaction, reset = replayed_events(stored)
+    assert isinstance(mask, MaskReplayed) and (mask.outputs, mask.utilization_after) == (2, 0.3)
+    assert isinstance(compaction, CompactionReplayed) and compaction.messages_summarized == 5
+    assert isinstance(reset, ResetReplayed) and reset.handoff == {"goal": "Ship it"}
+    with pytest.raises(ValidationError):
+        replayed_events([{"event": "summary", "message_index": 1}])

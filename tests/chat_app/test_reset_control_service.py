@@ -8,10 +8,15 @@ import asyncio
 import pytest
 
 from agent_core import NewMessage, SessionRecord, build_context
-from agent_core.events import TokenEvent
+from agent_core.events import ResetFailed, TokenEvent
 from chat_app.services.conversation.context_chart import ChartSeries, merge_runs, thread_run
-from chat_app.services.presentation.ui_events import ItemShown, MeterShown, ResetShown, RunChanged
-from chat_app.services.presentation.views import MeterView, TimelineItem
+from chat_app.services.presentation.ui_events import (
+    ItemShown,
+    MeterShown,
+    RunChanged,
+    SessionOpened,
+)
+from chat_app.services.presentation.views import MeterView, SessionChip, TimelineItem
 from tests.chat_app.wire import drained
 
 
@@ -408,7 +413,14 @@ def test_a_tab_rereads_the_status_only_after_events_that_can_change_it() -> None
     assert not changes(TokenEvent(text="x"))
     assert changes(item(role="event", kind="marker"))
     assert changes(item(role="handoff", kind="divider"))
-    assert changes(ResetShown(event="reset_complete"))
+    assert changes(
+        SessionOpened(
+            session_number=2,
+            divider=TimelineItem(key="d2", kind="divider", session_number=2),
+            chip=SessionChip(number=2, label="Session 2", anchor="session-2", current=True),
+        )
+    )
+    assert changes(ResetFailed(reason="no model"))
     assert changes(RunChanged(running=False))
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from agent_core import SessionRecord, StoredMessage
-from agent_core.events import ContextResetEvent, MessageEvent
+from agent_core import HandoffArtifact, SessionRecord, StoredMessage
+from agent_core.events import MessageEvent, ResetComplete, ResetFailed
 from chat_app.services.presentation.run_events import FIRST_SEQ, Translator
-from chat_app.services.presentation.ui_events import ItemShown, ResetShown
+from chat_app.services.presentation.ui_events import ItemShown, SessionOpened
 
 _AT = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
@@ -29,6 +29,26 @@ def _row(seq: int, session: SessionRecord, role: str = "user") -> StoredMessage:
     )
 
 
+def _completed(old: SessionRecord, new: SessionRecord, *delivered: StoredMessage) -> ResetComplete:
+    return ResetComplete(
+        old_session_id=old.id,
+        new_session_id=new.id,
+        session=new,
+        session_number=new.number,
+        trigger="auto",
+        utilization=0.8,
+        model="m",
+        handoff=HandoffArtifact(
+            session_number=old.number, trigger="auto", utilization=0.8, model="m"
+        ),
+        handoff_source="facts_only",
+        handoff_tokens=0,
+        handoff_input_tokens=0,
+        review=False,
+        delivered=list(delivered),
+    )
+
+
 def test_a_threads_first_row_comes_with_the_divider_of_the_session_it_opens() -> None:
     first = _session(1)
     events = Translator([first], "Baton").translate(MessageEvent.of(_row(FIRST_SEQ, first)))
@@ -42,18 +62,11 @@ def test_a_threads_first_row_comes_with_the_divider_of_the_session_it_opens() ->
 def test_rows_after_a_reset_are_numbered_by_the_session_its_event_carries() -> None:
     first, second = _session(1), _session(2)
     translator = Translator([first], "Baton")
-    reset = ContextResetEvent.of(
-        "reset_complete",
-        old_session_id=first.id,
-        new_session_id=second.id,
-        session=second.model_dump(mode="json"),
-        session_number=2,
-        delivered=[_row(7, second).model_dump(mode="json")],
-    )
+    reset = _completed(first, second, _row(7, second))
     [divider_event, delivered] = translator.translate(reset)
-    assert isinstance(divider_event, ResetShown) and divider_event.chip is not None
+    assert isinstance(divider_event, SessionOpened)
     assert divider_event.chip.number == 2
-    assert divider_event.divider is not None and divider_event.divider.session_number == 2
+    assert divider_event.divider.session_number == 2
     assert isinstance(delivered, ItemShown) and delivered.item.session_number == 2
     [reply] = translator.translate(MessageEvent.of(_row(8, second, role="assistant")))
     assert isinstance(reply, ItemShown)
@@ -66,20 +79,15 @@ def test_the_events_wire_shape_reads_back_as_the_same_event() -> None:
 
     first, second = _session(1), _session(2)
     translator = Translator([first], "Baton")
-    reset = ContextResetEvent.of(
-        "reset_complete",
-        session=second.model_dump(mode="json"),
-        session_number=2,
-        delivered=[_row(7, second).model_dump(mode="json")],
-    )
+    reset = _completed(first, second, _row(7, second))
     events = [
         *translator.translate(MessageEvent.of(_row(FIRST_SEQ, first))),
         *translator.translate(reset),
-        *translator.translate(ContextResetEvent.of("reset_failed", reason="no model")),
+        *translator.translate(ResetFailed(reason="no model")),
     ]
     wire = [event.model_dump() for event in events]
     assert [parse_ui_event(w) for w in wire] == events
     assert wire[-1] == {
         "type": "context_reset",
-        "data": {"event": "reset_failed", "session_number": 1, "reason": "no model"},
+        "data": {"event": "reset_failed", "reason": "no model"},
     }

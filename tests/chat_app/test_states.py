@@ -239,7 +239,7 @@ def test_a_live_reset_adds_the_new_chip_and_any_missing_earlier_ones():
     ]
 
 
-def test_the_meter_marks_approximate_counts_and_keeps_thresholds():
+def test_the_meter_marks_approximate_counts_and_draws_its_thresholds():
     bar = meter_bar(
         MeterView(
             tokens=4100,
@@ -252,8 +252,14 @@ def test_the_meter_marks_approximate_counts_and_keeps_thresholds():
     )
     assert bar.label == "~82%" and bar.level == "high"
     assert "4,100 of 5,000 tokens" in bar.title
-    later = meter_bar({"tokens": 1000, "window": 5000, "fraction": 0.2, "basis": "exact"}, bar)
-    assert later.label == "20%" and later.reset_percent == 80 and later.level == "ok"
+    assert (bar.compact_percent, bar.reset_percent) == (50, 80)
+    later = meter_bar(MeterView(tokens=1000, window=5000, fraction=0.2, reset_threshold=0.7))
+    assert later.label == "20%" and later.reset_percent == 70 and later.level == "ok"
+    # A "compact" strategy never resets; "auto" resolved to reset never compacts.
+    compacting = meter_bar(MeterView(strategy="compact", effective_strategy="compact"))
+    assert (compacting.show_compact, compacting.show_reset) == (True, False)
+    assert "reset at" not in compacting.title
+    assert (later.show_compact, later.show_reset) == (False, True)
 
 
 def test_relative_times():

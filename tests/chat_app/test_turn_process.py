@@ -328,22 +328,21 @@ async def _drain(stream) -> list[dict]:
     return await drained(stream)
 
 
-def test_the_turn_process_refuses_a_run_it_does_not_know_and_serves_on() -> None:
+def test_the_turn_process_refuses_a_frame_that_is_not_a_request() -> None:
     from chat_app.services import turn_worker
     from chat_app.services.runtime.backend import Backend
-    from chat_app.services.runtime.turn_frames import RunFailed, StartRun
+    from chat_app.services.runtime.turn_frames import RunEnded
 
-    async def exchange() -> RunFailed:
+    async def exchange() -> None:
         ours, theirs = socket.socketpair()
         worker = turn_process.Channel(*await asyncio.open_unix_connection(sock=ours))
         child = turn_process.Channel(*await asyncio.open_unix_connection(sock=theirs))
-        unread = cast(Backend, object())  # an unknown run never reaches the backend
+        unread = cast(Backend, object())  # no run starts: the backend is never read
         serving = asyncio.create_task(turn_worker.serve(unread, child))
-        worker.post(StartRun(7, "delete_everything", {"thread_id": "t1"}))
-        reply = await asyncio.wait_for(worker.receive(), 5)
-        assert not serving.done()
+        worker.post(RunEnded(7))  # a reply: the worker never sends one
+        with pytest.raises(TypeError, match="not a request: RunEnded"):
+            await asyncio.wait_for(serving, 5)
         worker.close()
-        await asyncio.wait_for(serving, 5)  # the worker's end closed: it stops serving
-        return reply
+        child.close()
 
-    assert asyncio.run(exchange()) == RunFailed(7, "unknown request 'delete_everything'")
+    asyncio.run(exchange())

@@ -16,9 +16,9 @@ series, events and summary; a cancelled one stores nothing.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from sqlmodel import Session, col, select
 
 from agent_core import model_info, parse_transcript, replay_transcript
@@ -33,6 +33,11 @@ from chat_app.services.runtime import runtime
 from chat_app.services.runtime.backend import Backend
 
 __all__ = [
+    "MaskReplayed",
+    "CompactionReplayed",
+    "ResetReplayed",
+    "ReplayedEvent",
+    "replayed_events",
     "ReplayCancelled",
     "ReplayEventView",
     "ReplayView",
@@ -51,12 +56,52 @@ class ReplayCancelled(AppError):
     """The user cancelled a replay; nothing is stored."""
 
 
+class _Replayed(BaseModel):
+    """A stored replay event (``replay_transcript``'s dicts, kept as JSON): what the app
+    reads of it. Other keys the engine writes (``timestamp``, ``basis``, token counts) are
+    kept in the row and left unread here; a key an older run lacks reads as it always did
+    (0, or no handoff)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    message_index: int = 0
+    utilization: float = 0.0
+
+
+class MaskReplayed(_Replayed):
+    event: Literal["mask"]
+    utilization_after: float = 0.0
+    outputs: int = 0
+
+
+class CompactionReplayed(_Replayed):
+    event: Literal["compaction"]
+    messages_summarized: int = 0
+
+
+class ResetReplayed(_Replayed):
+    event: Literal["reset"]
+    session_number: int = 0
+    handoff: dict[str, Any] | None = None
+
+
+ReplayedEvent = Annotated[
+    MaskReplayed | CompactionReplayed | ResetReplayed, Field(discriminator="event")
+]
+_REPLAYED: TypeAdapter[list[ReplayedEvent]] = TypeAdapter(list[ReplayedEvent])
+
+
+def replayed_events(stored: list[Any]) -> list[ReplayedEvent]:
+    """The typed events of a stored run (its ``events`` column)."""
+    return _REPLAYED.validate_python(stored)
+
+
 class ReplayEventView(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     kind: str
-    message_index: int
-    utilization: float
+    message_index: int = 0
+    utilization: float = 0.0
     label: str
     preview: str = ""
     handoff: dict[str, Any] | None = None
@@ -132,7 +177,8 @@ def run_replay(
         ):
             progress(step.message_index + 1, step.total)
 
-    events, summary = [], {}
+    events: list[dict[str, Any]] = []
+    summary: dict[str, Any] = {}
     for event in replay_transcript(
         transcript,
         model=model,
@@ -150,7 +196,9 @@ def run_replay(
             summary = event
         else:
             events.append(event)
-    keep = {e["message_index"] for e in events}
+    # Stored as the engine wrote them; read back typed (a shape the app cannot read fails
+    # here, before anything is stored).
+    keep = {e.message_index for e in replayed_events(events)}
     with app.write() as db:
         run = TranscriptReplay(
             thread_id=thread_id,
@@ -193,38 +241,37 @@ def _view(number: int, run: TranscriptReplay) -> ReplayView:
     window = int(policy.get("window") or 1)
     summary = run.summary or {}
     events = []
-    for event in run.events:
-        kind = event.get("event", "")
-        percent = round(float(event.get("utilization") or 0) * 100)
-        after = int(event.get("message_index") or 0) + 1
+    for event in replayed_events(run.events):
+        percent = round(event.utilization * 100)
+        after = event.message_index + 1
         now = percent  # what a mask leaves; other events are not measured after
-        if kind == "reset":
-            label = (
-                f"Reset at {percent}% after message {after:,}: session "
-                f"{event.get('session_number')} starts from the handoff"
-            )
-        elif kind == "mask":
-            now = round(float(event.get("utilization_after") or 0) * 100)
-            outputs = int(event.get("outputs") or 0)
-            label = (
-                f"Mask at {percent}% after message {after:,}: {outputs:,} old tool "
-                f"output{'' if outputs == 1 else 's'} masked, {percent}% → {now}%"
-            )
-        else:
-            label = (
-                f"Compaction at {percent}% after message {after:,}: "
-                f"{event.get('messages_summarized', 0):,} messages summarized"
-            )
-        handoff = event.get("handoff")
+        handoff = None
+        match event:
+            case ResetReplayed(session_number=session_number, handoff=handoff):
+                label = (
+                    f"Reset at {percent}% after message {after:,}: session "
+                    f"{session_number} starts from the handoff"
+                )
+            case MaskReplayed(utilization_after=utilization_after, outputs=outputs):
+                now = round(utilization_after * 100)
+                label = (
+                    f"Mask at {percent}% after message {after:,}: {outputs:,} old tool "
+                    f"output{'' if outputs == 1 else 's'} masked, {percent}% → {now}%"
+                )
+            case CompactionReplayed(messages_summarized=summarized):
+                label = (
+                    f"Compaction at {percent}% after message {after:,}: "
+                    f"{summarized:,} messages summarized"
+                )
         events.append(
             ReplayEventView(
-                kind=kind,
-                message_index=after - 1,
-                utilization=float(event.get("utilization") or 0),
+                kind=event.event,
+                message_index=event.message_index,
+                utilization=event.utilization,
                 label=label,
                 preview=handoff_preview(handoff),
                 handoff=handoff,
-                unchanged=kind == "mask" and now == percent,
+                unchanged=event.event == "mask" and now == percent,
             )
         )
     label = (
@@ -325,10 +372,9 @@ def chart_rows(
             points = dict((i, t) for i, t in run.series)
             for index, tokens in run.series:
                 at(index)["baton"] = tokens
-            for event in run.events:
-                index = int(event.get("message_index") or 0)
-                key = _MARKER_KEYS.get(event.get("event"), "baton_compaction")
-                at(index)[key] = points.get(index, 0)
+            for event in replayed_events(run.events):
+                index = event.message_index
+                at(index)[_MARKER_KEYS[event.event]] = points.get(index, 0)
         return [rows[i] for i in sorted(rows)]
 
 

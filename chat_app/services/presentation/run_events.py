@@ -9,11 +9,11 @@ from collections.abc import Iterable
 
 from agent_core import Event, SessionRecord, StoredMessage
 from agent_core.events import (
-    ContextResetEvent,
     ErrorEvent,
     MarkerEvent,
     MessageEvent,
     QueuedEvent,
+    ResetComplete,
     UtilizationEvent,
 )
 from chat_app.services.presentation.run_labels import RunLabeller
@@ -24,7 +24,7 @@ from chat_app.services.presentation.ui_events import (
     MeterShown,
     QueuedShown,
     Refused,
-    ResetShown,
+    SessionOpened,
     UiEvent,
 )
 from chat_app.services.presentation.views import MeterView, SessionChip, TimelineItem
@@ -48,7 +48,7 @@ class Translator:
         match event:
             case MessageEvent(row=row):
                 return [ItemShown(item=self._labelled(i)) for i in self._rows(row)]
-            case ContextResetEvent():
+            case ResetComplete():
                 return self._reset(event)
             case MarkerEvent():
                 item = TimelineItem(
@@ -99,28 +99,24 @@ class Translator:
             item = item.model_copy(update={"model": self.label})
         return self.labeller.apply(item)  # named once per run, not under every reply
 
-    def _reset(self, event: ContextResetEvent) -> list[UiEvent]:
-        """A reset's phase; at its completion the new session's divider and chip, then the
-        messages delivered into it as rows."""
-        if event.event != "reset_complete":
-            said = {
-                k: getattr(event, k) for k in ("reason", "cancelled") if k in event.model_fields_set
-            }
-            return [ResetShown(event=event.event, session_number=event.session_number, **said)]
+    def _reset(self, event: ResetComplete) -> list[UiEvent]:
+        """A reset's completion: the new session's divider and chip, then the messages
+        delivered into it as rows (its other phases go to the page as they are)."""
         self.labeller.named = ""  # the new session's first reply names its model
         # The engine's event carries the session it opened: nothing is read back.
         new = event.session
-        if new is not None:
-            self.sessions[new.id] = new
-            self.folder.session_numbers[new.id] = new.number
+        self.sessions[new.id] = new
+        self.folder.session_numbers[new.id] = new.number
         delivered = event.delivered
         first_seq = min((row.seq for row in delivered), default=0)
         number = event.session_number
         chip = SessionChip(
             number=number, label=f"Session {number} ← current", anchor=anchor(number), current=True
         )
-        divider = divider_item(new, first_seq) if new else None
+        opened = SessionOpened(
+            session_number=number, divider=divider_item(new, first_seq), chip=chip
+        )
         return [
-            ResetShown(event=event.event, session_number=number, divider=divider, chip=chip),
+            opened,
             *(ItemShown(item=self._labelled(i)) for row in delivered for i in self.folder.add(row)),
         ]

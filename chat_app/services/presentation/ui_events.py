@@ -17,17 +17,29 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    TypeAdapter,
+    model_serializer,
+    model_validator,
+)
 
 from agent_core import WireEvent
 from agent_core.events import (
     AcceptedEvent,
     CompactEvent,
+    ContextResetEvent,
     DoneEvent,
     HandoffEvent,
+    InputBlocked,
     MarkerEvent,
     MarkerKind,
-    ResetPhase,
+    ResetFailed,
+    ResetStarting,
     TokenEvent,
     WarningEvent,
 )
@@ -38,6 +50,7 @@ __all__ = [
     "QueuedShown",
     "MeterShown",
     "MarkerShown",
+    "SessionOpened",
     "ResetShown",
     "RowsReplaced",
     "TitleChanged",
@@ -125,17 +138,29 @@ class MarkerShown(BaseModel):
         return {**wire, "data": {**wire["data"], "item": self.item.model_dump(mode="json")}}
 
 
-class ResetShown(WireEvent):
-    """A phase of a context reset; at its completion, the new session's divider and chip
-    (the delivered messages follow as :class:`ItemShown`)."""
+class SessionOpened(ContextResetEvent):
+    """A reset completed: the new session's divider and chip (the delivered messages follow
+    as :class:`ItemShown`). The reset's other phases reach the page as the engine said them."""
 
-    type: Literal["context_reset"] = "context_reset"
-    event: ResetPhase
-    session_number: int = 1
-    reason: str = ""
-    cancelled: bool = False
-    divider: TimelineItem | None = None
-    chip: SessionChip | None = None
+    event: Literal["reset_complete"] = "reset_complete"
+    divider: TimelineItem
+    chip: SessionChip
+
+
+def _phase(value: Any) -> str | None:
+    if isinstance(value, dict):
+        return value.get("event") or (value.get("data") or {}).get("event")
+    return getattr(value, "event", None)
+
+
+#: A reset's phase as the page is told it, told apart by ``event``.
+ResetShown = Annotated[
+    Annotated[ResetStarting, Tag("reset_starting")]
+    | Annotated[InputBlocked, Tag("input_blocked")]
+    | Annotated[SessionOpened, Tag("reset_complete")]
+    | Annotated[ResetFailed, Tag("reset_failed")],
+    Discriminator(_phase),
+]
 
 
 class RowsReplaced(WireEvent):

@@ -9,12 +9,13 @@ does not know cannot arrive.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from chat_app.services.presentation.ui_events import UiEvent
 from chat_app.services.runtime.run_stream import Owned
 
 __all__ = [
+    "SendRun",
+    "ResumeRun",
     "StartRun",
     "CloseRun",
     "StopThread",
@@ -29,13 +30,31 @@ __all__ = [
 
 # The worker's requests ------------------------------------------------------------------
 @dataclass(frozen=True)
-class StartRun:
-    """Run ``op`` (``turn_worker.OPS``: ``send``, ``resume``) with ``args``; its frames
+class SendRun:
+    """Send ``text`` to ``thread_id`` for ``owner`` (``chat.send_here``); the run's frames
     come back under ``run``."""
 
     run: int
-    op: str
-    args: dict[str, Any]
+    owner: str
+    thread_id: str
+    text: str
+    client_id: str | None
+    after_unstored: bool = False
+
+
+@dataclass(frozen=True)
+class ResumeRun:
+    """Resume ``thread_id``'s queued messages for ``owner`` (``chat.resume_here``); the run's
+    frames come back under ``run``."""
+
+    run: int
+    owner: str
+    thread_id: str
+    cut: bool
+
+
+#: A request that starts a run.
+StartRun = SendRun | ResumeRun
 
 
 @dataclass(frozen=True)
@@ -52,7 +71,7 @@ class StopThread:
     thread_id: str
 
 
-Request = StartRun | CloseRun | StopThread
+Request = SendRun | ResumeRun | CloseRun | StopThread
 
 
 # The turn process's replies ---------------------------------------------------------------

@@ -48,9 +48,11 @@ from chat_app.services.runtime.turn_frames import (
     ChildLost,
     CloseRun,
     Reply,
+    ResumeRun,
     RunEnded,
     RunEvent,
     RunFailed,
+    SendRun,
     StartRun,
     StopThread,
 )
@@ -286,16 +288,19 @@ def request_stop(thread_id: str) -> bool:
     return True
 
 
-async def stream(op: str, thread_id: str, **args: Any) -> RunStream:
-    """The events of run ``op`` (``send``, ``resume``: ``turn_worker.OPS``) on ``thread_id``,
-    run in the turn process. Closing it early closes the run there, as closing the run's
-    own stream would have; if the child dies meanwhile, an error event says so and it ends."""
+async def stream(
+    thread_id: str, start: Callable[[int], StartRun], *, client_id: str | None = None
+) -> RunStream:
+    """The events of the run ``start(run)`` asks for on ``thread_id``, run in the turn process
+    (``run`` is the number its frames come back under). Closing it early closes the run
+    there, as closing the run's own stream would have; if the child dies meanwhile, an error
+    event says so and it ends. ``client_id``: the sender's message, for a send."""
     client = _client
     if client is None:
         raise RuntimeError("the turn process is not started in this process")
     # A send the dead child had not acknowledged goes to the next child, once: its
     # client_id keeps the store from keeping it twice, whether or not the first got it.
-    resends = 1 if op == "send" and args.get("client_id") else 0
+    resends = 1 if client_id else 0
     accepted = False
     while True:
         channel = await client.ready()
@@ -304,7 +309,7 @@ async def stream(op: str, thread_id: str, **args: Any) -> RunStream:
         client.runs[run] = (thread_id, queue, channel)
         ended = False
         try:
-            channel.post(StartRun(run, op, {"thread_id": thread_id, **args}))
+            channel.post(start(run))
             while True:
                 reply = await queue.get()
                 if isinstance(reply, RunEvent):
@@ -320,7 +325,7 @@ async def stream(op: str, thread_id: str, **args: Any) -> RunStream:
                         _log.warning("a send the turn process lost goes to the next one")
                     case ChildLost():
                         # Not acknowledged: the sender's outbox forgets it, the text stays.
-                        unacknowledged = None if accepted else args.get("client_id")
+                        unacknowledged = None if accepted else client_id
                         yield (
                             Refused(message=ENDED_MESSAGE, client_id=unacknowledged)
                             if unacknowledged
@@ -350,16 +355,13 @@ class _InTurnProcess:
         after_unstored: bool = False,
     ) -> RunStream:
         return stream(
-            "send",
             thread_id,
-            owner=owner,
-            text=text,
+            lambda run: SendRun(run, owner, thread_id, text, client_id, after_unstored),
             client_id=client_id,
-            after_unstored=after_unstored,
         )
 
     def resume(self, owner: str, thread_id: str, *, cut: bool) -> RunStream:
-        return stream("resume", thread_id, owner=owner, cut=cut)
+        return stream(thread_id, lambda run: ResumeRun(run, owner, thread_id, cut))
 
 
 EXECUTOR: TurnExecutor = _InTurnProcess()
