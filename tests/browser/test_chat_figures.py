@@ -19,7 +19,9 @@ from chat_app.services import admin as admin_service
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
+from tests.browser.app_server import run_async
 from tests.browser.chat_page import TURN_TIMEOUT_MS, hand_off, send, user_messages, wait_idle
+from tests.browser.conftest import SIM_WINDOW
 from tests.browser.test_live_setups import _assistant
 
 PHONE = {"width": 390, "height": 844}
@@ -27,8 +29,11 @@ DESKTOP = {"width": 1280, "height": 800}
 
 
 @pytest.fixture
-def owned(browser, server_db) -> Iterator[tuple]:
-    """A browser context of a known owner on the shared server, and that owner."""
+def owned(browser, server_db, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple]:
+    """A browser context of a known owner on the shared server, and that owner. Turns this
+    process runs (``_answered_here``) see the server's context window, without its pace."""
+    monkeypatch.setenv("BATON_SIM_WINDOW", SIM_WINDOW)
+    monkeypatch.setenv("BATON_SIM_DELAY", "0")
     context = browser.new_context(base_url=server_db.url, viewport=DESKTOP)
     context.set_default_timeout(60_000)
     token = identity.mint_token()
@@ -53,6 +58,27 @@ def _answered(
     thread = thread_service.create_thread(app, owner, title, assistant_id=assistant_id)
     tab = _open(context, thread.id)
     send(tab, task)
+    wait_idle(tab)
+    return thread, tab
+
+
+def _answered_here(
+    context, app, owner: str, title: str, assistant_id: str | None = None, task: str = ""
+):
+    """As ``_answered``, the first turn run by this process on the server's database: for
+    tests whose subject comes after the answer, not the answer streaming in a browser."""
+    from chat_app.services.conversation import chat as chat_service
+
+    thread = thread_service.create_thread(app, owner, title, assistant_id=assistant_id)
+
+    async def answer() -> None:
+        async for _ in chat_service.send_message(app, owner, thread.id, task):
+            pass
+
+    run_async(answer())
+    tab = _open(context, thread.id)
+    assert user_messages(tab) == [task]
+    tab.locator("[data-role=assistant]").last.wait_for()
     wait_idle(tab)
     return thread, tab
 
@@ -123,7 +149,9 @@ CARD_LAYOUT = """
 
 def test_an_open_handoff_card_reads_in_full_and_keeps_a_phones_page(owned, app) -> None:
     context, owner = owned
-    thread, tab = _answered(context, app, owner, "Card", task="Write a config parser with tests")
+    thread, tab = _answered_here(
+        context, app, owner, "Card", task="Write a config parser with tests"
+    )
     hand_off(tab)
     for viewport in (DESKTOP, PHONE):
         shown = _open(context, thread.id, viewport)
@@ -179,7 +207,9 @@ def test_a_second_message_right_after_a_new_chats_first_goes_into_it(owned, app)
 
 def test_a_cancelled_handoff_says_so_once(owned, app) -> None:
     context, owner = owned
-    thread, tab = _answered(context, app, owner, "Cancel", task="Write a config parser with tests")
+    thread, tab = _answered_here(
+        context, app, owner, "Cancel", task="Write a config parser with tests"
+    )
     tab.locator("#composer-input").fill("/handoff")
     tab.locator("#composer-input").press("Enter")
     tab.get_by_role("button", name="Cancel handoff").click()
@@ -285,7 +315,7 @@ def test_a_long_message_the_review_form_and_the_card_as_a_user_sees_them(
 
 def test_a_rename_cancels_on_escape_and_refuses_an_empty_title(owned, app) -> None:
     context, owner = owned
-    thread, tab = _answered(
+    thread, tab = _answered_here(
         context, app, owner, "Named", task="Write a tiny greeting module with a test"
     )
     tab.reload()  # the list shows chats with a message
@@ -309,7 +339,7 @@ def test_a_rename_cancels_on_escape_and_refuses_an_empty_title(owned, app) -> No
 def test_a_long_chat_title_ends_in_an_ellipsis_in_the_list(owned, app) -> None:
     context, owner = owned
     title = "A chat whose title is far too long to fit in the list beside its buttons"
-    thread, tab = _answered(
+    thread, tab = _answered_here(
         context, app, owner, title, task="Write a tiny greeting module with a test"
     )
     tab.reload()
@@ -333,7 +363,7 @@ def test_a_reply_is_rated_with_a_note_and_admin_counts_it(owned, app) -> None:
     form = admin_service.AssistantForm(name=name)
     with Session(write_engine(runtime.engine())) as db:
         assistant = repo.create_assistant(session=db, data=admin_service.validate_form(form)).id
-    thread, tab = _answered(
+    thread, tab = _answered_here(
         context,
         app,
         owner,
@@ -363,7 +393,7 @@ def test_a_reply_is_rated_with_a_note_and_admin_counts_it(owned, app) -> None:
 def test_compact_now_is_not_offered_when_there_is_nothing_to_compact(owned, app) -> None:
     context, owner = owned
     assistant = _assistant(context_strategy="reset", warn_threshold="5")
-    _, tab = _answered(
+    _, tab = _answered_here(
         context, app, owner, "Fresh", assistant_id=assistant, task="Write a config parser"
     )
     hand_off(tab)  # a fresh session: the handoff and nothing after it
@@ -379,7 +409,7 @@ def test_settings_apply_on_every_device_of_the_user(owned, app, browser, server_
     form = admin_service.AssistantForm(name=name)
     with Session(write_engine(runtime.engine())) as db:
         chosen = repo.create_assistant(session=db, data=admin_service.validate_form(form)).id
-    _, first = _answered(context, app, owner, "Settings", task="Write a tiny greeting module")
+    _, first = _answered_here(context, app, owner, "Settings", task="Write a tiny greeting module")
     first.locator("#settings-open").click()
     dialog = first.get_by_role("dialog")
     dialog.locator("select[name=theme]").select_option("dark")
