@@ -62,9 +62,11 @@ async def _open_tab(server: AppServer, names: EventNames, cookie: str, path: str
     return socket
 
 
-async def _tabs_on_one_chat(server: AppServer, count: int) -> tuple[list[ReflexSocket], str]:
+async def _tabs_on_one_chat(
+    server: AppServer, count: int, cookie: str = ""
+) -> tuple[list[ReflexSocket], str]:
     names = EventNames.of_app()
-    cookie = await asyncio.to_thread(_fetch_cookie, server.url)
+    cookie = cookie or await asyncio.to_thread(_fetch_cookie, server.url)
     first = await ReflexSocket.open(server.url, cookie, _event(names.hydrate, "/"))
     path, _ = await open_new_chat(
         first, names, f"outage chat {uuid.uuid4().hex[:6]}", time.monotonic() + 90
@@ -134,7 +136,8 @@ def test_a_message_sent_while_redis_is_cut_is_stored_not_refused(outage_server) 
     names = EventNames.of_app()
 
     async def scenario() -> tuple[str, bool]:
-        tabs, path = await _tabs_on_one_chat(server, 1)
+        cookie = await asyncio.to_thread(_fetch_cookie, server.url)  # one user
+        tabs, path = await _tabs_on_one_chat(server, 1, cookie)
         sender = tabs[0]
         with contextlib.suppress(TimeoutError):  # the chat's first turn ends
             await await_turn_end(sender, time.monotonic() + 20)
@@ -160,10 +163,10 @@ def test_a_message_sent_while_redis_is_cut_is_stored_not_refused(outage_server) 
             proxy.restore()
             await sender.close()
         await asyncio.sleep(3)
-        cookie = await asyncio.to_thread(_fetch_cookie, server.url)
-        later = await _open_tab(server, names, cookie, path)
+        later = await ReflexSocket.open(server.url, cookie, _event(names.hydrate, path))
         try:
-            return answer, await _sees(later, text, 30)
+            await later.emit(_event(names.on_load, path))
+            return answer, await _sees(later, text, 30)  # in the chat as it loads
         finally:
             await later.close()
 
