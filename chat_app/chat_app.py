@@ -26,6 +26,7 @@ from chat_app.states.reset_control import ResetControlState
 from chat_app.states.settings_state import SettingsState
 from chat_app.states.share_state import SharedThreadState
 from chat_app.states.thread_list import ThreadListState
+from chat_app.upstream import ride_out_redis_cuts
 
 # Before anything logs a provider URL (httpx, uvicorn, Reflex): keys never reach a log.
 install_log_redaction()
@@ -165,3 +166,6 @@ app.add_page(
     on_load=AdminState.on_load,
     meta=admin_page_module.NOINDEX,
 )
+# With Redis and several workers, a tab's events are served from its worker's copy of its
+# state while Redis is cut, instead of all failing (chat_app/upstream.py).
+ride_out_redis_cuts(app)

@@ -42,6 +42,7 @@ __all__ = [
     "forget_disk_state",
     "idle_disk_states",
     "rearm_redis_tasks",
+    "ride_out_redis_cuts",
     "socket_records",
     "tab_sockets",
     "supervise_workers",
@@ -336,6 +337,265 @@ def _reflex_redis_tasks() -> bool:
     )
 
 
+# ---------------------------------------------------------------------------------------
+# Reflex: the tabs' state while Redis is cut.
+#
+# With several workers Reflex keeps every tab's state in Redis and takes a Redis lock for each
+# event: a cut made every event fail, so every message sent during it was refused although
+# PostgreSQL, which stores it, was up. A tab's events all arrive over its one websocket, on
+# one worker: that worker's last copy of the tab's state is as good as Redis's while Redis
+# is unreachable. The subclass below keeps the copy of each tab connected here, serves an
+# event from it when Redis does not answer (or finishes an event whose state it could not
+# save), and writes the copies changed meanwhile back under the Redis lock once Redis
+# answers. Events on one tab in one worker go one at a time (a local lock, as Reflex's
+# memory manager does), the Redis lock still orders them across workers. Reflex has no
+# setting for the state manager's class; ``StateManagerRedis._lock`` (the Redis lock) and
+# ``get_state(..., for_state_instance=)`` are private to it.
+
+_COPY_PRUNE_SECONDS = 30.0  # copies of tabs no longer connected here are dropped this often
+_FLUSH_RETRY_SECONDS = 1.0  # copies changed during a cut are written back this often
+
+
+def _redis_errors() -> tuple[type[BaseException], ...]:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    return (RedisConnectionError, RedisTimeoutError, OSError)
+
+
+def _lock_expired() -> type[BaseException]:
+    from reflex.utils.exceptions import LockExpiredError
+
+    return LockExpiredError
+
+
+def _every_state(root: Any) -> Iterator[Any]:
+    stack = [root]
+    while stack:
+        state = stack.pop()
+        yield state
+        stack.extend(state.substates.values())
+
+
+def _graft(source: Any, target: Any) -> None:
+    """Hang under ``target``'s tree the substates of ``source``'s (the same state class)
+    that it lacks."""
+    pairs = [(source, target)]
+    while pairs:
+        old, new = pairs.pop()
+        for name, old_sub in old.substates.items():
+            new_sub = new.substates.get(name)
+            if new_sub is None:
+                new.substates[name] = old_sub
+                old_sub.parent_state = new
+            elif new_sub is not old_sub:
+                pairs.append((old_sub, new_sub))
+
+
+_state_counts: dict[type, int] = {}
+
+
+def _state_count(root: type) -> int:
+    """How many state classes the tree of ``root`` holds."""
+    if root not in _state_counts:
+        count, stack = 0, [root]
+        while stack:
+            cls = stack.pop()
+            count += 1
+            stack.extend(cls.get_substates())
+        _state_counts[root] = count
+    return _state_counts[root]
+
+
+_ride_out_class: Any = None
+
+
+def _ride_out_states_class() -> Any:
+    """The subclass of Reflex's ``StateManagerRedis`` that rides out a Redis cut (built on
+    first use: this module imports Reflex only inside functions)."""
+    global _ride_out_class
+    if _ride_out_class is not None:
+        return _ride_out_class
+    import asyncio
+    import contextlib
+    import dataclasses
+
+    from reflex.istate.manager.redis import StateManagerRedis
+    from reflex.istate.manager.token import BaseStateToken
+
+    @dataclasses.dataclass
+    class RideOutRedisCuts(StateManagerRedis):
+        # ident -> the last state tree of a tab connected here; the changed-during-a-cut ones
+        _copies: dict[str, Any] = dataclasses.field(default_factory=dict, init=False)
+        _unsaved: dict[str, Any] = dataclasses.field(default_factory=dict, init=False)
+        _tab_locks: dict[str, asyncio.Lock] = dataclasses.field(default_factory=dict, init=False)
+        _flusher: asyncio.Task | None = dataclasses.field(default=None, init=False)
+        _pruned_at: float = dataclasses.field(default=0.0, init=False)
+        # Whether a tab is connected to this worker (the app's socket records).
+        connected_here: Callable[[str], bool] = dataclasses.field(
+            default=lambda _ident: True, init=False
+        )
+
+        @contextlib.asynccontextmanager
+        async def modify_state(self, token, **context):
+            token = self._coerce_token(token)
+            if not isinstance(token, BaseStateToken) or self._oplock_enabled:
+                async with super().modify_state(token, **context) as state:
+                    yield state
+                return
+            ident = token.lock_key
+            self._prune()
+            async with (
+                self._tab_locks.setdefault(ident, asyncio.Lock()),
+                self._modify(token, ident, context) as state,
+            ):
+                yield state
+
+        @contextlib.asynccontextmanager
+        async def _modify(self, token, ident: str, context: Any):
+            event = context.get("event")
+            state, in_body = None, False
+            try:
+                async with self._lock(token, event_name=getattr(event, "name", None)) as lock_id:
+                    state = await self._fresh_state(token, ident)
+                    in_body = True
+                    yield state
+                    in_body = False
+                    await self.set_state(token, state, lock_id=lock_id, **context)
+                await self._remember(token, ident, state)
+                return
+            except (*_redis_errors(), _lock_expired()) as cut:
+                if in_body:
+                    raise  # the event's own failure, not the state's
+                if state is not None:  # the event ran; only its state could not be saved
+                    self._keep_unsaved(ident, state, cut)
+                    return
+                copy = self._copies.get(ident)
+                if copy is None or isinstance(cut, _lock_expired()):
+                    raise
+                # Fetches from Redis only a substate the copy lacks (and fails if it must).
+                await self.get_state(token, for_state_instance=copy)
+                _log.warning(
+                    "Redis unreachable (%s): tab %s served from this worker's copy",
+                    type(cut).__name__,
+                    ident[:8],
+                )
+            yield copy
+            self._keep_unsaved(ident, copy, None)
+
+        async def _fresh_state(self, token, ident: str) -> Any:
+            unsaved = self._unsaved.pop(ident, None)
+            if unsaved is None:
+                return await self.get_state(token)
+            for state in _every_state(unsaved):  # written whole: Redis has an older tree
+                state._was_touched = True
+            return await self.get_state(token, for_state_instance=unsaved)
+
+        async def _remember(self, token: Any, ident: str, saved: Any) -> None:
+            """Keep ``saved`` (just written to Redis) as the tab's copy, whole: an event
+            loads only its own states' branch, the copy must serve any event of the tab.
+            The previous copy gives what it had; the rest is read once."""
+            for state in _every_state(saved):
+                state._was_touched = False  # Redis has it; a later save writes what changes
+            previous = self._copies.get(ident)
+            if previous is not None and previous is not saved:
+                _graft(previous, saved)
+            self._copies[ident] = saved
+            if sum(1 for _ in _every_state(saved)) < _state_count(type(saved)):
+                root = BaseStateToken(ident=ident, cls=type(saved))
+                await self.get_state(root, for_state_instance=saved)
+
+        def _keep_unsaved(self, ident: str, state: Any, cut: BaseException | None) -> None:
+            if cut is not None:
+                _log.warning(
+                    "tab %s's state not saved to Redis (%s): kept here and written back",
+                    ident[:8],
+                    type(cut).__name__,
+                )
+            previous = self._copies.get(ident)
+            if previous is not None and previous is not state:
+                _graft(previous, state)
+            self._copies[ident] = self._unsaved[ident] = state
+            if self._flusher is None or self._flusher.done():
+                self._flusher = asyncio.create_task(self._write_back())
+
+        async def _write_back(self) -> None:
+            """Write the copies changed during a cut to Redis once it answers."""
+            while self._unsaved:
+                await asyncio.sleep(_FLUSH_RETRY_SECONDS)
+                for ident in list(self._unsaved):
+                    state = self._unsaved.get(ident)
+                    if state is None:
+                        continue
+                    token = BaseStateToken(ident=ident, cls=type(state))
+                    try:
+                        async with self.modify_state(token):
+                            pass  # taking it writes the unsaved tree under the Redis lock
+                    except _redis_errors():
+                        continue  # still cut: tried again in a moment
+                    except Exception:  # never retried forever: the tab's next event saves
+                        _log.exception("tab %s's state could not be written back", ident[:8])
+                        self._unsaved.pop(ident, None)
+                    if self._unsaved.get(ident) is None:
+                        _log.warning("Redis answers again: tab %s's state written back", ident[:8])
+
+        def _prune(self) -> None:
+            now = time.monotonic()
+            if now - self._pruned_at < _COPY_PRUNE_SECONDS:
+                return
+            self._pruned_at = now
+            for ident in list(self._copies):
+                if ident not in self._unsaved and not self.connected_here(ident):
+                    self._copies.pop(ident, None)
+                    lock = self._tab_locks.get(ident)
+                    if lock is not None and not lock.locked():
+                        self._tab_locks.pop(ident, None)
+
+    _ride_out_class = RideOutRedisCuts
+    return RideOutRedisCuts
+
+
+def ride_out_redis_cuts(app: Any) -> bool:
+    """Give ``app`` the state manager above in place of Reflex's ``StateManagerRedis``;
+    False when the app keeps its state elsewhere (one worker, no Redis)."""
+    from reflex.istate.manager.redis import StateManagerRedis
+
+    current = app._state_manager
+    if not isinstance(current, StateManagerRedis):
+        return False
+    cls = _ride_out_states_class()
+    if isinstance(current, cls):
+        return True
+    manager = cls(
+        redis=current.redis,
+        token_expiration=current.token_expiration,
+        lock_expiration=current.lock_expiration,
+        lock_warning_threshold=current.lock_warning_threshold,
+    )
+
+    def connected_here(ident: str) -> bool:
+        records = socket_records(app.event_namespace)
+        record = records.token_to_socket.get(ident)
+        return record is not None and record.instance_id == records.instance_id
+
+    manager.connected_here = connected_here
+    app._state_manager = manager
+    return True
+
+
+def _reflex_redis_states() -> bool:
+    from reflex.app import App
+    from reflex.istate.manager.redis import StateManagerRedis
+
+    return (
+        _signature_names(StateManagerRedis._lock) == ["self", "token", "event_name"]
+        and "for_state_instance" in _signature_names(StateManagerRedis.get_state)
+        and "_oplock_enabled" in StateManagerRedis.__dataclass_fields__
+        and "_state_manager" in App.__dataclass_fields__
+        and "_was_touched" in vars(_attr("reflex.state.BaseState"))
+    )
+
+
 REACHES: tuple[Reach, ...] = (
     Reach("reflex", "0.10.1", "EventNamespace._token_manager", _reflex_token_manager),
     Reach(
@@ -350,6 +610,13 @@ REACHES: tuple[Reach, ...] = (
         "RedisTokenManager._lost_and_found_task, _socket_record_task, "
         "_ensure_socket_record_task; StateManagerRedis._lock_task, _ensure_lock_task",
         _reflex_redis_tasks,
+    ),
+    Reach(
+        "reflex",
+        "0.10.1",
+        "App._state_manager; StateManagerRedis._lock, _oplock_enabled, get_state("
+        "for_state_instance=); BaseState._was_touched",
+        _reflex_redis_states,
     ),
     Reach(
         "granian",

@@ -26,7 +26,8 @@ _log = logging.getLogger(__name__)
 
 PAUSED_TEXT = (
     "Live updates are paused: the server lost its connection to Redis. They resume by "
-    "themselves when it is back; what you send meanwhile is refused and stays in the composer."
+    "themselves when it is back; what you send meanwhile is stored, and other tabs show it "
+    "then."
 )
 _TOAST_ID = "live-updates"
 _RETRY_MAX_SECONDS = 5.0

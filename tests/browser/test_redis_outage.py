@@ -8,13 +8,22 @@ is checked is what the server sends each tab.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import Iterator
 
 import pytest
 
-from bench.load import EventNames, ReflexSocket, _event, _fetch_cookie, open_new_chat
+from bench.load import (
+    _TOAST,
+    EventNames,
+    ReflexSocket,
+    _event,
+    _fetch_cookie,
+    await_turn_end,
+    open_new_chat,
+)
 from tests.browser.app_server import AppServer, run_async, running_app
 from tests.browser.test_scale_out import _postgres_database, _redis
 from tests.tcp_proxy import TcpProxy, proxied
@@ -53,9 +62,11 @@ async def _open_tab(server: AppServer, names: EventNames, cookie: str, path: str
     return socket
 
 
-async def _tabs_on_one_chat(server: AppServer, count: int) -> tuple[list[ReflexSocket], str]:
+async def _tabs_on_one_chat(
+    server: AppServer, count: int, cookie: str = ""
+) -> tuple[list[ReflexSocket], str]:
     names = EventNames.of_app()
-    cookie = await asyncio.to_thread(_fetch_cookie, server.url)
+    cookie = cookie or await asyncio.to_thread(_fetch_cookie, server.url)
     first = await ReflexSocket.open(server.url, cookie, _event(names.hydrate, "/"))
     path, _ = await open_new_chat(
         first, names, f"outage chat {uuid.uuid4().hex[:6]}", time.monotonic() + 90
@@ -116,3 +127,47 @@ def test_every_tab_recovers_by_itself_after_a_15_s_redis_outage(outage_server) -
         return seen
 
     assert run_async(scenario()) == [True] * 6
+
+
+def test_a_message_sent_while_redis_is_cut_is_stored_not_refused(outage_server) -> None:
+    """PostgreSQL is up: the message is stored and acknowledged during the cut (the tab's
+    state comes from its worker's copy), and a tab opened after the cut shows it."""
+    server, proxy = outage_server
+    names = EventNames.of_app()
+
+    async def scenario() -> tuple[str, bool]:
+        cookie = await asyncio.to_thread(_fetch_cookie, server.url)  # one user
+        tabs, path = await _tabs_on_one_chat(server, 1, cookie)
+        sender = tabs[0]
+        with contextlib.suppress(TimeoutError):  # the chat's first turn ends
+            await await_turn_end(sender, time.monotonic() + 20)
+        text = f"sent during the cut {uuid.uuid4().hex[:8]}"
+        client_id = f"outage.1.{uuid.uuid4().hex[:8]}"
+        proxy.cut()
+        try:
+            await asyncio.sleep(1)
+            await sender.emit(
+                _event(names.submit, path, form={"message": text, "client_id": client_id})
+            )
+            answer, deadline = "silent", time.monotonic() + 20
+            with contextlib.suppress(TimeoutError):
+                while answer == "silent":
+                    update = await sender.next_update(deadline)
+                    if client_id in update and "batonOutbox.accepted" in update:
+                        answer = "accepted"
+                    elif client_id in update and "batonOutbox.refused" in update:
+                        answer = "refused"
+                    elif any(kind == "error" for kind, _ in _TOAST.findall(update)):
+                        answer = "failed"
+        finally:
+            proxy.restore()
+            await sender.close()
+        await asyncio.sleep(3)
+        later = await ReflexSocket.open(server.url, cookie, _event(names.hydrate, path))
+        try:
+            await later.emit(_event(names.on_load, path))
+            return answer, await _sees(later, text, 30)  # in the chat as it loads
+        finally:
+            await later.close()
+
+    assert run_async(scenario()) == ("accepted", True)
