@@ -48,6 +48,8 @@ app = rx.App(
     stylesheets=["/baton.css", "/baton-layout.css", "/baton-reset-control.css"],
     head_components=[
         rx.el.link(rel="icon", href="/favicon.svg", type="image/svg+xml"),
+        # First: a chat opened by its URL fetches its page's modules at once (the file says why).
+        rx.el.script(src="/baton-preload.js"),
         rx.el.script(src="/baton-outbox.js"),
         rx.el.script(src="/baton-layout.js"),
         rx.el.script(src="/baton-keys.js"),

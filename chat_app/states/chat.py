@@ -10,6 +10,7 @@ tab's streams, other tabs' runs on the live channel) is the ``RunFollowing`` hal
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import reflex as rx
 
@@ -45,6 +46,11 @@ from chat_app.states.stream_pieces import StreamPieces
 __all__ = ["ChatState", "WINDOW", "FLUSH_SECONDS"]
 
 WINDOW = 100  # timeline rows loaded at a time; others load on demand
+# A chat opens with its newest rows up to this many bytes (as sent), so the page load stays
+# small on a thread of rich rows (Markdown, long tool outputs): a window of plain rows is
+# whole, one of rich rows about half of it; earlier rows load as the reader scrolls up.
+OPEN_BYTES = 45_000
+OPEN_MIN_ROWS = 20
 MAX_ROWS = 3 * WINDOW  # rows kept in the page at most; the far end is dropped beyond it
 UNSTORED_KEPT = 8  # a tab's commands remembered: only the latest one's successor asks
 
@@ -52,6 +58,17 @@ UNSTORED_KEPT = 8  # a tab's commands remembered: only the latest one's successo
 def _restore_composer(text: str) -> rx.event.EventSpec:
     """Put a refused text back into the (uncontrolled) composer."""
     return rx.set_value("composer-input", text)
+
+
+def _open_window(rows: list[TimelineRow]) -> list[TimelineRow]:
+    """The newest of ``rows`` whose JSON fits in ``OPEN_BYTES`` (at least ``OPEN_MIN_ROWS``)."""
+    total, kept = 0, 0
+    for row in reversed(rows):
+        total += len(json.dumps(dataclasses.asdict(row), separators=(",", ":"), default=str))
+        if total > OPEN_BYTES and kept >= OPEN_MIN_ROWS:
+            break
+        kept += 1
+    return rows[len(rows) - kept :]
 
 
 def _thread_id_from_path(path: str) -> str:
@@ -234,6 +251,11 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         # Only an owner's page holds the thread id: every later event acts on thread_key.
         self.thread_key = thread_id
         self._show(view)
+        shown = [unwrapped(row) for row in unwrapped(self.rows)]
+        opened = _open_window(shown)
+        if len(opened) < len(shown):
+            self.has_earlier = True
+            self._set_rows(opened)
         self.remote_running = await live.is_running(thread_id)
         self.sending = self.sending or self.remote_running
         loaded = [

@@ -104,8 +104,11 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def running_app(workdir: Path, env: dict[str, str] | None = None) -> Iterator[AppServer]:
-    """Build and serve the app in production mode on one free port until the block ends."""
+def running_app(
+    workdir: Path, env: dict[str, str] | None = None, repo: Path = REPO_ROOT
+) -> Iterator[AppServer]:
+    """Build and serve the app in production mode on one free port until the block ends
+    (``repo``: another checkout of Baton to serve, as ``bench.ui --before`` does)."""
     port = free_port()
     db_path = workdir / "baton.db"
     log_path = workdir / "reflex.log"
@@ -128,7 +131,7 @@ def running_app(workdir: Path, env: dict[str, str] | None = None) -> Iterator[Ap
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             command,
-            cwd=REPO_ROOT,
+            cwd=repo,
             env=_server_env(db_path, env or {}),
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -92,3 +92,15 @@ def hand_off(page) -> None:
         timeout=TURN_TIMEOUT_MS,
     )
     wait_idle(page)
+
+
+def load_whole_chat(page) -> None:
+    """Press "Load earlier" until the chat's first row is in the page: a chat opens with its
+    newest rows only (up to a byte budget, ``ChatState._open_window``)."""
+    button = page.locator("#load-earlier")
+    while button.count():
+        before = page.locator("#timeline .baton-item").count()
+        button.click()
+        page.wait_for_function(
+            "n => document.querySelectorAll('#timeline .baton-item').length > n", arg=before
+        )

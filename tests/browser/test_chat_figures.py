@@ -306,11 +306,31 @@ def test_a_long_message_the_review_form_and_the_card_as_a_user_sees_them(
     _shoot(tab, screenshot_dir, "review-form")
 
     tab.locator("#review-confirm").click()
+    toast = tab.locator("[data-sonner-toast]", has_text="Handoff confirmed")
+    toast.wait_for(state="visible", timeout=TURN_TIMEOUT_MS)
+    toast.hover()  # holds it (sonner pauses on hover) while the card opens under it
     tab.locator("#handoff-review").wait_for(state="detached", timeout=TURN_TIMEOUT_MS)
     wait_idle(tab)
     tab.locator(".baton-handoff-summary").last.click()
-    tab.locator(".baton-handoff[open]").last.scroll_into_view_if_needed()
+    card = tab.locator(".baton-handoff[open]").last
+    card.scroll_into_view_if_needed()
+    # On a desktop the toast sits beside the chat, over the list: not on the card it speaks of.
+    shown = toast.bounding_box()
+    assert shown is not None
+    for covered in (card, tab.locator(".baton-composer-dock")):
+        assert not _overlap(shown, covered.bounding_box()), (shown, covered.bounding_box())
+    sidebar = tab.locator("#sidebar").bounding_box()
+    assert shown["x"] + shown["width"] <= sidebar["x"] + sidebar["width"], (shown, sidebar)
     _shoot(tab, screenshot_dir, "handoff-card")
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
 
 
 def test_a_rename_cancels_on_escape_and_refuses_an_empty_title(owned, app) -> None:

@@ -11,6 +11,7 @@ import re
 from tests.browser.chat_page import (
     TURN_TIMEOUT_MS,
     WATCH_SCRIPT,
+    load_whole_chat,
     send,
     start_chat,
     timeline,
@@ -118,6 +119,7 @@ def test_resets_appear_live_navigate_and_survive_a_reload(page, screenshot_dir):
     live = _conversation(timeline(page))
     page.reload()
     page.locator("#composer-input").wait_for()
+    load_whole_chat(page)
     page.locator("[data-session='2'].baton-divider").wait_for()
     reloaded = _conversation(timeline(page))
     # Both show a window of the newest rows, cut at slightly different places (the live one

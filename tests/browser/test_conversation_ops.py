@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.app_server import AppServer, running_app
-from tests.browser.chat_page import send, start_chat, timeline, wait_idle
+from tests.browser.chat_page import load_whole_chat, send, start_chat, timeline, wait_idle
 from tests.browser.conftest import SECRET_KEY
 from tests.browser.test_scale_out import _postgres_database
 
@@ -68,6 +68,12 @@ def test_fork_from_here_copies_sessions_and_handoffs_and_goes_on_alone(
     assert timeline(page)[-1][0] == "assistant"
     assert page.locator("#thread-title").inner_text().endswith("(fork)")
     assert page.locator("#fork-origin").inner_text().strip() != ""
+    # The edited branch is a chat of its own in the list, beside the original it came from.
+    fork_id = fork.rstrip("/").rsplit("/", 1)[-1]
+    listed = page.locator("#sidebar .baton-thread-row")
+    page.locator(f'#sidebar a[href="/t/{fork_id}"]').wait_for()
+    page.locator(f'#sidebar a[href="/t/{origin_id}"]').wait_for()
+    assert "(fork)" in listed.filter(has=page.locator(f'a[href="/t/{fork_id}"]')).inner_text()
     # It goes on by itself: a reset in the fork opens its own session 3.
     _handoff(page, 3)
     send(page, "Water them daily")
@@ -80,6 +86,7 @@ def test_fork_from_here_copies_sessions_and_handoffs_and_goes_on_alone(
     page.wait_for_url(origin)
     page.locator("[data-role=user] .baton-markdown", has_text="Add a shed").wait_for()
     wait_idle(page)
+    load_whole_chat(page)
     assert _said(page) == said_before
     assert _stored(origin_id) == before
     assert page.locator(".baton-divider[data-session='3']").count() == 0
