@@ -23,6 +23,7 @@ from chat_app.services.conversation import chat
 from chat_app.services.presentation.failures import describe_failure
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime.container import build_app
 from chat_app.services.runtime.run_stream import RunStream
 from chat_app.services.runtime.start_lane import install_start_lane
 from chat_app.services.runtime.turn_frames import (
@@ -35,6 +36,7 @@ from chat_app.services.runtime.turn_frames import (
 )
 from chat_app.services.runtime.turn_process import Channel
 from chat_app.serving import release_memory, tune_garbage_collector
+from chat_app.settings import read_settings
 
 __all__ = ["OPS", "serve", "main"]
 
@@ -110,8 +112,9 @@ async def _main(fd: int) -> None:
     loop = asyncio.get_running_loop()
     # The same start-up as the web worker's lifespan tasks (chat_app.chat_app).
     install_start_lane(loop)
-    # The turn process's composition root: the one backend its runs are handed.
-    app = await asyncio.to_thread(runtime.backend)
+    # The turn process's composition root: its settings read once from the environment it
+    # inherited, and the one app its runs are handed.
+    app = await asyncio.to_thread(build_app, read_settings())
     await asyncio.to_thread(runtime.load_tokenizers, app)
     tune_garbage_collector()
     reader, writer = await asyncio.open_unix_connection(sock=socket.socket(fileno=fd))

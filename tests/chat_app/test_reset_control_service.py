@@ -10,6 +10,7 @@ import pytest
 from agent_core import TokenEvent
 from agent_core.context.build import build_context
 from agent_core.storage.records import NewMessage, SessionRecord
+from chat_app.root import root
 from chat_app.services.conversation.context_chart import ChartSeries, merge_runs, thread_run
 from chat_app.services.presentation.ui_events import ItemShown, MeterShown, ResetShown, RunChanged
 from chat_app.services.presentation.views import MeterView, TimelineItem
@@ -25,18 +26,11 @@ def _reply(fraction: float, tokens: int = 100) -> NewMessage:
 
 
 @pytest.fixture
-def chat(tmp_path, monkeypatch):
-    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
-    from chat_app.db.engine import dispose_engine
+def chat(monkeypatch, app):
     from chat_app.services.conversation import threads
-    from chat_app.services.runtime import runtime
 
-    runtime._store_for.cache_clear()
-    app = runtime.backend()
     thread = threads.create_thread(app, "owner-a").id
-    yield runtime.store(), thread
-    runtime._store_for.cache_clear()
-    dispose_engine()
+    yield root().store, thread
 
 
 def test_the_status_is_read_back_from_the_store_and_not_yet_stays_armed(chat, app) -> None:

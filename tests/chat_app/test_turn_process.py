@@ -17,25 +17,20 @@ from typing import cast
 
 import pytest
 
-from chat_app.db.engine import dispose_engine
+from chat_app.root import root
 from chat_app.services.runtime import turn_process
 from tests.chat_app.wire import drained, relayed
 
 
 @pytest.fixture
-def database(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path}/baton.db"
-    monkeypatch.setenv("REFLEX_DB_URL", url)  # the child inherits the environment
+def database(db_url, monkeypatch, app):
+    # The turn process is a process of its own: it reads its settings from the environment
+    # it inherits, as at start-up.
+    monkeypatch.setenv("REFLEX_DB_URL", db_url)
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
     monkeypatch.delenv("REFLEX_REDIS_URL", raising=False)
-    from chat_app.services.runtime import runtime
-
-    runtime._store_for.cache_clear()
-    runtime.runner.cache_clear()
-    yield url
-    runtime._store_for.cache_clear()
-    dispose_engine(url)
+    return db_url
 
 
 def _in_turn_process(work, after_loss=None):
@@ -66,7 +61,7 @@ def _shown(events: list[dict]) -> tuple[list[str], str]:
 
 def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database, app) -> None:
     from chat_app.services.conversation import chat, threads
-    from chat_app.services.runtime import live, runtime
+    from chat_app.services.runtime import live
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     here, there = (
@@ -82,7 +77,7 @@ def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database, 
         return own, seen
 
     local, _ = asyncio.run(drain(here.id))
-    assert not runtime.runner().is_busy(here.id)
+    assert not root().runner.is_busy(here.id)
 
     async def handed_over():
         result = await drain(there.id)
@@ -99,7 +94,7 @@ def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database, 
     assert others[-1]["type"] == "run" and not others[-1]["data"]["running"]
     assert {e["run"] for e in others} == {"run-1"}
     # Nothing of that turn ran in this process.
-    assert all(key[0] != there.id for key in runtime.runner()._estimators)
+    assert all(key[0] != there.id for key in root().runner._estimators)
     view = threads.load_timeline(app, owner, there.id)
     assert view is not None and view.items[1].content == text
 
@@ -273,11 +268,12 @@ def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
 _WORKER = textwrap.dedent("""
     import asyncio, sys
     from chat_app.services.conversation import chat, threads
-    from chat_app.services.runtime import runtime, turn_process
+    from chat_app.root import root
+    from chat_app.services.runtime import turn_process
 
     async def main():
         turn_process.start()
-        app = runtime.backend()
+        app = root()
         thread = threads.create_thread(app, "owner-x", "Long job")
         async for event in chat.send_message(app, "owner-x", thread.id, "Build a CSV parser"):
             if event.type == "token":
