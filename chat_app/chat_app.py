@@ -99,7 +99,6 @@ async def _hand_turns_to_a_process() -> None:
     import asyncio
 
     from chat_app.db.settings import turn_process_enabled
-    from chat_app.services.runtime import turn_process
 
     if not turn_process_enabled():
         return
@@ -107,11 +106,12 @@ async def _hand_turns_to_a_process() -> None:
     from chat_app.services.conversation.cut_turns import resume_after_turn_process_loss
 
     # A child that dies mid-turn: its cut turns are answered again, as after a crash.
-    turn_process.start(lambda tag, threads: resume_after_turn_process_loss(root(), tag, threads))
+    app = root()
+    app.turn_process.start(lambda tag, threads: resume_after_turn_process_loss(app, tag, threads))
     try:
         await asyncio.Event().wait()  # until the server shuts down
     finally:
-        turn_process.stop()
+        app.turn_process.stop()
 
 
 async def _resume_queued_messages() -> None:

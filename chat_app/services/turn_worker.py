@@ -22,8 +22,7 @@ from agent_core import install_log_redaction
 from chat_app.services.conversation import chat
 from chat_app.services.presentation.failures import describe_failure
 from chat_app.services.runtime import runtime
-from chat_app.services.runtime.backend import Backend
-from chat_app.services.runtime.container import build_app
+from chat_app.services.runtime.container import App, build_app
 from chat_app.services.runtime.run_stream import RunStream
 from chat_app.services.runtime.start_lane import install_start_lane
 from chat_app.services.runtime.turn_frames import (
@@ -51,7 +50,7 @@ OPS: dict[str, Callable[..., RunStream]] = {
 RELEASE_CHECK_SECONDS = 5.0
 
 
-async def _run(app: Backend, channel: Channel, run: int, op: str, args: dict[str, Any]) -> None:
+async def _run(app: App, channel: Channel, run: int, op: str, args: dict[str, Any]) -> None:
     try:
         async with contextlib.aclosing(OPS[op](app, **args)) as events:
             async for event in events:
@@ -64,23 +63,23 @@ async def _run(app: Backend, channel: Channel, run: int, op: str, args: dict[str
     channel.post(RunEnded(run))
 
 
-async def _release_after_runs(runs: dict[int, asyncio.Task]) -> None:
+async def _release_after_runs(app: App, runs: dict[int, asyncio.Task]) -> None:
     """Once runs have ended and none is going, give what they left back to the system
     (a full collection holds the GIL: never while turns run)."""
     owed = False
     while True:
         await asyncio.sleep(RELEASE_CHECK_SECONDS)
-        if runs or runtime.runs_here():
+        if runs or app.runs_here():
             owed = True
         elif owed:
             owed = False
             await asyncio.to_thread(release_memory)
 
 
-async def serve(app: Backend, channel: Channel) -> None:
+async def serve(app: App, channel: Channel) -> None:
     """Take requests from ``channel`` until it closes; run them on ``app``."""
     runs: dict[int, asyncio.Task] = {}
-    releaser = asyncio.create_task(_release_after_runs(runs))
+    releaser = asyncio.create_task(_release_after_runs(app, runs))
     try:
         while True:
             try:
@@ -93,7 +92,7 @@ async def serve(app: Backend, channel: Channel) -> None:
                     if task is not None:
                         task.cancel()
                 case StopThread(thread_id=thread_id):
-                    runtime.request_stop(thread_id)
+                    app.request_stop(thread_id)
                 case StartRun(run=run, op=op, args=args) if op in OPS:
                     task = asyncio.create_task(
                         _run(app, channel, run, op, args), name=f"baton-turn-{run}"

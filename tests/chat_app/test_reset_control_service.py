@@ -167,11 +167,10 @@ def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered
     is long over, or its stream from the turn process is still open): Confirm goes through,
     and the message is answered exactly once, after the confirmed handoff."""
     from chat_app.services.conversation import chat as chat_service
-    from chat_app.services.runtime import turn_process
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     if send_still_open:
-        monkeypatch.setattr(turn_process, "is_busy", lambda thread_id: True)
+        monkeypatch.setattr(app.turn_process, "is_busy", lambda thread_id: True)
     store, thread = chat
     _waiting_review(store, thread)
 

@@ -37,19 +37,19 @@ def _in_turn_process(work, after_loss=None):
     """Run ``work()`` (a coroutine function) with this process's turns handed over."""
 
     async def run():
-        turn_process.start(after_loss)
+        root().turn_process.start(after_loss)
         try:
             return await work()
         finally:
-            turn_process.stop()
+            root().turn_process.stop()
 
     return asyncio.run(run())
 
 
 def _child_pid() -> int:
-    client = turn_process._client
-    assert client is not None and client.process is not None
-    return client.process.pid
+    child = root().turn_process.child
+    assert child is not None
+    return child.pid
 
 
 def _shown(events: list[dict]) -> tuple[list[str], str]:
@@ -197,7 +197,7 @@ def test_a_send_the_killed_turn_process_never_acknowledged_is_stored_once_and_an
     thread = threads.create_thread(app, owner, "Sent into a dying child")
 
     async def work():
-        client = turn_process._client
+        client = root().turn_process._client
         assert client is not None
         await client.ready()  # the child is still importing: it has read nothing yet
         doomed = _child_pid()
@@ -252,9 +252,9 @@ def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
         async for event in run:
             if event.type == "token":
                 break
-        busy_while_open = turn_process.is_busy(closed.id)
+        busy_while_open = root().turn_process.is_busy(closed.id)
         await run.aclose()
-        idle_after_close = not turn_process.is_busy(closed.id)
+        idle_after_close = not root().turn_process.is_busy(closed.id)
         # Its turn was cancelled in the child: the thread's lock is free for the next send.
         after = await stopped_at_first_words(closed.id, "carry on")
         return events, busy_while_open, idle_after_close, after
@@ -269,15 +269,14 @@ _WORKER = textwrap.dedent("""
     import asyncio, sys
     from chat_app.services.conversation import chat, threads
     from chat_app.root import root
-    from chat_app.services.runtime import turn_process
 
     async def main():
-        turn_process.start()
         app = root()
+        app.turn_process.start()
         thread = threads.create_thread(app, "owner-x", "Long job")
         async for event in chat.send_message(app, "owner-x", thread.id, "Build a CSV parser"):
             if event.type == "token":
-                print(turn_process._client.process.pid, thread.id, flush=True)
+                print(app.turn_process.child.pid, thread.id, flush=True)
                 await asyncio.sleep(3600)
 
     asyncio.run(main())

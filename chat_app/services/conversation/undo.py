@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from agent_core import NewMessage, StoreError, handoff_filename, reset_undo_refusal, undo_position
 from chat_app.services.conversation.threads import owned_thread
-from chat_app.services.runtime import runtime
-from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime.container import App
 
 __all__ = ["UndoRefused", "undo_marker", "undo_handoff"]
 
@@ -23,11 +22,11 @@ class UndoRefused(Exception):
     """Why an undo was not done, in words for the user."""
 
 
-def undo_marker(app: Backend, owner: str | None, thread_id: str, marker_id: str) -> str:
+def undo_marker(app: App, owner: str | None, thread_id: str, marker_id: str) -> str:
     """Undo the edit behind the marker row ``marker_id``; returns the note to show."""
     if owned_thread(app, owner, thread_id) is None:
         raise UndoRefused("That chat no longer exists.")
-    if runtime.is_busy(app, thread_id):
+    if app.is_busy(thread_id):
         raise UndoRefused("The agent is working; undo once it has stopped.")
     store = app.store
     session = store.current_session(thread_id)
@@ -52,11 +51,11 @@ def undo_marker(app: Backend, owner: str | None, thread_id: str, marker_id: str)
     return note
 
 
-def undo_handoff(app: Backend, owner: str | None, thread_id: str, session_number: int) -> str:
+def undo_handoff(app: App, owner: str | None, thread_id: str, session_number: int) -> str:
     """Undo the ``/handoff`` that opened session ``session_number``; returns the note shown."""
     if owned_thread(app, owner, thread_id) is None:
         raise UndoRefused("That chat no longer exists.")
-    if runtime.is_busy(app, thread_id):
+    if app.is_busy(thread_id):
         raise UndoRefused("The agent is working; undo once it has stopped.")
     store = app.store
     current = store.current_session(thread_id)

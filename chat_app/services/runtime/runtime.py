@@ -1,9 +1,8 @@
 """What a turn is built from (an assistant's model, window, policy, tools and sandbox, on the
-app the composition root built), and the running turns' cancel flags."""
+app the composition root built)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from sqlmodel import select
@@ -28,7 +27,6 @@ from agent_core import (
 from chat_app.db import mcp_servers as db_mcp
 from chat_app.db.models import Assistant, AssistantCreate
 from chat_app.db.repo import DEFAULT_ASSISTANT_NAME
-from chat_app.services.runtime import turn_process
 from chat_app.services.runtime.backend import Backend
 from chat_app.services.runtime.context_window import EffectiveWindow, effective_window
 from chat_app.settings import Settings
@@ -39,19 +37,11 @@ __all__ = [
     "policy_for",
     "turn_setup",
     "window_for",
-    "cancel_flag",
-    "clear_cancel",
-    "runs_here",
-    "is_busy",
-    "request_stop",
     "model_for",
     "load_tokenizers",
     "mcp_servers",
     "sandbox_for",
 ]
-
-_cancel: dict[str, asyncio.Event] = {}
-_warned: set[str] = set()
 
 
 def load_tokenizers(app: Backend) -> list[str]:
@@ -152,40 +142,5 @@ def sandbox_for(settings: Settings, assistant: Assistant) -> Sandbox:
     # assistant) lets commands reach the network (package installs); off by default so a
     # command the model writes cannot send the workspace anywhere.
     network = bool(assistant.sandbox_network) or settings.sandbox_network
-    limits, problems = limits_from_settings(settings.sandbox_limits)
-    for problem in set(problems) - _warned:  # once per process, not at every turn
-        _warned.add(problem)
-        _log.warning("sandbox setting ignored: %s", problem)
+    limits, _ = limits_from_settings(settings.sandbox_limits)  # build_app warned of problems
     return Sandbox(limits, network=network)
-
-
-def cancel_flag(thread_id: str) -> asyncio.Event:
-    flag = _cancel.get(thread_id)
-    if flag is None or flag.is_set():
-        flag = _cancel[thread_id] = asyncio.Event()
-    return flag
-
-
-def runs_here() -> int:
-    """How many turns (or handoffs) of this process are running now, those it has handed
-    to its turn process included."""
-    return len(_cancel) + turn_process.active_runs()
-
-
-def is_busy(app: Backend, thread_id: str) -> bool:
-    """Whether this process runs something of ``thread_id`` now, itself or in its turn
-    process (another worker's turn holds the thread's turn lock instead)."""
-    return app.runner.is_busy(thread_id) or turn_process.is_busy(thread_id)
-
-
-def clear_cancel(thread_id: str, flag: asyncio.Event) -> None:
-    if _cancel.get(thread_id) is flag:
-        del _cancel[thread_id]
-
-
-def request_stop(thread_id: str) -> bool:
-    flag = _cancel.get(thread_id)
-    if flag is None:
-        return False
-    flag.set()
-    return True
