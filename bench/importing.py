@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
@@ -111,15 +110,12 @@ def measure(path: Path, *, repeat: int, model: str, window: int) -> dict[str, fl
 
 def _app_import(path: Path):
     """The app's import of ``path`` into a scratch SQLite database beside it."""
-    from chat_app.db.migrate import migrate
     from chat_app.services.conversation import importing
-    from chat_app.services.runtime.runtime import backend
+    from chat_app.services.runtime.container import build_app
+    from chat_app.settings import Settings
 
-    url = f"sqlite:///{path.parent / 'bench-import.db'}"
-    os.environ["REFLEX_DB_URL"] = url
-    migrate(url)
+    app = build_app(Settings(db_url=f"sqlite:///{path.parent / 'bench-import.db'}"))
     data = path.read_bytes()
-    app = backend()
     return lambda: importing.import_session(app, "bench", path.name, data)
 
 

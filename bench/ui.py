@@ -237,14 +237,14 @@ def _fill(db_url: str, runs: int) -> tuple[str, list[str], list[str], list[str]]
     turn; later turns are short follow-ups), and one short thread more to warm up."""
     import os
 
-    os.environ["REFLEX_DB_URL"] = db_url
     os.environ["BATON_SECRET_KEY"] = SECRET
-    from chat_app.services.runtime import runtime
+    from chat_app.services.runtime.container import build_app
+    from chat_app.settings import Settings
 
     token = identity.mint_token()
     owner = identity.owner_from_token(token)
     assert owner is not None  # a token minted here
-    app = runtime.backend()
+    app = build_app(Settings(db_url=db_url))
     longs = [_long_thread(app, owner) for _ in range(runs)]
     shorts = [_short_thread(app, owner) for _ in range(runs + 1)]
     riches = [_rich_thread(app, owner) for _ in range(runs)]

@@ -14,13 +14,13 @@ import sys
 from urllib.parse import urlencode
 
 from chat_app.db.migrate import migrate
+from chat_app.root import root
 from chat_app.services.admin import AdminRefused
 from chat_app.services.admin.sign_in_link import (
     LINK_LIFETIME,
     LINK_PARAMETER,
     issue_sign_in_link,
 )
-from chat_app.services.runtime.runtime import backend
 
 __all__ = ["main"]
 
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     migrate()
     try:
-        token = issue_sign_in_link(backend())
+        token = issue_sign_in_link(root())
     except AdminRefused as refused:
         print(refused, file=sys.stderr)
         return 1

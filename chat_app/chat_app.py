@@ -37,11 +37,15 @@ install_log_redaction()
 os.environ.setdefault("REFLEX_SOCKET_MAX_HTTP_BUFFER_SIZE", str(16 * MAX_MESSAGE_BYTES))
 
 
-def _migrate_database() -> None:
-    """Bring the database schema to head before the first request is served."""
-    from chat_app.db.migrate import migrate
+def _build_app() -> None:
+    """The composition root: the settings read once, the database brought to the newest
+    schema, the store, runner and tool loader built (chat_app.root), before the first request
+    is served; every state reaches this one app."""
+    from chat_app.root import install
+    from chat_app.services.runtime.container import build_app
+    from chat_app.settings import read_settings
 
-    migrate()
+    install(build_app(read_settings()))
 
 
 app = rx.App(
@@ -69,9 +73,10 @@ app = rx.App(
 
 def _load_tokenizers() -> None:
     """Before the first request: the assistants' tokenizers (chat_app.services.runtime.runtime)."""
-    from chat_app.services.runtime.runtime import backend, load_tokenizers
+    from chat_app.root import root
+    from chat_app.services.runtime.runtime import load_tokenizers
 
-    load_tokenizers(backend())
+    load_tokenizers(root())
 
 
 async def _start_lane() -> None:
@@ -98,32 +103,32 @@ async def _hand_turns_to_a_process() -> None:
     import asyncio
 
     from chat_app.db.settings import turn_process_enabled
-    from chat_app.services.runtime import turn_process
 
     if not turn_process_enabled():
         return
+    from chat_app.root import root
     from chat_app.services.conversation.cut_turns import resume_after_turn_process_loss
-    from chat_app.services.runtime.runtime import backend
 
     # A child that dies mid-turn: its cut turns are answered again, as after a crash.
-    turn_process.start(lambda tag, threads: resume_after_turn_process_loss(backend(), tag, threads))
+    app = root()
+    app.turn_process.start(lambda tag, threads: resume_after_turn_process_loss(app, tag, threads))
     try:
         await asyncio.Event().wait()  # until the server shuts down
     finally:
-        turn_process.stop()
+        app.turn_process.stop()
 
 
 async def _resume_queued_messages() -> None:
     """Answer once more the messages whose turns a crash cut (chat_app.services.conversation.cut_turns),
     then the messages that were queued but not delivered when the backend last stopped."""
+    from chat_app.root import root
     from chat_app.services.conversation.chat import resume_all_queued
     from chat_app.services.conversation.cut_turns import resume_cut_turns
-    from chat_app.services.runtime.runtime import backend
 
-    await resume_all_queued(backend(), skip=await resume_cut_turns(backend()))
+    await resume_all_queued(root(), skip=await resume_cut_turns(root()))
 
 
-app.register_lifespan_task(_migrate_database)
+app.register_lifespan_task(_build_app)
 app.register_lifespan_task(_load_tokenizers)
 app.register_lifespan_task(_start_lane)
 app.register_lifespan_task(_tune_garbage_collector)

@@ -35,12 +35,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture
-def app():
-    """The process's backend (``runtime.backend()``), which services are handed, on the
-    database the test's own fixtures chose: request it after them."""
-    from chat_app.services.runtime import runtime
+def db_url(tmp_path: Path) -> str:
+    """The database a test's app runs on: a fresh SQLite file. A module that wants another
+    (PostgreSQL's ``pg_url``, or both) defines a ``db_url`` fixture of its own."""
+    return f"sqlite:///{tmp_path}/baton.db"
 
-    return runtime.backend()
+
+@pytest.fixture
+def settings(db_url: str):
+    """The settings a test's app is built from: the defaults on ``db_url``. A module that needs
+    another setting overrides this fixture (``Settings(db_url=db_url, ...)``)."""
+    from chat_app.settings import Settings
+
+    return Settings(db_url=db_url)
+
+
+@pytest.fixture
+def app(settings):
+    """The app services are handed, built from ``settings`` as the web process builds its own
+    at start-up, and the process's app (``chat_app.root``) while the test runs, so the pages'
+    states reach it too."""
+    from chat_app import root
+    from chat_app.db.engine import dispose_engine
+    from chat_app.services.runtime.container import build_app
+
+    built = root.install(build_app(settings))
+    yield built
+    root.uninstall()
+    dispose_engine(settings.database_url)
 
 
 # Shared fixtures the specification names ------------------------------------------------------

@@ -107,7 +107,7 @@ def test_masking_sends_fewer_tokens_and_keeps_every_tool_pair() -> None:
     assert sorted(calls) == sorted(results)
 
 
-def test_the_import_bench_reads_aiders_whole_log_as_one_json_session(tmp_path, monkeypatch) -> None:
+def test_the_import_bench_reads_aiders_whole_log_as_one_json_session(tmp_path) -> None:
     from agent_core.transcripts import load_transcript
     from bench.importing import measure, session_file
 
@@ -117,8 +117,6 @@ def test_the_import_bench_reads_aiders_whole_log_as_one_json_session(tmp_path, m
     assert len(load_transcript(path).messages) == 3240
     small = tmp_path / "small.json"
     small.write_text('[{"role": "user", "content": "hi"}]', encoding="utf-8")
-    # The bench points the app at a scratch database; monkeypatch restores the setting.
-    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/unused.db")
     timings = measure(small, repeat=1, model="anthropic:claude-sonnet-4-5", window=60000)
     assert set(timings) == {"json.loads", "load_transcript", "app import", "replay"}
 

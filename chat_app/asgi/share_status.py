@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 
 from chat_app.asgi.identity_cookie import ASGIApp, Message, Scope
+from chat_app.root import root
 from chat_app.services.conversation.sharing import link_is_live
-from chat_app.services.runtime.runtime import backend
+from chat_app.services.runtime.backend import Backend
 
 __all__ = ["ShareStatus"]
 
@@ -21,8 +23,9 @@ _SHARE_PAGE = re.compile(r"^/share/([^/]+)/?$")
 
 
 class ShareStatus:
-    def __init__(self, app: ASGIApp):
+    def __init__(self, app: ASGIApp, backend: Callable[[], Backend] = root):
         self.app = app
+        self.backend = backend  # the process's app (chat_app.root), reached at each request
 
     async def __call__(self, scope: Scope, receive, send) -> None:
         match = _SHARE_PAGE.match(scope.get("path", "")) if scope.get("type") == "http" else None
@@ -31,7 +34,7 @@ class ShareStatus:
             return
         token = match.group(1)
         # The backend too is looked up off the loop: the first look-up migrates the database.
-        live = await asyncio.to_thread(lambda: link_is_live(backend(), token))
+        live = await asyncio.to_thread(lambda: link_is_live(self.backend(), token))
         # Always the full page, never "304 Not Modified": a revoked link must not be answered
         # from the browser's cache with the status it had while it was live.
         scope = dict(

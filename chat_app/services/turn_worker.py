@@ -20,7 +20,7 @@ from agent_core.redaction import install_log_redaction
 from chat_app.services.conversation import chat
 from chat_app.services.presentation.failures import describe_failure
 from chat_app.services.runtime import runtime
-from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime.container import App, build_app
 from chat_app.services.runtime.run_stream import RunStream
 from chat_app.services.runtime.start_lane import install_start_lane
 from chat_app.services.runtime.turn_frames import (
@@ -35,6 +35,7 @@ from chat_app.services.runtime.turn_frames import (
 )
 from chat_app.services.runtime.turn_process import Channel
 from chat_app.serving import release_memory, tune_garbage_collector
+from chat_app.settings import read_settings
 
 __all__ = ["serve", "main"]
 
@@ -43,7 +44,7 @@ _log = logging.getLogger(__name__)
 RELEASE_CHECK_SECONDS = 5.0
 
 
-def _events(app: Backend, request: StartRun) -> RunStream:
+def _events(app: App, request: StartRun) -> RunStream:
     """The run ``request`` asks for, on this process's backend."""
     match request:
         case SendRun(owner=owner, thread_id=thread_id, text=text, client_id=client_id):
@@ -54,7 +55,7 @@ def _events(app: Backend, request: StartRun) -> RunStream:
             return chat.resume_here(app, owner, thread_id, cut=cut)
 
 
-async def _run(app: Backend, channel: Channel, request: StartRun) -> None:
+async def _run(app: App, channel: Channel, request: StartRun) -> None:
     run = request.run
     try:
         async with contextlib.aclosing(_events(app, request)) as events:
@@ -68,23 +69,23 @@ async def _run(app: Backend, channel: Channel, request: StartRun) -> None:
     channel.post(RunEnded(run))
 
 
-async def _release_after_runs(runs: dict[int, asyncio.Task]) -> None:
+async def _release_after_runs(app: App, runs: dict[int, asyncio.Task]) -> None:
     """Once runs have ended and none is going, give what they left back to the system
     (a full collection holds the GIL: never while turns run)."""
     owed = False
     while True:
         await asyncio.sleep(RELEASE_CHECK_SECONDS)
-        if runs or runtime.runs_here():
+        if runs or app.runs_here():
             owed = True
         elif owed:
             owed = False
             await asyncio.to_thread(release_memory)
 
 
-async def serve(app: Backend, channel: Channel) -> None:
+async def serve(app: App, channel: Channel) -> None:
     """Take requests from ``channel`` until it closes; run them on ``app``."""
     runs: dict[int, asyncio.Task] = {}
-    releaser = asyncio.create_task(_release_after_runs(runs))
+    releaser = asyncio.create_task(_release_after_runs(app, runs))
     try:
         while True:
             try:
@@ -97,7 +98,7 @@ async def serve(app: Backend, channel: Channel) -> None:
                     if task is not None:
                         task.cancel()
                 case StopThread(thread_id=thread_id):
-                    runtime.request_stop(thread_id)
+                    app.request_stop(thread_id)
                 case SendRun(run=run) | ResumeRun(run=run):
                     task = asyncio.create_task(
                         _run(app, channel, request), name=f"baton-turn-{run}"
@@ -114,8 +115,9 @@ async def _main(fd: int) -> None:
     loop = asyncio.get_running_loop()
     # The same start-up as the web worker's lifespan tasks (chat_app.chat_app).
     install_start_lane(loop)
-    # The turn process's composition root: the one backend its runs are handed.
-    app = await asyncio.to_thread(runtime.backend)
+    # The turn process's composition root: its settings read once from the environment it
+    # inherited, and the one app its runs are handed.
+    app = await asyncio.to_thread(build_app, read_settings())
     await asyncio.to_thread(runtime.load_tokenizers, app)
     tune_garbage_collector()
     reader, writer = await asyncio.open_unix_connection(sock=socket.socket(fileno=fd))

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services import admin as admin_service
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.admin_state import AdminState, AssistantRow
 
 __all__ = ["AdminDeleteState"]
@@ -31,7 +31,7 @@ class AdminDeleteState(rx.State):
         if self.move_to not in {a.id for a in self.targets}:
             self.move_to = self.targets[0].id if self.targets else ""
         try:
-            self.chats = admin_service.chats_on(backend(), admin._grant, admin.selected_id)
+            self.chats = admin_service.chats_on(root(), admin._grant, admin.selected_id)
         except admin_service.AdminRefused as refused:
             admin.signed_in, admin._grant, admin.error = False, "", str(refused)
 
@@ -44,7 +44,7 @@ class AdminDeleteState(rx.State):
         admin = await self.get_state(AdminState)
         try:
             moved = admin_service.delete_assistant(
-                backend(), admin._grant, admin.selected_id, self.move_to
+                root(), admin._grant, admin.selected_id, self.move_to
             )
         except admin_service.AdminRefused as refused:
             admin.signed_in, admin._grant, admin.error = False, "", str(refused)

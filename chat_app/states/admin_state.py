@@ -8,10 +8,10 @@ import dataclasses
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services import admin as admin_service
 from chat_app.services.admin import sign_in_link
 from chat_app.services.conversation import feedback
-from chat_app.services.runtime.runtime import backend
 
 __all__ = ["AdminState", "AssistantRow", "ChangeRow"]
 
@@ -49,7 +49,7 @@ class AdminState(rx.State):
     _grant: str = ""
 
     def _load(self) -> None:
-        views = admin_service.list_assistants(backend(), self._grant)
+        views = admin_service.list_assistants(root(), self._grant)
         self.assistants = [
             AssistantRow(
                 id=v.id,
@@ -65,15 +65,13 @@ class AdminState(rx.State):
 
     def _select(self, assistant_id: str) -> None:
         view = (
-            admin_service.get_assistant(backend(), self._grant, assistant_id)
-            if assistant_id
-            else None
+            admin_service.get_assistant(root(), self._grant, assistant_id) if assistant_id else None
         )
         if view is None:
             self.selected_id, self.form, self.changes = "", {}, []
             self.feedback_line, self.feedback_notes = "", []
             return
-        rated = feedback.assistant_feedback(backend(), view.id)
+        rated = feedback.assistant_feedback(root(), view.id)
         self.feedback_line = (
             f"👍 {rated.up:,} · 👎 {rated.down:,}" if rated.up or rated.down else "No ratings yet."
         )
@@ -109,7 +107,7 @@ class AdminState(rx.State):
                 f"{admin_service.change_text(c.field, c.previous)} → "
                 f"{admin_service.change_text(c.field, c.new)}"
             )
-            for c in admin_service.history(backend(), self._grant, view.id)
+            for c in admin_service.history(root(), self._grant, view.id)
         ]
 
     def _guarded(self, action) -> None:  # type: ignore[no-untyped-def]
@@ -135,7 +133,7 @@ class AdminState(rx.State):
             # A one-time link printed on the server: it signs in whatever the throttle says,
             # then leaves the address bar (it is used up either way).
             try:
-                self._grant = sign_in_link.sign_in_with_link(backend(), token)
+                self._grant = sign_in_link.sign_in_with_link(root(), token)
                 self.signed_in, self.error = True, ""
             except admin_service.AdminRefused as refused:
                 self.error = str(refused)
@@ -149,7 +147,7 @@ class AdminState(rx.State):
         try:
             # The address, not the cookie: a guesser that drops its cookie keeps its address.
             grant = admin_service.login(
-                backend(), str(form_data.get("password", "")), client=self.router.session.client_ip
+                root(), str(form_data.get("password", "")), client=self.router.session.client_ip
             )
         except admin_service.AdminRefused as refused:
             # Wrong password, too many attempts (try again in N s / N min), or disabled.
@@ -172,7 +170,7 @@ class AdminState(rx.State):
     def create(self) -> None:
         def action() -> None:
             view = admin_service.create_assistant(
-                backend(),
+                root(),
                 self._grant,
                 admin_service.AssistantForm(name=f"Assistant {len(self.assistants) + 1}"),
             )
@@ -191,7 +189,7 @@ class AdminState(rx.State):
                 if k in admin_service.AssistantForm.model_fields
             }
             view = admin_service.update_assistant(
-                backend(), self._grant, self.selected_id, admin_service.AssistantForm(**fields)
+                root(), self._grant, self.selected_id, admin_service.AssistantForm(**fields)
             )
             if view is None:
                 self.error = "That assistant no longer exists."

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.conversation.context_chart import chart_for
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.identity import IdentityState
 
 __all__ = ["ChartState"]
@@ -43,7 +43,7 @@ class ChartState(IdentityState):
         self._load()
 
     def _load(self) -> None:
-        chart = chart_for(backend(), self._owner(), _thread_id(self.router.url.path))
+        chart = chart_for(root(), self._owner(), _thread_id(self.router.url.path))
         if chart is None:
             self.points, self.series, self.markers, self.thresholds, self.calls = [], [], [], [], 0
             self.summary = "No chart for this chat."

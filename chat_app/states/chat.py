@@ -14,12 +14,12 @@ import json
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.timeline import earlier_reply_marks
 from chat_app.services.presentation.views import TimelineItem, TimelineView
 from chat_app.services.runtime import live
-from chat_app.services.runtime.runtime import backend
 from chat_app.services.runtime.send_order import predecessor_prefix
 from chat_app.states import marker_rows, reading_scripts, scripts
 from chat_app.states.chat_runs import FLUSH_SECONDS, RunFollowing, handoff_cancels
@@ -241,9 +241,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         self.resetting = self.handoff_running = self.remote_running = False
         # A run this tab started before a reload goes on streaming into this state.
         self.sending = self._streams > 0
-        view = (
-            thread_service.load_timeline(backend(), self._owner(), thread_id) if thread_id else None
-        )
+        view = thread_service.load_timeline(root(), self._owner(), thread_id) if thread_id else None
         self.loading = False
         if view is None:
             self.found = False
@@ -270,7 +268,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
             # Queued messages (a new chat's first one, or ones a crash left), or one delivered
             # that no turn took: answered now, by a run no page owns, which this tab follows
             # like another tab's run.
-            chat_service.resume_detached(backend(), self._owner(), thread_id)
+            chat_service.resume_detached(root(), self._owner(), thread_id)
             self.sending = self.remote_running = True
         return loaded
 
@@ -279,7 +277,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         if not self.has_earlier:
             return
         view = thread_service.load_timeline(
-            backend(), self._owner(), self.thread_key, before_seq=self.earliest_seq, limit=WINDOW
+            root(), self._owner(), self.thread_key, before_seq=self.earliest_seq, limit=WINDOW
         )
         if view is None:
             return
@@ -296,7 +294,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         if not self.has_later:
             return None
         view = thread_service.load_window_at(
-            backend(), self._owner(), self.thread_key, after_seq=self._last_seq, limit=WINDOW
+            root(), self._owner(), self.thread_key, after_seq=self._last_seq, limit=WINDOW
         )
         if view is None:
             return None
@@ -313,7 +311,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         return None
 
     def _show_newest(self):
-        view = thread_service.load_timeline(backend(), self._owner(), self.thread_key)
+        view = thread_service.load_timeline(root(), self._owner(), self.thread_key)
         if view is None:
             return None
         live = self._live_rows()
@@ -336,7 +334,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
                 # Only the rows from that session's start: the page never holds the whole
                 # thread, however long (the newest rows load again by scrolling down).
                 view = thread_service.load_window_at(
-                    backend(), self._owner(), self.thread_key, session_number=number, limit=WINDOW
+                    root(), self._owner(), self.thread_key, session_number=number, limit=WINDOW
                 )
                 if view is None or not view.items:
                     return None
@@ -353,7 +351,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         seq = int(seq)
         if not any(row.seq == seq for row in [*self.rows, *self._live_rows()]):
             view = thread_service.load_window_at(
-                backend(), self._owner(), self.thread_key, after_seq=max(seq - 3, 0), limit=WINDOW
+                root(), self._owner(), self.thread_key, after_seq=max(seq - 3, 0), limit=WINDOW
             )
             if view is None or all(item.seq != seq for item in view.items):
                 return rx.toast.error("That message is not in this chat.")
@@ -500,13 +498,13 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
     def stop(self) -> None:
         if (
             not self.thread_key
-            or thread_service.owned_thread(backend(), self._owner(), self.thread_key) is None
+            or thread_service.owned_thread(root(), self._owner(), self.thread_key) is None
         ):
             return
         cancel = handoff_cancels.get(self.thread_key)
         if cancel is not None:
             cancel.set()
-        chat_service.stop(backend(), self.thread_key)
+        chat_service.stop(root(), self.thread_key)
 
     def _reconcile(self) -> None:
         """Read back what the thread stored after the settled rows and show exactly that:
@@ -515,12 +513,12 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         live = [row for row in self._live if not row.resetting and not row.queued]
         last = max((row.seq for row in [*rows, *live]), default=0)
         view = thread_service.load_window_at(
-            backend(), self._owner(), self.thread_key, after_seq=last, limit=MAX_ROWS
+            root(), self._owner(), self.thread_key, after_seq=last, limit=MAX_ROWS
         )
         if view is None:
             return
         if view.has_later:  # more happened than a window holds: show the newest rows
-            newest = thread_service.load_timeline(backend(), self._owner(), self.thread_key)
+            newest = thread_service.load_timeline(root(), self._owner(), self.thread_key)
             if newest is not None:
                 self._show(newest)
             return

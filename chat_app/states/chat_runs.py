@@ -28,6 +28,7 @@ from agent_core.events import (
     TokenEvent,
     WarningEvent,
 )
+from chat_app.root import root
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import replies
 from chat_app.services.conversation import threads as thread_service
@@ -48,7 +49,6 @@ from chat_app.services.presentation.ui_events import (
 )
 from chat_app.services.presentation.views import TimelineItem, TimelineView
 from chat_app.services.runtime import live
-from chat_app.services.runtime.runtime import backend
 from chat_app.states import live_outage, scripts
 from chat_app.states.connection import connected_here
 from chat_app.states.paste_offer_state import PasteOfferState
@@ -131,7 +131,7 @@ class RunFollowing(rx.State, mixin=True):
         async with self:
             owner, run_id = self._owner(), self._new_run()
         stream = chat_service.send_message(
-            backend(),
+            root(),
             owner,
             thread_id,
             text,
@@ -146,20 +146,20 @@ class RunFollowing(rx.State, mixin=True):
     async def run_regenerate(self, thread_id: str):
         async with self:
             owner, run_id = self._owner(), self._new_run()
-        async for update in self._consume(replies.regenerate(backend(), owner, thread_id, run_id)):
+        async for update in self._consume(replies.regenerate(root(), owner, thread_id, run_id)):
             yield update
 
     @rx.event(background=True)
     async def run_handoff(self, thread_id: str, focus: str | None):
         async with self:
             owner, run_id = self._owner(), self._new_run()
-        if thread_service.owned_thread(backend(), owner, thread_id) is None:
+        if thread_service.owned_thread(root(), owner, thread_id) is None:
             return
         cancel = asyncio.Event()
         handoff_cancels[thread_id] = cancel
         try:
             async for update in self._consume(
-                chat_service.run_handoff(backend(), owner, thread_id, focus, cancel, run_id)
+                chat_service.run_handoff(root(), owner, thread_id, focus, cancel, run_id)
             ):
                 yield update
         finally:
@@ -230,7 +230,7 @@ class RunFollowing(rx.State, mixin=True):
     async def _measure_after_run(self, owner: str | None, thread_id: str) -> None:
         """Show the meter a reload would show: the run's last utilization event measured
         before its last reply (a point lower), and a reset's new session starts lower."""
-        meter = await asyncio.to_thread(thread_service.current_meter, backend(), owner, thread_id)
+        meter = await asyncio.to_thread(thread_service.current_meter, root(), owner, thread_id)
         if meter is None:
             return
         async with self:
@@ -322,7 +322,7 @@ class RunFollowing(rx.State, mixin=True):
             self.sending = self.resetting = False
             self.notice = ""
             self._stream_clear()
-            meter = thread_service.current_meter(backend(), self._owner(), self.thread_key)
+            meter = thread_service.current_meter(root(), self._owner(), self.thread_key)
             if meter is not None:
                 self.meter = meter_bar(meter)
             if self.has_later:
@@ -339,7 +339,7 @@ class RunFollowing(rx.State, mixin=True):
             case RunChanged(running=False):
                 self._remote_run_ended()
             case Resync():  # fell too far behind: read the thread again
-                view = thread_service.load_timeline(backend(), self._owner(), self.thread_key)
+                view = thread_service.load_timeline(root(), self._owner(), self.thread_key)
                 if view is not None:
                     self._show(view)
             case ItemShown(item=item) | QueuedShown(item=item):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.admin import capabilities
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.identity import IdentityState
 
 __all__ = ["CommandsNoticeState"]
@@ -23,5 +23,5 @@ class CommandsNoticeState(IdentityState):
     def load(self) -> None:
         thread_id = _thread_id(self.router.url.path)
         self.note = (
-            capabilities.commands_note(backend(), self._owner(), thread_id) if thread_id else ""
+            capabilities.commands_note(root(), self._owner(), thread_id) if thread_id else ""
         )

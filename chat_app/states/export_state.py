@@ -6,9 +6,9 @@ from typing import Any
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.conversation import export
 from chat_app.services.conversation.threads import owned_thread
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.identity import IdentityState
 
 __all__ = ["ExportState"]
@@ -29,7 +29,7 @@ class ExportState(IdentityState):
             if kind == "json"
             else (export.export_markdown, "md", "text/markdown")
         )
-        app = backend()
+        app = root()
         try:
             data = build(app, self._owner(), thread_id)
         except export.ExportTooLarge as exc:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.conversation import feedback
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.identity import IdentityState
 
 __all__ = ["FeedbackState"]
@@ -26,13 +26,13 @@ class FeedbackState(IdentityState):
     @rx.event
     def load(self) -> None:
         """On the chat page's load: the chat's ratings."""
-        stored = feedback.thread_feedback(backend(), self._owner(), self._thread())
+        stored = feedback.thread_feedback(root(), self._owner(), self._thread())
         self.ratings = {str(seq): row.rating for seq, row in stored.items()}
 
     def _rate(self, seq: int, rating: str, note: str = ""):
         try:
             stored = feedback.rate_reply(
-                backend(), self._owner(), self._thread(), int(seq), rating, note
+                root(), self._owner(), self._thread(), int(seq), rating, note
             )
         except feedback.FeedbackRefused as refused:
             return rx.toast.error(str(refused))

@@ -8,10 +8,10 @@ from typing import Any
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.conversation import agent_cuts, importing, replays
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.failures import describe_failure
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.identity import IdentityState
 from chat_app.states.workspace_state import _thread_id
 
@@ -41,7 +41,7 @@ class ImportState(IdentityState):
         data = await upload.read(importing.max_bytes() + 1)
         try:
             thread_id = await asyncio.to_thread(
-                importing.import_session, backend(), self._owner(), upload.name or "session", data
+                importing.import_session, root(), self._owner(), upload.name or "session", data
             )
         except importing.ImportRejected as refused:
             self.importing, self.import_error = False, str(refused)
@@ -87,8 +87,8 @@ class ReplayState(IdentityState):
     def load(self) -> None:
         thread_id = self._thread()
         owner = self._owner()
-        record = importing.imported_record(backend(), thread_id) if thread_id else None
-        if record is None or thread_service.owned_thread(backend(), owner, thread_id) is None:
+        record = importing.imported_record(root(), thread_id) if thread_id else None
+        if record is None or thread_service.owned_thread(root(), owner, thread_id) is None:
             self.imported, self.runs, self.chart = False, [], []
             return
         self.imported = True
@@ -101,7 +101,7 @@ class ReplayState(IdentityState):
         )
         self.assistants = [
             {"id": a.id, "label": f"{a.name} · {a.model_label}"}
-            for a in thread_service.list_assistant_choices(backend())
+            for a in thread_service.list_assistant_choices(root())
         ]
         if not self.assistant_id or all(a["id"] != self.assistant_id for a in self.assistants):
             self.assistant_id = self.assistants[0]["id"] if self.assistants else ""
@@ -113,10 +113,10 @@ class ReplayState(IdentityState):
 
     def _show_runs(self, chosen: str | None) -> None:
         owner, thread_id = self._owner(), self._thread()
-        self.runs = replays.list_replays(backend(), owner, thread_id)
+        self.runs = replays.list_replays(root(), owner, thread_id)
         ids = [r.id for r in self.runs]
         self.chosen = chosen if chosen in ids else (ids[-1] if ids else "")
-        self.chart = replays.chart_rows(backend(), owner, thread_id, self.chosen or None)
+        self.chart = replays.chart_rows(root(), owner, thread_id, self.chosen or None)
         run = next((r for r in self.runs if r.id == self.chosen), None)
         self.threshold_tokens = int(run.window * run.reset_threshold) if run else 0
 
@@ -141,7 +141,7 @@ class ReplayState(IdentityState):
             self.cuts_running, self.cuts_error = True, ""
             owner, thread_id = self._owner(), self._thread()
         try:
-            views = await asyncio.to_thread(agent_cuts.agent_cut_views, backend(), owner, thread_id)
+            views = await asyncio.to_thread(agent_cuts.agent_cut_views, root(), owner, thread_id)
         except Exception as exc:  # a comparison that fails must say so, not spin forever
             async with self:
                 self.cuts_running = False
@@ -180,7 +180,7 @@ class ReplayState(IdentityState):
         job = asyncio.create_task(
             asyncio.to_thread(
                 replays.run_replay,
-                backend(),
+                root(),
                 owner,
                 thread_id,
                 assistant_id,

@@ -20,12 +20,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from reflex.istate.manager.disk import StateManagerDisk
 from reflex.istate.manager.redis import StateManagerRedis
 
-from chat_app.services.runtime import runtime
+from chat_app.root import root
 from chat_app.serving import release_memory
 from chat_app.upstream import forget_disk_state, idle_disk_states
 
@@ -70,11 +71,12 @@ def release_due(owed_since: float | None, runs: int, now: float) -> bool:
     return owed_since is not None and (runs == 0 or now - owed_since >= RELEASE_WAIT_SECONDS)
 
 
-async def evict_left_tabs(app: Any) -> None:
-    """A lifespan task (Reflex passes ``app``): sweep every ``SWEEP_SECONDS``."""
+async def evict_left_tabs(app: Any, runs_here: Callable[[], int] | None = None) -> None:
+    """A lifespan task (Reflex passes ``app``): sweep every ``SWEEP_SECONDS``. ``runs_here``
+    counts the turns running in this process (default: the process's app's)."""
     manager = app.state_manager
     if isinstance(manager, StateManagerRedis):
-        await _release_after_turns()
+        await _release_after_turns(runs_here or (lambda: root().runs_here()))
         return
     if not isinstance(manager, StateManagerDisk):
         return  # the in-memory manager: no copy elsewhere
@@ -90,12 +92,12 @@ async def evict_left_tabs(app: Any) -> None:
         if evicted:
             _log.info("dropped the in-memory states of %d tabs that left", evicted)
             owed_since = owed_since or now
-        if release_due(owed_since, runtime.runs_here(), now):
+        if release_due(owed_since, (runs_here or root().runs_here)(), now):
             owed_since = None
             await asyncio.to_thread(release_memory)
 
 
-async def _release_after_turns() -> None:
+async def _release_after_turns(runs_here: Callable[[], int]) -> None:
     """With Redis every event reads its tab's state from Redis and drops it after: the copies
     are garbage the young collections leave to the rare full one, so a worker kept what a
     load built up. Give it back once turns have run and none runs now."""
@@ -103,7 +105,7 @@ async def _release_after_turns() -> None:
     while True:
         await asyncio.sleep(SWEEP_SECONDS)
         now = time.time()
-        runs = runtime.runs_here()
+        runs = runs_here()
         if runs and owed_since is None:
             owed_since = now
         if release_due(owed_since, runs, now):

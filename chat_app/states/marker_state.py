@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.conversation import markers as marker_service
 from chat_app.services.conversation.undo import UndoRefused, undo_handoff, undo_marker
 from chat_app.services.runtime import live
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
 from chat_app.states.marker_rows import OriginalRow, original_row
@@ -36,7 +36,7 @@ class MarkerState(IdentityState):
             return None
         chat = await self.get_state(ChatState)
         view = (
-            marker_service.marker_originals(backend(), self._owner(), chat.thread_key, key)
+            marker_service.marker_originals(root(), self._owner(), chat.thread_key, key)
             if chat.thread_key
             else None
         )
@@ -52,15 +52,13 @@ class MarkerState(IdentityState):
         """Undo the compaction or mask behind marker ``key``."""
         if self.open_key == key:
             self.open_key, self.originals, self.originals_note = "", [], ""
-        return await self._undo(
-            lambda owner, thread_id: undo_marker(backend(), owner, thread_id, key)
-        )
+        return await self._undo(lambda owner, thread_id: undo_marker(root(), owner, thread_id, key))
 
     @rx.event
     async def undo_handoff(self, session_number: int):
         """Undo the /handoff that opened session ``session_number``."""
         return await self._undo(
-            lambda owner, thread_id: undo_handoff(backend(), owner, thread_id, session_number)
+            lambda owner, thread_id: undo_handoff(root(), owner, thread_id, session_number)
         )
 
     async def _undo(self, act: Callable[[str, str], str]):

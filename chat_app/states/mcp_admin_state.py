@@ -10,9 +10,9 @@ import dataclasses
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services import admin as admin_service
 from chat_app.services.admin import mcp_admin
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.admin_state import AdminState
 
 __all__ = ["McpAdminState", "McpServerRow"]
@@ -49,7 +49,7 @@ class McpAdminState(rx.State):
         admin = await self._admin()
         try:
             await action(admin._grant, admin.selected_id)
-            self._show(mcp_admin.list_mcp_servers(backend(), admin._grant, admin.selected_id))
+            self._show(mcp_admin.list_mcp_servers(root(), admin._grant, admin.selected_id))
             self.error = ""
         except admin_service.AdminRefused as refused:
             admin.signed_in, admin._grant = False, ""
@@ -73,7 +73,7 @@ class McpAdminState(rx.State):
         )
 
         async def add(grant: str, assistant_id: str) -> None:
-            view = mcp_admin.add_mcp_server(backend(), grant, assistant_id, form)
+            view = mcp_admin.add_mcp_server(root(), grant, assistant_id, form)
             self.notice = (
                 f"Server {view.name} added: its tools join this assistant's chats "
                 "from their next turn."
@@ -84,7 +84,7 @@ class McpAdminState(rx.State):
     @rx.event
     async def remove(self, name: str) -> None:
         async def remove(grant: str, assistant_id: str) -> None:
-            mcp_admin.remove_mcp_server(backend(), grant, assistant_id, name)
+            mcp_admin.remove_mcp_server(root(), grant, assistant_id, name)
             self.notice = f"Server {name} removed."
 
         await self._run(remove)
@@ -92,6 +92,6 @@ class McpAdminState(rx.State):
     @rx.event
     async def check(self, name: str) -> None:
         async def check(grant: str, assistant_id: str) -> None:
-            self.notice = await mcp_admin.check_mcp_server(backend(), grant, assistant_id, name)
+            self.notice = await mcp_admin.check_mcp_server(root(), grant, assistant_id, name)
 
         await self._run(check)

@@ -12,8 +12,8 @@ from typing import Any
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.conversation import message_search
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import relative_time
@@ -69,8 +69,7 @@ class MessageSearchState(IdentityState):
     def search(self, form: dict) -> None:
         self.query = str(form.get("query") or "").strip()[:200]
         self.hits = [
-            _hit_row(h)
-            for h in message_search.search_messages(backend(), self._owner(), self.query)
+            _hit_row(h) for h in message_search.search_messages(root(), self._owner(), self.query)
         ]
         self.searched = bool(self.query)
 

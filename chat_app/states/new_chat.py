@@ -12,9 +12,9 @@ import asyncio
 import reflex as rx
 
 from agent_core import MessageRejected
+from chat_app.root import root
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import chat_list, new_chat
-from chat_app.services.runtime.runtime import backend
 from chat_app.services.runtime.send_order import predecessor_prefix
 from chat_app.states import scripts
 from chat_app.states.chat import ChatState
@@ -46,7 +46,7 @@ class NewChatState(IdentityState):
 
     @rx.event
     async def on_load(self):
-        self.first_visit = not new_chat.has_chats(backend(), self._owner())
+        self.first_visit = not new_chat.has_chats(root(), self._owner())
         self._started = []
         # A new chat starts with the user's default assistant (their settings), if it is there.
         chosen = (await self.get_state(SettingsState)).default_assistant_id
@@ -120,7 +120,7 @@ class NewChatState(IdentityState):
             # Off the event loop: it writes, and a write may wait for SQLite's lock.
             thread_id = await asyncio.to_thread(
                 new_chat.start_chat,
-                backend(),
+                root(),
                 self._owner(),
                 text,
                 client_id=client_id or None,
@@ -131,7 +131,7 @@ class NewChatState(IdentityState):
         # The chat's page answers the message when it opens; should this tab close before
         # it does, the server answers it anyway.
         chat_service.resume_detached(
-            backend(), self._owner(), thread_id, after=chat_service.FIRST_MESSAGE_GRACE_SECONDS
+            root(), self._owner(), thread_id, after=chat_service.FIRST_MESSAGE_GRACE_SECONDS
         )
         await chat_list.announce(self._owner())  # the owner's other tabs list the new chat
         if client_id:
@@ -141,7 +141,7 @@ class NewChatState(IdentityState):
     async def _follow_up(self, thread_id: str, typed: str, text: str, client_id: str):
         try:
             queued = await asyncio.to_thread(
-                new_chat.follow_up, backend(), self._owner(), thread_id, text, client_id
+                new_chat.follow_up, root(), self._owner(), thread_id, text, client_id
             )
         except MessageRejected as rejected:
             return _refuse(client_id, typed, str(rejected))

@@ -16,8 +16,8 @@ from typing import Any
 import reflex as rx
 
 from agent_core import MessageRejected, MessageTooLarge
+from chat_app.root import root
 from chat_app.services.conversation import pasted, workspace
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.identity import IdentityState
 
 __all__ = ["PasteOfferState", "refusal_feedback"]
@@ -68,7 +68,7 @@ class PasteOfferState(IdentityState):
             return rx.toast.error(
                 f"{reason} It is also over the {limit} MB an attached file may hold."
             )
-        name = pasted.next_pasted_name(backend(), self._owner(), self._thread())
+        name = pasted.next_pasted_name(root(), self._owner(), self._thread())
         if not name:
             return rx.toast.error(reason)
         self.reason, self.file_name, self.error = reason, name, ""
@@ -88,7 +88,7 @@ class PasteOfferState(IdentityState):
     @rx.event
     def attach_text(self, text: Any) -> Any:
         try:
-            path = pasted.attach_pasted(backend(), self._owner(), self._thread(), str(text or ""))
+            path = pasted.attach_pasted(root(), self._owner(), self._thread(), str(text or ""))
         except workspace.AttachmentRefused as refused:
             self.error = f"Nothing attached: {refused}"
             return None

@@ -6,8 +6,8 @@ from typing import Any
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.conversation import replies
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
 
@@ -25,7 +25,7 @@ class RepliesState(IdentityState):
         """Use the earlier reply holding row ``seq``; the current one is kept, dimmed."""
         try:
             replaced = await replies.choose_reply(
-                backend(), self._owner(), _thread_id(self.router.url.path), int(seq)
+                root(), self._owner(), _thread_id(self.router.url.path), int(seq)
             )
         except replies.ReplyRefused as refused:
             return rx.toast.error(str(refused))

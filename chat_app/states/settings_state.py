@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.conversation import user_settings
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.identity import IdentityState
 
 __all__ = ["SettingsState"]
@@ -25,12 +25,12 @@ class SettingsState(IdentityState):
 
     @rx.event
     def load(self) -> None:
-        self._show(user_settings.read_settings(backend(), self._owner()))
+        self._show(user_settings.read_settings(root(), self._owner()))
 
     @rx.event
     def save(self, form: dict):
         try:
-            saved = user_settings.save_settings(backend(), self._owner(), form)
+            saved = user_settings.save_settings(root(), self._owner(), form)
         except user_settings.SettingsRefused as refused:
             self.error = str(refused)
             return None

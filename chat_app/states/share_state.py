@@ -11,9 +11,9 @@ import dataclasses
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.conversation import sharing as sharing_service
 from chat_app.services.presentation.views import TimelineItem
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import ChipRow, TimelineRow, chip_row, timeline_row, with_anchors
 
@@ -58,9 +58,7 @@ class SharedThreadState(rx.State):
         self._token = _token_from_path(self.router.url.path)
         self.rows, self.chips, self.title = [], [], ""
         view = (
-            sharing_service.open_shared(backend(), self._token, limit=WINDOW)
-            if self._token
-            else None
+            sharing_service.open_shared(root(), self._token, limit=WINDOW) if self._token else None
         )
         self.loading = False
         self.found = view is not None
@@ -75,9 +73,7 @@ class SharedThreadState(rx.State):
     def load_earlier(self) -> None:
         if not self.has_earlier:
             return
-        view = sharing_service.shared_earlier(
-            backend(), self._token, self.earliest_seq, limit=WINDOW
-        )
+        view = sharing_service.shared_earlier(root(), self._token, self.earliest_seq, limit=WINDOW)
         if view is None:
             self.found = False
             return
@@ -93,7 +89,7 @@ class SharedThreadState(rx.State):
             return None
         if not chip.loaded:
             items = sharing_service.shared_from_session(
-                backend(), self._token, number, current_earliest_seq=self.earliest_seq
+                root(), self._token, number, current_earliest_seq=self.earliest_seq
             )
             self.has_earlier = number > 1
             self._set_rows(_public_rows(items) + self.rows)
@@ -137,7 +133,7 @@ class ShareLinksState(IdentityState):
         self.enabled = sharing_service.sharing_enabled()
         self.links = [
             _link_row(v)
-            for v in sharing_service.list_links(backend(), self._owner(), self._thread_id())
+            for v in sharing_service.list_links(root(), self._owner(), self._thread_id())
         ]
 
     @rx.event
@@ -153,7 +149,7 @@ class ShareLinksState(IdentityState):
     def create(self) -> None:
         days = None if self.expiry_days == "never" else int(self.expiry_days)
         try:
-            created = sharing_service.create_link(backend(), self._owner(), self._thread_id(), days)
+            created = sharing_service.create_link(root(), self._owner(), self._thread_id(), days)
         except sharing_service.SharingRefused as error:
             self.error = str(error)
             return
@@ -167,10 +163,10 @@ class ShareLinksState(IdentityState):
 
     @rx.event
     def update_snapshot(self, link_id: str) -> None:
-        sharing_service.update_snapshot(backend(), self._owner(), link_id)
+        sharing_service.update_snapshot(root(), self._owner(), link_id)
         self._refresh()
 
     @rx.event
     def revoke(self, link_id: str) -> None:
-        sharing_service.revoke(backend(), self._owner(), link_id)
+        sharing_service.revoke(root(), self._owner(), link_id)
         self._refresh()

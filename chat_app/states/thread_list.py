@@ -7,9 +7,9 @@ import dataclasses
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.conversation import chat_list
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.chat import ChatState
 from chat_app.states.connection import connected_here
 from chat_app.states.identity import IdentityState
@@ -37,7 +37,7 @@ class ThreadListState(IdentityState):
     _watch_generation: int = 0
 
     def _refresh(self) -> None:
-        summaries = thread_service.list_threads(backend(), self._owner(), self.search.strip())
+        summaries = thread_service.list_threads(root(), self._owner(), self.search.strip())
         self.threads = [thread_row(s) for s in summaries]
         self.loaded = True
 
@@ -45,7 +45,7 @@ class ThreadListState(IdentityState):
     def on_load(self):
         self.editing_id = ""
         self._refresh()
-        choices = thread_service.list_assistant_choices(backend())
+        choices = thread_service.list_assistant_choices(root())
         self.assistants = [
             AssistantOption(id=c.id, label=f"{c.name} · {c.model_label}") for c in choices
         ]
@@ -132,7 +132,7 @@ class ThreadListState(IdentityState):
             return rx.toast.error(
                 "A chat needs a title: type one, or press Esc to keep the old one."
             )
-        renamed = thread_service.rename_thread(backend(), self._owner(), self.editing_id, title)
+        renamed = thread_service.rename_thread(root(), self._owner(), self.editing_id, title)
         self.editing_id = ""
         self._refresh()
         if renamed is None:
@@ -146,7 +146,7 @@ class ThreadListState(IdentityState):
 
     @rx.event
     async def delete(self, thread_id: str):
-        deleted = thread_service.delete_thread(backend(), self._owner(), thread_id)
+        deleted = thread_service.delete_thread(root(), self._owner(), thread_id)
         self._refresh()
         if not deleted:
             return None

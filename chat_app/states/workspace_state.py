@@ -13,8 +13,8 @@ from typing import Any
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.conversation import workspace
-from chat_app.services.runtime.runtime import backend
 from chat_app.states.identity import IdentityState
 
 __all__ = ["WorkspaceState", "WorkspaceFileRow", "ATTACH_UPLOAD_ID"]
@@ -88,7 +88,7 @@ class WorkspaceState(IdentityState):
     def _refresh(self) -> None:
         self.files = [
             WorkspaceFileRow(path=f.path, size=_size(f.size))
-            for f in workspace.list_files(backend(), self._owner(), self._thread())
+            for f in workspace.list_files(root(), self._owner(), self._thread())
         ]
 
     @rx.event
@@ -100,7 +100,7 @@ class WorkspaceState(IdentityState):
         # Read one byte past the limit: enough to refuse a larger file without holding it.
         chosen = [((f.name or "upload"), await f.read(workspace.MAX_FILE_BYTES + 1)) for f in files]
         try:
-            paths = workspace.attach_files(backend(), self._owner(), self._thread(), chosen)
+            paths = workspace.attach_files(root(), self._owner(), self._thread(), chosen)
         except workspace.AttachmentRefused as refused:
             self.attach_error = f"Nothing attached: {refused}"
             return None
@@ -128,14 +128,14 @@ class WorkspaceState(IdentityState):
 
     @rx.event
     def download(self, path: str) -> Any:
-        content = workspace.read_file(backend(), self._owner(), self._thread(), path)
+        content = workspace.read_file(root(), self._owner(), self._thread(), path)
         if content is None:
             return rx.toast.error(f"{path} is no longer in the workspace.")
         return rx.download(data=content, filename=workspace.download_name(path))
 
     @rx.event
     def download_zip(self) -> Any:
-        data = workspace.workspace_zip(backend(), self._owner(), self._thread())
+        data = workspace.workspace_zip(root(), self._owner(), self._thread())
         if data is None:
             return rx.toast.error("This chat does not exist.")
         return rx.download(data=data, filename="workspace.zip", mime_type="application/zip")

@@ -7,6 +7,7 @@ to that server on 127.0.0.1.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Iterator
@@ -135,16 +136,38 @@ def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("screenshots")
 
 
+@contextlib.contextmanager
+def serving(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """While it lasts, this process's app runs on the served database (what a test writes
+    there, the page shows) and mints the server's identities."""
+    from chat_app import root
+    from chat_app.services.runtime.container import build_app
+    from chat_app.services.security import identity
+    from chat_app.settings import Settings
+
+    monkeypatch.setenv("BATON_SECRET_KEY", SECRET_KEY)
+    identity.secret_key.cache_clear()
+    root.install(build_app(Settings(db_url=db_url)))
+    try:
+        yield
+    finally:
+        root.uninstall()
+        identity.secret_key.cache_clear()
+
+
+@pytest.fixture
+def app():
+    """The app on the served database, which the test's server fixture (``server_db``,
+    ``tabs``...), requested before it, installed with :func:`serving`."""
+    from chat_app import root
+
+    served = root.installed()
+    assert served is not None, "request a server fixture (server_db, tabs...) before app"
+    return served
+
+
 @pytest.fixture
 def server_db(app_server, monkeypatch: pytest.MonkeyPatch):
     """The test process reaches the served app's database and mints its identities."""
-    from chat_app.services.runtime import runtime
-    from chat_app.services.security import identity
-
-    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{app_server.db_path}")
-    monkeypatch.setenv("BATON_SECRET_KEY", SECRET_KEY)
-    identity.secret_key.cache_clear()
-    runtime._store_for.cache_clear()
-    yield app_server
-    identity.secret_key.cache_clear()
-    runtime._store_for.cache_clear()
+    with serving(f"sqlite:///{app_server.db_path}", monkeypatch):
+        yield app_server

@@ -15,9 +15,9 @@ from sqlmodel import Session
 
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
+from chat_app.root import root
 from chat_app.services import admin as admin_service
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 from tests.browser.app_server import run_async
 from tests.browser.chat_page import TURN_TIMEOUT_MS, hand_off, send, user_messages, wait_idle
@@ -381,7 +381,7 @@ def test_a_reply_is_rated_with_a_note_and_admin_counts_it(owned, app) -> None:
     context, owner = owned
     name = f"Rated {uuid.uuid4().hex[:6]}"
     form = admin_service.AssistantForm(name=name)
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         assistant = repo.create_assistant(session=db, data=admin_service.validate_form(form)).id
     thread, tab = _answered_here(
         context,
@@ -427,7 +427,7 @@ def test_settings_apply_on_every_device_of_the_user(owned, app, browser, server_
     context, owner = owned
     name = f"Default {uuid.uuid4().hex[:6]}"
     form = admin_service.AssistantForm(name=name)
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         chosen = repo.create_assistant(session=db, data=admin_service.validate_form(form)).id
     _, first = _answered_here(context, app, owner, "Settings", task="Write a tiny greeting module")
     first.locator("#settings-open").click()

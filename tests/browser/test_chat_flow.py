@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from chat_app.root import root
 from tests.browser.chat_page import WATCH_SCRIPT, send, start_chat, timeline, wait_idle
 from tests.browser.conftest import SIM_WINDOW
 
@@ -85,12 +86,11 @@ def test_the_tab_shows_baton_s_icon(page):
 def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page, app) -> None:
     from agent_core import NewMessage
     from chat_app.services.conversation import threads as thread_service
-    from chat_app.services.runtime import runtime
     from chat_app.services.security import identity
 
     token = identity.mint_token()
     thread_id = thread_service.create_thread(app, identity.owner_from_token(token), "Long").id
-    store = runtime.store()
+    store = root().store
     session = store.current_session(thread_id)
     store.append(
         thread_id,

@@ -10,12 +10,12 @@ from sqlmodel import Session
 
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
+from chat_app.root import root
 from chat_app.services import admin as admin_service
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 from tests.browser.app_server import AppServer, running_app
-from tests.browser.conftest import PROVIDER_MODEL, SECRET_KEY
+from tests.browser.conftest import PROVIDER_MODEL, SECRET_KEY, serving
 
 
 @pytest.fixture(scope="module")
@@ -37,31 +37,33 @@ def _chat(app, owner: str, model: str) -> str:
     data = admin_service.validate_form(
         admin_service.AssistantForm(name=f"{model} {uuid.uuid4().hex[:6]}", model=model)
     )
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         assistant_id = repo.create_assistant(session=db, data=data).id
     return thread_service.create_thread(app, owner, "Commands", assistant_id=assistant_id).id
 
 
+@pytest.fixture
+def sandbox_off_db(sandbox_off_server: AppServer, monkeypatch: pytest.MonkeyPatch):
+    with serving(f"sqlite:///{sandbox_off_server.db_path}", monkeypatch):
+        yield sandbox_off_server
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 def test_the_chat_says_its_assistant_cannot_run_commands_here(
-    sandbox_off_server, browser, monkeypatch, screenshot_dir, width: int
+    sandbox_off_db, browser, monkeypatch, screenshot_dir, width: int
 ) -> None:
-    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{sandbox_off_server.db_path}")
-    monkeypatch.setenv("BATON_SECRET_KEY", SECRET_KEY)
     monkeypatch.setenv("BATON_SANDBOX", "off")
-    identity.secret_key.cache_clear()
-    runtime._store_for.cache_clear()
-    app = runtime.backend()
+    app = root()
     token = identity.mint_token()
     owner = identity.owner_from_token(token)
     real, simulated = _chat(app, owner, PROVIDER_MODEL), _chat(app, owner, "simulator")
 
     context = browser.new_context(
-        base_url=sandbox_off_server.url, viewport={"width": width, "height": 820}
+        base_url=sandbox_off_db.url, viewport={"width": width, "height": 820}
     )
     try:
         context.add_cookies(
-            [{"name": identity.COOKIE_NAME, "value": token, "url": sandbox_off_server.url}]
+            [{"name": identity.COOKIE_NAME, "value": token, "url": sandbox_off_db.url}]
         )
         page = context.new_page()
         page.goto(f"/t/{real}")
@@ -77,5 +79,3 @@ def test_the_chat_says_its_assistant_cannot_run_commands_here(
         assert page.locator("#commands-notice").count() == 0
     finally:
         context.close()
-        identity.secret_key.cache_clear()
-        runtime._store_for.cache_clear()

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from chat_app.root import root
 from tests.browser.app_server import AppServer, running_app
 from tests.browser.chat_page import load_whole_chat, send, start_chat, timeline, wait_idle
-from tests.browser.conftest import SECRET_KEY
+from tests.browser.conftest import SECRET_KEY, serving
 from tests.browser.test_scale_out import _postgres_database
 
 
@@ -28,9 +29,8 @@ def _said(page) -> list[str]:
 
 
 def _stored(thread_id: str) -> list[tuple[int, str, str]]:
-    from chat_app.services.runtime import runtime
 
-    store = runtime.store()
+    store = root().store
     return [
         (m.seq, m.role, m.content) for s in store.sessions(thread_id) for m in store.messages(s.id)
     ]
@@ -168,9 +168,8 @@ def _seed(app, owner: str) -> tuple[str, int, str]:
     long chat, the hit's seq and the short chat."""
     from agent_core import NewMessage
     from chat_app.services.conversation import threads as thread_service
-    from chat_app.services.runtime import runtime
 
-    store = runtime.store()
+    store = root().store
     long_id = thread_service.create_thread(app, owner, "Long expedition").id
     hit_seq = 0
     for number in range(1, SESSIONS + 1):
@@ -217,17 +216,9 @@ def pg_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def search_server(request, monkeypatch) -> Iterator[AppServer]:
-    from chat_app.services.runtime import runtime
-    from chat_app.services.security import identity
-
     server = request.getfixturevalue("app_server" if request.param == "sqlite" else "pg_server")
-    monkeypatch.setenv("REFLEX_DB_URL", server.db_url or f"sqlite:///{server.db_path}")
-    monkeypatch.setenv("BATON_SECRET_KEY", SECRET_KEY)
-    identity.secret_key.cache_clear()
-    runtime._store_for.cache_clear()
-    yield server
-    identity.secret_key.cache_clear()
-    runtime._store_for.cache_clear()
+    with serving(server.db_url or f"sqlite:///{server.db_path}", monkeypatch):
+        yield server
 
 
 def test_search_finds_a_message_in_another_chat_and_opens_it_there(
@@ -282,7 +273,6 @@ def test_regenerate_keeps_the_earlier_reply_and_it_can_be_chosen_again(
     server_db, page, screenshot_dir
 ):
     from agent_core import build_context
-    from chat_app.services.runtime import runtime
 
     path = start_chat(page, "Describe a kite in one line")
     wait_idle(page)
@@ -310,7 +300,7 @@ def test_regenerate_keeps_the_earlier_reply_and_it_can_be_chosen_again(
     assert any(k[1] for k in span) and any(k[2] for k in span)  # tool rows and a marker
     assert [i for i, k in enumerate(kinds) if k[3]] == [last]
     assert page.locator(".baton-use-reply").count() == 1
-    store = runtime.store()
+    store = root().store
     session = store.current_session(thread_id)
     # (a marker shown live has no seq yet: 0)
     hidden = {

@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 import uuid
 
+from chat_app.root import root
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 
 
 def _replies(thread_id: str) -> list[str]:
-    store = runtime.store()
+    store = root().store
     return [
         m.content
         for s in store.sessions(thread_id)
@@ -60,11 +60,11 @@ def test_a_first_message_whose_tab_closed_before_the_chat_opened_is_answered(
     chats = []
     while time.monotonic() < deadline:
         chats = thread_service.list_threads(app, owner)
-        if chats and _replies(chats[0].id) and not runtime.store().pending(chats[0].id):
+        if chats and _replies(chats[0].id) and not root().store.pending(chats[0].id):
             break
         time.sleep(0.5)
     assert [chat.title for chat in chats] == [text]
-    store = runtime.store()
+    store = root().store
     asked = [
         m.content
         for s in store.sessions(chats[0].id)

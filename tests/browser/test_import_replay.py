@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from chat_app.root import root
 from tests.session_files import SUMMARY, claude_code_session
 
 
@@ -17,9 +18,8 @@ def _assistant(name: str, **settings) -> str:
     from chat_app.db import repo
     from chat_app.db.engine import write_engine
     from chat_app.db.models import AssistantCreate
-    from chat_app.services.runtime import runtime
 
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         assistant = repo.create_assistant(
             session=db, data=AssistantCreate(name=name, model="simulator", **settings)
         )

@@ -19,14 +19,14 @@ import pytest
 from sqlmodel import Session
 
 from chat_app.db import repo
-from chat_app.db.engine import dispose_engine, write_engine
+from chat_app.db.engine import write_engine
+from chat_app.root import root
 from chat_app.services import admin as admin_service
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 from tests.browser.app_server import AppServer, running_app
 from tests.browser.chat_page import TURN_TIMEOUT_MS, send, timeline, user_messages, wait_idle
-from tests.browser.conftest import SECRET_KEY
+from tests.browser.conftest import SECRET_KEY, serving
 from tests.browser.test_live_tabs import RECORD_RUNNING, _shown_while_running
 from tests.browser.test_scale_out import _postgres_database, _redis
 
@@ -57,25 +57,19 @@ def served(request, chromium_path, tmp_path_factory) -> Iterator[AppServer]:
 @pytest.fixture
 def tabs(browser, served: AppServer, monkeypatch) -> Iterator[tuple]:
     """Two tabs of one browser (one owner), and the served database in this process."""
-    monkeypatch.setenv("REFLEX_DB_URL", served.db_url)
-    monkeypatch.setenv("BATON_SECRET_KEY", SECRET_KEY)
-    identity.secret_key.cache_clear()
-    runtime._store_for.cache_clear()
-    context = browser.new_context(base_url=served.url, viewport={"width": 1100, "height": 820})
-    context.set_default_timeout(60_000)
-    token = identity.mint_token()
-    context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": served.url}])
-    yield context, identity.owner_from_token(token)
-    context.close()
-    identity.secret_key.cache_clear()
-    runtime._store_for.cache_clear()
-    dispose_engine()
+    with serving(served.db_url, monkeypatch):
+        context = browser.new_context(base_url=served.url, viewport={"width": 1100, "height": 820})
+        context.set_default_timeout(60_000)
+        token = identity.mint_token()
+        context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": served.url}])
+        yield context, identity.owner_from_token(token)
+        context.close()
 
 
 def _assistant(**fields: str) -> str:
     form = admin_service.AssistantForm(name=f"Live {uuid.uuid4().hex[:6]}", **fields)
     data = admin_service.validate_form(form)
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         return repo.create_assistant(session=db, data=data).id
 
 
@@ -238,9 +232,7 @@ def test_a_message_sent_during_a_review_waits_and_confirm_goes_through(tabs, app
         assert any(stop for _, _, stop in records), "the answer's turn was never shown"
         assert max(below for _, below, _ in records) <= 1, records
         assert not _slides_while_running(records), _slides_while_running(records)
-    rows = [
-        row for s in runtime.store().sessions(thread_id) for row in runtime.store().messages(s.id)
-    ]
+    rows = [row for s in root().store.sessions(thread_id) for row in root().store.messages(s.id)]
     asked = [row for row in rows if row.role == "user" and row.content == waiting]
     assert len(asked) == 1
     assert [row.role for row in rows if row.seq > asked[0].seq][:1] == ["assistant"]

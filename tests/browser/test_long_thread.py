@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from chat_app.root import root
 from tests.browser.chat_page import wait_idle
 
 SESSIONS, PER_SESSION = 12, 60  # 720 rows: several windows of 100 in each direction
@@ -14,12 +15,11 @@ SESSIONS, PER_SESSION = 12, 60  # 720 rows: several windows of 100 in each direc
 def long_thread(server_db, page, app) -> str:
     from agent_core import NewMessage
     from chat_app.services.conversation import threads as thread_service
-    from chat_app.services.runtime import runtime
     from chat_app.services.security import identity
 
     token = identity.mint_token()
     thread_id = thread_service.create_thread(app, identity.owner_from_token(token), "Long run").id
-    store = runtime.store()
+    store = root().store
     for number in range(1, SESSIONS + 1):
         session = store.current_session(thread_id)
         rows = [NewMessage(role="user", content=f"Session {number}: continue the work")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from chat_app.root import root
 from tests.browser.chat_page import activity, send, wait_idle
 
 OUTPUT = "ORIGINAL OUTPUT {n}: " + "collected 40 items, tests/test_parser.py passed. " * 60
@@ -15,12 +16,11 @@ def _compacted_thread(app, server_db, page, *, answered: bool) -> str:
     marker, as the coordinator writes them); ``answered``: the model replied after it."""
     from agent_core import ContextEdit, NewMessage, build_context
     from chat_app.services.conversation import threads as thread_service
-    from chat_app.services.runtime import runtime
     from chat_app.services.security import identity
 
     token = identity.mint_token()
     thread_id = thread_service.create_thread(app, identity.owner_from_token(token), "Parser").id
-    store = runtime.store()
+    store = root().store
     session = store.current_session(thread_id)
     rows = [NewMessage(role="user", content="Build a CSV parser for invoices")]
     for n in range(1, 4):
@@ -99,7 +99,6 @@ def test_a_marker_expands_to_the_original_messages_it_replaced(
 
 def test_undo_a_compaction_from_its_marker_restores_the_context(server_db, page, app) -> None:
     from agent_core import build_context
-    from chat_app.services.runtime import runtime
 
     thread_id = _compacted_thread(app, server_db, page, answered=False)
     page.goto(f"/t/{thread_id}")
@@ -124,7 +123,7 @@ def test_undo_a_compaction_from_its_marker_restores_the_context(server_db, page,
     )
     after = _meter(page)
     assert page.get_by_role("button", name="Undo").count() == 0  # nothing left to undo
-    store = runtime.store()
+    store = root().store
     session = store.current_session(thread_id)
     assert len(build_context(store, session)) == 8  # every original message again
 

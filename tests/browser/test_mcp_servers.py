@@ -10,10 +10,10 @@ from sqlmodel import Session
 
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
+from chat_app.root import root
 from chat_app.services import admin as admin_service
 from chat_app.services.admin import mcp_admin
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Reply
 from tests.browser.chat_page import send, timeline, wait_idle
@@ -26,7 +26,7 @@ SECRET = "sig-5e1f0a77"
 def _provider_assistant() -> tuple[str, str]:
     name = f"MCP {uuid.uuid4().hex[:6]}"
     data = admin_service.validate_form(admin_service.AssistantForm(name=name, model=PROVIDER_MODEL))
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         return repo.create_assistant(session=db, data=data).id, name
 
 

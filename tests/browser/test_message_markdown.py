@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agent_core import NewMessage
+from chat_app.root import root
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 
 CODE = 'def greet(name):\n    return f"Hello, {name}"'
@@ -17,7 +17,7 @@ def _open_thread_with(app, page, app_server, messages: list[NewMessage]) -> str:
     token = identity.mint_token()
     owner = identity.owner_from_token(token)
     thread_id = thread_service.create_thread(app, owner, "Markdown").id
-    store = runtime.store()
+    store = root().store
     store.append(thread_id, store.current_session(thread_id).id, messages)
     page.context.add_cookies(
         [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]

@@ -7,8 +7,8 @@ import re
 import time
 import uuid
 
+from chat_app.root import root
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 from tests.browser.chat_page import start_chat, user_messages, wait_idle
 
@@ -67,7 +67,7 @@ def test_a_message_stored_before_its_acknowledgement_was_lost_is_not_stored_twic
     server_db, page, app
 ) -> None:
     thread_id = _owned_thread(app, page, server_db)
-    store = runtime.store()
+    store = root().store
     client_id = uuid.uuid4().hex
     store.enqueue_pending(thread_id, "Stored once", client_id=client_id)
     store.deliver_pending(thread_id, store.current_session(thread_id).id)

@@ -10,8 +10,8 @@ from sqlmodel import Session
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.db.models import AssistantCreate
+from chat_app.root import root
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 from tests.browser.chat_page import user_messages, wait_idle
 from tests.browser.test_refusals import PASTE
@@ -26,7 +26,7 @@ BYTE_SIZED = "log line with some text\n" * 25_600
 def _simulator_chat(app, page, app_server) -> None:
     """A new chat on an assistant of its own on the simulator (whatever other tests made the
     default), for a new owner."""
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         assistant_id = repo.create_assistant(
             session=db,
             data=AssistantCreate(name=f"Paste {uuid.uuid4().hex[:6]}", model="simulator"),

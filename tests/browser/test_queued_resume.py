@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from chat_app.root import root
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 from tests.browser.chat_page import wait_idle
 
@@ -14,7 +14,7 @@ def test_queued_messages_left_by_a_crash_are_answered_when_the_chat_opens(
     token = identity.mint_token()
     owner = identity.owner_from_token(token)
     thread_id = thread_service.create_thread(app, owner, "Left queued").id
-    runtime.store().enqueue_pending(thread_id, "Plan a CSV parser")  # queued, never delivered
+    root().store.enqueue_pending(thread_id, "Plan a CSV parser")  # queued, never delivered
 
     page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     page.goto(f"/t/{thread_id}")
@@ -23,4 +23,4 @@ def test_queued_messages_left_by_a_crash_are_answered_when_the_chat_opens(
     page.wait_for_selector("[data-role=assistant]")
     assert page.locator("[data-role=user]").count() == 1
     assert page.locator("[data-queued=true]").count() == 0
-    assert runtime.store().pending(thread_id) == []
+    assert root().store.pending(thread_id) == []

@@ -13,9 +13,9 @@ from agent_core import Sandbox
 from agent_core.sandbox import sandbox_unavailable_reason
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
+from chat_app.root import root
 from chat_app.services import admin as admin_service
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Reply
 from tests.browser.chat_page import send, wait_idle
@@ -53,7 +53,7 @@ def test_a_command_the_model_runs_shows_its_real_output(
     data = admin_service.validate_form(
         admin_service.AssistantForm(name=f"Real {uuid.uuid4().hex[:6]}", model=PROVIDER_MODEL)
     )
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         assistant_id = repo.create_assistant(session=db, data=data).id
     cookie = identity.mint_token()
     page.context.add_cookies(
@@ -90,7 +90,7 @@ def test_a_command_the_model_runs_shows_its_real_output(
     assert "[exit status 0]" in output
     assert "simulated" not in row.inner_text().lower()
     # What the command wrote is in the chat's workspace, through the store.
-    assert f"out-{token}.txt" in runtime.store().list_files(thread.id)
+    assert f"out-{token}.txt" in root().store.list_files(thread.id)
     page.screenshot(path=str(screenshot_dir / "real-command.png"), full_page=True)
 
 
@@ -108,7 +108,7 @@ def test_commands_past_their_limits_are_stopped_and_the_chat_says_why(
     data = admin_service.validate_form(
         admin_service.AssistantForm(name=f"Limits {uuid.uuid4().hex[:6]}", model=PROVIDER_MODEL)
     )
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         assistant_id = repo.create_assistant(session=db, data=data).id
     cookie = identity.mint_token()
     page.context.add_cookies(
@@ -151,5 +151,5 @@ def test_commands_past_their_limits_are_stopped_and_the_chat_says_why(
         "[not kept: the command created or changed 1,500 files; at most 1,000 are "
         "written back from one command, so none was"
     ) in shown["files"]
-    assert runtime.store().list_files(thread.id) == []  # nothing of the three was kept
+    assert root().store.list_files(thread.id) == []  # nothing of the three was kept
     page.screenshot(path=str(screenshot_dir / "command-limits.png"), full_page=True)

@@ -5,6 +5,7 @@ Messages refused for their size are offered as a file instead: ``test_paste_as_f
 
 from __future__ import annotations
 
+from chat_app.root import root
 from tests.browser.chat_page import start_chat
 
 # As a paste does: the whole text at once, one input event (typing 600 KB would take minutes).
@@ -42,10 +43,9 @@ def test_a_chat_whose_assistant_cannot_run_opens_with_a_banner_and_keeps_the_mes
     from chat_app.db.engine import write_engine
     from chat_app.db.models import AssistantCreate
     from chat_app.services.conversation import threads as thread_service
-    from chat_app.services.runtime import runtime
     from chat_app.services.security import identity
 
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         assistant_id = repo.create_assistant(
             session=db, data=AssistantCreate(name="Typo", model="foo:bar")
         ).id
@@ -62,7 +62,7 @@ def test_a_chat_whose_assistant_cannot_run_opens_with_a_banner_and_keeps_the_mes
     page.wait_for_selector("[data-queued=true] >> text=Keep this one")
     page.wait_for_selector("[data-sonner-toast] >> text=Your message is kept")
     page.wait_for_function("() => document.getElementById('composer-input').value === ''")
-    assert [p.content for p in runtime.store().pending(thread_id)] == ["Keep this one"]
+    assert [p.content for p in root().store.pending(thread_id)] == ["Keep this one"]
 
 
 def test_an_unknown_command_is_not_sent_and_is_kept(page) -> None:

@@ -17,9 +17,9 @@ from agent_core import StoredMessage
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.db.models import AssistantUpdate
+from chat_app.root import root
 from chat_app.services import admin as admin_service
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Reply
 from tests.browser.chat_page import TURN_TIMEOUT_MS, send, wait_idle
@@ -31,7 +31,7 @@ MAX_TURNS = 30
 def _assistant(**fields: str) -> str:
     form = admin_service.AssistantForm(name=f"Reset control {uuid.uuid4().hex[:6]}", **fields)
     data = admin_service.validate_form(form)
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         return repo.create_assistant(session=db, data=data).id
 
 
@@ -49,7 +49,7 @@ def _chat(app, page, app_server, assistant_id: str) -> tuple[str, str]:
 
 
 def _rows(thread_id: str) -> list[StoredMessage]:
-    store = runtime.store()
+    store = root().store
     return [row for s in store.sessions(thread_id) for row in store.messages(s.id)]
 
 
@@ -141,20 +141,20 @@ def test_the_warn_notice_in_every_tab_and_its_three_actions(
     assert len(_events(thread_id, "defer")) == 1
     page.reload()
     page.locator("#notice-defer[data-armed=true]").wait_for()
-    turn = _work_until(page, lambda: len(runtime.store().sessions(thread_id)) >= 2, turn)
+    turn = _work_until(page, lambda: len(root().store.sessions(thread_id)) >= 2, turn)
     skipped = _events(thread_id, "deferred")
     assert len(skipped) == 1 and skipped[0].meta["action"] == "reset"
-    second = runtime.store().sessions(thread_id)[1]
+    second = root().store.sessions(thread_id)[1]
     assert second.utilization > 0.8  # the reset came one model call later, past its threshold
     page.locator(".baton-marker", has_text="Automatic reset deferred once").first.wait_for()
 
     # "Hand off now": the /handoff path, a new session with its divider.
     turn = _work_until(page, lambda: _notice_shown(page), turn)
-    sessions = len(runtime.store().sessions(thread_id))
+    sessions = len(root().store.sessions(thread_id))
     page.locator("#notice-handoff").click()
     _toast(page, f"Session {sessions + 1} started with the handoff")
     page.locator(f"[data-session='{sessions + 1}'].baton-divider").wait_for()
-    assert runtime.store().sessions(thread_id)[-1].trigger == "manual"
+    assert root().store.sessions(thread_id)[-1].trigger == "manual"
     other.close()
 
 
@@ -187,7 +187,7 @@ def test_a_handoff_reviewed_and_edited_is_what_the_next_session_sees(
     _shoot(page, "#handoff-review", "handoff-review", screenshot_dir)
 
     # The next model call goes to the loopback provider, so its request can be read.
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         repo.update_assistant(
             session=db, assistant_id=assistant, changes=AssistantUpdate(model=PROVIDER_MODEL)
         )
@@ -207,16 +207,16 @@ def test_a_handoff_reviewed_and_edited_is_what_the_next_session_sees(
     assert "Queued while reviewing: also greet in French" in request
     assert page.locator("[data-queued='true']").count() == 0
     # Both versions are kept: the session's artifact as written, the edit beside it.
-    session = runtime.store().sessions(thread_id)[1]
+    session = root().store.sessions(thread_id)[1]
     assert session.handoff["next_step"] == original
-    assert runtime.store().context_edits(session.id)[-1].artifact["next_step"] == edited
+    assert root().store.context_edits(session.id)[-1].artifact["next_step"] == edited
 
 
 @pytest.mark.timeout(1500)
 def test_the_chart_after_three_resets(server_db, page, screenshot_dir, app) -> None:
     assistant = _assistant(context_strategy="reset")
     _, thread_id = _chat(app, page, server_db, assistant)
-    _work_until(page, lambda: len(runtime.store().sessions(thread_id)) >= 4)
+    _work_until(page, lambda: len(root().store.sessions(thread_id)) >= 4)
 
     # Opened from the meter with the keyboard.
     page.locator("#open-context-chart").focus()

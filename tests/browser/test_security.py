@@ -14,9 +14,9 @@ from sqlmodel import Session
 from agent_core import NewMessage
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
+from chat_app.root import root
 from chat_app.services import admin as admin_service
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Failure, Reply
 from tests.browser.chat_page import send, wait_idle
@@ -81,7 +81,7 @@ def _new_owner() -> tuple[str, str]:
 def _hostile_thread(app, owner: str) -> str:
     """A two-session thread with payloads in the title, messages, tool I/O and the handoff."""
     thread = thread_service.create_thread(app, owner, f"Title {' '.join(PAYLOADS)}")
-    store = runtime.store()
+    store = root().store
     session = store.current_session(thread.id)
     store.append(
         thread.id,
@@ -144,7 +144,7 @@ def _provider_thread(app, owner: str) -> str:
     data = admin_service.validate_form(
         admin_service.AssistantForm(name=f"Provider {uuid.uuid4().hex[:6]}", model=PROVIDER_MODEL)
     )
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         assistant = repo.create_assistant(session=db, data=data)
         assistant_id = assistant.id
     return thread_service.create_thread(app, owner, "Provider chat", assistant_id=assistant_id).id
@@ -320,7 +320,7 @@ def test_a_client_token_presented_by_another_browser_opens_an_empty_state(
     token, owner = _new_owner()
     secret = f"victim-secret-{uuid.uuid4().hex}"
     thread_id = thread_service.create_thread(app, owner, "Victim's chat").id
-    store = runtime.store()
+    store = root().store
     store.append(
         thread_id, store.current_session(thread_id).id, [NewMessage(role="user", content=secret)]
     )
@@ -424,7 +424,7 @@ def test_message_markdown_keeps_line_breaks_opens_links_aside_and_borders_tables
 ) -> None:
     token, owner = _new_owner()
     thread_id = thread_service.create_thread(app, owner, "Markdown").id
-    store = runtime.store()
+    store = root().store
     store.append(
         thread_id,
         store.current_session(thread_id).id,

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 
 from agent_core import NewMessage
+from chat_app.root import root
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 from chat_app.services.security import identity
 
 SESSIONS = 50
 
 
 def _many_sessions(app, owner: str, count: int = SESSIONS) -> str:
-    store = runtime.store()
+    store = root().store
     thread_id = thread_service.create_thread(app, owner, f"{count} sessions").id
     for number in range(1, count + 1):
         session = store.current_session(thread_id)

@@ -12,6 +12,7 @@ from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import sharing
 from chat_app.services.conversation import threads as thread_service
 from tests.browser.app_server import run_async
+from tests.browser.conftest import serving
 
 OWNER = "share-test-owner"
 PAYLOADS = ["<img src=x onerror=window.__pwned=1>", "<script>window.__pwned=1</script>"]
@@ -19,10 +20,10 @@ PAYLOADS = ["<img src=x onerror=window.__pwned=1>", "<script>window.__pwned=1</s
 
 @pytest.fixture
 def server_db(app_server, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("BATON_DB_URL", f"sqlite:///{app_server.db_path}")
     monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
-    return app_server
+    with serving(f"sqlite:///{app_server.db_path}", monkeypatch):
+        yield app_server
 
 
 def say(app, thread_id: str, text: str) -> None:

@@ -9,9 +9,11 @@ from sqlmodel import Session
 
 from agent_core import model_info
 from chat_app.db.models import Assistant
+from chat_app.root import root
 from chat_app.services import admin
 from chat_app.services.admin import forms
 from chat_app.services.runtime import runtime
+from chat_app.settings import read_settings
 
 PASSWORD = "correct horse battery staple"
 CLIENT = "203.0.113.7"
@@ -19,7 +21,6 @@ CLIENT = "203.0.113.7"
 
 @pytest.fixture(autouse=True)
 def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BATON_DB_URL", f"sqlite:///{tmp_path / 'baton.db'}")
     monkeypatch.setenv(admin.PASSWORD_ENV, PASSWORD)
 
 
@@ -164,13 +165,13 @@ def test_network_for_commands_is_off_by_default_and_switches_on_per_assistant(
     assert changes == {"sandbox_network": (False, True)}
 
     other = admin.create_assistant(app, grant, form(name="Other")).id
-    with Session(runtime.engine()) as db:
+    with Session(root().engine) as db:
         stored = repo.get_assistant(session=db, assistant_id=created.id)
         default = repo.get_assistant(session=db, assistant_id=other)
-        assert runtime.sandbox_for(stored).network is True
-        assert runtime.sandbox_for(default).network is False
+        assert runtime.sandbox_for(app.settings, stored).network is True
+        assert runtime.sandbox_for(app.settings, default).network is False
         monkeypatch.setenv("BATON_SANDBOX_NETWORK", "on")  # the server-wide switch
-        assert runtime.sandbox_for(default).network is True
+        assert runtime.sandbox_for(read_settings(), default).network is True
 
 
 def test_the_mask_threshold_reaches_the_policy_and_empty_turns_it_off(grant: str, app) -> None:
@@ -233,7 +234,7 @@ def test_the_form_says_whether_a_real_models_commands_can_run(
 
 def _chat_window(app, assistant_id: str) -> int:
     """The window a chat on the assistant runs on, as the engine computes it."""
-    with Session(runtime.engine()) as db:
+    with Session(root().engine) as db:
         assistant = db.get(Assistant, assistant_id)
         setup, _ = runtime.turn_setup(app, "t", assistant)
     return model_info(setup.model_name, window_override=setup.policy.window_override).context_window

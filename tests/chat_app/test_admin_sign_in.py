@@ -25,18 +25,15 @@ SECOND = timedelta(seconds=1)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def database(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def db_url(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv(admin.PASSWORD_ENV, PASSWORD)
     if request.param == "sqlite":
-        monkeypatch.setenv("BATON_DB_URL", sqlite_url(tmp_path))
-        return
+        return sqlite_url(tmp_path)
     url = request.getfixturevalue("pg_url")
-    monkeypatch.setenv("BATON_DB_URL", url)
     # The PostgreSQL schema is shared by the session's tests, and so is the "everyone" count.
     with write_session(get_engine(url)) as session:
         session.exec(delete(SignInFailureCount))
+    return url
 
 
 def attempt(app, password: str, *, at: datetime, client: str = CLIENT) -> str:
@@ -48,7 +45,7 @@ def attempt(app, password: str, *, at: datetime, client: str = CLIENT) -> str:
     return "signed in"
 
 
-@pytest.mark.usefixtures("database")
+@pytest.mark.usefixtures("db_url")
 def test_fifty_wrong_passwords_lock_out_even_the_right_one_until_the_lockout_ends(app) -> None:
     # A patient guesser: one password every 10 s, so most guesses clear the delays.
     checked: list[datetime] = []
@@ -72,7 +69,7 @@ def test_fifty_wrong_passwords_lock_out_even_the_right_one_until_the_lockout_end
     assert admin.list_assistants(app, grant)  # the grant works
 
 
-@pytest.mark.usefixtures("database")
+@pytest.mark.usefixtures("db_url")
 def test_a_burst_of_guesses_gets_three_checked_and_the_rest_refused_unchecked(app) -> None:
     outcomes = [attempt(app, f"guess-{n}", at=NOW + n * SECOND / 50) for n in range(300)]
 
@@ -81,7 +78,7 @@ def test_a_burst_of_guesses_gets_three_checked_and_the_rest_refused_unchecked(ap
     assert attempt(app, PASSWORD, at=NOW + 6 * SECOND).startswith("Too many attempts: try again in")
 
 
-@pytest.mark.usefixtures("database")
+@pytest.mark.usefixtures("db_url")
 def test_each_attempt_after_the_free_ones_waits_twice_as_long_up_to_thirty_seconds(app) -> None:
     for _ in range(throttle.FREE_FAILURES):
         assert attempt(app, "wrong", at=NOW) == "Wrong password."
@@ -99,7 +96,7 @@ def test_each_attempt_after_the_free_ones_waits_twice_as_long_up_to_thirty_secon
     )
 
 
-@pytest.mark.usefixtures("database")
+@pytest.mark.usefixtures("db_url")
 def test_a_hundred_failures_from_many_addresses_stop_sign_in_for_everyone(app) -> None:
     for n in range(throttle.GLOBAL_LOCKOUT_AFTER):
         assert (
@@ -114,7 +111,7 @@ def test_a_hundred_failures_from_many_addresses_stop_sign_in_for_everyone(app) -
     assert attempt(app, PASSWORD, at=NOW + throttle.GLOBAL_LOCKOUT, client=fresh) == "signed in"
 
 
-@pytest.mark.usefixtures("database")
+@pytest.mark.usefixtures("db_url")
 def test_failures_are_logged_with_address_and_count_but_never_the_guess(
     caplog: pytest.LogCaptureFixture,
     app,
@@ -135,7 +132,7 @@ def test_failures_are_logged_with_address_and_count_but_never_the_guess(
     ]
 
 
-@pytest.mark.usefixtures("database")
+@pytest.mark.usefixtures("db_url")
 def test_signing_in_forgets_the_clients_failures(app) -> None:
     for n in range(throttle.CLIENT_LOCKOUT_AFTER - 1):
         assert attempt(app, "wrong", at=NOW + n * 30 * SECOND) == "Wrong password."
@@ -149,7 +146,7 @@ def test_signing_in_forgets_the_clients_failures(app) -> None:
     ]
 
 
-@pytest.mark.usefixtures("database")
+@pytest.mark.usefixtures("db_url")
 def test_parallel_guesses_cannot_all_read_the_same_low_count(app) -> None:
     with ThreadPoolExecutor(max_workers=12) as pool:
         outcomes = list(pool.map(lambda n: attempt(app, f"guess-{n}", at=NOW), range(12)))
@@ -157,14 +154,14 @@ def test_parallel_guesses_cannot_all_read_the_same_low_count(app) -> None:
     assert outcomes.count("Wrong password.") == throttle.FREE_FAILURES
 
 
-@pytest.mark.usefixtures("database")
+@pytest.mark.usefixtures("db_url")
 def test_counts_whose_window_is_over_are_deleted_by_the_next_failure(app) -> None:
     for n in range(20):
         attempt(app, "wrong", at=NOW, client=f"198.51.100.{n + 1}")
 
     attempt(app, "wrong", at=NOW + throttle.WINDOW, client="192.0.2.1")
 
-    with read_session(get_engine()) as session:
+    with read_session(app.engine) as session:
         scopes = session.exec(select(SignInFailureCount.scope)).all()
     assert sorted(scopes) == ["everyone", "ip:192.0.2.1"]
 
@@ -182,7 +179,7 @@ def _lock_everyone_out(app) -> None:
     )
 
 
-@pytest.mark.usefixtures("database")
+@pytest.mark.usefixtures("db_url")
 def test_a_one_time_link_printed_on_the_server_signs_the_admin_in_through_a_lockout(
     app, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -206,7 +203,7 @@ def test_a_one_time_link_printed_on_the_server_signs_the_admin_in_through_a_lock
     assert attempt(app, PASSWORD, at=LOCKED + SECOND, client="198.51.100.1").startswith("Too many")
 
 
-@pytest.mark.usefixtures("database")
+@pytest.mark.usefixtures("db_url")
 def test_a_sign_in_link_expires_and_is_stored_only_as_its_hash(app) -> None:
     from chat_app.db.models import AdminSignInLink
     from chat_app.services.admin import sign_in_link

@@ -2,31 +2,27 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from sqlmodel import Session
 
 from chat_app.db import repo
 from chat_app.db.engine import write_engine
+from chat_app.root import root
 from chat_app.services import admin
 from chat_app.services.admin import capabilities
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 
 OWNER = "owner-1"
 
 
 @pytest.fixture(autouse=True)
-def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path / 'baton.db'}")
+def database(monkeypatch: pytest.MonkeyPatch, app) -> None:
     monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:11434")
-    runtime._store_for.cache_clear()
 
 
 def _chat_with(app, model: str) -> str:
     data = admin.validate_form(admin.AssistantForm(name=model, model=model))
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         assistant_id = repo.create_assistant(session=db, data=data).id
     return thread_service.create_thread(app, OWNER, "Chat", assistant_id=assistant_id).id
 

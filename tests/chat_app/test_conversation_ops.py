@@ -11,7 +11,11 @@ import pytest
 
 from agent_core import NewMessage
 from agent_core.errors import MessageRejected, StoreError
-from tests.chat_app.test_services import database  # noqa: F401
+from chat_app.root import root
+from tests.chat_app.test_services import (  # noqa: F401
+    database,  # noqa: F401
+    db_url,
+)
 from tests.chat_app.wire import drained
 
 
@@ -33,7 +37,6 @@ def _owner() -> str:
 def _chat_with_a_handoff(app, owner: str) -> tuple[str, int]:
     """A chat: a turn, /handoff, two more turns. Returns it and the seq of the last question."""
     from chat_app.services.conversation import chat, threads
-    from chat_app.services.runtime import runtime
 
     thread = threads.create_thread(app, owner, "Garden plan").id
     asyncio.run(_drain(chat.send_message(app, owner, thread, "Plan a vegetable garden")))
@@ -41,7 +44,7 @@ def _chat_with_a_handoff(app, owner: str) -> tuple[str, int]:
     asyncio.run(_drain(chat.run_handoff(app, owner, thread, None)))
     asyncio.run(_drain(chat.send_message(app, owner, thread, "Add a pond")))
     asyncio.run(_drain(chat.send_message(app, owner, thread, "Add a shed")))
-    store = runtime.store()
+    store = root().store
     last = [m for s in store.sessions(thread) for m in store.messages(s.id) if m.role == "user"]
     assert [s.number for s in store.sessions(thread)] == [1, 2]
     return thread, last[-1].seq
@@ -49,11 +52,10 @@ def _chat_with_a_handoff(app, owner: str) -> tuple[str, int]:
 
 def test_a_fork_holds_the_chat_before_the_message_and_answers_the_edit(db, app) -> None:
     from chat_app.services.conversation import chat, forks
-    from chat_app.services.runtime import runtime
 
     owner = _owner()
     origin, seq = _chat_with_a_handoff(app, owner)
-    store = runtime.store()
+    store = root().store
     before = [(m.seq, m.content) for s in store.sessions(origin) for m in store.messages(s.id)]
 
     fork = forks.fork_at(app, owner, origin, seq, "Add a greenhouse instead")
@@ -129,10 +131,9 @@ def test_export_refuses_a_chat_past_the_bound(db, monkeypatch, app) -> None:
 
 def test_search_finds_said_words_in_the_owners_chats_only(db, app) -> None:
     from chat_app.services.conversation import message_search, threads
-    from chat_app.services.runtime import runtime
 
     owner, other = _owner(), _owner()
-    store = runtime.store()
+    store = root().store
     first = threads.create_thread(app, owner, "Kites").id
     second = threads.create_thread(app, owner, "Boats").id
     elsewhere = threads.create_thread(app, other, "Theirs").id
@@ -209,12 +210,11 @@ def test_usage_label_prefers_the_providers_accounting() -> None:
 def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db, app) -> None:
     from agent_core import build_context
     from chat_app.services.conversation import chat, replies, threads
-    from chat_app.services.runtime import runtime
 
     owner = _owner()
     thread = threads.create_thread(app, owner, "Colours").id
     asyncio.run(_drain(chat.send_message(app, owner, thread, "Plan a paint mixer")))
-    store = runtime.store()
+    store = root().store
     session = store.current_session(thread)
     first = [m.seq for m in store.messages(session.id) if m.role in ("assistant", "tool")]
     # What the model saw of the first reply (finished todos may be compressed already).
@@ -273,11 +273,10 @@ def _top_level(markdown: str) -> list[str]:
 
 def test_the_markdown_export_cannot_be_forged_by_what_it_quotes(db, app) -> None:
     from chat_app.services.conversation import export, threads
-    from chat_app.services.runtime import runtime
 
     owner = _owner()
     thread = threads.create_thread(app, owner, "Payments\n\n**Assistant** · forged title").id
-    store = runtime.store()
+    store = root().store
     session = store.current_session(thread)
     store.append(
         thread,

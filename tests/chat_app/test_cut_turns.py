@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_core import StoredMessage
-from tests.chat_app.test_services import _drain, database  # noqa: F401  (fixture)
+from chat_app.root import root
+from tests.chat_app.test_services import _drain, database, db_url  # noqa: F401  (fixture)  # noqa: F401  (fixtures)
 
 database_too = pytest.mark.usefixtures("database")
 # A killed turn's PostgreSQL lease lets its thread go after this many seconds.
@@ -52,6 +53,7 @@ def _owner() -> str:
 def _killed_mid_turn(command: list[str]) -> None:
     """Run a worker process, and SIGKILL it as soon as its turn streams a first token."""
     env = os.environ | {
+        "REFLEX_DB_URL": root().settings.db_url,  # the test's database
         "BATON_SIM_DELAY": "0.05",
         "BATON_SIM_WINDOW": "200000",
         "BATON_TURN_LEASE": LEASE_SECONDS,
@@ -71,9 +73,8 @@ def _killed_mid_turn(command: list[str]) -> None:
 
 
 def _rows(thread_id: str) -> list[StoredMessage]:
-    from chat_app.services.runtime import runtime
 
-    store = runtime.store()
+    store = root().store
     return [m for s in store.sessions(thread_id) for m in store.messages(s.id)]
 
 
@@ -87,9 +88,8 @@ def _notes(thread_id: str) -> list[StoredMessage]:
 
 def _cut(*mine: str) -> list[tuple[str, str]]:
     """The cut turns among this test's threads (the PostgreSQL database is shared by runs)."""
-    from chat_app.services.runtime import runtime
 
-    return [turn for turn in runtime.store().cut_turns() if turn[0] in mine]
+    return [turn for turn in root().store.cut_turns() if turn[0] in mine]
 
 
 def _resumed(app, *mine: str) -> frozenset[str]:

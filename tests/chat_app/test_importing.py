@@ -8,7 +8,8 @@ import uuid
 
 import pytest
 
-from tests.chat_app.test_services import _drain, database  # noqa: F401  (fixture)
+from chat_app.root import root
+from tests.chat_app.test_services import _drain, database, db_url  # noqa: F401  (fixtures)
 from tests.session_files import SUMMARY, claude_code_session
 from tests.shared_data import eval_path
 
@@ -28,7 +29,6 @@ def _setup_assistant(window: int | None, **fields) -> str:
     from chat_app.db import repo
     from chat_app.db.engine import write_engine
     from chat_app.db.models import AssistantCreate
-    from chat_app.services.runtime import runtime
 
     settings = {
         "model": "simulator",
@@ -37,7 +37,7 @@ def _setup_assistant(window: int | None, **fields) -> str:
         "compact_threshold": 0.5,
         **fields,
     }
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         assistant = repo.create_assistant(
             session=db,
             data=AssistantCreate(
@@ -118,13 +118,12 @@ def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice, app
     """Each kept once and marked; the log ends on one the agent never took, and the
     read-only chat does not answer it when opened."""
     from chat_app.services.conversation import chat, importing, threads
-    from chat_app.services.runtime import runtime
     from tests import session_files as s
 
     thread_id = importing.import_session(
         app, alice, "queued.jsonl", s.claude_code_queued_session().encode()
     )
-    store = runtime.store()
+    store = root().store
     rows = [
         r
         for session in store.sessions(thread_id)
@@ -297,14 +296,13 @@ def test_deleting_an_imported_chat_deletes_its_file_and_replays(alice, app) -> N
 
     from chat_app.db.models import ImportedTranscript, TranscriptReplay
     from chat_app.services.conversation import importing, replays, threads
-    from chat_app.services.runtime import runtime
 
     thread_id = importing.import_session(
         app, alice, "session.jsonl", claude_code_session().encode()
     )
     assert replays.run_replay(app, alice, thread_id, _setup_assistant(20000)) is not None
     assert threads.delete_thread(app, alice, thread_id)
-    with Session(runtime.engine()) as db:
+    with Session(root().engine) as db:
         assert db.get(ImportedTranscript, thread_id) is None
         assert (
             db.exec(select(TranscriptReplay).where(TranscriptReplay.thread_id == thread_id)).all()

@@ -79,14 +79,13 @@ def test_with_redis_a_worker_gives_back_what_its_turns_left_once_none_runs(monke
         return seen[-1]
 
     monkeypatch.setattr(left_tabs, "SWEEP_SECONDS", 0.001)
-    monkeypatch.setattr(left_tabs.runtime, "runs_here", runs_here)
     monkeypatch.setattr(left_tabs, "release_memory", lambda: released.append(len(seen)))
 
     class _App:
         state_manager = StateManagerRedis.__new__(StateManagerRedis)
 
     async def run_a_while() -> None:
-        task = asyncio.create_task(left_tabs.evict_left_tabs(_App()))
+        task = asyncio.create_task(left_tabs.evict_left_tabs(_App(), runs_here))
         for _ in range(2000):  # bounded: a worker that never sweeps fails, not hangs
             if len(seen) >= 30:
                 break

@@ -5,19 +5,15 @@ from __future__ import annotations
 import pytest
 
 from agent_core import ContextEdit, NewMessage
+from chat_app.root import root
 
 
 @pytest.fixture
-def chat(tmp_path, monkeypatch):
-    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
-    from chat_app.db.engine import dispose_engine
+def chat(monkeypatch, app):
     from chat_app.services.conversation import threads
-    from chat_app.services.runtime import runtime
 
-    runtime._store_for.cache_clear()
-    app = runtime.backend()
     thread = threads.create_thread(app, "owner-a").id
-    store = runtime.store()
+    store = root().store
     session = store.current_session(thread)
     rows = [NewMessage(role="user", content="Fix the build")]
     for n in range(40):
@@ -33,8 +29,6 @@ def chat(tmp_path, monkeypatch):
         ]
     stored = store.append(thread, session.id, rows)
     yield store, thread, session, stored
-    runtime._store_for.cache_clear()
-    dispose_engine()
 
 
 def _marker(store, session, edit: ContextEdit, event: str):

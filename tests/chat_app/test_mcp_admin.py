@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from agent_core.testing import FunctionChatModel
 from chat_app.db import repo
+from chat_app.root import root
 from chat_app.services import admin
 from chat_app.services.admin import mcp_admin
 from chat_app.services.conversation import threads
@@ -24,7 +25,6 @@ NOTES_SERVER = Path(__file__).parents[1] / "agent_core" / "mcp" / "notes_server.
 
 @pytest.fixture(autouse=True)
 def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BATON_DB_URL", f"sqlite:///{tmp_path / 'baton.db'}")
     monkeypatch.setenv(admin.PASSWORD_ENV, PASSWORD)
 
 
@@ -161,7 +161,7 @@ def test_a_history_row_stored_before_commands_were_redacted_is_shown_redacted(
     from chat_app.db.models import AssistantChange
     from chat_app.db.models.types import utcnow
 
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         db.add(
             AssistantChange(
                 assistant_id=assistant_id,
@@ -204,7 +204,7 @@ async def test_the_assistants_chats_call_the_servers_tools(
 ) -> None:
     mcp_admin.add_mcp_server(app, grant, assistant_id, notes_form())
     thread = threads.create_thread(app, "owner-1", "mcp", assistant_id=assistant_id)
-    with Session(runtime.engine()) as db:
+    with Session(root().engine) as db:
         assistant = repo.get_assistant(session=db, assistant_id=assistant_id)
 
     def answer(messages: list[BaseMessage], **_: object) -> AIMessage:
@@ -217,10 +217,10 @@ async def test_the_assistants_chats_call_the_servers_tools(
 
     setup, _ = runtime.turn_setup(app, thread.id, assistant)
     setup.model = FunctionChatModel(fn=answer, calls=[])
-    events = await collect(runtime.runner().submit(setup, "shout"))
+    events = await collect(root().runner.submit(setup, "shout"))
 
     assert not [e for e in events if e["type"] in ("warning", "error")]
-    rows = runtime.store().messages(runtime.store().sessions(thread.id)[-1].id)
+    rows = root().store.messages(root().store.sessions(thread.id)[-1].id)
     assert [(r.role, r.name, r.content) for r in rows if r.role == "tool"] == [
         ("tool", "notes_shout", "HI (signed s3cret-sig)")
     ]
@@ -253,4 +253,4 @@ async def test_a_large_mcp_tool_list_leaves_less_room_for_a_message(
     events = await drained(chat.send_message(app, "owner-1", thread.id, text, "c-1"))
     assert [e["type"] for e in events] == ["error"]
     assert events[0]["data"]["too_large"]["room_tokens"] == crowded.value.room_tokens
-    assert runtime.store().pending(thread.id) == []
+    assert root().store.pending(thread.id) == []

@@ -8,27 +8,25 @@ import uuid
 import pytest
 
 from agent_core.errors import MessageRejected
-from chat_app.db.engine import dispose_engine
+from chat_app.root import root
 from tests.chat_app.db.backends import pg_url  # noqa: F401  (fixture)
 from tests.chat_app.wire import drained
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def database(request, tmp_path, monkeypatch):
+def db_url(request, tmp_path, monkeypatch):
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path}/baton.db"
     else:
         url = request.getfixturevalue("pg_url")  # a schema of its own, skips without a server
-    monkeypatch.setenv("REFLEX_DB_URL", url)
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
-    from chat_app.services.runtime import runtime
+    return url
 
-    runtime._store_for.cache_clear()
-    runtime.runner.cache_clear()
-    yield url
-    runtime._store_for.cache_clear()
-    dispose_engine(url)
+
+@pytest.fixture
+def database(db_url, app) -> str:
+    return db_url
 
 
 def _owner() -> str:
@@ -107,9 +105,8 @@ def test_the_same_first_message_sent_again_makes_one_chat(database, app) -> None
 
 
 def _replies(thread_id: str) -> list[str]:
-    from chat_app.services.runtime import runtime
 
-    store = runtime.store()
+    store = root().store
     return [
         m.content
         for s in store.sessions(thread_id)
@@ -121,7 +118,6 @@ def _replies(thread_id: str) -> list[str]:
 def test_a_first_message_whose_tab_closed_is_answered_anyway(database, app) -> None:
     # The tab sent the message and closed before it opened the chat: no page ever asks.
     from chat_app.services.conversation import chat, new_chat
-    from chat_app.services.runtime import runtime
 
     owner = _owner()
     thread_id = new_chat.start_chat(app, owner, "Write a haiku about tides", client_id="tab.9.x")
@@ -130,17 +126,16 @@ def test_a_first_message_whose_tab_closed_is_answered_anyway(database, app) -> N
         chat.resume_detached(app, owner, thread_id, after=0.2)  # what the draft page schedules
         for _ in range(600):
             await asyncio.sleep(0.1)
-            if _replies(thread_id) and not runtime.store().pending(thread_id):
+            if _replies(thread_id) and not root().store.pending(thread_id):
                 return
 
     asyncio.run(tab_closed())
-    assert runtime.store().pending(thread_id) == []
+    assert root().store.pending(thread_id) == []
     assert len(_replies(thread_id)) >= 1
 
 
 def test_a_chat_page_that_opened_in_time_leaves_the_server_nothing_to_answer(database, app) -> None:
     from chat_app.services.conversation import chat, new_chat
-    from chat_app.services.runtime import runtime
 
     owner = _owner()
     thread_id = new_chat.start_chat(app, owner, "List three rivers", client_id="tab.8.x")
@@ -154,7 +149,7 @@ def test_a_chat_page_that_opened_in_time_leaves_the_server_nothing_to_answer(dat
                 return
 
     asyncio.run(page_opened())
-    store = runtime.store()
+    store = root().store
     users = [
         m
         for s in store.sessions(thread_id)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from chat_app.root import root
 from chat_app.services.conversation import pasted, threads, workspace
-from chat_app.services.runtime import runtime
 
 
 @pytest.fixture(autouse=True)
-def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BATON_DB_URL", f"sqlite:///{tmp_path / 'baton.db'}")
+def database(app) -> None:
+    """Every test here runs on its own app (a fresh SQLite file)."""
 
 
 @pytest.fixture
@@ -32,7 +30,7 @@ def test_a_pasted_text_is_stored_whole_under_the_next_free_name(thread_id: str, 
     second = pasted.attach_pasted(app, "owner-1", thread_id, "again")
 
     assert (first, second) == ("pasted-1.md", "pasted-2.md")
-    assert runtime.store().read_file(thread_id, first) == log
+    assert root().store.read_file(thread_id, first) == log
     assert pasted.next_pasted_name(app, "owner-1", thread_id) == "pasted-3.md"
     assert pasted.pasted_message(first).endswith("\n\nAttached: pasted-1.md")
 
@@ -56,7 +54,7 @@ def test_what_cannot_be_attached_writes_nothing(
         "This chat does not exist": "chat_gone",
     }
     assert refused.value.code == codes[why]
-    assert runtime.store().list_files(thread_id) == []
+    assert root().store.list_files(thread_id) == []
     assert pasted.next_pasted_name(app, "owner-2", thread_id) == ""
 
 

@@ -20,6 +20,7 @@ import pytest
 from sqlalchemy import event
 
 from chat_app.db.engine import dispose_engine, write_engine
+from chat_app.root import install, root, uninstall
 from chat_app.services.presentation.ui_events import Refused
 from tests.chat_app.db.backends import _admin_execute, pg_base_url, pg_unreachable_reason
 
@@ -40,6 +41,14 @@ DRIVER_WORDS = (
     "relation",
     "sqlalche.me",
 )
+
+
+@pytest.fixture
+def app(request: pytest.FixtureRequest):
+    """The app on the test's own database (``sqlite_app`` or ``postgres_app``)."""
+    name = "postgres_app" if "postgres_app" in request.fixturenames else "sqlite_app"
+    request.getfixturevalue(name)
+    return root()
 
 
 @pytest.fixture
@@ -64,26 +73,24 @@ def postgres_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 def _serving(url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    from chat_app.services.runtime import runtime
+    from chat_app.services.runtime.container import build_app
+    from chat_app.settings import Settings
 
-    monkeypatch.setenv("REFLEX_DB_URL", url)
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
-    runtime._store_for.cache_clear()
-    runtime.runner.cache_clear()
+    install(build_app(Settings(db_url=url)))
     yield url
-    runtime._store_for.cache_clear()
+    uninstall()
     dispose_engine(url)
 
 
 def _on_every_connection(sql: str) -> None:
-    from chat_app.services.runtime import runtime
 
     def on_connect(dbapi, _record) -> None:
         dbapi.cursor().execute(sql)
         # psycopg opened a transaction for it: a rollback would undo a PostgreSQL SET.
         dbapi.commit()
 
-    engine = runtime.engine()
+    engine = root().engine
     for target in (engine, write_engine(engine)):
         event.listen(target, "connect", on_connect)
         # Connections pooled before the fault would still write: every one opens anew.
@@ -91,15 +98,14 @@ def _on_every_connection(sql: str) -> None:
 
 
 def _drop_sqlite_tables(url: str) -> None:
-    from chat_app.services.runtime import runtime
 
-    runtime.engine().dispose()
+    root().engine.dispose()
     with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
         names = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
         for (name,) in names:
             with contextlib.suppress(sqlite3.OperationalError):  # an FTS table's shadows
                 db.execute(f'DROP TABLE IF EXISTS "{name}"')
-    runtime.engine().dispose()
+    root().engine.dispose()
 
 
 def _fill_sqlite(url: str) -> None:
@@ -167,11 +173,10 @@ def test_sqlite_failures_are_told_in_plain_words(
 
 
 def _drop_schema(url: str) -> None:
-    from chat_app.services.runtime import runtime
 
     schema = url.rsplit("search_path%3D", 1)[1]
     _admin_execute(f'DROP SCHEMA "{schema}" CASCADE')
-    runtime.engine().dispose()
+    root().engine.dispose()
 
 
 @pytest.mark.postgres

@@ -9,6 +9,7 @@ import pytest
 
 from agent_core import NewMessage, SessionRecord, build_context
 from agent_core.events import ResetFailed, TokenEvent
+from chat_app.root import root
 from chat_app.services.conversation.context_chart import ChartSeries, merge_runs, thread_run
 from chat_app.services.presentation.ui_events import (
     ItemShown,
@@ -29,18 +30,11 @@ def _reply(fraction: float, tokens: int = 100) -> NewMessage:
 
 
 @pytest.fixture
-def chat(tmp_path, monkeypatch):
-    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
-    from chat_app.db.engine import dispose_engine
+def chat(monkeypatch, app):
     from chat_app.services.conversation import threads
-    from chat_app.services.runtime import runtime
 
-    runtime._store_for.cache_clear()
-    app = runtime.backend()
     thread = threads.create_thread(app, "owner-a").id
-    yield runtime.store(), thread
-    runtime._store_for.cache_clear()
-    dispose_engine()
+    yield root().store, thread
 
 
 def test_the_status_is_read_back_from_the_store_and_not_yet_stays_armed(chat, app) -> None:
@@ -178,11 +172,10 @@ def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered
     is long over, or its stream from the turn process is still open): Confirm goes through,
     and the message is answered exactly once, after the confirmed handoff."""
     from chat_app.services.conversation import chat as chat_service
-    from chat_app.services.runtime import turn_process
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     if send_still_open:
-        monkeypatch.setattr(turn_process, "is_busy", lambda thread_id: True)
+        monkeypatch.setattr(app.turn_process, "is_busy", lambda thread_id: True)
     store, thread = chat
     _waiting_review(store, thread)
 

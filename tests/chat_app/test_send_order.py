@@ -8,12 +8,11 @@ import uuid
 import pytest
 
 from chat_app.services.runtime import send_order
+from chat_app.services.runtime.send_order import SendOrder
 
 
 @pytest.fixture
-def thread_id(monkeypatch) -> str:
-    monkeypatch.setattr(send_order, "_settled", type(send_order._settled)())
-    monkeypatch.setattr(send_order, "_waiting", {})
+def thread_id() -> str:
     return uuid.uuid4().hex
 
 
@@ -28,72 +27,66 @@ class _Store:
         return any(client_id.startswith(prefix) for client_id in self.queued)
 
 
-async def test_a_send_goes_as_soon_as_its_predecessor_here_is_queued(
-    thread_id, monkeypatch
-) -> None:
+async def test_a_send_goes_as_soon_as_its_predecessor_here_is_queued(thread_id) -> None:
     # The store is asked again only after a minute: woken by nothing but the settle, the
     # send would still be waiting when the test gives up on it.
-    monkeypatch.setattr(send_order, "STORE_POLL_SECONDS", 60)
+    order = SendOrder(poll_seconds=60)
     store = _Store()
-    waiting = asyncio.create_task(send_order.after_predecessor(thread_id, "tab1.2.b", store))
+    waiting = asyncio.create_task(order.after_predecessor(thread_id, "tab1.2.b", store))
     await asyncio.sleep(0.2)
     assert not waiting.done(), "it went before the tab's earlier message was queued"
-    send_order.settle(thread_id, "tab1.1.a")
+    order.settle(thread_id, "tab1.1.a")
     await asyncio.wait_for(waiting, 5)
     assert store.asked == 1  # once, before waiting: not a poll every 50 ms
 
 
 async def test_a_send_whose_predecessor_settled_here_asks_nobody(thread_id) -> None:
+    order = SendOrder()
     store = _Store()
-    send_order.settle(thread_id, "tab1.1.a")
-    await asyncio.wait_for(send_order.after_predecessor(thread_id, "tab1.2.b", store), 1)
+    order.settle(thread_id, "tab1.1.a")
+    await asyncio.wait_for(order.after_predecessor(thread_id, "tab1.2.b", store), 1)
     assert store.asked == 0
 
 
-async def test_a_predecessor_queued_by_another_worker_is_found_in_the_store(
-    thread_id, monkeypatch
-) -> None:
-    monkeypatch.setattr(send_order, "STORE_POLL_SECONDS", 0.05)
+async def test_a_predecessor_queued_by_another_worker_is_found_in_the_store(thread_id) -> None:
+    order = SendOrder(poll_seconds=0.05)
     store = _Store()
-    waiting = asyncio.create_task(send_order.after_predecessor(thread_id, "tab1.7.b", store))
+    waiting = asyncio.create_task(order.after_predecessor(thread_id, "tab1.7.b", store))
     await asyncio.sleep(0.1)
     store.queued.add("tab1.6.a")
     await asyncio.wait_for(waiting, 1)
 
 
-async def test_a_predecessor_that_never_comes_holds_the_send_a_bounded_time(
-    thread_id, monkeypatch
-) -> None:
-    monkeypatch.setattr(send_order, "WAIT_SECONDS", 10)
-    monkeypatch.setattr(send_order, "STORE_POLL_SECONDS", 0.01)
+async def test_a_predecessor_that_never_comes_holds_the_send_a_bounded_time(thread_id) -> None:
+    order = SendOrder(wait_seconds=10, poll_seconds=0.01)
     readings = iter([0.0, 4.0, 8.0, 12.0])  # the clock as the wait reads it: 4 s a poll
     store = _Store()
-    waiting = send_order.after_predecessor(
-        thread_id, "tab1.2.b", store, clock=lambda: next(readings)
-    )
+    waiting = order.after_predecessor(thread_id, "tab1.2.b", store, clock=lambda: next(readings))
     await asyncio.wait_for(waiting, 60)
     assert store.asked == 3  # at 0, 4 and 8 s; past 10 s it goes without its predecessor
-    assert send_order._waiting == {}
+    assert order.waiting() == 0
 
 
 async def test_first_messages_and_ids_of_another_shape_never_wait(thread_id) -> None:
+    order = SendOrder()
     store = _Store()
     for client_id in ("tab1.1.a", "no-number", None):
-        await asyncio.wait_for(send_order.after_predecessor(thread_id, client_id, store), 0.1)
+        await asyncio.wait_for(order.after_predecessor(thread_id, client_id, store), 0.1)
     assert store.asked == 0
 
 
 async def test_fifty_sends_of_a_tab_started_at_once_queue_in_order(thread_id) -> None:
     """Each send queues after a random delay of its own, as tasks on a busy worker do."""
+    order = SendOrder()
     import random
 
     queued: list[int] = []
 
     async def send(n: int) -> None:
         await asyncio.sleep(random.random() * 0.05)
-        await send_order.after_predecessor(thread_id, f"tab1.{n}.x", _Store())
+        await order.after_predecessor(thread_id, f"tab1.{n}.x", _Store())
         queued.append(n)
-        send_order.settle(thread_id, f"tab1.{n}.x")
+        order.settle(thread_id, f"tab1.{n}.x")
 
     await asyncio.wait_for(asyncio.gather(*(send(n) for n in range(1, 51))), 10)
     assert queued == list(range(1, 51))

@@ -13,30 +13,31 @@ import uuid
 import pytest
 
 from chat_app.db.engine import dispose_engine
+from chat_app.root import root
 from tests.chat_app.db.backends import pg_url  # noqa: F401  (fixture)
 from tests.chat_app.wire import drained, relayed
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def database(request, tmp_path, monkeypatch):
+def db_url(request, tmp_path, monkeypatch):
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path}/baton.db"
     else:
         # A schema of its own (dropped after the run), never the server's public one: a
         # migration of another checkout must not leave this one a revision it does not know.
         url = request.getfixturevalue("pg_url")
-    monkeypatch.setenv("REFLEX_DB_URL", url)
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     # Small enough for resets within one turn, large enough that the instructions and the
     # tools' schemas (history tools included) leave room for a message at the reset threshold.
     monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
-    from chat_app.services.runtime import runtime
+    return url
 
-    runtime._store_for.cache_clear()
-    runtime.runner.cache_clear()
-    yield url
-    runtime._store_for.cache_clear()
-    dispose_engine(url)
+
+@pytest.fixture
+def database(db_url, app) -> str:
+    """The URL of the database the test's app runs on, for what reaches it itself (another
+    process, a raw session)."""
+    return db_url
 
 
 async def _drain(stream) -> list[dict]:
@@ -179,7 +180,11 @@ def test_stop_reaches_a_turn_running_in_another_worker_process(database, app) ->
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Long job")
-    env = os.environ | {"BATON_SIM_DELAY": "0.03", "BATON_SIM_WINDOW": "200000"}
+    env = os.environ | {
+        "REFLEX_DB_URL": database,
+        "BATON_SIM_DELAY": "0.03",
+        "BATON_SIM_WINDOW": "200000",
+    }
     worker = subprocess.Popen(
         [
             sys.executable,
@@ -218,7 +223,6 @@ def test_running_turns_share_one_stop_poll_and_only_the_stopped_one_stops(
     from chat_app.db import repo
     from chat_app.db.engine import write_engine
     from chat_app.services.conversation import stops, threads
-    from chat_app.services.runtime import runtime
 
     monkeypatch.setattr(stops, "STOP_POLL_SECONDS", 0.05)
     owner = f"owner-{uuid.uuid4().hex[:8]}"
@@ -229,7 +233,7 @@ def test_running_turns_share_one_stop_poll_and_only_the_stopped_one_stops(
         if "stop_requests" in statement and "UPDATE" not in statement.upper():
             polls.append(statement)
 
-    engine = runtime.engine()
+    engine = root().engine
     event.listen(engine, "before_cursor_execute", count)
 
     async def turns() -> list[bool]:
@@ -285,7 +289,6 @@ def test_a_new_chat_starts_with_the_chosen_assistant(database, app) -> None:
 
 def test_messages_queued_before_a_crash_are_shown_and_answered(database, app) -> None:
     from chat_app.services.conversation import chat, threads
-    from chat_app.services.runtime import runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Left behind")
@@ -296,7 +299,7 @@ def test_messages_queued_before_a_crash_are_shown_and_answered(database, app) ->
         (thread.id, "second queued"),
         (other.id, "queued elsewhere"),
     ]:
-        runtime.store().enqueue_pending(thread_id, text)
+        root().store.enqueue_pending(thread_id, text)
 
     view = threads.load_timeline(app, owner, thread.id)
     assert view.pending == 2
@@ -313,12 +316,12 @@ def test_messages_queued_before_a_crash_are_shown_and_answered(database, app) ->
     ]
     assert delivered == ["first queued", "second queued"]
     assert any(e["type"] == "item" and e["data"].get("role") == "assistant" for e in events)
-    assert runtime.store().pending(thread.id) == []
+    assert root().store.pending(thread.id) == []
     assert threads.load_timeline(app, owner, thread.id).pending == 0
     assert asyncio.run(_drain(chat.resume_queued(app, owner, thread.id))) == []  # nothing twice
 
     assert asyncio.run(chat.resume_all_queued(app)) == 1  # start-up: the other thread
-    assert runtime.store().pending(other.id) == []
+    assert root().store.pending(other.id) == []
     answered = threads.load_timeline(app, owner, other.id).items
     assert [i.content for i in answered if i.role == "user"] == ["queued elsewhere"]
     assert any(i.role == "assistant" for i in answered)
@@ -328,7 +331,6 @@ def test_a_message_delivered_by_a_handoff_is_answered_after_it_once(database, ap
     """Another tab's message that queued while /handoff ran: the commit delivers it into the
     new session, and the handoff's end answers it in a run of its own, once."""
     from chat_app.services.conversation import chat, threads
-    from chat_app.services.runtime import runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Handoff and a late message")
@@ -336,14 +338,14 @@ def test_a_message_delivered_by_a_handoff_is_answered_after_it_once(database, ap
     late = "Also handle semicolons as separators"
 
     async def handoff_then_answer() -> list[dict]:
-        runtime.store().enqueue_pending(thread.id, late)  # waiting behind the handoff
+        root().store.enqueue_pending(thread.id, late)  # waiting behind the handoff
         events = await _drain(chat.run_handoff(app, owner, thread.id, None))
         await asyncio.gather(*chat._detached)  # the run every tab follows (answer_waiting)
         return events
 
     events = asyncio.run(handoff_then_answer())
     assert [e["data"]["status"] for e in events if e["type"] == "handoff"][-1] == "done"
-    store = runtime.store()
+    store = root().store
     rows = [r for s in store.sessions(thread.id) for r in store.messages(s.id)]
     asked = [
         r
@@ -362,11 +364,10 @@ def test_a_delivered_message_no_turn_took_is_offered_to_the_page(database, app) 
     """A process that died between the delivery and the reply: the page that opens the
     chat sees the message waiting and answers it (an imported chat never)."""
     from chat_app.services.conversation import chat, threads
-    from chat_app.services.runtime import runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Died before the reply")
-    store = runtime.store()
+    store = root().store
     store.enqueue_pending(thread.id, "hello there")
     store.deliver_pending(thread.id, store.current_session(thread.id).id)
     view = threads.load_timeline(app, owner, thread.id)
@@ -380,11 +381,10 @@ def test_a_handed_over_request_waits_while_its_handoff_waits_for_review(database
     from agent_core import NewMessage
     from agent_core.runtime import review_opening
     from chat_app.services.conversation import chat, threads
-    from chat_app.services.runtime import runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Under review")
-    store = runtime.store()
+    store = root().store
     old = store.current_session(thread.id)
     store.append(thread.id, old.id, [NewMessage(role="user", content="Parse the dates")])
     store.commit_reset(
@@ -414,11 +414,10 @@ def test_a_chat_whose_assistant_cannot_run_opens_and_keeps_what_is_typed(databas
     from chat_app.db.engine import write_engine
     from chat_app.db.models import AssistantCreate, AssistantUpdate
     from chat_app.services.conversation import chat, threads
-    from chat_app.services.runtime import runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     # Saved before models were checked (or its provider went away since).
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         assistant_id = repo.create_assistant(
             session=db, data=AssistantCreate(name="Typo", model="foo:bar")
         ).id
@@ -433,10 +432,10 @@ def test_a_chat_whose_assistant_cannot_run_opens_and_keeps_what_is_typed(databas
     kinds = [e["type"] for e in events]
     assert kinds[-3:] == ["accepted", "queued", "error"]
     assert "Your message is kept" in events[-1]["data"]["message"]
-    assert [p.content for p in runtime.store().pending(thread.id)] == ["Please keep this"]
+    assert [p.content for p in root().store.pending(thread.id)] == ["Please keep this"]
     assert asyncio.run(_drain(chat.resume_queued(app, owner, thread.id))) == []  # waits for the fix
 
-    with Session(write_engine(runtime.engine())) as db:
+    with Session(write_engine(root().engine)) as db:
         repo.update_assistant(
             session=db, assistant_id=assistant_id, changes=AssistantUpdate(model="simulator")
         )
@@ -469,7 +468,6 @@ def test_a_message_too_large_for_a_fresh_session_is_refused_before_it_is_stored(
 ) -> None:
     from agent_core.errors import MessageTooLarge
     from chat_app.services.conversation import chat, threads
-    from chat_app.services.runtime import runtime
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Paste")
@@ -488,7 +486,7 @@ def test_a_message_too_large_for_a_fresh_session_is_refused_before_it_is_stored(
         "tokens": big.value.tokens,
         "room_tokens": big.value.room_tokens,
     }
-    assert runtime.store().pending(thread.id) == []
+    assert root().store.pending(thread.id) == []
     asyncio.run(chat.check_fits(app, owner, thread.id, "Build a CSV parser for invoices"))  # fits
 
 
@@ -532,16 +530,17 @@ def test_the_assistants_tokenizers_are_loaded_before_the_first_chat(tmp_path, mo
     from chat_app.db import repo
     from chat_app.db.models import AssistantCreate
     from chat_app.services.runtime import runtime
+    from chat_app.services.runtime.container import build_app
+    from chat_app.settings import Settings
 
     url = f"sqlite:///{tmp_path}/baton.db"
-    monkeypatch.setenv("REFLEX_DB_URL", url)
     get_encoding.cache_clear()
-    app = runtime.backend()
+    app = build_app(Settings(db_url=url))
     try:
         # No assistant yet: the default one the first chat makes runs on the simulator.
         assert runtime.load_tokenizers(app) == ["cl100k_base"]
         assert get_encoding.cache_info().currsize == 1
-        with Session(runtime.engine()) as db:
+        with Session(app.engine) as db:
             repo.create_assistant(
                 session=db, data=AssistantCreate(name="Omni", model="openai:gpt-4o")
             )

@@ -10,17 +10,16 @@ import pytest
 from sqlmodel import Session
 
 from chat_app.db.models import ShareLink, utcnow
+from chat_app.root import root
 from chat_app.services.conversation import chat as chat_service
 from chat_app.services.conversation import sharing
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.runtime import runtime
 
 OWNER, STRANGER = "owner-1", "stranger-2"
 
 
 @pytest.fixture(autouse=True)
 def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BATON_DB_URL", f"sqlite:///{tmp_path / 'baton.db'}")
     monkeypatch.delenv("BATON_SHARING", raising=False)
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
 
@@ -60,7 +59,7 @@ def test_link_opens_the_thread_read_only_without_the_meter(app) -> None:
 def test_token_is_stored_only_as_a_hash(app) -> None:
     thread_id = thread_with(app, "hello")
     path, link = sharing.create_link(app, OWNER, thread_id, None)
-    with Session(runtime.engine()) as db:
+    with Session(root().engine) as db:
         stored = db.get(ShareLink, link.id)
     assert path.removeprefix("/share/") not in stored.token_hash
 
@@ -82,7 +81,7 @@ def test_missing_revoked_and_expired_links_look_the_same(app) -> None:
     revoked_path, revoked = sharing.create_link(app, OWNER, thread_id, None)
     expired_path, expired = sharing.create_link(app, OWNER, thread_id, 1)
     sharing.revoke(app, OWNER, revoked.id)
-    with Session(runtime.engine()) as db:
+    with Session(root().engine) as db:
         row = db.get(ShareLink, expired.id)
         row.expires_at = utcnow() - timedelta(seconds=1)
         db.add(row)

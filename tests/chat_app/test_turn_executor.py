@@ -3,22 +3,28 @@ run in this process, and whichever executes them, ``send_message`` relays the sa
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import cast
 
 from agent_core.events import DoneEvent, TokenEvent
 from chat_app.services.conversation import chat
-from chat_app.services.runtime import turn_process
-from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime.container import App
 from chat_app.services.runtime.run_stream import Owned
+from chat_app.services.runtime.turn_process import TurnProcess
 
-#: The seam hands the backend on and never reads it: a stand-in, so no database is touched.
-APP = cast(Backend, object())
+
+def _app(turn_process: object) -> App:
+    """The seam reads the app's turn process and hands the app on: a stand-in with only
+    that, so no database is touched."""
+    return cast(App, SimpleNamespace(turn_process=turn_process))
 
 
 def test_the_executor_is_the_turn_process_only_once_it_serves(monkeypatch) -> None:
-    assert chat.executor(APP) == chat.InProcess(APP)  # no child in a test process
-    monkeypatch.setattr(turn_process, "serves", lambda: True)
-    assert chat.executor(APP) is turn_process.EXECUTOR
+    turns = TurnProcess()
+    app = _app(turns)
+    assert chat.executor(app) == chat.InProcess(app)  # not started: no child in a test
+    monkeypatch.setattr(turns, "serves", lambda: True)
+    assert chat.executor(app) is turns
 
 
 class _Recording:
@@ -26,6 +32,9 @@ class _Recording:
 
     def __init__(self) -> None:
         self.calls: list[tuple] = []
+
+    def serves(self) -> bool:
+        return True
 
     async def _run(self, owned: bool):
         if owned:
@@ -42,11 +51,11 @@ class _Recording:
         return self._run(owned=False)
 
 
-async def test_send_and_resume_go_through_the_executor(monkeypatch) -> None:
+async def test_send_and_resume_go_through_the_executor() -> None:
     recording = _Recording()
-    monkeypatch.setattr(chat, "executor", lambda app: recording)
-    sent = [event async for event in chat.send_message(APP, "owner", "thread", "hi", "c1")]
-    resumed = [event async for event in chat.resume_queued(APP, "owner", "thread", cut=True)]
+    app = _app(recording)
+    sent = [event async for event in chat.send_message(app, "owner", "thread", "hi", "c1")]
+    resumed = [event async for event in chat.resume_queued(app, "owner", "thread", cut=True)]
     assert recording.calls == [
         ("send", "owner", "thread", "hi", "c1"),
         ("resume", "owner", "thread", True),

@@ -17,44 +17,39 @@ from typing import cast
 
 import pytest
 
-from chat_app.db.engine import dispose_engine
+from chat_app.root import root
 from chat_app.services.runtime import turn_process
 from tests.chat_app.wire import drained, relayed
 
 
 @pytest.fixture
-def database(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path}/baton.db"
-    monkeypatch.setenv("REFLEX_DB_URL", url)  # the child inherits the environment
+def database(db_url, monkeypatch, app):
+    # The turn process is a process of its own: it reads its settings from the environment
+    # it inherits, as at start-up.
+    monkeypatch.setenv("REFLEX_DB_URL", db_url)
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
     monkeypatch.delenv("REFLEX_REDIS_URL", raising=False)
-    from chat_app.services.runtime import runtime
-
-    runtime._store_for.cache_clear()
-    runtime.runner.cache_clear()
-    yield url
-    runtime._store_for.cache_clear()
-    dispose_engine(url)
+    return db_url
 
 
 def _in_turn_process(work, after_loss=None):
     """Run ``work()`` (a coroutine function) with this process's turns handed over."""
 
     async def run():
-        turn_process.start(after_loss)
+        root().turn_process.start(after_loss)
         try:
             return await work()
         finally:
-            turn_process.stop()
+            root().turn_process.stop()
 
     return asyncio.run(run())
 
 
 def _child_pid() -> int:
-    client = turn_process._client
-    assert client is not None and client.process is not None
-    return client.process.pid
+    child = root().turn_process.child
+    assert child is not None
+    return child.pid
 
 
 def _shown(events: list[dict]) -> tuple[list[str], str]:
@@ -66,7 +61,7 @@ def _shown(events: list[dict]) -> tuple[list[str], str]:
 
 def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database, app) -> None:
     from chat_app.services.conversation import chat, threads
-    from chat_app.services.runtime import live, runtime
+    from chat_app.services.runtime import live
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     here, there = (
@@ -82,7 +77,7 @@ def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database, 
         return own, seen
 
     local, _ = asyncio.run(drain(here.id))
-    assert not runtime.runner().is_busy(here.id)
+    assert not root().runner.is_busy(here.id)
 
     async def handed_over():
         result = await drain(there.id)
@@ -99,7 +94,7 @@ def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database, 
     assert others[-1]["type"] == "run" and not others[-1]["data"]["running"]
     assert {e["run"] for e in others} == {"run-1"}
     # Nothing of that turn ran in this process.
-    assert all(key[0] != there.id for key in runtime.runner()._estimators)
+    assert all(key[0] != there.id for key in root().runner._estimators)
     view = threads.load_timeline(app, owner, there.id)
     assert view is not None and view.items[1].content == text
 
@@ -202,7 +197,7 @@ def test_a_send_the_killed_turn_process_never_acknowledged_is_stored_once_and_an
     thread = threads.create_thread(app, owner, "Sent into a dying child")
 
     async def work():
-        client = turn_process._client
+        client = root().turn_process._client
         assert client is not None
         await client.ready()  # the child is still importing: it has read nothing yet
         doomed = _child_pid()
@@ -257,9 +252,9 @@ def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
         async for event in run:
             if event.type == "token":
                 break
-        busy_while_open = turn_process.is_busy(closed.id)
+        busy_while_open = root().turn_process.is_busy(closed.id)
         await run.aclose()
-        idle_after_close = not turn_process.is_busy(closed.id)
+        idle_after_close = not root().turn_process.is_busy(closed.id)
         # Its turn was cancelled in the child: the thread's lock is free for the next send.
         after = await stopped_at_first_words(closed.id, "carry on")
         return events, busy_while_open, idle_after_close, after
@@ -273,15 +268,15 @@ def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
 _WORKER = textwrap.dedent("""
     import asyncio, sys
     from chat_app.services.conversation import chat, threads
-    from chat_app.services.runtime import runtime, turn_process
+    from chat_app.root import root
 
     async def main():
-        turn_process.start()
-        app = runtime.backend()
+        app = root()
+        app.turn_process.start()
         thread = threads.create_thread(app, "owner-x", "Long job")
         async for event in chat.send_message(app, "owner-x", thread.id, "Build a CSV parser"):
             if event.type == "token":
-                print(turn_process._client.process.pid, thread.id, flush=True)
+                print(app.turn_process.child.pid, thread.id, flush=True)
                 await asyncio.sleep(3600)
 
     asyncio.run(main())

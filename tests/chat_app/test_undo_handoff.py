@@ -7,22 +7,17 @@ import asyncio
 import pytest
 
 from agent_core import NewMessage, build_context
+from chat_app.root import root
 from tests.chat_app.wire import drained
 
 
 @pytest.fixture
-def chat(tmp_path, monkeypatch):
-    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
+def chat(monkeypatch, app):
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
-    from chat_app.db.engine import dispose_engine
     from chat_app.services.conversation import threads
-    from chat_app.services.runtime import runtime
 
-    runtime._store_for.cache_clear()
-    runtime.runner.cache_clear()
-    app = runtime.backend()
     thread = threads.create_thread(app, "owner-a").id
-    store = runtime.store()
+    store = root().store
     session = store.current_session(thread)
     call = {"name": "write_file", "args": {"path": "parser.py", "content": "x = 1"}, "id": "c1"}
     store.append(
@@ -39,8 +34,6 @@ def chat(tmp_path, monkeypatch):
     )
     store.write_file(thread, "parser.py", "x = 1")
     yield store, thread, session
-    runtime._store_for.cache_clear()
-    dispose_engine()
 
 
 async def _handoff(app, thread: str) -> list[dict]:

@@ -5,19 +5,15 @@ from __future__ import annotations
 import pytest
 
 from agent_core import ContextEdit, NewMessage, build_context
+from chat_app.root import root
 
 
 @pytest.fixture
-def chat(tmp_path, monkeypatch):
-    monkeypatch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path}/baton.db")
-    from chat_app.db.engine import dispose_engine
+def chat(monkeypatch, app):
     from chat_app.services.conversation import threads
-    from chat_app.services.runtime import runtime
 
-    runtime._store_for.cache_clear()
-    app = runtime.backend()
     thread = threads.create_thread(app, "owner-a").id
-    store = runtime.store()
+    store = root().store
     session = store.current_session(thread)
     store.append(
         thread,
@@ -39,8 +35,6 @@ def chat(tmp_path, monkeypatch):
     )
     marker = store.messages(session.id)[-1]
     yield store, thread, session, marker, before
-    runtime._store_for.cache_clear()
-    dispose_engine()
 
 
 def test_undo_restores_the_view_and_notes_it_on_the_timeline(chat, app) -> None:

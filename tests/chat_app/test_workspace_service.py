@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from chat_app.root import root
 from chat_app.services.conversation import threads, workspace
-from chat_app.services.runtime import runtime
 
 
 @pytest.fixture(autouse=True)
-def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BATON_DB_URL", f"sqlite:///{tmp_path / 'baton.db'}")
+def database(app) -> None:
+    """Every test here runs on its own app (a fresh SQLite file)."""
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def test_attached_files_land_in_the_workspace_and_the_zip(thread_id: str, app) -
 
     assert paths == ["a.py", "notes.txt"]
     assert workspace.attached_line(paths) == "Attached: a.py, notes.txt"
-    assert runtime.store().read_file(thread_id, "notes.txt") == "h\u00e9llo"
+    assert root().store.read_file(thread_id, "notes.txt") == "h\u00e9llo"
     assert [(f.path, f.size) for f in workspace.list_files(app, "owner-1", thread_id)] == [
         ("a.py", 9),
         ("notes.txt", 6),
@@ -76,7 +76,7 @@ def test_refused_attachments_write_nothing(
     with pytest.raises(workspace.AttachmentRefused, match=message) as refused:
         workspace.attach_files(app, "owner-1", thread_id, files)
     assert refused.value.code == code
-    assert runtime.store().list_files(thread_id) == []
+    assert root().store.list_files(thread_id) == []
 
 
 def test_a_directory_in_the_uploaded_name_is_dropped(thread_id: str, app) -> None:
@@ -93,7 +93,7 @@ def test_a_windows_path_in_the_uploaded_name_is_dropped_too(thread_id: str, app)
 def test_a_name_windows_reads_as_a_drive_or_stream_is_refused(thread_id: str, app) -> None:
     with pytest.raises(workspace.AttachmentRefused, match="a:b.py: 'a:b.py' contains ':'"):
         workspace.attach_files(app, "owner-1", thread_id, [("a:b.py", b"x")])
-    assert runtime.store().list_files(thread_id) == []
+    assert root().store.list_files(thread_id) == []
 
 
 def test_names_stored_before_the_path_rule_leave_only_under_safe_names(
@@ -102,7 +102,7 @@ def test_names_stored_before_the_path_rule_leave_only_under_safe_names(
     from tests.chat_app.test_store_fork_contract import Backend, plant_file
 
     workspace.attach_files(app, "owner-1", thread_id, [("a.py", b"ok")])
-    backend = Backend("sqlite", runtime.store(), lambda: "")
+    backend = Backend("sqlite", root().store, lambda: "")
     for legacy in ("..\\..\\evil.txt", "C:\\Windows\\win.ini", "x:stream.txt"):
         plant_file(backend, thread_id, legacy, legacy)
 

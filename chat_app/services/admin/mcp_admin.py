@@ -17,7 +17,6 @@ from chat_app.db import mcp_servers as db_mcp
 from chat_app.db.models import AssistantMcpServer
 from chat_app.services.admin.auth import require_grant
 from chat_app.services.admin.forms import SettingsRejected
-from chat_app.services.runtime import runtime
 from chat_app.services.runtime.backend import Backend
 
 __all__ = [
@@ -209,7 +208,7 @@ async def check_mcp_server(app: Backend, grant: str | None, assistant_id: str, n
         ]
     if not rows:
         return f"There is no server called {name}."
-    load = await runtime.toolbox().load([db_mcp.as_server(rows[0])])
+    load = await app.toolbox.load([db_mcp.as_server(rows[0])])
     if load.problems:
         return load.problems[0]
     names = ", ".join(tool.name for tool in load.tools) or "none"

@@ -29,8 +29,8 @@ from chat_app.services.conversation.thread_runs import assistant_for, broadcast,
 from chat_app.services.conversation.threads import misconfigured
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import Refused, UiEvent
-from chat_app.services.runtime import live, runtime, turn_process
-from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime import live, runtime
+from chat_app.services.runtime.container import App
 from chat_app.services.runtime.live import new_run_id
 from chat_app.services.runtime.run_stream import Owned, RunStream, TurnExecutor
 
@@ -78,7 +78,7 @@ def parse_command(text: str) -> tuple[str, str | None] | None:
 
 
 async def send_message(
-    app: Backend,
+    app: App,
     owner: str,
     thread_id: str,
     text: str,
@@ -107,7 +107,7 @@ async def send_message(
 class InProcess:
     """:class:`TurnExecutor` in this process, on ``app``: :func:`send_here`, :func:`resume_here`."""
 
-    app: Backend
+    app: App
 
     def send(
         self,
@@ -124,15 +124,15 @@ class InProcess:
         return resume_here(self.app, owner, thread_id, cut=cut)
 
 
-def executor(app: Backend) -> TurnExecutor:
-    """Where this process runs a chat's turns: the turn process once it is started (the
-    app's workers, on its own backend), else here on ``app`` (tests, scripts,
+def executor(app: App) -> TurnExecutor:
+    """Where ``app`` runs a chat's turns: its turn process once it is started (the app's
+    workers, on its own backend), else here on ``app`` (tests, scripts,
     ``BATON_TURN_PROCESS=off``)."""
-    return turn_process.EXECUTOR if turn_process.serves() else InProcess(app)
+    return app.turn_process if app.turn_process.serves() else InProcess(app)
 
 
 async def resume_queued(
-    app: Backend, owner: str, thread_id: str, run_id: str | None = None, *, cut: bool = False
+    app: App, owner: str, thread_id: str, run_id: str | None = None, *, cut: bool = False
 ) -> AsyncIterator[UiEvent]:
     """Deliver and answer messages left queued (the backend stopped before their turn), and
     a delivered message no turn took (a ``/handoff`` committed it into its new session, or
@@ -160,7 +160,7 @@ FIRST_MESSAGE_GRACE_SECONDS = 10.0
 
 
 def resume_detached(
-    app: Backend, owner: str, thread_id: str, *, after: float = 0.0, cut: bool = False
+    app: App, owner: str, thread_id: str, *, after: float = 0.0, cut: bool = False
 ) -> None:
     """Answer the thread's queued messages in a task of the server's own, which no page owns.
 
@@ -192,7 +192,7 @@ def resume_detached(
     task.add_done_callback(_detached.discard)
 
 
-async def resume_all_queued(app: Backend, skip: frozenset[str] = frozenset()) -> int:
+async def resume_all_queued(app: App, skip: frozenset[str] = frozenset()) -> int:
     """At start-up: answer every thread's undelivered queued messages; returns how many
     threads. ``skip``: threads a resume of a cut turn answers (its run takes their queue
     after the cut message)."""
@@ -210,7 +210,7 @@ async def resume_all_queued(app: Backend, skip: frozenset[str] = frozenset()) ->
 
 
 async def run_handoff(
-    app: Backend,
+    app: App,
     owner: str,
     thread_id: str,
     focus: str | None,
@@ -231,7 +231,7 @@ async def run_handoff(
         answer_waiting(app, owner, thread_id)
 
 
-def answer_waiting(app: Backend, owner: str, thread_id: str) -> None:
+def answer_waiting(app: App, owner: str, thread_id: str) -> None:
     """After a run that holds the thread but answers nothing (``/handoff``, "Compact now",
     a regenerated reply): answer what arrived meanwhile, in a run no page owns (the turn
     process's, when there is one). Exactly once: the run checks again under the turn lock,
@@ -239,14 +239,14 @@ def answer_waiting(app: Backend, owner: str, thread_id: str) -> None:
     resume_detached(app, owner, thread_id)
 
 
-def _setup_and_sessions(app: Backend, thread_id: str, assistant: Any):
+def _setup_and_sessions(app: App, thread_id: str, assistant: Any):
     """The thread's run setup, resolved model and sessions, in one trip off the loop."""
     setup, resolved = runtime.turn_setup(app, thread_id, assistant)
     return setup, resolved, app.store.sessions(thread_id)
 
 
 async def _run_handoff(
-    app: Backend, owner: str, thread_id: str, focus: str | None, cancel: asyncio.Event | None
+    app: App, owner: str, thread_id: str, focus: str | None, cancel: asyncio.Event | None
 ) -> AsyncIterator[UiEvent]:
     thread, assistant = await asyncio.to_thread(assistant_for, app, owner, thread_id)
     if thread is None or assistant is None:
@@ -265,13 +265,13 @@ async def _run_handoff(
         yield DoneEvent()
         return
     translator = Translator(sessions, resolved.label)
-    flag = cancel or runtime.cancel_flag(thread_id)
+    flag = cancel or app.cancels.flag(thread_id)
     try:
         async with stoppable(app, thread_id, flag):
             async for event in app.runner.handoff(setup, focus, cancel=flag):
                 for ui_event in translator.translate(event):
                     yield ui_event
     finally:
-        runtime.clear_cancel(thread_id, flag)
+        app.cancels.clear(thread_id, flag)
         await asyncio.to_thread(touch, app, thread_id)
     yield DoneEvent()

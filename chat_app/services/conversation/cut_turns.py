@@ -25,7 +25,7 @@ from agent_core.strategies import TURN_RESUMED
 from chat_app.db import repo
 from chat_app.db.lease import release_leases_of
 from chat_app.services.conversation import chat
-from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime.container import App
 
 __all__ = [
     "RESUMED_NOTE",
@@ -50,7 +50,7 @@ def needs_answer(rows: Sequence[StoredMessage], seq: int) -> bool:
     return not any(row.seq > seq and row.role == "assistant" and not row.tool_calls for row in rows)
 
 
-def take_over(app: Backend, thread_id: str) -> bool:
+def take_over(app: App, thread_id: str) -> bool:
     """Under the thread's turn lock (so a turn still running elsewhere ends first): take
     the cut turn's mark, and when its message is still unanswered note in the chat that it
     is answered once more. True when a resume is due."""
@@ -70,7 +70,7 @@ def take_over(app: Backend, thread_id: str) -> bool:
         return True
 
 
-async def resume_cut_turns(app: Backend, threads: Collection[str] | None = None) -> frozenset[str]:
+async def resume_cut_turns(app: App, threads: Collection[str] | None = None) -> frozenset[str]:
     """At start-up (or of ``threads`` only): answer once more each message a crash cut the
     answer of (see the module); returns the threads being answered (their queues go with
     them)."""
@@ -89,7 +89,7 @@ async def resume_cut_turns(app: Backend, threads: Collection[str] | None = None)
     return frozenset(resumed)
 
 
-async def resume_after_turn_process_loss(app: Backend, tag: str, threads: frozenset[str]) -> None:
+async def resume_after_turn_process_loss(app: App, tag: str, threads: frozenset[str]) -> None:
     """A worker's turn process died (``kill -9``, the OOM killer) with runs of ``threads``
     going: free its turn leases (tagged ``tag``) and answer once more the messages it cut,
     as a start-up does after a crash, and the messages queued behind them. Without it they

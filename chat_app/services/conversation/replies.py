@@ -22,7 +22,7 @@ from chat_app.services.conversation.threads import misconfigured
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import Refused, RowsReplaced, UiEvent
 from chat_app.services.runtime import live, runtime
-from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime.container import App
 
 __all__ = [
     "ReplyRefused",
@@ -58,23 +58,23 @@ def reply_groups(
     return question, groups, groups.index(shown) if shown else -1
 
 
-def replaced_seqs(app: Backend, thread_id: str) -> set[int]:
+def replaced_seqs(app: App, thread_id: str) -> set[int]:
     """Rows of the thread's replies the model does not see (for the timeline to dim)."""
     with app.read() as db:
         return db_replies.replaced_seqs(session=db, thread_id=thread_id)
 
 
-def replaced_replies(app: Backend, thread_id: str) -> list[tuple[int, ...]]:
+def replaced_replies(app: App, thread_id: str) -> list[tuple[int, ...]]:
     """The thread's earlier replies, each as the seqs of its rows (one "Use this reply" each)."""
     with app.read() as db:
         return db_replies.replaced_replies(session=db, thread_id=thread_id)
 
 
-async def _idle(app: Backend, thread_id: str) -> None:
+async def _idle(app: App, thread_id: str) -> None:
     if await asyncio.to_thread(importing.is_imported, app, thread_id):
         raise ReplyRefused(importing.READ_ONLY, code="read_only")
     store = app.store
-    if runtime.is_busy(app, thread_id) or await live.is_running(thread_id):
+    if app.is_busy(thread_id) or await live.is_running(thread_id):
         raise ReplyRefused(
             "The agent is working; wait for it to finish (or stop it) first.", code="agent_working"
         )
@@ -85,7 +85,7 @@ async def _idle(app: Backend, thread_id: str) -> None:
 
 
 async def regenerate(
-    app: Backend, owner: str, thread_id: str, run_id: str | None = None
+    app: App, owner: str, thread_id: str, run_id: str | None = None
 ) -> AsyncIterator[UiEvent]:
     """Hide the last reply from the model and stream a new answer to the same question.
     The first event, ``replaced``, names the rows of the reply now kept as an earlier one.
@@ -104,7 +104,7 @@ async def regenerate(
         answer_waiting(app, owner, thread_id)  # a message sent while it ran
 
 
-async def _regenerate(app: Backend, owner: str, thread_id: str) -> AsyncIterator[UiEvent]:
+async def _regenerate(app: App, owner: str, thread_id: str) -> AsyncIterator[UiEvent]:
     thread, assistant = assistant_for(app, owner, thread_id)
     if thread is None or assistant is None:
         yield Refused(message="This chat does not exist.")
@@ -128,18 +128,18 @@ async def _regenerate(app: Backend, owner: str, thread_id: str) -> AsyncIterator
         )
         yield RowsReplaced(seqs=list(groups[shown]))
     translator = Translator(store.sessions(thread_id), resolved.label)
-    cancel = runtime.cancel_flag(thread_id)
+    cancel = app.cancels.flag(thread_id)
     try:
         async with stoppable(app, thread_id, cancel):
             async for event in app.runner.rerun(setup, cancel=cancel):
                 for ui_event in translator.translate(event):
                     yield ui_event
     finally:
-        runtime.clear_cancel(thread_id, cancel)
+        app.cancels.clear(thread_id, cancel)
         touch(app, thread_id)
 
 
-async def choose_reply(app: Backend, owner: str, thread_id: str, seq: int) -> list[tuple[int, ...]]:
+async def choose_reply(app: App, owner: str, thread_id: str, seq: int) -> list[tuple[int, ...]]:
     """Make the earlier reply holding row ``seq`` the one the model sees (the current one
     is kept as an earlier reply); returns the earlier replies now. Raises ReplyRefused."""
     if assistant_for(app, owner, thread_id)[0] is None:

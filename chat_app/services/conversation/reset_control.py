@@ -48,6 +48,7 @@ from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import UiEvent
 from chat_app.services.runtime import live, runtime
 from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime.container import App
 
 __all__ = [
     "ResetStatus",
@@ -224,7 +225,7 @@ async def _relayed(
     return seen
 
 
-async def compact_now(app: Backend, owner: str | None, thread_id: str) -> str:
+async def compact_now(app: App, owner: str | None, thread_id: str) -> str:
     """ "Compact now"; the message to show."""
     found = _owned_run(app, owner, thread_id)
     if found is None:
@@ -292,7 +293,7 @@ async def settle_review(
     return marker.content
 
 
-def answer_after_review(app: Backend, owner: str | None, thread_id: str) -> None:
+def answer_after_review(app: App, owner: str | None, thread_id: str) -> None:
     """After :func:`settle_review`: answer the session's handed-over requests and any
     message queued meanwhile, in a run no page owns (:func:`answer_waiting`, the turn
     process's when there is one), which every tab follows on the live channel. Exactly

@@ -16,13 +16,13 @@ from chat_app.services.conversation.thread_runs import assistant_for, touch
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import UiEvent
 from chat_app.services.runtime import runtime
-from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime.container import App
 from chat_app.services.runtime.run_stream import Owned, RunStream
 
 __all__ = ["resume_here"]
 
 
-async def resume_here(app: Backend, owner: str, thread_id: str, *, cut: bool = False) -> RunStream:
+async def resume_here(app: App, owner: str, thread_id: str, *, cut: bool = False) -> RunStream:
     """:func:`chat.resume_queued`'s run in this process, unrelayed: nothing when no message of
     the owner's thread waits (and no ``cut`` turn is to be answered again), else
     :class:`Owned` and the run's events."""
@@ -42,7 +42,7 @@ async def resume_here(app: Backend, owner: str, thread_id: str, *, cut: bool = F
 
 
 def _prepare_resume(
-    app: Backend, owner: str, thread_id: str, cut: bool = False
+    app: App, owner: str, thread_id: str, cut: bool = False
 ) -> tuple[TurnSetup, str, list[SessionRecord]] | None:
     """The run setup, model label and sessions of the owner's thread when a message waits for a turn
     (queued, or delivered and not taken by any turn: :func:`awaits_turn`), or ``cut``, and
@@ -70,7 +70,7 @@ def _prepare_resume(
 
 
 async def _resume_prepared(
-    app: Backend,
+    app: App,
     thread_id: str,
     setup: TurnSetup,
     label: str,
@@ -80,12 +80,12 @@ async def _resume_prepared(
     if app.runner.is_busy(thread_id):  # a send started it meanwhile
         return
     translator = Translator(sessions, label)
-    cancel = runtime.cancel_flag(thread_id)
+    cancel = app.cancels.flag(thread_id)
     try:
         async with stoppable(app, thread_id, cancel):
             async for event in app.runner.drain(setup, cancel=cancel, resume=cut):
                 for ui_event in translator.translate(event):
                     yield ui_event
     finally:
-        runtime.clear_cancel(thread_id, cancel)
+        app.cancels.clear(thread_id, cancel)
         await asyncio.to_thread(touch, app, thread_id)

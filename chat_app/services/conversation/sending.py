@@ -31,15 +31,15 @@ from chat_app.services.conversation.threads import misconfigured
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import QueuedShown, Refused, TitleChanged, UiEvent
 from chat_app.services.presentation.views import TimelineItem
-from chat_app.services.runtime import runtime, send_order
-from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime import runtime
+from chat_app.services.runtime.container import App
 from chat_app.services.runtime.run_stream import Owned, RunStream
 
 __all__ = ["send_here"]
 
 
 async def send_here(
-    app: Backend,
+    app: App,
     owner: str,
     thread_id: str,
     text: str,
@@ -64,7 +64,9 @@ async def send_here(
             async for event in events:
                 yield event
     finally:
-        send_order.settle(thread_id, client_id)  # refused or ended: the tab's next need not wait
+        app.send_order.settle(
+            thread_id, client_id
+        )  # refused or ended: the tab's next need not wait
 
 
 @dataclasses.dataclass
@@ -84,7 +86,7 @@ class _Prepared:
 
 
 def _prepare_send(
-    app: Backend, owner: str, thread_id: str, text: str, client_id: str | None
+    app: App, owner: str, thread_id: str, text: str, client_id: str | None
 ) -> _Prepared:
     thread, assistant = assistant_for(app, owner, thread_id)
     owned = thread is not None
@@ -119,7 +121,7 @@ def _prepare_send(
 
 
 def _fits_and_title(
-    app: Backend,
+    app: App,
     setup: TurnSetup,
     thread: Any,
     text: str,
@@ -135,7 +137,7 @@ def _fits_and_title(
 
 
 async def _send_prepared(
-    app: Backend,
+    app: App,
     prepared: _Prepared,
     thread_id: str,
     client_id: str | None,
@@ -171,15 +173,15 @@ async def _send_prepared(
         return
     assert setup is not None
     if not after_unstored:
-        await send_order.after_predecessor(thread_id, client_id, app.store.has_client_message)
+        await app.send_order.after_predecessor(thread_id, client_id, app.store.has_client_message)
     translator = Translator(prepared.sessions, prepared.label)
-    cancel = runtime.cancel_flag(thread_id)
+    cancel = app.cancels.flag(thread_id)
     queued = False
     try:
         async with stoppable(app, thread_id, cancel, prepared.thread.stop_requests or 0):
             async for event in app.runner.submit(setup, text, cancel=cancel, client_id=client_id):
                 if isinstance(event, AcceptedEvent):
-                    send_order.settle(thread_id, client_id)  # the tab's next send may go
+                    app.send_order.settle(thread_id, client_id)  # the tab's next send may go
                 queued = queued or isinstance(event, QueuedEvent)
                 for ui_event in translator.translate(event):
                     yield ui_event
@@ -189,5 +191,5 @@ async def _send_prepared(
         # A queued message's call returns at once; the flag belongs to the running turn,
         # which must stay stoppable.
         if not queued:
-            runtime.clear_cancel(thread_id, cancel)
+            app.cancels.clear(thread_id, cancel)
         await asyncio.to_thread(touch, app, thread_id)

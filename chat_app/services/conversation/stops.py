@@ -19,8 +19,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from chat_app.db import repo
-from chat_app.services.runtime import runtime, turn_process
 from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime.container import App
 
 __all__ = ["STOP_POLL_SECONDS", "stop", "stoppable"]
 
@@ -30,15 +30,15 @@ _log = logging.getLogger(__name__)
 STOP_POLL_SECONDS = 0.5
 
 
-def stop(app: Backend, thread_id: str) -> bool:
+def stop(app: App, thread_id: str) -> bool:
     """Stop the thread's running turn (or handoff), in this process or in any other worker."""
-    here = runtime.request_stop(thread_id) | turn_process.request_stop(thread_id)
+    here = app.request_stop(thread_id)
     with app.write() as db:
         counted = repo.request_stop(session=db, thread_id=thread_id)
     return here or counted
 
 
-def _counts(app: Backend, thread_ids: Sequence[str]) -> dict[str, int]:
+def _counts(app: App, thread_ids: Sequence[str]) -> dict[str, int]:
     with app.read() as db:
         return repo.stop_counts(session=db, thread_ids=thread_ids)
 
@@ -54,7 +54,7 @@ class _Watch:
 class _Poller:
     """The turns running on one event loop, and the task reading their stop counts."""
 
-    app: Backend
+    app: App
     watches: set[_Watch] = field(default_factory=set)
     task: asyncio.Task | None = None
 
@@ -85,7 +85,7 @@ _pollers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Backend, _Po
 
 @asynccontextmanager
 async def stoppable(
-    app: Backend, thread_id: str, flag: asyncio.Event, counted: int | None = None
+    app: App, thread_id: str, flag: asyncio.Event, counted: int | None = None
 ) -> AsyncIterator[None]:
     """While the block runs, a Stop pressed on the thread in any worker sets ``flag``.
     ``counted``: the thread's stop count as the caller just read it (one trip less)."""

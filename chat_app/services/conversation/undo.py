@@ -16,8 +16,7 @@ from agent_core.handoff import handoff_filename
 from agent_core.strategies import reset_undo_refusal, undo_position
 from chat_app.errors import Refused
 from chat_app.services.conversation.threads import owned_thread
-from chat_app.services.runtime import runtime
-from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime.container import App
 
 __all__ = ["UndoRefused", "undo_marker", "undo_handoff"]
 
@@ -28,11 +27,11 @@ class UndoRefused(Refused):
     default_code = "undo_refused"
 
 
-def undo_marker(app: Backend, owner: str | None, thread_id: str, marker_id: str) -> str:
+def undo_marker(app: App, owner: str | None, thread_id: str, marker_id: str) -> str:
     """Undo the edit behind the marker row ``marker_id``; returns the note to show."""
     if owned_thread(app, owner, thread_id) is None:
         raise UndoRefused("That chat no longer exists.", code="chat_gone")
-    if runtime.is_busy(app, thread_id):
+    if app.is_busy(thread_id):
         raise UndoRefused("The agent is working; undo once it has stopped.", code="agent_working")
     store = app.store
     session = store.current_session(thread_id)
@@ -57,11 +56,11 @@ def undo_marker(app: Backend, owner: str | None, thread_id: str, marker_id: str)
     return note
 
 
-def undo_handoff(app: Backend, owner: str | None, thread_id: str, session_number: int) -> str:
+def undo_handoff(app: App, owner: str | None, thread_id: str, session_number: int) -> str:
     """Undo the ``/handoff`` that opened session ``session_number``; returns the note shown."""
     if owned_thread(app, owner, thread_id) is None:
         raise UndoRefused("That chat no longer exists.", code="chat_gone")
-    if runtime.is_busy(app, thread_id):
+    if app.is_busy(thread_id):
         raise UndoRefused("The agent is working; undo once it has stopped.", code="agent_working")
     store = app.store
     current = store.current_session(thread_id)

@@ -1,17 +1,10 @@
-"""Process-wide services: the database, the store, the runner, running turns' cancel flags.
-
-Created lazily on first use (never at import time) and migrated once per process.
-"""
+"""What a turn is built from (an assistant's model, window, policy, tools and sandbox, on the
+app the composition root built)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import os
-import threading
-from functools import lru_cache
 
-from sqlalchemy.engine import Engine
 from sqlmodel import select
 
 from agent_core import (
@@ -20,7 +13,6 @@ from agent_core import (
     McpServer,
     ResolvedModel,
     Sandbox,
-    ThreadRunner,
     TurnSetup,
     make_policy,
     make_tools,
@@ -31,79 +23,25 @@ from agent_core.accounting import get_encoding
 from agent_core.history import make_history_tools
 from agent_core.runtime import DEFAULT_SYSTEM_PROMPT
 from agent_core.sandbox import limits_from_settings
-from agent_core.tools import McpToolbox, command_mode
+from agent_core.tools import command_mode
 from chat_app.db import mcp_servers as db_mcp
-from chat_app.db.engine import get_engine
-from chat_app.db.migrate import migrate
 from chat_app.db.models import Assistant, AssistantCreate
 from chat_app.db.repo import DEFAULT_ASSISTANT_NAME
-from chat_app.db.store import SqlStore
-from chat_app.services.runtime import turn_process
 from chat_app.services.runtime.backend import Backend
 from chat_app.services.runtime.context_window import EffectiveWindow, effective_window
+from chat_app.settings import Settings
 
 _log = logging.getLogger(__name__)
 
 __all__ = [
-    "backend",
-    "engine",
-    "store",
-    "runner",
     "policy_for",
     "turn_setup",
     "window_for",
-    "cancel_flag",
-    "clear_cancel",
-    "runs_here",
-    "is_busy",
-    "request_stop",
     "model_for",
     "load_tokenizers",
     "mcp_servers",
-    "toolbox",
     "sandbox_for",
 ]
-
-_migrated: set[str] = set()
-_migrate_lock = threading.Lock()
-_cancel: dict[str, asyncio.Event] = {}
-_warned: set[str] = set()
-
-
-def engine() -> Engine:
-    """The app's database engine, migrated to the newest schema on first use."""
-    db = get_engine()
-    key = str(db.url)
-    if key not in _migrated:
-        with _migrate_lock:
-            if key not in _migrated:
-                migrate()
-                _migrated.add(key)
-    return db
-
-
-@lru_cache(maxsize=1)
-def _store_for(key: str) -> SqlStore:
-    return SqlStore(get_engine())
-
-
-def store() -> SqlStore:
-    return _store_for(str(engine().url))
-
-
-@lru_cache(maxsize=1)
-def runner() -> ThreadRunner:
-    return ThreadRunner()
-
-
-def backend() -> Backend:
-    """The process's backend, handed to every service call.
-
-    Assembled from the cached engine, store and runner at each call (three look-ups), so a
-    test that points ``REFLEX_DB_URL`` elsewhere and clears those caches gets the new
-    database here too, with nothing more to clear.
-    """
-    return Backend(engine=engine(), store=store(), runner=runner())
 
 
 def load_tokenizers(app: Backend) -> list[str]:
@@ -175,7 +113,7 @@ def turn_setup(
             the_store,
             thread_id,
             commands=command_mode(resolved.is_simulator),
-            sandbox=sandbox_for(assistant),
+            sandbox=sandbox_for(app.settings, assistant),
         )
         # Offered from the first message, not only once something was compacted: a tool list
         # that changes mid-thread would break the provider's cached prompt prefix.
@@ -185,7 +123,7 @@ def turn_setup(
     servers = mcp_servers(app, assistant.id)
     if servers:
         # Loaded by the runner at the start of each turn (async, with a time limit per server).
-        setup.tool_loader = lambda: toolbox().load(servers)
+        setup.tool_loader = lambda: app.toolbox.load(servers)
     return setup, resolved
 
 
@@ -198,58 +136,11 @@ def mcp_servers(app: Backend, assistant_id: str) -> list[McpServer]:
         ]
 
 
-@lru_cache(maxsize=1)
-def toolbox() -> McpToolbox:
-    """The process's MCP tool loader: each server's tools are kept for a few minutes."""
-    return McpToolbox(
-        load_timeout=float(os.environ.get("BATON_MCP_TIMEOUT", "20")),
-        cache_seconds=float(os.environ.get("BATON_MCP_CACHE_SECONDS", "300")),
-    )
-
-
-def sandbox_for(assistant: Assistant) -> Sandbox:
+def sandbox_for(settings: Settings, assistant: Assistant) -> Sandbox:
     """The sandbox the assistant's commands run in."""
     # The assistant's "Network for commands" (or BATON_SANDBOX_NETWORK=on, for every
     # assistant) lets commands reach the network (package installs); off by default so a
     # command the model writes cannot send the workspace anywhere.
-    network = (
-        bool(assistant.sandbox_network)
-        or os.environ.get("BATON_SANDBOX_NETWORK", "").lower() == "on"
-    )
-    limits, problems = limits_from_settings(os.environ)
-    for problem in set(problems) - _warned:  # once per process, not at every turn
-        _warned.add(problem)
-        _log.warning("sandbox setting ignored: %s", problem)
+    network = bool(assistant.sandbox_network) or settings.sandbox_network
+    limits, _ = limits_from_settings(settings.sandbox_limits)  # build_app warned of problems
     return Sandbox(limits, network=network)
-
-
-def cancel_flag(thread_id: str) -> asyncio.Event:
-    flag = _cancel.get(thread_id)
-    if flag is None or flag.is_set():
-        flag = _cancel[thread_id] = asyncio.Event()
-    return flag
-
-
-def runs_here() -> int:
-    """How many turns (or handoffs) of this process are running now, those it has handed
-    to its turn process included."""
-    return len(_cancel) + turn_process.active_runs()
-
-
-def is_busy(app: Backend, thread_id: str) -> bool:
-    """Whether this process runs something of ``thread_id`` now, itself or in its turn
-    process (another worker's turn holds the thread's turn lock instead)."""
-    return app.runner.is_busy(thread_id) or turn_process.is_busy(thread_id)
-
-
-def clear_cancel(thread_id: str, flag: asyncio.Event) -> None:
-    if _cancel.get(thread_id) is flag:
-        del _cancel[thread_id]
-
-
-def request_stop(thread_id: str) -> bool:
-    flag = _cancel.get(thread_id)
-    if flag is None:
-        return False
-    flag.set()
-    return True

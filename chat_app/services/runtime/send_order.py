@@ -10,7 +10,7 @@ The wait was a poll of the store every 50 ms, each poll a trip to a thread: with
 sending 50 messages at once, 200 pollers filled the threads the sends themselves needed,
 predecessors reached the store after the 3 s the wait allowed, and 3 of 200 messages were
 stored out of order. Now a send whose predecessor runs in this process is woken when it is
-queued or refused (:func:`settle`), with no trip at all; the store is asked only when the
+queued or refused (:meth:`SendOrder.settle`), with no trip at all; the store is asked only when the
 predecessor is not known here (another worker, a restarted process), every
 ``STORE_POLL_SECONDS``, for at most ``WAIT_SECONDS``.
 """
@@ -26,22 +26,13 @@ from collections.abc import Callable
 
 from agent_core.storage import parse_client_order
 
-__all__ = [
-    "STORE_POLL_SECONDS",
-    "WAIT_SECONDS",
-    "after_predecessor",
-    "predecessor_prefix",
-    "settle",
-]
+__all__ = ["STORE_POLL_SECONDS", "WAIT_SECONDS", "SendOrder", "predecessor_prefix"]
 
 _log = logging.getLogger(__name__)
 
 WAIT_SECONDS = 10.0
 STORE_POLL_SECONDS = 0.5
 _REMEMBERED = 4_096  # settled sends kept, newest last: enough for every tab sending at once
-
-_settled: OrderedDict[tuple[str, str], None] = OrderedDict()
-_waiting: dict[tuple[str, str], asyncio.Event] = {}
 
 
 def predecessor_prefix(client_id: str | None) -> str | None:
@@ -62,49 +53,65 @@ def _key(thread_id: str, client_id: str | None) -> tuple[str, str] | None:
     return None if order is None else (thread_id, f"{order[0]}.{order[1]}.")
 
 
-def settle(thread_id: str, client_id: str | None) -> None:
-    """The send of ``client_id`` is queued, or refused, or ended: the tab's next may go."""
-    key = _key(thread_id, client_id)
-    if key is None:
-        return
-    _settled[key] = None
-    _settled.move_to_end(key)
-    while len(_settled) > _REMEMBERED:
-        _settled.popitem(last=False)
-    waiter = _waiting.pop(key, None)
-    if waiter is not None:
-        waiter.set()
+class SendOrder:
+    """The process's settled sends and the sends waiting for theirs (one per app:
+    :class:`~chat_app.services.runtime.container.App`)."""
 
+    def __init__(
+        self, *, wait_seconds: float = WAIT_SECONDS, poll_seconds: float = STORE_POLL_SECONDS
+    ) -> None:
+        self.wait_seconds = wait_seconds
+        self.poll_seconds = poll_seconds
+        self._settled: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self._waiting: dict[tuple[str, str], asyncio.Event] = {}
 
-async def after_predecessor(
-    thread_id: str,
-    client_id: str | None,
-    in_store: Callable[[str, str], bool],
-    clock: Callable[[], float] = time.monotonic,
-) -> None:
-    """Return once the message the same tab sent before ``client_id`` is queued (settled
-    here, or found by ``in_store(thread_id, prefix)``), or after ``WAIT_SECONDS`` by
-    ``clock``."""
-    prefix = predecessor_prefix(client_id)
-    if prefix is None:
-        return
-    key = (thread_id, prefix)
-    deadline = clock() + WAIT_SECONDS
-    try:
-        while key not in _settled:
-            if await asyncio.to_thread(in_store, thread_id, prefix):
-                return
-            remaining = deadline - clock()
-            if remaining <= 0:
-                _log.warning(
-                    "a message of thread %s is queued without the one its tab sent "
-                    "before it (not there after %.0f s)",
-                    thread_id,
-                    WAIT_SECONDS,
-                )
-                return
-            waiter = _waiting.setdefault(key, asyncio.Event())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(waiter.wait(), min(STORE_POLL_SECONDS, remaining))
-    finally:
-        _waiting.pop(key, None)  # settled, found, or given up on: nothing more to wake
+    def waiting(self) -> int:
+        """How many sends wait for their predecessor now."""
+        return len(self._waiting)
+
+    def settle(self, thread_id: str, client_id: str | None) -> None:
+        """The send of ``client_id`` is queued, or refused, or ended: the tab's next may go."""
+        key = _key(thread_id, client_id)
+        if key is None:
+            return
+        self._settled[key] = None
+        self._settled.move_to_end(key)
+        while len(self._settled) > _REMEMBERED:
+            self._settled.popitem(last=False)
+        waiter = self._waiting.pop(key, None)
+        if waiter is not None:
+            waiter.set()
+
+    async def after_predecessor(
+        self,
+        thread_id: str,
+        client_id: str | None,
+        in_store: Callable[[str, str], bool],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """Return once the message the same tab sent before ``client_id`` is queued (settled
+        here, or found by ``in_store(thread_id, prefix)``), or after ``wait_seconds`` by
+        ``clock``."""
+        prefix = predecessor_prefix(client_id)
+        if prefix is None:
+            return
+        key = (thread_id, prefix)
+        deadline = clock() + self.wait_seconds
+        try:
+            while key not in self._settled:
+                if await asyncio.to_thread(in_store, thread_id, prefix):
+                    return
+                remaining = deadline - clock()
+                if remaining <= 0:
+                    _log.warning(
+                        "a message of thread %s is queued without the one its tab sent "
+                        "before it (not there after %.0f s)",
+                        thread_id,
+                        self.wait_seconds,
+                    )
+                    return
+                waiter = self._waiting.setdefault(key, asyncio.Event())
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(waiter.wait(), min(self.poll_seconds, remaining))
+        finally:
+            self._waiting.pop(key, None)  # settled, found, or given up on: nothing more to wake

@@ -43,7 +43,7 @@ from agent_core.events import AcceptedEvent
 from chat_app.db.lease import HOLDER_TAG_ENV  # the child's leases carry it: freed at its death
 from chat_app.errors import AppError
 from chat_app.services.presentation.ui_events import Refused
-from chat_app.services.runtime.run_stream import RunStream, TurnExecutor
+from chat_app.services.runtime.run_stream import RunStream
 from chat_app.services.runtime.turn_frames import (
     ChildLost,
     CloseRun,
@@ -62,14 +62,7 @@ __all__ = [
     "TurnProcessError",
     "ENDED_MESSAGE",
     "WORKER_MODULE",
-    "EXECUTOR",
-    "start",
-    "stop",
-    "serves",
-    "stream",
-    "request_stop",
-    "is_busy",
-    "active_runs",
+    "TurnProcess",
 ]
 
 _log = logging.getLogger(__name__)
@@ -234,116 +227,63 @@ class _Client:
                 self.process.kill()
 
 
-_client: _Client | None = None
+class TurnProcess:
+    """This process's turn process, once started: the app's :class:`TurnExecutor` for a
+    chat's runs (one per app: :class:`~chat_app.services.runtime.container.App`)."""
 
+    def __init__(self) -> None:
+        self._client: _Client | None = None
 
-def start(after_loss: AfterLoss | None = None) -> None:
-    """Hand this process's turns to a turn process from now on (the app's start-up calls it;
-    tests and the command line never do, and run turns in their own process). The child is
-    started at once, so its imports are done before the first message. ``after_loss`` is
-    called when a child dies with runs going (see the module)."""
-    global _client
-    if _client is None:
-        _client = _Client(after_loss)
-    client = _client
+    def start(self, after_loss: AfterLoss | None = None) -> None:
+        """Hand this process's turns to a turn process from now on (the app's start-up calls
+        it; tests and the command line never do, and run turns in their own process). The
+        child is started at once, so its imports are done before the first message.
+        ``after_loss`` is called when a child dies with runs going (see the module)."""
+        if self._client is None:
+            self._client = _Client(after_loss)
+        client = self._client
 
-    async def spawn() -> None:
-        try:
-            await client.ready()
-        except Exception:  # the first run tries again, and says why if it fails too
-            _log.warning("could not start the turn process", exc_info=True)
+        async def spawn() -> None:
+            try:
+                await client.ready()
+            except Exception:  # the first run tries again, and says why if it fails too
+                _log.warning("could not start the turn process", exc_info=True)
 
-    client.keep(asyncio.get_running_loop().create_task(spawn(), name="baton-turn-process-start"))
+        client.keep(
+            asyncio.get_running_loop().create_task(spawn(), name="baton-turn-process-start")
+        )
 
+    def stop(self) -> None:
+        """Stop handing turns over and end the child (the app's shutdown)."""
+        if self._client is not None:
+            self._client.stop()
+            self._client = None
 
-def stop() -> None:
-    """Stop handing turns over and end the child (the app's shutdown)."""
-    global _client
-    if _client is not None:
-        _client.stop()
-        _client = None
+    def serves(self) -> bool:
+        """Whether this process hands its turns to a turn process."""
+        return self._client is not None
 
+    @property
+    def child(self) -> asyncio.subprocess.Process | None:
+        """The child process now, if one runs."""
+        return self._client.process if self._client is not None else None
 
-def serves() -> bool:
-    """Whether this process hands its turns to a turn process."""
-    return _client is not None
+    def is_busy(self, thread_id: str) -> bool:
+        """Whether the turn process runs something of ``thread_id`` for this worker now."""
+        client = self._client
+        return client is not None and any(t == thread_id for t, _, _ in client.runs.values())
 
+    def active_runs(self) -> int:
+        """How many runs this worker has going in the turn process."""
+        return len(self._client.runs) if self._client is not None else 0
 
-def is_busy(thread_id: str) -> bool:
-    """Whether the turn process runs something of ``thread_id`` for this worker now."""
-    return _client is not None and any(t == thread_id for t, _, _ in _client.runs.values())
-
-
-def active_runs() -> int:
-    """How many runs this worker has going in the turn process."""
-    return len(_client.runs) if _client is not None else 0
-
-
-def request_stop(thread_id: str) -> bool:
-    """Forward a Stop to the turn process when it runs something of ``thread_id``."""
-    client = _client
-    if client is None or client.channel is None or not is_busy(thread_id):
-        return False
-    client.channel.post(StopThread(thread_id))
-    return True
-
-
-async def stream(
-    thread_id: str, start: Callable[[int], StartRun], *, client_id: str | None = None
-) -> RunStream:
-    """The events of the run ``start(run)`` asks for on ``thread_id``, run in the turn process
-    (``run`` is the number its frames come back under). Closing it early closes the run
-    there, as closing the run's own stream would have; if the child dies meanwhile, an error
-    event says so and it ends. ``client_id``: the sender's message, for a send."""
-    client = _client
-    if client is None:
-        raise RuntimeError("the turn process is not started in this process")
-    # A send the dead child had not acknowledged goes to the next child, once: its
-    # client_id keeps the store from keeping it twice, whether or not the first got it.
-    resends = 1 if client_id else 0
-    accepted = False
-    while True:
-        channel = await client.ready()
-        run = next(client.ids)
-        queue: asyncio.Queue[Reply | ChildLost] = asyncio.Queue()
-        client.runs[run] = (thread_id, queue, channel)
-        ended = False
-        try:
-            channel.post(start(run))
-            while True:
-                reply = await queue.get()
-                if isinstance(reply, RunEvent):
-                    accepted = accepted or isinstance(reply.event, AcceptedEvent)
-                    yield reply.event
-                    continue
-                ended = True
-                match reply:
-                    case RunFailed(error=error):
-                        raise TurnProcessError(error)
-                    case ChildLost() if resends and not accepted:
-                        resends -= 1
-                        _log.warning("a send the turn process lost goes to the next one")
-                    case ChildLost():
-                        # Not acknowledged: the sender's outbox forgets it, the text stays.
-                        unacknowledged = None if accepted else client_id
-                        yield (
-                            Refused(message=ENDED_MESSAGE, client_id=unacknowledged)
-                            if unacknowledged
-                            else Refused(message=ENDED_MESSAGE)
-                        )
-                        return
-                    case _:
-                        return
-                break
-        finally:
-            client.runs.pop(run, None)
-            if not ended and client.channel is channel:
-                with contextlib.suppress(Exception):
-                    channel.post(CloseRun(run))
-
-
-class _InTurnProcess:
-    """:class:`~chat_app.services.runtime.run_stream.TurnExecutor` on the turn process."""
+    def request_stop(self, thread_id: str) -> bool:
+        """Forward a Stop to the turn process when it runs something of ``thread_id``."""
+        client = self._client
+        if client is None or client.channel is None or not self.is_busy(thread_id):
+            return False
+        client.channel.post(StopThread(thread_id))
+        return True
 
     def send(
         self,
@@ -354,14 +294,65 @@ class _InTurnProcess:
         *,
         after_unstored: bool = False,
     ) -> RunStream:
-        return stream(
+        return self.stream(
             thread_id,
             lambda run: SendRun(run, owner, thread_id, text, client_id, after_unstored),
             client_id=client_id,
         )
 
     def resume(self, owner: str, thread_id: str, *, cut: bool) -> RunStream:
-        return stream(thread_id, lambda run: ResumeRun(run, owner, thread_id, cut))
+        return self.stream(thread_id, lambda run: ResumeRun(run, owner, thread_id, cut))
 
-
-EXECUTOR: TurnExecutor = _InTurnProcess()
+    async def stream(
+        self, thread_id: str, start: Callable[[int], StartRun], *, client_id: str | None = None
+    ) -> RunStream:
+        """The events of the run ``start(run)`` asks for on ``thread_id``, run in the turn
+        process (``run`` is the number its frames come back under). Closing it early closes
+        the run there, as closing the run's own stream would have; if the child dies
+        meanwhile, an error event says so and it ends. ``client_id``: the sender's message,
+        for a send."""
+        client = self._client
+        if client is None:
+            raise RuntimeError("the turn process is not started in this process")
+        # A send the dead child had not acknowledged goes to the next child, once: its
+        # client_id keeps the store from keeping it twice, whether or not the first got it.
+        resends = 1 if client_id else 0
+        accepted = False
+        while True:
+            channel = await client.ready()
+            run = next(client.ids)
+            queue: asyncio.Queue[Reply | ChildLost] = asyncio.Queue()
+            client.runs[run] = (thread_id, queue, channel)
+            ended = False
+            try:
+                channel.post(start(run))
+                while True:
+                    reply = await queue.get()
+                    if isinstance(reply, RunEvent):
+                        accepted = accepted or isinstance(reply.event, AcceptedEvent)
+                        yield reply.event
+                        continue
+                    ended = True
+                    match reply:
+                        case RunFailed(error=error):
+                            raise TurnProcessError(error)
+                        case ChildLost() if resends and not accepted:
+                            resends -= 1
+                            _log.warning("a send the turn process lost goes to the next one")
+                        case ChildLost():
+                            # Not acknowledged: the sender's outbox forgets it, the text stays.
+                            unacknowledged = None if accepted else client_id
+                            yield (
+                                Refused(message=ENDED_MESSAGE, client_id=unacknowledged)
+                                if unacknowledged
+                                else Refused(message=ENDED_MESSAGE)
+                            )
+                            return
+                        case _:
+                            return
+                    break
+            finally:
+                client.runs.pop(run, None)
+                if not ended and client.channel is channel:
+                    with contextlib.suppress(Exception):
+                        channel.post(CloseRun(run))

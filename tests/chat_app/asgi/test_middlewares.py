@@ -308,14 +308,14 @@ async def test_over_https_two_older_cookies_are_both_distrusted():
 async def test_a_dead_share_link_is_a_404_page_and_never_a_cached_200(monkeypatch):
     from chat_app.asgi import ShareStatus
 
-    monkeypatch.setattr("chat_app.asgi.share_status.backend", object)  # no database here
     monkeypatch.setattr(
         "chat_app.asgi.share_status.link_is_live", lambda app, token: token == "live"
     )
     inner = Recorder(PAGE, b"text/html")
-    dead = await _call(ShareStatus(inner), _scope(path="/share/revoked", if_none_match='"etag"'))
-    live = await _call(ShareStatus(inner), _scope(path="/share/live"))
-    other = await _call(ShareStatus(inner), _scope(path="/t/abc"))
+    status = ShareStatus(inner, backend=object)  # no database here
+    dead = await _call(status, _scope(path="/share/revoked", if_none_match='"etag"'))
+    live = await _call(status, _scope(path="/share/live"))
+    other = await _call(status, _scope(path="/t/abc"))
     assert (dead[0]["status"], live[0]["status"], other[0]["status"]) == (404, 200, 200)
     assert b"if-none-match" not in dict(inner.scopes[0]["headers"])
     assert b"".join(m.get("body", b"") for m in dead[1:]) == PAGE  # the page still explains

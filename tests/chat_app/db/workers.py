@@ -72,10 +72,10 @@ def hold_turn_lock(url: str, thread_id: str) -> None:
 
 
 def run_turn(owner: str, thread_id: str, text: str) -> None:
+    from chat_app.root import root
     from chat_app.services.conversation import chat
-    from chat_app.services.runtime.runtime import backend
 
-    app = backend()
+    app = root()  # this process's app, from the environment's settings
 
     async def main() -> None:
         last, started = None, False
@@ -92,10 +92,10 @@ def run_turn(owner: str, thread_id: str, text: str) -> None:
 def resume_cut_turn(owner: str, thread_id: str) -> None:
     """What start-up does for a thread whose turn a crash cut, in the foreground: take it
     over and answer its message once more; prints ``started`` at the first streamed token."""
+    from chat_app.root import root
     from chat_app.services.conversation import chat, cut_turns
-    from chat_app.services.runtime.runtime import backend
 
-    app = backend()
+    app = root()  # this process's app, from the environment's settings
 
     async def main() -> None:
         if not await asyncio.to_thread(cut_turns.take_over, app, thread_id):
