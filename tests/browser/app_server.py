@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import os
 import signal
 import socket
@@ -31,9 +32,12 @@ T = TypeVar("T")
 def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run ``coroutine`` to its end on a loop of its own, in a thread of its own: once a
     browser test has used Playwright's sync API, this thread's event loop is running, and
-    ``asyncio.run`` here would refuse."""
+    ``asyncio.run`` here would refuse. The thread runs in a copy of this one's context, so
+    what the coroutine imports first (Reflex states register in a context variable) finds
+    what this thread set."""
+    context = contextvars.copy_context()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+        return pool.submit(context.run, asyncio.run, coroutine).result()
 
 
 # Reflex builds the frontend with npm before serving; the first build takes a while.
