@@ -32,6 +32,8 @@ def test_a_pi_session_replayed_at_pis_compactions_shows_both_texts_per_cut(
     action.click()
     dialog = page.locator("#agent-cuts")
     dialog.wait_for(timeout=120_000)
+    # The dialog opens with an animation: measure the columns once it has settled.
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
     cuts = dialog.locator(".baton-agent-cut")
     assert cuts.count() == 2
     for number, (cut, tokens) in enumerate(

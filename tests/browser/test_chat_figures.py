@@ -77,9 +77,10 @@ def _answered_here(
 
     run_async(answer())
     tab = _open(context, thread.id)
-    assert user_messages(tab) == [task]
+    # The composer shows before the chat's rows arrive: wait for the answer, then compare.
     tab.locator("[data-role=assistant]").last.wait_for()
     wait_idle(tab)
+    assert user_messages(tab) == [task]
     return thread, tab
 
 
