@@ -110,13 +110,13 @@ def measure(path: Path, *, repeat: int, model: str, window: int) -> dict[str, fl
 
 def _app_import(path: Path):
     """The app's import of ``path`` into a scratch SQLite database beside it."""
-    from chat_app.services.conversation import importing
+    from chat_app.services.conversation import threads as thread_service
     from chat_app.services.runtime.container import build_app
     from chat_app.settings import Settings
 
     app = build_app(Settings(db_url=f"sqlite:///{path.parent / 'bench-import.db'}"))
     data = path.read_bytes()
-    return lambda: importing.import_session(app, "bench", path.name, data)
+    return lambda: thread_service.import_session(app, "bench", path.name, data)
 
 
 def main(argv: list[str] | None = None) -> int:

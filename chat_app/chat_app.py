@@ -107,7 +107,7 @@ async def _hand_turns_to_a_process() -> None:
     if not turn_process_enabled():
         return
     from chat_app.root import root
-    from chat_app.services.conversation.cut_turns import resume_after_turn_process_loss
+    from chat_app.services.conversation.runs import resume_after_turn_process_loss
 
     # A child that dies mid-turn: its cut turns are answered again, as after a crash.
     app = root()
@@ -119,11 +119,10 @@ async def _hand_turns_to_a_process() -> None:
 
 
 async def _resume_queued_messages() -> None:
-    """Answer once more the messages whose turns a crash cut (chat_app.services.conversation.cut_turns),
+    """Answer once more the messages whose turns a crash cut (chat_app.services.conversation.runs.cut_turns),
     then the messages that were queued but not delivered when the backend last stopped."""
     from chat_app.root import root
-    from chat_app.services.conversation.chat import resume_all_queued
-    from chat_app.services.conversation.cut_turns import resume_cut_turns
+    from chat_app.services.conversation.runs import resume_all_queued, resume_cut_turns
 
     await resume_all_queued(root(), skip=await resume_cut_turns(root()))
 

@@ -19,18 +19,18 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.errors import HandoffCancelled, HandoffGenerationError, NothingToHandOff
-from agent_core.handoff._agreement import agree_with_evidence, drop_ungrounded
-from agent_core.handoff._artifact import FileChange, HandoffArtifact, HandoffTrigger
+from agent_core.handoff._artifact import HandoffArtifact, HandoffTrigger
+from agent_core.handoff._assembly import assemble
 from agent_core.handoff._budget import fit_to_budget
 from agent_core.handoff._draft import REQUIRED_FIELDS, draft_from_text, draft_from_value
 from agent_core.handoff._facts import GroundedFacts, extract_facts
 from agent_core.handoff._facts_only import Locate, facts_only_fields
 from agent_core.handoff._inventory import Inventory, check, take_inventory
-from agent_core.handoff._merge import ground, merge_previous, with_checks
+from agent_core.handoff._merge import with_checks
 from agent_core.handoff._prompt import TokenCount
 from agent_core.handoff._request import (
     HANDOFF_INSTRUCTION,
@@ -39,8 +39,6 @@ from agent_core.handoff._request import (
     appended_request,
     transcript_request,
 )
-from agent_core.handoff._state_line import one_state_per_request, truthful_state
-from agent_core.handoff._work_agreement import agree_on_work
 
 __all__ = [
     "HandoffDraft",
@@ -319,7 +317,7 @@ async def generate_handoff(
     )
     inventory = inventory if inventory is not None else take_inventory(messages)
     try:
-        artifact = _assemble(
+        artifact = assemble(
             draft if source != "facts_only" else {},
             facts,
             messages,
@@ -364,160 +362,3 @@ async def generate_handoff(
 
 
 agenerate_handoff = generate_handoff
-
-
-def tool_outputs(messages: Sequence[BaseMessage]) -> list[str]:
-    """What tools returned: tool messages, and tool results inside user-role messages."""
-    out = []
-    for message in messages:
-        if isinstance(message, ToolMessage):
-            out.append(message.text)
-        elif isinstance(message, HumanMessage) and isinstance(message.content, list):
-            out += [
-                str(block.get("content"))
-                for block in message.content
-                if isinstance(block, dict) and block.get("type") == "tool_result"
-            ]
-    return out
-
-
-def spoken(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-    """The messages a person or the agent wrote: no tool output."""
-    return [
-        m
-        for m in messages
-        if isinstance(m, AIMessage)
-        or (
-            isinstance(m, HumanMessage)
-            and not (tool_outputs([m]) or m.additional_kwargs.get("not_user"))
-        )
-    ]
-
-
-def _quoted(text: str, messages: Sequence[BaseMessage]) -> bool:
-    """Whether ``text`` is a verbatim quote of one of ``messages``."""
-    needle = " ".join(text.split())
-    return bool(needle) and any(needle in " ".join(m.text.split()) for m in messages)
-
-
-def _assemble(
-    draft: dict,
-    facts: GroundedFacts,
-    messages: Sequence[BaseMessage],
-    *,
-    focus: str | None,
-    session_number: int,
-    trigger: HandoffTrigger,
-    utilization: float,
-    model_name: str,
-    previous: HandoffArtifact | None,
-    pinned: Sequence[str],
-    locate: Locate | None = None,
-) -> HandoffArtifact:
-    fallback = facts_only_fields(
-        facts,
-        session_number=session_number,
-        utilization=utilization,
-        first_session=previous is None,
-        locate=locate,
-    )
-    goal_words = previous.goal if previous is not None and previous.goal else fallback["goal"]
-    fields = {
-        key: draft.get(key) or fallback[key]
-        for key in (
-            "completed_work",
-            "in_progress",
-            "remaining_tasks",
-            "key_decisions",
-            "errors_and_fixes",
-            "current_state_summary",
-        )
-    }
-    disagreements: list[str] = []
-    said = [HumanMessage(r) for r in facts.user_requests]
-    if draft:  # a model wrote it: checked against the same evidence
-        # What the model repeated from tool output or claimed for the user goes first; then
-        # the evidence's own items are added where the model missed them (an item under way
-        # whose title a plan file holds is evidence, not an echo of the tool).
-        users = [*facts.user_requests, *([previous.goal] if previous else [])]
-        fields, removed = drop_ungrounded(fields, users, tool_outputs(messages))
-        fields, disagreements = agree_with_evidence(fields, facts, goal_words, draft)
-        disagreements = [*removed, *disagreements]
-    # The user's own words come from the transcript, never from the model; a constraint or a
-    # next step the model offers is kept only when it quotes what the user or the agent said
-    # (never a tool's output: that is data, not a step to take).
-    quoted = [c for c in draft.get("constraints") or [] if _quoted(c, said)]
-    shown = " ".join([fallback["goal"], *fallback["user_messages"]])
-    quoted = [c for c in quoted if " ".join(c.split()) not in " ".join(shown.split())]
-    next_step = draft.get("next_step")
-    next_step = (
-        next_step
-        if isinstance(next_step, str) and _quoted(next_step, spoken(messages))
-        else fallback["next_step"]
-    )
-    if draft:  # the work state the model wrote, checked against the record's
-        remaining, next_step, more = agree_on_work(
-            list(fields["remaining_tasks"]), next_step, facts.progress, fallback
-        )
-        fields["remaining_tasks"], disagreements = remaining, [*disagreements, *more]
-    new_goal = draft.get("new_goal")
-    # The goal changes only when the model quotes the user replacing it in this session.
-    goal_changed = isinstance(new_goal, str) and _quoted(new_goal, said)
-    current = HandoffArtifact(
-        session_number=session_number,
-        trigger=trigger,
-        utilization=utilization,
-        model=model_name,
-        focus=focus or None,
-        goal=new_goal if goal_changed and isinstance(new_goal, str) else fallback["goal"],
-        constraints=list(dict.fromkeys([*fallback["constraints"], *quoted])),
-        user_messages=fallback["user_messages"],
-        next_step=next_step,
-        files_modified=claimed_files(facts, draft.get("files_modified") or []),
-        files_read=fallback["files_read"],
-        open_todos=facts.open_todos,
-        pinned_files=list(pinned),
-        previous_handoff=(f"HANDOFF-{previous.session_number}.md" if previous else None),
-        disagreements=disagreements,
-        **fields,
-    )
-    merged = merge_previous(
-        current,
-        previous,
-        todos_recorded=bool(facts.todos),
-        goal_changed=goal_changed,
-        replied=facts.replies > 0,
-        commands=facts.commands,
-    )
-    return told_truly(ground(merged, facts, pinned, locate), wrote=bool(draft))
-
-
-def told_truly(artifact: HandoffArtifact, *, wrote: bool) -> HandoffArtifact:
-    """The artifact with each request in one state and its state line counted from its own
-    lists; what a model (``wrote``) said otherwise is recorded as corrected."""
-    completed, both = one_state_per_request(artifact.model_dump())
-    fields = {**artifact.model_dump(), "completed_work": completed}
-    summary, dropped = truthful_state(fields, artifact.current_state_summary)
-    corrections = [
-        f"Completed work: removed “{item[:160]}”: the request is still open" for item in both
-    ]
-    if wrote:
-        corrections += [f"State: “{s[:160]}” replaced by the count from the lists" for s in dropped]
-    return artifact.model_copy(
-        update={
-            "completed_work": completed,
-            "current_state_summary": summary,
-            "disagreements": [*artifact.disagreements, *corrections],
-        }
-    )
-
-
-def claimed_files(facts: GroundedFacts, claimed: Sequence[str]) -> list[FileChange]:
-    """Grounded files first (authoritative); claims without tool evidence kept as unverified."""
-    known = {c.path for c in facts.files_modified} | set(facts.scratch_files)
-    files = list(facts.files_modified)
-    for path in dict.fromkeys(p.strip().strip("`").removeprefix("./") for p in claimed):
-        if path and path not in known and " " not in path.strip():
-            files.append(FileChange(path=path, verified=False))
-            known.add(path)
-    return files

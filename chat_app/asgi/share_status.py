@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from chat_app.asgi.identity_cookie import ASGIApp, Message, Scope
 from chat_app.root import root
-from chat_app.services.conversation.sharing import link_is_live
+from chat_app.services.conversation.threads import link_is_live
 from chat_app.services.runtime.backend import Backend
 
 __all__ = ["ShareStatus"]

@@ -4,7 +4,7 @@ room, one above the other on a phone)."""
 
 import reflex as rx
 
-from chat_app.services.conversation.agent_cuts import AgentCutView
+from chat_app.services.conversation.threads import AgentCutView
 from chat_app.states.import_state import ReplayState
 
 

@@ -5,7 +5,7 @@ from typing import Any
 import reflex as rx
 from reflex.vars import ArrayVar, ObjectVar
 
-from chat_app.services.conversation.workspace import MAX_FILE_BYTES, MAX_FILES
+from chat_app.services.conversation.threads import MAX_FILE_BYTES, MAX_FILES
 from chat_app.states.workspace_state import ATTACH_UPLOAD_ID, WorkspaceState
 
 

@@ -4,7 +4,7 @@ and Cancel, and each replay's chart and events beside the original agent's."""
 import reflex as rx
 
 from chat_app.components.agent_cuts_dialog import agent_cuts_dialog
-from chat_app.services.conversation.replays import ReplayEventView, ReplayView
+from chat_app.services.conversation.threads import ReplayEventView, ReplayView
 from chat_app.states.import_state import ReplayState
 
 

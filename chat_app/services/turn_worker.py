@@ -17,7 +17,7 @@ import socket
 import sys
 
 from agent_core.redaction import install_log_redaction
-from chat_app.services.conversation import chat
+from chat_app.services.conversation import runs as run_service
 from chat_app.services.presentation.failures import describe_failure
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.container import App, build_app
@@ -48,11 +48,11 @@ def _events(app: App, request: StartRun) -> RunStream:
     """The run ``request`` asks for, on this process's backend."""
     match request:
         case SendRun(owner=owner, thread_id=thread_id, text=text, client_id=client_id):
-            return chat.send_here(
+            return run_service.send_here(
                 app, owner, thread_id, text, client_id, after_unstored=request.after_unstored
             )
         case ResumeRun(owner=owner, thread_id=thread_id, cut=cut):
-            return chat.resume_here(app, owner, thread_id, cut=cut)
+            return run_service.resume_here(app, owner, thread_id, cut=cut)
 
 
 async def _run(app: App, channel: Channel, request: StartRun) -> None:

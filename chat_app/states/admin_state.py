@@ -11,7 +11,7 @@ import reflex as rx
 from chat_app.root import root
 from chat_app.services import admin as admin_service
 from chat_app.services.admin import sign_in_link
-from chat_app.services.conversation import feedback
+from chat_app.services.conversation import threads as thread_service
 
 __all__ = ["AdminState", "AssistantRow", "ChangeRow"]
 
@@ -71,7 +71,7 @@ class AdminState(rx.State):
             self.selected_id, self.form, self.changes = "", {}, []
             self.feedback_line, self.feedback_notes = "", []
             return
-        rated = feedback.assistant_feedback(root(), view.id)
+        rated = thread_service.assistant_feedback(root(), view.id)
         self.feedback_line = (
             f"👍 {rated.up:,} · 👎 {rated.down:,}" if rated.up or rated.down else "No ratings yet."
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from chat_app.root import root
-from chat_app.services.conversation.context_chart import chart_for
+from chat_app.services.conversation.runs import chart_for
 from chat_app.states.identity import IdentityState
 
 __all__ = ["ChartState"]
@@ -25,7 +25,7 @@ class ChartState(IdentityState):
     open: bool = False
     # One dict per call: "call", and per series key its percent (plus _tokens, _session).
     points: list[dict] = []
-    # Series, markers and thresholds as plain dicts (see services.conversation.context_chart).
+    # Series, markers and thresholds as plain dicts (see services.conversation.runs.context_chart).
     series: list[dict[str, str]] = []
     markers: list[dict] = []
     thresholds: list[dict] = []

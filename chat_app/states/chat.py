@@ -15,7 +15,7 @@ import json
 import reflex as rx
 
 from chat_app.root import root
-from chat_app.services.conversation import chat as chat_service
+from chat_app.services.conversation import runs as run_service
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.timeline import earlier_reply_marks
 from chat_app.services.presentation.views import TimelineItem, TimelineView
@@ -268,7 +268,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
             # Queued messages (a new chat's first one, or ones a crash left), or one delivered
             # that no turn took: answered now, by a run no page owns, which this tab follows
             # like another tab's run.
-            chat_service.resume_detached(root(), self._owner(), thread_id)
+            run_service.resume_detached(root(), self._owner(), thread_id)
             self.sending = self.remote_running = True
         return loaded
 
@@ -386,7 +386,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
     @rx.event
     def regenerate(self):
         """Answer the last message again; the earlier reply is kept, dimmed, and can be
-        chosen again (``chat_app.services.conversation.replies``)."""
+        chosen again (``chat_app.services.conversation.runs.replies``)."""
         if self.sending or self.handoff_running or not self.thread_key:
             return rx.toast("Wait for the current turn to finish (or stop it) first.")
         self.sending = True
@@ -416,14 +416,14 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         if not text:
             return scripts.outbox_refused(client_id)
         self.draft = ""
-        command = chat_service.parse_command(typed.lstrip("\n"))
+        command = run_service.parse_command(typed.lstrip("\n"))
         if command is not None:
             self._settled_unstored(client_id)
         if command is not None and command[0] == "unknown":
             # Said by the composer, where the eyes are (a toast in the corner was missed);
             # it goes with the next keystroke.
             self.notice = (
-                f"/{command[1]} is not a command. Commands: {chat_service.COMMANDS}. "
+                f"/{command[1]} is not a command. Commands: {run_service.COMMANDS}. "
                 "To send this as a message, start it with a space."
             )
             return [scripts.outbox_refused(client_id), _restore_composer(typed)]
@@ -442,7 +442,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
             ]
         # During a handoff (this tab's or another's) a message is queued like during any
         # run: the handoff's commit delivers it into the new session, where it is answered.
-        # The send checks it (once, in services.conversation.chat): a refusal names its
+        # The send checks it (once, in services.conversation.runs.chat): a refusal names its
         # client_id, and the text, still in the composer, stays there to be fixed.
         self.sending = True
         return [
@@ -480,7 +480,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
                 continue
             # Only what submit would have sent: a command is never re-sent (a refused text
             # is refused again by the send, which names its client_id).
-            if not text.strip() or chat_service.parse_command(text.lstrip("\n")) is not None:
+            if not text.strip() or run_service.parse_command(text.lstrip("\n")) is not None:
                 self._settled_unstored(client_id)
                 sends.append(scripts.outbox_refused(client_id))
                 continue
@@ -504,7 +504,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         cancel = handoff_cancels.get(self.thread_key)
         if cancel is not None:
             cancel.set()
-        chat_service.stop(root(), self.thread_key)
+        run_service.stop(root(), self.thread_key)
 
     def _reconcile(self) -> None:
         """Read back what the thread stored after the settled rows and show exactly that:

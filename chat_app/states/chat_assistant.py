@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from chat_app.root import root
-from chat_app.services.conversation import new_chat
+from chat_app.services.conversation import runs as run_service
 from chat_app.states.identity import IdentityState
 from chat_app.states.new_chat import focus_composer
 
@@ -24,6 +24,6 @@ class ChatAssistantState(IdentityState):
     @rx.event
     def load(self):
         thread_id = _thread_id(self.router.url.path)
-        choice = new_chat.chat_assistant(root(), self._owner(), thread_id) if thread_id else None
+        choice = run_service.chat_assistant(root(), self._owner(), thread_id) if thread_id else None
         self.name, self.model = (choice.name, choice.model_label) if choice else ("", "")
         return focus_composer() if choice else None

@@ -29,10 +29,9 @@ from agent_core.events import (
     WarningEvent,
 )
 from chat_app.root import root
-from chat_app.services.conversation import chat as chat_service
-from chat_app.services.conversation import replies
+from chat_app.services.conversation import runs as run_service
 from chat_app.services.conversation import threads as thread_service
-from chat_app.services.conversation.batches import in_batches
+from chat_app.services.conversation.runs import in_batches
 from chat_app.services.presentation.failures import describe_failure
 from chat_app.services.presentation.ui_events import (
     ItemShown,
@@ -120,7 +119,7 @@ class RunFollowing(rx.State, mixin=True):
     # The owner is read server-side inside each stream, never taken from the event payload,
     # so a crafted event cannot act for another browser; the services check it owns the thread.
     def _new_run(self) -> str:
-        run_id = chat_service.new_run_id()
+        run_id = run_service.new_run_id()
         self._own_runs = [*self._own_runs[-(OWN_RUNS_KEPT - 1) :], run_id]
         return run_id
 
@@ -130,7 +129,7 @@ class RunFollowing(rx.State, mixin=True):
     ):
         async with self:
             owner, run_id = self._owner(), self._new_run()
-        stream = chat_service.send_message(
+        stream = run_service.send_message(
             root(),
             owner,
             thread_id,
@@ -146,7 +145,7 @@ class RunFollowing(rx.State, mixin=True):
     async def run_regenerate(self, thread_id: str):
         async with self:
             owner, run_id = self._owner(), self._new_run()
-        async for update in self._consume(replies.regenerate(root(), owner, thread_id, run_id)):
+        async for update in self._consume(run_service.regenerate(root(), owner, thread_id, run_id)):
             yield update
 
     @rx.event(background=True)
@@ -159,7 +158,7 @@ class RunFollowing(rx.State, mixin=True):
         handoff_cancels[thread_id] = cancel
         try:
             async for update in self._consume(
-                chat_service.run_handoff(root(), owner, thread_id, focus, cancel, run_id)
+                run_service.run_handoff(root(), owner, thread_id, focus, cancel, run_id)
             ):
                 yield update
         finally:
@@ -174,7 +173,7 @@ class RunFollowing(rx.State, mixin=True):
         pending = ""
         flushed_at = 0.0  # the first words go out at once, later ones in batches
         try:
-            # The run goes on while a batch is shown (chat_app.services.conversation.batches).
+            # The run goes on while a batch is shown (chat_app.services.conversation.runs.batches).
             async for batch in in_batches(events):
                 if (
                     all(isinstance(event, TokenEvent) for event in batch)

@@ -7,7 +7,7 @@ from typing import Any
 import reflex as rx
 
 from chat_app.root import root
-from chat_app.services.conversation import export
+from chat_app.services.conversation import threads as thread_service
 from chat_app.services.conversation.threads import owned_thread
 from chat_app.states.identity import IdentityState
 
@@ -25,20 +25,20 @@ class ExportState(IdentityState):
         """``kind`` ``markdown`` or ``json``: the whole chat as one file."""
         thread_id = _thread_id(self.router.url.path)
         build, extension, mime = (
-            (export.export_json, "json", "application/json")
+            (thread_service.export_json, "json", "application/json")
             if kind == "json"
-            else (export.export_markdown, "md", "text/markdown")
+            else (thread_service.export_markdown, "md", "text/markdown")
         )
         app = root()
         try:
             data = build(app, self._owner(), thread_id)
-        except export.ExportTooLarge as exc:
+        except thread_service.ExportTooLarge as exc:
             return rx.toast.error(str(exc))
         thread = owned_thread(app, self._owner(), thread_id)
         if data is None or thread is None:
             return rx.toast.error("This chat does not exist.")
         return rx.download(
             data=data,
-            filename=export.export_filename(thread.title, extension),
+            filename=thread_service.export_filename(thread.title, extension),
             mime_type=f"{mime};charset=utf-8",
         )

@@ -1,11 +1,11 @@
-"""Thumbs up or down on a reply, with an optional note (``services.conversation.feedback``)."""
+"""Thumbs up or down on a reply, with an optional note (``services.conversation.threads.feedback``)."""
 
 from __future__ import annotations
 
 import reflex as rx
 
 from chat_app.root import root
-from chat_app.services.conversation import feedback
+from chat_app.services.conversation import threads as thread_service
 from chat_app.states.identity import IdentityState
 
 __all__ = ["FeedbackState"]
@@ -26,15 +26,15 @@ class FeedbackState(IdentityState):
     @rx.event
     def load(self) -> None:
         """On the chat page's load: the chat's ratings."""
-        stored = feedback.thread_feedback(root(), self._owner(), self._thread())
+        stored = thread_service.thread_feedback(root(), self._owner(), self._thread())
         self.ratings = {str(seq): row.rating for seq, row in stored.items()}
 
     def _rate(self, seq: int, rating: str, note: str = ""):
         try:
-            stored = feedback.rate_reply(
+            stored = thread_service.rate_reply(
                 root(), self._owner(), self._thread(), int(seq), rating, note
             )
-        except feedback.FeedbackRefused as refused:
+        except thread_service.FeedbackRefused as refused:
             return rx.toast.error(str(refused))
         ratings = {k: v for k, v in self.ratings.items() if k != str(seq)}
         self.ratings = {**ratings, str(seq): stored} if stored else ratings

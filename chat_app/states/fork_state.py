@@ -9,7 +9,7 @@ import reflex as rx
 
 from agent_core import MessageRejected, StoreError
 from chat_app.root import root
-from chat_app.services.conversation import forks
+from chat_app.services.conversation import threads as thread_service
 from chat_app.states.identity import IdentityState
 
 __all__ = ["ForkState"]
@@ -34,14 +34,14 @@ class ForkState(IdentityState):
     def load(self) -> None:
         """On the chat page's load: the origin link, when this chat is a fork."""
         self.dialog_open = False
-        origin = forks.fork_origin(root(), self._owner(), self._thread())
+        origin = thread_service.fork_origin(root(), self._owner(), self._thread())
         self.origin_id = origin.thread_id if origin else ""
         self.origin_title = origin.title if origin else ""
 
     @rx.event
     def open_at(self, seq: int) -> Any:
         """Open the dialog on the user message ``seq``, its text ready to edit."""
-        text = forks.user_message_text(root(), self._owner(), self._thread(), int(seq))
+        text = thread_service.user_message_text(root(), self._owner(), self._thread(), int(seq))
         if text is None:
             return rx.toast.error("That message cannot be forked.")
         self._seq, self.text, self.dialog_open = int(seq), text, True
@@ -59,7 +59,9 @@ class ForkState(IdentityState):
     def fork(self) -> Any:
         """Make the fork and open it; its page sends the edited text as its next message."""
         try:
-            fork_id = forks.fork_at(root(), self._owner(), self._thread(), self._seq, self.text)
+            fork_id = thread_service.fork_at(
+                root(), self._owner(), self._thread(), self._seq, self.text
+            )
         except MessageRejected as rejected:
             return rx.toast.error(str(rejected))
         except StoreError as exc:

@@ -9,7 +9,6 @@ from typing import Any
 import reflex as rx
 
 from chat_app.root import root
-from chat_app.services.conversation import agent_cuts, importing, replays
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.failures import describe_failure
 from chat_app.states.identity import IdentityState
@@ -38,12 +37,12 @@ class ImportState(IdentityState):
         upload = files[0]
         self.importing, self.import_error = True, ""
         yield
-        data = await upload.read(importing.max_bytes() + 1)
+        data = await upload.read(thread_service.max_bytes() + 1)
         try:
             thread_id = await asyncio.to_thread(
-                importing.import_session, root(), self._owner(), upload.name or "session", data
+                thread_service.import_session, root(), self._owner(), upload.name or "session", data
             )
-        except importing.ImportRejected as refused:
+        except thread_service.ImportRejected as refused:
             self.importing, self.import_error = False, str(refused)
             yield rx.clear_selected_files(IMPORT_UPLOAD_ID)
             return
@@ -53,7 +52,7 @@ class ImportState(IdentityState):
 
     @rx.event
     def rejected(self, _rejections: list[Any]) -> None:
-        limit = importing.max_bytes() / 1048576
+        limit = thread_service.max_bytes() / 1048576
         self.import_error = f"That file cannot be imported: one file, at most {limit:.0f} MB."
 
 
@@ -68,14 +67,14 @@ class ReplayState(IdentityState):
     progress: int = 0
     progress_label: str = ""
     replay_error: str = ""
-    runs: list[replays.ReplayView] = []
+    runs: list[thread_service.ReplayView] = []
     chosen: str = ""
     chart: list[dict[str, Any]] = []
     threshold_tokens: int = 0
     results_open: bool = False
     # "Replay at <agent>'s compactions": the agent's summary beside Baton's handoff per cut.
     cuts_label: str = ""
-    cuts: list[agent_cuts.AgentCutView] = []
+    cuts: list[thread_service.AgentCutView] = []
     cuts_open: bool = False
     cuts_running: bool = False
     cuts_error: str = ""
@@ -87,12 +86,12 @@ class ReplayState(IdentityState):
     def load(self) -> None:
         thread_id = self._thread()
         owner = self._owner()
-        record = importing.imported_record(root(), thread_id) if thread_id else None
+        record = thread_service.imported_record(root(), thread_id) if thread_id else None
         if record is None or thread_service.owned_thread(root(), owner, thread_id) is None:
             self.imported, self.runs, self.chart = False, [], []
             return
         self.imported = True
-        agent = replays.agent_name(record)
+        agent = thread_service.agent_name(record)
         self.source_label = (
             f"Imported from {agent} · {record.filename} · "
             f"{record.message_count:,} messages · "
@@ -113,10 +112,10 @@ class ReplayState(IdentityState):
 
     def _show_runs(self, chosen: str | None) -> None:
         owner, thread_id = self._owner(), self._thread()
-        self.runs = replays.list_replays(root(), owner, thread_id)
+        self.runs = thread_service.list_replays(root(), owner, thread_id)
         ids = [r.id for r in self.runs]
         self.chosen = chosen if chosen in ids else (ids[-1] if ids else "")
-        self.chart = replays.chart_rows(root(), owner, thread_id, self.chosen or None)
+        self.chart = thread_service.chart_rows(root(), owner, thread_id, self.chosen or None)
         run = next((r for r in self.runs if r.id == self.chosen), None)
         self.threshold_tokens = int(run.window * run.reset_threshold) if run else 0
 
@@ -141,7 +140,9 @@ class ReplayState(IdentityState):
             self.cuts_running, self.cuts_error = True, ""
             owner, thread_id = self._owner(), self._thread()
         try:
-            views = await asyncio.to_thread(agent_cuts.agent_cut_views, root(), owner, thread_id)
+            views = await asyncio.to_thread(
+                thread_service.agent_cut_views, root(), owner, thread_id
+            )
         except Exception as exc:  # a comparison that fails must say so, not spin forever
             async with self:
                 self.cuts_running = False
@@ -179,7 +180,7 @@ class ReplayState(IdentityState):
 
         job = asyncio.create_task(
             asyncio.to_thread(
-                replays.run_replay,
+                thread_service.run_replay,
                 root(),
                 owner,
                 thread_id,
@@ -198,7 +199,7 @@ class ReplayState(IdentityState):
                             f"Replaying message {done['n']:,} of {done['total']:,}"
                         )
             replay_id = job.result()
-        except replays.ReplayCancelled:
+        except thread_service.ReplayCancelled:
             async with self:
                 self.running, self.progress_label = False, "Replay cancelled; nothing was kept."
             return

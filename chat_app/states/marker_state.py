@@ -1,7 +1,7 @@
 """Undo a compaction or mask from its timeline marker, or a /handoff from its divider;
 expand a marker to read the originals.
 
-Thin: ``services.conversation.undo`` decides and acts, ``services.conversation.markers`` reads the originals (only when
+Thin: ``services.conversation.threads.undo`` decides and acts, ``services.conversation.threads.markers`` reads the originals (only when
 a marker is opened, at most ``MAX_ORIGINALS``). After an undo the open chat reloads its
 newest window, so the timeline shows the undo's note and the meter the restored context.
 """
@@ -13,8 +13,8 @@ from collections.abc import Callable
 import reflex as rx
 
 from chat_app.root import root
-from chat_app.services.conversation import markers as marker_service
-from chat_app.services.conversation.undo import UndoRefused, undo_handoff, undo_marker
+from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.threads import UndoRefused, undo_handoff, undo_marker
 from chat_app.services.runtime import live
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
@@ -36,7 +36,7 @@ class MarkerState(IdentityState):
             return None
         chat = await self.get_state(ChatState)
         view = (
-            marker_service.marker_originals(root(), self._owner(), chat.thread_key, key)
+            thread_service.marker_originals(root(), self._owner(), chat.thread_key, key)
             if chat.thread_key
             else None
         )

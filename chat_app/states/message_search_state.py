@@ -13,7 +13,7 @@ from typing import Any
 import reflex as rx
 
 from chat_app.root import root
-from chat_app.services.conversation import message_search
+from chat_app.services.conversation import threads as thread_service
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import relative_time
@@ -31,7 +31,7 @@ class HitRow:
     href: str = ""
 
 
-def _hit_row(hit: message_search.MessageHit) -> HitRow:
+def _hit_row(hit: thread_service.MessageHit) -> HitRow:
     who = "You" if hit.role == "user" else "Assistant"
     when = relative_time(hit.created_at)
     return HitRow(
@@ -69,7 +69,7 @@ class MessageSearchState(IdentityState):
     def search(self, form: dict) -> None:
         self.query = str(form.get("query") or "").strip()[:200]
         self.hits = [
-            _hit_row(h) for h in message_search.search_messages(root(), self._owner(), self.query)
+            _hit_row(h) for h in thread_service.search_messages(root(), self._owner(), self.query)
         ]
         self.searched = bool(self.query)
 

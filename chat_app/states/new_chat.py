@@ -1,6 +1,6 @@
 """The draft of a new chat (`/`): nothing is stored until its first message is sent.
 
-The first message goes to ``services.conversation.new_chat.start_chat``, which stores the chat and the
+The first message goes to ``services.conversation.runs.new_chat.start_chat``, which stores the chat and the
 message together; the browser then opens the chat, whose page answers the queued message
 (and should the tab close first, the server answers it a few seconds later by itself).
 """
@@ -13,8 +13,8 @@ import reflex as rx
 
 from agent_core import MessageRejected
 from chat_app.root import root
-from chat_app.services.conversation import chat as chat_service
-from chat_app.services.conversation import chat_list, new_chat
+from chat_app.services.conversation import runs as run_service
+from chat_app.services.conversation import threads as thread_service
 from chat_app.services.runtime.send_order import predecessor_prefix
 from chat_app.states import scripts
 from chat_app.states.chat import ChatState
@@ -46,7 +46,7 @@ class NewChatState(IdentityState):
 
     @rx.event
     async def on_load(self):
-        self.first_visit = not new_chat.has_chats(root(), self._owner())
+        self.first_visit = not run_service.has_chats(root(), self._owner())
         self._started = []
         # A new chat starts with the user's default assistant (their settings), if it is there.
         chosen = (await self.get_state(SettingsState)).default_assistant_id
@@ -100,12 +100,12 @@ class NewChatState(IdentityState):
         text = typed.strip()
         if not text:
             return scripts.outbox_refused(client_id)
-        command = chat_service.parse_command(typed.lstrip("\n"))
+        command = run_service.parse_command(typed.lstrip("\n"))
         if command is not None and command[0] == "unknown":  # as a chat says it
             return _refuse(
                 client_id,
                 typed,
-                f"/{command[1]} is not a command. Commands: {chat_service.COMMANDS}. "
+                f"/{command[1]} is not a command. Commands: {run_service.COMMANDS}. "
                 "To send this as a message, start it with a space.",
             )
         if command is not None:
@@ -119,7 +119,7 @@ class NewChatState(IdentityState):
         try:
             # Off the event loop: it writes, and a write may wait for SQLite's lock.
             thread_id = await asyncio.to_thread(
-                new_chat.start_chat,
+                run_service.start_chat,
                 root(),
                 self._owner(),
                 text,
@@ -130,10 +130,10 @@ class NewChatState(IdentityState):
             return _refuse(client_id, typed, str(rejected))
         # The chat's page answers the message when it opens; should this tab close before
         # it does, the server answers it anyway.
-        chat_service.resume_detached(
-            root(), self._owner(), thread_id, after=chat_service.FIRST_MESSAGE_GRACE_SECONDS
+        run_service.resume_detached(
+            root(), self._owner(), thread_id, after=run_service.FIRST_MESSAGE_GRACE_SECONDS
         )
-        await chat_list.announce(self._owner())  # the owner's other tabs list the new chat
+        await thread_service.announce(self._owner())  # the owner's other tabs list the new chat
         if client_id:
             self._started = [client_id, thread_id]
         return [scripts.outbox_accepted(client_id), rx.redirect(f"/t/{thread_id}")]
@@ -141,7 +141,7 @@ class NewChatState(IdentityState):
     async def _follow_up(self, thread_id: str, typed: str, text: str, client_id: str):
         try:
             queued = await asyncio.to_thread(
-                new_chat.follow_up, root(), self._owner(), thread_id, text, client_id
+                run_service.follow_up, root(), self._owner(), thread_id, text, client_id
             )
         except MessageRejected as rejected:
             return _refuse(client_id, typed, str(rejected))

@@ -17,7 +17,7 @@ import reflex as rx
 
 from agent_core import MessageRejected, MessageTooLarge
 from chat_app.root import root
-from chat_app.services.conversation import pasted, workspace
+from chat_app.services.conversation import threads as thread_service
 from chat_app.states.identity import IdentityState
 
 __all__ = ["PasteOfferState", "refusal_feedback"]
@@ -62,13 +62,13 @@ class PasteOfferState(IdentityState):
     @rx.event
     def offer(self, reason: str, size_bytes: int) -> Any:
         """A message was refused as too large: offer a file, or say why not even that."""
-        if not pasted.attachable(int(size_bytes)):
+        if not thread_service.attachable(int(size_bytes)):
             self._clear()
-            limit = workspace.MAX_FILE_BYTES // 1_000_000
+            limit = thread_service.MAX_FILE_BYTES // 1_000_000
             return rx.toast.error(
                 f"{reason} It is also over the {limit} MB an attached file may hold."
             )
-        name = pasted.next_pasted_name(root(), self._owner(), self._thread())
+        name = thread_service.next_pasted_name(root(), self._owner(), self._thread())
         if not name:
             return rx.toast.error(reason)
         self.reason, self.file_name, self.error = reason, name, ""
@@ -88,9 +88,11 @@ class PasteOfferState(IdentityState):
     @rx.event
     def attach_text(self, text: Any) -> Any:
         try:
-            path = pasted.attach_pasted(root(), self._owner(), self._thread(), str(text or ""))
-        except workspace.AttachmentRefused as refused:
+            path = thread_service.attach_pasted(
+                root(), self._owner(), self._thread(), str(text or "")
+            )
+        except thread_service.AttachmentRefused as refused:
             self.error = f"Nothing attached: {refused}"
             return None
         self._clear()
-        return rx.call_script(_SEND_INSTEAD % json.dumps(pasted.pasted_message(path)))
+        return rx.call_script(_SEND_INSTEAD % json.dumps(thread_service.pasted_message(path)))

@@ -7,7 +7,7 @@ from typing import Any
 import reflex as rx
 
 from chat_app.root import root
-from chat_app.services.conversation import replies
+from chat_app.services.conversation import runs as run_service
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
 
@@ -24,10 +24,10 @@ class RepliesState(IdentityState):
     async def choose(self, seq: int) -> Any:
         """Use the earlier reply holding row ``seq``; the current one is kept, dimmed."""
         try:
-            replaced = await replies.choose_reply(
+            replaced = await run_service.choose_reply(
                 root(), self._owner(), _thread_id(self.router.url.path), int(seq)
             )
-        except replies.ReplyRefused as refused:
+        except run_service.ReplyRefused as refused:
             return rx.toast.error(str(refused))
         return [
             ChatState.show_replaced([list(reply) for reply in replaced]),

@@ -1,6 +1,6 @@
 """The warn notice and the handoff review of the open chat.
 
-What it shows is read from the store (``services.conversation.reset_control.status``) when the page loads
+What it shows is read from the store (``services.conversation.runs.reset_control.status``) when the page loads
 and again after each run event of the thread's live channel, so every tab and a reload show
 the same. The actions go through the same services as the composer: "Hand off now" is
 ``/handoff``, the others run as relayed runs every tab follows.
@@ -18,7 +18,7 @@ import reflex as rx
 from agent_core import StoreError
 from agent_core.events import ContextResetEvent, DoneEvent
 from chat_app.root import root
-from chat_app.services.conversation import reset_control as control
+from chat_app.services.conversation import runs as run_service
 from chat_app.services.presentation.ui_events import (
     ItemShown,
     MarkerShown,
@@ -128,9 +128,9 @@ class ResetControlState(IdentityState):
 
     def _refresh(self) -> None:
         if self.thread_key:
-            self._show(control.status(root(), self._owner(), self.thread_key))
+            self._show(run_service.status(root(), self._owner(), self.thread_key))
 
-    def _show(self, found: control.ResetStatus) -> None:
+    def _show(self, found: run_service.ResetStatus) -> None:
         self.deferred = found.deferred
         self.warn_percent = round(found.warn * 100)
         self.trigger_percent = round(found.trigger * 100)
@@ -196,7 +196,7 @@ class ResetControlState(IdentityState):
         turns' own writes of the GIL."""
         try:
             found = await asyncio.get_running_loop().run_in_executor(
-                _status_reader(), control.status, root(), owner, thread_id
+                _status_reader(), run_service.status, root(), owner, thread_id
             )
         except StoreError:  # the database is away: the notice stays as it is
             _log.warning("could not read the reset status of thread %s", thread_id)
@@ -223,7 +223,7 @@ class ResetControlState(IdentityState):
     async def hand_off_at_next_step(self):
         async with self:
             thread_id, owner = self.thread_key, self._owner()
-        requested = await control.hand_off_next_step(root(), owner, thread_id)
+        requested = await run_service.hand_off_next_step(root(), owner, thread_id)
         yield rx.toast(
             "The agent hands off at its next step."
             if requested
@@ -237,7 +237,7 @@ class ResetControlState(IdentityState):
                 return
             self.acting, thread_id, owner = True, self.thread_key, self._owner()
         try:
-            message = await control.compact_now(root(), owner, thread_id)
+            message = await run_service.compact_now(root(), owner, thread_id)
         finally:
             async with self:
                 self.acting = False
@@ -249,7 +249,7 @@ class ResetControlState(IdentityState):
         async with self:
             thread_id, owner = self.thread_key, self._owner()
             self.deferred = True
-        deferred = await control.defer(root(), owner, thread_id)
+        deferred = await run_service.defer(root(), owner, thread_id)
         async with self:
             self._refresh()
         if not deferred:
@@ -274,8 +274,8 @@ class ResetControlState(IdentityState):
             self.acting, thread_id, owner = True, self.thread_key, self._owner()
             self.review_error = ""
         try:
-            note = await control.settle_review(root(), owner, thread_id, form, discard=discard)
-        except control.ReviewRefused as refused:
+            note = await run_service.settle_review(root(), owner, thread_id, form, discard=discard)
+        except run_service.ReviewRefused as refused:
             async with self:
                 self.acting = False
                 self.review_error = str(refused)
@@ -290,7 +290,7 @@ class ResetControlState(IdentityState):
             # took its height with it while the reply streamed and the page slid back.
             self.acting = False
             self.review_session = 0
-        control.answer_after_review(root(), owner, thread_id)
+        run_service.answer_after_review(root(), owner, thread_id)
         async with self:
             self._refresh()
         if note:

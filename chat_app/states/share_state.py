@@ -12,7 +12,7 @@ import dataclasses
 import reflex as rx
 
 from chat_app.root import root
-from chat_app.services.conversation import sharing as sharing_service
+from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.views import TimelineItem
 from chat_app.states.identity import IdentityState
 from chat_app.states.rows import ChipRow, TimelineRow, chip_row, timeline_row, with_anchors
@@ -58,7 +58,7 @@ class SharedThreadState(rx.State):
         self._token = _token_from_path(self.router.url.path)
         self.rows, self.chips, self.title = [], [], ""
         view = (
-            sharing_service.open_shared(root(), self._token, limit=WINDOW) if self._token else None
+            thread_service.open_shared(root(), self._token, limit=WINDOW) if self._token else None
         )
         self.loading = False
         self.found = view is not None
@@ -73,7 +73,7 @@ class SharedThreadState(rx.State):
     def load_earlier(self) -> None:
         if not self.has_earlier:
             return
-        view = sharing_service.shared_earlier(root(), self._token, self.earliest_seq, limit=WINDOW)
+        view = thread_service.shared_earlier(root(), self._token, self.earliest_seq, limit=WINDOW)
         if view is None:
             self.found = False
             return
@@ -88,7 +88,7 @@ class SharedThreadState(rx.State):
         if chip is None:
             return None
         if not chip.loaded:
-            items = sharing_service.shared_from_session(
+            items = thread_service.shared_from_session(
                 root(), self._token, number, current_earliest_seq=self.earliest_seq
             )
             self.has_earlier = number > 1
@@ -111,7 +111,7 @@ def _thread_id_from_path(path: str) -> str:
     return parts[-1] if len(parts) >= 2 and parts[-2] == "t" else ""
 
 
-def _link_row(view: sharing_service.ShareLinkView) -> LinkRow:
+def _link_row(view: thread_service.ShareLinkView) -> LinkRow:
     expiry = f" · expires {view.expires_at:%Y-%m-%d}" if view.expires_at else " · never expires"
     label = f"Created {view.created_at:%Y-%m-%d %H:%M} · snapshot {view.updated_at:%Y-%m-%d %H:%M}"
     return LinkRow(id=view.id, label=label + expiry, status=view.status)
@@ -130,10 +130,10 @@ class ShareLinksState(IdentityState):
         return _thread_id_from_path(self.router.url.path)
 
     def _refresh(self) -> None:
-        self.enabled = sharing_service.sharing_enabled()
+        self.enabled = thread_service.sharing_enabled()
         self.links = [
             _link_row(v)
-            for v in sharing_service.list_links(root(), self._owner(), self._thread_id())
+            for v in thread_service.list_links(root(), self._owner(), self._thread_id())
         ]
 
     @rx.event
@@ -149,8 +149,8 @@ class ShareLinksState(IdentityState):
     def create(self) -> None:
         days = None if self.expiry_days == "never" else int(self.expiry_days)
         try:
-            created = sharing_service.create_link(root(), self._owner(), self._thread_id(), days)
-        except sharing_service.SharingRefused as error:
+            created = thread_service.create_link(root(), self._owner(), self._thread_id(), days)
+        except thread_service.SharingRefused as error:
             self.error = str(error)
             return
         if created is None:
@@ -163,10 +163,10 @@ class ShareLinksState(IdentityState):
 
     @rx.event
     def update_snapshot(self, link_id: str) -> None:
-        sharing_service.update_snapshot(root(), self._owner(), link_id)
+        thread_service.update_snapshot(root(), self._owner(), link_id)
         self._refresh()
 
     @rx.event
     def revoke(self, link_id: str) -> None:
-        sharing_service.revoke(root(), self._owner(), link_id)
+        thread_service.revoke(root(), self._owner(), link_id)
         self._refresh()

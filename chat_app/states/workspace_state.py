@@ -14,7 +14,7 @@ from typing import Any
 import reflex as rx
 
 from chat_app.root import root
-from chat_app.services.conversation import workspace
+from chat_app.services.conversation import threads as thread_service
 from chat_app.states.identity import IdentityState
 
 __all__ = ["WorkspaceState", "WorkspaceFileRow", "ATTACH_UPLOAD_ID"]
@@ -34,7 +34,7 @@ _APPEND_TO_COMPOSER = """((line) => {
 })(%s)"""
 
 _REJECTIONS = {
-    "file-too-large": f"larger than {workspace.MAX_FILE_BYTES // 1_000_000} MB",
+    "file-too-large": f"larger than {thread_service.MAX_FILE_BYTES // 1_000_000} MB",
 }
 
 
@@ -53,7 +53,7 @@ def refusal_text(rejections: list[str]) -> str:
         for name, _, codes in (str(r).rpartition("|") for r in rejections)
     ]
     if any("too-many-files" in codes for _, codes in refused):
-        return "Nothing attached: " + workspace.too_many_files(len(refused))
+        return "Nothing attached: " + thread_service.too_many_files(len(refused))
     by_reason: dict[str, list[str]] = {}
     for name, codes in refused:
         why = next((_REJECTIONS[c] for c in codes if c in _REJECTIONS), "")
@@ -88,7 +88,7 @@ class WorkspaceState(IdentityState):
     def _refresh(self) -> None:
         self.files = [
             WorkspaceFileRow(path=f.path, size=_size(f.size))
-            for f in workspace.list_files(root(), self._owner(), self._thread())
+            for f in thread_service.list_files(root(), self._owner(), self._thread())
         ]
 
     @rx.event
@@ -98,15 +98,17 @@ class WorkspaceState(IdentityState):
             # the reasons, in either order; the reasons are what the user should read.
             return None
         # Read one byte past the limit: enough to refuse a larger file without holding it.
-        chosen = [((f.name or "upload"), await f.read(workspace.MAX_FILE_BYTES + 1)) for f in files]
+        chosen = [
+            ((f.name or "upload"), await f.read(thread_service.MAX_FILE_BYTES + 1)) for f in files
+        ]
         try:
-            paths = workspace.attach_files(root(), self._owner(), self._thread(), chosen)
-        except workspace.AttachmentRefused as refused:
+            paths = thread_service.attach_files(root(), self._owner(), self._thread(), chosen)
+        except thread_service.AttachmentRefused as refused:
             self.attach_error = f"Nothing attached: {refused}"
             return None
         self.attach_error = ""
         self._refresh()
-        line = workspace.attached_line(paths)
+        line = thread_service.attached_line(paths)
         return [
             rx.call_script(_APPEND_TO_COMPOSER % json.dumps(line)),
             rx.clear_selected_files(ATTACH_UPLOAD_ID),
@@ -128,14 +130,14 @@ class WorkspaceState(IdentityState):
 
     @rx.event
     def download(self, path: str) -> Any:
-        content = workspace.read_file(root(), self._owner(), self._thread(), path)
+        content = thread_service.read_file(root(), self._owner(), self._thread(), path)
         if content is None:
             return rx.toast.error(f"{path} is no longer in the workspace.")
-        return rx.download(data=content, filename=workspace.download_name(path))
+        return rx.download(data=content, filename=thread_service.download_name(path))
 
     @rx.event
     def download_zip(self) -> Any:
-        data = workspace.workspace_zip(root(), self._owner(), self._thread())
+        data = thread_service.workspace_zip(root(), self._owner(), self._thread())
         if data is None:
             return rx.toast.error("This chat does not exist.")
         return rx.download(data=data, filename="workspace.zip", mime_type="application/zip")

@@ -17,7 +17,7 @@ from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.root import root
 from chat_app.services import admin as admin_service
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.browser.app_server import run_async
 from tests.browser.chat_page import TURN_TIMEOUT_MS, hand_off, send, user_messages, wait_idle
@@ -67,7 +67,7 @@ def _answered_here(
 ):
     """As ``_answered``, the first turn run by this process on the server's database: for
     tests whose subject comes after the answer, not the answer streaming in a browser."""
-    from chat_app.services.conversation import chat as chat_service
+    from chat_app.services.conversation.runs import chat as chat_service
 
     thread = thread_service.create_thread(app, owner, title, assistant_id=assistant_id)
 
@@ -376,7 +376,7 @@ def test_a_long_chat_title_ends_in_an_ellipsis_in_the_list(owned, app) -> None:
 
 
 def test_a_reply_is_rated_with_a_note_and_admin_counts_it(owned, app) -> None:
-    from chat_app.services.conversation import feedback
+    from chat_app.services.conversation.threads import feedback
     from tests.browser.test_admin_window import _sign_in
 
     context, owner = owned

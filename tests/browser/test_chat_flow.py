@@ -85,7 +85,7 @@ def test_the_tab_shows_baton_s_icon(page):
 
 def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page, app) -> None:
     from agent_core import NewMessage
-    from chat_app.services.conversation import threads as thread_service
+    from chat_app.services.conversation.threads import chats as thread_service
     from chat_app.services.security import identity
 
     token = identity.mint_token()
@@ -147,7 +147,7 @@ def test_the_view_follows_a_tall_reply_after_a_tall_message(server_db, page, pro
 def test_the_meter_gives_its_token_figures_on_hover_live_and_after_a_reload(server_db, page, app):
     # README: "hover it for the token figures". The meter is a button (it opens the chart):
     # the figures are the button's own title, which every browser shows on hover.
-    from chat_app.services.conversation import threads as thread_service
+    from chat_app.services.conversation.threads import chats as thread_service
     from tests.browser.test_security import _login_as, _new_owner
 
     # On the default assistant (the offline simulator), whichever assistants other tests

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.threads import chats as thread_service
 from tests.browser.app_server import AppServer, running_app
 from tests.browser.chat_page import TURN_TIMEOUT_MS, hand_off, send, start_chat, wait_idle
 from tests.browser.conftest import SECRET_KEY

@@ -12,7 +12,7 @@ from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.root import root
 from chat_app.services import admin as admin_service
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.browser.app_server import AppServer, running_app
 from tests.browser.conftest import PROVIDER_MODEL, SECRET_KEY, serving

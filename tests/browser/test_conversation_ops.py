@@ -167,7 +167,7 @@ def _seed(app, owner: str) -> tuple[str, int, str]:
     """A long chat whose session 2 holds the only "quokka", and a short one; returns the
     long chat, the hit's seq and the short chat."""
     from agent_core import NewMessage
-    from chat_app.services.conversation import threads as thread_service
+    from chat_app.services.conversation.threads import chats as thread_service
 
     store = root().store
     long_id = thread_service.create_thread(app, owner, "Long expedition").id

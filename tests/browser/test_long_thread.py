@@ -14,7 +14,7 @@ SESSIONS, PER_SESSION = 12, 60  # 720 rows: several windows of 100 in each direc
 @pytest.fixture
 def long_thread(server_db, page, app) -> str:
     from agent_core import NewMessage
-    from chat_app.services.conversation import threads as thread_service
+    from chat_app.services.conversation.threads import chats as thread_service
     from chat_app.services.security import identity
 
     token = identity.mint_token()

@@ -15,7 +15,7 @@ def _compacted_thread(app, server_db, page, *, answered: bool) -> str:
     """A chat whose first six messages a compaction replaced (with the store's own edit and
     marker, as the coordinator writes them); ``answered``: the model replied after it."""
     from agent_core import ContextEdit, NewMessage, build_context
-    from chat_app.services.conversation import threads as thread_service
+    from chat_app.services.conversation.threads import chats as thread_service
     from chat_app.services.security import identity
 
     token = identity.mint_token()

@@ -8,7 +8,7 @@ import time
 import uuid
 
 from chat_app.root import root
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.browser.chat_page import start_chat, user_messages, wait_idle
 

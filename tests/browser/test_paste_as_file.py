@@ -11,7 +11,7 @@ from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.db.models import AssistantCreate
 from chat_app.root import root
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.browser.chat_page import user_messages, wait_idle
 from tests.browser.test_refusals import PASTE

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chat_app.root import root
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.browser.chat_page import wait_idle
 

@@ -15,7 +15,7 @@ from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.root import root
 from chat_app.services import admin as admin_service
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Reply
 from tests.browser.chat_page import send, wait_idle

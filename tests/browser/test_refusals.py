@@ -42,7 +42,7 @@ def test_a_chat_whose_assistant_cannot_run_opens_with_a_banner_and_keeps_the_mes
     from chat_app.db import repo
     from chat_app.db.engine import write_engine
     from chat_app.db.models import AssistantCreate
-    from chat_app.services.conversation import threads as thread_service
+    from chat_app.services.conversation.threads import chats as thread_service
     from chat_app.services.security import identity
 
     with Session(write_engine(root().engine)) as db:

@@ -19,7 +19,7 @@ from chat_app.db.engine import write_engine
 from chat_app.db.models import AssistantUpdate
 from chat_app.root import root
 from chat_app.services import admin as admin_service
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Reply
 from tests.browser.chat_page import TURN_TIMEOUT_MS, send, wait_idle

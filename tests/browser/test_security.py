@@ -16,7 +16,7 @@ from chat_app.db import repo
 from chat_app.db.engine import write_engine
 from chat_app.root import root
 from chat_app.services import admin as admin_service
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Failure, Reply
 from tests.browser.chat_page import send, wait_idle
@@ -207,7 +207,7 @@ def test_a_forged_cookie_gets_no_access(server_db, page, app) -> None:
 def test_stored_payloads_stay_inert_on_the_chat_page_after_reload_and_when_shared(
     server_db, page, outside_requests, app
 ) -> None:
-    from chat_app.services.conversation import sharing
+    from chat_app.services.conversation.threads import sharing
 
     token, owner = _new_owner()
     thread_id = _hostile_thread(app, owner)

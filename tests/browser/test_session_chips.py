@@ -6,7 +6,7 @@ import pytest
 
 from agent_core import NewMessage
 from chat_app.root import root
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 
 SESSIONS = 50

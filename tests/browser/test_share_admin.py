@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from chat_app.services.conversation import chat as chat_service
-from chat_app.services.conversation import sharing
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.runs import chat as chat_service
+from chat_app.services.conversation.threads import chats as thread_service
+from chat_app.services.conversation.threads import sharing
 from tests.browser.app_server import run_async
 from tests.browser.conftest import serving
 

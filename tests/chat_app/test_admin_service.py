@@ -420,7 +420,7 @@ def test_thresholds_are_typed_as_percentages_and_stored_as_fractions(grant: str,
 
 
 def test_deleting_an_assistant_moves_its_chats_and_the_last_one_stays(grant: str, app) -> None:
-    from chat_app.services.conversation import threads
+    from chat_app.services.conversation.threads import chats as threads
 
     default = admin.list_assistants(app, grant)[0]
     writer = admin.create_assistant(app, grant, form())

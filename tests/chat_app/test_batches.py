@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from chat_app.services.conversation.batches import in_batches
+from chat_app.services.conversation.runs.batches import in_batches
 
 
 async def test_the_run_goes_on_while_the_page_shows_a_batch() -> None:

@@ -10,7 +10,7 @@ from chat_app.db.engine import write_engine
 from chat_app.root import root
 from chat_app.services import admin
 from chat_app.services.admin import capabilities
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.threads import chats as thread_service
 
 OWNER = "owner-1"
 

@@ -36,7 +36,8 @@ def _owner() -> str:
 
 def _chat_with_a_handoff(app, owner: str) -> tuple[str, int]:
     """A chat: a turn, /handoff, two more turns. Returns it and the seq of the last question."""
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     thread = threads.create_thread(app, owner, "Garden plan").id
     asyncio.run(_drain(chat.send_message(app, owner, thread, "Plan a vegetable garden")))
@@ -51,7 +52,8 @@ def _chat_with_a_handoff(app, owner: str) -> tuple[str, int]:
 
 
 def test_a_fork_holds_the_chat_before_the_message_and_answers_the_edit(db, app) -> None:
-    from chat_app.services.conversation import chat, forks
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import forks
 
     owner = _owner()
     origin, seq = _chat_with_a_handoff(app, owner)
@@ -91,7 +93,7 @@ def test_a_fork_holds_the_chat_before_the_message_and_answers_the_edit(db, app) 
 
 
 def test_export_markdown_has_the_sessions_handoff_and_messages_in_order(db, app) -> None:
-    from chat_app.services.conversation import export
+    from chat_app.services.conversation.threads import export
 
     owner = _owner()
     thread, _ = _chat_with_a_handoff(app, owner)
@@ -119,7 +121,7 @@ def test_export_markdown_has_the_sessions_handoff_and_messages_in_order(db, app)
 
 
 def test_export_refuses_a_chat_past_the_bound(db, monkeypatch, app) -> None:
-    from chat_app.services.conversation import export
+    from chat_app.services.conversation.threads import export
 
     owner = _owner()
     thread, _ = _chat_with_a_handoff(app, owner)
@@ -130,7 +132,8 @@ def test_export_refuses_a_chat_past_the_bound(db, monkeypatch, app) -> None:
 
 
 def test_search_finds_said_words_in_the_owners_chats_only(db, app) -> None:
-    from chat_app.services.conversation import message_search, threads
+    from chat_app.services.conversation.threads import chats as threads
+    from chat_app.services.conversation.threads import message_search
 
     owner, other = _owner(), _owner()
     store = root().store
@@ -171,7 +174,7 @@ def test_search_finds_said_words_in_the_owners_chats_only(db, app) -> None:
 
 
 def test_snippet_shows_the_words_found() -> None:
-    from chat_app.services.conversation.message_search import snippet
+    from chat_app.services.conversation.threads.message_search import snippet
 
     text = "x" * 500 + " the kite flew " + "y" * 500
     clipped = snippet(text, ["kite"], width=60)
@@ -209,7 +212,8 @@ def test_usage_label_prefers_the_providers_accounting() -> None:
 
 def test_regenerate_keeps_the_earlier_reply_and_the_model_sees_the_chosen_one(db, app) -> None:
     from agent_core import build_context
-    from chat_app.services.conversation import chat, replies, threads
+    from chat_app.services.conversation.runs import chat, replies
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = _owner()
     thread = threads.create_thread(app, owner, "Colours").id
@@ -272,7 +276,8 @@ def _top_level(markdown: str) -> list[str]:
 
 
 def test_the_markdown_export_cannot_be_forged_by_what_it_quotes(db, app) -> None:
-    from chat_app.services.conversation import export, threads
+    from chat_app.services.conversation.threads import chats as threads
+    from chat_app.services.conversation.threads import export
 
     owner = _owner()
     thread = threads.create_thread(app, owner, "Payments\n\n**Assistant** · forged title").id

@@ -37,7 +37,7 @@ def _row(seq: int, role: str, *, calls: bool = False) -> StoredMessage:
 
 
 def test_a_message_is_answered_once_a_turn_ending_reply_follows_it() -> None:
-    from chat_app.services.conversation.cut_turns import needs_answer
+    from chat_app.services.conversation.runs.cut_turns import needs_answer
 
     asked = [_row(1, "user"), _row(2, "assistant")]
     assert not needs_answer(asked, 1)
@@ -99,7 +99,7 @@ def _resumed(app, *mine: str) -> frozenset[str]:
 
 async def _start_up(app) -> frozenset[str]:
     """What the app's start-up does, and the resumed turns run to their end."""
-    from chat_app.services.conversation import chat, cut_turns
+    from chat_app.services.conversation.runs import chat, cut_turns
 
     resumed = await cut_turns.resume_cut_turns(app)
     for _ in range(900):
@@ -111,7 +111,7 @@ async def _start_up(app) -> frozenset[str]:
 
 @database_too
 def test_a_turn_cut_by_a_crash_is_answered_once_more_at_start_up(app) -> None:
-    from chat_app.services.conversation import threads
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = _owner()
     thread = threads.create_thread(app, owner, "Invoices").id
@@ -132,7 +132,7 @@ def test_a_turn_cut_by_a_crash_is_answered_once_more_at_start_up(app) -> None:
 @database_too
 def test_a_message_whose_second_answer_is_cut_too_is_not_tried_a_third_time(app) -> None:
     # As if the message itself killed the process each time: no crash loop.
-    from chat_app.services.conversation import threads
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = _owner()
     thread = threads.create_thread(app, owner, "Poison").id
@@ -146,7 +146,8 @@ def test_a_message_whose_second_answer_is_cut_too_is_not_tried_a_third_time(app)
 
 @database_too
 def test_turns_that_end_stopped_or_answered_leave_nothing_to_resume(app) -> None:
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = _owner()
     answered = threads.create_thread(app, owner, "Done").id

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from chat_app.services.conversation import export, feedback
+from chat_app.services.conversation.threads import export, feedback
 from tests.chat_app.test_sharing_service import OWNER, STRANGER, database, thread_with  # noqa: F401
 
 TASK = "Write a tiny greeting module with a test"
@@ -78,6 +78,6 @@ def test_ratings_are_exported_and_counted_per_assistant(app) -> None:
 
 
 def _assistant_of(app, thread_id: str) -> str:
-    from chat_app.services.conversation import threads
+    from chat_app.services.conversation.threads import chats as threads
 
     return threads.owned_thread(app, OWNER, thread_id).assistant_id

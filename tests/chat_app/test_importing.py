@@ -48,7 +48,8 @@ def _setup_assistant(window: int | None, **fields) -> str:
 
 
 def test_a_claude_code_session_imports_with_its_own_compaction_as_a_divider(alice, app) -> None:
-    from chat_app.services.conversation import importing, threads
+    from chat_app.services.conversation.threads import chats as threads
+    from chat_app.services.conversation.threads import importing
 
     text = claude_code_session()
     thread_id = importing.import_session(app, alice, "session.jsonl", text.encode())
@@ -72,7 +73,8 @@ def test_a_claude_code_session_imports_with_its_own_compaction_as_a_divider(alic
 
 
 def test_an_imported_chat_is_read_only(alice, app) -> None:
-    from chat_app.services.conversation import chat, importing
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import importing
 
     thread_id = importing.import_session(
         app, alice, "session.jsonl", claude_code_session().encode()
@@ -82,7 +84,7 @@ def test_an_imported_chat_is_read_only(alice, app) -> None:
     assert "read-only" in events[0]["data"]["message"]
     handoff = asyncio.run(_drain(chat.run_handoff(app, alice, thread_id, None)))
     assert "read-only" in handoff[0]["data"]["message"]
-    from chat_app.services.conversation import replies
+    from chat_app.services.conversation.runs import replies
 
     regenerated = asyncio.run(_drain(replies.regenerate(app, alice, thread_id)))
     assert "read-only" in regenerated[0]["data"]["message"]
@@ -91,7 +93,9 @@ def test_an_imported_chat_is_read_only(alice, app) -> None:
 def test_an_imported_chat_says_where_it_was_imported_from_not_which_model_answers(
     alice, app
 ) -> None:
-    from chat_app.services.conversation import importing, new_chat, threads
+    from chat_app.services.conversation.runs import new_chat
+    from chat_app.services.conversation.threads import chats as threads
+    from chat_app.services.conversation.threads import importing
     from chat_app.services.presentation.timeline import model_label
 
     thread_id = importing.import_session(
@@ -117,7 +121,9 @@ def test_an_imported_chat_says_where_it_was_imported_from_not_which_model_answer
 def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice, app) -> None:
     """Each kept once and marked; the log ends on one the agent never took, and the
     read-only chat does not answer it when opened."""
-    from chat_app.services.conversation import chat, importing, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
+    from chat_app.services.conversation.threads import importing
     from tests import session_files as s
 
     thread_id = importing.import_session(
@@ -158,7 +164,8 @@ def test_messages_typed_while_the_agent_worked_are_imported_as_queued(alice, app
 def test_a_file_that_is_no_session_is_refused_with_the_reason(
     alice, name, data, reason, app
 ) -> None:
-    from chat_app.services.conversation import importing, threads
+    from chat_app.services.conversation.threads import chats as threads
+    from chat_app.services.conversation.threads import importing
 
     with pytest.raises(importing.ImportRejected, match=reason):
         importing.import_session(app, alice, name, data)
@@ -166,7 +173,7 @@ def test_a_file_that_is_no_session_is_refused_with_the_reason(
 
 
 def test_an_uploaded_name_keeps_only_its_last_segment_of_either_kind(alice, app) -> None:
-    from chat_app.services.conversation import importing
+    from chat_app.services.conversation.threads import importing
 
     thread_id = importing.import_session(
         app, alice, "C:\\Users\\me\\..\\session.jsonl", claude_code_session().encode()
@@ -175,7 +182,7 @@ def test_an_uploaded_name_keeps_only_its_last_segment_of_either_kind(alice, app)
 
 
 def test_a_file_over_the_limit_is_refused_before_it_is_parsed(alice, monkeypatch, app) -> None:
-    from chat_app.services.conversation import importing
+    from chat_app.services.conversation.threads import importing
 
     monkeypatch.setenv("BATON_IMPORT_MAX_MB", "0.01")
     with pytest.raises(importing.ImportRejected, match="limit is") as refused:
@@ -184,7 +191,7 @@ def test_a_file_over_the_limit_is_refused_before_it_is_parsed(alice, monkeypatch
 
 
 def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(alice, app) -> None:
-    from chat_app.services.conversation import importing, replays
+    from chat_app.services.conversation.threads import importing, replays
 
     thread_id = importing.import_session(
         app, alice, "session.jsonl", claude_code_session().encode()
@@ -225,7 +232,7 @@ def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(
 def test_a_replay_runs_on_the_window_the_assistants_chats_get(alice, monkeypatch, app) -> None:
     # BATON_SIM_WINDOW sets the simulator's window for chats; the replay of the same
     # assistant must use it too, not the imported agent's model's 200,000 tokens.
-    from chat_app.services.conversation import importing, replays
+    from chat_app.services.conversation.threads import importing, replays
 
     monkeypatch.setenv("BATON_SIM_WINDOW", "12000")
     thread_id = importing.import_session(
@@ -243,7 +250,7 @@ def test_a_window_the_session_cannot_fit_is_said_with_one_that_does(
     # At 6,000 tokens the assistant's prompt, tools and a handoff already pass the reset
     # point: every reset would open a session over its threshold. The replay says so.
     from agent_core import ConfigurationError
-    from chat_app.services.conversation import importing, replays
+    from chat_app.services.conversation.threads import importing, replays
 
     monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
     thread_id = importing.import_session(
@@ -259,7 +266,7 @@ def test_a_window_the_session_cannot_fit_is_said_with_one_that_does(
 def test_auto_means_what_it_means_for_the_assistants_model(alice, app) -> None:
     # An Opus-class session (auto would compact) replayed by an assistant on the simulator
     # (auto resets): the replay does what that assistant's chats do.
-    from chat_app.services.conversation import importing, replays
+    from chat_app.services.conversation.threads import importing, replays
 
     session = claude_code_session().replace("claude-sonnet-4-5", "claude-opus-4-1")
     thread_id = importing.import_session(app, alice, "session.jsonl", session.encode())
@@ -274,7 +281,7 @@ def test_auto_means_what_it_means_for_the_assistants_model(alice, app) -> None:
 
 
 def test_a_cancelled_replay_stores_nothing(alice, app) -> None:
-    from chat_app.services.conversation import importing, replays
+    from chat_app.services.conversation.threads import importing, replays
 
     thread_id = importing.import_session(
         app, alice, "session.jsonl", claude_code_session().encode()
@@ -295,7 +302,8 @@ def test_deleting_an_imported_chat_deletes_its_file_and_replays(alice, app) -> N
     from sqlmodel import Session, select
 
     from chat_app.db.models import ImportedTranscript, TranscriptReplay
-    from chat_app.services.conversation import importing, replays, threads
+    from chat_app.services.conversation.threads import chats as threads
+    from chat_app.services.conversation.threads import importing, replays
 
     thread_id = importing.import_session(
         app, alice, "session.jsonl", claude_code_session().encode()
@@ -311,7 +319,8 @@ def test_deleting_an_imported_chat_deletes_its_file_and_replays(alice, app) -> N
 
 
 def test_a_pi_session_imports_with_its_two_compactions_as_dividers(alice, app) -> None:
-    from chat_app.services.conversation import importing, threads
+    from chat_app.services.conversation.threads import chats as threads
+    from chat_app.services.conversation.threads import importing
 
     path = eval_path("real-sessions", "pi-mono", "before-compaction.jsonl")
     thread_id = importing.import_session(app, alice, path.name, path.read_bytes())
@@ -327,7 +336,8 @@ def test_a_pi_session_imports_with_its_two_compactions_as_dividers(alice, app) -
 
 
 def test_the_lines_an_import_skipped_are_said_at_the_top_of_the_chat(alice, app) -> None:
-    from chat_app.services.conversation import importing, threads
+    from chat_app.services.conversation.threads import chats as threads
+    from chat_app.services.conversation.threads import importing
 
     records = [json.loads(line) for line in claude_code_session().splitlines() if line.strip()]
     lines = [{"sharedWith": "a log-sharing tool"}, *records, {"type": "hologram"}]
@@ -342,14 +352,14 @@ def test_the_lines_an_import_skipped_are_said_at_the_top_of_the_chat(alice, app)
 
 
 def test_a_file_of_no_readable_record_is_refused_saying_why(alice, app) -> None:
-    from chat_app.services.conversation import importing
+    from chat_app.services.conversation.threads import importing
 
     with pytest.raises(importing.ImportRejected, match=r"1 line skipped: not Claude Code records"):
         importing.import_session(app, alice, "session.jsonl", b'{"sessionId": "s"}\n')
 
 
 def test_the_agents_compactions_are_put_beside_batons_handoffs(alice, app) -> None:
-    from chat_app.services.conversation import agent_cuts, importing
+    from chat_app.services.conversation.threads import agent_cuts, importing
 
     path = eval_path("real-sessions", "pi-mono", "before-compaction.jsonl")
     thread_id = importing.import_session(app, alice, path.name, path.read_bytes())
@@ -371,7 +381,8 @@ def test_the_agents_compactions_are_put_beside_batons_handoffs(alice, app) -> No
 
 
 def test_an_aider_import_is_named_after_the_request_not_the_harness_prompt(alice, app) -> None:
-    from chat_app.services.conversation import importing, threads
+    from chat_app.services.conversation.threads import chats as threads
+    from chat_app.services.conversation.threads import importing
     from tests.shared_data import eval_path
 
     log = eval_path("aider-chat-history", "chat-history.md")

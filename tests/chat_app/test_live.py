@@ -165,7 +165,7 @@ def test_settled_reads_at_once_after_an_urgent_event_even_within_the_interval() 
 
 
 async def test_a_rename_reaches_every_tab_on_the_chat(channel) -> None:
-    from chat_app.services.conversation import threads
+    from chat_app.services.conversation.threads import chats as threads
 
     thread_id = uuid.uuid4().hex
     async with live.watch(thread_id) as first, live.watch(thread_id) as second:

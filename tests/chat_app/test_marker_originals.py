@@ -10,7 +10,7 @@ from chat_app.root import root
 
 @pytest.fixture
 def chat(monkeypatch, app):
-    from chat_app.services.conversation import threads
+    from chat_app.services.conversation.threads import chats as threads
 
     thread = threads.create_thread(app, "owner-a").id
     store = root().store
@@ -45,7 +45,7 @@ def _marker(store, session, edit: ContextEdit, event: str):
 
 
 def test_a_mask_marker_shows_the_full_outputs_it_masked(chat, app) -> None:
-    from chat_app.services.conversation.markers import marker_originals
+    from chat_app.services.conversation.threads.markers import marker_originals
 
     store, thread, session, stored = chat
     tools = [r for r in stored if r.role == "tool"][:2]
@@ -71,7 +71,7 @@ def test_a_mask_marker_shows_the_full_outputs_it_masked(chat, app) -> None:
 
 
 def test_a_compaction_marker_shows_at_most_thirty_of_what_it_replaced(chat, app) -> None:
-    from chat_app.services.conversation.markers import MAX_ORIGINALS, marker_originals
+    from chat_app.services.conversation.threads.markers import MAX_ORIGINALS, marker_originals
 
     store, thread, session, stored = chat
     marker = _marker(
@@ -90,7 +90,7 @@ def test_a_compaction_marker_shows_at_most_thirty_of_what_it_replaced(chat, app)
 
 
 def test_originals_are_refused_to_another_owner_and_for_other_rows(chat, app) -> None:
-    from chat_app.services.conversation.markers import marker_originals
+    from chat_app.services.conversation.threads.markers import marker_originals
 
     store, thread, session, stored = chat
     marker = _marker(

@@ -14,7 +14,7 @@ from chat_app.db import repo
 from chat_app.root import root
 from chat_app.services import admin
 from chat_app.services.admin import mcp_admin
-from chat_app.services.conversation import threads
+from chat_app.services.conversation.threads import chats as threads
 from chat_app.services.runtime import runtime
 from tests.agent_core.runtime_helpers import collect
 from tests.chat_app.wire import drained
@@ -230,7 +230,7 @@ async def test_a_large_mcp_tool_list_leaves_less_room_for_a_message(
     grant: str, assistant_id: str, monkeypatch: pytest.MonkeyPatch, app
 ) -> None:
     from agent_core.errors import MessageTooLarge
-    from chat_app.services.conversation import chat
+    from chat_app.services.conversation.runs import chat
 
     monkeypatch.setenv("BATON_SIM_WINDOW", "12000")
     thread = threads.create_thread(app, "owner-1", "paste", assistant_id=assistant_id)

@@ -36,13 +36,14 @@ def _owner() -> str:
 def _answer(app, owner: str, thread_id: str) -> None:
     """Answer a chat's queued first message: nothing is left queued in a shared database
     (the start-up resume of other tests counts the threads that wait)."""
-    from chat_app.services.conversation import chat
+    from chat_app.services.conversation.runs import chat
 
     asyncio.run(_drain(chat.resume_queued(app, owner, thread_id)))
 
 
 def test_the_first_message_creates_the_chat_queued_and_named(database, app) -> None:
-    from chat_app.services.conversation import chat, new_chat, threads
+    from chat_app.services.conversation.runs import chat, new_chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = _owner()
     assert not new_chat.has_chats(app, owner)
@@ -61,7 +62,8 @@ def test_the_first_message_creates_the_chat_queued_and_named(database, app) -> N
 
 
 def test_a_refused_first_message_stores_nothing(database, app) -> None:
-    from chat_app.services.conversation import new_chat, threads
+    from chat_app.services.conversation.runs import new_chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = _owner()
     with pytest.raises(MessageRejected):
@@ -75,7 +77,8 @@ def test_a_refused_first_message_stores_nothing(database, app) -> None:
 
 
 def test_chats_nothing_was_sent_to_are_not_listed(database, app) -> None:
-    from chat_app.services.conversation import new_chat, threads
+    from chat_app.services.conversation.runs import new_chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = _owner()
     threads.create_thread(app, owner)  # what an older "New chat" click left behind
@@ -89,7 +92,8 @@ async def _drain(stream) -> list[dict]:
 
 
 def test_the_same_first_message_sent_again_makes_one_chat(database, app) -> None:
-    from chat_app.services.conversation import new_chat, threads
+    from chat_app.services.conversation.runs import new_chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = _owner()
     first = new_chat.start_chat(app, owner, "hello", client_id="tab.1.abc")
@@ -117,7 +121,7 @@ def _replies(thread_id: str) -> list[str]:
 
 def test_a_first_message_whose_tab_closed_is_answered_anyway(database, app) -> None:
     # The tab sent the message and closed before it opened the chat: no page ever asks.
-    from chat_app.services.conversation import chat, new_chat
+    from chat_app.services.conversation.runs import chat, new_chat
 
     owner = _owner()
     thread_id = new_chat.start_chat(app, owner, "Write a haiku about tides", client_id="tab.9.x")
@@ -135,7 +139,7 @@ def test_a_first_message_whose_tab_closed_is_answered_anyway(database, app) -> N
 
 
 def test_a_chat_page_that_opened_in_time_leaves_the_server_nothing_to_answer(database, app) -> None:
-    from chat_app.services.conversation import chat, new_chat
+    from chat_app.services.conversation.runs import chat, new_chat
 
     owner = _owner()
     thread_id = new_chat.start_chat(app, owner, "List three rivers", client_id="tab.8.x")

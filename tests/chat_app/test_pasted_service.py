@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from chat_app.root import root
-from chat_app.services.conversation import pasted, threads, workspace
+from chat_app.services.conversation.threads import chats as threads
+from chat_app.services.conversation.threads import pasted, workspace
 
 
 @pytest.fixture(autouse=True)

@@ -117,7 +117,7 @@ def _fill_sqlite(url: str) -> None:
 def _send_and_show(app) -> list[str]:
     """What the chat shows for a message sent now: its error events, or the plain reason of
     what the send raised (as the chat's stream and the turn process show it)."""
-    from chat_app.services.conversation import chat
+    from chat_app.services.conversation.runs import chat
     from chat_app.services.presentation.failures import describe_failure
 
     async def send() -> list[str]:
@@ -148,7 +148,7 @@ def _check(shown: list[str], plain: str, caplog: pytest.LogCaptureFixture) -> No
 
 
 def _new_thread(app) -> None:
-    from chat_app.services.conversation import threads
+    from chat_app.services.conversation.threads import chats as threads
 
     THREAD[:] = [threads.create_thread(app, OWNER, "Notes").id]
 

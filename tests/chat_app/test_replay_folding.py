@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from chat_app.services.conversation.replays import (
+from chat_app.services.conversation.threads.replays import (
     CompactionReplayed,
     MaskReplayed,
     ReplayEventView,

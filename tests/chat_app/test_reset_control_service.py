@@ -10,7 +10,7 @@ import pytest
 from agent_core import NewMessage, SessionRecord, build_context
 from agent_core.events import ResetFailed, TokenEvent
 from chat_app.root import root
-from chat_app.services.conversation.context_chart import ChartSeries, merge_runs, thread_run
+from chat_app.services.conversation.runs.context_chart import ChartSeries, merge_runs, thread_run
 from chat_app.services.presentation.ui_events import (
     ItemShown,
     MeterShown,
@@ -31,7 +31,7 @@ def _reply(fraction: float, tokens: int = 100) -> NewMessage:
 
 @pytest.fixture
 def chat(monkeypatch, app):
-    from chat_app.services.conversation import threads
+    from chat_app.services.conversation.threads import chats as threads
 
     thread = threads.create_thread(app, "owner-a").id
     yield root().store, thread
@@ -40,7 +40,7 @@ def chat(monkeypatch, app):
 def test_the_status_is_read_back_from_the_store_and_not_yet_stays_armed(chat, app) -> None:
     import asyncio
 
-    from chat_app.services.conversation import reset_control
+    from chat_app.services.conversation.runs import reset_control
 
     store, thread = chat
     session = store.current_session(thread)
@@ -67,7 +67,7 @@ def test_a_review_is_settled_with_the_edited_fields(chat, app) -> None:
 
     from agent_core import HandoffArtifact
     from agent_core.runtime import review_opening
-    from chat_app.services.conversation import reset_control
+    from chat_app.services.conversation.runs import reset_control
 
     store, thread = chat
     first = store.current_session(thread)
@@ -119,8 +119,8 @@ def test_a_review_is_settled_with_the_edited_fields(chat, app) -> None:
 async def _settled(app, thread: str, form: dict) -> str:
     """Settle as the page does, then answer; the review's note, once the run answering
     what waits after it has ended too."""
-    from chat_app.services.conversation import chat as chat_service
-    from chat_app.services.conversation import reset_control
+    from chat_app.services.conversation.runs import chat as chat_service
+    from chat_app.services.conversation.runs import reset_control
 
     note = await reset_control.settle_review(app, "owner-a", thread, form)
     reset_control.answer_after_review(app, "owner-a", thread)
@@ -171,7 +171,7 @@ def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered
     """The send's run holds the thread while Confirm is pressed (or has just let it go, or
     is long over, or its stream from the turn process is still open): Confirm goes through,
     and the message is answered exactly once, after the confirmed handoff."""
-    from chat_app.services.conversation import chat as chat_service
+    from chat_app.services.conversation.runs import chat as chat_service
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     if send_still_open:
@@ -203,7 +203,7 @@ def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered
 
 
 def test_edited_artifact_reads_lines_and_refuses_what_cannot_be_an_artifact() -> None:
-    from chat_app.services.conversation.reset_control import ReviewRefused, edited_artifact
+    from chat_app.services.conversation.runs.reset_control import ReviewRefused, edited_artifact
 
     original = {
         "session_number": 1,
@@ -348,7 +348,7 @@ def test_the_chart_says_what_each_handoff_and_summary_call_cost() -> None:
 def test_compact_now_through_the_service_says_what_happened(chat, app) -> None:
     import asyncio
 
-    from chat_app.services.conversation import reset_control
+    from chat_app.services.conversation.runs import reset_control
 
     store, thread = chat
     session = store.current_session(thread)
@@ -369,8 +369,8 @@ def test_a_message_queued_while_compact_now_ran_is_answered_after_it(
 ) -> None:
     import asyncio
 
-    from chat_app.services.conversation import chat as chat_service
-    from chat_app.services.conversation import reset_control
+    from chat_app.services.conversation.runs import chat as chat_service
+    from chat_app.services.conversation.runs import reset_control
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     store, thread = chat

@@ -45,7 +45,8 @@ async def _drain(stream) -> list[dict]:
 
 
 def test_a_turn_streams_resets_and_persists(database, app) -> None:
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "CSV parser")
@@ -73,7 +74,8 @@ def test_a_turn_streams_resets_and_persists(database, app) -> None:
 
 
 def test_bad_input_is_refused_and_stores_nothing(database, app) -> None:
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "x")
@@ -84,7 +86,8 @@ def test_bad_input_is_refused_and_stores_nothing(database, app) -> None:
 
 
 def test_a_window_of_a_long_thread_and_loading_a_session_on_demand(database, app) -> None:
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "long")
@@ -99,7 +102,8 @@ def test_a_window_of_a_long_thread_and_loading_a_session_on_demand(database, app
 
 
 def test_a_jump_loads_a_bounded_window_from_the_sessions_start_and_reads_on(database, app) -> None:
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "long")
@@ -125,7 +129,8 @@ def test_a_jump_loads_a_bounded_window_from_the_sessions_start_and_reads_on(data
 
 
 def test_a_window_never_starts_with_a_tool_result_whose_call_is_not_shown(database, app) -> None:
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "tools")
@@ -140,7 +145,8 @@ def test_a_window_never_starts_with_a_tool_result_whose_call_is_not_shown(databa
 
 
 def test_a_new_chat_is_named_after_its_first_message(database, app) -> None:
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner)
@@ -159,7 +165,8 @@ def test_a_new_chat_is_named_after_its_first_message(database, app) -> None:
 
 
 def test_a_stranger_cannot_send_rename_delete_or_hand_off(database, app) -> None:
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner, stranger = f"owner-{uuid.uuid4().hex[:8]}", f"stranger-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Mine")
@@ -176,7 +183,8 @@ def test_a_stranger_cannot_send_rename_delete_or_hand_off(database, app) -> None
 def test_stop_reaches_a_turn_running_in_another_worker_process(database, app) -> None:
     # A tab that reconnected to another worker presses Stop: no flag of that turn exists in
     # this process, so the stop must travel through the database.
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Long job")
@@ -222,7 +230,8 @@ def test_running_turns_share_one_stop_poll_and_only_the_stopped_one_stops(
 
     from chat_app.db import repo
     from chat_app.db.engine import write_engine
-    from chat_app.services.conversation import stops, threads
+    from chat_app.services.conversation.runs import stops
+    from chat_app.services.conversation.threads import chats as threads
 
     monkeypatch.setattr(stops, "STOP_POLL_SECONDS", 0.05)
     owner = f"owner-{uuid.uuid4().hex[:8]}"
@@ -264,7 +273,8 @@ def test_a_new_chat_starts_with_the_chosen_assistant(database, app) -> None:
     from chat_app.db import repo
     from chat_app.db.engine import get_engine
     from chat_app.db.models import AssistantCreate
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     default = threads.list_assistant_choices(app)[0]
     with Session(get_engine(database)) as db:
@@ -288,7 +298,8 @@ def test_a_new_chat_starts_with_the_chosen_assistant(database, app) -> None:
 
 
 def test_messages_queued_before_a_crash_are_shown_and_answered(database, app) -> None:
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Left behind")
@@ -330,7 +341,8 @@ def test_messages_queued_before_a_crash_are_shown_and_answered(database, app) ->
 def test_a_message_delivered_by_a_handoff_is_answered_after_it_once(database, app) -> None:
     """Another tab's message that queued while /handoff ran: the commit delivers it into the
     new session, and the handoff's end answers it in a run of its own, once."""
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Handoff and a late message")
@@ -363,7 +375,8 @@ def test_a_message_delivered_by_a_handoff_is_answered_after_it_once(database, ap
 def test_a_delivered_message_no_turn_took_is_offered_to_the_page(database, app) -> None:
     """A process that died between the delivery and the reply: the page that opens the
     chat sees the message waiting and answers it (an imported chat never)."""
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Died before the reply")
@@ -380,7 +393,8 @@ def test_a_delivered_message_no_turn_took_is_offered_to_the_page(database, app) 
 def test_a_handed_over_request_waits_while_its_handoff_waits_for_review(database, app) -> None:
     from agent_core import NewMessage
     from agent_core.runtime import review_opening
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Under review")
@@ -413,7 +427,8 @@ def test_a_chat_whose_assistant_cannot_run_opens_and_keeps_what_is_typed(databas
     from chat_app.db import repo
     from chat_app.db.engine import write_engine
     from chat_app.db.models import AssistantCreate, AssistantUpdate
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     # Saved before models were checked (or its provider went away since).
@@ -458,7 +473,7 @@ def test_a_chat_whose_assistant_cannot_run_opens_and_keeps_what_is_typed(databas
     ],
 )
 def test_commands_are_recognised_and_unknown_ones_are_not_sent(text, parsed) -> None:
-    from chat_app.services.conversation.chat import parse_command
+    from chat_app.services.conversation.runs.chat import parse_command
 
     assert parse_command(text) == parsed
 
@@ -467,7 +482,8 @@ def test_a_message_too_large_for_a_fresh_session_is_refused_before_it_is_stored(
     database, app
 ) -> None:
     from agent_core.errors import MessageTooLarge
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Paste")
@@ -493,7 +509,8 @@ def test_a_message_too_large_for_a_fresh_session_is_refused_before_it_is_stored(
 def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(
     database, monkeypatch, app
 ) -> None:
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
     from chat_app.services.runtime import live
 
     monkeypatch.delenv("REFLEX_REDIS_URL", raising=False)

@@ -11,9 +11,9 @@ from sqlmodel import Session
 
 from chat_app.db.models import ShareLink, utcnow
 from chat_app.root import root
-from chat_app.services.conversation import chat as chat_service
-from chat_app.services.conversation import sharing
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.runs import chat as chat_service
+from chat_app.services.conversation.threads import chats as thread_service
+from chat_app.services.conversation.threads import sharing
 
 OWNER, STRANGER = "owner-1", "stranger-2"
 

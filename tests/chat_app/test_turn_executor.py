@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from typing import cast
 
 from agent_core.events import DoneEvent, TokenEvent
-from chat_app.services.conversation import chat
+from chat_app.services.conversation.runs import chat
 from chat_app.services.runtime.container import App
 from chat_app.services.runtime.run_stream import Owned
 from chat_app.services.runtime.turn_process import TurnProcess
@@ -67,7 +67,7 @@ async def test_send_and_resume_go_through_the_executor() -> None:
 async def test_an_owner_marker_is_never_shown_nor_published_to_other_tabs(monkeypatch) -> None:
     """Only a run's first item may be :class:`Owned`; one that comes later (a stream joined
     from two) reaches neither the page nor the thread's other tabs."""
-    from chat_app.services.conversation import thread_runs
+    from chat_app.services.conversation.runs import thread_runs
     from chat_app.services.runtime import live
 
     published: list[object] = []

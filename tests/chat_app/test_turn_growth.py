@@ -6,7 +6,7 @@ import pytest
 
 from agent_core.storage import RowMark
 from agent_core.strategies import CONTEXT_META
-from chat_app.services.conversation.turn_growth import has_older_part, next_turn_peak
+from chat_app.services.conversation.runs.turn_growth import has_older_part, next_turn_peak
 
 
 def _reply(seq: int, fraction: float) -> RowMark:

@@ -60,7 +60,8 @@ def _shown(events: list[dict]) -> tuple[list[str], str]:
 
 
 def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database, app) -> None:
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
     from chat_app.services.runtime import live
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
@@ -102,7 +103,7 @@ def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database, 
 async def _killed_at_first_words(app, owner: str, thread_id: str, before_kill=lambda: None):
     """Send "Build a CSV parser" in the turn process and kill the child at its first words;
     the run's events and the killed child's pid."""
-    from chat_app.services.conversation import chat
+    from chat_app.services.conversation.runs import chat
 
     events, killed = [], None
     async for event in chat.send_message(app, owner, thread_id, "Build a CSV parser"):
@@ -117,7 +118,8 @@ async def _killed_at_first_words(app, owner: str, thread_id: str, before_kill=la
 def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_works(
     database, monkeypatch, app
 ) -> None:
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
     monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
@@ -149,11 +151,11 @@ def test_a_turn_cut_by_a_turn_process_kill_is_answered_again_by_itself(
 ) -> None:
     """Cut turns waited for Regenerate (21 of 40 first messages after a kill under load),
     while a whole-server crash already answered them again at start-up."""
-    from chat_app.services.conversation import threads
-    from chat_app.services.conversation.cut_turns import (
+    from chat_app.services.conversation.runs.cut_turns import (
         RESUMED_NOTE,
         resume_after_turn_process_loss,
     )
+    from chat_app.services.conversation.threads import chats as threads
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
     monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
@@ -191,7 +193,8 @@ def test_a_send_the_killed_turn_process_never_acknowledged_is_stored_once_and_an
 ) -> None:
     """7 of 13 messages sent just after a turn-process kill got neither an acknowledgement
     nor a refusal. Here the child dies before it reads the send at all."""
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Sent into a dying child")
@@ -227,7 +230,8 @@ def test_a_send_the_killed_turn_process_never_acknowledged_is_stored_once_and_an
 def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
     database, monkeypatch, app
 ) -> None:
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
     monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
@@ -267,7 +271,8 @@ def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
 
 _WORKER = textwrap.dedent("""
     import asyncio, sys
-    from chat_app.services.conversation import chat, threads
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
     from chat_app.root import root
 
     async def main():
@@ -292,7 +297,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_a_killed_worker_takes_its_turn_process_with_it(database, monkeypatch, app) -> None:
-    from chat_app.services.conversation import chat
+    from chat_app.services.conversation.runs import chat
 
     env = os.environ | {"BATON_SIM_DELAY": "0.05", "BATON_SIM_WINDOW": "200000"}
     worker = subprocess.Popen(

@@ -14,7 +14,7 @@ from tests.chat_app.wire import drained
 @pytest.fixture
 def chat(monkeypatch, app):
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
-    from chat_app.services.conversation import threads
+    from chat_app.services.conversation.threads import chats as threads
 
     thread = threads.create_thread(app, "owner-a").id
     store = root().store
@@ -37,13 +37,13 @@ def chat(monkeypatch, app):
 
 
 async def _handoff(app, thread: str) -> list[dict]:
-    from chat_app.services.conversation import chat as chat_service
+    from chat_app.services.conversation.runs import chat as chat_service
 
     return await drained(chat_service.run_handoff(app, "owner-a", thread, None))
 
 
 def test_undo_of_a_handoff_gives_back_the_previous_session_and_its_view(chat, app) -> None:
-    from chat_app.services.conversation.undo import undo_handoff
+    from chat_app.services.conversation.threads.undo import undo_handoff
 
     store, thread, first = chat
     before = build_context(store, first)
@@ -63,7 +63,7 @@ def test_undo_of_a_handoff_gives_back_the_previous_session_and_its_view(chat, ap
 
 
 def test_a_handoff_undo_is_refused_when_answered_automatic_or_not_the_latest(chat, app) -> None:
-    from chat_app.services.conversation.undo import UndoRefused, undo_handoff
+    from chat_app.services.conversation.threads.undo import UndoRefused, undo_handoff
 
     store, thread, first = chat
     with pytest.raises(UndoRefused, match="Only the latest /handoff"):

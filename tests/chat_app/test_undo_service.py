@@ -10,7 +10,7 @@ from chat_app.root import root
 
 @pytest.fixture
 def chat(monkeypatch, app):
-    from chat_app.services.conversation import threads
+    from chat_app.services.conversation.threads import chats as threads
 
     thread = threads.create_thread(app, "owner-a").id
     store = root().store
@@ -38,7 +38,7 @@ def chat(monkeypatch, app):
 
 
 def test_undo_restores_the_view_and_notes_it_on_the_timeline(chat, app) -> None:
-    from chat_app.services.conversation.undo import undo_marker
+    from chat_app.services.conversation.threads.undo import undo_marker
 
     store, thread, session, marker, before = chat
     assert build_context(store, session) != before
@@ -53,7 +53,7 @@ def test_undo_restores_the_view_and_notes_it_on_the_timeline(chat, app) -> None:
 
 
 def test_undo_is_refused_to_another_owner_and_twice(chat, app) -> None:
-    from chat_app.services.conversation.undo import UndoRefused, undo_marker
+    from chat_app.services.conversation.threads.undo import UndoRefused, undo_marker
 
     store, thread, session, marker, _ = chat
     with pytest.raises(UndoRefused, match="no longer exists") as refused:

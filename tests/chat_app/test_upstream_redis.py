@@ -55,7 +55,7 @@ def test_the_shim_starts_again_only_the_tasks_that_ended(monkeypatch) -> None:
             event_namespace = Namespace()
             state_manager = None
 
-        monkeypatch.setattr(upstream, "_reflex_app", lambda: App())
+        monkeypatch.setattr(upstream.reflex, "_reflex_app", lambda: App())
         assert upstream.tab_sockets() is manager
         first = upstream.rearm_redis_tasks()
         again = upstream.rearm_redis_tasks()  # all running: nothing to start

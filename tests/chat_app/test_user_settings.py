@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chat_app.services.conversation import threads, user_settings
+from chat_app.services.conversation.threads import chats as threads
+from chat_app.services.conversation.threads import user_settings
 from tests.chat_app.test_sharing_service import OWNER, STRANGER, database  # noqa: F401
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from chat_app.root import root
-from chat_app.services.conversation import threads, workspace
+from chat_app.services.conversation.threads import chats as threads
+from chat_app.services.conversation.threads import workspace
 
 
 @pytest.fixture(autouse=True)

@@ -1,3 +1,5 @@
-"""Use cases on a chat: send, new chat, queue and cut turns, replies, reset control, undo,
-forks, pasted files, markers, export, sharing, replays, search, the workspace, the thread
-list, importing, titles, stops. Each builds on presentation/ and runtime/ below it."""
+"""Use cases on a chat, in two rooms: ``runs`` (what makes the agent answer: send, resume,
+stop, cut turns, replies, reset control, a new chat's first message) over ``threads`` (the
+chats as kept things: the list, loading, titles, forks, sharing, export, importing, replays,
+markers, undo, the workspace, search, settings). Both build on presentation/ and runtime/
+below them."""

@@ -73,7 +73,7 @@ def hold_turn_lock(url: str, thread_id: str) -> None:
 
 def run_turn(owner: str, thread_id: str, text: str) -> None:
     from chat_app.root import root
-    from chat_app.services.conversation import chat
+    from chat_app.services.conversation.runs import chat
 
     app = root()  # this process's app, from the environment's settings
 
@@ -93,7 +93,7 @@ def resume_cut_turn(owner: str, thread_id: str) -> None:
     """What start-up does for a thread whose turn a crash cut, in the foreground: take it
     over and answer its message once more; prints ``started`` at the first streamed token."""
     from chat_app.root import root
-    from chat_app.services.conversation import chat, cut_turns
+    from chat_app.services.conversation.runs import chat, cut_turns
 
     app = root()  # this process's app, from the environment's settings
 

@@ -10,7 +10,7 @@ from sqlmodel import select
 from agent_core import StoreError, validate_user_message
 from chat_app.db import repo
 from chat_app.db.models import Message
-from chat_app.services.conversation.threads import MAX_TITLE, owned_thread
+from chat_app.services.conversation.threads.chats import MAX_TITLE, owned_thread
 from chat_app.services.runtime.backend import Backend
 
 __all__ = ["ForkOrigin", "fork_at", "fork_origin", "user_message_text"]

@@ -9,7 +9,7 @@ import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
 
 from chat_app.db import repo
-from chat_app.services.conversation.titles import DEFAULT_TITLE, title_from_message
+from chat_app.services.conversation.threads.titles import DEFAULT_TITLE, title_from_message
 from chat_app.services.presentation.ui_events import UiEvent
 from chat_app.services.runtime import live
 from chat_app.services.runtime.backend import Backend

@@ -8,7 +8,7 @@ agent recorded but that are not the user speaking (system reminders, command out
 ``/commands``) are kept as muted marker rows, not as requests; so is a note of the lines the
 reader skipped (another tool's lines, record types it does not read), at the top, so the user
 sees at once what was left out. The file itself is stored with
-the chat so a what-if replay (:mod:`chat_app.services.conversation.replays`) can run over it later.
+the chat so a what-if replay (:mod:`chat_app.services.conversation.threads.replays`) can run over it later.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from chat_app.db import repo
 from chat_app.db.convert import message_row
 from chat_app.db.models import ChatSession, ImportedTranscript, Thread
 from chat_app.errors import Refused
-from chat_app.services.conversation.titles import title_from_requests
+from chat_app.services.conversation.threads.titles import title_from_requests
 from chat_app.services.runtime.backend import Backend
 
 __all__ = [

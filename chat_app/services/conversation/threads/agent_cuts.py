@@ -9,8 +9,8 @@ from pydantic import BaseModel, ConfigDict
 
 from agent_core import parse_transcript
 from agent_core.replay import AgentCut, cuts_at_agent_compactions
-from chat_app.services.conversation.importing import AGENT_NAMES, imported_record
-from chat_app.services.conversation.threads import owned_thread
+from chat_app.services.conversation.threads.chats import owned_thread
+from chat_app.services.conversation.threads.importing import AGENT_NAMES, imported_record
 from chat_app.services.runtime.backend import Backend
 
 __all__ = ["AgentCutView", "agent_cut_views"]

@@ -15,7 +15,7 @@ from agent_core import NewMessage, StoreError
 from agent_core.handoff import handoff_filename
 from agent_core.strategies import reset_undo_refusal, undo_position
 from chat_app.errors import Refused
-from chat_app.services.conversation.threads import owned_thread
+from chat_app.services.conversation.threads.chats import owned_thread
 from chat_app.services.runtime.container import App
 
 __all__ = ["UndoRefused", "undo_marker", "undo_handoff"]

@@ -24,7 +24,7 @@ from agent_core import NewMessage, StoredMessage
 from agent_core.strategies import TURN_RESUMED
 from chat_app.db import repo
 from chat_app.db.lease import release_leases_of
-from chat_app.services.conversation import chat
+from chat_app.services.conversation.runs import chat
 from chat_app.services.runtime.container import App
 
 __all__ = [

@@ -4,15 +4,15 @@ When a message is refused as too large (:class:`~agent_core.errors.MessageTooLar
 byte limit, or more than one session of the chat's model holds), the chat offers to attach the
 text as ``pasted-N.md`` and send a short message naming it: the agent then reads it with its
 file tools, in parts, as it reads any file. The file goes through the same check and the same
-single write as an attachment (:func:`chat_app.services.conversation.workspace.attach_files`).
+single write as an attachment (:func:`chat_app.services.conversation.threads.workspace.attach_files`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from chat_app.services.conversation import workspace
-from chat_app.services.conversation.threads import owned_thread
+from chat_app.services.conversation.threads import workspace
+from chat_app.services.conversation.threads.chats import owned_thread
 from chat_app.services.runtime.backend import Backend
 
 __all__ = ["pasted_name", "next_pasted_name", "attachable", "attach_pasted", "pasted_message"]
@@ -41,7 +41,7 @@ def next_pasted_name(app: Backend, owner: str, thread_id: str) -> str:
 
 def attach_pasted(app: Backend, owner: str, thread_id: str, text: str) -> str:
     """Store ``text`` as the thread's next ``pasted-N.md``; returns its path. Raises
-    :class:`~chat_app.services.conversation.workspace.AttachmentRefused` (nothing written) for empty text,
+    :class:`~chat_app.services.conversation.threads.workspace.AttachmentRefused` (nothing written) for empty text,
     a text over the attachment size, or a thread the owner does not have."""
     if not text.strip():
         raise workspace.AttachmentRefused(

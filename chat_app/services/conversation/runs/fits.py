@@ -22,7 +22,7 @@ from agent_core import (
     validate_user_message,
 )
 from agent_core.tools import ToolLoad
-from chat_app.services.conversation.thread_runs import assistant_for
+from chat_app.services.conversation.runs.thread_runs import assistant_for
 from chat_app.services.presentation.ui_events import Refused, TooLarge
 from chat_app.services.runtime import context_window, runtime
 from chat_app.services.runtime.backend import Backend

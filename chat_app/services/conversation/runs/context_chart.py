@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agent_core import SessionRecord, StoredMessage, model_info
 from agent_core.strategies import CONTEXT_META, effective_strategy, warn_threshold
-from chat_app.services.conversation.reset_control import owned_setup
+from chat_app.services.conversation.runs.reset_control import owned_setup
 from chat_app.services.runtime.backend import Backend
 
 __all__ = [

@@ -14,11 +14,11 @@ from collections.abc import AsyncIterator, Sequence
 from agent_core import ConfigurationError, ContextEdit, StoredMessage, StoreError
 from chat_app import errors
 from chat_app.db import replies as db_replies
-from chat_app.services.conversation import importing
-from chat_app.services.conversation.chat import answer_waiting
-from chat_app.services.conversation.stops import stoppable
-from chat_app.services.conversation.thread_runs import assistant_for, broadcast, touch
-from chat_app.services.conversation.threads import misconfigured
+from chat_app.services.conversation.runs.chat import answer_waiting
+from chat_app.services.conversation.runs.stops import stoppable
+from chat_app.services.conversation.runs.thread_runs import assistant_for, broadcast, touch
+from chat_app.services.conversation.threads import importing
+from chat_app.services.conversation.threads.chats import misconfigured
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import Refused, RowsReplaced, UiEvent
 from chat_app.services.runtime import live, runtime

@@ -12,9 +12,9 @@ from __future__ import annotations
 from agent_core import ConfigurationError
 from chat_app.db import repo
 from chat_app.db.models import ImportedTranscript
-from chat_app.services.conversation.fits import fits_or_raise, validate_message
-from chat_app.services.conversation.importing import imported_label
-from chat_app.services.conversation.titles import title_from_message
+from chat_app.services.conversation.runs.fits import fits_or_raise, validate_message
+from chat_app.services.conversation.threads.importing import imported_label
+from chat_app.services.conversation.threads.titles import title_from_message
 from chat_app.services.presentation.timeline import model_label
 from chat_app.services.presentation.views import AssistantChoice
 from chat_app.services.runtime import runtime

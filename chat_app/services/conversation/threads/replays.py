@@ -27,7 +27,7 @@ from agent_core.strategies import effective_strategy
 from chat_app.db import repo
 from chat_app.db.models import ImportedTranscript, TranscriptReplay
 from chat_app.errors import AppError
-from chat_app.services.conversation.importing import AGENT_NAMES
+from chat_app.services.conversation.threads.importing import AGENT_NAMES
 from chat_app.services.presentation.timeline import handoff_preview
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.backend import Backend

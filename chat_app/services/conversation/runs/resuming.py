@@ -10,9 +10,9 @@ from collections.abc import AsyncGenerator
 from agent_core import ConfigurationError, SessionRecord, TurnSetup
 from agent_core.runtime import awaits_turn, begin_start
 from agent_core.strategies import review_pending
-from chat_app.services.conversation import importing
-from chat_app.services.conversation.stops import stoppable
-from chat_app.services.conversation.thread_runs import assistant_for, touch
+from chat_app.services.conversation.runs.stops import stoppable
+from chat_app.services.conversation.runs.thread_runs import assistant_for, touch
+from chat_app.services.conversation.threads import importing
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import UiEvent
 from chat_app.services.runtime import runtime

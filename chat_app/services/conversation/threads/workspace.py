@@ -18,7 +18,7 @@ from agent_core import ToolInputError
 from agent_core.storage import base_name, portable_name, portable_names, workspace_path
 from agent_core.validation import sanitize_text
 from chat_app.errors import Refused
-from chat_app.services.conversation.threads import owned_thread
+from chat_app.services.conversation.threads.chats import owned_thread
 from chat_app.services.runtime.backend import Backend
 
 __all__ = [

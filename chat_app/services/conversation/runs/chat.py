@@ -20,13 +20,13 @@ from typing import Any
 from agent_core import ConfigurationError
 from agent_core.events import DoneEvent
 from chat_app.db import repo
-from chat_app.services.conversation import importing
-from chat_app.services.conversation.fits import check_fits, validate_message
-from chat_app.services.conversation.resuming import resume_here
-from chat_app.services.conversation.sending import send_here
-from chat_app.services.conversation.stops import stop, stoppable
-from chat_app.services.conversation.thread_runs import assistant_for, broadcast, relayed, touch
-from chat_app.services.conversation.threads import misconfigured
+from chat_app.services.conversation.runs.fits import check_fits, validate_message
+from chat_app.services.conversation.runs.resuming import resume_here
+from chat_app.services.conversation.runs.sending import send_here
+from chat_app.services.conversation.runs.stops import stop, stoppable
+from chat_app.services.conversation.runs.thread_runs import assistant_for, broadcast, relayed, touch
+from chat_app.services.conversation.threads import importing
+from chat_app.services.conversation.threads.chats import misconfigured
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import Refused, UiEvent
 from chat_app.services.runtime import live, runtime
@@ -138,7 +138,7 @@ async def resume_queued(
     a delivered message no turn took (a ``/handoff`` committed it into its new session, or
     the process died before the model's reply); with ``cut``, first answer the open
     session's unanswered message again (its turn was cut by a crash:
-    :mod:`chat_app.services.conversation.cut_turns`).
+    :mod:`chat_app.services.conversation.runs.cut_turns`).
 
     Nothing happens while this process already runs the thread; another process running it
     holds the thread's turn lock, so this waits for it and then finds the queue empty. In

@@ -12,7 +12,7 @@ from chat_app.db import repo
 from chat_app.db.convert import stored_message
 from chat_app.db.models import ImportedTranscript, Thread
 from chat_app.db.replies import replaced_replies
-from chat_app.services.conversation.importing import imported_label, imported_labels
+from chat_app.services.conversation.threads.importing import imported_label, imported_labels
 from chat_app.services.presentation.timeline import items_from_rows, model_label, session_chips
 from chat_app.services.presentation.ui_events import TitleChanged
 from chat_app.services.presentation.views import (

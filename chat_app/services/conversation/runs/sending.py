@@ -14,20 +14,20 @@ from langchain_core.tools import BaseTool
 from agent_core import ConfigurationError, MessageRejected, SessionRecord, TurnSetup
 from agent_core.events import AcceptedEvent, QueuedEvent
 from agent_core.runtime import begin_start
-from chat_app.services.conversation import importing
-from chat_app.services.conversation.fits import (
+from chat_app.services.conversation.runs.fits import (
     fits_or_raise,
     refusal,
     validate_message,
     with_offered_tools,
 )
-from chat_app.services.conversation.stops import stoppable
-from chat_app.services.conversation.thread_runs import (
+from chat_app.services.conversation.runs.stops import stoppable
+from chat_app.services.conversation.runs.thread_runs import (
     assistant_for,
     title_from_first_message,
     touch,
 )
-from chat_app.services.conversation.threads import misconfigured
+from chat_app.services.conversation.threads import importing
+from chat_app.services.conversation.threads.chats import misconfigured
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import QueuedShown, Refused, TitleChanged, UiEvent
 from chat_app.services.presentation.views import TimelineItem

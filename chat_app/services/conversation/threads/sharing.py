@@ -18,7 +18,7 @@ from sqlmodel import Session
 from chat_app.db import sharing as share_repo
 from chat_app.db.models import ShareLink, utcnow
 from chat_app.errors import Refused
-from chat_app.services.conversation import threads as thread_service
+from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.presentation.views import TimelineItem, TimelineView
 from chat_app.services.runtime.backend import Backend
 

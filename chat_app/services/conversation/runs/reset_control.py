@@ -42,8 +42,8 @@ from agent_core.strategies import (
 from chat_app.db import repo
 from chat_app.db.models import Assistant
 from chat_app.errors import Refused
-from chat_app.services.conversation.chat import answer_waiting
-from chat_app.services.conversation.turn_growth import has_older_part, next_turn_peak
+from chat_app.services.conversation.runs.chat import answer_waiting
+from chat_app.services.conversation.runs.turn_growth import has_older_part, next_turn_peak
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import UiEvent
 from chat_app.services.runtime import live, runtime

@@ -1,100 +1,17 @@
-"""Every reach into another library's private internals, in one module.
-
-Baton touches a few attributes that Reflex and granian keep for themselves, because neither
-offers a public way to do what the app needs (each shim says what and why). They are
-someone else's house: an upgrade may move them without notice. So they live here only,
-each named in :data:`REACHES` with the version it was written against, and
-``tests/chat_app/test_upstream.py`` checks every reach against the installed libraries:
-an upgrade that moves one fails that test with the package, its installed version and the
-attribute, instead of a worker going quietly wrong in production.
-
-The imports of Reflex and granian are made inside the functions: ``rxconfig.py`` imports
-this module in the supervisor before Reflex starts, and the turn process never loads
-Reflex.
-
-``REACHES`` is the one list.
-"""
+"""Reflex's internals the app touches: which tabs have their websocket open on this process,
+the disk state manager's memory copies, the Redis tasks after an outage, and the tabs' state
+while Redis is cut. Each reach is in :data:`REACHES`."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.metadata
-import importlib.util
-import inspect
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from chat_app.errors import AppError
-from chat_app.supervision import STABLE_SECONDS, respawn_delay
+from chat_app.upstream.reach import Reach, dotted_attr, names_in, signature_names
 
 _log = logging.getLogger(__name__)
-
-__all__ = [
-    "REACHES",
-    "Reach",
-    "UpstreamMoved",
-    "BackoffRespawns",
-    "confirm",
-    "forget_disk_state",
-    "idle_disk_states",
-    "rearm_redis_tasks",
-    "ride_out_redis_cuts",
-    "socket_records",
-    "tab_sockets",
-    "supervise_workers",
-]
-
-
-class UpstreamMoved(AppError):
-    """A library no longer has what one of these shims touches."""
-
-
-@dataclass(frozen=True)
-class Reach:
-    """One private attribute of another library that a shim here touches."""
-
-    package: str  # the distribution, as installed
-    written_for: str  # the version the shim was written against
-    attribute: str  # where it lives, dotted
-    probe: Callable[[], bool]  # True while the attribute is where and what the shim expects
-
-    def installed(self) -> str:
-        try:
-            return importlib.metadata.version(self.package)
-        except importlib.metadata.PackageNotFoundError:
-            return "not installed"
-
-
-def confirm(reach: Reach) -> None:
-    """Raise :class:`UpstreamMoved`, naming the package, its version and the attribute, when
-    ``reach`` no longer holds."""
-    try:
-        holds = reach.probe()
-    except (AttributeError, ImportError, KeyError, TypeError, ValueError) as exc:
-        holds, why = False, f"{type(exc).__name__}: {exc}"
-    else:
-        why = "not where or what the shim expects"
-    if not holds:
-        raise UpstreamMoved(
-            f"{reach.package} {reach.installed()} moved {reach.attribute} ({why}); "
-            f"chat_app/upstream.py was written against {reach.package} {reach.written_for}: "
-            "read the new version's code and update the shim"
-        )
-
-
-def _names_in(function: Any) -> tuple[str, ...]:
-    """The attribute and global names a function's code uses (``self.x = ...`` included)."""
-    return function.__code__.co_names
-
-
-def _attr(dotted: str) -> Any:
-    module, _, name = dotted.rpartition(".")
-    return getattr(importlib.import_module(module), name)
-
 
 # ---------------------------------------------------------------------------------------
 # Reflex: which tabs have their websocket open on this process.
@@ -110,11 +27,14 @@ def socket_records(event_namespace: Any) -> Any:
 
 
 def _reflex_token_manager() -> bool:
-    namespace, manager = _attr("reflex.app.EventNamespace"), _attr("reflex.utils.token_manager")
+    namespace, manager = (
+        dotted_attr("reflex.app.EventNamespace"),
+        dotted_attr("reflex.utils.token_manager"),
+    )
     return (
-        "_token_manager" in _names_in(namespace.__init__)
-        and "token_to_socket" in _names_in(manager.TokenManager.__init__)
-        and "instance_id" in _names_in(manager.TokenManager._reset_instance_id)
+        "_token_manager" in names_in(namespace.__init__)
+        and "token_to_socket" in names_in(manager.TokenManager.__init__)
+        and "instance_id" in names_in(manager.TokenManager._reset_instance_id)
         and "instance_id" in manager.SocketRecord.__dataclass_fields__
     )
 
@@ -145,129 +65,12 @@ def forget_disk_state(manager: Any, token: Any) -> None:
 
 
 def _reflex_disk_manager() -> bool:
-    disk = _attr("reflex.istate.manager.disk.StateManagerDisk")
+    disk = dotted_attr("reflex.istate.manager.disk.StateManagerDisk")
     fields = disk.__dataclass_fields__
     return (
         all(name in fields for name in ("states", "_write_queue", "_token_last_touched"))
         and "_states_locks" in fields
-        and _signature_names(disk._is_locked) == ["self", "token"]
-    )
-
-
-def _signature_names(function: Any) -> list[str]:
-    return list(inspect.signature(function).parameters)
-
-
-# ---------------------------------------------------------------------------------------
-# granian: respawning a dead worker without stopping the server (chat_app.supervision).
-#
-# Granian has no hook for a respawn policy: the server's ``_respawn_workers`` is overridden,
-# and the state its serve loop keeps (``wrks``, ``respawned_wrks``, ``interrupt_children``,
-# ``main_loop_interrupt``, a worker's ``birth``) is read and changed.
-
-
-class BackoffRespawns:
-    """Mixed in before granian's server class: a dead worker's respawn backs off when it
-    keeps dying (:func:`chat_app.supervision.respawn_delay`), instead of granian stopping
-    the server. Graceful respawns (a reload, a worker's lifetime) of live workers stay
-    granian's own."""
-
-    wrks: list
-    respawned_wrks: dict[int, float]
-    interrupt_children: list[int]
-    main_loop_interrupt: threading.Event
-
-    def _respawn_workers(self, workers, spawn_target, target_loader, delay: float = 0) -> None:
-        now = time.monotonic()
-        due = []
-        for idx in dict.fromkeys(workers):  # a slot named twice is respawned once
-            worker = self.wrks[idx]
-            if worker.is_alive() or self._backoff_wait(idx, worker.birth, now) <= 0:
-                due.append(idx)
-        if due:
-            super()._respawn_workers(due, spawn_target, target_loader, delay)  # type: ignore[misc]
-        # Granian's serve loop exits when a slot dies within 5.5 s of the respawn times kept
-        # here; the backoff above decides instead.
-        self.respawned_wrks.clear()
-
-    def _backoff_wait(self, idx: int, born: float, now: float) -> float:
-        """Seconds slot ``idx`` must still wait; a wake-up is scheduled when it must."""
-        state = self.__dict__.setdefault("_baton_backoff", {})
-        deaths, due_at, timer = state.get(idx, (0, None, None))
-        if due_at is None:  # this death is new: count it
-            deaths = deaths + 1 if now - born < STABLE_SECONDS else 0
-            due_at = now + respawn_delay(deaths)
-            timer = None
-        wait = due_at - now
-        if wait <= _EARLY_WAKE_SECONDS:
-            state[idx] = (deaths, None, None)
-            return 0.0
-        if timer is None:
-            _log.error(
-                "worker-%d died %d times in a row soon after starting: respawned in %.0f s",
-                idx + 1,
-                deaths,
-                wait,
-            )
-            timer = threading.Timer(wait, self._wake_for, args=(idx,))
-            timer.daemon = True
-            timer.start()
-        state[idx] = (deaths, due_at, timer)
-        return wait
-
-    def _wake_for(self, idx: int) -> None:
-        # Granian's serve loop respawns the slots listed here when woken (as a death does).
-        self.interrupt_children.append(idx)
-        self.main_loop_interrupt.set()
-
-    def shutdown(self, exit_code: int = 0) -> None:
-        for _, _, timer in self.__dict__.get("_baton_backoff", {}).values():
-            if timer is not None:
-                timer.cancel()
-        super().shutdown(exit_code)  # type: ignore[misc]
-
-
-_EARLY_WAKE_SECONDS = 0.05  # a timer may wake a hair before its time
-
-
-def supervise_workers() -> bool:
-    """Make granian respawn failed workers, backing off a crash loop; False when granian is
-    not installed. Runs in the supervisor process (``rxconfig.py`` is imported there before
-    Reflex starts the server)."""
-    if importlib.util.find_spec("granian") is None:
-        return False
-    import granian.server as granian_server
-
-    base = granian_server.Server
-    if getattr(base, "baton_respawns_workers", False):
-        return True
-
-    class RespawningServer(BackoffRespawns, base):  # type: ignore[misc, valid-type]
-        baton_respawns_workers = True
-
-        def __init__(self, *args, **kwargs) -> None:
-            kwargs.setdefault("respawn_failed_workers", True)
-            super().__init__(*args, **kwargs)
-
-    # Reflex imports ``granian.server.Server`` when it starts the backend, after this ran.
-    granian_server.Server = RespawningServer
-    return True
-
-
-def _granian_respawns() -> bool:
-    common = importlib.import_module("granian.server.common")
-    server = common.AbstractServer
-    return (
-        _signature_names(server._respawn_workers)
-        == ["self", "workers", "spawn_target", "target_loader", "delay"]
-        and all(
-            name in _names_in(server.__init__)
-            for name in ("wrks", "respawned_wrks", "interrupt_children", "main_loop_interrupt")
-        )
-        # the serve loop reads the respawn times to declare a crash loop
-        and "respawned_wrks" in _names_in(server._serve_loop)
-        and "birth" in _names_in(common.AbstractWorker.__init__)
-        and "respawn_failed_workers" in _signature_names(server.__init__)
+        and signature_names(disk._is_locked) == ["self", "token"]
     )
 
 
@@ -588,11 +391,11 @@ def _reflex_redis_states() -> bool:
     from reflex.istate.manager.redis import StateManagerRedis
 
     return (
-        _signature_names(StateManagerRedis._lock) == ["self", "token", "event_name"]
-        and "for_state_instance" in _signature_names(StateManagerRedis.get_state)
+        signature_names(StateManagerRedis._lock) == ["self", "token", "event_name"]
+        and "for_state_instance" in signature_names(StateManagerRedis.get_state)
         and "_oplock_enabled" in StateManagerRedis.__dataclass_fields__
         and "_state_manager" in App.__dataclass_fields__
-        and "_was_touched" in vars(_attr("reflex.state.BaseState"))
+        and "_was_touched" in vars(dotted_attr("reflex.state.BaseState"))
     )
 
 
@@ -617,12 +420,5 @@ REACHES: tuple[Reach, ...] = (
         "App._state_manager; StateManagerRedis._lock, _oplock_enabled, get_state("
         "for_state_instance=); BaseState._was_touched",
         _reflex_redis_states,
-    ),
-    Reach(
-        "granian",
-        "2.8.9",
-        "AbstractServer._respawn_workers, respawned_wrks, interrupt_children, "
-        "main_loop_interrupt, AbstractWorker.birth",
-        _granian_respawns,
     ),
 )

@@ -21,8 +21,8 @@ from typing import Any
 from agent_core import HandoffArtifact, SessionRecord, StoredMessage
 from chat_app.db.models import ReplyFeedback
 from chat_app.errors import Refused
-from chat_app.services.conversation.feedback import thread_feedback
-from chat_app.services.conversation.threads import owned_thread
+from chat_app.services.conversation.threads.chats import owned_thread
+from chat_app.services.conversation.threads.feedback import thread_feedback
 from chat_app.services.presentation.timeline import model_label, tool_summary
 from chat_app.services.runtime.backend import Backend
 

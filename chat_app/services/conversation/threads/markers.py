@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from agent_core import ContextEdit, StoredMessage
-from chat_app.services.conversation.threads import owned_thread
+from chat_app.services.conversation.threads.chats import owned_thread
 from chat_app.services.presentation.timeline import tool_summary
 from chat_app.services.runtime.backend import Backend
 
