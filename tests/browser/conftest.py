@@ -2,7 +2,7 @@
 
 The server gets a temporary SQLite database and a small simulator context window
 (``BATON_SIM_WINDOW``) so that context resets happen within a few turns. Tests only talk
-to that server on 127.0.0.1.
+to that server on loopback.
 """
 
 from __future__ import annotations

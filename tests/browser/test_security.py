@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from sqlmodel import Session
@@ -266,7 +267,7 @@ def test_live_payloads_from_the_user_and_the_model_stay_inert(
 
 
 @pytest.fixture
-def other_origin() -> Iterator[str]:
+def other_origin(app_server) -> Iterator[str]:
     """A real page on another port of the same host: same site as the app, another origin
     (a page fulfilled by Playwright would not count as a local page for chromium)."""
 
@@ -282,9 +283,10 @@ def other_origin() -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), AttackPage)
+    host = urlsplit(app_server.url).hostname or ""  # the app's loopback address
+    server = ThreadingHTTPServer((host, 0), AttackPage)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
+    yield f"http://{host}:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
 
