@@ -107,7 +107,10 @@
         event.stopImmediatePropagation();
         return;
       }
-      const entry = { id: newId(), thread, text, at: Date.now() };
+      const draft = form.elements.draft;
+      // The page's input is new on every visit of the draft, so is the visit's id.
+      if (draft && !draft.value) draft.value = `${TAB}.${nonce()}`;
+      const entry = { id: newId(), thread, text, at: Date.now(), draft: draft ? draft.value : "" };
       items.push(entry);
       save(items);
       form.elements.client_id.value = entry.id;

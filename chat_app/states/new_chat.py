@@ -40,14 +40,16 @@ def _refuse(client_id: str, typed: str, message: str) -> list:
 class NewChatState(IdentityState):
     # No chat of this browser has a message yet: the page explains Baton.
     first_visit: bool = False
-    # The chat this draft started and the client id of its first message: a second
-    # message sent before the browser opened the chat goes into it.
+    # The client id of the message that started a chat from this draft, the chat, and the
+    # draft's visit (the composer's `draft` id): a second message sent on the same visit,
+    # before the browser opened the chat, goes into it. Kept across on_load, which may run
+    # between the two sends (typed before the page had connected); the visit id tells a new
+    # visit of the draft from the same one.
     _started: list[str] = []
 
     @rx.event
     async def on_load(self):
         self.first_visit = not run_service.has_chats(root(), self._owner())
-        self._started = []
         # A new chat starts with the user's default assistant (their settings), if it is there.
         chosen = (await self.get_state(SettingsState)).default_assistant_id
         lists = await self.get_state(ThreadListState)
@@ -87,16 +89,22 @@ class NewChatState(IdentityState):
         if not entries:
             return None
         first = entries[0]  # the draft's first message; the chat answers anything after it
-        return await self._start(str(first.get("text") or ""), str(first.get("id") or "")[:64])
+        return await self._start(
+            str(first.get("text") or ""),
+            str(first.get("id") or "")[:64],
+            str(first.get("draft") or "")[:64],
+        )
 
     @rx.event
     async def start(self, form: dict):
         """Send the draft's first message: store the chat with it, then open the chat."""
         return await self._start(
-            str(form.get("message") or ""), str(form.get("client_id") or "")[:64]
+            str(form.get("message") or ""),
+            str(form.get("client_id") or "")[:64],
+            str(form.get("draft") or "")[:64],
         )
 
-    async def _start(self, typed: str, client_id: str):
+    async def _start(self, typed: str, client_id: str, draft: str):
         text = typed.strip()
         if not text:
             return scripts.outbox_refused(client_id)
@@ -112,9 +120,8 @@ class NewChatState(IdentityState):
             return _refuse(
                 client_id, typed, "/handoff works in a chat that has begun: send a message first."
             )
-        before = predecessor_prefix(client_id)
-        if self._started and before is not None and self._started[0].startswith(before):
-            return await self._follow_up(self._started[1], typed, text, client_id)
+        if self._same_visit(client_id, draft):
+            return await self._follow_up(self._started[1], typed, text, client_id, draft)
         chosen = (await self.get_state(ThreadListState)).assistant_id or None
         try:
             # Off the event loop: it writes, and a write may wait for SQLite's lock.
@@ -135,10 +142,18 @@ class NewChatState(IdentityState):
         )
         await thread_service.announce(self._owner())  # the owner's other tabs list the new chat
         if client_id:
-            self._started = [client_id, thread_id]
+            self._started = [client_id, thread_id, draft]
         return [scripts.outbox_accepted(client_id), rx.redirect(f"/t/{thread_id}")]
 
-    async def _follow_up(self, thread_id: str, typed: str, text: str, client_id: str):
+    def _same_visit(self, client_id: str, draft: str) -> bool:
+        """Whether this send follows, on the same visit of the draft, the one that started a
+        chat: the message the tab sent just before it is that one (or its follow-up)."""
+        if len(self._started) != 3 or not draft or self._started[2] != draft:
+            return False
+        before = predecessor_prefix(client_id)
+        return before is not None and self._started[0].startswith(before)
+
+    async def _follow_up(self, thread_id: str, typed: str, text: str, client_id: str, draft: str):
         try:
             queued = await asyncio.to_thread(
                 run_service.follow_up, root(), self._owner(), thread_id, text, client_id
@@ -147,5 +162,5 @@ class NewChatState(IdentityState):
             return _refuse(client_id, typed, str(rejected))
         if not queued:
             return _refuse(client_id, typed, "That chat no longer exists.")
-        self._started = [client_id, thread_id]
+        self._started = [client_id, thread_id, draft]
         return [scripts.outbox_accepted(client_id), rx.redirect(f"/t/{thread_id}")]

@@ -8,6 +8,7 @@ import uuid
 from chat_app.root import root
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
+from tests.browser.chat_page import start_chat, wait_idle
 
 
 def _replies(thread_id: str) -> list[str]:
@@ -23,9 +24,7 @@ def _replies(thread_id: str) -> list[str]:
 def test_a_first_message_whose_tab_closed_before_the_chat_opened_is_answered(
     server_db, page, screenshot_dir, app
 ) -> None:
-    token = identity.mint_token()
-    owner = identity.owner_from_token(token)
-    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
+    owner = _signed_in(page, server_db)
     # The server's answer to the send (the outbox acknowledgement and the redirect to the new
     # chat) never reaches the tab, as when the tab closes right after Enter.
     dropped: list[str] = []
@@ -64,12 +63,71 @@ def test_a_first_message_whose_tab_closed_before_the_chat_opened_is_answered(
             break
         time.sleep(0.5)
     assert [chat.title for chat in chats] == [text]
+    assert _asked(chats[0].id) == [text]  # stored once, however often the outbox sent it
+    assert _replies(chats[0].id), "the message was left unanswered"
+
+
+def _asked(thread_id: str) -> list[str]:
     store = root().store
-    asked = [
+    return [
         m.content
-        for s in store.sessions(chats[0].id)
+        for s in store.sessions(thread_id)
         for m in store.messages(s.id)
         if m.role == "user"
     ]
-    assert asked == [text]  # stored once, however often the outbox sent it
-    assert _replies(chats[0].id), "the message was left unanswered"
+
+
+def _settled(thread_id: str, timeout: float = 120) -> list[str]:
+    """The chat's user messages once none waits to be delivered and the last is answered."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not root().store.pending(thread_id) and _replies(thread_id):
+            break
+        time.sleep(0.5)
+    return _asked(thread_id)
+
+
+def _signed_in(page, server_db) -> str:
+    token = identity.mint_token()
+    page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
+    return identity.owner_from_token(token)
+
+
+def test_two_messages_typed_before_the_page_connected_go_into_one_chat(
+    server_db, page, app
+) -> None:
+    """Both sends leave the tab before the page's load events have run (they may run between
+    the two), and the second still goes into the chat the first one started."""
+    owner = _signed_in(page, server_db)
+    page.goto("/")
+    page.locator("#composer-input").wait_for()  # rendered, not yet connected
+    first, second = "Start a greeting module", "And give it a test"
+    for text in (first, second):
+        page.locator("#composer-input").fill(text)
+        page.locator("#composer-input").press("Enter")
+    page.wait_for_url("**/t/**")
+    chats = thread_service.list_threads(app, owner)
+    assert len(chats) == 1
+    assert _settled(chats[0].id) == [first, second]
+
+
+def test_a_new_visit_of_the_draft_starts_a_new_chat_and_its_next_message_goes_there(
+    server_db, page, app
+) -> None:
+    """The draft's visit, not the tab, decides where a second message goes: after "New chat",
+    the next message starts a chat of its own, and the one after it joins that chat."""
+    owner = _signed_in(page, server_db)
+    start_chat(page, "Write a slugify helper")
+    wait_idle(page)
+    earlier = page.url
+    page.locator("#new-chat").click()  # an in-page visit of the draft, not a reload
+    page.wait_for_url(lambda url: "/t/" not in url)
+    page.locator("#composer-input").fill("Now a CSV reader")
+    page.locator("#composer-input").press("Enter")
+    page.locator("#composer-input").fill("With a header row")
+    page.locator("#composer-input").press("Enter")
+    page.wait_for_url(lambda url: "/t/" in url and url != earlier)
+    chats = {c.title: c.id for c in thread_service.list_threads(app, owner)}
+    assert set(chats) == {"Write a slugify helper", "Now a CSV reader"}
+    assert _asked(chats["Write a slugify helper"]) == ["Write a slugify helper"]
+    assert _settled(chats["Now a CSV reader"]) == ["Now a CSV reader", "With a header row"]
