@@ -138,7 +138,7 @@ def status(app: Backend, owner: str | None, thread_id: str) -> ResetStatus:
     if assistant is None:
         return ResetStatus()
     try:
-        policy, resolved = runtime.policy_for(assistant)
+        policy, resolved = runtime.policy_for(app, assistant)
     except ConfigurationError:
         return ResetStatus()
     default = _model_default(resolved.name, policy)

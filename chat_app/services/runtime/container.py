@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass, field
 
 from agent_core import ThreadRunner
+from agent_core.redaction import remember_secrets
 from agent_core.sandbox import limits_from_settings
 from agent_core.tools import McpToolbox
 from chat_app.db.engine import get_engine
@@ -56,7 +57,10 @@ class App(Backend):
 
 
 def build_app(settings: Settings) -> App:
-    """The app on ``settings``: its database migrated, its store, runner and tool loader."""
+    """The app on ``settings``: its database migrated, its store, runner and tool loader.
+    The environment's credentials become the process's known secrets, which its logs and the
+    errors its users see never repeat (the engine reads no environment to learn them)."""
+    remember_secrets(settings.environment_secrets)
     _, problems = limits_from_settings(settings.sandbox_limits)
     for problem in problems:  # once, at start-up, not at every turn
         _log.warning("sandbox setting ignored: %s", problem)
