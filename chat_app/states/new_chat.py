@@ -133,7 +133,7 @@ class NewChatState(IdentityState):
         chat_service.resume_detached(
             root(), self._owner(), thread_id, after=chat_service.FIRST_MESSAGE_GRACE_SECONDS
         )
-        await chat_list.announce(self._owner())  # the owner's other tabs list the new chat
+        await chat_list.announce(root(), self._owner())  # the owner's other tabs list the new chat
         if client_id:
             self._started = [client_id, thread_id]
         return [scripts.outbox_accepted(client_id), rx.redirect(f"/t/{thread_id}")]

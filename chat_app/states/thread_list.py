@@ -62,7 +62,7 @@ class ThreadListState(IdentityState):
         renamed or deleted a chat, for as long as this tab stays connected here."""
         async with self:
             owner, token = self._owner(), self.router.session.client_token
-        async with chat_list.watch(owner) as queue:
+        async with chat_list.watch(root(), owner) as queue:
             while True:
                 try:
                     await asyncio.wait_for(queue.get(), WATCH_CHECK_SECONDS)
@@ -140,8 +140,10 @@ class ThreadListState(IdentityState):
         chat = await self.get_state(ChatState)
         if chat.thread_key == renamed.id:  # the open chat: its header and the tab's title
             chat.title = renamed.title
-        await thread_service.announce_title(renamed.id, renamed.title)  # the other tabs on it
-        await chat_list.announce(self._owner())  # and every tab's list
+        await thread_service.announce_title(
+            root(), renamed.id, renamed.title
+        )  # the other tabs on it
+        await chat_list.announce(root(), self._owner())  # and every tab's list
         return None
 
     @rx.event
@@ -150,7 +152,7 @@ class ThreadListState(IdentityState):
         self._refresh()
         if not deleted:
             return None
-        await chat_list.announce(self._owner())
+        await chat_list.announce(root(), self._owner())
         if (await self.get_state(ChatState)).thread_key == thread_id:  # the open chat: leave it
             return [rx.toast("Chat deleted"), rx.redirect("/")]
         return rx.toast("Chat deleted")

@@ -21,6 +21,7 @@ from chat_app.db.migrate import migrate
 from chat_app.db.store import SqlStore
 from chat_app.services.runtime.backend import Backend
 from chat_app.services.runtime.cancels import Cancels
+from chat_app.services.runtime.live import LiveChannel
 from chat_app.services.runtime.send_order import SendOrder
 from chat_app.services.runtime.turn_process import TurnProcess
 from chat_app.settings import Settings
@@ -34,9 +35,11 @@ _log = logging.getLogger(__name__)
 class App(Backend):
     """The process's :class:`Backend` (what every service reads and writes through, with
     the settings), and what the process's runs share beside it: the order of each tab's
-    sends, the running threads' cancel flags, and the turn process the runs go to once the
-    web process starts it (:attr:`executor` says where a run goes)."""
+    sends, the running threads' cancel flags, the turn process the runs go to once the
+    web process starts it (:attr:`executor` says where a run goes), and the live channel
+    every tab of a thread follows its runs on."""
 
+    live: LiveChannel = field(default_factory=LiveChannel)
     send_order: SendOrder = field(default_factory=SendOrder)
     cancels: Cancels = field(default_factory=Cancels)
     turn_process: TurnProcess = field(default_factory=TurnProcess)
@@ -75,4 +78,5 @@ def build_app(settings: Settings) -> App:
         toolbox=McpToolbox(
             load_timeout=settings.mcp_timeout, cache_seconds=settings.mcp_cache_seconds
         ),
+        live=LiveChannel(settings.redis_url),
     )
