@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from agent_core.providers._settings import ProviderSettings
 from agent_core.replay._agent_cuts import cuts_at_agent_compactions
 from agent_core.replay._report import render_report
 from agent_core.replay._run import APP_MASK_THRESHOLD, ReplayStep, replay_policy, replay_transcript
@@ -112,7 +114,9 @@ def _said_skipped(file: str, transcript: Transcript) -> None:
         print(f"{Path(file).name}: {note}", file=sys.stderr)
 
 
-def _agent_cuts(args: argparse.Namespace, transcript: Transcript) -> None:
+def _agent_cuts(
+    args: argparse.Namespace, transcript: Transcript, providers: ProviderSettings
+) -> None:
     agent = FORMAT_NAMES.get(transcript.format, transcript.format)
     if not transcript.compactions:
         raise ValueError(
@@ -120,7 +124,11 @@ def _agent_cuts(args: argparse.Namespace, transcript: Transcript) -> None:
             "there is no summary of its to put beside Baton's handoff"
         )
     cuts = cuts_at_agent_compactions(
-        transcript, model=args.model, handoff_model=args.handoff, budget_tokens=args.handoff_budget
+        transcript,
+        model=args.model,
+        handoff_model=args.handoff,
+        providers=providers,
+        budget_tokens=args.handoff_budget,
     )
     for cut in cuts:
         print(json.dumps({"event": "agent_cut", **cut.model_dump(mode="json")}, ensure_ascii=False))
@@ -129,11 +137,11 @@ def _agent_cuts(args: argparse.Namespace, transcript: Transcript) -> None:
         Path(args.report).write_text(html, encoding="utf-8")
 
 
-def _replay(args: argparse.Namespace) -> None:
+def _replay(args: argparse.Namespace, providers: ProviderSettings) -> None:
     transcript = load_transcript(args.file, format=args.format)
     _said_skipped(args.file, transcript)
     if args.at_agent_compactions:
-        _agent_cuts(args, transcript)
+        _agent_cuts(args, transcript, providers)
         return
     steps: list[ReplayStep] = []
     bar: tqdm | None = None
@@ -169,6 +177,7 @@ def _replay(args: argparse.Namespace) -> None:
             model=args.model,
             policy=policy,
             handoff_model=args.handoff,
+            providers=providers,
             budget_tokens=args.handoff_budget,
             on_step=on_step,
         ):
@@ -196,9 +205,15 @@ def _import(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line's entry point: the one place of the engine that reads the process's
+    environment, for the provider settings a ``--handoff provider:model`` runs on (the
+    command line is the composition root of its own process, as the app's start-up is)."""
     args = _parser().parse_args(argv)
     try:
-        _replay(args) if args.command == "replay" else _import(args)
+        if args.command == "replay":
+            _replay(args, ProviderSettings.from_env(os.environ))
+        else:
+            _import(args)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
@@ -42,14 +41,6 @@ SECRET_ENV_VARS = (
     "OLLAMA_API_KEY",
     "BATON_ADMIN_PASSWORD",
     "BATON_SECRET_KEY",
-)
-# Provider URLs Baton reads; a change to one of them refreshes the cached secrets by itself.
-# Any other ``*_URL`` variable is read too, but changing it needs forget_known_secrets().
-_BASE_URL_ENV_VARS = (
-    "BATON_OPENAI_BASE_URL",
-    "OPENAI_BASE_URL",
-    "ANTHROPIC_BASE_URL",
-    "OLLAMA_BASE_URL",
 )
 # Shorter values (a user name like "user", a port) are too common to replace in free text.
 _MIN_SECRET_LENGTH = 6
@@ -441,15 +432,16 @@ def _secrets_in(env: Mapping[str, str]) -> list[str]:
     return _longest_first(found)
 
 
-_cache: tuple[tuple[str | None, ...], list[str]] | None = None
-# Secrets the process learned outside its environment (an MCP server's environment variables
-# and headers, read from the database): redacted in logs like the environment's own.
+# The secrets the process was told of: those of its settings, handed over by whoever started
+# it (the app's composition root), and credentials read from the database at run time (an MCP
+# server's environment variables and headers). The engine reads no environment itself.
 _remembered: set[str] = set()
 
 
 def remember_secrets(values: Iterable[str]) -> None:
     """Treat ``values`` as secrets from now on in this process: :func:`known_secrets` (and so
-    every log record) includes them. For credentials read from the database at run time."""
+    every log record) includes them. For the credentials of the process's settings, at
+    start-up, and for credentials read from the database at run time."""
     fresh = {v for v in values if len(v) >= _MIN_SECRET_LENGTH} - _remembered
     if fresh:
         _remembered.update(fresh)
@@ -457,27 +449,19 @@ def remember_secrets(values: Iterable[str]) -> None:
 
 def known_secrets(env: Mapping[str, str] | None = None) -> list[str]:
     """The credential values configured in ``env``: the key variables (:data:`SECRET_ENV_VARS`)
-    and what any ``*_URL`` variable carries in its userinfo or secret query parameters.
+    and what any ``*_URL`` variable carries in its userinfo or secret query parameters (pure).
 
-    Without ``env`` the process environment is read once and cached for the log filter; the
-    cache refreshes itself when a key or provider URL variable changes, and
-    :func:`forget_known_secrets` drops it after any other change.
+    Without ``env``, the secrets the process was told of (:func:`remember_secrets`), longest
+    first: what the log filter and the user-visible error texts hide.
     """
-    global _cache
     if env is not None:
         return _secrets_in(env)
-    watched = tuple(os.environ.get(name) for name in (*SECRET_ENV_VARS, *_BASE_URL_ENV_VARS))
-    if _cache is None or _cache[0] != watched:
-        _cache = (watched, _secrets_in(os.environ))
-    if _remembered:
-        return _longest_first([*_cache[1], *_remembered])
-    return list(_cache[1])
+    return _longest_first(_remembered)
 
 
 def forget_known_secrets() -> None:
-    """Drop the cached :func:`known_secrets`: the next call reads the environment again."""
-    global _cache
-    _cache = None
+    """Forget the secrets :func:`remember_secrets` was told of (a test's, once it ends)."""
+    _remembered.clear()
 
 
 # ----- logging ------------------------------------------------------------------------------

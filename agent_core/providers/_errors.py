@@ -18,7 +18,6 @@ agent loop, the handoff and compaction all see the same behaviour:
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -154,8 +153,8 @@ class ProviderErrorMapping(BaseChatModel):
     # failures ---------------------------------------------------------------------
     def _secrets(self) -> list[str]:
         """The process's known secrets and the client's own: its key, and the credentials in
-        its base URL (which may come from a settings mapping rather than the environment)."""
-        found = known_secrets(os.environ)
+        its base URL (handed in with the provider settings)."""
+        found = known_secrets()
         for value in self.inner.__dict__.values():
             if isinstance(value, SecretStr):
                 found.append(value.get_secret_value())

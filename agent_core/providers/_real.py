@@ -1,4 +1,6 @@
-"""Real providers through langchain's ``init_chat_model``; keys and URLs come from the env.
+"""Real providers through langchain's ``init_chat_model``; keys and URLs come from the
+:class:`~agent_core.providers._settings.ProviderSettings` the caller hands in (by the names of
+the environment variables the app reads them from).
 
 Specs:
 
@@ -13,16 +15,14 @@ Specs:
   then sees everything Baton counts, and resets happen before anything is lost.
 
 A provider without its key (or URL) resolves to the simulator, labelled with what to set.
-``BATON_MODEL_TIMEOUT`` (seconds, default 120), ``BATON_MODEL_RETRIES`` (default 3) and
-``BATON_RETRY_DELAY`` (first backoff in seconds, default 1) apply to every provider.
+The settings' timeout (seconds, default 120) and retries (3 after the first call, the first
+backoff 1 second) apply to every provider.
 """
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -31,10 +31,10 @@ from langchain.chat_models import init_chat_model
 from agent_core.accounting._models import model_info
 from agent_core.errors import ConfigurationError
 from agent_core.providers._errors import ProviderErrorMapping
-from agent_core.providers._retry import RetryPolicy
+from agent_core.providers._settings import ProviderSettings
 from agent_core.providers._spec import ResolvedModel, registry_name, simulator, split_spec
 
-__all__ = ["resolve_real_model", "ProviderSettings", "STRUCTURED_METHODS", "PROVIDERS"]
+__all__ = ["resolve_real_model", "STRUCTURED_METHODS", "PROVIDERS"]
 
 PROVIDERS = ("anthropic", "openai", "openai-compatible", "ollama")
 
@@ -56,68 +56,46 @@ warnings.filterwarnings(
 )
 
 
-@dataclass(frozen=True)
-class ProviderSettings:
-    """Timeout and retries for provider calls."""
-
-    timeout: float = 120.0
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> ProviderSettings:
-        env = os.environ if env is None else env
-        try:
-            return cls(
-                timeout=float(env.get("BATON_MODEL_TIMEOUT", cls.timeout)),
-                retry=RetryPolicy.from_env(env),
-            )
-        except ValueError as exc:
-            raise ConfigurationError(
-                "BATON_MODEL_TIMEOUT, BATON_MODEL_RETRIES and BATON_RETRY_DELAY must be "
-                f"numbers ({exc})"
-            ) from None
-
-
 def _client_kwargs(
-    provider: str, env: Mapping[str, str], timeout: float, window: int
+    provider: str, credentials: Mapping[str, str], timeout: float, window: int
 ) -> tuple[dict[str, Any], str | None]:
     """init_chat_model keyword arguments, or the hint of what to set when something is missing."""
     if provider == "anthropic":
-        if not env.get("ANTHROPIC_API_KEY"):
+        if not credentials.get("ANTHROPIC_API_KEY"):
             return {}, "set ANTHROPIC_API_KEY"
         kwargs: dict[str, Any] = {
-            "api_key": env["ANTHROPIC_API_KEY"],
+            "api_key": credentials["ANTHROPIC_API_KEY"],
             "timeout": timeout,
             "max_retries": 0,
         }
-        if env.get("ANTHROPIC_BASE_URL"):
-            kwargs["base_url"] = env["ANTHROPIC_BASE_URL"]
+        if credentials.get("ANTHROPIC_BASE_URL"):
+            kwargs["base_url"] = credentials["ANTHROPIC_BASE_URL"]
         return kwargs, None
     if provider == "openai":
-        if not env.get("OPENAI_API_KEY"):
+        if not credentials.get("OPENAI_API_KEY"):
             return {}, "set OPENAI_API_KEY"
         kwargs = {
-            "api_key": env["OPENAI_API_KEY"],
+            "api_key": credentials["OPENAI_API_KEY"],
             "timeout": timeout,
             "max_retries": 0,
             "stream_usage": True,
         }
-        if env.get("OPENAI_BASE_URL"):
-            kwargs["base_url"] = env["OPENAI_BASE_URL"]
+        if credentials.get("OPENAI_BASE_URL"):
+            kwargs["base_url"] = credentials["OPENAI_BASE_URL"]
         return kwargs, None
     if provider == "openai-compatible":
-        base_url = env.get("BATON_OPENAI_BASE_URL") or env.get("OPENAI_BASE_URL")
+        base_url = credentials.get("BATON_OPENAI_BASE_URL") or credentials.get("OPENAI_BASE_URL")
         if not base_url:
             return {}, "set BATON_OPENAI_BASE_URL"
         return {
-            "api_key": env.get("OPENAI_API_KEY") or _PLACEHOLDER_KEY,
+            "api_key": credentials.get("OPENAI_API_KEY") or _PLACEHOLDER_KEY,
             "base_url": base_url,
             "timeout": timeout,
             "max_retries": 0,
             "stream_usage": True,
         }, None
     if provider == "ollama":
-        base_url = env.get("OLLAMA_BASE_URL") or "http://localhost:11434"
+        base_url = credentials.get("OLLAMA_BASE_URL") or "http://localhost:11434"
         return {
             "base_url": base_url,
             "client_kwargs": {"timeout": timeout},
@@ -152,8 +130,7 @@ def _label(provider: str, name: str, kwargs: Mapping[str, Any]) -> str:
 def resolve_real_model(
     spec: str,
     *,
-    env: Mapping[str, str] | None = None,
-    settings: ProviderSettings | None = None,
+    settings: ProviderSettings,
     window_override: int | None = None,
 ) -> ResolvedModel:
     """The chat model for a ``provider:model`` spec, guarded by retries and error mapping.
@@ -161,16 +138,14 @@ def resolve_real_model(
     Raises :class:`~agent_core.errors.ConfigurationError` for an unknown provider or an
     invalid setting; returns the labelled simulator when the provider is not configured.
     """
-    env = os.environ if env is None else env
-    settings = settings or ProviderSettings.from_env(env)
     provider, name = split_spec(spec)
     if not name:
         raise ConfigurationError(f"Model setting {spec!r} names no model: use provider:model")
     known_as = registry_name(spec)
     window = model_info(known_as, window_override=window_override).context_window
-    kwargs, missing = _client_kwargs(provider, env, settings.timeout, window)
+    kwargs, missing = _client_kwargs(provider, settings.credentials, settings.timeout, window)
     if missing:
-        return simulator(f"{provider}:{name} is not configured: {missing}")
+        return simulator(settings, f"{provider}:{name} is not configured: {missing}")
     # The OpenAI-compatible endpoint speaks the OpenAI protocol, so it uses that client.
     client_provider = "openai" if provider == "openai-compatible" else provider
     inner = init_chat_model(name, model_provider=client_provider, **kwargs)

@@ -8,8 +8,6 @@ or the HTTP layer under them) without importing the provider packages, and
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -57,16 +55,6 @@ class RetryPolicy:
     attempts: int = 4
     base_delay: float = 1.0
     max_delay: float = 30.0
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> RetryPolicy:
-        """``BATON_MODEL_RETRIES`` (retries after the first call) and ``BATON_RETRY_DELAY``."""
-        env = os.environ if env is None else env
-        retries = int(env.get("BATON_MODEL_RETRIES", cls.attempts - 1))
-        return cls(
-            attempts=max(1, retries + 1),
-            base_delay=float(env.get("BATON_RETRY_DELAY", cls.base_delay)),
-        )
 
     def delay(self, retry: int, failure: Failure) -> float:
         """Seconds to wait before retry number ``retry`` (0-based)."""

@@ -6,11 +6,11 @@ Shared by the registry (which picks the simulator or a real provider) and the re
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 
+from agent_core.providers._settings import ProviderSettings
 from agent_core.providers._simulator import SIMULATOR_LABEL, SimulatorChatModel
 
 __all__ = ["ResolvedModel", "SIMULATOR_NAMES", "registry_name", "simulator", "split_spec"]
@@ -28,13 +28,13 @@ class ResolvedModel:
     is_simulator: bool
 
 
-def simulator(label_note: str = "") -> ResolvedModel:
-    delay = float(os.environ.get("BATON_SIM_DELAY", "0.01"))
-    verbosity = int(os.environ.get("BATON_SIM_VERBOSITY", "24"))
+def simulator(settings: ProviderSettings, label_note: str = "") -> ResolvedModel:
+    """The offline simulator at the pace ``settings`` give, labelled with ``label_note``."""
     label = SIMULATOR_LABEL + (f" ({label_note})" if label_note else "")
-    return ResolvedModel(
-        SimulatorChatModel(chunk_delay=delay, verbosity=verbosity), "simulator", label, True
+    model = SimulatorChatModel(
+        chunk_delay=settings.simulator_delay, verbosity=settings.simulator_verbosity
     )
+    return ResolvedModel(model, "simulator", label, True)
 
 
 def split_spec(spec: str) -> tuple[str, str]:

@@ -30,6 +30,7 @@ from agent_core.accounting._calibration import ContextEstimator
 from agent_core.accounting._models import model_info
 from agent_core.handoff._artifact import HandoffArtifact
 from agent_core.handoff._inventory import take_inventory
+from agent_core.providers._settings import ProviderSettings
 from agent_core.replay._context import ReplayContext
 from agent_core.replay._run import handoff_model_for, replay_policy, session_handoff
 from agent_core.transcripts._transcript import NOT_SENT, Transcript
@@ -87,18 +88,20 @@ def cuts_at_agent_compactions(
     *,
     model: str,
     handoff_model: str = "facts",
+    providers: ProviderSettings | None = None,
     budget_tokens: int = 1500,
 ) -> list[AgentCut]:
     """One :class:`AgentCut` per compaction of the agent's own in ``transcript`` (none when
     it made none). Tokens are counted for ``model``; Baton's handoffs are ``handoff_model``'s
-    (``facts``: no model) at ``budget_tokens``."""
+    (``facts``: no model; a ``provider:model`` configured by ``providers``) at
+    ``budget_tokens``."""
     compactions = transcript.compactions
     if not compactions:
         return []
     info = model_info(model)
     estimator = ContextEstimator(model)
     context = ReplayContext(estimator, replay_policy(window=info.context_window))
-    writer = handoff_model_for(handoff_model)
+    writer = handoff_model_for(handoff_model, providers)
     conversation = [(i, m) for i, m in enumerate(transcript.messages) if not _agent_summary(m)]
     metadata = {**transcript.metadata, "format": transcript.format}
     previous: HandoffArtifact | None = None

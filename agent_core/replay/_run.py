@@ -39,6 +39,7 @@ from agent_core.handoff._generation import generate_handoff
 from agent_core.handoff._inventory import take_inventory
 from agent_core.policy import ContextPolicy, make_policy
 from agent_core.providers._registry import resolve_model
+from agent_core.providers._settings import ProviderSettings
 from agent_core.providers._simulator import SimulatorChatModel
 from agent_core.replay._context import ReplayContext
 from agent_core.strategies._pipeline import before_call
@@ -68,14 +69,14 @@ class ReplayStep(NamedTuple):
     session: int
 
 
-def handoff_model_for(spec: str) -> BaseChatModel | None:
+def handoff_model_for(spec: str, providers: ProviderSettings | None = None) -> BaseChatModel | None:
     """``facts`` (no model), ``simulator``, or a ``provider:model`` spec (a real model when its
-    key or URL is configured, else the simulator, as in the app)."""
+    key or URL is in ``providers``, else the simulator, as in the app)."""
     if spec == "facts":
         return None
     if spec == "simulator":
         return SimulatorChatModel()
-    return resolve_model(spec).model
+    return resolve_model(spec, settings=providers).model
 
 
 def session_handoff(
@@ -275,6 +276,7 @@ def replay(
     threshold: float | None = None,
     mask_threshold: float | None | Literal["app"] = "app",
     handoff_model: str = "facts",
+    providers: ProviderSettings | None = None,
     budget_tokens: int = 1500,
     on_step: Callable[[ReplayStep], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
@@ -291,6 +293,7 @@ def replay(
         model=model,
         policy=policy,
         handoff_model=handoff_model,
+        providers=providers,
         budget_tokens=budget_tokens,
         on_step=on_step,
     )
@@ -311,6 +314,7 @@ def replay_transcript(
     history_tools: bool = False,
     summary_tokens: int = 800,
     handoff_model: str = "facts",
+    providers: ProviderSettings | None = None,
     budget_tokens: int = 1500,
     on_step: Callable[[ReplayStep], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
@@ -322,7 +326,8 @@ def replay_transcript(
     means comes from ``model_default`` (the assistant's model family), else from ``model``.
     ``system_prompt``, ``tools`` and ``history_tools`` are the assistant's, counted and
     written as in a chat; ``summary_tokens`` is what a compaction summary is reckoned at.
-    ``on_step`` may raise to stop the replay (a cancelled replay in the app)."""
+    ``providers`` configure a ``provider:model`` ``handoff_model`` (the defaults have no
+    credentials). ``on_step`` may raise to stop the replay (a cancelled replay in the app)."""
     if policy is None:
         policy = replay_policy(
             strategy=strategy,
@@ -330,7 +335,7 @@ def replay_transcript(
             threshold=threshold,
             compact_threshold=compact_threshold,
         )
-    writer = handoff_model_for(handoff_model)
+    writer = handoff_model_for(handoff_model, providers)
     previous: HandoffArtifact | None = None
     info = model_info(model, window_override=policy.window_override)
     default = model_default or info.default_strategy

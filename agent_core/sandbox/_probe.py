@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
@@ -10,19 +9,17 @@ from agent_core.errors import SandboxUnavailable
 from agent_core.sandbox._result import SandboxLimits
 from agent_core.sandbox._sandbox import Sandbox
 
-__all__ = ["sandbox_unavailable_reason", "SANDBOX_SWITCH"]
-
-#: ``BATON_SANDBOX=off`` turns real commands off (``run_command`` is then not offered to
-#: real models), for hosts where an administrator does not want them.
-SANDBOX_SWITCH = "BATON_SANDBOX"
+__all__ = ["sandbox_unavailable_reason"]
 
 
-@lru_cache(maxsize=1)
-def sandbox_unavailable_reason() -> str | None:
+@lru_cache(maxsize=2)
+def sandbox_unavailable_reason(enabled: bool = True) -> str | None:
     """None when a sandboxed ``true`` runs; else why commands cannot run on this host, in
-    words an administrator can act on. Cached: the host does not change under a process."""
-    if os.environ.get(SANDBOX_SWITCH, "").strip().lower() in ("off", "0", "false", "no"):
-        return f"commands are turned off ({SANDBOX_SWITCH}=off)"
+    words an administrator can act on. ``enabled`` is the host's switch (the app's
+    ``BATON_SANDBOX`` setting): when off, real commands are turned off whatever the host
+    could do. Cached: the host does not change under a process."""
+    if not enabled:
+        return "commands are turned off (BATON_SANDBOX=off)"
     try:
         # In a thread of its own: the first caller may be a handler on a running event loop
         # (the admin page), where the synchronous run cannot start its own loop.

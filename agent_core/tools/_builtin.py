@@ -39,11 +39,12 @@ _OUTPUT_HEAD_CHARS, _OUTPUT_TAIL_CHARS = 4_000, 12_000
 CommandMode = Literal["simulated", "sandbox", "off"]
 
 
-def command_mode(is_simulator: bool) -> CommandMode:
-    """How ``run_command`` works for a model: never made-up output for a real one."""
+def command_mode(is_simulator: bool, *, commands_enabled: bool = True) -> CommandMode:
+    """How ``run_command`` works for a model: never made-up output for a real one, and none
+    at all where the host's switch (``commands_enabled``) turns real commands off."""
     if is_simulator:
         return "simulated"
-    return "sandbox" if sandbox_unavailable_reason() is None else "off"
+    return "sandbox" if sandbox_unavailable_reason(commands_enabled) is None else "off"
 
 
 def shown_run(result: SandboxResult) -> str:

@@ -21,7 +21,7 @@ from chat_app.services.conversation import runs as run_service
 from chat_app.services.presentation.failures import describe_failure
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.container import App, build_app
-from chat_app.services.runtime.run_stream import RunStream
+from chat_app.services.runtime.run_stream import RunHandle, RunStream
 from chat_app.services.runtime.start_lane import install_start_lane
 from chat_app.services.runtime.turn_frames import (
     CloseRun,
@@ -29,6 +29,7 @@ from chat_app.services.runtime.turn_frames import (
     RunEnded,
     RunEvent,
     RunFailed,
+    RunOwned,
     SendRun,
     StartRun,
     StopThread,
@@ -44,22 +45,31 @@ _log = logging.getLogger(__name__)
 RELEASE_CHECK_SECONDS = 5.0
 
 
-def _events(app: App, request: StartRun) -> RunStream:
+def _events(app: App, request: StartRun, handle: RunHandle) -> RunStream:
     """The run ``request`` asks for, on this process's backend."""
     match request:
         case SendRun(owner=owner, thread_id=thread_id, text=text, client_id=client_id):
             return run_service.send_here(
-                app, owner, thread_id, text, client_id, after_unstored=request.after_unstored
+                app,
+                owner,
+                thread_id,
+                text,
+                client_id,
+                handle=handle,
+                after_unstored=request.after_unstored,
             )
         case ResumeRun(owner=owner, thread_id=thread_id, cut=cut):
-            return run_service.resume_here(app, owner, thread_id, cut=cut)
+            return run_service.resume_here(app, owner, thread_id, cut=cut, handle=handle)
 
 
 async def _run(app: App, channel: Channel, request: StartRun) -> None:
-    run = request.run
+    run, handle, told = request.run, RunHandle(), False
     try:
-        async with contextlib.aclosing(_events(app, request)) as events:
+        async with contextlib.aclosing(_events(app, request, handle)) as events:
             async for event in events:
+                if handle.owned and not told:  # the run set it before its first event
+                    channel.post(RunOwned(run))
+                    told = True
                 channel.post(RunEvent(run, event))
     except asyncio.CancelledError:  # the worker stopped reading this run
         return

@@ -19,7 +19,6 @@ from chat_app.services.conversation import runs as run_service
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.presentation.timeline import earlier_reply_marks
 from chat_app.services.presentation.views import TimelineItem, TimelineView
-from chat_app.services.runtime import live
 from chat_app.services.runtime.send_order import predecessor_prefix
 from chat_app.states import marker_rows, reading_scripts, scripts
 from chat_app.states.chat_runs import FLUSH_SECONDS, RunFollowing, handoff_cancels
@@ -254,7 +253,7 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
         if len(opened) < len(shown):
             self.has_earlier = True
             self._set_rows(opened)
-        self.remote_running = await live.is_running(thread_id)
+        self.remote_running = await root().live.is_running(thread_id)
         self.sending = self.sending or self.remote_running
         loaded = [
             scripts.scroll_to_bottom(force=True),

@@ -248,7 +248,7 @@ class RunFollowing(rx.State, mixin=True):
             token = self.router.session.client_token
             own = set(self._own_runs)
         tokens, flushed_at = "", time.monotonic()
-        async with live.watch(thread_id) as queue:
+        async with root().live.watch(thread_id) as queue:
             while True:
                 try:
                     event = await asyncio.wait_for(queue.get(), WATCH_CHECK_SECONDS)
@@ -266,7 +266,7 @@ class RunFollowing(rx.State, mixin=True):
                                 continue
                         elif not connected_here(token):
                             return
-                        running = await live.is_running(thread_id) if event is None else True
+                        running = await root().live.is_running(thread_id) if event is None else True
                         async with self:
                             if self.thread_key != thread_id or self._watch_generation != generation:
                                 return

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import reflex as rx
 
 from chat_app.errors import AppError
+from chat_app.root import root
 from chat_app.services.runtime import live
 from chat_app.states.connection import connected_here
 from chat_app.upstream import rearm_redis_tasks
@@ -60,7 +61,7 @@ async def ride_out(
             queue.get_nowait()
         if not connected_here(token):
             raise TabGone
-        if live.paused():
+        if root().live.paused():
             continue
         try:
             wanted = await recover()

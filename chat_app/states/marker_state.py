@@ -15,7 +15,6 @@ import reflex as rx
 from chat_app.root import root
 from chat_app.services.conversation import threads as thread_service
 from chat_app.services.conversation.threads import UndoRefused, undo_handoff, undo_marker
-from chat_app.services.runtime import live
 from chat_app.states.chat import ChatState
 from chat_app.states.identity import IdentityState
 from chat_app.states.marker_rows import OriginalRow, original_row
@@ -66,12 +65,12 @@ class MarkerState(IdentityState):
         thread_id = chat.thread_key
         if not thread_id:
             return None
-        if chat.sending or await live.is_running(thread_id):
+        if chat.sending or await root().live.is_running(thread_id):
             return rx.toast.warning("The agent is working; undo once it has stopped.")
         try:
             note = act(self._owner(), thread_id)
         except UndoRefused as refused:
             return rx.toast.error(str(refused))
-        await live.resync(thread_id)  # the chat's other tabs show the undo too
+        await root().live.resync(thread_id)  # the chat's other tabs show the undo too
         # The newest window again: the timeline, the chips and the meter as now stored.
         return [chat._show_newest(), rx.toast.success(note)]

@@ -140,7 +140,7 @@ class NewChatState(IdentityState):
         run_service.resume_detached(
             root(), self._owner(), thread_id, after=run_service.FIRST_MESSAGE_GRACE_SECONDS
         )
-        await thread_service.announce(self._owner())  # the owner's other tabs list the new chat
+        await thread_service.announce(root(), self._owner())  # the owner's other tabs list it
         if client_id:
             self._started = [client_id, thread_id, draft]
         return [scripts.outbox_accepted(client_id), rx.redirect(f"/t/{thread_id}")]

@@ -169,7 +169,7 @@ class ResetControlState(IdentityState):
             token = self.router.session.client_token
             owner = self._owner()
             changes = StatusChanges()
-        async with live.watch(thread_id) as queue:
+        async with root().live.watch(thread_id) as queue:
             async for due in live.settled(
                 queue, changes, every=REFRESH_SECONDS, idle=CHECK_SECONDS, urgent=_shows_at_once
             ):

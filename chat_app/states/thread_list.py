@@ -61,7 +61,7 @@ class ThreadListState(IdentityState):
         renamed or deleted a chat, for as long as this tab stays connected here."""
         async with self:
             owner, token = self._owner(), self.router.session.client_token
-        async with thread_service.watch(owner) as queue:
+        async with thread_service.watch(root(), owner) as queue:
             while True:
                 try:
                     await asyncio.wait_for(queue.get(), WATCH_CHECK_SECONDS)
@@ -139,8 +139,8 @@ class ThreadListState(IdentityState):
         chat = await self.get_state(ChatState)
         if chat.thread_key == renamed.id:  # the open chat: its header and the tab's title
             chat.title = renamed.title
-        await thread_service.announce_title(renamed.id, renamed.title)  # the other tabs on it
-        await thread_service.announce(self._owner())  # and every tab's list
+        await thread_service.announce_title(root(), renamed.id, renamed.title)  # its other tabs
+        await thread_service.announce(root(), self._owner())  # and every tab's list
         return None
 
     @rx.event
@@ -149,7 +149,7 @@ class ThreadListState(IdentityState):
         self._refresh()
         if not deleted:
             return None
-        await thread_service.announce(self._owner())
+        await thread_service.announce(root(), self._owner())
         if (await self.get_state(ChatState)).thread_key == thread_id:  # the open chat: leave it
             return [rx.toast("Chat deleted"), rx.redirect("/")]
         return rx.toast("Chat deleted")

@@ -17,6 +17,7 @@ from agent_core.redaction import (
     redact_argv,
     redact_text,
     redact_url,
+    remember_secrets,
 )
 
 SECRET = "sk-secret123"
@@ -112,15 +113,18 @@ def test_the_keys_and_the_credentials_in_base_urls_are_known_secrets() -> None:
     }
 
 
-def test_the_cached_secrets_follow_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_process_knows_the_secrets_it_was_told_of_not_its_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The composition root hands over its settings' secrets; the engine reads no environment.
     forget_known_secrets()
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-first-key")
-    assert "sk-first-key" in known_secrets()
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-second-key")
-    assert "sk-second-key" in known_secrets()
-    monkeypatch.setenv("SOME_PROXY_URL", f"https://user:{SECRET}@proxy")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-unseen-key")
+    assert known_secrets() == []
+    told = {"OPENAI_API_KEY": "sk-first-key", "SOME_PROXY_URL": f"https://user:{SECRET}@proxy"}
+    remember_secrets(known_secrets(told))
+    assert set(known_secrets()) == {"sk-first-key", SECRET}
     forget_known_secrets()
-    assert SECRET in known_secrets()
+    assert known_secrets() == []
 
 
 # logging --------------------------------------------------------------------------------------
@@ -142,7 +146,7 @@ def test_an_httpx_request_line_is_logged_without_credentials(
 def test_a_known_secret_in_log_arguments_is_replaced(
     log_redaction: None, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    remember_secrets([SECRET])
     caplog.set_level(logging.DEBUG)
     logging.getLogger("some.library").debug(
         "sending headers %s", {"Authorization": f"Bearer {SECRET}"}
@@ -372,8 +376,7 @@ def test_a_key_written_in_hex_escaped_or_with_invisible_characters_is_redacted(
 def test_a_log_record_with_a_key_in_hex_or_escaped_is_redacted(
     log_redaction: None, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    forget_known_secrets()
+    remember_secrets([KEY])
     caplog.set_level(logging.INFO)
     log = logging.getLogger("some.client")
     log.info(
@@ -394,8 +397,7 @@ def test_ordinary_text_near_a_key_is_left_alone() -> None:
 def test_a_log_record_with_a_key_written_otherwise_is_redacted(
     log_redaction: None, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    forget_known_secrets()
+    remember_secrets([KEY])
     caplog.set_level(logging.INFO)
     log = logging.getLogger("some.client")
     log.info("headers %s", {"authorization": f"Basic {_b64('x:' + KEY)}"})

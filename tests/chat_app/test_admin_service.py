@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from chat_app.root import root
 from chat_app.services import admin
 from chat_app.services.admin import forms
 from chat_app.services.runtime import runtime
+from chat_app.services.runtime.container import App
 from chat_app.settings import read_settings
 
 PASSWORD = "correct horse battery staple"
@@ -27,6 +29,12 @@ def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def grant(app) -> str:
     return admin.login(app, PASSWORD, client=CLIENT)
+
+
+def configured(app: App, **credentials: str) -> App:
+    """``app`` with these provider keys and URLs among its settings (as read at start-up)."""
+    settings = app.settings.model_copy(update={"provider_credentials": credentials})
+    return replace(app, settings=settings)
 
 
 def form(**fields: str) -> admin.AssistantForm:
@@ -193,8 +201,7 @@ def test_default_assistant_is_listed(grant: str, app) -> None:
 def test_the_form_says_what_window_a_model_has_and_who_answers(
     grant: str, monkeypatch: pytest.MonkeyPatch, app
 ) -> None:
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:11434")
+    app = configured(app, OLLAMA_BASE_URL="http://127.0.0.1:11434")
     monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
     simulator = admin.create_assistant(app, grant, form(model="simulator"))
     assert simulator.model_window == 32768
@@ -221,11 +228,13 @@ def test_the_form_says_what_window_a_model_has_and_who_answers(
 def test_the_form_says_whether_a_real_models_commands_can_run(
     grant: str, monkeypatch: pytest.MonkeyPatch, app
 ) -> None:
-    monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:11434")
-    monkeypatch.setattr(forms, "sandbox_unavailable_reason", lambda: "bubblewrap is not installed")
+    app = configured(app, OLLAMA_BASE_URL="http://127.0.0.1:11434")
+    monkeypatch.setattr(
+        forms, "sandbox_unavailable_reason", lambda enabled: "bubblewrap is not installed"
+    )
     blocked = admin.create_assistant(app, grant, form(model="ollama:llama3.1"))
     assert blocked.model_note.endswith("run_command is not offered: bubblewrap is not installed")
-    monkeypatch.setattr(forms, "sandbox_unavailable_reason", lambda: None)
+    monkeypatch.setattr(forms, "sandbox_unavailable_reason", lambda enabled: None)
     allowed = admin.create_assistant(app, grant, form(model="ollama:llama3.1", name="Sandboxed"))
     assert allowed.model_note.endswith("run_command runs commands for real in a sandbox")
     simulator = admin.create_assistant(app, grant, form(model="simulator", name="Offline"))
@@ -340,7 +349,7 @@ def test_settings_that_would_break_the_assistant_are_refused_on_its_chats_window
 def test_a_window_override_beyond_a_hosted_models_window_is_refused(
     grant: str, monkeypatch: pytest.MonkeyPatch, app
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+    app = configured(app, OPENAI_API_KEY="sk-test-not-used")
     with pytest.raises(
         admin.SettingsRejected, match="larger than the model's own window \\(128,000\\)"
     ) as refused:
@@ -353,7 +362,7 @@ def test_a_window_override_beyond_a_hosted_models_window_is_refused(
         == 100_000
     )
     # Ollama's window is the one Baton sets (num_ctx): a larger one is its point.
-    monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:11434")
+    app = configured(app, OLLAMA_BASE_URL="http://127.0.0.1:11434")
     assert (
         admin.create_assistant(
             app, grant, form(model="ollama:llama3.1", name="Local", window_override="32000")

@@ -11,13 +11,17 @@ from chat_app.root import root
 from chat_app.services import admin
 from chat_app.services.admin import capabilities
 from chat_app.services.conversation.threads import chats as thread_service
+from chat_app.settings import Settings
 
 OWNER = "owner-1"
 
 
-@pytest.fixture(autouse=True)
-def database(monkeypatch: pytest.MonkeyPatch, app) -> None:
-    monkeypatch.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:11434")
+@pytest.fixture
+def settings(db_url: str) -> Settings:
+    # A local Ollama configured: its models are real ones (nothing is asked of it here).
+    return Settings(
+        db_url=db_url, provider_credentials={"OLLAMA_BASE_URL": "http://127.0.0.1:11434"}
+    )
 
 
 def _chat_with(app, model: str) -> str:
@@ -32,7 +36,7 @@ def test_a_real_model_on_a_host_that_cannot_sandbox_says_commands_are_off(
     app,
 ) -> None:
     monkeypatch.setattr(
-        capabilities, "sandbox_unavailable_reason", lambda: "bubblewrap is not installed"
+        capabilities, "sandbox_unavailable_reason", lambda enabled: "bubblewrap is not installed"
     )
     real = _chat_with(app, "ollama:llama3.1")
     note = capabilities.commands_note(app, OWNER, real)
@@ -44,5 +48,5 @@ def test_a_real_model_on_a_host_that_cannot_sandbox_says_commands_are_off(
 
 
 def test_a_host_that_can_sandbox_needs_no_note(monkeypatch: pytest.MonkeyPatch, app) -> None:
-    monkeypatch.setattr(capabilities, "sandbox_unavailable_reason", lambda: None)
+    monkeypatch.setattr(capabilities, "sandbox_unavailable_reason", lambda enabled: None)
     assert capabilities.commands_note(app, OWNER, _chat_with(app, "ollama:llama3.1")) == ""

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import uuid
+from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 
 from agent_core.events import DoneEvent, TokenEvent
 from chat_app.services.presentation.ui_events import Resync, RunChanged, TitleChanged
 from chat_app.services.runtime import live
+from chat_app.services.runtime.live import LiveChannel
 
 REDIS_URL = os.environ.get("BATON_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
 
@@ -25,15 +29,23 @@ def _redis_or_skip() -> str:
 
 
 @pytest.fixture(params=["process", "redis"])
-def channel(request, monkeypatch):
-    if request.param == "redis":
-        monkeypatch.setenv("REFLEX_REDIS_URL", _redis_or_skip())
-    else:
-        monkeypatch.delenv("REFLEX_REDIS_URL", raising=False)
-    # A client belongs to the event loop it was made in; each test runs its own loop.
-    monkeypatch.setattr(live, "_redis_client", None)
-    monkeypatch.setattr(live, "_listener", None)
-    return request.param
+async def channel(request) -> AsyncIterator[LiveChannel]:
+    """A channel of its own for each test (the app's ``live`` is built the same way from
+    its settings' Redis URL); its subscription ends with the test."""
+    built = LiveChannel(_redis_or_skip() if request.param == "redis" else "")
+    yield built
+    await built.aclose()
+
+
+@contextlib.asynccontextmanager
+async def redis_channel(url: str) -> AsyncIterator[LiveChannel]:
+    """A channel on ``url`` whose connections carry a name of their own (the Redis server is
+    shared: a test kills or counts only its own connections)."""
+    built = LiveChannel(url, client_name=f"baton-live-test-{uuid.uuid4().hex[:8]}")
+    try:
+        yield built
+    finally:
+        await built.aclose()
 
 
 async def _next(queue: asyncio.Queue[live.Relayed]) -> live.Relayed:
@@ -43,18 +55,18 @@ async def _next(queue: asyncio.Queue[live.Relayed]) -> live.Relayed:
 async def test_every_watcher_of_a_thread_gets_its_runs_events_in_order(channel) -> None:
     thread, other = uuid.uuid4().hex, uuid.uuid4().hex
     async with (
-        live.watch(thread) as first,
-        live.watch(thread) as second,
-        live.watch(other) as elsewhere,
+        channel.watch(thread) as first,
+        channel.watch(thread) as second,
+        channel.watch(other) as elsewhere,
     ):
         await asyncio.sleep(0.3)  # the Redis subscription is made by a background task
-        assert not await live.is_running(thread)
-        await live.run_started(thread, "run-1")
-        assert await live.is_running(thread)
+        assert not await channel.is_running(thread)
+        await channel.run_started(thread, "run-1")
+        assert await channel.is_running(thread)
         for n in range(5):
-            await live.publish(thread, "run-1", TitleChanged(title=f"title {n}"))
-        await live.run_ended(thread, "run-1")
-        assert not await live.is_running(thread)
+            await channel.publish(thread, "run-1", TitleChanged(title=f"title {n}"))
+        await channel.run_ended(thread, "run-1")
+        assert not await channel.is_running(thread)
         for queue in (first, second):
             events = [await _next(queue) for _ in range(7)]
             assert events[0] == live.Relayed("run-1", RunChanged(running=True))
@@ -67,31 +79,30 @@ async def test_every_watcher_of_a_thread_gets_its_runs_events_in_order(channel) 
 
 async def test_a_thread_runs_while_any_of_its_runs_does(channel) -> None:
     thread = uuid.uuid4().hex
-    await live.run_started(thread, "turn")
-    await live.run_started(thread, "queued-send")  # a send that only queued its message
-    await live.run_ended(thread, "queued-send")
-    assert await live.is_running(thread)
-    await live.run_ended(thread, "turn")
-    assert not await live.is_running(thread)
+    await channel.run_started(thread, "turn")
+    await channel.run_started(thread, "queued-send")  # a send that only queued its message
+    await channel.run_ended(thread, "queued-send")
+    assert await channel.is_running(thread)
+    await channel.run_ended(thread, "turn")
+    assert not await channel.is_running(thread)
 
 
 async def test_a_run_whose_worker_died_stops_counting_after_its_time_to_live(
     channel, monkeypatch
 ) -> None:
     thread = uuid.uuid4().hex
-    await live.run_started(thread, "killed")
+    await channel.run_started(thread, "killed")
     clock = live.time.time()
     monkeypatch.setattr(live.time, "time", lambda: clock + live.RUNNING_TTL_SECONDS + 1)
-    assert not await live.is_running(thread)
+    assert not await channel.is_running(thread)
 
 
-async def test_a_watcher_that_falls_behind_is_told_to_reload(monkeypatch) -> None:
-    monkeypatch.delenv("REFLEX_REDIS_URL", raising=False)
-    monkeypatch.setattr(live, "QUEUE_LIMIT", 3)
+async def test_a_watcher_that_falls_behind_is_told_to_reload() -> None:
+    channel = LiveChannel(queue_limit=3)
     thread = uuid.uuid4().hex
-    async with live.watch(thread) as queue:
+    async with channel.watch(thread) as queue:
         for n in range(10):
-            await live.publish(thread, "run", TitleChanged(title=f"title {n}"))
+            await channel.publish(thread, "run", TitleChanged(title=f"title {n}"))
         kinds = [queue.get_nowait().event.type for _ in range(queue.qsize())]
     assert "resync" in kinds and len(kinds) == 3
 
@@ -164,39 +175,41 @@ def test_settled_reads_at_once_after_an_urgent_event_even_within_the_interval() 
     assert len(reads) == 2 and reads[1] < 1.0  # not held back for the 5 s interval
 
 
-async def test_a_rename_reaches_every_tab_on_the_chat(channel) -> None:
+async def test_a_rename_reaches_every_tab_on_the_chat(channel, app) -> None:
     from chat_app.services.conversation.threads import chats as threads
 
+    app = replace(app, live=channel)
     thread_id = uuid.uuid4().hex
-    async with live.watch(thread_id) as first, live.watch(thread_id) as second:
-        await threads.announce_title(thread_id, "Invoices, renamed")
+    async with channel.watch(thread_id) as first, channel.watch(thread_id) as second:
+        await threads.announce_title(app, thread_id, "Invoices, renamed")
         for queue in (first, second):
             event = await _next(queue)
             assert event.event == TitleChanged(title="Invoices, renamed")
 
 
-async def test_the_subscription_outlives_the_last_watcher(monkeypatch) -> None:
+async def test_the_subscription_outlives_the_last_watcher() -> None:
     """It once ended with the process's last watcher, and a tab that began watching while it
     was ending was left without one: it saw other tabs' messages only when it reloaded."""
     import redis
 
     url = _redis_or_skip()
-    monkeypatch.setenv("REFLEX_REDIS_URL", url)
-    monkeypatch.setattr(live, "_redis_client", None)
-    monkeypatch.setattr(live, "_listener", None)
-    monkeypatch.setattr(live, "_CLIENT_NAME", f"baton-live-test-{uuid.uuid4().hex[:8]}")
+    async with redis_channel(url) as channel:
+        await _outlives_the_last_watcher(channel, url, redis)
+
+
+async def _outlives_the_last_watcher(channel: LiveChannel, url: str, redis) -> None:
     thread = uuid.uuid4().hex
-    async with live.watch(thread):
+    async with channel.watch(thread):
         pass
     await asyncio.sleep(1.5)  # the listener's read times out with no watcher left
     subscribed = [
         client
         for client in redis.Redis.from_url(url).client_list()
-        if client.get("name") == live._CLIENT_NAME and client.get("psub") == "1"
+        if client.get("name") == channel.client_name and client.get("psub") == "1"
     ]
     assert subscribed, "no subscription left once the last watcher had gone"
-    async with live.watch(thread) as queue:
-        await live.publish(thread, "run", TitleChanged(title="one"))
+    async with channel.watch(thread) as queue:
+        await channel.publish(thread, "run", TitleChanged(title="one"))
         assert (await _next(queue)).event == TitleChanged(title="one")
 
 
@@ -204,30 +217,24 @@ def test_the_subscription_is_made_again_1_s_doubling_to_5_s_after_a_drop() -> No
     assert [live.resubscribe_delay(n) for n in (1, 2, 3, 4, 9)] == [1, 2, 4, 5, 5]
 
 
-async def test_after_redis_drops_the_subscription_watchers_reload_and_follow_again(
-    monkeypatch,
-) -> None:
+async def test_after_redis_drops_the_subscription_watchers_reload_and_follow_again() -> None:
     import redis
 
     url = _redis_or_skip()
-    monkeypatch.setenv("REFLEX_REDIS_URL", url)
-    monkeypatch.setattr(live, "_redis_client", None)
-    monkeypatch.setattr(live, "_listener", None)
-    monkeypatch.setattr(live, "_CLIENT_NAME", f"baton-live-test-{uuid.uuid4().hex[:8]}")
     thread = uuid.uuid4().hex
-    async with live.watch(thread) as queue:
+    async with redis_channel(url) as channel, channel.watch(thread) as queue:
         admin = redis.Redis.from_url(url)
         ours = [
             client["id"]
             for client in admin.client_list()
-            if client.get("name") == live._CLIENT_NAME
+            if client.get("name") == channel.client_name
         ]
         assert ours, "the subscription's connection is not named"
         for client_id in ours:  # only this test's connections: the server is shared
             admin.client_kill_filter(_id=client_id)
         assert isinstance((await asyncio.wait_for(queue.get(), 8)).event, live.Paused)
         assert isinstance((await asyncio.wait_for(queue.get(), 8)).event, Resync)
-        await live.publish(thread, "run", TitleChanged(title="two"))
+        await channel.publish(thread, "run", TitleChanged(title="two"))
         assert (await _next(queue)).event == TitleChanged(title="two")
 
 
@@ -242,50 +249,45 @@ async def test_after_redis_drops_the_subscription_watchers_reload_and_follow_aga
     ids=["number", "text", "bytes", "partial"],
 )
 async def test_a_malformed_frame_is_logged_and_skipped_and_the_subscription_stays(
-    monkeypatch, caplog, frame: bytes
+    caplog, frame: bytes
 ) -> None:
     """Four malformed frames once dropped the process's subscription, and every open tab
     reloaded its thread."""
     import redis
 
     url = _redis_or_skip()
-    monkeypatch.setenv("REFLEX_REDIS_URL", url)
-    monkeypatch.setattr(live, "_redis_client", None)
-    monkeypatch.setattr(live, "_listener", None)
     thread = uuid.uuid4().hex
-    async with live.watch(thread) as queue:
+    async with redis_channel(url) as channel, channel.watch(thread) as queue:
         redis.Redis.from_url(url).publish(live._CHANNEL + thread, frame)
-        await live.publish(thread, "run", TitleChanged(title="after the bad frame"))
+        await channel.publish(thread, "run", TitleChanged(title="after the bad frame"))
         assert (await _next(queue)).event == TitleChanged(title="after the bad frame")
         await asyncio.sleep(1.2)  # a dropped subscription would be made again by now
         assert queue.empty(), "the tab was told to reload"
     assert any("malformed" in record.getMessage() for record in caplog.records)
 
 
-async def test_while_redis_is_cut_watchers_hear_the_channel_is_paused_then_reload(
-    monkeypatch,
-) -> None:
+async def test_while_redis_is_cut_watchers_hear_the_channel_is_paused_then_reload() -> None:
     """Through a proxy the test cuts for 3 s: the shared Redis never stops."""
     from tests.tcp_proxy import proxied
 
     url = _redis_or_skip()
     host, port = url.removeprefix("redis://").rsplit("/", 1)[0].split(":")
     with proxied((host, int(port))) as proxy:
-        monkeypatch.setenv("REFLEX_REDIS_URL", proxy.url(path="/9"))
-        monkeypatch.setattr(live, "_redis_client", None)
-        monkeypatch.setattr(live, "_listener", None)
-        monkeypatch.setattr(live, "_paused", False)
         thread = uuid.uuid4().hex
-        async with live.watch(thread) as first, live.watch(thread) as second:
+        async with (
+            redis_channel(proxy.url(path="/9")) as channel,
+            channel.watch(thread) as first,
+            channel.watch(thread) as second,
+        ):
             proxy.cut()
             for queue in (first, second):
                 assert isinstance((await _next(queue)).event, live.Paused)
-            assert live.paused()
+            assert channel.paused()
             await asyncio.sleep(3)
             proxy.restore()
             for queue in (first, second):
                 assert isinstance((await asyncio.wait_for(queue.get(), 10)).event, Resync)
-            assert not live.paused()
-            await live.publish(thread, "run", TitleChanged(title="back"))
+            assert not channel.paused()
+            await channel.publish(thread, "run", TitleChanged(title="back"))
             for queue in (first, second):
                 assert (await _next(queue)).event == TitleChanged(title="back")

@@ -18,6 +18,7 @@ from chat_app.services.presentation.ui_events import (
     SessionOpened,
 )
 from chat_app.services.presentation.views import MeterView, SessionChip, TimelineItem
+from chat_app.settings import Settings
 from tests.chat_app.wire import drained
 
 
@@ -27,6 +28,12 @@ def _reply(fraction: float, tokens: int = 100) -> NewMessage:
         content="ok",
         meta={"context": {"fraction": fraction, "tokens": tokens, "window": 6000}},
     )
+
+
+@pytest.fixture
+def settings(db_url: str) -> Settings:
+    # The simulator answers at once: the runs here are about order, not pace.
+    return Settings(db_url=db_url, sim_delay=0)
 
 
 @pytest.fixture
@@ -173,7 +180,6 @@ def test_a_message_sent_during_the_review_does_not_block_confirm_and_is_answered
     and the message is answered exactly once, after the confirmed handoff."""
     from chat_app.services.conversation.runs import chat as chat_service
 
-    monkeypatch.setenv("BATON_SIM_DELAY", "0")
     if send_still_open:
         monkeypatch.setattr(app.turn_process, "is_busy", lambda thread_id: True)
     store, thread = chat
@@ -372,7 +378,6 @@ def test_a_message_queued_while_compact_now_ran_is_answered_after_it(
     from chat_app.services.conversation.runs import chat as chat_service
     from chat_app.services.conversation.runs import reset_control
 
-    monkeypatch.setenv("BATON_SIM_DELAY", "0")
     store, thread = chat
     session = store.current_session(thread)
     store.append(thread, session.id, [NewMessage(role="user", content="go"), _reply(0.75)])

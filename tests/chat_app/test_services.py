@@ -511,14 +511,12 @@ def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(
 ) -> None:
     from chat_app.services.conversation.runs import chat
     from chat_app.services.conversation.threads import chats as threads
-    from chat_app.services.runtime import live
 
-    monkeypatch.delenv("REFLEX_REDIS_URL", raising=False)
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "CSV parser")
 
     async def watched(sender: str) -> tuple[list[dict], list[dict]]:
-        async with live.watch(thread.id) as queue:
+        async with app.live.watch(thread.id) as queue:
             own = await _drain(
                 chat.send_message(app, sender, thread.id, "Build a CSV parser", "tabA.1.x", "run-a")
             )
@@ -535,7 +533,7 @@ def test_a_runs_events_reach_the_threads_other_tabs_and_a_strangers_do_not(
     assert "".join(e["data"]["text"] for e in seen if e["type"] == "token") == "".join(
         e["data"]["text"] for e in own if e["type"] == "token"
     )
-    assert not asyncio.run(live.is_running(thread.id))
+    assert not asyncio.run(app.live.is_running(thread.id))
     _, strangers = asyncio.run(watched("someone-else"))
     assert strangers == []
 

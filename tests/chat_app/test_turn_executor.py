@@ -8,15 +8,17 @@ from typing import cast
 
 from agent_core.events import DoneEvent, TokenEvent
 from chat_app.services.conversation.runs import chat
+from chat_app.services.presentation.ui_events import RunChanged
 from chat_app.services.runtime.container import App
-from chat_app.services.runtime.run_stream import Owned
+from chat_app.services.runtime.live import LiveChannel
+from chat_app.services.runtime.run_stream import RunHandle
 from chat_app.services.runtime.turn_process import TurnProcess
 
 
-def _app(turn_process: object) -> App:
-    """The seam reads the app's turn process and hands the app on: a stand-in with only
-    that, so no database is touched."""
-    return cast(App, SimpleNamespace(turn_process=turn_process))
+def _app(turn_process: object, live: LiveChannel | None = None) -> App:
+    """The seam reads the app's turn process and live channel and hands the app on: a
+    stand-in with only those, so no database is touched."""
+    return cast(App, SimpleNamespace(turn_process=turn_process, live=live or LiveChannel()))
 
 
 def test_the_executor_is_the_turn_process_only_once_it_serves(monkeypatch) -> None:
@@ -30,25 +32,25 @@ def test_the_executor_is_the_turn_process_only_once_it_serves(monkeypatch) -> No
 class _Recording:
     """An executor that answers every run with a fixed stream and notes what it was asked."""
 
-    def __init__(self) -> None:
+    def __init__(self, owned: bool = False) -> None:
         self.calls: list[tuple] = []
+        self.owned = owned
 
     def serves(self) -> bool:
         return True
 
-    async def _run(self, owned: bool):
-        if owned:
-            yield Owned()
+    async def _run(self, handle: RunHandle):
+        handle.owned = self.owned  # out of band, before the first event
         yield TokenEvent(text="hello")
         yield DoneEvent()
 
-    def send(self, owner, thread_id, text, client_id, *, after_unstored=False):
+    def send(self, owner, thread_id, text, client_id, *, handle, after_unstored=False):
         self.calls.append(("send", owner, thread_id, text, client_id))
-        return self._run(owned=False)
+        return self._run(handle)
 
-    def resume(self, owner, thread_id, *, cut):
+    def resume(self, owner, thread_id, *, cut, handle):
         self.calls.append(("resume", owner, thread_id, cut))
-        return self._run(owned=False)
+        return self._run(handle)
 
 
 async def test_send_and_resume_go_through_the_executor() -> None:
@@ -60,32 +62,19 @@ async def test_send_and_resume_go_through_the_executor() -> None:
         ("send", "owner", "thread", "hi", "c1"),
         ("resume", "owner", "thread", True),
     ]
-    # Not the owner's thread (no Owned first): the events pass through, none is swallowed.
+    # Not the owner's thread: the events pass through, none is swallowed.
     assert sent == resumed == [TokenEvent(text="hello"), DoneEvent()]
 
 
-async def test_an_owner_marker_is_never_shown_nor_published_to_other_tabs(monkeypatch) -> None:
-    """Only a run's first item may be :class:`Owned`; one that comes later (a stream joined
-    from two) reaches neither the page nor the thread's other tabs."""
-    from chat_app.services.conversation.runs import thread_runs
-    from chat_app.services.runtime import live
-
-    published: list[object] = []
-
-    async def publish(thread_id: str, run_id: str, event: object) -> None:
-        published.append(event)
-
-    monkeypatch.setattr(live, "publish", publish)
-
-    async def run(owned: bool):
-        if owned:
-            yield Owned()
-        yield TokenEvent(text="hello")
-        yield Owned()
-        yield DoneEvent()
-
+async def test_only_a_run_its_handle_calls_owned_reaches_the_threads_other_tabs() -> None:
+    """Whether the thread is the sender's travels on the run's handle, not in its stream:
+    the page and the other tabs get the same events, and a stranger's run reaches no tab."""
     for owned in (True, False):
-        published.clear()
-        shown = [event async for event in thread_runs.relayed("thread", "run-1", run(owned))]
+        channel = LiveChannel()
+        app = _app(_Recording(owned), live=channel)
+        async with channel.watch("thread") as queue:
+            shown = [event async for event in chat.send_message(app, "owner", "thread", "hi")]
+            published = [queue.get_nowait().event for _ in range(queue.qsize())]
         assert shown == [TokenEvent(text="hello"), DoneEvent()]
-        assert not any(isinstance(event, Owned) for event in published)
+        relayed = [RunChanged(running=True), *shown, RunChanged(running=False)]
+        assert published == (relayed if owned else [])

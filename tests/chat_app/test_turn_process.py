@@ -62,7 +62,6 @@ def _shown(events: list[dict]) -> tuple[list[str], str]:
 def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database, app) -> None:
     from chat_app.services.conversation.runs import chat
     from chat_app.services.conversation.threads import chats as threads
-    from chat_app.services.runtime import live
 
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     here, there = (
@@ -72,7 +71,7 @@ def test_a_send_runs_in_the_turn_process_and_shows_what_it_would_here(database, 
     text = "Build a CSV parser for invoices"
 
     async def drain(thread_id: str) -> tuple[list[dict], list[dict]]:
-        async with live.watch(thread_id) as queue:
+        async with app.live.watch(thread_id) as queue:
             own = await drained(chat.send_message(app, owner, thread_id, text, "tab.1.a", "run-1"))
             seen = relayed(queue.get_nowait() for _ in range(queue.qsize()))
         return own, seen

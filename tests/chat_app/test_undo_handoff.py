@@ -8,12 +8,18 @@ import pytest
 
 from agent_core import NewMessage, build_context
 from chat_app.root import root
+from chat_app.settings import Settings
 from tests.chat_app.wire import drained
 
 
 @pytest.fixture
-def chat(monkeypatch, app):
-    monkeypatch.setenv("BATON_SIM_DELAY", "0")
+def settings(db_url: str) -> Settings:
+    # The simulator answers at once: the runs here are about order, not pace.
+    return Settings(db_url=db_url, sim_delay=0)
+
+
+@pytest.fixture
+def chat(app):
     from chat_app.services.conversation.threads import chats as threads
 
     thread = threads.create_thread(app, "owner-a").id

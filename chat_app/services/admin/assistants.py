@@ -91,9 +91,9 @@ class ChangeView(BaseModel):
     changed_at: datetime
 
 
-def _effective_window(assistant: Assistant) -> tuple[int, str]:
+def _effective_window(app: Backend, assistant: Assistant) -> tuple[int, str]:
     try:
-        window = runtime.window_for(assistant, runtime.model_for(assistant))
+        window = runtime.window_for(assistant, runtime.model_for(app, assistant))
     except ConfigurationError as exc:
         return 0, f"Chats on this assistant cannot run: {exc}"
     return window.tokens, window.describe()
@@ -111,15 +111,15 @@ def _check_runnable(app: Backend, data: AssistantCreate) -> None:
         raise SettingsRejected(problem.message, field=problem.field, code="not_runnable")
 
 
-def _view(assistant: Assistant) -> AssistantView:
+def _view(app: Backend, assistant: Assistant) -> AssistantView:
     # getattr, not model_dump: it refreshes attributes expired by the commit.
     derived = ("effective_strategy", "model_window", "model_note", "window", "window_note")
     data = {
         name: getattr(assistant, name) for name in AssistantView.model_fields if name not in derived
     }
     data["pinned_paths"] = list(assistant.pinned_paths or [])
-    model_window, note = model_facts(assistant.model)
-    window, window_note = _effective_window(assistant)
+    model_window, note = model_facts(app.settings, assistant.model)
+    window, window_note = _effective_window(app, assistant)
     return AssistantView(
         **data,
         effective_strategy=resolved_strategy(assistant.model, assistant.context_strategy),
@@ -135,14 +135,14 @@ def list_assistants(app: Backend, grant: str | None) -> list[AssistantView]:
     with app.write() as db:
         if not repo.list_assistants(session=db):
             repo.ensure_default_assistant(session=db)
-        return [_view(a) for a in repo.list_assistants(session=db)]
+        return [_view(app, a) for a in repo.list_assistants(session=db)]
 
 
 def get_assistant(app: Backend, grant: str | None, assistant_id: str) -> AssistantView | None:
     require_grant(grant)
     with app.read() as db:
         assistant = repo.get_assistant(session=db, assistant_id=assistant_id)
-        return _view(assistant) if assistant else None
+        return _view(app, assistant) if assistant else None
 
 
 def create_assistant(app: Backend, grant: str | None, form: AssistantForm) -> AssistantView:
@@ -150,7 +150,7 @@ def create_assistant(app: Backend, grant: str | None, form: AssistantForm) -> As
     data = validate_form(form)
     _check_runnable(app, data)
     with app.write() as db:
-        return _view(repo.create_assistant(session=db, data=data))
+        return _view(app, repo.create_assistant(session=db, data=data))
 
 
 def update_assistant(
@@ -163,7 +163,7 @@ def update_assistant(
     changes = AssistantUpdate(**data.model_dump())
     with app.write() as db:
         assistant = repo.update_assistant(session=db, assistant_id=assistant_id, changes=changes)
-        return _view(assistant) if assistant else None
+        return _view(app, assistant) if assistant else None
 
 
 def history(app: Backend, grant: str | None, assistant_id: str) -> list[ChangeView]:

@@ -31,12 +31,12 @@ def commands_note(app: Backend, owner: str | None, thread_id: str) -> str:
         if assistant is None:
             return ""
         try:
-            resolved = runtime.model_for(assistant)
+            resolved = runtime.model_for(app, assistant)
         except ConfigurationError:
             return ""
     if resolved.is_simulator:
         return ""
-    reason = sandbox_unavailable_reason()
+    reason = sandbox_unavailable_reason(app.settings.sandbox_enabled)
     if reason is None:
         return ""
     return (

@@ -16,6 +16,7 @@ from agent_core.providers import PROVIDERS, SIMULATOR_NAMES, registry_name
 from agent_core.sandbox import sandbox_unavailable_reason
 from chat_app.db.models import AssistantCreate
 from chat_app.errors import Refused
+from chat_app.settings import Settings
 
 __all__ = [
     "SIMULATOR",
@@ -227,12 +228,12 @@ def resolved_strategy(model: str, strategy: str) -> str:
         return "compact"
 
 
-def model_facts(spec: str) -> tuple[int, str]:
+def model_facts(settings: Settings, spec: str) -> tuple[int, str]:
     """The model table's window and a one-line note about the model for the settings form:
     who answers, with no window figure (the page states one, the window the chats run on)."""
     try:
         info = model_info(registry_name(spec))
-        resolved = resolve_model(spec)
+        resolved = resolve_model(spec, settings=settings.providers)
     except ConfigurationError as exc:
         return 0, str(exc)
     unknown = (
@@ -240,12 +241,12 @@ def model_facts(spec: str) -> tuple[int, str]:
     )
     if resolved.is_simulator:
         return info.context_window, f"{resolved.label}{unknown}"
-    return info.context_window, f"{resolved.label}.{unknown} {commands_note()}"
+    return info.context_window, f"{resolved.label}.{unknown} {commands_note(settings)}"
 
 
-def commands_note() -> str:
+def commands_note(settings: Settings) -> str:
     """What a real model's ``run_command`` is on this host, for the admin to read."""
-    reason = sandbox_unavailable_reason()
+    reason = sandbox_unavailable_reason(settings.sandbox_enabled)
     if reason is not None:
         return f"run_command is not offered: {reason}"
     return "run_command runs commands for real in a sandbox"

@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass, field
 
 from agent_core import ThreadRunner
+from agent_core.redaction import remember_secrets
 from agent_core.sandbox import limits_from_settings
 from agent_core.tools import McpToolbox
 from chat_app.db.engine import get_engine
@@ -20,6 +21,7 @@ from chat_app.db.migrate import migrate
 from chat_app.db.store import SqlStore
 from chat_app.services.runtime.backend import Backend
 from chat_app.services.runtime.cancels import Cancels
+from chat_app.services.runtime.live import LiveChannel
 from chat_app.services.runtime.send_order import SendOrder
 from chat_app.services.runtime.turn_process import TurnProcess
 from chat_app.settings import Settings
@@ -33,9 +35,11 @@ _log = logging.getLogger(__name__)
 class App(Backend):
     """The process's :class:`Backend` (what every service reads and writes through, with
     the settings), and what the process's runs share beside it: the order of each tab's
-    sends, the running threads' cancel flags, and the turn process the runs go to once the
-    web process starts it (:attr:`executor` says where a run goes)."""
+    sends, the running threads' cancel flags, the turn process the runs go to once the
+    web process starts it (:attr:`executor` says where a run goes), and the live channel
+    every tab of a thread follows its runs on."""
 
+    live: LiveChannel = field(default_factory=LiveChannel)
     send_order: SendOrder = field(default_factory=SendOrder)
     cancels: Cancels = field(default_factory=Cancels)
     turn_process: TurnProcess = field(default_factory=TurnProcess)
@@ -56,7 +60,10 @@ class App(Backend):
 
 
 def build_app(settings: Settings) -> App:
-    """The app on ``settings``: its database migrated, its store, runner and tool loader."""
+    """The app on ``settings``: its database migrated, its store, runner and tool loader.
+    The environment's credentials become the process's known secrets, which its logs and the
+    errors its users see never repeat (the engine reads no environment to learn them)."""
+    remember_secrets(settings.environment_secrets)
     _, problems = limits_from_settings(settings.sandbox_limits)
     for problem in problems:  # once, at start-up, not at every turn
         _log.warning("sandbox setting ignored: %s", problem)
@@ -71,4 +78,5 @@ def build_app(settings: Settings) -> App:
         toolbox=McpToolbox(
             load_timeout=settings.mcp_timeout, cache_seconds=settings.mcp_cache_seconds
         ),
+        live=LiveChannel(settings.redis_url),
     )

@@ -6,7 +6,8 @@ thread, in this process or another, receives them and applies them the same way;
 starting tab skips its own run's copy. Whether a thread has a run going is kept here too, so
 a tab opened (or reloaded) mid-turn shows the turn and its Stop button.
 
-With ``REFLEX_REDIS_URL`` the channel is Redis pub/sub (one pattern subscription per process,
+One :class:`LiveChannel` per process, built by the composition root (the ``App``'s ``live``)
+from the settings' Redis URL. With a URL the channel is Redis pub/sub (one pattern subscription per process,
 kept for the process's life and made again after a drop, fanned out to the local watchers)
 and the running flag a Redis key with a time to live, so all workers share them; without it,
 everything runs in this process, which is then the only one. A watcher that falls behind by
@@ -22,7 +23,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import time
 import uuid
 from collections import defaultdict
@@ -42,20 +42,12 @@ from chat_app.services.presentation.ui_events import (
 )
 
 __all__ = [
+    "LiveChannel",
     "Relayed",
     "Paused",
-    "paused",
-    "relay",
     "read_frame",
     "new_run_id",
-    "publish",
-    "resync",
-    "watch",
     "settled",
-    "run_started",
-    "run_alive",
-    "run_ended",
-    "is_running",
     "resubscribe_delay",
     "QUEUE_LIMIT",
     "RUNNING_TTL_SECONDS",
@@ -69,35 +61,10 @@ RUNNING_TTL_SECONDS = 30  # a run's flag outlives a killed worker by at most thi
 # A subscription attempt is one connection: cheap enough to try every few seconds, and a tab
 # hears again at most this long after Redis is back (with 30 s, up to 16 s after a 15 s cut).
 RESUBSCRIBE_MAX_SECONDS = 5.0
+LIVE_FLUSH_SECONDS = 0.08  # streamed tokens reach other tabs in batches, like the sender's
 _CHANNEL = "baton:live:"
 _CLIENT_NAME = "baton-live"  # how the process's connections show in Redis's CLIENT LIST
 _RUNNING = "baton:running:"
-
-_watchers: dict[str, set[asyncio.Queue]] = defaultdict(set)
-_local_runs: dict[str, dict[str, float]] = defaultdict(dict)  # thread -> run -> expires
-_redis_client: Any = None
-_listener: asyncio.Task | None = None
-_subscribed: asyncio.Event | None = None
-
-
-def _redis_url() -> str:
-    return os.environ.get("REFLEX_REDIS_URL", "")
-
-
-def _client() -> Any:
-    global _redis_client
-    if _redis_client is None:
-        import redis.asyncio as redis
-
-        # Undecodable bytes on the channel become U+FFFD and then a malformed frame that
-        # is skipped; a decoding error would instead drop the subscription.
-        _redis_client = redis.Redis.from_url(
-            _redis_url(),
-            decode_responses=True,
-            encoding_errors="replace",
-            client_name=_CLIENT_NAME,
-        )
-    return _redis_client
 
 
 @dataclass(frozen=True)
@@ -116,24 +83,6 @@ class Relayed:
 
 _RESYNC = Relayed("", RESYNC)
 _PAUSED = Relayed("", Paused())
-_paused = False
-
-
-def paused() -> bool:
-    """Whether the channel is cut now: its Redis subscription dropped and is not made again
-    yet (with no Redis, never)."""
-    return _paused
-
-
-def _deliver(thread_id: str, event: Relayed) -> None:
-    for queue in list(_watchers.get(thread_id, ())):
-        try:
-            queue.put_nowait(event)
-        except asyncio.QueueFull:
-            # Too far behind to catch up event by event: it reloads the thread instead.
-            with contextlib.suppress(asyncio.QueueFull):
-                queue.get_nowait()
-                queue.put_nowait(_RESYNC)
 
 
 def read_frame(data: Any) -> Relayed | None:
@@ -154,110 +103,250 @@ def resubscribe_delay(failures: int) -> float:
     return min(RESUBSCRIBE_MAX_SECONDS, 2.0 ** max(failures - 1, 0))
 
 
-async def _listen() -> None:
-    """Fan the Redis channel out to this process's watchers, for the life of the process.
+def new_run_id() -> str:
+    return uuid.uuid4().hex
 
-    It once ended when the process had no watcher left: a tab that began watching while it
-    was ending was left with no subscription, and saw other tabs' messages only when it
-    reloaded (1 of 6 trials: not within 30 s). A dropped Redis connection ended it too, for
-    good. Now a drop tells every watcher the channel is cut (:class:`Paused`), a new
-    subscription follows (:func:`resubscribe_delay`), and then every watcher is told to read
-    its thread again: what was published meanwhile is lost.
-    """
-    global _paused
-    failures = 0
-    while True:
-        pubsub = _client().pubsub(ignore_subscribe_messages=True)
-        try:
-            await pubsub.psubscribe(_CHANNEL + "*")
-            _paused = False
-            if failures:
-                _log.warning("the live channel's Redis subscription is back")
-                for thread_id in list(_watchers):
-                    _deliver(thread_id, _RESYNC)
-            failures = 0
-            if _subscribed is not None:
-                _subscribed.set()
-            while True:
-                message = await pubsub.get_message(timeout=1.0)
-                if message is None or message.get("type") != "pmessage":
-                    continue
-                thread_id = str(message["channel"]).removeprefix(_CHANNEL)
-                event = read_frame(message["data"])
-                if event is None:
-                    _log.warning(
-                        "skipped a malformed frame on thread %s's live channel: %.80r",
-                        thread_id,
-                        message["data"],
-                    )
-                    continue
-                _deliver(thread_id, event)
-        except Exception:  # Redis went away or dropped us: subscribe again
-            failures += 1
-            if not _paused:  # every tab says so until the subscription is back
-                _paused = True
-                for thread_id in list(_watchers):
-                    _deliver(thread_id, _PAUSED)
-            _log.warning(
-                "the live channel's Redis subscription dropped; subscribing again in %.0f s",
-                resubscribe_delay(failures),
-                exc_info=failures == 1,
+
+class LiveChannel:
+    """The process's live channel: its watchers, the running flags of its runs (without
+    Redis), and its Redis client and subscription (with one). ``redis_url`` empty: everything
+    stays in this process. ``queue_limit`` is how far a watcher may lag before it reloads;
+    ``client_name`` is how the channel's Redis connections show in ``CLIENT LIST``."""
+
+    def __init__(
+        self,
+        redis_url: str = "",
+        *,
+        queue_limit: int = QUEUE_LIMIT,
+        client_name: str = _CLIENT_NAME,
+    ) -> None:
+        self.redis_url = redis_url
+        self.queue_limit = queue_limit
+        self.client_name = client_name
+        self._watchers: dict[str, set[asyncio.Queue[Relayed]]] = defaultdict(set)
+        self._local_runs: dict[str, dict[str, float]] = defaultdict(dict)  # run -> expires
+        self._redis_client: Any = None
+        self._listener: asyncio.Task[None] | None = None
+        self._subscribed: asyncio.Event | None = None
+        self._paused = False
+
+    def _client(self) -> Any:
+        if self._redis_client is None:
+            import redis.asyncio as redis
+
+            # Undecodable bytes on the channel become U+FFFD and then a malformed frame that
+            # is skipped; a decoding error would instead drop the subscription.
+            self._redis_client = redis.Redis.from_url(
+                self.redis_url,
+                decode_responses=True,
+                encoding_errors="replace",
+                client_name=self.client_name,
             )
-        finally:
+        return self._redis_client
+
+    async def aclose(self) -> None:
+        """End the channel's Redis subscription and close its client (a process's channel
+        lives as long as the process; a test's ends with the test)."""
+        listener, self._listener = self._listener, None
+        if listener is not None and listener.get_loop() is asyncio.get_running_loop():
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listener
+        client, self._redis_client = self._redis_client, None
+        if client is not None:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()
-        await asyncio.sleep(resubscribe_delay(failures))
+                await client.aclose()
 
+    def paused(self) -> bool:
+        """Whether the channel is cut now: its Redis subscription dropped and is not made
+        again yet (with no Redis, never)."""
+        return self._paused
 
-async def _ensure_listener() -> None:
-    """Start this process's Redis subscription if needed, and wait until it is made: an
-    event published after ``watch`` returns must reach the new watcher."""
-    global _listener, _subscribed, _redis_client
-    if not _redis_url():
-        return
-    loop = asyncio.get_running_loop()
-    if _listener is None or _listener.done() or _listener.get_loop() is not loop:
-        if _listener is not None and _listener.get_loop() is not loop:
-            _redis_client = None  # a client belongs to the loop it was made in
-        _subscribed = asyncio.Event()
-        _listener = loop.create_task(_listen(), name="baton-live-listener")
-    if _subscribed is not None:
+    def _deliver(self, thread_id: str, event: Relayed) -> None:
+        for queue in list(self._watchers.get(thread_id, ())):
+            try:
+                queue.put_nowait(event)
+            except asyncio.QueueFull:
+                # Too far behind to catch up event by event: it reloads the thread instead.
+                with contextlib.suppress(asyncio.QueueFull):
+                    queue.get_nowait()
+                    queue.put_nowait(_RESYNC)
+
+    async def _listen(self) -> None:
+        """Fan the Redis channel out to this process's watchers, for the life of the process.
+
+        It once ended when the process had no watcher left: a tab that began watching while
+        it was ending was left with no subscription, and saw other tabs' messages only when
+        it reloaded (1 of 6 trials: not within 30 s). A dropped Redis connection ended it
+        too, for good. Now a drop tells every watcher the channel is cut (:class:`Paused`), a
+        new subscription follows (:func:`resubscribe_delay`), and then every watcher is told
+        to read its thread again: what was published meanwhile is lost.
+        """
+        failures = 0
+        while True:
+            pubsub = self._client().pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.psubscribe(_CHANNEL + "*")
+                self._paused = False
+                if failures:
+                    _log.warning("the live channel's Redis subscription is back")
+                    for thread_id in list(self._watchers):
+                        self._deliver(thread_id, _RESYNC)
+                failures = 0
+                if self._subscribed is not None:
+                    self._subscribed.set()
+                while True:
+                    message = await pubsub.get_message(timeout=1.0)
+                    if message is None or message.get("type") != "pmessage":
+                        continue
+                    thread_id = str(message["channel"]).removeprefix(_CHANNEL)
+                    event = read_frame(message["data"])
+                    if event is None:
+                        _log.warning(
+                            "skipped a malformed frame on thread %s's live channel: %.80r",
+                            thread_id,
+                            message["data"],
+                        )
+                        continue
+                    self._deliver(thread_id, event)
+            except Exception:  # Redis went away or dropped us: subscribe again
+                failures += 1
+                if not self._paused:  # every tab says so until the subscription is back
+                    self._paused = True
+                    for thread_id in list(self._watchers):
+                        self._deliver(thread_id, _PAUSED)
+                _log.warning(
+                    "the live channel's Redis subscription dropped; subscribing again in %.0f s",
+                    resubscribe_delay(failures),
+                    exc_info=failures == 1,
+                )
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+            await asyncio.sleep(resubscribe_delay(failures))
+
+    async def _ensure_listener(self) -> None:
+        """Start this process's Redis subscription if needed, and wait until it is made: an
+        event published after ``watch`` returns must reach the new watcher."""
+        if not self.redis_url:
+            return
+        loop = asyncio.get_running_loop()
+        listener = self._listener
+        if listener is None or listener.done() or listener.get_loop() is not loop:
+            if listener is not None and listener.get_loop() is not loop:
+                self._redis_client = None  # a client belongs to the loop it was made in
+            self._subscribed = asyncio.Event()
+            self._listener = loop.create_task(self._listen(), name="baton-live-listener")
+        if self._subscribed is not None:
+            try:
+                await asyncio.wait_for(self._subscribed.wait(), 5)
+            except TimeoutError:
+                _log.warning("the live channel's Redis subscription is slow to start")
+
+    async def publish(self, thread_id: str, run_id: str, event: UiEvent) -> None:
+        """Send one event of run ``run_id`` to every tab watching the thread."""
+        if not self.redis_url:
+            self._deliver(thread_id, Relayed(run_id, event))
+            return
         try:
-            await asyncio.wait_for(_subscribed.wait(), 5)
-        except TimeoutError:
-            _log.warning("the live channel's Redis subscription is slow to start")
+            wire = {**event.model_dump(), "run": run_id}
+            await self._client().publish(_CHANNEL + thread_id, json.dumps(wire, default=str))
+        except Exception:  # other tabs miss a live event; the thread itself is unharmed
+            _log.warning("could not publish a live event of thread %s", thread_id, exc_info=True)
 
+    async def resync(self, thread_id: str) -> None:
+        """Tell every tab on the thread to read it again: a change made outside a run (an
+        undo, a reply chosen back) that no run event describes."""
+        await self.publish(thread_id, new_run_id(), RESYNC)
 
-async def publish(thread_id: str, run_id: str, event: UiEvent) -> None:
-    """Send one event of run ``run_id`` to every tab watching the thread."""
-    if not _redis_url():
-        _deliver(thread_id, Relayed(run_id, event))
-        return
-    try:
-        wire = {**event.model_dump(), "run": run_id}
-        await _client().publish(_CHANNEL + thread_id, json.dumps(wire, default=str))
-    except Exception:  # other tabs miss a live event; the thread itself is unharmed
-        _log.warning("could not publish a live event of thread %s", thread_id, exc_info=True)
+    @contextlib.asynccontextmanager
+    async def watch(self, thread_id: str) -> AsyncIterator[asyncio.Queue[Relayed]]:
+        """A queue of the thread's live events for as long as the block runs."""
+        queue: asyncio.Queue[Relayed] = asyncio.Queue(maxsize=self.queue_limit)
+        self._watchers[thread_id].add(queue)
+        await self._ensure_listener()
+        try:
+            yield queue
+        finally:
+            self._watchers[thread_id].discard(queue)
+            if not self._watchers[thread_id]:
+                del self._watchers[thread_id]
 
+    async def _mark(self, thread_id: str, run_id: str, alive: bool) -> None:
+        """Runs are members of a sorted set scored by when their flag expires."""
+        key = _RUNNING + thread_id
+        if not self.redis_url:
+            runs = self._local_runs[thread_id]
+            if alive:
+                runs[run_id] = time.time() + RUNNING_TTL_SECONDS
+            else:
+                runs.pop(run_id, None)
+                if not runs:
+                    del self._local_runs[thread_id]
+            return
+        try:
+            client = self._client()
+            if alive:
+                await client.zadd(key, {run_id: time.time() + RUNNING_TTL_SECONDS})
+                await client.expire(key, RUNNING_TTL_SECONDS * 2)
+            else:
+                await client.zrem(key, run_id)
+        except Exception:  # the flag is a display aid; the run goes on without it
+            _log.warning("could not mark run %s of thread %s", run_id, thread_id, exc_info=True)
 
-async def resync(thread_id: str) -> None:
-    """Tell every tab on the thread to read it again: a change made outside a run (an undo,
-    a reply chosen back) that no run event describes."""
-    await publish(thread_id, new_run_id(), RESYNC)
+    async def run_started(self, thread_id: str, run_id: str) -> None:
+        await self._mark(thread_id, run_id, alive=True)
+        await self.publish(thread_id, run_id, RunChanged(running=True))
 
+    async def run_alive(self, thread_id: str, run_id: str) -> None:
+        """Renew the run's flag; called while it runs, more often than
+        ``RUNNING_TTL_SECONDS``."""
+        await self._mark(thread_id, run_id, alive=True)
 
-@contextlib.asynccontextmanager
-async def watch(thread_id: str) -> AsyncIterator[asyncio.Queue[Relayed]]:
-    """A queue of the thread's live events for as long as the block runs."""
-    queue: asyncio.Queue[Relayed] = asyncio.Queue(maxsize=QUEUE_LIMIT)
-    _watchers[thread_id].add(queue)
-    await _ensure_listener()
-    try:
-        yield queue
-    finally:
-        _watchers[thread_id].discard(queue)
-        if not _watchers[thread_id]:
-            del _watchers[thread_id]
+    async def run_ended(self, thread_id: str, run_id: str) -> None:
+        await self._mark(thread_id, run_id, alive=False)
+        await self.publish(thread_id, run_id, RunChanged(running=False))
+
+    async def is_running(self, thread_id: str) -> bool:
+        """Whether some worker runs the thread now (a turn, a resume or a handoff)."""
+        now = time.time()
+        if not self.redis_url:
+            runs = self._local_runs.get(thread_id, {})
+            return any(expires > now for expires in runs.values())
+        try:
+            return bool(await self._client().zcount(_RUNNING + thread_id, now, "+inf"))
+        except Exception:
+            return False
+
+    async def relay(
+        self, thread_id: str, run_id: str, events: AsyncIterator[UiEvent]
+    ) -> AsyncGenerator[UiEvent, None]:
+        """Pass a run's events through, publishing them under ``run_id`` so every other tab
+        on the thread (in any worker) follows the run; the thread counts as running
+        meanwhile."""
+        await self.run_started(thread_id, run_id)
+        tokens, flushed_at, renewed_at = "", time.monotonic(), time.monotonic()
+        try:
+            async for event in events:
+                yield event
+                if _sender_only(event):
+                    continue
+                if isinstance(event, TokenEvent):
+                    tokens += event.text
+                    if time.monotonic() - flushed_at < LIVE_FLUSH_SECONDS:
+                        continue
+                if tokens:
+                    await self.publish(thread_id, run_id, TokenEvent(text=tokens))
+                    tokens, flushed_at = "", time.monotonic()
+                if not isinstance(event, TokenEvent):
+                    await self.publish(thread_id, run_id, event)
+                if time.monotonic() - renewed_at > RUNNING_TTL_SECONDS / 3:
+                    await self.run_alive(thread_id, run_id)
+                    renewed_at = time.monotonic()
+        finally:
+            if tokens:
+                await self.publish(thread_id, run_id, TokenEvent(text=tokens))
+            await self.run_ended(thread_id, run_id)
 
 
 async def settled(
@@ -295,94 +384,8 @@ async def settled(
         hurry = hurry or (dirty and urgent(event))
 
 
-async def _mark(thread_id: str, run_id: str, alive: bool) -> None:
-    """Runs are members of a sorted set scored by when their flag expires."""
-    key = _RUNNING + thread_id
-    if not _redis_url():
-        runs = _local_runs[thread_id]
-        if alive:
-            runs[run_id] = time.time() + RUNNING_TTL_SECONDS
-        else:
-            runs.pop(run_id, None)
-            if not runs:
-                del _local_runs[thread_id]
-        return
-    try:
-        client = _client()
-        if alive:
-            await client.zadd(key, {run_id: time.time() + RUNNING_TTL_SECONDS})
-            await client.expire(key, RUNNING_TTL_SECONDS * 2)
-        else:
-            await client.zrem(key, run_id)
-    except Exception:  # the flag is a display aid; the run goes on without it
-        _log.warning("could not mark run %s of thread %s", run_id, thread_id, exc_info=True)
-
-
-async def run_started(thread_id: str, run_id: str) -> None:
-    await _mark(thread_id, run_id, alive=True)
-    await publish(thread_id, run_id, RunChanged(running=True))
-
-
-async def run_alive(thread_id: str, run_id: str) -> None:
-    """Renew the run's flag; called while it runs, more often than ``RUNNING_TTL_SECONDS``."""
-    await _mark(thread_id, run_id, alive=True)
-
-
-async def run_ended(thread_id: str, run_id: str) -> None:
-    await _mark(thread_id, run_id, alive=False)
-    await publish(thread_id, run_id, RunChanged(running=False))
-
-
-async def is_running(thread_id: str) -> bool:
-    """Whether some worker runs the thread now (a turn, a resume or a handoff)."""
-    now = time.time()
-    if not _redis_url():
-        return any(expires > now for expires in _local_runs.get(thread_id, {}).values())
-    try:
-        return bool(await _client().zcount(_RUNNING + thread_id, now, "+inf"))
-    except Exception:
-        return False
-
-
 def _sender_only(event: UiEvent) -> bool:
     """What only the tab that sent a message needs: its outbox acknowledgement and refusals."""
     return isinstance(event, AcceptedEvent) or (
         isinstance(event, Refused) and bool(event.client_id)
     )
-
-
-LIVE_FLUSH_SECONDS = 0.08  # streamed tokens reach other tabs in batches, like the sender's
-
-
-def new_run_id() -> str:
-    return uuid.uuid4().hex
-
-
-async def relay(
-    thread_id: str, run_id: str, events: AsyncIterator[UiEvent]
-) -> AsyncGenerator[UiEvent, None]:
-    """Pass a run's events through, publishing them under ``run_id`` so every other tab
-    on the thread (in any worker) follows the run; the thread counts as running meanwhile."""
-    await run_started(thread_id, run_id)
-    tokens, flushed_at, renewed_at = "", time.monotonic(), time.monotonic()
-    try:
-        async for event in events:
-            yield event
-            if _sender_only(event):
-                continue
-            if isinstance(event, TokenEvent):
-                tokens += event.text
-                if time.monotonic() - flushed_at < LIVE_FLUSH_SECONDS:
-                    continue
-            if tokens:
-                await publish(thread_id, run_id, TokenEvent(text=tokens))
-                tokens, flushed_at = "", time.monotonic()
-            if not isinstance(event, TokenEvent):
-                await publish(thread_id, run_id, event)
-            if time.monotonic() - renewed_at > RUNNING_TTL_SECONDS / 3:
-                await run_alive(thread_id, run_id)
-                renewed_at = time.monotonic()
-    finally:
-        if tokens:
-            await publish(thread_id, run_id, TokenEvent(text=tokens))
-        await run_ended(thread_id, run_id)

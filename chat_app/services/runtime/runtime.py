@@ -68,8 +68,13 @@ def load_tokenizers(app: Backend) -> list[str]:
     return sorted(names)
 
 
-def model_for(assistant: Assistant) -> ResolvedModel:
-    return resolve_model(assistant.model, window_override=assistant.window_override)
+def model_for(app: Backend, assistant: Assistant) -> ResolvedModel:
+    """The assistant's model, on the provider settings the process was started with."""
+    return resolve_model(
+        assistant.model,
+        settings=app.settings.providers,
+        window_override=assistant.window_override,
+    )
 
 
 def window_for(assistant: Assistant, resolved: ResolvedModel) -> EffectiveWindow:
@@ -79,10 +84,10 @@ def window_for(assistant: Assistant, resolved: ResolvedModel) -> EffectiveWindow
     )
 
 
-def policy_for(assistant: Assistant) -> tuple[ContextPolicy, ResolvedModel]:
+def policy_for(app: Backend, assistant: Assistant) -> tuple[ContextPolicy, ResolvedModel]:
     """The assistant's context policy and model: what a chat's reset status needs, without
     the tools a run builds."""
-    resolved = model_for(assistant)
+    resolved = model_for(app, assistant)
     policy = make_policy(
         context_strategy=assistant.context_strategy,
         reset_threshold=assistant.reset_threshold,
@@ -100,7 +105,7 @@ def turn_setup(
     app: Backend, thread_id: str, assistant: Assistant
 ) -> tuple[TurnSetup, ResolvedModel]:
     """Everything a run of ``thread_id`` needs, from the assistant's current settings."""
-    policy, resolved = policy_for(assistant)
+    policy, resolved = policy_for(app, assistant)
     the_store = app.store
     setup = TurnSetup(
         store=the_store,
@@ -112,7 +117,9 @@ def turn_setup(
         tools=make_tools(
             the_store,
             thread_id,
-            commands=command_mode(resolved.is_simulator),
+            commands=command_mode(
+                resolved.is_simulator, commands_enabled=app.settings.sandbox_enabled
+            ),
             sandbox=sandbox_for(app.settings, assistant),
         )
         # Offered from the first message, not only once something was compacted: a tool list

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chat_app.services.presentation.ui_events import UiEvent
-from chat_app.services.runtime.run_stream import Owned
 
 __all__ = [
     "SendRun",
@@ -20,6 +19,7 @@ __all__ = [
     "CloseRun",
     "StopThread",
     "Request",
+    "RunOwned",
     "RunEvent",
     "RunFailed",
     "RunEnded",
@@ -76,12 +76,20 @@ Request = SendRun | ResumeRun | CloseRun | StopThread
 
 # The turn process's replies ---------------------------------------------------------------
 @dataclass(frozen=True)
+class RunOwned:
+    """Run ``run``'s thread is its sender's (its ``RunHandle.owned``): sent before the run's
+    first event, so the worker relays the run to the thread's other tabs."""
+
+    run: int
+
+
+@dataclass(frozen=True)
 class RunEvent:
     """One event of run ``run``, as the run's stream yielded it (pydantic models pickle
     as they are)."""
 
     run: int
-    event: Owned | UiEvent
+    event: UiEvent
 
 
 @dataclass(frozen=True)
@@ -99,7 +107,7 @@ class RunEnded:
     run: int
 
 
-Reply = RunEvent | RunFailed | RunEnded
+Reply = RunOwned | RunEvent | RunFailed | RunEnded
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from agent_core.events import AcceptedEvent
 from chat_app.db.lease import HOLDER_TAG_ENV  # the child's leases carry it: freed at its death
 from chat_app.errors import AppError
 from chat_app.services.presentation.ui_events import Refused
-from chat_app.services.runtime.run_stream import RunStream
+from chat_app.services.runtime.run_stream import RunHandle, RunStream
 from chat_app.services.runtime.turn_frames import (
     ChildLost,
     CloseRun,
@@ -52,6 +52,7 @@ from chat_app.services.runtime.turn_frames import (
     RunEnded,
     RunEvent,
     RunFailed,
+    RunOwned,
     SendRun,
     StartRun,
     StopThread,
@@ -173,7 +174,7 @@ class _Client:
         try:
             while True:
                 match await channel.receive():
-                    case RunEvent() | RunFailed() | RunEnded() as reply:
+                    case RunOwned() | RunEvent() | RunFailed() | RunEnded() as reply:
                         found = self.runs.get(reply.run)
                         if found is not None:
                             found[1].put_nowait(reply)
@@ -292,25 +293,34 @@ class TurnProcess:
         text: str,
         client_id: str | None,
         *,
+        handle: RunHandle,
         after_unstored: bool = False,
     ) -> RunStream:
         return self.stream(
             thread_id,
             lambda run: SendRun(run, owner, thread_id, text, client_id, after_unstored),
+            handle=handle,
             client_id=client_id,
         )
 
-    def resume(self, owner: str, thread_id: str, *, cut: bool) -> RunStream:
-        return self.stream(thread_id, lambda run: ResumeRun(run, owner, thread_id, cut))
+    def resume(self, owner: str, thread_id: str, *, cut: bool, handle: RunHandle) -> RunStream:
+        return self.stream(
+            thread_id, lambda run: ResumeRun(run, owner, thread_id, cut), handle=handle
+        )
 
     async def stream(
-        self, thread_id: str, start: Callable[[int], StartRun], *, client_id: str | None = None
+        self,
+        thread_id: str,
+        start: Callable[[int], StartRun],
+        *,
+        handle: RunHandle,
+        client_id: str | None = None,
     ) -> RunStream:
         """The events of the run ``start(run)`` asks for on ``thread_id``, run in the turn
-        process (``run`` is the number its frames come back under). Closing it early closes
-        the run there, as closing the run's own stream would have; if the child dies
-        meanwhile, an error event says so and it ends. ``client_id``: the sender's message,
-        for a send."""
+        process (``run`` is the number its frames come back under); the run's ``RunOwned``
+        frame sets ``handle.owned``. Closing it early closes the run there, as closing the
+        run's own stream would have; if the child dies meanwhile, an error event says so
+        and it ends. ``client_id``: the sender's message, for a send."""
         client = self._client
         if client is None:
             raise RuntimeError("the turn process is not started in this process")
@@ -328,6 +338,9 @@ class TurnProcess:
                 channel.post(start(run))
                 while True:
                     reply = await queue.get()
+                    if isinstance(reply, RunOwned):
+                        handle.owned = True
+                        continue
                     if isinstance(reply, RunEvent):
                         accepted = accepted or isinstance(reply.event, AcceptedEvent)
                         yield reply.event

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -16,9 +16,10 @@ from agent_core.accounting._calibration import ContextEstimator
 from agent_core.context._build import build_context
 from agent_core.errors import ConfigurationError, ContextOverflowError, ProviderError
 from agent_core.providers._errors import ProviderErrorMapping, to_provider_error
-from agent_core.providers._real import ProviderSettings, resolve_real_model
+from agent_core.providers._real import resolve_real_model
 from agent_core.providers._retry import Failure as CallFailure
 from agent_core.providers._retry import RetryPolicy
+from agent_core.providers._settings import ProviderSettings
 from agent_core.providers._stream_end import is_cut_off
 from tests.agent_core.providers.servers import (
     ANTHROPIC_OVERFLOW,
@@ -39,6 +40,15 @@ KEY = "sk-test-BATONLEAKCANARY-0123456789"
 URL_KEY = "sk-url-BATONLEAKCANARY-9876543210"  # a key carried inside a base URL
 TASK = "Build a CSV parser for invoices"
 FAST = ProviderSettings(timeout=5.0, retry=RetryPolicy(attempts=3, base_delay=0.01))
+
+
+def configured(
+    credentials: dict[str, str], settings: ProviderSettings | None = None
+) -> ProviderSettings:
+    """``settings`` (the defaults without) with these keys and URLs."""
+    return replace(settings or ProviderSettings(), credentials=credentials)
+
+
 HANDOFF = {
     "completed_work": ["Wrote the parser modules"],
     "in_progress": ["Parser tests"],
@@ -65,7 +75,7 @@ class Provider:
         return {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": url}
 
     def model(self, url: str, settings: ProviderSettings = FAST) -> ProviderErrorMapping:
-        resolved = resolve_real_model(self.spec, env=self.env(url), settings=settings)
+        resolved = resolve_real_model(self.spec, settings=configured(self.env(url), settings))
         assert not resolved.is_simulator
         return resolved.model  # type: ignore[return-value]
 
@@ -463,7 +473,8 @@ async def test_keys_never_reach_events_errors_or_logs(provider, caplog) -> None:
 )
 def test_the_label_names_the_endpoint_without_its_credentials(base_url, label) -> None:
     resolved = resolve_real_model(
-        "openai-compatible:m", env={"BATON_OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": KEY}
+        "openai-compatible:m",
+        settings=configured({"BATON_OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": KEY}),
     )
     assert resolved.label == label
 
@@ -498,7 +509,7 @@ async def test_a_key_in_the_base_url_reaches_no_event_error_or_log(log_redaction
     with OpenAIServer(script) as server:
         host = server.url.removeprefix("http://")
         env = {"BATON_OPENAI_BASE_URL": f"http://user:{URL_KEY}@{host}/v1?api_key={URL_KEY}"}
-        resolved = resolve_real_model("openai-compatible:m", env=env, settings=FAST)
+        resolved = resolve_real_model("openai-compatible:m", settings=configured(env, FAST))
         setup = make_setup(model=resolved.model, model_name="openai-compatible:m", window=200_000)
         events = await run(setup, "hi")
     [error] = of_type(events, "error")
@@ -521,7 +532,7 @@ def test_without_credentials_the_simulator_says_what_to_set() -> None:
         ("anthropic:claude-sonnet-4-6", "ANTHROPIC_API_KEY"),
         ("openai-compatible:qwen2.5-coder", "BATON_OPENAI_BASE_URL"),
     ]:
-        resolved = resolve_real_model(spec, env={})
+        resolved = resolve_real_model(spec, settings=configured({}))
         assert resolved.is_simulator
         assert hint in resolved.label and spec in resolved.label
 
@@ -533,7 +544,7 @@ def test_settings_reach_the_client() -> None:
         "BATON_MODEL_RETRIES": "5",
         "BATON_RETRY_DELAY": "0.5",
     }
-    resolved = resolve_real_model("openai:gpt-4o", env=env)
+    resolved = resolve_real_model("openai:gpt-4o", settings=ProviderSettings.from_env(env))
     model = resolved.model
     assert isinstance(model, ProviderErrorMapping)
     assert resolved.label == "openai:gpt-4o" and resolved.name == "openai:gpt-4o"
@@ -546,7 +557,8 @@ def test_settings_reach_the_client() -> None:
 
 def test_openai_compatible_needs_only_a_base_url() -> None:
     resolved = resolve_real_model(
-        "openai-compatible:qwen2.5-coder", env={"BATON_OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"}
+        "openai-compatible:qwen2.5-coder",
+        settings=configured({"BATON_OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"}),
     )
     assert not resolved.is_simulator
     assert resolved.label == "qwen2.5-coder @ 127.0.0.1:8000"
@@ -554,14 +566,16 @@ def test_openai_compatible_needs_only_a_base_url() -> None:
 
 
 def test_anthropic_uses_tool_calling_for_structured_output() -> None:
-    resolved = resolve_real_model("anthropic:claude-sonnet-4-6", env={"ANTHROPIC_API_KEY": KEY})
+    resolved = resolve_real_model(
+        "anthropic:claude-sonnet-4-6", settings=configured({"ANTHROPIC_API_KEY": KEY})
+    )
     assert resolved.model.structured_method == "function_calling"
     assert resolved.label == "anthropic:claude-sonnet-4-6"
 
 
 def test_ollama_uses_its_base_url() -> None:
     resolved = resolve_real_model(
-        "ollama:llama3.1", env={"OLLAMA_BASE_URL": "http://127.0.0.1:11435"}
+        "ollama:llama3.1", settings=configured({"OLLAMA_BASE_URL": "http://127.0.0.1:11435"})
     )
     assert resolved.model.inner.base_url == "http://127.0.0.1:11435"
     assert resolved.model.structured_method == "json_schema"
@@ -579,7 +593,9 @@ async def test_ollama_is_asked_for_the_window_baton_manages(spec, override, num_
     # Ollama silently cuts a prompt longer than num_ctx; Baton must not count on more.
     with OllamaServer(lambda body, i: Reply(text="ok")) as server:
         resolved = resolve_real_model(
-            spec, env={"OLLAMA_BASE_URL": server.url}, settings=FAST, window_override=override
+            spec,
+            settings=configured({"OLLAMA_BASE_URL": server.url}, FAST),
+            window_override=override,
         )
         await resolved.model.ainvoke("hi")
     assert server.requests[0]["options"]["num_ctx"] == num_ctx
@@ -588,11 +604,9 @@ async def test_ollama_is_asked_for_the_window_baton_manages(spec, override, num_
 @pytest.mark.parametrize("spec", ["gemini:gemini-2.0", "openai:"])
 def test_an_unknown_provider_or_missing_model_is_a_configuration_error(spec) -> None:
     with pytest.raises(ConfigurationError):
-        resolve_real_model(spec, env={"OPENAI_API_KEY": KEY})
+        resolve_real_model(spec, settings=configured({"OPENAI_API_KEY": KEY}))
 
 
 def test_bad_settings_are_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match="BATON_MODEL_TIMEOUT"):
-        resolve_real_model(
-            "openai:gpt-4o", env={"OPENAI_API_KEY": KEY, "BATON_MODEL_TIMEOUT": "soon"}
-        )
+        ProviderSettings.from_env({"OPENAI_API_KEY": KEY, "BATON_MODEL_TIMEOUT": "soon"})

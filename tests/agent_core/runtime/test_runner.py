@@ -10,6 +10,7 @@ import time
 import pytest
 
 from agent_core.events import MessageEvent, TokenEvent
+from agent_core.redaction import forget_known_secrets, remember_secrets
 from agent_core.runtime._runner import ThreadRunner
 from agent_core.storage._memory_store import InMemoryStore
 from agent_core.testing import ScriptedChatModel
@@ -18,13 +19,16 @@ from tests.agent_core.runtime_helpers import collect, make_setup, of_type, run
 KEY = "sk-runner-BATONLEAKCANARY-0123456789"
 
 
-async def test_a_failed_turn_shows_no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_failed_turn_shows_no_credentials() -> None:
     # An exception that skipped the provider mapping (a proxy layer, a tool, a bug) may quote
-    # the request URL and the configured key.
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    # the request URL and the configured key (which the process was told of at start-up).
+    remember_secrets([KEY])
     failure = RuntimeError(f"cannot reach https://user:{KEY}@host/v1 with Bearer {KEY}")
     setup = make_setup(model=ScriptedChatModel([failure]))
-    events = await run(setup, "hi")
+    try:
+        events = await run(setup, "hi")
+    finally:
+        forget_known_secrets()
     [error] = of_type(events, "error")
     assert error["data"]["message"] == "cannot reach https://host/v1 with Bearer [redacted]"
 

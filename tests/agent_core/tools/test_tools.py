@@ -47,13 +47,17 @@ def sandboxed_setup(model: ScriptedChatModel, store: InMemoryStore | None = None
 
 
 def test_a_real_model_gets_the_sandbox_and_the_simulator_its_script(monkeypatch) -> None:
-    monkeypatch.setattr("agent_core.tools._builtin.sandbox_unavailable_reason", lambda: None)
+    monkeypatch.setattr(
+        "agent_core.tools._builtin.sandbox_unavailable_reason", lambda enabled=True: None
+    )
     assert command_mode(is_simulator=True) == "simulated"
     assert command_mode(is_simulator=False) == "sandbox"
 
 
 def test_without_a_sandbox_a_real_model_is_not_offered_run_command(monkeypatch) -> None:
-    monkeypatch.setattr("agent_core.tools._builtin.sandbox_unavailable_reason", lambda: "no bwrap")
+    monkeypatch.setattr(
+        "agent_core.tools._builtin.sandbox_unavailable_reason", lambda enabled=True: "no bwrap"
+    )
     assert command_mode(is_simulator=False) == "off"
     names = [tool.name for tool in make_tools(InMemoryStore(), "t1", commands="off")]
     assert names == ["read_file", "write_file", "edit_file", "write_todos"]

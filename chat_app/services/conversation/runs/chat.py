@@ -29,10 +29,10 @@ from chat_app.services.conversation.threads import importing
 from chat_app.services.conversation.threads.chats import misconfigured
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import Refused, UiEvent
-from chat_app.services.runtime import live, runtime
+from chat_app.services.runtime import runtime
 from chat_app.services.runtime.container import App
 from chat_app.services.runtime.live import new_run_id
-from chat_app.services.runtime.run_stream import Owned, RunStream, TurnExecutor
+from chat_app.services.runtime.run_stream import RunHandle, RunStream, TurnExecutor
 
 __all__ = [
     "send_message",
@@ -40,7 +40,7 @@ __all__ = [
     "resume_here",
     "executor",
     "InProcess",
-    "Owned",
+    "RunHandle",
     "run_handoff",
     "resume_queued",
     "resume_detached",
@@ -97,8 +97,11 @@ async def send_message(
     ``after_unstored``: the tab's previous send was settled without a message (a command,
     a refusal): this one does not wait for it (:mod:`chat_app.services.runtime.send_order`).
     """
-    run = executor(app).send(owner, thread_id, text, client_id, after_unstored=after_unstored)
-    async with contextlib.aclosing(relayed(thread_id, run_id, run)) as events:
+    handle = RunHandle()
+    run = executor(app).send(
+        owner, thread_id, text, client_id, handle=handle, after_unstored=after_unstored
+    )
+    async with contextlib.aclosing(relayed(app, thread_id, run_id, run, handle)) as events:
         async for event in events:
             yield event
 
@@ -116,12 +119,21 @@ class InProcess:
         text: str,
         client_id: str | None,
         *,
+        handle: RunHandle,
         after_unstored: bool = False,
     ) -> RunStream:
-        return send_here(self.app, owner, thread_id, text, client_id, after_unstored=after_unstored)
+        return send_here(
+            self.app,
+            owner,
+            thread_id,
+            text,
+            client_id,
+            handle=handle,
+            after_unstored=after_unstored,
+        )
 
-    def resume(self, owner: str, thread_id: str, *, cut: bool) -> RunStream:
-        return resume_here(self.app, owner, thread_id, cut=cut)
+    def resume(self, owner: str, thread_id: str, *, cut: bool, handle: RunHandle) -> RunStream:
+        return resume_here(self.app, owner, thread_id, cut=cut, handle=handle)
 
 
 def executor(app: App) -> TurnExecutor:
@@ -144,8 +156,9 @@ async def resume_queued(
     holds the thread's turn lock, so this waits for it and then finds the queue empty. In
     the app it runs in the turn process, as a send does.
     """
-    run = executor(app).resume(owner, thread_id, cut=cut)
-    async with contextlib.aclosing(relayed(thread_id, run_id, run)) as events:
+    handle = RunHandle()
+    run = executor(app).resume(owner, thread_id, cut=cut, handle=handle)
+    async with contextlib.aclosing(relayed(app, thread_id, run_id, run, handle)) as events:
         async for event in events:
             yield event
 
@@ -180,7 +193,7 @@ def resume_detached(
         try:
             if after:
                 await asyncio.sleep(after)
-                if await live.is_running(thread_id):
+                if await app.live.is_running(thread_id):
                     return
             async for _ in resume_queued(app, owner, thread_id, cut=cut):
                 pass

@@ -21,7 +21,7 @@ from chat_app.services.conversation.threads import importing
 from chat_app.services.conversation.threads.chats import misconfigured
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import Refused, RowsReplaced, UiEvent
-from chat_app.services.runtime import live, runtime
+from chat_app.services.runtime import runtime
 from chat_app.services.runtime.container import App
 
 __all__ = [
@@ -74,7 +74,7 @@ async def _idle(app: App, thread_id: str) -> None:
     if await asyncio.to_thread(importing.is_imported, app, thread_id):
         raise ReplyRefused(importing.READ_ONLY, code="read_only")
     store = app.store
-    if app.is_busy(thread_id) or await live.is_running(thread_id):
+    if app.is_busy(thread_id) or await app.live.is_running(thread_id):
         raise ReplyRefused(
             "The agent is working; wait for it to finish (or stop it) first.", code="agent_working"
         )
@@ -164,5 +164,5 @@ async def choose_reply(app: App, owner: str, thread_id: str, seq: int) -> list[t
             )
     except StoreError as exc:
         raise ReplyRefused(str(exc), code="store_failed") from None
-    await live.resync(thread_id)  # the chat's other tabs dim the other reply too
+    await app.live.resync(thread_id)  # the chat's other tabs dim the other reply too
     return replaced_replies(app, thread_id)

@@ -2,7 +2,7 @@
 handoff before the session it opens runs.
 
 Everything the page shows is read back from the store (:func:`status`), so every tab and a
-reload agree. Actions that change the timeline run as a relayed run (:func:`live.relay`):
+reload agree. Actions that change the timeline run as a relayed run (:meth:`LiveChannel.relay`):
 every tab on the thread, the one that asked included, follows them on the live channel.
 """
 
@@ -46,9 +46,10 @@ from chat_app.services.conversation.runs.chat import answer_waiting
 from chat_app.services.conversation.runs.turn_growth import has_older_part, next_turn_peak
 from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import UiEvent
-from chat_app.services.runtime import live, runtime
+from chat_app.services.runtime import runtime
 from chat_app.services.runtime.backend import Backend
 from chat_app.services.runtime.container import App
+from chat_app.services.runtime.live import new_run_id
 
 __all__ = [
     "ResetStatus",
@@ -138,7 +139,7 @@ def status(app: Backend, owner: str | None, thread_id: str) -> ResetStatus:
     if assistant is None:
         return ResetStatus()
     try:
-        policy, resolved = runtime.policy_for(assistant)
+        policy, resolved = runtime.policy_for(app, assistant)
     except ConfigurationError:
         return ResetStatus()
     default = _model_default(resolved.name, policy)
@@ -165,21 +166,21 @@ def status(app: Backend, owner: str | None, thread_id: str) -> ResetStatus:
     )
 
 
-async def _publish_rows(app: Backend, thread_id: str, rows: list[Any]) -> None:
+async def _publish_rows(app: App, thread_id: str, rows: list[Any]) -> None:
     """Show stored marker rows in every tab on the thread (markers carry no model label)."""
     translator = Translator(await asyncio.to_thread(app.store.sessions, thread_id), "")
-    run_id = live.new_run_id()
+    run_id = new_run_id()
     for row in rows:
         for event in translator.translate(MessageEvent.of(row)):
-            await live.publish(thread_id, run_id, event)
+            await app.live.publish(thread_id, run_id, event)
 
 
-async def defer(app: Backend, owner: str | None, thread_id: str) -> bool:
+async def defer(app: App, owner: str | None, thread_id: str) -> bool:
     """ "Not yet"; False when a deferral already waits (or the chat is not the owner's)."""
     return await _store_marker(app, owner, thread_id, defer_next_trigger)
 
 
-async def hand_off_next_step(app: Backend, owner: str | None, thread_id: str) -> bool:
+async def hand_off_next_step(app: App, owner: str | None, thread_id: str) -> bool:
     """ "Hand off now" while a turn runs: the turn hands off before its next model call, as
     ``/handoff`` would between turns. False when a request already waits (or the chat is
     not the owner's)."""
@@ -187,7 +188,7 @@ async def hand_off_next_step(app: Backend, owner: str | None, thread_id: str) ->
 
 
 async def _store_marker(
-    app: Backend,
+    app: App,
     owner: str | None,
     thread_id: str,
     store_once: Callable[[Any, str], Any],
@@ -214,12 +215,12 @@ async def _translated(
 
 
 async def _relayed(
-    app: Backend, setup: TurnSetup, label: str, events: AsyncIterator[Event]
+    app: App, setup: TurnSetup, label: str, events: AsyncIterator[Event]
 ) -> list[UiEvent]:
     """Run ``events`` as a run every tab follows; the events it produced, for the caller."""
     seen = []
-    async for event in live.relay(
-        setup.thread_id, live.new_run_id(), _translated(app, setup, label, events)
+    async for event in app.live.relay(
+        setup.thread_id, new_run_id(), _translated(app, setup, label, events)
     ):
         seen.append(event)
     return seen
@@ -258,7 +259,7 @@ def edited_artifact(original: dict[str, Any], form: dict[str, Any]) -> HandoffAr
 
 
 async def settle_review(
-    app: Backend,
+    app: App,
     owner: str | None,
     thread_id: str,
     form: dict[str, Any] | None,

@@ -17,22 +17,30 @@ from chat_app.services.presentation.run_events import Translator
 from chat_app.services.presentation.ui_events import UiEvent
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.container import App
-from chat_app.services.runtime.run_stream import Owned, RunStream
+from chat_app.services.runtime.run_stream import RunHandle, RunStream
 
 __all__ = ["resume_here"]
 
 
-async def resume_here(app: App, owner: str, thread_id: str, *, cut: bool = False) -> RunStream:
+async def resume_here(
+    app: App,
+    owner: str,
+    thread_id: str,
+    *,
+    cut: bool = False,
+    handle: RunHandle | None = None,
+) -> RunStream:
     """:func:`chat.resume_queued`'s run in this process, unrelayed: nothing when no message of
-    the owner's thread waits (and no ``cut`` turn is to be answered again), else
-    :class:`Owned` and the run's events."""
+    the owner's thread waits (and no ``cut`` turn is to be answered again), else the run's
+    events, with ``handle.owned`` set before the first."""
     if app.runner.is_busy(thread_id):
         return
     begin_start()
     found = await asyncio.to_thread(_prepare_resume, app, owner, thread_id, cut)
     if found is None:
         return
-    yield Owned()
+    if handle is not None:
+        handle.owned = True
     setup, label, sessions = found
     async with contextlib.aclosing(
         _resume_prepared(app, thread_id, setup, label, sessions, cut)

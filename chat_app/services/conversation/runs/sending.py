@@ -33,7 +33,7 @@ from chat_app.services.presentation.ui_events import QueuedShown, Refused, Title
 from chat_app.services.presentation.views import TimelineItem
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.container import App
-from chat_app.services.runtime.run_stream import Owned, RunStream
+from chat_app.services.runtime.run_stream import RunHandle, RunStream
 
 __all__ = ["send_here"]
 
@@ -45,18 +45,20 @@ async def send_here(
     text: str,
     client_id: str | None = None,
     *,
+    handle: RunHandle | None = None,
     after_unstored: bool = False,
 ) -> RunStream:
-    """:func:`chat.send_message`'s run in this process, unrelayed: :class:`Owned` first when the
-    thread is the owner's, then the run's events. ``after_unstored``: the tab's send before
-    this one was settled without a message (a command, a refusal), so nothing is waited for."""
+    """:func:`chat.send_message`'s run in this process, unrelayed: the run's events, with
+    ``handle.owned`` set before the first when the thread is the owner's. ``after_unstored``:
+    the tab's send before this one was settled without a message (a command, a refusal), so
+    nothing is waited for."""
     begin_start()  # until the turn's first output: see agent_core.runtime._lanes
     # The reads and checks before the turn are one trip off the event loop: under load a
     # write waits for SQLite's lock (every tab of the worker would wait with it), and each
     # trip waits its turn on the loop when it comes back.
     prepared = await asyncio.to_thread(_prepare_send, app, owner, thread_id, text, client_id)
-    if prepared.owned:
-        yield Owned()
+    if handle is not None:
+        handle.owned = prepared.owned
     try:
         async with contextlib.aclosing(
             _send_prepared(app, prepared, thread_id, client_id, after_unstored)

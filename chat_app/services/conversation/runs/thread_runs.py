@@ -1,6 +1,6 @@
 """What every run of a chat starts and ends with: its thread and assistant, the chat's
 name from its first message, the touch that moves it up the list, and the relay of its events
-to the thread's other tabs (:func:`live.relay`)."""
+to the thread's other tabs (the app's live channel, :meth:`LiveChannel.relay`)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from chat_app.db import repo
 from chat_app.services.conversation.threads.titles import DEFAULT_TITLE, title_from_message
 from chat_app.services.presentation.ui_events import UiEvent
-from chat_app.services.runtime import live
 from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime.container import App
 from chat_app.services.runtime.live import new_run_id
-from chat_app.services.runtime.run_stream import Owned, RunStream
+from chat_app.services.runtime.run_stream import RunHandle, RunStream
 
 __all__ = ["assistant_for", "title_from_first_message", "touch", "broadcast", "relayed"]
 
@@ -46,43 +46,41 @@ def touch(app: Backend, thread_id: str) -> None:
 
 
 async def broadcast(
-    app: Backend,
+    app: App,
     owner: str,
     thread_id: str,
     run_id: str | None,
     events: AsyncIterator[UiEvent],
 ) -> AsyncIterator[UiEvent]:
-    """A run's UI events, also relayed to the thread's other tabs (:func:`live.relay`).
+    """A run's UI events, also relayed to the thread's other tabs (:meth:`LiveChannel.relay`).
     Only the thread's owner's runs are relayed."""
     if (await asyncio.to_thread(assistant_for, app, owner, thread_id))[0] is None:
         relayed = events
     else:
-        relayed = live.relay(thread_id, run_id or new_run_id(), events)
+        relayed = app.live.relay(thread_id, run_id or new_run_id(), events)
     async for event in relayed:
         yield event
 
 
 async def relayed(
-    thread_id: str, run_id: str | None, run: RunStream
+    app: App, thread_id: str, run_id: str | None, run: RunStream, handle: RunHandle
 ) -> AsyncGenerator[UiEvent, None]:
-    """``run``'s events; relayed to the thread's other tabs when it starts with :class:`Owned`."""
+    """``run``'s events; relayed to the thread's other tabs when its ``handle`` says, by its
+    first event, that the thread is the sender's (a run with no event is relayed nowhere)."""
     async with contextlib.aclosing(run):
-        match await anext(run, None):
-            case None:
-                return
-            case Owned():  # only the owner's runs reach the thread's other tabs
-                events = live.relay(thread_id, run_id or new_run_id(), _page_events(run))
-            case first:
-                yield first
-                events = _page_events(run)
+        first = await anext(run, None)
+        if first is None:
+            return
+        events = _from(first, run)
+        if handle.owned:  # only the owner's runs reach the thread's other tabs
+            events = app.live.relay(thread_id, run_id or new_run_id(), events)
         async with contextlib.aclosing(events):
             async for event in events:
                 yield event
 
 
-async def _page_events(run: RunStream) -> AsyncGenerator[UiEvent, None]:
-    """The rest of ``run``: an :class:`Owned` marker only ever comes first, and is never shown
-    nor published to other tabs."""
+async def _from(first: UiEvent, run: RunStream) -> AsyncGenerator[UiEvent, None]:
+    """``first``, then the rest of ``run``."""
+    yield first
     async for event in run:
-        if not isinstance(event, Owned):
-            yield event
+        yield event

@@ -14,7 +14,8 @@ import contextlib
 import hashlib
 from collections.abc import AsyncIterator
 
-from chat_app.services.runtime import live
+from chat_app.services.runtime.container import App
+from chat_app.services.runtime.live import Relayed
 
 __all__ = ["announce", "watch"]
 
@@ -26,13 +27,13 @@ def _channel(owner: str) -> str:
     return _PREFIX + hashlib.sha256(owner.encode()).hexdigest()[:32]
 
 
-async def announce(owner: str) -> None:
+async def announce(app: App, owner: str) -> None:
     """Tell every tab of ``owner`` that their chat list changed."""
-    await live.resync(_channel(owner))
+    await app.live.resync(_channel(owner))
 
 
 @contextlib.asynccontextmanager
-async def watch(owner: str) -> AsyncIterator[asyncio.Queue[live.Relayed]]:
+async def watch(app: App, owner: str) -> AsyncIterator[asyncio.Queue[Relayed]]:
     """A queue that receives an item each time ``owner``'s chat list changes."""
-    async with live.watch(_channel(owner)) as queue:
+    async with app.live.watch(_channel(owner)) as queue:
         yield queue

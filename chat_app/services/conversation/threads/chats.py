@@ -23,8 +23,10 @@ from chat_app.services.presentation.views import (
     TimelineView,
     WindowView,
 )
-from chat_app.services.runtime import live, runtime
+from chat_app.services.runtime import runtime
 from chat_app.services.runtime.backend import Backend
+from chat_app.services.runtime.container import App
+from chat_app.services.runtime.live import new_run_id
 
 __all__ = [
     "list_threads",
@@ -115,10 +117,10 @@ def rename_thread(app: Backend, owner: str, thread_id: str, title: str) -> Threa
         return _summary(thread) if thread else None
 
 
-async def announce_title(thread_id: str, title: str) -> None:
+async def announce_title(app: App, thread_id: str, title: str) -> None:
     """Show a renamed chat's title in every tab on it, in any worker (the live channel),
     as a first message's naming reaches them inside its run."""
-    await live.publish(thread_id, live.new_run_id(), TitleChanged(title=title))
+    await app.live.publish(thread_id, new_run_id(), TitleChanged(title=title))
 
 
 def delete_thread(app: Backend, owner: str, thread_id: str) -> bool:
