@@ -1,15 +1,18 @@
 import reflex as rx
 
 
-def fold(body: rx.Component, is_long: rx.Var[bool], class_name: str = "") -> rx.Component:
+def fold(
+    body: rx.Component, is_long: rx.Var[bool], class_name: str = "", body_class: str = ""
+) -> rx.Component:
     """``body`` clipped to a few lines with a "Show more" toggle when ``is_long``.
 
     The whole text stays in the page (find, select and copy get all of it); only CSS clips
-    it, to the height the enclosing ``class_name`` sets in ``--baton-fold-height``. The
-    toggle is a checkbox the stylesheet reads with ``:has()``: no state round trip, no script.
+    the box around ``body`` (of class ``body_class``) to the height the enclosing
+    ``class_name`` sets in ``--baton-fold-height``. The toggle is a checkbox the stylesheet
+    reads with ``:has()``: no state round trip, no script.
     """
     return rx.box(
-        rx.box(body, class_name="baton-fold-body"),
+        rx.box(body, class_name=f"baton-fold-body {body_class}".strip()),
         rx.cond(
             is_long,
             rx.el.label(

@@ -24,8 +24,4 @@ def message_text(content: rx.Var[str], is_user: rx.Var[bool]) -> rx.Component:
         | (lines > LONG_MESSAGE_LINES)
         | (is_user & ((content.length() > LONG_USER_CHARS) | (lines > LONG_USER_LINES)))
     )
-    return fold(
-        rx.box(safe_markdown(content), class_name="baton-message-body"),
-        is_long,
-        "baton-message-text",
-    )
+    return fold(safe_markdown(content), is_long, "baton-message-text", "baton-message-body")

@@ -139,6 +139,7 @@ def test_a_long_message_the_review_form_and_the_card_as_a_user_sees_them(
     goal.get_by_text("Show more").click()
     assert goal.locator(".baton-fold-body").bounding_box()["height"] > folded + 2 * line
     goal.get_by_text("Show less").click()
+    goal.evaluate("e => e.scrollIntoView({block: 'center'})")  # the card's folded top
     _shoot(tab, screenshot_dir, "handoff-card")
 
 
