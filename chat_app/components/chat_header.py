@@ -27,6 +27,7 @@ def chat_header() -> rx.Component:
                 spacing="0",
                 min_width="0",
                 flex="1",
+                class_name="baton-chat-title",
             ),
             # An imported session ran on another agent's context: no meter of Baton's.
             rx.cond(ReplayState.imported, rx.fragment(), context_meter()),

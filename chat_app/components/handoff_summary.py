@@ -1,6 +1,11 @@
 import reflex as rx
 
+from chat_app.components.fold import fold
 from chat_app.states.rows import FileRow, HandoffCard
+
+# Past either, a line of the card shows its first four lines and "Show more".
+LONG_LINE_CHARS = 320
+LONG_LINE_LINES = 4
 
 
 def _section(title: str, items: rx.Var[list[str]], icon: rx.Component, kind: str) -> rx.Component:
@@ -34,13 +39,21 @@ def _collapsed(title: str, items: rx.Var[list[str]], kind: str) -> rx.Component:
 
 
 def _line(label: str, value: rx.Var[str], kind: str) -> rx.Component:
+    """A labelled line of the card (Goal, Next), folded to a few lines when long: a goal
+    quoted from a pasted request was a 2,900-character wall above the rest of the card."""
+    text = value.to(str)
+    is_long = (text.length() > LONG_LINE_CHARS) | (text.split("\n").length() > LONG_LINE_LINES)
     return rx.cond(
         value != "",
-        rx.text(
-            rx.text(label, weight="bold", as_="span"),
-            value,
-            size="2",
-            class_name=f"baton-handoff-{kind} baton-handoff-line",
+        fold(
+            rx.text(
+                rx.text(label, weight="bold", as_="span"),
+                value,
+                size="2",
+                class_name=f"baton-handoff-{kind} baton-handoff-line",
+            ),
+            is_long,
+            "baton-handoff-fold",
         ),
     )
 

@@ -1,5 +1,6 @@
 import reflex as rx
 
+from chat_app.components.fold import fold
 from chat_app.components.safe_markdown import safe_markdown
 
 # Above either limit a message is shown collapsed, with a "Show more" toggle.
@@ -14,9 +15,8 @@ LONG_USER_LINES = 12
 def message_text(content: rx.Var[str], is_user: rx.Var[bool]) -> rx.Component:
     """A message's Markdown, collapsed to a fixed height when it is long.
 
-    The whole text stays in the page (find, select and the copy button get all of it); only
-    CSS clips it. The toggle is a checkbox the stylesheet reads with ``:has()``, so it needs
-    no state round trip and no script.
+    The whole text stays in the page (find, select and the copy button get all of it):
+    see :func:`fold`.
     """
     lines = content.split("\n").length()
     is_long = (
@@ -24,17 +24,4 @@ def message_text(content: rx.Var[str], is_user: rx.Var[bool]) -> rx.Component:
         | (lines > LONG_MESSAGE_LINES)
         | (is_user & ((content.length() > LONG_USER_CHARS) | (lines > LONG_USER_LINES)))
     )
-    return rx.box(
-        rx.box(safe_markdown(content), class_name="baton-message-body"),
-        rx.cond(
-            is_long,
-            rx.el.label(
-                rx.el.input(type="checkbox", class_name="baton-more-toggle"),
-                rx.el.span("Show more", class_name="baton-more-closed"),
-                rx.el.span("Show less", class_name="baton-more-open"),
-                class_name="baton-more",
-            ),
-        ),
-        class_name="baton-message-text",
-        data_long=rx.cond(is_long, "true", "false"),
-    )
+    return fold(safe_markdown(content), is_long, "baton-message-text", "baton-message-body")

@@ -6,6 +6,7 @@ import reflex as rx
 
 from chat_app.root import root
 from chat_app.services.conversation.runs import chart_for
+from chat_app.services.presentation.counts import counted
 from chat_app.states.identity import IdentityState
 
 __all__ = ["ChartState"]
@@ -14,11 +15,6 @@ __all__ = ["ChartState"]
 def _thread_id(path: str) -> str:
     parts = [part for part in path.split("/") if part]
     return parts[-1] if len(parts) >= 2 and parts[-2] == "t" else ""
-
-
-def _counted(number: int, noun: str) -> str:
-    """ "1 reset", "2 resets"."""
-    return f"{number:,} {noun}" + ("" if number == 1 else "s")
 
 
 class ChartState(IdentityState):
@@ -59,10 +55,10 @@ class ChartState(IdentityState):
         }
         self.summary = " · ".join(
             [
-                _counted(chart.calls, "model call"),
-                _counted(counts["reset"], "reset"),
-                _counted(counts["compaction"], "compaction"),
-                _counted(counts["mask"], "mask"),
+                counted(chart.calls, "model call"),
+                counted(counts["reset"], "reset"),
+                counted(counts["compaction"], "compaction"),
+                counted(counts["mask"], "mask"),
             ]
         )
         # The handoff and summary calls are model calls too: what they cost, beside the rest.

@@ -10,6 +10,7 @@ import reflex as rx
 
 from chat_app.root import root
 from chat_app.services.conversation import threads as thread_service
+from chat_app.services.presentation.counts import counted
 from chat_app.services.presentation.failures import describe_failure
 from chat_app.states.identity import IdentityState
 from chat_app.states.workspace_state import _thread_id
@@ -94,9 +95,8 @@ class ReplayState(IdentityState):
         agent = thread_service.agent_name(record)
         self.source_label = (
             f"Imported from {agent} · {record.filename} · "
-            f"{record.message_count:,} messages · "
-            f"{len(record.compactions)} compaction"
-            f"{'' if len(record.compactions) == 1 else 's'} by {agent}"
+            f"{counted(record.message_count, 'message')} · "
+            f"{counted(len(record.compactions), 'compaction')} by {agent}"
         )
         self.assistants = [
             {"id": a.id, "label": f"{a.name} · {a.model_label}"}

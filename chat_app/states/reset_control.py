@@ -28,6 +28,7 @@ from chat_app.services.presentation.ui_events import (
 )
 from chat_app.services.runtime import live
 from chat_app.states.chat import ChatState
+from chat_app.states.chat_runs import HANDOFF_TOAST
 from chat_app.states.connection import connected_here
 from chat_app.states.identity import IdentityState
 
@@ -294,4 +295,6 @@ class ResetControlState(IdentityState):
         async with self:
             self._refresh()
         if note:
-            yield rx.toast(note)
+            # The handoff's own toast, replaced: its "Session n started with the handoff" comes
+            # with the confirmation and said the same thing again.
+            yield rx.toast(note, id=HANDOFF_TOAST)

@@ -156,6 +156,22 @@ def serving(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.fixture
+def owned(browser, server_db, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple]:
+    """A browser context of a known owner on the shared server (1280x800), and that owner.
+    Turns this process runs see the server's context window, without its pace."""
+    from chat_app.services.security import identity
+
+    monkeypatch.setenv("BATON_SIM_WINDOW", SIM_WINDOW)
+    monkeypatch.setenv("BATON_SIM_DELAY", "0")
+    context = browser.new_context(base_url=server_db.url, viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(60_000)
+    token = identity.mint_token()
+    context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
+    yield context, identity.owner_from_token(token)
+    context.close()
+
+
+@pytest.fixture
 def app():
     """The app on the served database, which the test's server fixture (``server_db``,
     ``tabs``...), requested before it, installed with :func:`serving`."""

@@ -8,7 +8,6 @@ the same chat.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 
 import pytest
 from sqlmodel import Session
@@ -18,28 +17,12 @@ from chat_app.db.engine import write_engine
 from chat_app.root import root
 from chat_app.services import admin as admin_service
 from chat_app.services.conversation.threads import chats as thread_service
-from chat_app.services.security import identity
 from tests.browser.app_server import run_async
 from tests.browser.chat_page import TURN_TIMEOUT_MS, hand_off, send, user_messages, wait_idle
-from tests.browser.conftest import SIM_WINDOW
 from tests.browser.test_live_setups import _assistant
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
-
-
-@pytest.fixture
-def owned(browser, server_db, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple]:
-    """A browser context of a known owner on the shared server, and that owner. Turns this
-    process runs (``_answered_here``) see the server's context window, without its pace."""
-    monkeypatch.setenv("BATON_SIM_WINDOW", SIM_WINDOW)
-    monkeypatch.setenv("BATON_SIM_DELAY", "0")
-    context = browser.new_context(base_url=server_db.url, viewport=DESKTOP)
-    context.set_default_timeout(60_000)
-    token = identity.mint_token()
-    context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
-    yield context, identity.owner_from_token(token)
-    context.close()
 
 
 def _open(context, thread_id: str, viewport: dict | None = None):
@@ -266,72 +249,6 @@ def test_hand_off_now_during_a_turn_hands_off_at_its_next_step(owned, app) -> No
     wait_idle(tab)
     sessions = app.store.sessions(thread.id)
     assert len(sessions) == 2 and sessions[1].trigger == "manual"
-
-
-LONG_REQUEST = "\n\n".join(
-    f"Step {n}: the parser must accept quoted fields, escaped quotes, CRLF line endings "
-    "and a header row, and report the line of any malformed record."
-    for n in range(1, 21)
-)  # about 2,900 characters, as pasted requirements are
-
-
-def _shoot(tab, screenshot_dir, name: str) -> None:
-    for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-        tab.set_viewport_size(viewport)
-        tab.wait_for_timeout(300)
-        assert tab.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]
-        tab.screenshot(path=str(screenshot_dir / f"{name}-{size}.png"))
-    tab.set_viewport_size(DESKTOP)
-
-
-def test_a_long_message_the_review_form_and_the_card_as_a_user_sees_them(
-    owned, app, screenshot_dir
-) -> None:
-    context, owner = owned
-    assistant = _assistant(review_handoffs="on")
-    thread, tab = _answered(context, app, owner, "Look", assistant_id=assistant, task=LONG_REQUEST)
-    bubble = tab.locator("[data-role=user] .baton-bubble").last
-    collapsed = bubble.bounding_box()["height"]
-    assert collapsed < 400, collapsed  # it was 1,066 px
-    bubble.scroll_into_view_if_needed()
-    _shoot(tab, screenshot_dir, "long-message")
-    bubble.get_by_text("Show more").click()
-    assert bubble.bounding_box()["height"] > collapsed + 200
-    bubble.get_by_text("Show less").click()
-
-    tab.locator("#composer-input").fill("/handoff")
-    tab.locator("#composer-input").press("Enter")
-    tab.locator("#handoff-review").wait_for(timeout=TURN_TIMEOUT_MS)
-    wait_idle(tab)
-    tab.locator("#handoff-review").scroll_into_view_if_needed()
-    _shoot(tab, screenshot_dir, "review-form")
-
-    tab.locator("#review-confirm").click()
-    toast = tab.locator("[data-sonner-toast]", has_text="Handoff confirmed")
-    toast.wait_for(state="visible", timeout=TURN_TIMEOUT_MS)
-    toast.hover()  # holds it (sonner pauses on hover) while the card opens under it
-    tab.locator("#handoff-review").wait_for(state="detached", timeout=TURN_TIMEOUT_MS)
-    wait_idle(tab)
-    tab.locator(".baton-handoff-summary").last.click()
-    card = tab.locator(".baton-handoff[open]").last
-    card.scroll_into_view_if_needed()
-    # On a desktop the toast sits beside the chat, over the list: not on the card it speaks of.
-    shown = toast.bounding_box()
-    assert shown is not None
-    for covered in (card, tab.locator(".baton-composer-dock")):
-        assert not _overlap(shown, covered.bounding_box()), (shown, covered.bounding_box())
-    sidebar = tab.locator("#sidebar").bounding_box()
-    assert shown["x"] + shown["width"] <= sidebar["x"] + sidebar["width"], (shown, sidebar)
-    _shoot(tab, screenshot_dir, "handoff-card")
-
-
-def _overlap(a: dict, b: dict) -> bool:
-    return not (
-        a["x"] + a["width"] <= b["x"]
-        or b["x"] + b["width"] <= a["x"]
-        or a["y"] + a["height"] <= b["y"]
-        or b["y"] + b["height"] <= a["y"]
-    )
 
 
 def test_a_rename_cancels_on_escape_and_refuses_an_empty_title(owned, app) -> None:

@@ -23,6 +23,7 @@ class MeterBar:
     show_reset: bool = True
     # "Context at 41%"; past the window (an imported thread), said plainly instead.
     said: str = "Context at 0%"
+    over_window: bool = False  # no threshold is ahead of it: the next turn acts first
     level: str = "ok"  # ok | warn | high: colours the bar
 
 
@@ -53,6 +54,7 @@ def meter_bar(meter: MeterView) -> MeterBar:
             if fraction <= 1
             else f"The context is over the model's window ({approx}{tokens:,} of {window:,} tokens)"
         ),
+        over_window=fraction > 1,
         title=" · ".join([f"{approx}{tokens:,} of {window:,} tokens", *acting]),
         compact_percent=compact_percent,
         reset_percent=reset_percent,

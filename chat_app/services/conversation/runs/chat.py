@@ -18,17 +18,22 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agent_core import ConfigurationError
-from agent_core.events import DoneEvent
+from agent_core.events import AcceptedEvent, DoneEvent
 from chat_app.db import repo
 from chat_app.services.conversation.runs.fits import check_fits, validate_message
 from chat_app.services.conversation.runs.resuming import resume_here
 from chat_app.services.conversation.runs.sending import send_here
 from chat_app.services.conversation.runs.stops import stop, stoppable
 from chat_app.services.conversation.runs.thread_runs import assistant_for, broadcast, relayed, touch
-from chat_app.services.conversation.threads import importing
+from chat_app.services.conversation.threads import chat_list, importing
 from chat_app.services.conversation.threads.chats import misconfigured
 from chat_app.services.presentation.run_events import Translator
-from chat_app.services.presentation.ui_events import Refused, UiEvent
+from chat_app.services.presentation.ui_events import (
+    ItemShown,
+    QueuedShown,
+    Refused,
+    UiEvent,
+)
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.container import App
 from chat_app.services.runtime.live import new_run_id
@@ -56,6 +61,10 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
+
+# A send's events that say its message is stored (or queued): the chat list changed (the
+# title a first message gives comes before, and is read with it).
+STORED = (AcceptedEvent, QueuedShown, ItemShown)
 
 
 COMMANDS = "/handoff [focus]: end this session now with a handoff (optionally focused)"
@@ -101,8 +110,14 @@ async def send_message(
     run = executor(app).send(
         owner, thread_id, text, client_id, handle=handle, after_unstored=after_unstored
     )
+    listed = False
     async with contextlib.aclosing(relayed(app, thread_id, run_id, run, handle)) as events:
         async for event in events:
+            if not listed and isinstance(event, STORED):
+                # The chat has a message now (a chat nothing was sent to is not listed) and
+                # perhaps its first message's title: every tab of the owner reads its list.
+                listed = True
+                await chat_list.announce(app, owner)
             yield event
 
 

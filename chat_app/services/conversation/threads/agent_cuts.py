@@ -11,6 +11,7 @@ from agent_core import parse_transcript
 from agent_core.replay import AgentCut, cuts_at_agent_compactions
 from chat_app.services.conversation.threads.chats import owned_thread
 from chat_app.services.conversation.threads.importing import AGENT_NAMES, imported_record
+from chat_app.services.presentation.counts import counted
 from chat_app.services.runtime.backend import Backend
 
 __all__ = ["AgentCutView", "agent_cut_views"]
@@ -59,7 +60,7 @@ def _view(cut: AgentCut, agent: str) -> AgentCutView:
     )
     return AgentCutView(
         number=cut.number,
-        title=f"Cut {cut.number}: {agent} compacted after {total:,} messages{at}{kept}",
+        title=f"Cut {cut.number}: {agent} compacted after {counted(total, 'message')}{at}{kept}",
         agent_heading=f"{agent}'s summary",
         agent_figures=_figures(cut.agent_tokens, [str(p) for p in cut.agent_probes]),
         agent_summary=cut.agent_summary,

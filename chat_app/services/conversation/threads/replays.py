@@ -28,6 +28,7 @@ from chat_app.db import repo
 from chat_app.db.models import ImportedTranscript, TranscriptReplay
 from chat_app.errors import AppError
 from chat_app.services.conversation.threads.importing import AGENT_NAMES
+from chat_app.services.presentation.counts import counted
 from chat_app.services.presentation.timeline import handoff_preview
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.backend import Backend
@@ -255,13 +256,13 @@ def _view(number: int, run: TranscriptReplay) -> ReplayView:
             case MaskReplayed(utilization_after=utilization_after, outputs=outputs):
                 now = round(utilization_after * 100)
                 label = (
-                    f"Mask at {percent}% after message {after:,}: {outputs:,} old tool "
-                    f"output{'' if outputs == 1 else 's'} masked, {percent}% → {now}%"
+                    f"Mask at {percent}% after message {after:,}: "
+                    f"{counted(outputs, 'old tool output')} masked, {percent}% → {now}%"
                 )
             case CompactionReplayed(messages_summarized=summarized):
                 label = (
                     f"Compaction at {percent}% after message {after:,}: "
-                    f"{summarized:,} messages summarized"
+                    f"{counted(summarized, 'message')} summarized"
                 )
         events.append(
             ReplayEventView(
