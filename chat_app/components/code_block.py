@@ -1,5 +1,7 @@
 import reflex as rx
 
+from chat_app.components.highlighted_code import highlighted_code
+
 
 def code_block(code: rx.Var[str] | str, language: rx.Var[str] | str = "", **props) -> rx.Component:
     """A fenced code block of a message: its language, a copy button, highlighted code.
@@ -30,6 +32,6 @@ def code_block(code: rx.Var[str] | str, language: rx.Var[str] | str = "", **prop
             width="100%",
             class_name="baton-code-head",
         ),
-        rx.code_block(code, language=language, wrap_long_lines=True, margin="0", **props),
+        highlighted_code(code, language=language, wrap_long_lines=True, margin="0", **props),
         class_name="baton-code",
     )

@@ -3,11 +3,12 @@ compactions and masks marked and the thresholds drawn; opened from the context m
 
 import reflex as rx
 
+from chat_app.components import charts
 from chat_app.states.chart_state import ChartState
 
 
 def _threshold(line: rx.Var) -> rx.Component:
-    return rx.recharts.reference_line(
+    return charts.reference_line(
         y=line["percent"],
         stroke=line["color"],
         stroke_dasharray="4 4",
@@ -17,14 +18,14 @@ def _threshold(line: rx.Var) -> rx.Component:
 
 
 def _marker(marker: rx.Var) -> rx.Component:
-    return rx.recharts.reference_line(x=marker["call"], stroke=marker["color"], stroke_width=2)
+    return charts.reference_line(x=marker["call"], stroke=marker["color"], stroke_width=2)
 
 
 def _series(series: rx.Var) -> rx.Component:
     # The run's line, and its token counts on a hidden axis: drawn in no colour, they only
     # add "tokens" to the tooltip of each call.
     return rx.fragment(
-        rx.recharts.line(
+        charts.line(
             data_key=series["key"],
             name=series["label"],
             stroke=series["color"],
@@ -33,7 +34,7 @@ def _series(series: rx.Var) -> rx.Component:
             is_animation_active=False,
             dot=True,
         ),
-        rx.recharts.line(
+        charts.line(
             data_key=series["key"].to(str) + "_tokens",
             name=series["label"].to(str) + " tokens",
             y_axis_id="tokens",
@@ -63,22 +64,22 @@ def _marker_item(marker: rx.Var) -> rx.Component:
 
 
 def _chart() -> rx.Component:
-    return rx.recharts.composed_chart(
-        rx.recharts.cartesian_grid(stroke_dasharray="3 3"),
-        rx.recharts.x_axis(
+    return charts.composed_chart(
+        charts.cartesian_grid(stroke_dasharray="3 3"),
+        charts.x_axis(
             data_key="call",
             type_="number",
             domain=["dataMin", "dataMax"],
             allow_decimals=False,
             name="Model call",
         ),
-        rx.recharts.y_axis(domain=[0, 100], unit="%", width=48),
-        rx.recharts.y_axis(y_axis_id="tokens", hide=True),
+        charts.y_axis(domain=[0, 100], unit="%", width=48),
+        charts.y_axis(y_axis_id="tokens", hide=True),
         rx.foreach(ChartState.thresholds, _threshold),
         rx.foreach(ChartState.markers, _marker),
         rx.foreach(ChartState.series, _series),
-        rx.recharts.graphing_tooltip(),
-        rx.recharts.legend(),
+        charts.graphing_tooltip(),
+        charts.legend(),
         data=ChartState.points,
         width="100%",
         height=320,

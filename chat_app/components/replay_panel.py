@@ -3,7 +3,9 @@ and Cancel, and each replay's chart and events beside the original agent's."""
 
 import reflex as rx
 
+from chat_app.components import charts
 from chat_app.components.agent_cuts_dialog import agent_cuts_dialog
+from chat_app.components.highlighted_code import highlighted_code
 from chat_app.services.conversation.threads import ReplayEventView, ReplayView
 from chat_app.states.import_state import ReplayState
 
@@ -11,7 +13,7 @@ from chat_app.states.import_state import ReplayState
 def _marks(key: str, name: str, color: str) -> rx.Component:
     """A series drawn only as dots: where a run compacted or reset (ComposedChart takes no
     Scatter in Reflex, so a line of zero width carries them)."""
-    return rx.recharts.line(
+    return charts.line(
         data_key=key,
         name=name,
         stroke=color,
@@ -25,15 +27,15 @@ def _marks(key: str, name: str, color: str) -> rx.Component:
 
 
 def _chart() -> rx.Component:
-    return rx.recharts.composed_chart(
-        rx.recharts.cartesian_grid(stroke_dasharray="3 3", opacity=0.4),
-        rx.recharts.x_axis(
+    return charts.composed_chart(
+        charts.cartesian_grid(stroke_dasharray="3 3", opacity=0.4),
+        charts.x_axis(
             data_key="message", type_="number", domain=["dataMin", "dataMax"], name="message"
         ),
-        rx.recharts.y_axis(width=64),
-        rx.recharts.graphing_tooltip(),
-        rx.recharts.legend(),
-        rx.recharts.line(
+        charts.y_axis(width=64),
+        charts.graphing_tooltip(),
+        charts.legend(),
+        charts.line(
             data_key="original",
             name="original agent (reported)",
             stroke="#8e8e93",
@@ -41,7 +43,7 @@ def _chart() -> rx.Component:
             connect_nulls=True,
             is_animation_active=False,
         ),
-        rx.recharts.line(
+        charts.line(
             data_key="baton",
             name="Baton replay",
             stroke="#3e63dd",
@@ -53,7 +55,7 @@ def _chart() -> rx.Component:
         _marks("baton_mask", "Baton mask", "#8d8d8d"),
         _marks("baton_reset", "Baton reset", "#3e63dd"),
         _marks("baton_compaction", "Baton compaction", "#f76b15"),
-        rx.recharts.reference_line(
+        charts.reference_line(
             y=ReplayState.threshold_tokens,
             stroke="#3e63dd",
             stroke_dasharray="4 4",
@@ -72,7 +74,7 @@ def _event(event: rx.Var[ReplayEventView]) -> rx.Component:
         rx.cond(event.preview != "", rx.text(event.preview, size="2", color_scheme="gray")),
         rx.cond(
             event.kind == "reset",
-            rx.code_block(
+            highlighted_code(
                 event.handoff.to_string(),
                 language="json",
                 wrap_long_lines=True,
