@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agent_core import ConfigurationError
-from agent_core.events import DoneEvent
+from agent_core.events import AcceptedEvent, DoneEvent
 from chat_app.db import repo
 from chat_app.services.conversation import importing
 from chat_app.services.conversation.fits import check_fits, validate_message
@@ -96,11 +96,19 @@ async def send_message(
     process (:mod:`chat_app.services.runtime.turn_process`); elsewhere it runs here.
     ``after_unstored``: the tab's previous send was settled without a message (a command,
     a refusal): this one does not wait for it (:mod:`chat_app.services.runtime.send_order`).
+    A send of a message whose earlier send still runs here gets that one's acknowledgement
+    and starts no run (:class:`~chat_app.services.runtime.send_order.SendsInFlight`).
     """
-    run = executor(app).send(owner, thread_id, text, client_id, after_unstored=after_unstored)
-    async with contextlib.aclosing(relayed(thread_id, run_id, run)) as events:
-        async for event in events:
-            yield event
+    async with app.sends_in_flight.joined(owner, thread_id, client_id) as earlier:
+        if earlier is not None:
+            yield earlier
+            return
+        run = executor(app).send(owner, thread_id, text, client_id, after_unstored=after_unstored)
+        async with contextlib.aclosing(relayed(thread_id, run_id, run)) as events:
+            async for event in events:
+                if isinstance(event, AcceptedEvent):
+                    app.sends_in_flight.accepted(owner, thread_id, event)
+                yield event
 
 
 @dataclasses.dataclass(frozen=True)
