@@ -22,7 +22,8 @@ Run: ``.venv/bin/python -m bench.load [--clients 10,50,100,200] [--messages 2]
 [--backends sqlite,postgres,postgres+redis] [--turns process,worker] [--timeout 300]``;
 ``--turns process,worker`` runs each backend with its turns in a process of their own and in
 the worker, and prints their ratios side by side. PostgreSQL (trust auth on
-127.0.0.1:5432, a scratch database per run) and Redis (127.0.0.1:6379, db 9) are skipped,
+127.0.0.1:5432, a scratch database per run) and Redis (127.0.0.1:6379, db 9 or
+``BATON_BENCH_REDIS_URL``) are skipped,
 saying why, when they do not answer. The same load with faults (a Redis outage, a
 turn-process kill) is :mod:`bench.load_faults`.
 """
@@ -52,7 +53,7 @@ import websockets
 from bench._shared import REPO_ROOT, p95  # noqa: F401  (REPO_ROOT puts the repo on sys.path)
 
 PG_ADMIN_URL = os.environ.get("BATON_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-REDIS_URL = "redis://127.0.0.1:6379/9"
+REDIS_URL = os.environ.get("BATON_BENCH_REDIS_URL", "redis://127.0.0.1:6379/9")
 BACKENDS = ("sqlite", "postgres", "postgres+redis")
 NAMESPACE = "/_event"
 PING_INTERVAL = 0.1
@@ -527,17 +528,18 @@ def postgres_database() -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def redis_db9() -> Iterator[str]:
-    """Redis db 9, emptied before and after (no other db is touched)."""
+def bench_redis() -> Iterator[str]:
+    """Redis db 9 (``BATON_BENCH_REDIS_URL`` names another), checked to answer. Nothing is
+    flushed: the Redis may be shared, the tabs' keys are the run's own (fresh tokens) and
+    expire by themselves."""
     import redis
 
     client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    client.flushdb()
     try:
-        yield REDIS_URL
+        client.ping()
     finally:
-        client.flushdb()
         client.close()
+    yield REDIS_URL
 
 
 @contextlib.contextmanager
@@ -559,7 +561,7 @@ def serving(backend: str, workdir: Path, turns: str = "default") -> Iterator[tup
         if backend.startswith("postgres"):
             env["REFLEX_DB_URL"] = stack.enter_context(postgres_database())
         if backend.endswith("+redis"):
-            env["REFLEX_REDIS_URL"] = stack.enter_context(redis_db9())
+            env["REFLEX_REDIS_URL"] = stack.enter_context(bench_redis())
         server = stack.enter_context(running_app(rundir, env))
         yield server, env.get("REFLEX_DB_URL", f"sqlite:///{server.db_path}")
 

@@ -47,9 +47,9 @@ from bench.load import (
     _fetch_cookie,
     _group_pids,
     await_turn_end,
+    bench_redis,
     open_new_chat,
     postgres_database,
-    redis_db9,
     thread_rows,
 )
 
@@ -59,7 +59,9 @@ FAULTS = ("redis", "kill")
 RESEND_SECONDS = 8.0  # the outbox's (assets/baton-outbox.js RETRY_AFTER_MS)
 ANSWER_SECONDS = 30.0  # a send gets an acknowledgement or a refusal within this
 GIVE_UP_SECONDS = 120.0  # a message is sent again this long at most
+WATCH_SECONDS = 60.0  # a watcher tab may take this long after its chat's last send
 TURN_WORKER = b"chat_app.services.turn_worker"
+PAUSED_MARK, BACK_MARK = "Live updates are paused", "Live updates are back"
 
 
 @dataclass
@@ -76,7 +78,10 @@ class Chat:
     silent: int = 0  # messages without acknowledgement or refusal for 30 s
     errors: Counter = field(default_factory=Counter)
     after_fault: set[str] = field(default_factory=set)  # texts sent once the fault was over
+    after_sent_at: float | None = None  # when the first of them was sent
     seen_by_watcher_at: float | None = None
+    # What the watcher tab was told, first time each (monotonic): "paused", "back", "seen".
+    watcher_heard: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -145,8 +150,13 @@ async def _watch(socket: ReflexSocket, chat: Chat, after: asyncio.Event, deadlin
     try:
         while chat.seen_by_watcher_at is None:
             update = await socket.next_update(deadline)
+            now = time.monotonic()
+            for said, mark in (("paused", PAUSED_MARK), ("back", BACK_MARK)):
+                if mark in update:
+                    chat.watcher_heard.setdefault(said, now)
             if after.is_set() and any(text in update for text in chat.after_fault):
-                chat.seen_by_watcher_at = time.monotonic()
+                chat.seen_by_watcher_at = now
+                chat.watcher_heard.setdefault("seen", now)
     except TimeoutError:
         pass
     except Exception as error:  # the watcher's socket was closed: it never sees again
@@ -178,6 +188,12 @@ async def _client(
             second = await ReflexSocket.open(base_url, cookie, _event(names.hydrate, path))
             sockets.append(second)
             await second.emit(_event(names.on_load, path))
+            # Ready once the second tab shows the chat: it follows the chat from then on. A
+            # watcher counted ready before (under 100 chats, 5 of 10 still loading when the
+            # cut came) never heard of the cut, and was reported as never recovering.
+            loaded = f'"thread_key_rx_state_":"{chat.thread_id}"'
+            while loaded not in await second.next_update(deadline):
+                pass
             watching = asyncio.create_task(_watch(second, chat, fault_ended, deadline))
         ready.set()
         await fault_started.wait()
@@ -187,10 +203,12 @@ async def _client(
             text = f"fault chat {chat.number} message {index + 1} {uuid.uuid4().hex[:8]}"
             if fault_ended.is_set():
                 chat.after_fault.add(text)
+                if chat.after_sent_at is None:
+                    chat.after_sent_at = time.monotonic()
             await _send_until_acknowledged(main, names, path, chat, text, index + 1)
         if watching is not None:
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(watching, 30)
+                await asyncio.wait_for(watching, WATCH_SECONDS)
     except Exception as error:  # one broken client is counted, the others go on
         chat.errors[type(error).__name__] += 1
         ready.set()
@@ -284,14 +302,16 @@ async def run_fault_phase(
 
 @contextlib.contextmanager
 def fault_server(workdir: Path, workers: int) -> Iterator[tuple[object, object, str]]:
-    """(server, Redis proxy, database URL): PostgreSQL, Redis db 9 behind a proxy, turns in
+    """(server, Redis proxy, database URL): PostgreSQL, Redis (db 9 unless
+    ``BATON_BENCH_REDIS_URL`` says) behind a proxy, turns in
     a process of their own."""
     from tests.browser.app_server import running_app
     from tests.tcp_proxy import proxied
 
     with contextlib.ExitStack() as stack:
-        redis_url = stack.enter_context(redis_db9())
-        host, port = redis_url.removeprefix("redis://").rsplit("/", 1)[0].split(":")
+        redis_url = stack.enter_context(bench_redis())
+        address, db = redis_url.removeprefix("redis://").rsplit("/", 1)
+        host, port = address.split(":")
         proxy = stack.enter_context(proxied((host, int(port))))
         db_url = stack.enter_context(postgres_database())
         env = {
@@ -299,7 +319,7 @@ def fault_server(workdir: Path, workers: int) -> Iterator[tuple[object, object, 
             "BATON_SIM_WINDOW": "6000",
             "REFLEX_WEB_WORKDIR": str(workdir / "web"),
             "REFLEX_DB_URL": db_url,
-            "REFLEX_REDIS_URL": proxy.url(path="/9"),
+            "REFLEX_REDIS_URL": proxy.url(path=f"/{db}"),
             "GRANIAN_WORKERS": str(workers),
             "BATON_TURN_PROCESS": "on",
         }
@@ -349,6 +369,8 @@ def print_fault_report(results: list[FaultResult], outage: float) -> None:
         "watcher tabs saw its chat's other tab again)"
     )
     for r in results:
+        print_watchers(r)
+    for r in results:
         errors = Counter()
         for chat in r.chats:
             errors.update(chat.errors)
@@ -356,6 +378,22 @@ def print_fault_report(results: list[FaultResult], outage: float) -> None:
             print(
                 f"  {r.fault}: client errors " + ", ".join(f"{k} x{n}" for k, n in errors.items())
             )
+
+
+def print_watchers(result: FaultResult) -> None:
+    """Each watcher tab's timeline, in seconds from the fault's end: when it said live updates
+    were paused and back, when its chat's other tab sent after the fault, when it saw that."""
+
+    def at(moment: float | None) -> str:
+        return "-" if moment is None else f"{moment - result.fault_ended:+.1f}"
+
+    print(f"  {result.fault}: watcher tabs, s from the fault's end (paused, back, sent, seen):")
+    for chat in result.chats[: result.watchers]:
+        heard = chat.watcher_heard
+        print(
+            f"    chat {chat.number:3d}: {at(heard.get('paused')):>6s} {at(heard.get('back')):>6s} "
+            f"{at(chat.after_sent_at):>6s} {at(heard.get('seen')):>6s}"
+        )
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

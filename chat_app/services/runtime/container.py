@@ -22,7 +22,7 @@ from chat_app.db.store import SqlStore
 from chat_app.services.runtime.backend import Backend
 from chat_app.services.runtime.cancels import Cancels
 from chat_app.services.runtime.live import LiveChannel
-from chat_app.services.runtime.send_order import SendOrder
+from chat_app.services.runtime.send_order import SendOrder, SendsInFlight
 from chat_app.services.runtime.turn_process import TurnProcess
 from chat_app.settings import Settings
 
@@ -35,12 +35,13 @@ _log = logging.getLogger(__name__)
 class App(Backend):
     """The process's :class:`Backend` (what every service reads and writes through, with
     the settings), and what the process's runs share beside it: the order of each tab's
-    sends, the running threads' cancel flags, the turn process the runs go to once the
-    web process starts it (:attr:`executor` says where a run goes), and the live channel
-    every tab of a thread follows its runs on."""
+    sends and the sends going on, the running threads' cancel flags, the turn process the
+    runs go to once the web process starts it (:attr:`executor` says where a run goes), and
+    the live channel every tab of a thread follows its runs on."""
 
     live: LiveChannel = field(default_factory=LiveChannel)
     send_order: SendOrder = field(default_factory=SendOrder)
+    sends_in_flight: SendsInFlight = field(default_factory=SendsInFlight)
     cancels: Cancels = field(default_factory=Cancels)
     turn_process: TurnProcess = field(default_factory=TurnProcess)
 

@@ -24,9 +24,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
+from agent_core.events import AcceptedEvent
 from agent_core.storage import parse_client_order
 
-__all__ = ["STORE_POLL_SECONDS", "WAIT_SECONDS", "SendOrder", "predecessor_prefix"]
+__all__ = [
+    "STORE_POLL_SECONDS",
+    "WAIT_SECONDS",
+    "SendOrder",
+    "SendsInFlight",
+    "predecessor_prefix",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -115,3 +122,62 @@ class SendOrder:
                     await asyncio.wait_for(waiter.wait(), min(self.poll_seconds, remaining))
         finally:
             self._waiting.pop(key, None)  # settled, found, or given up on: nothing more to wake
+
+
+class _Flight:
+    """One send going on: its acknowledgement once the store has the message."""
+
+    def __init__(self) -> None:
+        self.accepted: AcceptedEvent | None = None
+        self.decided = asyncio.Event()  # acknowledged, or ended without it
+
+
+class SendsInFlight:
+    """The sends this process runs now, by ``(owner, thread, client_id)``: a send of a
+    message whose earlier send still runs waits for that one instead of starting a run.
+
+    The outbox sends a message again under its ``client_id`` every few seconds until it is
+    acknowledged. Each send was a run of its own: when acknowledgements came late (100 chats
+    through a Redis cut), the resends piled up as runs that each read the thread before the
+    store found their message was there already (1,076 runs in one turn process), and
+    starved the runs that would have answered. Now a resend is answered with the first
+    send's acknowledgement as soon as it comes, and only when the first ends without one
+    does it run itself (one per app:
+    :class:`~chat_app.services.runtime.container.App`)."""
+
+    def __init__(self) -> None:
+        self._flights: dict[tuple[str, str, str], _Flight] = {}
+
+    def __len__(self) -> int:
+        return len(self._flights)
+
+    @contextlib.asynccontextmanager
+    async def joined(self, owner: str, thread_id: str, client_id: str | None):
+        """Inside: ``None`` when this send is to run (it is then the one in flight; call
+        :meth:`accepted` with its acknowledgement), else the acknowledgement of an earlier
+        send of the same message, which ran meanwhile."""
+        if not client_id:
+            yield None
+            return
+        key = (owner, thread_id, client_id)
+        while (earlier := self._flights.get(key)) is not None:
+            await earlier.decided.wait()
+            if earlier.accepted is not None:
+                yield earlier.accepted
+                return
+            # Ended unacknowledged (refused, or its turn process died): this one runs, unless
+            # another resend that waited with it got there first.
+        flight = self._flights[key] = _Flight()
+        try:
+            yield None
+        finally:
+            flight.decided.set()
+            if self._flights.get(key) is flight:
+                del self._flights[key]
+
+    def accepted(self, owner: str, thread_id: str, event: AcceptedEvent) -> None:
+        """The send in flight for ``event.client_id`` is acknowledged: its resends get this."""
+        flight = self._flights.get((owner, thread_id, event.client_id))
+        if flight is not None and flight.accepted is None:
+            flight.accepted = event
+            flight.decided.set()

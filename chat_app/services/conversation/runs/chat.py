@@ -105,20 +105,29 @@ async def send_message(
     process (:mod:`chat_app.services.runtime.turn_process`); elsewhere it runs here.
     ``after_unstored``: the tab's previous send was settled without a message (a command,
     a refusal): this one does not wait for it (:mod:`chat_app.services.runtime.send_order`).
+    A send of a message whose earlier send still runs here gets that one's acknowledgement
+    and starts no run (:class:`~chat_app.services.runtime.send_order.SendsInFlight`).
     """
-    handle = RunHandle()
-    run = executor(app).send(
-        owner, thread_id, text, client_id, handle=handle, after_unstored=after_unstored
-    )
-    listed = False
-    async with contextlib.aclosing(relayed(app, thread_id, run_id, run, handle)) as events:
-        async for event in events:
-            if not listed and isinstance(event, STORED):
-                # The chat has a message now (a chat nothing was sent to is not listed) and
-                # perhaps its first message's title: every tab of the owner reads its list.
-                listed = True
-                await chat_list.announce(app, owner)
-            yield event
+    async with app.sends_in_flight.joined(owner, thread_id, client_id) as earlier:
+        if earlier is not None:
+            yield earlier
+            return
+        handle = RunHandle()
+        run = executor(app).send(
+            owner, thread_id, text, client_id, handle=handle, after_unstored=after_unstored
+        )
+        listed = False
+        async with contextlib.aclosing(relayed(app, thread_id, run_id, run, handle)) as events:
+            async for event in events:
+                if isinstance(event, AcceptedEvent):
+                    app.sends_in_flight.accepted(owner, thread_id, event)
+                if not listed and isinstance(event, STORED):
+                    # The chat has a message now (a chat nothing was sent to is not listed)
+                    # and perhaps its first message's title: every tab of the owner reads
+                    # its list.
+                    listed = True
+                    await chat_list.announce(app, owner)
+                yield event
 
 
 @dataclasses.dataclass(frozen=True)
