@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agent_core.handoff._artifact import OMITTED_RE, FileChange, HandoffArtifact, session_ranges
+from agent_core.handoff._artifact import FileChange, HandoffArtifact
+from agent_core.handoff._markdown import OMITTED_RE, session_ranges
 from agent_core.handoff._omitted import (
     commits_line,
     count_line,
