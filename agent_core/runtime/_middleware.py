@@ -210,7 +210,15 @@ class ContextResetMiddleware(_Base):
         return response
 
     async def aafter_agent(self, state, runtime) -> dict[str, Any] | None:
-        await _off_loop(self.coordinator, self.coordinator.sync, list(state["messages"]))
+        c = self.coordinator
+        messages = list(state["messages"])
+        await _off_loop(c, c.sync, messages)
+        # "Hand off now" that came after the turn's last model call: this turn has no next
+        # step, so it hands off as it ends (else the request waited for the next message).
+        if await _off_loop(c, take_handoff_request, c):
+            estimate = c.measure(messages)
+            if await c.reset(messages, trigger="manual", utilization=estimate.fraction) is None:
+                await _off_loop(c, handoff_request_failed, c)
         return None
 
 

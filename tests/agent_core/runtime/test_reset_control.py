@@ -205,3 +205,24 @@ async def test_a_requested_handoff_comes_at_the_next_step_once() -> None:
     assert sessions[1].trigger == "manual"
     assert handoff_requested(setup.store.marks(sessions[0].id))  # asked there, taken by it
     assert not handoff_requested(setup.store.marks(sessions[1].id))
+
+
+async def test_a_handoff_asked_for_during_the_turns_last_step_comes_as_the_turn_ends() -> None:
+    """ "Hand off now" clicked while the final answer is being written: the turn has no next
+    step, so it hands off as it ends, not at the next message's first step."""
+    setup = make_setup(window=200_000, context_strategy="reset")
+
+    def answer(messages, **_):
+        request_handoff(setup.store, "t1")  # the click, during the turn's one model call
+        return "The parser is done."
+
+    model = FunctionChatModel(fn=answer, calls=[])
+    # The handoff is written by the setup's own model (this one only answers the task).
+    setup = dataclasses.replace(
+        setup, model=model, handoff_model=setup.handoff_model or setup.model
+    )
+    events = await run(setup, TASK)
+    sessions = setup.store.sessions("t1")
+    assert len(sessions) == 2 and sessions[1].trigger == "manual"
+    assert not handoff_requested(setup.store.marks(sessions[1].id))
+    assert of_type(events, "context_reset", "reset_complete")
