@@ -24,7 +24,6 @@ from chat_app.states import marker_rows, reading_scripts, scripts
 from chat_app.states.chat_runs import FLUSH_SECONDS, RunFollowing, handoff_cancels
 from chat_app.states.composer_text import composer_placeholder
 from chat_app.states.identity import IdentityState
-from chat_app.states.jump_script import scroll_to_message
 from chat_app.states.live_pages import LivePages
 from chat_app.states.rows import (
     ChipRow,
@@ -41,16 +40,15 @@ from chat_app.states.rows import (
     with_new_session,
 )
 from chat_app.states.stream_pieces import StreamPieces
+from chat_app.states.timeline_window import MAX_ROWS, WINDOW, TimelineWindow
 
 __all__ = ["ChatState", "WINDOW", "FLUSH_SECONDS"]
 
-WINDOW = 100  # timeline rows loaded at a time; others load on demand
 # A chat opens with its newest rows up to this many bytes (as sent), so the page load stays
 # small on a thread of rich rows (Markdown, long tool outputs): a window of plain rows is
 # whole, one of rich rows about half of it; earlier rows load as the reader scrolls up.
 OPEN_BYTES = 45_000
 OPEN_MIN_ROWS = 20
-MAX_ROWS = 3 * WINDOW  # rows kept in the page at most; the far end is dropped beyond it
 UNSTORED_KEPT = 8  # a tab's commands remembered: only the latest one's successor asks
 
 
@@ -75,7 +73,7 @@ def _thread_id_from_path(path: str) -> str:
     return parts[-1] if len(parts) >= 2 and parts[-2] == "t" else ""
 
 
-class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
+class ChatState(TimelineWindow, RunFollowing, LivePages, StreamPieces, IdentityState):
     thread_key: str = ""
     found: bool = True
     loading: bool = True
@@ -270,95 +268,6 @@ class ChatState(RunFollowing, LivePages, StreamPieces, IdentityState):
             run_service.resume_detached(root(), self._owner(), thread_id)
             self.sending = self.remote_running = True
         return loaded
-
-    @rx.event
-    def load_earlier(self) -> None:
-        if not self.has_earlier:
-            return
-        view = thread_service.load_timeline(
-            root(), self._owner(), self.thread_key, before_seq=self.earliest_seq, limit=WINDOW
-        )
-        if view is None:
-            return
-        self.has_earlier = view.has_earlier
-        rows = [timeline_row(item) for item in view.items] + self.rows
-        if len(rows) > MAX_ROWS:  # the page stays light: the newest end goes, to load again
-            rows, self.has_later = rows[:MAX_ROWS], True
-        self._set_rows(rows if self.has_later else rows + self._live_rows())
-        return scripts.restore_place()
-
-    @rx.event
-    def load_later(self):
-        """Scrolling down a window that ends before the newest rows: the next rows."""
-        if not self.has_later:
-            return None
-        view = thread_service.load_window_at(
-            root(), self._owner(), self.thread_key, after_seq=self._last_seq, limit=WINDOW
-        )
-        if view is None:
-            return None
-        rows = self.rows + [timeline_row(item) for item in view.items]
-        if view.has_later:
-            self._last_seq = view.last_seq
-        else:  # the newest rows: this run's rows join the window, and the reader stays put
-            for row in self._live:
-                rows = upsert(rows, row)
-            self.has_later = False
-        if len(rows) > MAX_ROWS:
-            rows, self.has_earlier = rows[-MAX_ROWS:], True
-        self._set_rows(rows)
-        return None
-
-    def _show_newest(self):
-        view = thread_service.load_timeline(root(), self._owner(), self.thread_key)
-        if view is None:
-            return None
-        live = self._live_rows()
-        self._show(view)
-        rows = self.rows
-        for row in live:  # this run's rows not yet in the newest window
-            rows = upsert(rows, row)
-        self._set_rows(rows)
-        return scripts.scroll_to_bottom(force=True)
-
-    @rx.event
-    def jump_to_session(self, number: int):
-        chip = next((c for c in self.chips if c.number == number), None)
-        if chip is None:
-            return None
-        if not chip.loaded:
-            if chip.current:
-                self._show_newest()
-            else:
-                # Only the rows from that session's start: the page never holds the whole
-                # thread, however long (the newest rows load again by scrolling down).
-                view = thread_service.load_window_at(
-                    root(), self._owner(), self.thread_key, session_number=number, limit=WINDOW
-                )
-                if view is None or not view.items:
-                    return None
-                self.has_earlier, self.has_later = view.has_earlier, view.has_later
-                self._last_seq = view.last_seq
-                rows = [timeline_row(item) for item in view.items]
-                self._set_rows(rows if self.has_later else rows + self._live_rows())
-        return scripts.scroll_to_anchor(chip.anchor)
-
-    @rx.event
-    def jump_to_message(self, seq: int):
-        """Show stored row ``seq`` (a search hit): in place when loaded, else the window
-        that reads forward from just before it."""
-        seq = int(seq)
-        if not any(row.seq == seq for row in [*self.rows, *self._live_rows()]):
-            view = thread_service.load_window_at(
-                root(), self._owner(), self.thread_key, after_seq=max(seq - 3, 0), limit=WINDOW
-            )
-            if view is None or all(item.seq != seq for item in view.items):
-                return rx.toast.error("That message is not in this chat.")
-            self.has_earlier, self.has_later = view.has_earlier, view.has_later
-            self._last_seq = view.last_seq
-            rows = [timeline_row(item) for item in view.items]
-            self._set_rows(rows if self.has_later else rows + self._live_rows())
-        return scroll_to_message(seq)
 
     def _mark_replaced(self, replies: list[list[int]], *, exactly: bool) -> None:
         """Dim the replies the model no longer sees, each as a whole (``exactly``: only
