@@ -36,6 +36,30 @@
   const TAB = nonce().replace(/[^A-Za-z0-9]/g, "").slice(0, 12);
   let sent = 0;
   const newId = () => `${TAB}.${++sent}.${nonce()}`;
+  // A visit of a new chat's draft: a new one each time the tab comes to a page that is not a
+  // chat (a link, the back button). Leaving for the new chat does not end it: a message typed
+  // into the draft while the chat opens still belongs to it. The page's hidden input cannot
+  // hold it: the draft may render its composer again within one visit (its first-visit
+  // welcome), which empties the input.
+  let visit = 0;
+  const arrived = (before) => {
+    if (window.location.pathname !== before && !threadId()) visit += 1;
+  };
+  for (const name of ["pushState", "replaceState"]) {
+    const original = window.history[name];
+    window.history[name] = function (...args) {
+      const before = window.location.pathname;
+      const result = original.apply(this, args);
+      arrived(before);
+      return result;
+    };
+  }
+  window.addEventListener("popstate", () => arrived(null));
+  let draft = { visit: -1, id: "" };
+  const draftId = () => {
+    if (draft.visit !== visit) draft = { visit, id: `${TAB}.${nonce()}` };
+    return draft.id;
+  };
   const composer = () => document.getElementById("composer-input");
   const setComposer = (box, text) => {
     const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
@@ -107,10 +131,9 @@
         event.stopImmediatePropagation();
         return;
       }
-      const draft = form.elements.draft;
-      // The page's input is new on every visit of the draft, so is the visit's id.
-      if (draft && !draft.value) draft.value = `${TAB}.${nonce()}`;
-      const entry = { id: newId(), thread, text, at: Date.now(), draft: draft ? draft.value : "" };
+      const visitId = form.dataset.draft === "true" ? draftId() : "";
+      if (form.elements.draft) form.elements.draft.value = visitId;
+      const entry = { id: newId(), thread, text, at: Date.now(), draft: visitId };
       items.push(entry);
       save(items);
       form.elements.client_id.value = entry.id;

@@ -26,8 +26,8 @@ def message_box(placeholder, retry, on_change=None) -> list[rx.Component]:
             aria_label="Message",
         ),
         rx.el.input(type="hidden", name="client_id", default_value="", id="composer-client-id"),
-        # One visit of a new chat's draft: its first send names it, and the messages sent on
-        # the same visit go into the chat the first one started (set by baton-outbox.js).
+        # The visit of a new chat's draft a send was made on (set by baton-outbox.js): the
+        # messages sent on one visit go into the chat the first one started.
         rx.el.input(type="hidden", name="draft", default_value="", id="composer-draft"),
         rx.el.button(type="button", hidden=True, id="outbox-retry", on_click=retry),
     ]

@@ -27,4 +27,5 @@ def new_chat_composer() -> rx.Component:
         width="100%",
         class_name="baton-composer",
         data_activity="idle",
+        data_draft="true",  # the outbox names the draft's visit on this form's sends
     )

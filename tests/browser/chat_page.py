@@ -27,7 +27,7 @@ def start_chat(page, first: str | None = None) -> str:
     send it and wait for the chat to be stored. Returns the page's URL (the chat's, once
     it exists)."""
     page.goto("/")
-    page.locator("#composer-input").wait_for()
+    wait_interactive(page)
     if not page.locator("#new-chat").is_visible():  # a phone: the chat list is a drawer
         page.locator("#sidebar-toggle").click()
     page.locator("#new-chat").click()
@@ -36,6 +36,16 @@ def start_chat(page, first: str | None = None) -> str:
         send(page, first)
         page.wait_for_url("**/t/**")
     return page.url
+
+
+def wait_interactive(page) -> None:
+    """Until the composer answers keys: React has hydrated it. The page is prerendered, so the
+    box shows before that, and a key pressed then only types into it (Enter adds a line
+    rather than sending)."""
+    page.wait_for_function(
+        """() => { const box = document.querySelector('#composer-input');
+                   return !!box && Object.keys(box).some(k => k.startsWith('__reactProps')); }"""
+    )
 
 
 def activity(page) -> str:

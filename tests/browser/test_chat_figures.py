@@ -18,7 +18,14 @@ from chat_app.root import root
 from chat_app.services import admin as admin_service
 from chat_app.services.conversation.threads import chats as thread_service
 from tests.browser.app_server import run_async
-from tests.browser.chat_page import TURN_TIMEOUT_MS, hand_off, send, user_messages, wait_idle
+from tests.browser.chat_page import (
+    TURN_TIMEOUT_MS,
+    hand_off,
+    send,
+    user_messages,
+    wait_idle,
+    wait_interactive,
+)
 from tests.browser.test_live_setups import _assistant
 
 PHONE = {"width": 390, "height": 844}
@@ -30,7 +37,7 @@ def _open(context, thread_id: str, viewport: dict | None = None):
     if viewport:
         tab.set_viewport_size(viewport)
     tab.goto(f"/t/{thread_id}")
-    tab.locator("#composer-input").wait_for()
+    wait_interactive(tab)
     return tab
 
 
@@ -170,7 +177,7 @@ def test_a_second_message_right_after_a_new_chats_first_goes_into_it(owned, app)
     context, owner = owned
     tab = context.new_page()
     tab.goto("/")
-    tab.locator("#composer-input").wait_for()
+    wait_interactive(tab)
     first, second = "Start a greeting module", "And give it a test"
     box = tab.locator("#composer-input")
     box.fill(first)

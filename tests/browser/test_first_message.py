@@ -8,7 +8,7 @@ import uuid
 from chat_app.root import root
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
-from tests.browser.chat_page import start_chat, wait_idle
+from tests.browser.chat_page import send, start_chat, wait_idle, wait_interactive
 
 
 def _replies(thread_id: str) -> list[str]:
@@ -43,7 +43,7 @@ def test_a_first_message_whose_tab_closed_before_the_chat_opened_is_answered(
 
     page.route_web_socket("**/_event/**", relay)
     page.goto("/")
-    page.locator("#composer-input").wait_for()
+    wait_interactive(page)
     text = f"Name three rivers of Europe {uuid.uuid4().hex[:6]}"
     page.locator("#composer-input").fill(text)
     page.locator("#composer-input").press("Enter")
@@ -77,11 +77,16 @@ def _asked(thread_id: str) -> list[str]:
     ]
 
 
-def _settled(thread_id: str, timeout: float = 120) -> list[str]:
-    """The chat's user messages once none waits to be delivered and the last is answered."""
+def _settled(thread_id: str, count: int, timeout: float = 120) -> list[str]:
+    """The chat's user messages once ``count`` are stored, none waits to be delivered and
+    the last is answered (or the time is up)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not root().store.pending(thread_id) and _replies(thread_id):
+        if (
+            len(_asked(thread_id)) >= count
+            and not root().store.pending(thread_id)
+            and _replies(thread_id)
+        ):
             break
         time.sleep(0.5)
     return _asked(thread_id)
@@ -93,14 +98,13 @@ def _signed_in(page, server_db) -> str:
     return identity.owner_from_token(token)
 
 
-def test_two_messages_typed_before_the_page_connected_go_into_one_chat(
-    server_db, page, app
-) -> None:
-    """Both sends leave the tab before the page's load events have run (they may run between
-    the two), and the second still goes into the chat the first one started."""
+def test_two_messages_sent_as_the_page_opens_go_into_one_chat(server_db, page, app) -> None:
+    """Both sends leave the tab as soon as the page answers keys, before its load events have
+    run (they may run between the two), and the second still goes into the chat the first
+    one started."""
     owner = _signed_in(page, server_db)
     page.goto("/")
-    page.locator("#composer-input").wait_for()  # rendered, not yet connected
+    wait_interactive(page)  # hydrated; the websocket may not be open yet
     first, second = "Start a greeting module", "And give it a test"
     for text in (first, second):
         page.locator("#composer-input").fill(text)
@@ -108,14 +112,15 @@ def test_two_messages_typed_before_the_page_connected_go_into_one_chat(
     page.wait_for_url("**/t/**")
     chats = thread_service.list_threads(app, owner)
     assert len(chats) == 1
-    assert _settled(chats[0].id) == [first, second]
+    assert _settled(chats[0].id, 2) == [first, second]
 
 
 def test_a_new_visit_of_the_draft_starts_a_new_chat_and_its_next_message_goes_there(
     server_db, page, app
 ) -> None:
-    """The draft's visit, not the tab, decides where a second message goes: after "New chat",
-    the next message starts a chat of its own, and the one after it joins that chat."""
+    """The draft's visit, not the tab, decides where a message goes: after "New chat", the
+    next message starts a chat of its own (it follows the tab's earlier chat's first message,
+    yet must not join that chat), and the one after it joins the new chat."""
     owner = _signed_in(page, server_db)
     start_chat(page, "Write a slugify helper")
     wait_idle(page)
@@ -124,10 +129,9 @@ def test_a_new_visit_of_the_draft_starts_a_new_chat_and_its_next_message_goes_th
     page.wait_for_url(lambda url: "/t/" not in url)
     page.locator("#composer-input").fill("Now a CSV reader")
     page.locator("#composer-input").press("Enter")
-    page.locator("#composer-input").fill("With a header row")
-    page.locator("#composer-input").press("Enter")
     page.wait_for_url(lambda url: "/t/" in url and url != earlier)
+    send(page, "With a header row")
     chats = {c.title: c.id for c in thread_service.list_threads(app, owner)}
     assert set(chats) == {"Write a slugify helper", "Now a CSV reader"}
     assert _asked(chats["Write a slugify helper"]) == ["Write a slugify helper"]
-    assert _settled(chats["Now a CSV reader"]) == ["Now a CSV reader", "With a header row"]
+    assert _settled(chats["Now a CSV reader"], 2) == ["Now a CSV reader", "With a header row"]
