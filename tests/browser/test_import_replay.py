@@ -73,7 +73,9 @@ def test_import_read_the_original_compaction_then_replay_and_chart_both_runs(
     resets = int(re.search(r"(\d+) resets, ", chips[0]).group(1))
     assert resets >= 2 and masks >= 2
     # Both runs drawn as lines, a mark per Baton reset and one for the original compaction.
+    # (The chart's library arrives when the chart is first drawn: wait for its lines.)
     drawn = results.locator("#replay-chart .recharts-line-curve:not([stroke-width='0'])")
+    drawn.nth(1).wait_for()
     assert drawn.count() == 2
     for curve in drawn.all():
         box = curve.bounding_box()
