@@ -55,6 +55,7 @@ app = rx.App(
         # First: a chat opened by its URL fetches its page's modules at once (the file says why).
         rx.el.script(src="/baton-preload.js"),
         rx.el.script(src="/baton-outbox.js"),
+        rx.el.script(src="/baton-drafts.js"),  # after the outbox, whose refusals it follows
         rx.el.script(src="/baton-layout.js"),
         rx.el.script(src="/baton-keys.js"),
         rx.el.script(src="/baton-reader.js"),

@@ -10,7 +10,7 @@ import uuid
 from chat_app.root import root
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
-from tests.browser.chat_page import start_chat, user_messages, wait_idle
+from tests.browser.chat_page import start_chat, user_messages, wait_idle, wait_interactive
 
 OUTBOX = "baton-outbox"
 
@@ -154,3 +154,73 @@ def test_a_command_or_refused_text_left_in_the_outbox_is_never_sent(server_db, p
     page.wait_for_function("(key) => (localStorage.getItem(key) || '[]') === '[]'", arg=OUTBOX)
     page.wait_for_timeout(500)
     assert user_messages(page) == []
+
+
+def _composer_shows(page, text: str, timeout: int = 10_000) -> None:
+    page.wait_for_function(
+        "(text) => document.querySelector('#composer-input')?.value === text",
+        arg=text,
+        timeout=timeout,
+    )
+
+
+def test_text_typed_but_not_sent_stays_with_its_chat_and_the_new_chats_draft(page) -> None:
+    chat = start_chat(page, "A chat to come back to")
+    wait_idle(page)
+    wait_interactive(page)
+    page.locator("#composer-input").fill("half a thought for this chat")
+    # Another page, opened in the tab: the chat's text does not follow, and the new chat's
+    # draft keeps its own.
+    page.locator("#new-chat").click()
+    page.wait_for_url(re.compile(r"/$"))
+    _composer_shows(page, "")
+    wait_interactive(page)
+    page.locator("#composer-input").fill("an idea for a new chat")
+    page.locator("#sidebar .baton-thread-link", has_text="A chat to come back to").click()
+    page.wait_for_url(chat)
+    _composer_shows(page, "half a thought for this chat")
+    page.reload()
+    _composer_shows(page, "half a thought for this chat")
+    page.locator("#new-chat").click()
+    _composer_shows(page, "an idea for a new chat")
+    # Sent, the text is the outbox's, not a draft: the chat opens with an empty box.
+    page.locator("#composer-input").press("Enter")
+    page.wait_for_url("**/t/**")
+    page.locator("#new-chat").click()
+    page.wait_for_url(re.compile(r"/$"))
+    _composer_shows(page, "")
+
+
+# Types into the composer just before the tab's address changes to a chat, as a user typing
+# while a new chat's first message opens its chat: that box is about to be replaced.
+TYPE_AS_THE_CHAT_OPENS = """
+const original = window.history.pushState;
+window.history.pushState = function (...args) {
+  const box = document.getElementById('composer-input');
+  const url = String(args[2] || '');
+  if (box && url.includes('/t/') && !window.__typedAsItOpened) {
+    window.__typedAsItOpened = true;
+    const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;
+    setter.call(box, box.value + 'and then this');
+    box.dispatchEvent(new Event('input', {bubbles: true}));
+  }
+  return original.apply(this, args);
+};
+"""
+
+
+def test_text_typed_as_a_new_chat_opens_goes_into_that_chat(page) -> None:
+    page.add_init_script(TYPE_AS_THE_CHAT_OPENS)
+    start_chat(page, "The first message of a chat")
+    _composer_shows(page, "and then this")
+    assert page.evaluate("window.__typedAsItOpened") is True
+    page.locator("#composer-input").press("Enter")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-role=user] .baton-markdown')]"
+        ".some(e => e.innerText.trim() === 'and then this')"
+    )
+    assert user_messages(page) == ["The first message of a chat", "and then this"]
+    # The draft the text was typed in starts empty on its next visit.
+    page.locator("#new-chat").click()
+    page.wait_for_url(re.compile(r"/$"))
+    _composer_shows(page, "")
