@@ -9,15 +9,17 @@ environment, so the same code runs on SQLite + in-process state or PostgreSQL + 
   live channel between tabs goes through it.
 """
 
-import os
-
 import reflex as rx
 
 from chat_app.db.settings import database_url, state_in_worker
 from chat_app.services.security.web_security import allowed_origins
 from chat_app.serving import refuse_opportunistic_locks
+from chat_app.settings import read_settings
 from chat_app.supervision import settle_worker_count
 from chat_app.upstream import supervise_workers
+
+# Reflex's configuration is read before any App exists: the settings, once, for it too.
+_settings = read_settings()
 
 # A worker that dies is replaced (a crash loop backs off) instead of taking the server down.
 supervise_workers()
@@ -28,7 +30,7 @@ refuse_opportunistic_locks()
 
 # With BATON_ALLOWED_ORIGINS set, Reflex's CORS and Socket.IO checks allow only those origins
 # too; chat_app.asgi.OriginGuard checks Origin and Host on every connection either way.
-_origins = {"cors_allowed_origins": allowed_origins()} if allowed_origins() else {}
+_origins = {"cors_allowed_origins": origins} if (origins := allowed_origins(_settings)) else {}
 
 # One worker: the tabs' state stays in its memory even with Redis (chat_app/db/settings.py).
 _state = {"state_manager_mode": rx.constants.StateManagerMode.MEMORY} if state_in_worker() else {}
@@ -37,7 +39,7 @@ config = rx.Config(
     app_name="chat_app",
     # The same URL the app's own engine uses (psycopg 3 for PostgreSQL URLs).
     db_url=database_url(),
-    redis_url=os.environ.get("REFLEX_REDIS_URL") or None,
+    redis_url=_settings.redis_url or None,
     telemetry_enabled=False,
     show_built_with_reflex=False,
     # Baton publishes no sitemap; the plugin would only want a public deploy URL.

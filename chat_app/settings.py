@@ -8,17 +8,55 @@ down; nothing below it reads the environment for them. A test builds a ``Setting
 from __future__ import annotations
 
 import os
+from typing import Annotated, Any
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, BeforeValidator, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agent_core.providers import CREDENTIAL_NAMES, ProviderSettings, RetryPolicy
 from agent_core.redaction import known_secrets
 from chat_app.db.settings import DEFAULT_DB_URL, normalize_url
 
-__all__ = ["Settings", "read_settings"]
+__all__ = ["TURN_HOLDER_ENV", "Settings", "read_settings"]
+
+#: The variable a turn process's parent hands it its holder tag in (``Settings.turn_holder``).
+TURN_HOLDER_ENV = "BATON_TURN_HOLDER"
 
 _SANDBOX_LIMIT_PREFIX = "BATON_SANDBOX_"
+_DEFAULT_IMPORT_MB = 25.0
+
+
+def _sharing_switch(value: Any) -> Any:
+    """``BATON_SHARING`` as it was always read: on unless ``off``, ``0``, ``false`` or ``no``."""
+    if isinstance(value, str):
+        return value.strip().lower() not in ("off", "0", "false", "no")
+    return value
+
+
+def _remote_images_switch(value: Any) -> Any:
+    """``BATON_REMOTE_IMAGES`` as it was always read: off unless ``1``, ``on``, ``true`` or
+    ``yes``."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "on", "true", "yes")
+    return value
+
+
+def _window_or_none(value: Any) -> Any:
+    """``BATON_SIM_WINDOW`` as it was always read: a positive whole number, else unset."""
+    if isinstance(value, str):
+        text = value.strip()
+        return int(text) if text.isdigit() and int(text) > 0 else None
+    return value
+
+
+def _megabytes_or_default(value: Any) -> Any:
+    """``BATON_IMPORT_MAX_MB`` as it was always read: a number, else the default."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return _DEFAULT_IMPORT_MB
+    return value
 
 
 class Settings(BaseSettings):
@@ -75,6 +113,44 @@ class Settings(BaseSettings):
     )
     sim_verbosity: int = Field(
         default=24, ge=1, validation_alias=AliasChoices("BATON_SIM_VERBOSITY", "sim_verbosity")
+    )
+    # The admin page's password (``BATON_ADMIN_PASSWORD``); without it admin is disabled.
+    admin_password: str = Field(
+        default="",
+        repr=False,
+        validation_alias=AliasChoices("BATON_ADMIN_PASSWORD", "admin_password"),
+    )
+    # ``BATON_SHARING=off`` (or 0, false, no) turns share links off; any other value leaves
+    # them on.
+    sharing_enabled: Annotated[bool, BeforeValidator(_sharing_switch)] = Field(
+        default=True, validation_alias=AliasChoices("BATON_SHARING", "sharing_enabled")
+    )
+    # The largest session file an import accepts, in MB (not a number: the default).
+    import_max_mb: Annotated[float, BeforeValidator(_megabytes_or_default)] = Field(
+        default=_DEFAULT_IMPORT_MB,
+        validation_alias=AliasChoices("BATON_IMPORT_MAX_MB", "import_max_mb"),
+    )
+    # The offline simulator's context window in tokens (demos and browser tests see resets
+    # within a few turns); not a positive whole number: the model table's.
+    sim_window: Annotated[int | None, BeforeValidator(_window_or_none)] = Field(
+        default=None, validation_alias=AliasChoices("BATON_SIM_WINDOW", "sim_window")
+    )
+    # The app's own origins, comma-separated (empty: the request's own host).
+    allowed_origins: str = Field(
+        default="", validation_alias=AliasChoices("BATON_ALLOWED_ORIGINS", "allowed_origins")
+    )
+    # Whether chat Markdown may load images from other hosts (on, 1, true or yes).
+    remote_images: Annotated[bool, BeforeValidator(_remote_images_switch)] = Field(
+        default=False, validation_alias=AliasChoices("BATON_REMOTE_IMAGES", "remote_images")
+    )
+    # How long a turn's lease on its thread lasts without renewal (seconds).
+    turn_lease: float = Field(
+        default=15.0, validation_alias=AliasChoices("BATON_TURN_LEASE", "turn_lease")
+    )
+    # The tag a turn process's leases carry: its parent sets ``BATON_TURN_HOLDER`` when it
+    # starts it, and frees the leases of that tag if it dies (empty in any other process).
+    turn_holder: str = Field(
+        default="", validation_alias=AliasChoices(TURN_HOLDER_ENV, "turn_holder")
     )
     #: The providers' keys and base URLs, by the names of their environment variables
     #: (``agent_core.providers.CREDENTIAL_NAMES``).

@@ -25,9 +25,11 @@ from chat_app.services.security.identity import (
     owner_from_token,
 )
 from chat_app.services.security.web_security import allowed_origins
+from chat_app.settings import Settings
 
 __all__ = [
     "ASGIApp",
+    "app_settings",
     "IdentityCookieMiddleware",
     "IdentityChoice",
     "choose_identity",
@@ -44,6 +46,14 @@ ASGIApp = Callable[
 _ONE_YEAR = 365 * 24 * 3600
 
 
+def app_settings() -> Settings:
+    """The settings of the process's app (:func:`chat_app.root.root`, built at start-up
+    before the first request), which the middlewares read at each request."""
+    from chat_app.root import root
+
+    return root().settings
+
+
 def header(scope: Scope, name: bytes) -> str | None:
     """A request header (``name`` in lower case), repeated ones joined as cookies are."""
     values = [v.decode("latin-1") for k, v in scope.get("headers", []) if k == name]
@@ -54,10 +64,10 @@ def _cookie_header(scope: Scope) -> str:
     return header(scope, b"cookie") or ""
 
 
-def _served_over_https(scope: Scope) -> bool:
+def _served_over_https(scope: Scope, settings: Settings) -> bool:
     """HTTPS here, or at the TLS-terminating proxy in front, or by the configured origins."""
     forwarded = (header(scope, b"x-forwarded-proto") or "").split(",")[0].strip().lower()
-    origins = allowed_origins()
+    origins = allowed_origins(settings)
     return (
         scope.get("scheme") == "https"
         or forwarded == "https"
@@ -101,14 +111,15 @@ def _without_identity(cookie_header: str) -> str:
 
 
 class IdentityCookieMiddleware:
-    def __init__(self, app: ASGIApp):
+    def __init__(self, app: ASGIApp, settings: Callable[[], Settings] = app_settings):
         self.app = app
+        self.settings = settings
 
     async def __call__(self, scope: Scope, receive, send) -> None:
         if scope.get("type") not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        https = _served_over_https(scope)
+        https = _served_over_https(scope, self.settings())
         name = cookie_name(https)
         existing = _cookie_header(scope)
         choice = choose_identity(existing, https=https)

@@ -12,9 +12,11 @@ configured, the Host header must name one of them too (DNS rebinding).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
-from chat_app.asgi.identity_cookie import ASGIApp, Scope, header
+from chat_app.asgi.identity_cookie import ASGIApp, Scope, app_settings, header
 from chat_app.services.security.web_security import allowed_origins, host_allowed, origin_allowed
+from chat_app.settings import Settings
 
 __all__ = ["OriginGuard"]
 
@@ -32,14 +34,15 @@ def _guarded(scope: Scope) -> bool:
 
 
 class OriginGuard:
-    def __init__(self, app: ASGIApp):
+    def __init__(self, app: ASGIApp, settings: Callable[[], Settings] = app_settings):
         self.app = app
+        self.settings = settings
 
     async def __call__(self, scope: Scope, receive, send) -> None:
         if scope.get("type") not in ("http", "websocket") or not _guarded(scope):
             await self.app(scope, receive, send)
             return
-        allowed = allowed_origins()
+        allowed = allowed_origins(self.settings())
         host = header(scope, b"host") or ""
         origin = header(scope, b"origin")
         scheme = "https" if scope.get("scheme") in ("https", "wss") else "http"

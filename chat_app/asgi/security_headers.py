@@ -16,10 +16,12 @@ import gzip
 import hashlib
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 
-from chat_app.asgi.identity_cookie import ASGIApp, Message, Scope, header
+from chat_app.asgi.identity_cookie import ASGIApp, Message, Scope, app_settings, header
 from chat_app.services.security.web_security import content_security_policy, remote_images_allowed
+from chat_app.settings import Settings
 
 __all__ = ["SecurityHeaders", "inline_script_hashes"]
 
@@ -53,8 +55,9 @@ def _encoding(headers: list[tuple[bytes, bytes]]) -> bytes:
 
 
 class SecurityHeaders:
-    def __init__(self, app: ASGIApp):
+    def __init__(self, app: ASGIApp, settings: Callable[[], Settings] = app_settings):
         self.app = app
+        self.settings = settings
         self._policies: OrderedDict[bytes, bytes] = OrderedDict()
 
     def _policy(self, body: bytes, encoding: bytes) -> bytes:
@@ -64,7 +67,7 @@ class SecurityHeaders:
             return self._policies[key]
         html = gzip.decompress(body) if encoding == b"gzip" else body
         policy = content_security_policy(
-            inline_script_hashes(html), remote_images=remote_images_allowed()
+            inline_script_hashes(html), remote_images=remote_images_allowed(self.settings())
         ).encode()
         self._policies[key] = policy
         if len(self._policies) > _CACHE_SIZE:

@@ -2,6 +2,7 @@ import reflex as rx
 
 from chat_app.components.code_block import code_block
 from chat_app.services.security.web_security import remote_images_allowed
+from chat_app.settings import read_settings
 
 # A rehype plugin: an image from another host becomes a link to it, so a message cannot
 # make the reader's browser call a tracking pixel. Relative and data-less images stay.
@@ -47,7 +48,8 @@ def safe_markdown(source: rx.Var[str] | str) -> rx.Component:
     tab, images from other hosts are links unless ``BATON_REMOTE_IMAGES`` allows them, a
     single newline is a line break, and code blocks carry their language and a copy button.
     """
-    plugins = [] if remote_images_allowed() else [_LINK_REMOTE_IMAGES]
+    # Decided when the pages are compiled, which happens before (and without) the app.
+    plugins = [] if remote_images_allowed(read_settings()) else [_LINK_REMOTE_IMAGES]
     return rx.markdown(
         source,
         use_raw=False,

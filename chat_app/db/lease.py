@@ -26,7 +26,6 @@ which hands it a holder tag (``BATON_TURN_HOLDER``) and frees its leases at once
 from __future__ import annotations
 
 import logging
-import os
 import secrets
 import threading
 import time
@@ -45,7 +44,6 @@ from chat_app.db.models import TurnLease
 
 __all__ = [
     "LEASE_SECONDS",
-    "HOLDER_TAG_ENV",
     "release_leases_of",
     "LeaseLost",
     "LeaseRenewer",
@@ -59,8 +57,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-LEASE_SECONDS = float(os.environ.get("BATON_TURN_LEASE", "15"))
-HOLDER_TAG_ENV = "BATON_TURN_HOLDER"
+#: A turn lease's length by default (``BATON_TURN_LEASE``, the app's ``Settings.turn_lease``).
+LEASE_SECONDS = 15.0
 _MAX_POLL_SECONDS = 1.0
 
 
@@ -245,16 +243,17 @@ def turn_lease(
     engine: Engine,
     thread_id: str,
     *,
-    seconds: float | None = None,
+    seconds: float = LEASE_SECONDS,
+    tag: str = "",
     poll: float = 0.1,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Iterator[TurnLeaseHold]:
     """Hold the turn lease of ``thread_id`` for the block (waiting for it as long as needed).
 
-    ``sleep`` waits between attempts; tests hand in one that says whether a wait happened.
+    ``tag`` prefixes the holder (a turn process's, so its parent can free its leases when it
+    dies: :func:`release_leases_of`). ``sleep`` waits between attempts; tests hand in one that
+    says whether a wait happened.
     """
-    seconds = seconds or LEASE_SECONDS
-    tag = os.environ.get(HOLDER_TAG_ENV, "")
     holder = f"{tag}.{secrets.token_hex(12)}" if tag else secrets.token_hex(16)
     while not _try_acquire(engine, thread_id, holder, seconds):
         sleep(poll)

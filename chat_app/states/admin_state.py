@@ -126,7 +126,7 @@ class AdminState(rx.State):
 
     @rx.event
     def on_load(self):
-        self.enabled = admin_service.admin_enabled()
+        self.enabled = admin_service.admin_enabled(root())
         self.notice = ""
         token = self.router.url.query_parameters.get(sign_in_link.LINK_PARAMETER, "")
         if token:

@@ -130,7 +130,7 @@ class ShareLinksState(IdentityState):
         return _thread_id_from_path(self.router.url.path)
 
     def _refresh(self) -> None:
-        self.enabled = thread_service.sharing_enabled()
+        self.enabled = thread_service.sharing_enabled(root())
         self.links = [
             _link_row(v)
             for v in thread_service.list_links(root(), self._owner(), self._thread_id())

@@ -17,6 +17,7 @@ import pytest
 
 from tests.agent_core.providers.servers import OpenAIServer, Reply
 from tests.browser.app_server import AppServer, running_app
+from tests.chat_app.apps import started_with
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -137,9 +138,10 @@ def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @contextlib.contextmanager
-def serving(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def serving(db_url: str, monkeypatch: pytest.MonkeyPatch, **settings: object) -> Iterator[None]:
     """While it lasts, this process's app runs on the served database (what a test writes
-    there, the page shows) and mints the server's identities."""
+    there, the page shows), with ``settings`` (``sim_window=3000``...), and mints the
+    server's identities."""
     from chat_app import root
     from chat_app.services.runtime.container import build_app
     from chat_app.services.security import identity
@@ -147,7 +149,7 @@ def serving(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     monkeypatch.setenv("BATON_SECRET_KEY", SECRET_KEY)
     identity.secret_key.cache_clear()
-    root.install(build_app(Settings(db_url=db_url)))
+    root.install(build_app(Settings(db_url=db_url, **settings)))
     try:
         yield
     finally:
@@ -159,9 +161,12 @@ def serving(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def owned(browser, server_db, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple]:
     """A browser context of a known owner on the shared server (1280x800), and that owner.
     Turns this process runs see the server's context window, without its pace."""
+    from chat_app import root
     from chat_app.services.security import identity
 
-    monkeypatch.setenv("BATON_SIM_WINDOW", SIM_WINDOW)
+    served = root.installed()
+    assert served is not None
+    root.install(started_with(served, sim_window=int(SIM_WINDOW)))  # the server's window
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     context = browser.new_context(base_url=server_db.url, viewport={"width": 1280, "height": 800})
     context.set_default_timeout(60_000)

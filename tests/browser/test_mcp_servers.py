@@ -18,6 +18,7 @@ from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Reply
 from tests.browser.chat_page import send, timeline, wait_idle
 from tests.browser.conftest import ADMIN_PASSWORD, PROVIDER_MODEL
+from tests.chat_app.apps import started_with
 
 NOTES_SERVER = Path(__file__).parents[1] / "agent_core" / "mcp" / "notes_server.py"
 SECRET = "sig-5e1f0a77"
@@ -93,10 +94,10 @@ def test_a_server_added_on_admin_lends_its_tool_to_the_chat(
 
 
 def test_a_server_that_cannot_start_is_a_problem_in_the_chat_and_the_reply_still_comes(
-    server_db, page, provider_script, monkeypatch, screenshot_dir, app
+    server_db, page, provider_script, screenshot_dir, app
 ) -> None:
     assistant_id, _ = _provider_assistant()
-    monkeypatch.setenv(admin_service.PASSWORD_ENV, ADMIN_PASSWORD)
+    app = started_with(app, admin_password=ADMIN_PASSWORD)  # as the server was started
     grant = admin_service.login(app, ADMIN_PASSWORD, client="127.0.0.1")
     mcp_admin.add_mcp_server(
         app,

@@ -20,9 +20,7 @@ PAYLOADS = ["<img src=x onerror=window.__pwned=1>", "<script>window.__pwned=1</s
 
 @pytest.fixture
 def server_db(app_server, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
-    monkeypatch.setenv("BATON_SIM_DELAY", "0")
-    with serving(f"sqlite:///{app_server.db_path}", monkeypatch):
+    with serving(f"sqlite:///{app_server.db_path}", monkeypatch, sim_window=3000, sim_delay=0):
         yield app_server
 
 

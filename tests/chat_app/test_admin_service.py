@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-from pathlib import Path
-
 import pytest
 from sqlmodel import Session
 
@@ -15,15 +12,17 @@ from chat_app.services import admin
 from chat_app.services.admin import forms
 from chat_app.services.runtime import runtime
 from chat_app.services.runtime.container import App
-from chat_app.settings import read_settings
+from chat_app.settings import Settings, read_settings
+from tests.chat_app.apps import started_with
 
 PASSWORD = "correct horse battery staple"
 CLIENT = "203.0.113.7"
 
 
-@pytest.fixture(autouse=True)
-def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(admin.PASSWORD_ENV, PASSWORD)
+@pytest.fixture
+def settings(db_url: str) -> Settings:
+    """Admin enabled: the app is started with a password."""
+    return Settings(db_url=db_url, admin_password=PASSWORD)
 
 
 @pytest.fixture
@@ -33,18 +32,15 @@ def grant(app) -> str:
 
 def configured(app: App, **credentials: str) -> App:
     """``app`` with these provider keys and URLs among its settings (as read at start-up)."""
-    settings = app.settings.model_copy(update={"provider_credentials": credentials})
-    return replace(app, settings=settings)
+    return started_with(app, provider_credentials=credentials)
 
 
 def form(**fields: str) -> admin.AssistantForm:
     return admin.AssistantForm(**{"name": "Writer", **fields})
 
 
-def test_every_call_is_refused_when_admin_is_not_enabled(
-    monkeypatch: pytest.MonkeyPatch, app
-) -> None:
-    monkeypatch.delenv(admin.PASSWORD_ENV)
+def test_every_call_is_refused_when_admin_is_not_enabled(app) -> None:
+    app = started_with(app, admin_password="")
     for password in ("", PASSWORD):
         with pytest.raises(admin.AdminRefused, match=admin.PASSWORD_ENV):
             admin.login(app, password, client=CLIENT)
@@ -64,11 +60,9 @@ def test_wrong_password_or_forged_grant_is_refused(app) -> None:
         admin.list_assistants(app, None)
 
 
-def test_grant_is_not_the_password_and_dies_with_it(
-    grant: str, monkeypatch: pytest.MonkeyPatch, app
-) -> None:
+def test_grant_is_not_the_password_and_dies_with_it(grant: str, app) -> None:
     assert PASSWORD not in grant
-    monkeypatch.setenv(admin.PASSWORD_ENV, "rotated")
+    app = started_with(app, admin_password="rotated")
     with pytest.raises(admin.AdminRefused):
         admin.list_assistants(app, grant)
 
@@ -198,11 +192,8 @@ def test_default_assistant_is_listed(grant: str, app) -> None:
     assert [a.name for a in admin.list_assistants(app, grant)] == ["Baton"]
 
 
-def test_the_form_says_what_window_a_model_has_and_who_answers(
-    grant: str, monkeypatch: pytest.MonkeyPatch, app
-) -> None:
-    app = configured(app, OLLAMA_BASE_URL="http://127.0.0.1:11434")
-    monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
+def test_the_form_says_what_window_a_model_has_and_who_answers(grant: str, app) -> None:
+    app = started_with(configured(app, OLLAMA_BASE_URL="http://127.0.0.1:11434"), sim_window=6000)
     simulator = admin.create_assistant(app, grant, form(model="simulator"))
     assert simulator.model_window == 32768
     assert simulator.model_note == "Offline simulator"
@@ -249,10 +240,8 @@ def _chat_window(app, assistant_id: str) -> int:
     return model_info(setup.model_name, window_override=setup.policy.window_override).context_window
 
 
-def test_the_page_shows_the_window_chats_run_on_and_where_it_comes_from(
-    grant: str, monkeypatch: pytest.MonkeyPatch, app
-) -> None:
-    monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
+def test_the_page_shows_the_window_chats_run_on_and_where_it_comes_from(grant: str, app) -> None:
+    app = started_with(app, sim_window=6000)
     from_environment = admin.create_assistant(app, grant, form(model="simulator"))
     assert from_environment.window == 6000 == _chat_window(app, from_environment.id)
     assert "6,000-token window" in from_environment.window_note
@@ -262,7 +251,7 @@ def test_the_page_shows_the_window_chats_run_on_and_where_it_comes_from(
     assert overridden.window == 9000 == _chat_window(app, overridden.id)
     assert "window override" in overridden.window_note
 
-    monkeypatch.delenv("BATON_SIM_WINDOW")
+    app = started_with(app, sim_window=None)
     table = admin.get_assistant(app, grant, from_environment.id)
     assert table.window == 32768 == _chat_window(app, table.id)
     assert "model table" in table.window_note
@@ -273,9 +262,7 @@ def test_a_window_override_below_the_fixed_context_is_refused(grant: str, app) -
         admin.create_assistant(app, grant, form(window_override="100"))
 
 
-def test_a_compaction_that_cannot_get_below_its_threshold_is_refused(
-    grant: str, monkeypatch: pytest.MonkeyPatch, app
-) -> None:
+def test_a_compaction_that_cannot_get_below_its_threshold_is_refused(grant: str, app) -> None:
     fields = {
         "context_strategy": "compact",
         "compact_threshold": "40",
@@ -283,7 +270,7 @@ def test_a_compaction_that_cannot_get_below_its_threshold_is_refused(
     }
     with pytest.raises(admin.SettingsRejected, match="Compaction cannot get below its threshold"):
         admin.create_assistant(app, grant, form(window_override="6000", **fields))
-    monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
+    app = started_with(app, sim_window=6000)
     with pytest.raises(admin.SettingsRejected, match="Compaction cannot get below its threshold"):
         admin.create_assistant(app, grant, form(**fields))
     # The same span on a window where it fits is accepted.
@@ -338,17 +325,15 @@ def test_a_compaction_that_cannot_get_below_its_threshold_is_refused(
     ],
 )
 def test_settings_that_would_break_the_assistant_are_refused_on_its_chats_window(
-    grant: str, monkeypatch: pytest.MonkeyPatch, fields: dict, field: str, message: str, app
+    grant: str, fields: dict, field: str, message: str, app
 ) -> None:
-    monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
+    app = started_with(app, sim_window=6000)
     with pytest.raises(admin.SettingsRejected, match=message) as refused:
         admin.create_assistant(app, grant, form(**fields))
     assert refused.value.field == field
 
 
-def test_a_window_override_beyond_a_hosted_models_window_is_refused(
-    grant: str, monkeypatch: pytest.MonkeyPatch, app
-) -> None:
+def test_a_window_override_beyond_a_hosted_models_window_is_refused(grant: str, app) -> None:
     app = configured(app, OPENAI_API_KEY="sk-test-not-used")
     with pytest.raises(
         admin.SettingsRejected, match="larger than the model's own window \\(128,000\\)"

@@ -16,6 +16,7 @@ from chat_app.db.engine import get_engine, read_session, write_session
 from chat_app.db.models import SignInFailureCount
 from chat_app.services import admin
 from chat_app.services.security import admin_throttle as throttle
+from chat_app.settings import Settings
 from tests.chat_app.db.backends import pg_url, sqlite_url  # noqa: F401
 
 PASSWORD = "correct horse battery staple"
@@ -25,8 +26,7 @@ SECOND = timedelta(seconds=1)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv(admin.PASSWORD_ENV, PASSWORD)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return sqlite_url(tmp_path)
     url = request.getfixturevalue("pg_url")
@@ -34,6 +34,12 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.M
     with write_session(get_engine(url)) as session:
         session.exec(delete(SignInFailureCount))
     return url
+
+
+@pytest.fixture
+def settings(db_url: str) -> Settings:
+    """Admin enabled: the app is started with a password."""
+    return Settings(db_url=db_url, admin_password=PASSWORD)
 
 
 def attempt(app, password: str, *, at: datetime, client: str = CLIENT) -> str:
@@ -221,6 +227,7 @@ def test_a_sign_in_link_expires_and_is_stored_only_as_its_hash(app) -> None:
 def test_no_link_is_issued_while_admin_is_disabled(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     from chat_app import admin_link
 
+    # The command line reads its process's environment, as it is run on the server.
     monkeypatch.delenv(admin.PASSWORD_ENV, raising=False)
     assert admin_link.main([]) == 1
     assert "Admin is disabled" in capsys.readouterr().err

@@ -12,6 +12,7 @@ import pytest
 from agent_core import NewMessage
 from agent_core.errors import MessageRejected, StoreError
 from chat_app.root import root
+from chat_app.settings import Settings
 from tests.chat_app.test_services import (  # noqa: F401
     database,  # noqa: F401
     db_url,
@@ -20,9 +21,13 @@ from tests.chat_app.wire import drained
 
 
 @pytest.fixture
-def db(database, monkeypatch):  # noqa: F811
+def settings(db_url) -> Settings:  # noqa: F811
     # Room for a few turns: the only reset is the /handoff the tests ask for.
-    monkeypatch.setenv("BATON_SIM_WINDOW", "60000")
+    return Settings(db_url=db_url, sim_delay=0, sim_window=60000)
+
+
+@pytest.fixture
+def db(database):  # noqa: F811
     return database
 
 

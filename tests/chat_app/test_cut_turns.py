@@ -16,7 +16,12 @@ import pytest
 
 from agent_core import StoredMessage
 from chat_app.root import root
-from tests.chat_app.test_services import _drain, database, db_url  # noqa: F401  (fixture)  # noqa: F401  (fixtures)
+from tests.chat_app.test_services import (  # noqa: F401  (fixtures)
+    _drain,
+    database,
+    db_url,
+    settings,
+)
 
 database_too = pytest.mark.usefixtures("database")
 # A killed turn's PostgreSQL lease lets its thread go after this many seconds.

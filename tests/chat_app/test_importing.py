@@ -9,7 +9,13 @@ import uuid
 import pytest
 
 from chat_app.root import root
-from tests.chat_app.test_services import _drain, database, db_url  # noqa: F401  (fixtures)
+from tests.chat_app.apps import started_with
+from tests.chat_app.test_services import (  # noqa: F401  (fixtures)
+    _drain,
+    database,
+    db_url,
+    settings,
+)
 from tests.session_files import SUMMARY, claude_code_session
 from tests.shared_data import eval_path
 
@@ -30,7 +36,7 @@ def _setup_assistant(window: int | None, **fields) -> str:
     from chat_app.db.engine import write_engine
     from chat_app.db.models import AssistantCreate
 
-    settings = {
+    chosen = {
         "model": "simulator",
         "context_strategy": "reset",
         "reset_threshold": 0.8,
@@ -41,7 +47,7 @@ def _setup_assistant(window: int | None, **fields) -> str:
         assistant = repo.create_assistant(
             session=db,
             data=AssistantCreate(
-                name=f"Tight {window} {uuid.uuid4().hex[:6]}", window_override=window, **settings
+                name=f"Tight {window} {uuid.uuid4().hex[:6]}", window_override=window, **chosen
             ),
         )
         return assistant.id
@@ -181,10 +187,10 @@ def test_an_uploaded_name_keeps_only_its_last_segment_of_either_kind(alice, app)
     assert importing.imported_record(app, thread_id).filename == "session.jsonl"
 
 
-def test_a_file_over_the_limit_is_refused_before_it_is_parsed(alice, monkeypatch, app) -> None:
+def test_a_file_over_the_limit_is_refused_before_it_is_parsed(alice, app) -> None:
     from chat_app.services.conversation.threads import importing
 
-    monkeypatch.setenv("BATON_IMPORT_MAX_MB", "0.01")
+    app = started_with(app, import_max_mb=0.01)  # BATON_IMPORT_MAX_MB=0.01
     with pytest.raises(importing.ImportRejected, match="limit is") as refused:
         importing.import_session(app, alice, "session.jsonl", claude_code_session().encode())
     assert refused.value.code == "too_large"
@@ -229,12 +235,12 @@ def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(
     assert replays.list_replays(app, "bob", thread_id) == []
 
 
-def test_a_replay_runs_on_the_window_the_assistants_chats_get(alice, monkeypatch, app) -> None:
+def test_a_replay_runs_on_the_window_the_assistants_chats_get(alice, app) -> None:
     # BATON_SIM_WINDOW sets the simulator's window for chats; the replay of the same
     # assistant must use it too, not the imported agent's model's 200,000 tokens.
     from chat_app.services.conversation.threads import importing, replays
 
-    monkeypatch.setenv("BATON_SIM_WINDOW", "12000")
+    app = started_with(app, sim_window=12000)
     thread_id = importing.import_session(
         app, alice, "session.jsonl", claude_code_session().encode()
     )
@@ -244,15 +250,13 @@ def test_a_replay_runs_on_the_window_the_assistants_chats_get(alice, monkeypatch
     assert run.resets >= 2
 
 
-def test_a_window_the_session_cannot_fit_is_said_with_one_that_does(
-    alice, monkeypatch, app
-) -> None:
+def test_a_window_the_session_cannot_fit_is_said_with_one_that_does(alice, app) -> None:
     # At 6,000 tokens the assistant's prompt, tools and a handoff already pass the reset
     # point: every reset would open a session over its threshold. The replay says so.
     from agent_core import ConfigurationError
     from chat_app.services.conversation.threads import importing, replays
 
-    monkeypatch.setenv("BATON_SIM_WINDOW", "6000")
+    app = started_with(app, sim_window=6000)
     thread_id = importing.import_session(
         app, alice, "session.jsonl", claude_code_session().encode()
     )

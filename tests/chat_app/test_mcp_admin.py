@@ -16,16 +16,19 @@ from chat_app.services import admin
 from chat_app.services.admin import mcp_admin
 from chat_app.services.conversation.threads import chats as threads
 from chat_app.services.runtime import runtime
+from chat_app.settings import Settings
 from tests.agent_core.runtime_helpers import collect
+from tests.chat_app.apps import started_with
 from tests.chat_app.wire import drained
 
 PASSWORD = "correct horse battery staple"
 NOTES_SERVER = Path(__file__).parents[1] / "agent_core" / "mcp" / "notes_server.py"
 
 
-@pytest.fixture(autouse=True)
-def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(admin.PASSWORD_ENV, PASSWORD)
+@pytest.fixture
+def settings(db_url: str) -> Settings:
+    """Admin enabled: the app is started with a password."""
+    return Settings(db_url=db_url, admin_password=PASSWORD)
 
 
 @pytest.fixture
@@ -227,12 +230,13 @@ async def test_the_assistants_chats_call_the_servers_tools(
 
 
 async def test_a_large_mcp_tool_list_leaves_less_room_for_a_message(
-    grant: str, assistant_id: str, monkeypatch: pytest.MonkeyPatch, app
+    grant: str, assistant_id: str, app
 ) -> None:
     from agent_core.errors import MessageTooLarge
     from chat_app.services.conversation.runs import chat
 
-    monkeypatch.setenv("BATON_SIM_WINDOW", "12000")
+    # The simulator's window as the app was started with it (BATON_SIM_WINDOW).
+    app = started_with(app, sim_window=12000)
     thread = threads.create_thread(app, "owner-1", "paste", assistant_id=assistant_id)
     with pytest.raises(MessageTooLarge) as bare:
         await chat.check_fits(app, "owner-1", thread.id, "word " * 20_000)

@@ -9,19 +9,23 @@ import pytest
 
 from agent_core.errors import MessageRejected
 from chat_app.root import root
+from chat_app.settings import Settings
 from tests.chat_app.db.backends import pg_url  # noqa: F401  (fixture)
 from tests.chat_app.wire import drained
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def db_url(request, tmp_path, monkeypatch):
+def db_url(request, tmp_path):
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path}/baton.db"
     else:
         url = request.getfixturevalue("pg_url")  # a schema of its own, skips without a server
-    monkeypatch.setenv("BATON_SIM_DELAY", "0")
-    monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
     return url
+
+
+@pytest.fixture
+def settings(db_url) -> Settings:
+    return Settings(db_url=db_url, sim_delay=0, sim_window=3000)
 
 
 @pytest.fixture

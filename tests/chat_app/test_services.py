@@ -14,23 +14,27 @@ import pytest
 
 from chat_app.db.engine import dispose_engine
 from chat_app.root import root
+from chat_app.settings import Settings
 from tests.chat_app.db.backends import pg_url  # noqa: F401  (fixture)
 from tests.chat_app.wire import drained, relayed
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def db_url(request, tmp_path, monkeypatch):
+def db_url(request, tmp_path):
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path}/baton.db"
     else:
         # A schema of its own (dropped after the run), never the server's public one: a
         # migration of another checkout must not leave this one a revision it does not know.
         url = request.getfixturevalue("pg_url")
-    monkeypatch.setenv("BATON_SIM_DELAY", "0")
+    return url
+
+
+@pytest.fixture
+def settings(db_url) -> Settings:
     # Small enough for resets within one turn, large enough that the instructions and the
     # tools' schemas (history tools included) leave room for a message at the reset threshold.
-    monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
-    return url
+    return Settings(db_url=db_url, sim_delay=0, sim_window=3000)
 
 
 @pytest.fixture

@@ -14,13 +14,14 @@ from chat_app.root import root
 from chat_app.services.conversation.runs import chat as chat_service
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.conversation.threads import sharing
+from tests.chat_app.apps import started_with
 
 OWNER, STRANGER = "owner-1", "stranger-2"
 
 
 @pytest.fixture(autouse=True)
 def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("BATON_SHARING", raising=False)
+    monkeypatch.delenv("BATON_SHARING", raising=False)  # the settings' default: on
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
 
 
@@ -115,10 +116,10 @@ def test_expiry_must_be_sensible(app) -> None:
     assert (refused.value.field, refused.value.code) == ("expiry_days", "bad_expiry")
 
 
-def test_sharing_switch_blocks_creating_and_opening(monkeypatch: pytest.MonkeyPatch, app) -> None:
+def test_sharing_switch_blocks_creating_and_opening(app) -> None:
     thread_id = thread_with(app, "hello")
     path, _ = sharing.create_link(app, OWNER, thread_id, None)
-    monkeypatch.setenv("BATON_SHARING", "off")
+    app = started_with(app, sharing_enabled=False)  # restarted with BATON_SHARING=off
 
     assert sharing.open_shared(app, path.removeprefix("/share/")) is None
     with pytest.raises(sharing.SharingDisabled) as refused:
@@ -127,11 +128,9 @@ def test_sharing_switch_blocks_creating_and_opening(monkeypatch: pytest.MonkeyPa
 
 
 def test_shared_multi_session_thread_keeps_dividers_and_handoffs(
-    monkeypatch: pytest.MonkeyPatch,
     app,
 ) -> None:
-    monkeypatch.setenv("BATON_SIM_WINDOW", "3000")
-    monkeypatch.setenv("BATON_SIM_DELAY", "0")
+    app = started_with(app, sim_window=3000)
     thread_id = thread_with(app, *[f"step {n}: " + "details " * 40 for n in range(3)])
     path, _ = sharing.create_link(app, OWNER, thread_id, None)
     token = path.removeprefix("/share/")

@@ -19,7 +19,15 @@ import pytest
 
 from chat_app.root import root
 from chat_app.services.runtime import turn_process
+from chat_app.settings import Settings
+from tests.chat_app.apps import started_with
 from tests.chat_app.wire import drained, relayed
+
+
+@pytest.fixture
+def settings(db_url) -> Settings:
+    """This process's settings; its turn process reads the same from its environment."""
+    return Settings(db_url=db_url, sim_delay=0, sim_window=3000)
 
 
 @pytest.fixture
@@ -121,7 +129,8 @@ def test_a_dead_turn_process_ends_its_runs_with_a_message_and_the_next_send_work
     from chat_app.services.conversation.threads import chats as threads
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
-    monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
+    monkeypatch.setenv("BATON_SIM_WINDOW", "200000")  # the turn process's
+    app = started_with(app, sim_window=200000)  # and this process's
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Long job")
 
@@ -157,7 +166,8 @@ def test_a_turn_cut_by_a_turn_process_kill_is_answered_again_by_itself(
     from chat_app.services.conversation.threads import chats as threads
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
-    monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
+    monkeypatch.setenv("BATON_SIM_WINDOW", "200000")  # the turn process's
+    app = started_with(app, sim_window=200000)  # and this process's
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "Long job")
 
@@ -233,7 +243,8 @@ def test_stop_reaches_the_turn_in_the_turn_process_and_closing_a_run_ends_it(
     from chat_app.services.conversation.threads import chats as threads
 
     monkeypatch.setenv("BATON_SIM_DELAY", "0.05")
-    monkeypatch.setenv("BATON_SIM_WINDOW", "200000")
+    monkeypatch.setenv("BATON_SIM_WINDOW", "200000")  # the turn process's
+    app = started_with(app, sim_window=200000)  # and this process's
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     stopped, closed = (
         threads.create_thread(app, owner, "stopped"),

@@ -13,6 +13,7 @@ from chat_app.services.security.web_security import (
     remote_images_allowed,
     state_token,
 )
+from chat_app.settings import Settings, read_settings
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +44,7 @@ def test_without_configured_origins_only_the_requests_own_host_is_allowed(origin
 
 def test_configured_origins_are_matched_exactly():
     allowed = allowed_origins(
-        {"BATON_ALLOWED_ORIGINS": "https://baton.example.com, http://10.0.0.5:3000"}
+        Settings(allowed_origins="https://baton.example.com, http://10.0.0.5:3000")
     )
     assert allowed == ["https://baton.example.com:443", "http://10.0.0.5:3000"]
     assert origin_allowed(
@@ -77,9 +78,15 @@ def test_the_policy_allows_only_the_pages_own_scripts_and_origin():
     )
 
 
-def test_remote_images_are_off_unless_enabled():
-    assert not remote_images_allowed({})
-    assert remote_images_allowed({"BATON_REMOTE_IMAGES": "on"})
+def test_remote_images_are_off_unless_enabled(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("BATON_REMOTE_IMAGES", raising=False)
+    assert not remote_images_allowed(read_settings())
+    for value in ("on", "1", "true", "YES"):
+        monkeypatch.setenv("BATON_REMOTE_IMAGES", value)
+        assert remote_images_allowed(read_settings())
+    for value in ("off", "maybe"):
+        monkeypatch.setenv("BATON_REMOTE_IMAGES", value)
+        assert not remote_images_allowed(read_settings())
 
 
 def test_a_state_token_is_bound_to_the_identity_that_presents_it():

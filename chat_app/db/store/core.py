@@ -31,7 +31,7 @@ from chat_app.db.convert import (
 )
 from chat_app.db.engine import write_engine
 from chat_app.db.failures import DatabaseFailure, database_failure
-from chat_app.db.lease import TurnLeaseHold, check_fence, fence
+from chat_app.db.lease import LEASE_SECONDS, TurnLeaseHold, check_fence, fence
 from chat_app.db.models import (
     ChatSession,
     Message,
@@ -43,8 +43,14 @@ class StoreCore:
     """What every part of :class:`~chat_app.db.store.SqlStore` stands on: the engines, the
     transaction, the thread and turn locks, and the numbering and insert of rows."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(
+        self, engine: Engine, *, lease_seconds: float = LEASE_SECONDS, holder_tag: str = ""
+    ) -> None:
+        """``lease_seconds`` and ``holder_tag``: the turn leases' length and the tag they
+        carry (the app's ``Settings.turn_lease`` and ``Settings.turn_holder``)."""
         self._engine = engine
+        self._lease_seconds = lease_seconds
+        self._holder_tag = holder_tag
         self._writer = write_engine(engine)
         self._fault_hook: Callable[[str], None] | None = None
         # PostgreSQL: the turn leases this store holds now, checked by every turn write.

@@ -65,7 +65,9 @@ class TurnLocks(StoreCore):
 
     @contextmanager
     def _leased_turn(self, thread_id: str) -> Iterator[None]:
-        with turn_lease(self._engine, thread_id) as hold:
+        with turn_lease(
+            self._engine, thread_id, seconds=self._lease_seconds, tag=self._holder_tag
+        ) as hold:
             self._leases[thread_id] = hold
             try:
                 yield

@@ -93,7 +93,7 @@ class ChangeView(BaseModel):
 
 def _effective_window(app: Backend, assistant: Assistant) -> tuple[int, str]:
     try:
-        window = runtime.window_for(assistant, runtime.model_for(app, assistant))
+        window = runtime.window_for(app, assistant, runtime.model_for(app, assistant))
     except ConfigurationError as exc:
         return 0, f"Chats on this assistant cannot run: {exc}"
     return window.tokens, window.describe()
@@ -104,7 +104,7 @@ def _check_runnable(app: Backend, data: AssistantCreate) -> None:
     assistant = Assistant(**data.model_dump())
     try:
         setup, resolved = runtime.turn_setup(app, "", assistant)
-        problem = settings_problem(setup, runtime.window_for(assistant, resolved))
+        problem = settings_problem(setup, runtime.window_for(app, assistant, resolved))
     except ConfigurationError as exc:
         raise SettingsRejected(str(exc), field="model", code="model_unusable") from None
     if problem:
@@ -131,7 +131,7 @@ def _view(app: Backend, assistant: Assistant) -> AssistantView:
 
 
 def list_assistants(app: Backend, grant: str | None) -> list[AssistantView]:
-    require_grant(grant)
+    require_grant(app, grant)
     with app.write() as db:
         if not repo.list_assistants(session=db):
             repo.ensure_default_assistant(session=db)
@@ -139,14 +139,14 @@ def list_assistants(app: Backend, grant: str | None) -> list[AssistantView]:
 
 
 def get_assistant(app: Backend, grant: str | None, assistant_id: str) -> AssistantView | None:
-    require_grant(grant)
+    require_grant(app, grant)
     with app.read() as db:
         assistant = repo.get_assistant(session=db, assistant_id=assistant_id)
         return _view(app, assistant) if assistant else None
 
 
 def create_assistant(app: Backend, grant: str | None, form: AssistantForm) -> AssistantView:
-    require_grant(grant)
+    require_grant(app, grant)
     data = validate_form(form)
     _check_runnable(app, data)
     with app.write() as db:
@@ -157,7 +157,7 @@ def update_assistant(
     app: Backend, grant: str | None, assistant_id: str, form: AssistantForm
 ) -> AssistantView | None:
     """Save the form over the assistant; recorded per changed field. None if it is gone."""
-    require_grant(grant)
+    require_grant(app, grant)
     data = validate_form(form)
     _check_runnable(app, data)
     changes = AssistantUpdate(**data.model_dump())
@@ -168,7 +168,7 @@ def update_assistant(
 
 def history(app: Backend, grant: str | None, assistant_id: str) -> list[ChangeView]:
     """The assistant's changes, newest first."""
-    require_grant(grant)
+    require_grant(app, grant)
     with app.read() as db:
         return [
             ChangeView(
@@ -192,7 +192,7 @@ def _shown_change(field: str, value: str | None) -> str | None:
 def delete_assistant(app: Backend, grant: str | None, assistant_id: str, move_to: str) -> int:
     """Delete the assistant; its chats (every owner's) move to ``move_to``. Returns how many
     moved. Raises :class:`AssistantInUse` for the last assistant or a missing target."""
-    require_grant(grant)
+    require_grant(app, grant)
     with app.write() as db:
         others = [a.id for a in repo.list_assistants(session=db) if a.id != assistant_id]
         if not others:
@@ -211,6 +211,6 @@ def delete_assistant(app: Backend, grant: str | None, assistant_id: str, move_to
 
 def chats_on(app: Backend, grant: str | None, assistant_id: str) -> int:
     """How many chats (of every owner) run on the assistant."""
-    require_grant(grant)
+    require_grant(app, grant)
     with app.read() as db:
         return repo.count_threads(session=db, assistant_id=assistant_id)

@@ -1,6 +1,6 @@
-"""Admin sign-in, behind ``BATON_ADMIN_PASSWORD``.
+"""Admin sign-in, behind ``BATON_ADMIN_PASSWORD`` (the app's ``Settings.admin_password``).
 
-Without the variable every call is refused. :func:`login` trades the password for a grant (an
+Without it every call is refused. :func:`login` trades the password for a grant (an
 HMAC derived from the password, never the password itself) that the page keeps server-side
 and hands back with each call; changing or removing the password invalidates every grant.
 Sign-in attempts are throttled per client address and overall
@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import os
 from datetime import datetime, timedelta
 
 from chat_app.db import repo
@@ -67,8 +66,9 @@ class TooManyAttempts(AdminRefused):
         )
 
 
-def admin_enabled() -> bool:
-    return bool(os.environ.get(PASSWORD_ENV, ""))
+def admin_enabled(app: Backend) -> bool:
+    """Whether the app was started with an admin password."""
+    return bool(app.settings.admin_password)
 
 
 def _grant_for(password: str) -> str:
@@ -76,8 +76,8 @@ def _grant_for(password: str) -> str:
     return hmac.new(key, b"baton-admin-grant", hashlib.sha256).hexdigest()
 
 
-def _expected_grant() -> str | None:
-    password = os.environ.get(PASSWORD_ENV, "")
+def _expected_grant(app: Backend) -> str | None:
+    password = app.settings.admin_password
     return _grant_for(password) if password else None
 
 
@@ -95,7 +95,7 @@ def login(app: Backend, password: str, client: str, *, now: datetime | None = No
     is throttled, :class:`WrongPassword`, or :class:`AdminRefused` when admin is disabled.
     ``now`` replaces the clock in tests.
     """
-    expected = os.environ.get(PASSWORD_ENV, "")
+    expected = app.settings.admin_password
     if not expected:
         raise AdminRefused(_DISABLED, code="admin_disabled")
     now = now or utcnow()
@@ -155,18 +155,18 @@ def _log_failure(scope: str, mine: throttle.FailureCount, everyone: throttle.Fai
         )
 
 
-def current_grant() -> str:
+def current_grant(app: Backend) -> str:
     """The grant the configured password gives; :class:`AdminRefused` when admin is disabled.
     For other ways in than the password (a one-time sign-in link)."""
-    expected = _expected_grant()
+    expected = _expected_grant(app)
     if expected is None:
         raise AdminRefused(_DISABLED, code="admin_disabled")
     return expected
 
 
-def require_grant(grant: str | None) -> None:
+def require_grant(app: Backend, grant: str | None) -> None:
     """Refuse (:class:`AdminRefused`) a call without a valid grant; for every admin service."""
-    expected = _expected_grant()
+    expected = _expected_grant(app)
     if expected is None:
         raise AdminRefused(_DISABLED, code="admin_disabled")
     if not grant or not hmac.compare_digest(grant.encode("utf-8"), expected.encode("utf-8")):

@@ -157,7 +157,7 @@ def _view(server: McpServer) -> McpServerView:
 
 
 def list_mcp_servers(app: Backend, grant: str | None, assistant_id: str) -> list[McpServerView]:
-    require_grant(grant)
+    require_grant(app, grant)
     with app.read() as db:
         return [
             _view(db_mcp.as_server(row))
@@ -169,7 +169,7 @@ def add_mcp_server(
     app: Backend, grant: str | None, assistant_id: str, form: McpServerForm
 ) -> McpServerView:
     """Store the server; :class:`SettingsRejected` for a bad form or a name already used."""
-    require_grant(grant)
+    require_grant(app, grant)
     server = parse_mcp_form(form)
     row = AssistantMcpServer(
         assistant_id=assistant_id,
@@ -192,14 +192,14 @@ def add_mcp_server(
 
 
 def remove_mcp_server(app: Backend, grant: str | None, assistant_id: str, name: str) -> bool:
-    require_grant(grant)
+    require_grant(app, grant)
     with app.write() as db:
         return db_mcp.remove_mcp_server(session=db, assistant_id=assistant_id, name=name)
 
 
 async def check_mcp_server(app: Backend, grant: str | None, assistant_id: str, name: str) -> str:
     """Start the server as a turn would and say which tools it offers, or why it cannot."""
-    require_grant(grant)
+    require_grant(app, grant)
     with app.read() as db:
         rows = [
             row

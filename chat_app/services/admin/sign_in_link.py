@@ -40,7 +40,7 @@ def _hash(token: str) -> str:
 def issue_sign_in_link(app: Backend, *, now: datetime | None = None) -> str:
     """A new one-time sign-in token (to put in ``/admin?sign_in=…``). Raises
     :class:`AdminRefused` when admin is disabled: a link would sign in to nothing."""
-    current_grant()
+    current_grant(app)
     token = secrets.token_urlsafe(32)
     created = now or utcnow()
     with app.write() as db:
@@ -57,7 +57,7 @@ def issue_sign_in_link(app: Backend, *, now: datetime | None = None) -> str:
 def sign_in_with_link(app: Backend, token: str, *, now: datetime | None = None) -> str:
     """The admin grant for a link's ``token``, which is used up: it works once, until it
     expires, whatever the sign-in throttle says. Raises :class:`AdminRefused` otherwise."""
-    grant = current_grant()
+    grant = current_grant(app)
     if not token:
         raise AdminRefused(_UNUSABLE, code="link_unusable")
     with app.write() as db:

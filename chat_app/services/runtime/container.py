@@ -73,7 +73,7 @@ def build_app(settings: Settings) -> App:
     engine = get_engine(url)
     return App(
         engine=engine,
-        store=SqlStore(engine),
+        store=SqlStore(engine, lease_seconds=settings.turn_lease, holder_tag=settings.turn_holder),
         runner=ThreadRunner(),
         settings=settings,
         toolbox=McpToolbox(

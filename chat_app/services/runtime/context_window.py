@@ -8,7 +8,6 @@ simulator: demos and browser tests see resets within a few turns), then the mode
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
@@ -65,15 +64,19 @@ class EffectiveWindow(BaseModel):
 
 
 def effective_window(
-    model_name: str, *, is_simulator: bool, window_override: int | None
+    model_name: str,
+    *,
+    is_simulator: bool,
+    window_override: int | None,
+    simulator_window: int | None = None,
 ) -> EffectiveWindow:
-    """The window chats on ``model_name`` (the resolved model's registry name) run on."""
+    """The window chats on ``model_name`` (the resolved model's registry name) run on;
+    ``simulator_window`` is the app's ``BATON_SIM_WINDOW`` (``Settings.sim_window``)."""
     table = model_info(model_name).context_window
     if window_override is not None:
         return EffectiveWindow(tokens=window_override, source="override", model_tokens=table)
-    environment = os.environ.get(SIM_WINDOW_ENV, "").strip()
-    if is_simulator and environment.isdigit() and int(environment) > 0:
-        return EffectiveWindow(tokens=int(environment), source="environment", model_tokens=table)
+    if is_simulator and simulator_window is not None and simulator_window > 0:
+        return EffectiveWindow(tokens=simulator_window, source="environment", model_tokens=table)
     return EffectiveWindow(tokens=table, source="model", model_tokens=table)
 
 

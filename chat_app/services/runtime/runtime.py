@@ -77,10 +77,13 @@ def model_for(app: Backend, assistant: Assistant) -> ResolvedModel:
     )
 
 
-def window_for(assistant: Assistant, resolved: ResolvedModel) -> EffectiveWindow:
+def window_for(app: Backend, assistant: Assistant, resolved: ResolvedModel) -> EffectiveWindow:
     """The window the assistant's chats run on (the admin page shows the same)."""
     return effective_window(
-        resolved.name, is_simulator=resolved.is_simulator, window_override=assistant.window_override
+        resolved.name,
+        is_simulator=resolved.is_simulator,
+        window_override=assistant.window_override,
+        simulator_window=app.settings.sim_window,
     )
 
 
@@ -95,7 +98,7 @@ def policy_for(app: Backend, assistant: Assistant) -> tuple[ContextPolicy, Resol
         mask_threshold=assistant.mask_threshold,
         warn_threshold=assistant.warn_threshold,
         keep_recent_tokens=assistant.keep_recent_tokens,
-        window_override=window_for(assistant, resolved).override,
+        window_override=window_for(app, assistant, resolved).override,
         pinned_paths=tuple(assistant.pinned_paths or ()),
     )
     return policy, resolved

@@ -40,7 +40,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agent_core.events import AcceptedEvent
-from chat_app.db.lease import HOLDER_TAG_ENV  # the child's leases carry it: freed at its death
 from chat_app.errors import AppError
 from chat_app.services.presentation.ui_events import Refused
 from chat_app.services.runtime.run_stream import RunHandle, RunStream
@@ -57,6 +56,7 @@ from chat_app.services.runtime.turn_frames import (
     StartRun,
     StopThread,
 )
+from chat_app.settings import TURN_HOLDER_ENV  # the child's leases carry it: freed at its death
 
 __all__ = [
     "Channel",
@@ -153,7 +153,7 @@ class _Client:
                 str(theirs.fileno()),
                 pass_fds=(theirs.fileno(),),
                 stdin=asyncio.subprocess.DEVNULL,
-                env={**os.environ, HOLDER_TAG_ENV: tag},
+                env={**os.environ, TURN_HOLDER_ENV: tag},
             )
         except BaseException:
             ours.close()

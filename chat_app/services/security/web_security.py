@@ -1,7 +1,7 @@
 """What the web layer lets in and what pages may do: origins, the page policy, state tokens.
 
-Pure decisions, read from the environment and applied by the ASGI middlewares in
-:mod:`chat_app.asgi`:
+Pure decisions, on the app's settings (``Settings.allowed_origins``,
+``Settings.remote_images``), applied by the ASGI middlewares in :mod:`chat_app.asgi`:
 
 - **Origins.** A browser sends ``Origin`` on every websocket handshake and every
   cross-origin request; the ``SameSite=Lax`` identity cookie still rides along from
@@ -21,16 +21,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import uuid
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from chat_app.services.security.identity import secret_key
+from chat_app.settings import Settings
 
 __all__ = [
-    "ALLOWED_ORIGINS_ENV",
-    "REMOTE_IMAGES_ENV",
     "allowed_origins",
     "content_security_policy",
     "origin_allowed",
@@ -39,8 +37,6 @@ __all__ = [
     "state_token",
 ]
 
-ALLOWED_ORIGINS_ENV = "BATON_ALLOWED_ORIGINS"
-REMOTE_IMAGES_ENV = "BATON_REMOTE_IMAGES"
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
 
@@ -56,10 +52,9 @@ def _normalize(origin: str) -> str | None:
     return f"{parts.scheme.lower()}://{parts.hostname.lower()}:{port}"
 
 
-def allowed_origins(env: dict[str, str] | None = None) -> list[str]:
+def allowed_origins(settings: Settings) -> list[str]:
     """The configured app origins (normalized); empty means "the request's own host"."""
-    raw = (os.environ if env is None else env).get(ALLOWED_ORIGINS_ENV, "")
-    origins = [_normalize(item) for item in raw.split(",") if item.strip()]
+    origins = [_normalize(item) for item in settings.allowed_origins.split(",") if item.strip()]
     return [origin for origin in origins if origin]
 
 
@@ -100,10 +95,9 @@ def host_allowed(host: str, *, allowed: Iterable[str] = ()) -> bool:
     return False
 
 
-def remote_images_allowed(env: dict[str, str] | None = None) -> bool:
+def remote_images_allowed(settings: Settings) -> bool:
     """Whether chat Markdown may load images from other hosts (off: they become links)."""
-    value = (os.environ if env is None else env).get(REMOTE_IMAGES_ENV, "")
-    return value.strip().lower() in {"1", "on", "true", "yes"}
+    return settings.remote_images
 
 
 def content_security_policy(script_hashes: Iterable[str], *, remote_images: bool) -> str:

@@ -11,6 +11,7 @@ from chat_app.asgi import OriginGuard, SecurityHeaders, StateTokenBinding
 from chat_app.asgi.security_headers import inline_script_hashes
 from chat_app.services.security import identity
 from chat_app.services.security.web_security import state_token
+from chat_app.settings import Settings
 
 PAGE = (
     b"<html><head><script>console.log('colour mode')</script>"
@@ -19,10 +20,15 @@ PAGE = (
 )
 
 
+@pytest.fixture
+def settings(db_url: str) -> Settings:
+    """The process's settings the middlewares read: no configured origins, no remote images."""
+    return Settings(db_url=db_url, allowed_origins="", remote_images=False)
+
+
 @pytest.fixture(autouse=True)
-def signing_key(monkeypatch: pytest.MonkeyPatch):
+def signing_key(monkeypatch: pytest.MonkeyPatch, app):
     monkeypatch.setenv("BATON_SECRET_KEY", "middleware-tests")
-    monkeypatch.delenv("BATON_ALLOWED_ORIGINS", raising=False)
     identity.secret_key.cache_clear()
     yield
     identity.secret_key.cache_clear()
@@ -120,18 +126,19 @@ async def test_state_changing_and_socket_http_routes_refuse_other_origins(path, 
     assert inner.scopes == []
 
 
-async def test_pages_load_from_anywhere_but_configured_hosts_refuse_rebinding(monkeypatch):
+async def test_pages_load_from_anywhere_but_configured_hosts_refuse_rebinding(app):
     inner = Recorder()
     page = await _call(OriginGuard(inner), _scope(host="localhost:3000", origin="http://x:1"))
     assert page[0]["status"] == 200
-    monkeypatch.setenv("BATON_ALLOWED_ORIGINS", "https://baton.example.com")
+    # Started with BATON_ALLOWED_ORIGINS=https://baton.example.com:
+    configured = app.settings.model_copy(update={"allowed_origins": "https://baton.example.com"})
     rebound = await _call(
-        OriginGuard(inner),
+        OriginGuard(inner, settings=lambda: configured),
         _scope("websocket", "/_event/", host="evil.example:443", origin="https://evil.example"),
     )
     assert rebound == [{"type": "websocket.close", "code": 1008}]
     allowed = await _call(
-        OriginGuard(inner),
+        OriginGuard(inner, settings=lambda: configured),
         _scope(
             "websocket", "/_event/", host="baton.example.com", origin="https://baton.example.com"
         ),

@@ -99,11 +99,11 @@ def test_a_turn_whose_lease_was_taken_over_stores_nothing_more(workers) -> None:
     assert first.read_file(thread_id, "a.py") is None
 
 
-def test_a_lease_is_renewed_while_the_turn_runs(workers, monkeypatch) -> None:
+def test_a_lease_is_renewed_while_the_turn_runs(workers) -> None:
     first_engine, second_engine = workers
-    first, second = SqlStore(first_engine), SqlStore(second_engine)
+    first = SqlStore(first_engine, lease_seconds=1.0)  # BATON_TURN_LEASE=1
+    second = SqlStore(second_engine, lease_seconds=1.0)
     thread_id = create_thread(first_engine)
-    monkeypatch.setattr("chat_app.db.lease.LEASE_SECONDS", 1.0)
     release = threading.Event()
     with first.turn_lock(thread_id):
         taken = _take_in_background(second, thread_id, release)
@@ -112,12 +112,12 @@ def test_a_lease_is_renewed_while_the_turn_runs(workers, monkeypatch) -> None:
     release.set()
 
 
-def test_one_thread_renews_every_lease_of_the_process(workers, monkeypatch) -> None:
+def test_one_thread_renews_every_lease_of_the_process(workers) -> None:
     """Each lease once had a renewing thread of its own: 100 turns, 100 threads."""
     first_engine, second_engine = workers
-    first, second = SqlStore(first_engine), SqlStore(second_engine)
+    first = SqlStore(first_engine, lease_seconds=1.0)  # BATON_TURN_LEASE=1
+    second = SqlStore(second_engine, lease_seconds=1.0)
     threads = [create_thread(first_engine) for _ in range(5)]
-    monkeypatch.setattr("chat_app.db.lease.LEASE_SECONDS", 1.0)
     release, held = threading.Event(), []
     for thread_id in threads:
         held.append(_take_in_background(first, thread_id, release))
@@ -158,20 +158,19 @@ def test_a_fenced_write_checks_its_lease_in_its_own_statements(workers) -> None:
     assert len([s for s in statements if "turn_lease" in s]) == 2
 
 
-def test_the_leases_of_a_dead_turn_process_are_freed_at_once(workers, monkeypatch) -> None:
+def test_the_leases_of_a_dead_turn_process_are_freed_at_once(workers) -> None:
     """A killed turn process held its threads until their leases expired (15 s), so sends
     right after the kill waited that long for an acknowledgement."""
     from chat_app.db import lease
 
     first_engine, second_engine = workers
     dead, other = create_thread(first_engine), create_thread(first_engine)
-    monkeypatch.setenv(lease.HOLDER_TAG_ENV, "deadbeef0001")
     # A turn of the process that is about to die: never let go, no longer renewed (the
     # context is kept referenced: collecting it would let go).
-    dying = lease.turn_lease(first_engine, dead, seconds=60)
+    dying = lease.turn_lease(first_engine, dead, seconds=60, tag="deadbeef0001")
     dying.__enter__().stop()
-    monkeypatch.setenv(lease.HOLDER_TAG_ENV, "cafe00000002")
-    with lease.turn_lease(first_engine, other, seconds=60):  # another process's turn
+    # Another turn process's turn.
+    with lease.turn_lease(first_engine, other, seconds=60, tag="cafe00000002"):
         assert lease.release_leases_of(second_engine, "deadbeef0001") == 1
         # Taken at the first attempt: no wait for the 60 s the lease had left.
         with lease.turn_lease(second_engine, dead, seconds=60, sleep=_no_wait):

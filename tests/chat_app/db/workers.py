@@ -21,6 +21,7 @@ import sys
 from agent_core import NewMessage
 from chat_app.db.engine import get_engine
 from chat_app.db.store import SqlStore
+from chat_app.settings import read_settings
 
 KILL_POINTS = [
     "handoff_generated",
@@ -31,15 +32,20 @@ KILL_POINTS = [
 ]
 
 
+def _store(url: str) -> SqlStore:
+    """The store on ``url`` with this process's turn leases (``BATON_TURN_LEASE``)."""
+    return SqlStore(get_engine(url), lease_seconds=read_settings().turn_lease)
+
+
 def send_pending(url: str, thread_id: str, client: str, count: int) -> None:
     """Enqueue ``count`` messages named ``{client}-{i:03d}`` in order."""
-    store = SqlStore(get_engine(url))
+    store = _store(url)
     for i in range(count):
         store.enqueue_pending(thread_id, f"{client}-{i:03d}")
 
 
 def reset_once(url: str, thread_id: str, kill_at: str) -> None:
-    store = SqlStore(get_engine(url))
+    store = _store(url)
 
     def hook(step: str) -> None:
         if step == kill_at:
@@ -65,7 +71,7 @@ def reset_once(url: str, thread_id: str, kill_at: str) -> None:
 
 def hold_turn_lock(url: str, thread_id: str) -> None:
     """Take the thread's turn lock, say so on stdout, release it when stdin gets a line."""
-    store = SqlStore(get_engine(url))
+    store = _store(url)
     with store.turn_lock(thread_id):
         print("locked", flush=True)
         sys.stdin.readline()

@@ -13,7 +13,6 @@ the chat so a what-if replay (:mod:`chat_app.services.conversation.threads.repla
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from typing import Any
 
@@ -71,13 +70,9 @@ class ImportRejected(Refused):
     default_code = "import_rejected"
 
 
-def max_bytes() -> int:
+def max_bytes(app: Backend) -> int:
     """The largest file accepted (``BATON_IMPORT_MAX_MB``, default 25 MB)."""
-    try:
-        megabytes = float(os.environ.get("BATON_IMPORT_MAX_MB", "25"))
-    except ValueError:
-        megabytes = 25.0
-    return int(megabytes * 1024 * 1024)
+    return int(app.settings.import_max_mb * 1024 * 1024)
 
 
 def import_session(app: Backend, owner: str, filename: str, data: bytes) -> str:
@@ -86,7 +81,7 @@ def import_session(app: Backend, owner: str, filename: str, data: bytes) -> str:
     Raises :class:`ImportRejected` for a file too large, not text, or in no known format.
     """
     name = base_name(filename or "session") or "session"
-    limit = max_bytes()
+    limit = max_bytes(app)
     if len(data) > limit:
         raise ImportRejected(
             f"{name} is {len(data) / 1048576:.1f} MB; the import limit is {limit / 1048576:.0f} MB.",

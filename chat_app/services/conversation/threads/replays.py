@@ -151,7 +151,7 @@ def run_replay(
     # What the assistant's chats run with: its policy, on the window its chats get, with
     # its instructions and tools (raises ConfigurationError for a model that cannot run).
     setup, resolved = runtime.turn_setup(app, thread_id, assistant)
-    window = runtime.window_for(assistant, resolved).tokens
+    window = runtime.window_for(app, assistant, resolved).tokens
     assistant_policy = setup.policy.model_copy(update={"window_override": window})
     model_default = model_info(resolved.name).default_strategy
     policy = {

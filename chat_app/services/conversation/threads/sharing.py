@@ -8,7 +8,6 @@ give the same ``None`` (one not-found page, nothing to tell them apart). The swi
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timedelta
 from typing import Literal
 
@@ -72,8 +71,9 @@ class ShareLinkView(BaseModel):
     status: Literal["active", "revoked", "expired"] = "active"
 
 
-def sharing_enabled() -> bool:
-    return os.environ.get("BATON_SHARING", "on").strip().lower() not in ("off", "0", "false", "no")
+def sharing_enabled(app: Backend) -> bool:
+    """Whether the app was started with share links on (``BATON_SHARING``, on by default)."""
+    return app.settings.sharing_enabled
 
 
 def share_path(token: str) -> str:
@@ -104,8 +104,8 @@ def _view(link: ShareLink, now: datetime | None = None) -> ShareLinkView:
     )
 
 
-def _require_enabled() -> None:
-    if not sharing_enabled():
+def _require_enabled(app: Backend) -> None:
+    if not sharing_enabled(app):
         raise SharingDisabled()
 
 
@@ -125,7 +125,7 @@ def create_link(
     is not ``owner``'s. Raises :class:`SharingDisabled`, or :class:`SharingRefused` for a bad
     expiry.
     """
-    _require_enabled()
+    _require_enabled(app)
     if expires_in_days is not None and not 1 <= expires_in_days <= MAX_EXPIRY_DAYS:
         raise SharingRefused(
             f"A link expires after 1 to {MAX_EXPIRY_DAYS} days, or never.",
@@ -171,7 +171,7 @@ def revoke(app: Backend, owner: str, link_id: str) -> ShareLinkView | None:
 
 
 def _live_link(app: Backend, token: str) -> ShareLink | None:
-    if not sharing_enabled():
+    if not sharing_enabled(app):
         return None
     with app.read() as db:
         return share_repo.resolve_share_token(session=db, token=token)
