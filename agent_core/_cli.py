@@ -16,12 +16,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from tqdm import tqdm
 
 from agent_core.providers._settings import ProviderSettings
 from agent_core.replay._agent_cuts import cuts_at_agent_compactions
+from agent_core.replay._events import ReplayEvent
 from agent_core.replay._report import render_report
 from agent_core.replay._run import APP_MASK_THRESHOLD, ReplayStep, replay_policy, replay_transcript
 from agent_core.transcripts import FORMAT_NAMES, FORMATS, Transcript, load_transcript
@@ -162,7 +162,7 @@ def _replay(args: argparse.Namespace, providers: ProviderSettings) -> None:
         if args.report:
             steps.append(step)
 
-    events: list[dict[str, Any]] = []
+    events: list[ReplayEvent] = []
     policy = replay_policy(
         strategy=args.strategy,
         window=args.window,
@@ -183,7 +183,8 @@ def _replay(args: argparse.Namespace, providers: ProviderSettings) -> None:
         ):
             events.append(event)
             # Through tqdm, so on a shared terminal the line lands above the bar, not after it.
-            tqdm.write(json.dumps(event, ensure_ascii=False), file=sys.stdout)
+            line = json.dumps(event.model_dump(mode="json"), ensure_ascii=False)
+            tqdm.write(line, file=sys.stdout)
             sys.stdout.flush()
     finally:
         if bar is not None:

@@ -31,6 +31,7 @@ from langchain_core.messages import AIMessage
 
 from agent_core import load_transcript
 from agent_core import replay_file as replay
+from agent_core.replay import ReplaySummary
 from agent_core.transcripts import transcript_to_openai
 from bench._shared import eval_dir, median, time_calls
 
@@ -129,13 +130,14 @@ def main(argv: list[str] | None = None) -> int:
         path = session_file(Path(scratch))
         size = path.stat().st_size
         messages = len(load_transcript(path).messages)
-        summary = list(replay(str(path), model=args.model, window=args.window))[-1]
+        replayed = replay(str(path), model=args.model, window=args.window)
+        summary = next(e for e in replayed if isinstance(e, ReplaySummary))
         timings = measure(path, repeat=args.repeat, model=args.model, window=args.window)
     base = timings["json.loads"]
     print(
         f"session: aider's log as OpenAI chat JSON, {size / 1e6:.2f} MB, {messages} messages; "
-        f"replay with {args.model}, window {args.window}: {summary['resets']} resets, "
-        f"{summary['compactions']} compactions"
+        f"replay with {args.model}, window {args.window}: {summary.resets} resets, "
+        f"{summary.compactions} compactions"
     )
     print(f"{'step':<18}{'median s':>10}{'x json.loads':>14}{'MB/s':>9}")
     for name, seconds in timings.items():

@@ -17,8 +17,16 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
+from pydantic import BaseModel
 
 from agent_core.replay._agent_cuts import AgentCut
+from agent_core.replay._events import (
+    ReplayCompaction,
+    ReplayEvent,
+    ReplayMask,
+    ReplayReset,
+    ReplaySummary,
+)
 from agent_core.replay._run import ReplayStep
 from agent_core.transcripts._loader import FORMAT_NAMES
 
@@ -29,8 +37,8 @@ _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 16, 36
 # More points than pixels only slows the browser; keep the peak of each bucket so a reset's
 # high-water mark is never averaged away.
 _MAX_POINTS = 2 * _WIDTH
-#: The events marked on the chart and carded below it, and the word each mark's tooltip uses.
-_MARKED = {"reset": "reset", "compaction": "compaction", "mask": "mask"}
+#: The events marked on the chart and carded below it (each mark's tooltip names its ``event``).
+_Marked = ReplayReset | ReplayCompaction | ReplayMask
 _SUMMARY_KEYS = (
     "format",
     "messages",
@@ -58,8 +66,14 @@ def _templates() -> Environment:
         trim_blocks=False,
         keep_trailing_newline=False,
     )
-    env.filters["tojson_pretty"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False)
+    env.filters["tojson_pretty"] = _json_pretty
     return env
+
+
+def _json_pretty(value: Any) -> str:
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    return json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def _downsample(steps: Sequence[ReplayStep]) -> list[ReplayStep]:
@@ -70,7 +84,7 @@ def _downsample(steps: Sequence[ReplayStep]) -> list[ReplayStep]:
     return [max(bucket, key=lambda s: s.tokens) for bucket in buckets if bucket]
 
 
-def chart_svg(steps: Sequence[ReplayStep], events: Sequence[dict[str, Any]]) -> str:
+def chart_svg(steps: Sequence[ReplayStep], events: Sequence[ReplayEvent]) -> str:
     """The context size per message as an SVG line, the window as a dashed line, and a
     vertical mark at each reset (red), compaction (amber) and mask (grey) with its message
     index."""
@@ -95,15 +109,11 @@ def chart_svg(steps: Sequence[ReplayStep], events: Sequence[dict[str, Any]]) -> 
     ]
     marks = [
         {
-            "kind": e["event"],
-            "x": x(e["message_index"]),
-            "label": (
-                f"{_MARKED[e['event']]} after message {e['message_index']}, "
-                f"{e['utilization']:.0%} of the window"
-            ),
+            "kind": e.event,
+            "x": x(e.message_index),
+            "label": f"{e.event} after message {e.message_index}, {e.utilization:.0%} of the window",
         }
-        for e in events
-        if e.get("event") in _MARKED
+        for e in _marked(events)
     ]
     path = " ".join(
         f"{'M' if i == 0 else 'L'}{x(s.message_index)},{y(s.tokens):.1f}"
@@ -132,7 +142,7 @@ def chart_svg(steps: Sequence[ReplayStep], events: Sequence[dict[str, Any]]) -> 
 def render_report(
     title: str,
     steps: Sequence[ReplayStep],
-    events: Sequence[dict[str, Any]],
+    events: Sequence[ReplayEvent],
     *,
     agent_cuts: Sequence[AgentCut] = (),
 ) -> str:
@@ -140,17 +150,17 @@ def render_report(
     the chart and cards of the replay's ``steps`` and ``events`` when there are any, the
     handoff's size per generation and the stretch between cuts, and, given ``agent_cuts``,
     the agent's own summary beside Baton's handoff at each of its compactions."""
-    summary = next((e for e in events if e.get("event") == "summary"), {})
+    summary = next((e for e in events if isinstance(e, ReplaySummary)), None)
     agent = FORMAT_NAMES.get(agent_cuts[0].agent, agent_cuts[0].agent) if agent_cuts else ""
     return (
         _templates()
         .get_template("replay_report.html.j2")
         .render(
             title=title,
-            summary=[(key, summary[key]) for key in _SUMMARY_KEYS if key in summary],
+            summary=[(key, getattr(summary, key)) for key in _SUMMARY_KEYS] if summary else [],
             # built by the autoescaped chart template
             chart=Markup(chart_svg(steps, events)) if steps else None,
-            cards=[e for e in events if e.get("event") in _MARKED],
+            cards=_marked(events),
             generations=generations(events),
             agent=agent,
             agent_cuts=agent_cuts,
@@ -158,7 +168,11 @@ def render_report(
     )
 
 
-def generations(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def _marked(events: Sequence[ReplayEvent]) -> list[_Marked]:
+    return [e for e in events if isinstance(e, _Marked)]
+
+
+def generations(events: Sequence[ReplayEvent]) -> list[dict[str, Any]]:
     """One row per compaction or reset: messages (and minutes, where the transcript has
     times) since the previous one (or the start), and for a reset its handoff's tokens
     against the first handoff's."""
@@ -166,33 +180,35 @@ def generations(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     first: int | None = None
     last_index, last_time = -1, None
     for event in events:
-        if event.get("event") not in ("reset", "compaction"):
-            continue
-        index = int(event.get("message_index") or 0)
-        when = _time(event.get("timestamp"))
-        tokens = event.get("handoff_tokens")
-        if isinstance(tokens, int) and first is None:
+        match event:
+            case ReplayReset():
+                tokens = event.handoff_tokens
+            case ReplayCompaction():
+                tokens = None
+            case _:
+                continue
+        index = event.message_index
+        when = _time(event.timestamp)
+        if tokens is not None and first is None:
             first = tokens
         rows.append(
             {
-                "kind": event["event"],
+                "kind": event.event,
                 "message_index": index,
                 "messages": index - last_index,
                 "minutes": round((when - last_time).total_seconds() / 60, 1)
                 if when and last_time
                 else None,
                 "handoff_tokens": tokens,
-                "against_first": round(tokens / first, 2)
-                if isinstance(tokens, int) and first
-                else None,
+                "against_first": round(tokens / first, 2) if tokens is not None and first else None,
             }
         )
         last_index, last_time = index, when or last_time
     return rows
 
 
-def _time(value: Any) -> datetime | None:
-    if not isinstance(value, str) or not value:
+def _time(value: str | None) -> datetime | None:
+    if not value:
         return None
     try:
         return datetime.fromisoformat(value.replace("Z", "+00:00"))

@@ -9,8 +9,8 @@ transcript's own provider usage while it is still the transcript's own prompt. H
 facts-only, the offline simulator's, or a real model's (``--handoff provider:model``, when its
 key is set); each is the previous one updated by the session (chained), and uses only the
 evidence up to the cut: a SWE-agent submission diff counts only once the replay has reached
-the end. Compaction summaries are the model-free facts summary. One JSON line per mask /
-compaction / reset, then a summary line.
+the end. Compaction summaries are the model-free facts summary. One typed event
+(:data:`~agent_core.replay._events.ReplayEvent`) per mask / compaction / reset, then the summary.
 
 As in the app, the user's messages the model had not answered when the context filled start
 the new session after the handoff; they are not lost. Importer events (aider's applied edits
@@ -42,6 +42,13 @@ from agent_core.providers._registry import resolve_model
 from agent_core.providers._settings import ProviderSettings
 from agent_core.providers._simulator import SimulatorChatModel
 from agent_core.replay._context import ReplayContext
+from agent_core.replay._events import (
+    ReplayCompaction,
+    ReplayEvent,
+    ReplayMask,
+    ReplayReset,
+    ReplaySummary,
+)
 from agent_core.strategies._pipeline import before_call
 from agent_core.transcripts import Transcript, load_transcript
 from agent_core.transcripts._transcript import NOT_SENT
@@ -279,9 +286,9 @@ def replay(
     providers: ProviderSettings | None = None,
     budget_tokens: int = 1500,
     on_step: Callable[[ReplayStep], None] | None = None,
-) -> Iterator[dict[str, Any]]:
-    """Yield one event per mask / compaction / reset, then a summary (see the module
-    docstring). The policy is :func:`replay_policy`'s.
+) -> Iterator[ReplayEvent]:
+    """Yield one event per mask / compaction / reset, then a :class:`ReplaySummary` (see
+    the module docstring). The policy is :func:`replay_policy`'s.
 
     ``on_step`` is called after every message with the context's size (progress bars, charts).
     """
@@ -317,7 +324,7 @@ def replay_transcript(
     providers: ProviderSettings | None = None,
     budget_tokens: int = 1500,
     on_step: Callable[[ReplayStep], None] | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[ReplayEvent]:
     """:func:`replay` over a transcript already loaded.
 
     ``policy`` is the assistant's (its thresholds, keep-recent tokens and window); without
@@ -376,17 +383,16 @@ def replay_transcript(
                 context.adopt(step.messages)
                 mask = context.last_mask
                 masks, pristine = masks + 1, False
-                yield {
-                    "event": "mask",
-                    "message_index": after,
-                    "session_number": context.session,
-                    "utilization": round(sent.fraction, 4),
-                    "basis": sent.basis,
-                    "utilization_after": round(step.estimate.fraction, 4),
-                    "outputs": mask.outputs,
-                    "tokens_before": mask.tokens_before,
-                    "tokens_after": mask.tokens_after,
-                }
+                yield ReplayMask(
+                    message_index=after,
+                    session_number=context.session,
+                    utilization=round(sent.fraction, 4),
+                    basis=sent.basis,
+                    utilization_after=round(step.estimate.fraction, 4),
+                    outputs=mask.outputs,
+                    tokens_before=mask.tokens_before,
+                    tokens_after=mask.tokens_after,
+                )
             estimate, decision = step.estimate, step.decision
             if (why := futility.call(estimate.tokens, estimate.fraction)) is not None:
                 raise ConfigurationError(why)
@@ -396,16 +402,15 @@ def replay_transcript(
                     measured = context.measure()
                     fell_short = measured.fraction >= policy.compact_threshold
                     compactions, pristine = compactions + 1, False
-                    yield {
-                        "event": "compaction",
-                        "message_index": after,
-                        "timestamp": _when(transcript, after),
-                        "session_number": context.session,
-                        "utilization": round(estimate.fraction, 4),
-                        "basis": estimate.basis,
-                        "messages_summarized": done.summarized,
-                        "tokens_after": measured.tokens,
-                    }
+                    yield ReplayCompaction(
+                        message_index=after,
+                        timestamp=_when(transcript, after),
+                        session_number=context.session,
+                        utilization=round(estimate.fraction, 4),
+                        basis=estimate.basis,
+                        messages_summarized=done.summarized,
+                        tokens_after=measured.tokens,
+                    )
             elif decision.action == "reset":
                 chat = _chat_start(transcript, context.original_index, context.originals, first)
                 since = chat or 0
@@ -424,16 +429,16 @@ def replay_transcript(
                     window=info.context_window,
                     since=since,
                 )
-                yield {
-                    "event": "reset",
-                    "message_index": after,
-                    "timestamp": _when(transcript, after),
-                    "utilization": round(estimate.fraction, 4),
-                    "basis": estimate.basis,
-                    "session_number": context.session + 1,
-                    "handoff_tokens": context.estimator.counter.count_text(previous.to_markdown()),
-                    "handoff": previous.model_dump(mode="json"),
-                }
+                yield ReplayReset(
+                    message_index=after,
+                    timestamp=_when(transcript, after),
+                    utilization=round(estimate.fraction, 4),
+                    basis=estimate.basis,
+                    session_number=context.session + 1,
+                    handoff_tokens=context.estimator.counter.count_text(previous.to_markdown()),
+                    # A copy: the next handoff is written from ``previous``, not from the event.
+                    handoff=previous.model_copy(deep=True),
+                )
                 context.open_session(opening)
                 resets, pristine, fell_short, first = resets + 1, False, False, index
                 futility.reset()
@@ -446,25 +451,24 @@ def replay_transcript(
             on_step(ReplayStep(index, total, measured.tokens, measured.window, context.session))
     final = context.measure() if context.messages else None
     effective = default if policy.context_strategy == "auto" else policy.context_strategy
-    yield {
-        "event": "summary",
-        "format": transcript.format,
-        "messages": total,
-        "usage_points": len(usage),
-        "model": model,
-        "window": info.context_window,
-        "strategy": policy.context_strategy,
-        "effective_strategy": effective,
-        "mask_threshold": policy.mask_threshold,
-        "compact_threshold": policy.compact_threshold,
-        "reset_threshold": policy.reset_threshold,
-        "masks": masks,
-        "resets": resets,
-        "compactions": compactions,
-        "sessions": context.session,
-        "final_utilization": round(final.fraction, 4) if final else 0.0,
+    yield ReplaySummary(
+        format=transcript.format,
+        messages=total,
+        usage_points=len(usage),
+        model=model,
+        window=info.context_window,
+        strategy=policy.context_strategy,
+        effective_strategy=effective,
+        mask_threshold=policy.mask_threshold,
+        compact_threshold=policy.compact_threshold,
+        reset_threshold=policy.reset_threshold,
+        masks=masks,
+        resets=resets,
+        compactions=compactions,
+        sessions=context.session,
+        final_utilization=round(final.fraction, 4) if final else 0.0,
         # Messages alone past the reset point: each forced a reset it could not get under.
-        "oversized_messages": [i + 1 for i in oversized],
-        "skipped": transcript.skipped_note(),
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+        oversized_messages=[i + 1 for i in oversized],
+        skipped=transcript.skipped_note(),
+        seconds=round(time.perf_counter() - started, 3),
+    )

@@ -32,13 +32,18 @@ _MIN_SECRET = 6
 
 
 def _redaction() -> ModuleType:
-    """``agent_core/redaction.py`` loaded on its own (it needs only the standard library),
-    so the server's log lines are redacted as the app's are (a secret upper-cased or
-    base64-encoded too) without importing the package for each start."""
-    path = Path(__file__).parent.parent / "redaction.py"
-    spec = importlib.util.spec_from_file_location("baton_mcp_redaction", path)
+    """The ``agent_core/redaction`` package loaded on its own (it needs only the standard
+    library, and its modules import one another relatively), so the server's log lines are
+    redacted as the app's are (a secret upper-cased or base64-encoded too) without importing
+    ``agent_core`` for each start."""
+    path = Path(__file__).parent.parent / "redaction" / "__init__.py"
+    name = "baton_mcp_redaction"
+    spec = importlib.util.spec_from_file_location(
+        name, path, submodule_search_locations=[str(path.parent)]
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # where its relative imports find their package
     spec.loader.exec_module(module)
     return module
 

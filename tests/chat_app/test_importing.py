@@ -17,7 +17,10 @@ from tests.chat_app.test_services import (  # noqa: F401  (fixtures)
     settings,
 )
 from tests.session_files import SUMMARY, claude_code_session
-from tests.shared_data import eval_path
+from tests.shared_data import REPO_ROOT, eval_path
+
+#: Replay runs as older versions of the app stored them.
+OLD_RUNS = REPO_ROOT / "tests" / "agent_core" / "data"
 
 # On SQLite and on PostgreSQL (``database`` is parametrized; it skips when PG is absent).
 pytestmark = pytest.mark.usefixtures("database")
@@ -233,6 +236,51 @@ def test_a_replay_with_a_tight_window_masks_resets_and_is_stored_with_its_chart(
     # Not the owner: nothing.
     assert replays.run_replay(app, "bob", thread_id, assistant_id) is None
     assert replays.list_replays(app, "bob", thread_id) == []
+
+
+def test_replays_stored_by_an_older_version_still_list_and_chart(alice, app) -> None:
+    # Rows the app stored on 2026-12-01 (that version's replays of this session, one resetting
+    # and one compacting): their events lack keys added since, and read back all the same.
+    from sqlmodel import Session
+
+    from chat_app.db.engine import write_engine
+    from chat_app.db.models import TranscriptReplay
+    from chat_app.services.conversation.threads import importing, replays
+
+    thread_id = importing.import_session(
+        app, alice, "session.jsonl", claude_code_session().encode()
+    )
+    stored = json.loads((OLD_RUNS / "replay_runs_2026-12-01.json").read_text(encoding="utf-8"))
+    ids = []
+    with Session(write_engine(root().engine)) as db:
+        for row in stored:
+            run = TranscriptReplay(
+                thread_id=thread_id,
+                assistant_name=row["policy"]["assistant"],
+                policy=row["policy"],
+                series=row["series"],
+                events=row["events"],
+                summary=row["summary"],
+            )
+            db.add(run)
+            db.commit()
+            ids.append(run.id)
+    resetting, compacting = replays.list_replays(app, alice, thread_id)
+    assert (resetting.resets, compacting.compactions) == (4, 12)
+    assert [e.kind for e in resetting.events] == ["reset"] * 4
+    first = resetting.events[0]
+    assert first.label == (
+        f"Reset at {round(first.utilization * 100)}% after message {first.message_index + 1}: "
+        "session 2 starts from the handoff"
+    )
+    assert first.handoff and first.handoff["goal"] == stored[0]["events"][0]["handoff"]["goal"]
+    assert first.preview
+    assert [e.kind for e in compacting.events] == ["compaction"] * 12
+    assert "messages summarized" in compacting.events[0].label
+    rows = replays.chart_rows(app, alice, thread_id, ids[0])
+    assert sum("baton_reset" in r for r in rows) == 4
+    rows = replays.chart_rows(app, alice, thread_id, ids[1])
+    assert sum("baton_compaction" in r for r in rows) == 12
 
 
 def test_a_replay_runs_on_the_window_the_assistants_chats_get(alice, app) -> None:

@@ -1,17 +1,16 @@
-"""A replay's event list folds the masks that changed nothing shown into one row."""
+"""A replay's event list folds the masks that changed nothing shown into one row; a stored
+run's events read back as the engine's types."""
 
 from __future__ import annotations
 
 import pytest
 from pydantic import ValidationError
 
+from agent_core.replay import ReplayCompaction, ReplayMask, ReplayReset
 from chat_app.services.conversation.threads.replays import (
-    CompactionReplayed,
-    MaskReplayed,
     ReplayEventView,
-    ResetReplayed,
     fold_unchanged,
-    replayed_events,
+    stored_events,
 )
 
 
@@ -36,11 +35,13 @@ def test_a_lone_unchanged_mask_keeps_its_own_row() -> None:
     assert fold_unchanged([_mask(3, 0.4)]) == [_mask(3, 0.4)]
 
 
-def test_stored_replay_events_read_back_typed_and_an_unknown_kind_is_refused() -> None:
+def test_stored_replay_events_read_back_typed_and_a_summary_among_them_is_refused() -> None:
+    handoff = {"session_number": 1, "trigger": "auto", "utilization": 0.81, "model": "m"}
     stored = [
         {
             "event": "mask",
             "message_index": 3,
+            "session_number": 1,
             "utilization": 0.41,
             "basis": "exact",
             "utilization_after": 0.3,
@@ -48,18 +49,40 @@ def test_stored_replay_events_read_back_typed_and_an_unknown_kind_is_refused() -
             "tokens_before": 9,
             "tokens_after": 4,
         },
-        {"event": "compaction", "message_index": 7, "utilization": 0.52, "messages_summarized": 5},
+        {
+            "event": "compaction",
+            "message_index": 7,
+            "utilization": 0.52,
+            "basis": "calibrated",
+            "messages_summarized": 5,
+            "tokens_after": 300,
+        },
         {
             "event": "reset",
             "message_index": 9,
             "utilization": 0.81,
+            "basis": "exact",
             "session_number": 2,
-            "handoff": {"goal": "Ship it"},
+            "handoff": {**handoff, "goal": "Ship it"},
         },
     ]
-    mask, compaction, reset = replayed_events(stored)
-    assert isinstance(mask, MaskReplayed) and (mask.outputs, mask.utilization_after) == (2, 0.3)
-    assert isinstance(compaction, CompactionReplayed) and compaction.messages_summarized == 5
-    assert isinstance(reset, ResetReplayed) and reset.handoff == {"goal": "Ship it"}
+    mask, compaction, reset = stored_events(stored)
+    assert isinstance(mask, ReplayMask) and (mask.outputs, mask.utilization_after) == (2, 0.3)
+    assert isinstance(compaction, ReplayCompaction) and compaction.messages_summarized == 5
+    assert isinstance(reset, ReplayReset) and reset.handoff.goal == "Ship it"
+    summary = {
+        "event": "summary",
+        "format": "openai",
+        "messages": 2,
+        "usage_points": 0,
+        "model": "m",
+        "window": 4000,
+        "strategy": "reset",
+        "resets": 0,
+        "compactions": 0,
+        "sessions": 1,
+        "final_utilization": 0.1,
+        "seconds": 0.1,
+    }
     with pytest.raises(ValidationError):
-        replayed_events([{"event": "summary", "message_index": 1}])
+        stored_events([summary])

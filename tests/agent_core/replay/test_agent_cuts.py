@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from agent_core.errors import ConfigurationError
+from agent_core.handoff import HandoffArtifact
+from agent_core.replay import ReplayCompaction, ReplayEvent, ReplayMask, ReplayReset
 from agent_core.replay._agent_cuts import cuts_at_agent_compactions
 from agent_core.replay._report import generations, render_report
 from agent_core.replay._run import replay
@@ -106,21 +108,40 @@ def test_a_window_too_small_for_the_session_is_said_with_one_that_fits() -> None
 
 
 def test_the_report_gives_each_generation_against_the_first() -> None:
-    events = [
-        {"event": "mask", "message_index": 5, "utilization": 0.4},
-        {
-            "event": "reset",
-            "message_index": 10,
-            "timestamp": "2025-01-01T10:00:00Z",
-            "handoff_tokens": 400,
-        },
-        {"event": "compaction", "message_index": 25, "timestamp": "2025-01-01T10:22:00Z"},
-        {
-            "event": "reset",
-            "message_index": 40,
-            "timestamp": "2025-01-01T10:52:30Z",
-            "handoff_tokens": 920,
-        },
+    def reset(index: int, timestamp: str, tokens: int) -> ReplayReset:
+        handoff = HandoffArtifact(session_number=1, trigger="auto", utilization=0.8, model="m")
+        return ReplayReset(
+            message_index=index,
+            timestamp=timestamp,
+            utilization=0.8,
+            basis="exact",
+            session_number=2,
+            handoff_tokens=tokens,
+            handoff=handoff,
+        )
+
+    events: list[ReplayEvent] = [
+        ReplayMask(
+            message_index=5,
+            session_number=1,
+            utilization=0.4,
+            basis="exact",
+            utilization_after=0.3,
+            outputs=2,
+            tokens_before=900,
+            tokens_after=600,
+        ),
+        reset(10, "2025-01-01T10:00:00Z", 400),
+        ReplayCompaction(
+            message_index=25,
+            timestamp="2025-01-01T10:22:00Z",
+            session_number=2,
+            utilization=0.5,
+            basis="exact",
+            messages_summarized=8,
+            tokens_after=300,
+        ),
+        reset(40, "2025-01-01T10:52:30Z", 920),
     ]
     rows = generations(events)
     assert [(r["kind"], r["messages"], r["minutes"]) for r in rows] == [

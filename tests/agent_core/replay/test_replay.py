@@ -110,6 +110,7 @@ def test_aider_log_resets_with_calibrated_utilization_and_grounded_handoffs() ->
 def test_each_aider_handoff_lists_the_edits_of_its_own_session() -> None:
     # aider's applied edits are importer events; a handoff must list the files edited in the
     # session it closes, not those of the transcript's first messages.
+    from agent_core.replay import ReplayReset
     from agent_core.replay._run import replay
     from agent_core.transcripts import load_transcript
 
@@ -122,23 +123,23 @@ def test_each_aider_handoff_lists_the_edits_of_its_own_session() -> None:
     resets = [
         e
         for e in replay(str(log), model="anthropic:claude-sonnet-4-6", window=32000)
-        if e["event"] == "reset"
+        if isinstance(e, ReplayReset)
     ]
     assert len(resets) >= 20
     chats = _aider_chats(log)
     previous = -1
     for reset in resets:
-        index = reset["message_index"]
+        index = reset.message_index
         # A handoff describes the separate chat it closes: edits of an earlier chat are not its.
         previous = max(previous, _chat_at(chats, index)[0] - 1)
-        number = reset["handoff"]["session_number"]
+        number = reset.handoff.session_number
         # The artifact is cumulative: this session's files are those it names this session for.
-        files = [f for f in reset["handoff"]["files_modified"] if number in f["sessions"]]
-        listed = {f["path"] for f in files}
+        files = [f for f in reset.handoff.files_modified if number in f.sessions]
+        listed = {f.path for f in files}
         inside = {path for at, path in edits if previous + 1 < at <= index}
         around = {path for at, path in edits if previous < at <= index + 1}
         assert inside <= listed, (index, inside - listed)
-        from_events = {f["path"] for f in files if f["evidence"] == "aider applied edit"}
+        from_events = {f.path for f in files if f.evidence == "aider applied edit"}
         assert from_events <= around, (index, from_events - around)
         previous = index
 
@@ -220,6 +221,7 @@ def test_after_ten_chained_resets_the_goal_constraints_and_every_request_remain(
     tmp_path: Path, writer: str
 ) -> None:
     from agent_core.handoff._user_text import same_request
+    from agent_core.replay import ReplayReset
     from agent_core.replay._run import replay
 
     goal = "Build a CSV importer for invoices. Never use pandas; keep everything in importer/."
@@ -233,30 +235,30 @@ def test_after_ten_chained_resets_the_goal_constraints_and_every_request_remain(
         for e in replay(
             str(path), model="gpt-4o", window=6000, strategy="reset", handoff_model=writer
         )
-        if e["event"] == "reset"
+        if isinstance(e, ReplayReset)
     ]
     assert len(resets) >= 10
-    tenth = resets[9]["handoff"]
+    tenth = resets[9].handoff
     seen = [
         r
         for r in requests
         if any(
             r in m["content"]
-            for m in _thread(requests)[: resets[9]["message_index"]]
+            for m in _thread(requests)[: resets[9].message_index]
             if m["role"] == "user"
         )
     ]
     assert len(seen) >= 5
-    assert tenth["goal"] == goal
+    assert tenth.goal == goal
     # The rule is in the goal, verbatim: it is not said a second time as a constraint.
-    assert "Never use pandas; keep everything in importer/." in tenth["goal"]
-    assert tenth["constraints"] == []
+    assert "Never use pandas; keep everything in importer/." in tenth.goal
+    assert tenth.constraints == []
     # Each request is held once, verbatim, or named by its stored place in an "omitted"
     # line: never left out silently.
-    kept = tenth["user_messages"]
+    kept = tenth.user_messages
     named = [m for m in kept if m.startswith("(omitted: ")]
     held = [r for r in seen if sum(same_request(k, r) for k in kept) == 1]
     assert named or len(held) == len(seen) - 1, (kept, seen)
     count = sum(int(m.split()[1]) for m in named)
     assert len(held) + count == len(seen) - 1, (kept, seen)  # the first is the goal
-    assert tenth["session_number"] == 10
+    assert tenth.session_number == 10

@@ -15,6 +15,7 @@ from langchain_core.messages import AIMessage, SystemMessage
 from agent_core.context._build import to_langchain
 from agent_core.context._compaction import COMPACTION_PROMPT
 from agent_core.policy import make_policy
+from agent_core.replay import ReplaySummary
 from agent_core.replay._run import replay_transcript
 from agent_core.runtime._coordinator import CARRIED_OVER
 from agent_core.runtime._runner import ThreadRunner
@@ -136,13 +137,14 @@ async def test_replay_and_a_live_run_make_the_same_mask_compact_reset_decisions(
             )
         )
     )
-    replayed = [(e["event"], e["message_index"] + 1) for e in events if e["event"] != "summary"]
+    replayed = [(e.event, e.message_index + 1) for e in events if not isinstance(e, ReplaySummary)]
 
     # The fixture reaches every kind of decision, and a reset that carries a request over.
     assert {kind for kind, _ in live} == {"mask", "compaction", "reset"}
     assert sum(kind == "reset" for kind, _ in live) >= 3 and carried >= 1
     assert replayed == live
     summary = events[-1]
-    assert (summary["masks"], summary["compactions"], summary["resets"]) == tuple(
+    assert isinstance(summary, ReplaySummary)
+    assert (summary.masks, summary.compactions, summary.resets) == tuple(
         sum(kind == k for kind, _ in live) for k in ("mask", "compaction", "reset")
     )

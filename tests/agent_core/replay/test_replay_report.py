@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from agent_core.handoff import FileChange, HandoffArtifact
+from agent_core.replay import ReplayEvent, ReplayReset, ReplaySummary
 from agent_core.replay._report import render_report
 from agent_core.replay._run import ReplayStep
 
@@ -13,20 +15,37 @@ def _page() -> str:
         ReplayStep(message_index=i, total=30, tokens=150 * i, window=4000, session=1)
         for i in range(30)
     ]
-    events = [
-        {"event": "summary", "format": "openai", "messages": 30, "model": HOSTILE, "resets": 1},
-        {
-            "event": "reset",
-            "message_index": 25,
-            "utilization": 0.81,
-            "basis": "exact",
-            "session_number": 2,
-            "handoff": {
-                "goal": HOSTILE,
-                "files_modified": [{"path": HOSTILE}],
-                "key_decisions": [HOSTILE] * 10,
-            },
-        },
+    handoff = HandoffArtifact(
+        session_number=1,
+        trigger="auto",
+        utilization=0.81,
+        model="gpt-4o",
+        goal=HOSTILE,
+        files_modified=[FileChange(path=HOSTILE, verified=True)],
+        key_decisions=[HOSTILE] * 10,
+    )
+    events: list[ReplayEvent] = [
+        ReplayReset(
+            message_index=25,
+            utilization=0.81,
+            basis="exact",
+            session_number=2,
+            handoff_tokens=120,
+            handoff=handoff,
+        ),
+        ReplaySummary(
+            format="openai",
+            messages=30,
+            usage_points=0,
+            model=HOSTILE,
+            window=4000,
+            strategy="reset",
+            resets=1,
+            compactions=0,
+            sessions=2,
+            final_utilization=0.2,
+            seconds=0.1,
+        ),
     ]
     return render_report(HOSTILE, steps, events)
 

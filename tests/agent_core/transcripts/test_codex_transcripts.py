@@ -16,6 +16,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from agent_core.errors import TranscriptFormatError
+from agent_core.replay import ReplayReset, ReplaySummary
 from agent_core.replay._run import replay
 from agent_core.transcripts import load_transcript
 from agent_core.transcripts._export import transcript_to_openai
@@ -339,10 +340,11 @@ def test_replay_runs_over_a_rollout_and_calibrates_on_its_token_counts(tmp_path:
         replay(str(_write(tmp_path, records)), model="openai:gpt-5", window=6000, strategy="reset")
     )
     summary = events[-1]
-    assert summary["format"] == "codex" and summary["usage_points"] == 12
-    resets = [e for e in events if e["event"] == "reset"]
-    assert resets and resets[0]["basis"] == "calibrated"
-    assert "cat src/m" in json.dumps(resets[0]["handoff"])
+    assert isinstance(summary, ReplaySummary)
+    assert summary.format == "codex" and summary.usage_points == 12
+    resets = [e for e in events if isinstance(e, ReplayReset)]
+    assert resets and resets[0].basis == "calibrated"
+    assert "cat src/m" in resets[0].handoff.model_dump_json()
 
 
 def _turn(event: str, **fields: Any) -> dict[str, Any]:

@@ -10,19 +10,27 @@ same every time). The window is the one the assistant's chats run on
 simulator, else its model's), ``auto`` means what it means for the assistant's model, and
 its system prompt and tool definitions are counted as in a chat. Tokens are counted for the
 original model and calibrated by its reported usage. A finished run is stored with its
-series, events and summary; a cancelled one stores nothing.
+series, events and summary; a cancelled one stores nothing. The engine's events are typed
+(:data:`agent_core.replay.ReplayEvent`); they become JSON where a run is stored and are read
+back typed where it is loaded (:func:`stored_events`), runs stored by older versions too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from sqlmodel import Session, col, select
 
 from agent_core import model_info, parse_transcript, replay_transcript
-from agent_core.replay import ReplayStep
+from agent_core.replay import (
+    ReplayCompaction,
+    ReplayMask,
+    ReplayReset,
+    ReplayStep,
+    ReplaySummary,
+)
 from agent_core.strategies import effective_strategy
 from chat_app.db import repo
 from chat_app.db.models import ImportedTranscript, TranscriptReplay
@@ -34,11 +42,9 @@ from chat_app.services.runtime import runtime
 from chat_app.services.runtime.backend import Backend
 
 __all__ = [
-    "MaskReplayed",
-    "CompactionReplayed",
-    "ResetReplayed",
-    "ReplayedEvent",
-    "replayed_events",
+    "StoredEvent",
+    "stored_events",
+    "stored_summary",
     "ReplayCancelled",
     "ReplayEventView",
     "ReplayView",
@@ -57,44 +63,20 @@ class ReplayCancelled(AppError):
     """The user cancelled a replay; nothing is stored."""
 
 
-class _Replayed(BaseModel):
-    """A stored replay event (``replay_transcript``'s dicts, kept as JSON): what the app
-    reads of it. Other keys the engine writes (``timestamp``, ``basis``, token counts) are
-    kept in the row and left unread here; a key an older run lacks reads as it always did
-    (0, or no handoff)."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    message_index: int = 0
-    utilization: float = 0.0
+#: What a run's ``events`` column holds: the replay's events but its summary (kept apart).
+StoredEvent = Annotated[ReplayMask | ReplayCompaction | ReplayReset, Field(discriminator="event")]
+_STORED: TypeAdapter[list[StoredEvent]] = TypeAdapter(list[StoredEvent])
 
 
-class MaskReplayed(_Replayed):
-    event: Literal["mask"]
-    utilization_after: float = 0.0
-    outputs: int = 0
+def stored_events(stored: list[Any]) -> list[StoredEvent]:
+    """The typed events of a stored run (its ``events`` column, as JSON); raises
+    ``pydantic.ValidationError`` for a shape the engine never wrote there (a summary too)."""
+    return _STORED.validate_python(stored)
 
 
-class CompactionReplayed(_Replayed):
-    event: Literal["compaction"]
-    messages_summarized: int = 0
-
-
-class ResetReplayed(_Replayed):
-    event: Literal["reset"]
-    session_number: int = 0
-    handoff: dict[str, Any] | None = None
-
-
-ReplayedEvent = Annotated[
-    MaskReplayed | CompactionReplayed | ResetReplayed, Field(discriminator="event")
-]
-_REPLAYED: TypeAdapter[list[ReplayedEvent]] = TypeAdapter(list[ReplayedEvent])
-
-
-def replayed_events(stored: list[Any]) -> list[ReplayedEvent]:
-    """The typed events of a stored run (its ``events`` column)."""
-    return _REPLAYED.validate_python(stored)
+def stored_summary(stored: dict[str, Any]) -> ReplaySummary:
+    """The typed summary of a stored run (its ``summary`` column, as JSON)."""
+    return ReplaySummary.model_validate(stored)
 
 
 class ReplayEventView(BaseModel):
@@ -178,8 +160,8 @@ def run_replay(
         ):
             progress(step.message_index + 1, step.total)
 
-    events: list[dict[str, Any]] = []
-    summary: dict[str, Any] = {}
+    events: list[StoredEvent] = []
+    summary: ReplaySummary | None = None
     for event in replay_transcript(
         transcript,
         model=model,
@@ -193,21 +175,21 @@ def run_replay(
         budget_tokens=setup.handoff_budget_tokens,
         on_step=on_step,
     ):
-        if event["event"] == "summary":
-            summary = event
-        else:
-            events.append(event)
-    # Stored as the engine wrote them; read back typed (a shape the app cannot read fails
-    # here, before anything is stored).
-    keep = {e.message_index for e in replayed_events(events)}
+        match event:
+            case ReplaySummary():
+                summary = event
+            case _:
+                events.append(event)
+    keep = {e.message_index for e in events}
     with app.write() as db:
         run = TranscriptReplay(
             thread_id=thread_id,
             assistant_name=policy["assistant"],
             policy={**policy, "window": window},
             series=_thin(series, keep),
-            events=events,
-            summary=summary,
+            # As JSON, in the shape the command line prints (and older runs were stored in).
+            events=[e.model_dump(mode="json") for e in events],
+            summary=summary.model_dump(mode="json") if summary is not None else {},
         )
         db.add(run)
         db.commit()
@@ -240,26 +222,28 @@ def list_replays(app: Backend, owner: str, thread_id: str) -> list[ReplayView]:
 def _view(number: int, run: TranscriptReplay) -> ReplayView:
     policy = run.policy
     window = int(policy.get("window") or 1)
-    summary = run.summary or {}
+    summary = stored_summary(run.summary)
     events = []
-    for event in replayed_events(run.events):
+    for event in stored_events(run.events):
         percent = round(event.utilization * 100)
         after = event.message_index + 1
         now = percent  # what a mask leaves; other events are not measured after
         handoff = None
         match event:
-            case ResetReplayed(session_number=session_number, handoff=handoff):
+            case ReplayReset(session_number=session_number):
+                # The card's JSON, as the page shows it.
+                handoff = event.handoff.model_dump(mode="json")
                 label = (
                     f"Reset at {percent}% after message {after:,}: session "
                     f"{session_number} starts from the handoff"
                 )
-            case MaskReplayed(utilization_after=utilization_after, outputs=outputs):
+            case ReplayMask(utilization_after=utilization_after, outputs=outputs):
                 now = round(utilization_after * 100)
                 label = (
                     f"Mask at {percent}% after message {after:,}: "
                     f"{counted(outputs, 'old tool output')} masked, {percent}% → {now}%"
                 )
-            case CompactionReplayed(messages_summarized=summarized):
+            case ReplayCompaction(messages_summarized=summarized):
                 label = (
                     f"Compaction at {percent}% after message {after:,}: "
                     f"{counted(summarized, 'message')} summarized"
@@ -281,12 +265,12 @@ def _view(number: int, run: TranscriptReplay) -> ReplayView:
     return ReplayView(
         id=run.id,
         label=label,
-        masks=int(summary.get("masks") or 0),
-        resets=int(summary.get("resets") or 0),
-        compactions=int(summary.get("compactions") or 0),
+        masks=summary.masks,
+        resets=summary.resets,
+        compactions=summary.compactions,
         window=window,
         reset_threshold=float(policy.get("reset_threshold") or 0.8),
-        seconds=float(summary.get("seconds") or 0.0),
+        seconds=summary.seconds,
         events=fold_unchanged(events),
     )
 
@@ -373,7 +357,7 @@ def chart_rows(
             points = dict((i, t) for i, t in run.series)
             for index, tokens in run.series:
                 at(index)["baton"] = tokens
-            for event in replayed_events(run.events):
+            for event in stored_events(run.events):
                 index = event.message_index
                 at(index)[_MARKER_KEYS[event.event]] = points.get(index, 0)
         return [rows[i] for i in sorted(rows)]
