@@ -13,13 +13,13 @@ import dataclasses
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from agent_core.accounting._calibration import ContextEstimator, FamilyRatios
+from agent_core.accounting._calibration import ContextEstimator, FamilyRatios, TokenEstimate
 from agent_core.context._build import build_context
 from agent_core.errors import ContextOverflowError
 from agent_core.events import (
@@ -95,6 +95,19 @@ class ThreadRunner:
         while len(self._estimators) > self._max_estimators:
             self._estimators.popitem(last=False)
         return found
+
+    def measure(self, setup: TurnSetup, messages: Sequence[BaseMessage]) -> TokenEstimate:
+        """How full the thread's context is with ``messages`` (a chat's meter, read while the
+        chat is open). A thread with no turn running here keeps the figures, not the
+        messages: measured for a page, every chat opened since stayed in memory with its
+        whole context (up to ``max_estimators`` of them) after its tabs had left."""
+        estimator = self.estimator(setup)
+        estimate = estimator.estimate(
+            list(messages), system=setup.system_prompt, tools=list(setup.tools)
+        )
+        if not self.is_busy(setup.thread_id):
+            estimator.release()
+        return estimate
 
     # user messages -----------------------------------------------------------------------
     async def submit(

@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import gc
 import time
+import weakref
 
 import pytest
+from langchain_core.messages import AIMessage, HumanMessage
 
 from agent_core.events import MessageEvent, TokenEvent
 from agent_core.redaction import forget_known_secrets, remember_secrets
@@ -172,6 +175,22 @@ async def test_a_finished_turn_leaves_no_context_held_by_the_threads_estimator()
     [estimator] = runner._estimators.values()
     assert estimator.counter._memo is None
     assert all(not a.messages and not a.tools for a in estimator._anchors.values())
+
+
+def test_a_meter_read_of_an_idle_thread_keeps_the_figures_not_the_messages() -> None:
+    # A chat's meter is measured in the web worker, whose turns run elsewhere: the estimator
+    # kept for the thread held the context it last counted, every chat opened since staying
+    # in memory after its tabs had left.
+    setup = make_setup()
+    runner = ThreadRunner()
+    context = [HumanMessage("build a CSV parser"), AIMessage("Here is a parser " * 40)]
+    held = [weakref.ref(message) for message in context]
+    first = runner.measure(setup, context)
+    again = runner.measure(setup, list(context))
+    del context
+    gc.collect()
+    assert [ref() for ref in held] == [None, None]
+    assert (again.tokens, again.basis) == (first.tokens, first.basis)
 
 
 class _SlowToLetGo(InMemoryStore):

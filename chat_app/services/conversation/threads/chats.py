@@ -143,8 +143,7 @@ def _meter(app: Backend, thread: Thread, db: Session) -> tuple[MeterView, str]:
     the_store = setup.store
     sessions = the_store.sessions(thread.id)
     context = build_context(the_store, sessions[-1]) if sessions else []
-    estimator = app.runner.estimator(setup)
-    estimate = estimator.estimate(context, system=setup.system_prompt, tools=list(setup.tools))
+    estimate = app.runner.measure(setup, context)
     policy = setup.policy
     info = model_info(setup.model_name, window_override=policy.window_override)
     meter = MeterView(
