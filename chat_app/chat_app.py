@@ -111,8 +111,16 @@ async def _hand_turns_to_a_process() -> None:
     from chat_app.services.conversation.runs import resume_after_turn_process_loss
 
     # A child that dies mid-turn: its cut turns are answered again, as after a crash.
+    from chat_app.services.runtime.turn_process import Recycling
+
     app = root()
-    app.turn_process.start(lambda tag, threads: resume_after_turn_process_loss(app, tag, threads))
+    recycling = Recycling(
+        growth=int(app.settings.turn_process_recycle_mb * 2**20),
+        idle=app.settings.turn_process_idle,
+    )
+    app.turn_process.start(
+        lambda tag, threads: resume_after_turn_process_loss(app, tag, threads), recycling
+    )
     try:
         await asyncio.Event().wait()  # until the server shuts down
     finally:

@@ -152,6 +152,19 @@ class Settings(BaseSettings):
     turn_holder: str = Field(
         default="", validation_alias=AliasChoices(TURN_HOLDER_ENV, "turn_holder")
     )
+    # A turn process that ran 20 runs and holds this many MB more than once it had loaded is
+    # replaced by a fresh one once nothing has run in it for ``turn_process_idle`` seconds
+    # (0: never; chat_app.services.runtime.turn_process).
+    turn_process_recycle_mb: float = Field(
+        default=64.0,
+        ge=0,
+        validation_alias=AliasChoices("BATON_TURN_PROCESS_RECYCLE_MB", "turn_process_recycle_mb"),
+    )
+    turn_process_idle: float = Field(
+        default=5.0,
+        gt=0,
+        validation_alias=AliasChoices("BATON_TURN_PROCESS_IDLE", "turn_process_idle"),
+    )
     #: The providers' keys and base URLs, by the names of their environment variables
     #: (``agent_core.providers.CREDENTIAL_NAMES``).
     provider_credentials: dict[str, str] = Field(default_factory=dict, repr=False)

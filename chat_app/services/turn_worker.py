@@ -25,6 +25,7 @@ from chat_app.services.runtime.run_stream import RunHandle, RunStream
 from chat_app.services.runtime.start_lane import install_start_lane
 from chat_app.services.runtime.turn_frames import (
     CloseRun,
+    Loaded,
     ResumeRun,
     RunEnded,
     RunEvent,
@@ -96,6 +97,7 @@ async def serve(app: App, channel: Channel) -> None:
     """Take requests from ``channel`` until it closes; run them on ``app``."""
     runs: dict[int, asyncio.Task] = {}
     releaser = asyncio.create_task(_release_after_runs(app, runs))
+    channel.post(Loaded())
     try:
         while True:
             try:

@@ -356,3 +356,89 @@ def test_the_turn_process_refuses_a_frame_that_is_not_a_request() -> None:
         child.close()
 
     asyncio.run(exchange())
+
+
+async def _started_child() -> int:
+    """The child's pid once the turn process has started it (start() spawns it in a task)."""
+    deadline = time.monotonic() + 30
+    while root().turn_process.child is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return _child_pid()
+
+
+class _Held:
+    """What the test says a child holds (the turn process reads it as the child's RSS)."""
+
+    def __init__(self) -> None:
+        self.now = 100 * 2**20
+
+    def __call__(self, pid: int) -> int:
+        return self.now
+
+
+def test_a_child_grown_while_idle_is_replaced_and_the_next_send_runs_in_the_new_one(
+    database, app
+) -> None:
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(app, owner, "recycled")
+    held = _Held()
+    recycling = turn_process.Recycling(growth=64 * 2**20, idle=0.2, runs=1, measure=held)
+
+    async def work():
+        process = root().turn_process
+        process.start(None, recycling)
+        try:
+            first = await _started_child()
+            await drained(chat.send_message(app, owner, thread.id, "Build a CSV parser"))
+            await asyncio.sleep(1)  # idle, but no bigger than once loaded: kept
+            kept = _child_pid()
+            held.now += 65 * 2**20
+            deadline = time.monotonic() + 20
+            while _child_pid() == first and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            fresh = _child_pid()
+            events = await drained(chat.send_message(app, owner, thread.id, "Now the docs"))
+            client = process._client
+            return first, kept, fresh, client.retiring if client else None, events
+        finally:
+            root().turn_process.stop()
+
+    first, kept, fresh, retiring, events = asyncio.run(work())
+    assert kept == first
+    assert fresh != first, "the grown child was not replaced"
+    assert retiring == []  # the replaced one had no run left: its socket is closed
+    assert any(e["type"] == "done" for e in events)
+    view = threads.load_timeline(app, owner, thread.id)
+    assert view is not None
+    assert [i.content for i in view.items if i.role == "user"][-1] == "Now the docs"
+    deadline = time.monotonic() + 10
+    while _alive(first) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(first), "the replaced child still runs"
+
+
+def test_a_grown_child_that_ran_fewer_runs_than_the_policy_is_kept(database, app) -> None:
+    from chat_app.services.conversation.runs import chat
+    from chat_app.services.conversation.threads import chats as threads
+
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    thread = threads.create_thread(app, owner, "kept")
+    held = _Held()
+    recycling = turn_process.Recycling(growth=1, idle=0.2, runs=2, measure=held)
+
+    async def work():
+        root().turn_process.start(None, recycling)
+        try:
+            first = await _started_child()
+            await drained(chat.send_message(app, owner, thread.id, "Build a CSV parser"))
+            held.now *= 2
+            await asyncio.sleep(1.5)
+            return first, _child_pid()
+        finally:
+            root().turn_process.stop()
+
+    first, later = asyncio.run(work())
+    assert first == later

@@ -23,6 +23,7 @@ __all__ = [
     "RunEvent",
     "RunFailed",
     "RunEnded",
+    "Loaded",
     "Reply",
     "ChildLost",
 ]
@@ -107,7 +108,13 @@ class RunEnded:
     run: int
 
 
-Reply = RunOwned | RunEvent | RunFailed | RunEnded
+@dataclass(frozen=True)
+class Loaded:
+    """The child has loaded (its app built, its tokenizers read) and takes requests: what it
+    holds now is what a fresh child holds (the worker's idle replacement measures from it)."""
+
+
+Reply = RunOwned | RunEvent | RunFailed | RunEnded | Loaded
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,15 @@ dead child's turn leases and hands the threads of its runs to ``after_loss`` (th
 answers their cut turns once more, as after a crash of the worker). If the worker dies, the
 child sees its socket close and exits at once.
 
+A child that ran many turns holds memory it no longer uses: Python's small-object allocator
+keeps a 1 MiB arena as long as one live object sits in it, so a busy hour leaves the child
+tens of MB larger than once it had loaded although few objects live (about 90 MB after
+100 chats of three messages). Once it has run many runs, no run has gone on in it for a few
+seconds and it holds more than a set amount over what it held once loaded (its ``Loaded``
+frame), a fresh child is started and
+the old one is told to end (its socket closed) when no run of it is left: the memory goes
+back to the system, and a chat that comes back meets a child whose imports are done.
+
 The frames (:mod:`chat_app.services.runtime.turn_frames`) are pickles (one per message,
 each behind a 4-byte length): both ends are this code base and the socket pair is private
 to them, never a network socket.
@@ -36,7 +45,9 @@ import secrets
 import socket
 import struct
 import sys
+import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from agent_core.events import AcceptedEvent
@@ -46,6 +57,7 @@ from chat_app.services.runtime.run_stream import RunHandle, RunStream
 from chat_app.services.runtime.turn_frames import (
     ChildLost,
     CloseRun,
+    Loaded,
     Reply,
     ResumeRun,
     RunEnded,
@@ -63,6 +75,7 @@ __all__ = [
     "TurnProcessError",
     "ENDED_MESSAGE",
     "WORKER_MODULE",
+    "Recycling",
     "TurnProcess",
 ]
 
@@ -115,6 +128,29 @@ class Channel:
         self.writer.close()
 
 
+def _resident_bytes(pid: int) -> int | None:
+    """The memory process ``pid`` holds now (None where /proc cannot say)."""
+    try:
+        with open(f"/proc/{pid}/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@dataclass(frozen=True)
+class Recycling:
+    """When an idle child is replaced by a fresh one (``Settings.turn_process_recycle_mb``
+    and ``turn_process_idle``): it has run ``runs`` runs or more, has run nothing for
+    ``idle`` seconds, and holds ``growth`` bytes more than when it had loaded (its
+    :class:`Loaded` frame). ``growth`` 0 never replaces one. ``measure`` reads what a
+    process holds (its pid; None where it cannot say)."""
+
+    growth: int = 64 * 2**20
+    idle: float = 5.0
+    runs: int = 20
+    measure: Callable[[int], int | None] = _resident_bytes
+
+
 class _Client:
     """The worker's side: the child process, the runs it has, and their queues."""
 
@@ -127,6 +163,14 @@ class _Client:
         self.ids = itertools.count(1)
         self.spawning: asyncio.Lock = asyncio.Lock()
         self.tasks: set[asyncio.Task] = set()  # held until done: the loop keeps weak references
+        # Children replaced while a run of theirs still went on: ended once it has.
+        self.retiring: list[Channel] = []
+        # Each child's runs so far, and what it held once loaded (its ``Loaded`` frame).
+        self.runs_on: dict[Channel, int] = {}
+        self.loaded: dict[Channel, int | None] = {}
+        self.measure: Callable[[int], int | None] = _resident_bytes
+        self.replaced = 0
+        self.recycler: asyncio.Task | None = None
 
     def keep(self, task: asyncio.Task) -> None:
         self.tasks.add(task)
@@ -163,6 +207,7 @@ class _Client:
         reader, writer = await asyncio.open_unix_connection(sock=ours)
         # Requests posted before the child has loaded wait in the socket's buffer.
         self.channel = Channel(reader, writer)
+        self.runs_on[self.channel] = 0
         self.keep(
             asyncio.create_task(
                 self._read(self.channel, self.process, tag), name="baton-turn-process"
@@ -178,6 +223,8 @@ class _Client:
                         found = self.runs.get(reply.run)
                         if found is not None:
                             found[1].put_nowait(reply)
+                    case Loaded():
+                        self.loaded[channel] = self.measure(process.pid)
                     case other:
                         raise TypeError(f"not a reply: {type(other).__name__}")
         except (asyncio.IncompleteReadError, ConnectionError, OSError):
@@ -219,7 +266,63 @@ class _Client:
         except Exception:  # their chats answer them when next opened, as before
             _log.exception("answering the turns the turn process had again failed")
 
+    async def recycle(self, policy: Recycling) -> None:
+        """Replace the child by a fresh one whenever it has run ``policy.runs`` runs, idled
+        ``policy.idle`` seconds and holds ``policy.growth`` bytes more than once it had
+        loaded (see the module)."""
+        idle_since: float | None = None
+        while True:
+            await asyncio.sleep(min(1.0, policy.idle / 2))
+            self._end_retired()
+            process, old = self.process, self.channel
+            if self.runs or old is None or process is None:
+                idle_since = None
+                continue
+            now = time.monotonic()
+            idle_since = now if idle_since is None else idle_since
+            loaded = self.loaded.get(old)
+            if now - idle_since < policy.idle or loaded is None:
+                continue
+            if self.runs_on.get(old, 0) < policy.runs:
+                continue
+            held = policy.measure(process.pid)
+            if held is None or held - loaded < policy.growth:
+                continue
+            async with self.spawning:
+                if self.channel is not old or self.runs:
+                    continue
+                await self._spawn()
+            self.retiring.append(old)
+            self._end_retired()
+            self.replaced += 1
+            idle_since = None
+            _log.info(
+                "turn process %d replaced while idle after %d runs: it held %d MB more than "
+                "once loaded",
+                process.pid,
+                self.runs_on.get(old, 0),
+                (held - loaded) // 2**20,
+            )
+
+    def _end_retired(self) -> None:
+        """Close the replaced children's sockets once no run of theirs is left (each then
+        exits)."""
+        for channel in list(self.retiring):
+            if not any(sent_on is channel for _, _, sent_on in self.runs.values()):
+                self.retiring.remove(channel)
+                self.runs_on.pop(channel, None)
+                self.loaded.pop(channel, None)
+                with contextlib.suppress(Exception):
+                    channel.close()
+
     def stop(self) -> None:
+        if self.recycler is not None:
+            self.recycler.cancel()
+            self.recycler = None
+        for channel in self.retiring:
+            with contextlib.suppress(Exception):
+                channel.close()
+        self.retiring.clear()
         if self.channel is not None:
             self.channel.close()
             self.channel = None
@@ -235,11 +338,14 @@ class TurnProcess:
     def __init__(self) -> None:
         self._client: _Client | None = None
 
-    def start(self, after_loss: AfterLoss | None = None) -> None:
+    def start(
+        self, after_loss: AfterLoss | None = None, recycling: Recycling | None = None
+    ) -> None:
         """Hand this process's turns to a turn process from now on (the app's start-up calls
         it; tests and the command line never do, and run turns in their own process). The
         child is started at once, so its imports are done before the first message.
-        ``after_loss`` is called when a child dies with runs going (see the module)."""
+        ``after_loss`` is called when a child dies with runs going (see the module);
+        ``recycling`` replaces a child grown while idle (none: never)."""
         if self._client is None:
             self._client = _Client(after_loss)
         client = self._client
@@ -250,9 +356,11 @@ class TurnProcess:
             except Exception:  # the first run tries again, and says why if it fails too
                 _log.warning("could not start the turn process", exc_info=True)
 
-        client.keep(
-            asyncio.get_running_loop().create_task(spawn(), name="baton-turn-process-start")
-        )
+        loop = asyncio.get_running_loop()
+        client.keep(loop.create_task(spawn(), name="baton-turn-process-start"))
+        if recycling is not None and recycling.growth > 0 and client.recycler is None:
+            client.measure = recycling.measure
+            client.recycler = loop.create_task(client.recycle(recycling), name="baton-turn-recycle")
 
     def stop(self) -> None:
         """Stop handing turns over and end the child (the app's shutdown)."""
@@ -333,6 +441,7 @@ class TurnProcess:
             run = next(client.ids)
             queue: asyncio.Queue[Reply | ChildLost] = asyncio.Queue()
             client.runs[run] = (thread_id, queue, channel)
+            client.runs_on[channel] = client.runs_on.get(channel, 0) + 1
             ended = False
             try:
                 channel.post(start(run))
