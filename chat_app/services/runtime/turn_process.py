@@ -169,7 +169,6 @@ class _Client:
         self.runs_on: dict[Channel, int] = {}
         self.loaded: dict[Channel, int | None] = {}
         self.measure: Callable[[int], int | None] = _resident_bytes
-        self.replaced = 0
         self.recycler: asyncio.Task | None = None
 
     def keep(self, task: asyncio.Task) -> None:
@@ -234,6 +233,8 @@ class _Client:
         finally:
             if self.channel is channel:
                 self.channel = None
+            self.runs_on.pop(channel, None)
+            self.loaded.pop(channel, None)
             # Before any wait: a run started meanwhile goes to the next child, not here.
             lost = [(t, q) for t, q, sent_on in self.runs.values() if sent_on is channel]
             for _, queue in lost:
@@ -292,10 +293,6 @@ class _Client:
                 if self.channel is not old or self.runs:
                     continue
                 await self._spawn()
-            self.retiring.append(old)
-            self._end_retired()
-            self.replaced += 1
-            idle_since = None
             _log.info(
                 "turn process %d replaced while idle after %d runs: it held %d MB more than "
                 "once loaded",
@@ -303,6 +300,9 @@ class _Client:
                 self.runs_on.get(old, 0),
                 (held - loaded) // 2**20,
             )
+            self.retiring.append(old)
+            self._end_retired()
+            idle_since = None
 
     def _end_retired(self) -> None:
         """Close the replaced children's sockets once no run of theirs is left (each then
