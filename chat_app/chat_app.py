@@ -26,7 +26,7 @@ from chat_app.states.reset_control import ResetControlState
 from chat_app.states.settings_state import SettingsState
 from chat_app.states.share_state import SharedThreadState
 from chat_app.states.thread_list import ThreadListState
-from chat_app.upstream import ride_out_redis_cuts
+from chat_app.upstream import purge_disk_states_less_often, ride_out_redis_cuts
 
 # Before anything logs a provider URL (httpx, uvicorn, Reflex): keys never reach a log.
 install_log_redaction()
@@ -184,3 +184,6 @@ app.add_page(
 # With Redis and several workers, a tab's events are served from its worker's copy of its
 # state while Redis is cut, instead of all failing (chat_app/upstream.py).
 ride_out_redis_cuts(app)
+# With one worker, the states on disk are looked through for expired tabs once a minute,
+# not after every 2 s write pass (chat_app/upstream/reflex.py).
+purge_disk_states_less_often(app)

@@ -22,6 +22,7 @@ from chat_app.upstream.reach import Reach, UpstreamMoved, confirm
 from chat_app.upstream.reflex import (
     forget_disk_state,
     idle_disk_states,
+    purge_disk_states_less_often,
     rearm_redis_tasks,
     ride_out_redis_cuts,
     socket_records,
@@ -36,6 +37,7 @@ __all__ = [
     "confirm",
     "forget_disk_state",
     "idle_disk_states",
+    "purge_disk_states_less_often",
     "rearm_redis_tasks",
     "ride_out_redis_cuts",
     "socket_records",

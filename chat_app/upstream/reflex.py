@@ -75,6 +75,71 @@ def _reflex_disk_manager() -> bool:
 
 
 # ---------------------------------------------------------------------------------------
+# Reflex: how often the disk state manager looks for expired tabs' files.
+#
+# Its write-queue task runs ``_purge_expired_states`` after every pass, that is every
+# debounce period (2 s): it lists the states directory and stats each file, though a file
+# expires only after an hour. With a thousand tabs' files that is a thousand stat calls
+# every 2 s in a thread, each handing the GIL back and forth with the event loop that serves
+# the tabs. Reflex has no setting for it.
+
+#: How often the expired files are looked for; a file lives an hour (the token expiration).
+DISK_PURGE_EVERY = 60.0
+
+_purge_class: Any = None
+
+
+def _purging_less_often_class() -> Any:
+    """``StateManagerDisk`` whose look for expired files runs once a :data:`DISK_PURGE_EVERY`
+    (built on first use: Reflex is imported inside the functions of this module)."""
+    global _purge_class
+    if _purge_class is not None:
+        return _purge_class
+    from reflex.istate.manager.disk import StateManagerDisk
+
+    class PurgeLessOften(StateManagerDisk):
+        purge_every: float = DISK_PURGE_EVERY
+        _purged_at: float | None = None
+
+        def _purge_expired_states(self) -> None:
+            now = time.monotonic()
+            if self._purged_at is not None and now - self._purged_at < self.purge_every:
+                return
+            self._purged_at = now
+            super()._purge_expired_states()
+
+    _purge_class = PurgeLessOften
+    return PurgeLessOften
+
+
+def purge_disk_states_less_often(app: Any) -> bool:
+    """Give ``app`` the disk state manager above in place of Reflex's; False when it keeps
+    its state elsewhere (Redis, memory)."""
+    from reflex.istate.manager.disk import StateManagerDisk
+
+    current = app._state_manager
+    if type(current) is not StateManagerDisk:
+        return isinstance(current, _purging_less_often_class())
+    manager = _purging_less_often_class()(token_expiration=current.token_expiration)
+    manager._purged_at = time.monotonic()  # its construction has just purged
+    app._state_manager = manager
+    return True
+
+
+def _reflex_disk_purge() -> bool:
+    from reflex.app import App
+
+    disk = dotted_attr("reflex.istate.manager.disk.StateManagerDisk")
+    return (
+        signature_names(disk._purge_expired_states) == ["self"]
+        and "_purge_expired_states" in names_in(disk._process_write_queue)
+        and "_purge_expired_states" in names_in(disk.__post_init__)
+        and "token_expiration" in disk.__dataclass_fields__
+        and "_state_manager" in App.__dataclass_fields__
+    )
+
+
+# ---------------------------------------------------------------------------------------
 # Reflex: its Redis pub/sub tasks after an outage.
 #
 # With Redis, each worker runs three tasks through ``reflex.utils.tasks.ensure_task``: the
@@ -406,6 +471,12 @@ REACHES: tuple[Reach, ...] = (
         "0.10.1",
         "StateManagerDisk._write_queue, _token_last_touched, _states_locks, _is_locked",
         _reflex_disk_manager,
+    ),
+    Reach(
+        "reflex",
+        "0.10.1",
+        "App._state_manager; StateManagerDisk._purge_expired_states (its caller and signature)",
+        _reflex_disk_purge,
     ),
     Reach(
         "reflex",
