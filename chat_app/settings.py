@@ -166,7 +166,7 @@ class Settings(BaseSettings):
     )
     # A turn process that ran 20 runs and holds this many MB more than once it had loaded is
     # replaced by a fresh one once nothing has run in it for ``turn_process_idle`` seconds
-    # (0: never; chat_app.services.runtime.turn_process).
+    # (0: never; chat_app.services.runtime.turn_recycling).
     turn_process_recycle_mb: float = Field(
         default=64.0,
         ge=0,
