@@ -235,16 +235,13 @@ def _fill(db_url: str, runs: int) -> tuple[str, list[str], list[str], list[str]]
     """(owner cookie token, long, short and rich thread ids) written straight to the store:
     one pair per measured turn (the simulator plans its whole task only in a thread's first
     turn; later turns are short follow-ups), and one short thread more to warm up."""
-    import os
-
-    os.environ["BATON_SECRET_KEY"] = SECRET
     from chat_app.services.runtime.container import build_app
     from chat_app.settings import Settings
 
-    token = identity.mint_token()
-    owner = identity.owner_from_token(token)
+    app = build_app(Settings(db_url=db_url, secret_key=SECRET))
+    token = identity.mint_token(app.identity_key)  # the served app's key (BATON_SECRET_KEY)
+    owner = identity.owner_from_token(token, app.identity_key)
     assert owner is not None  # a token minted here
-    app = build_app(Settings(db_url=db_url))
     longs = [_long_thread(app, owner) for _ in range(runs)]
     shorts = [_short_thread(app, owner) for _ in range(runs + 1)]
     riches = [_rich_thread(app, owner) for _ in range(runs)]

@@ -111,7 +111,7 @@ async def _hand_turns_to_a_process() -> None:
     from chat_app.services.conversation.runs import resume_after_turn_process_loss
 
     # A child that dies mid-turn: its cut turns are answered again, as after a crash.
-    from chat_app.services.runtime.turn_process import Recycling
+    from chat_app.services.runtime.turn_recycling import Recycling
 
     app = root()
     recycling = Recycling(

@@ -120,6 +120,18 @@ class Settings(BaseSettings):
         repr=False,
         validation_alias=AliasChoices("BATON_ADMIN_PASSWORD", "admin_password"),
     )
+    # The identity cookie's signing key (``BATON_SECRET_KEY``), which every worker and host
+    # must share; without it, a key created once in ``secret_file`` (``BATON_SECRET_FILE``)
+    # and read from there (chat_app.services.security.identity.signing_key).
+    secret_key: str = Field(
+        default="",
+        repr=False,
+        validation_alias=AliasChoices("BATON_SECRET_KEY", "secret_key"),
+    )
+    secret_file: str = Field(
+        default=".baton-secret",
+        validation_alias=AliasChoices("BATON_SECRET_FILE", "secret_file"),
+    )
     # ``BATON_SHARING=off`` (or 0, false, no) turns share links off; any other value leaves
     # them on.
     sharing_enabled: Annotated[bool, BeforeValidator(_sharing_switch)] = Field(
@@ -154,7 +166,7 @@ class Settings(BaseSettings):
     )
     # A turn process that ran 20 runs and holds this many MB more than once it had loaded is
     # replaced by a fresh one once nothing has run in it for ``turn_process_idle`` seconds
-    # (0: never; chat_app.services.runtime.turn_process).
+    # (0: never; chat_app.services.runtime.turn_recycling).
     turn_process_recycle_mb: float = Field(
         default=64.0,
         ge=0,

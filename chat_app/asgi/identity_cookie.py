@@ -29,6 +29,7 @@ from chat_app.settings import Settings
 
 __all__ = [
     "ASGIApp",
+    "app_identity_key",
     "app_settings",
     "IdentityCookieMiddleware",
     "IdentityChoice",
@@ -52,6 +53,14 @@ def app_settings() -> Settings:
     from chat_app.root import root
 
     return root().settings
+
+
+def app_identity_key() -> bytes:
+    """The identity key of the process's app, which the middlewares sign and check
+    identities with."""
+    from chat_app.root import root
+
+    return root().identity_key
 
 
 def header(scope: Scope, name: bytes) -> str | None:
@@ -86,19 +95,22 @@ class IdentityChoice:
     forget_legacy: bool = False
 
 
-def choose_identity(cookie_header: str, *, https: bool) -> IdentityChoice:
-    """The identity for a request (pure but for minting): the first valid cookie of the
-    scheme's name; over HTTPS without one, the older ``baton_id`` when the browser sent
-    exactly one valid (several mean one was tossed in: none is trusted); else a new one."""
+def choose_identity(cookie_header: str, *, https: bool, key: bytes) -> IdentityChoice:
+    """The identity for a request (pure but for minting), valid meaning signed by ``key``:
+    the first valid cookie of the scheme's name; over HTTPS without one, the older
+    ``baton_id`` when the browser sent exactly one valid (several mean one was tossed in:
+    none is trusted); else a new one."""
     name = cookie_name(https)
     for token in identity_tokens(cookie_header, name):
-        if owner_from_token(token):
+        if owner_from_token(token, key):
             return IdentityChoice(token, set=False)
     if https:
-        legacy = [t for t in identity_tokens(cookie_header, COOKIE_NAME) if owner_from_token(t)]
+        legacy = [
+            t for t in identity_tokens(cookie_header, COOKIE_NAME) if owner_from_token(t, key)
+        ]
         if len(legacy) == 1:
             return IdentityChoice(legacy[0], set=True, forget_legacy=True)
-    return IdentityChoice(mint_token(), set=True)
+    return IdentityChoice(mint_token(key), set=True)
 
 
 def _without_identity(cookie_header: str) -> str:
@@ -111,9 +123,15 @@ def _without_identity(cookie_header: str) -> str:
 
 
 class IdentityCookieMiddleware:
-    def __init__(self, app: ASGIApp, settings: Callable[[], Settings] = app_settings):
+    def __init__(
+        self,
+        app: ASGIApp,
+        settings: Callable[[], Settings] = app_settings,
+        key: Callable[[], bytes] = app_identity_key,
+    ):
         self.app = app
         self.settings = settings
+        self.key = key
 
     async def __call__(self, scope: Scope, receive, send) -> None:
         if scope.get("type") not in ("http", "websocket"):
@@ -122,7 +140,7 @@ class IdentityCookieMiddleware:
         https = _served_over_https(scope, self.settings())
         name = cookie_name(https)
         existing = _cookie_header(scope)
-        choice = choose_identity(existing, https=https)
+        choice = choose_identity(existing, https=https, key=self.key())
         # The request goes on with the chosen identity first and alone: a later reader
         # never meets a cookie a sibling subdomain added.
         others = _without_identity(existing)

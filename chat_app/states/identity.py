@@ -11,6 +11,7 @@ import secrets
 
 import reflex as rx
 
+from chat_app.root import root
 from chat_app.services.security.identity import owner_from_cookie_header
 
 __all__ = ["IdentityState"]
@@ -23,7 +24,7 @@ class IdentityState(rx.State):
 
     def _owner(self) -> str:
         """This browser's owner id (verified server-side on every call)."""
-        owner = owner_from_cookie_header(self.router.headers.cookie)
+        owner = owner_from_cookie_header(self.router.headers.cookie, root().identity_key)
         if owner:
             return owner
         if not self._fallback_owner:

@@ -18,6 +18,7 @@ import pytest
 from tests.agent_core.providers.servers import OpenAIServer, Reply
 from tests.browser.app_server import AppServer, running_app
 from tests.chat_app.apps import started_with
+from tests.chat_app.identities import SIGNING_KEY, mint_token, owner_of
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -32,8 +33,8 @@ DEFAULT_CHROMIUM = "/usr/bin/chromium"
 # Small enough that a reset comes after a handful of turns, large enough for a handoff.
 SIM_WINDOW = os.environ.get("BATON_TEST_SIM_WINDOW", "6000")
 SIM_DELAY = os.environ.get("BATON_TEST_SIM_DELAY", "0.02")
-# Shared with the test process so tests can mint an identity cookie for a known owner.
-SECRET_KEY = "browser-tests-signing-key"
+# The servers sign identities with the tests' key, so a test mints a cookie for a known owner.
+SECRET_KEY = SIGNING_KEY
 ADMIN_PASSWORD = "browser-tests-admin-password"
 # Credentials inside the OpenAI-compatible base URL: no page, toast or log may show them.
 PROVIDER_URL_PASSWORD = "sk-url-password-7f3a91"
@@ -138,23 +139,19 @@ def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @contextlib.contextmanager
-def serving(db_url: str, monkeypatch: pytest.MonkeyPatch, **settings: object) -> Iterator[None]:
+def serving(db_url: str, **settings: object) -> Iterator[None]:
     """While it lasts, this process's app runs on the served database (what a test writes
-    there, the page shows), with ``settings`` (``sim_window=3000``...), and mints the
-    server's identities."""
+    there, the page shows), with ``settings`` (``sim_window=3000``...), and the server's
+    identity key."""
     from chat_app import root
     from chat_app.services.runtime.container import build_app
-    from chat_app.services.security import identity
     from chat_app.settings import Settings
 
-    monkeypatch.setenv("BATON_SECRET_KEY", SECRET_KEY)
-    identity.secret_key.cache_clear()
-    root.install(build_app(Settings(db_url=db_url, **settings)))
+    root.install(build_app(Settings(db_url=db_url, secret_key=SECRET_KEY, **settings)))
     try:
         yield
     finally:
         root.uninstall()
-        identity.secret_key.cache_clear()
 
 
 @pytest.fixture
@@ -170,9 +167,9 @@ def owned(browser, server_db, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple
     monkeypatch.setenv("BATON_SIM_DELAY", "0")
     context = browser.new_context(base_url=server_db.url, viewport={"width": 1280, "height": 800})
     context.set_default_timeout(60_000)
-    token = identity.mint_token()
+    token = mint_token()
     context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
-    yield context, identity.owner_from_token(token)
+    yield context, owner_of(token)
     context.close()
 
 
@@ -188,7 +185,7 @@ def app():
 
 
 @pytest.fixture
-def server_db(app_server, monkeypatch: pytest.MonkeyPatch):
-    """The test process reaches the served app's database and mints its identities."""
-    with serving(f"sqlite:///{app_server.db_path}", monkeypatch):
+def server_db(app_server):
+    """The test process reaches the served app's database and signs with its identity key."""
+    with serving(f"sqlite:///{app_server.db_path}"):
         yield app_server

@@ -87,9 +87,10 @@ def test_a_chat_opened_by_its_url_shows_its_newest_message(server_db, page, app)
     from agent_core import NewMessage
     from chat_app.services.conversation.threads import chats as thread_service
     from chat_app.services.security import identity
+    from tests.chat_app.identities import mint_token, owner_of
 
-    token = identity.mint_token()
-    thread_id = thread_service.create_thread(app, identity.owner_from_token(token), "Long").id
+    token = mint_token()
+    thread_id = thread_service.create_thread(app, owner_of(token), "Long").id
     store = root().store
     session = store.current_session(thread_id)
     store.append(

@@ -16,6 +16,7 @@ from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.browser.app_server import AppServer, running_app
 from tests.browser.conftest import PROVIDER_MODEL, SECRET_KEY, serving
+from tests.chat_app.identities import mint_token, owner_of
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +44,8 @@ def _chat(app, owner: str, model: str) -> str:
 
 
 @pytest.fixture
-def sandbox_off_db(sandbox_off_server: AppServer, monkeypatch: pytest.MonkeyPatch):
-    with serving(f"sqlite:///{sandbox_off_server.db_path}", monkeypatch):
+def sandbox_off_db(sandbox_off_server: AppServer):
+    with serving(f"sqlite:///{sandbox_off_server.db_path}"):
         yield sandbox_off_server
 
 
@@ -54,8 +55,8 @@ def test_the_chat_says_its_assistant_cannot_run_commands_here(
 ) -> None:
     monkeypatch.setenv("BATON_SANDBOX", "off")
     app = root()
-    token = identity.mint_token()
-    owner = identity.owner_from_token(token)
+    token = mint_token()
+    owner = owner_of(token)
     real, simulated = _chat(app, owner, PROVIDER_MODEL), _chat(app, owner, "simulator")
 
     context = browser.new_context(

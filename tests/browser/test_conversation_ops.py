@@ -215,9 +215,9 @@ def pg_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def search_server(request, monkeypatch) -> Iterator[AppServer]:
+def search_server(request) -> Iterator[AppServer]:
     server = request.getfixturevalue("app_server" if request.param == "sqlite" else "pg_server")
-    with serving(server.db_url or f"sqlite:///{server.db_path}", monkeypatch):
+    with serving(server.db_url or f"sqlite:///{server.db_path}"):
         yield server
 
 
@@ -225,9 +225,10 @@ def test_search_finds_a_message_in_another_chat_and_opens_it_there(
     search_server, browser, screenshot_dir, app
 ):
     from chat_app.services.security import identity
+    from tests.chat_app.identities import mint_token, owner_of
 
-    token = identity.mint_token()
-    long_id, hit_seq, short_id = _seed(app, identity.owner_from_token(token) or "")
+    token = mint_token()
+    long_id, hit_seq, short_id = _seed(app, owner_of(token))
     context = browser.new_context(
         base_url=search_server.url, viewport={"width": 1100, "height": 820}
     )

@@ -9,6 +9,7 @@ from chat_app.root import root
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.browser.chat_page import send, start_chat, wait_idle, wait_interactive
+from tests.chat_app.identities import mint_token, owner_of
 
 
 def _replies(thread_id: str) -> list[str]:
@@ -93,9 +94,9 @@ def _settled(thread_id: str, count: int, timeout: float = 120) -> list[str]:
 
 
 def _signed_in(page, server_db) -> str:
-    token = identity.mint_token()
+    token = mint_token()
     page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
-    return identity.owner_from_token(token)
+    return owner_of(token)
 
 
 def test_two_messages_sent_as_the_page_opens_go_into_one_chat(server_db, page, app) -> None:

@@ -29,6 +29,7 @@ from tests.browser.chat_page import TURN_TIMEOUT_MS, send, timeline, user_messag
 from tests.browser.conftest import SECRET_KEY, serving
 from tests.browser.test_live_tabs import RECORD_RUNNING, _shown_while_running
 from tests.browser.test_scale_out import _postgres_database, _redis
+from tests.chat_app.identities import mint_token, owner_of
 
 LONG_TASK = "Write a config parser with tests"
 SETUPS = ["sqlite-turn-process", "sqlite-in-worker", "postgres-redis"]
@@ -55,14 +56,14 @@ def served(request, chromium_path, tmp_path_factory) -> Iterator[AppServer]:
 
 
 @pytest.fixture
-def tabs(browser, served: AppServer, monkeypatch) -> Iterator[tuple]:
+def tabs(browser, served: AppServer) -> Iterator[tuple]:
     """Two tabs of one browser (one owner), and the served database in this process."""
-    with serving(served.db_url, monkeypatch):
+    with serving(served.db_url):
         context = browser.new_context(base_url=served.url, viewport={"width": 1100, "height": 820})
         context.set_default_timeout(60_000)
-        token = identity.mint_token()
+        token = mint_token()
         context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": served.url}])
-        yield context, identity.owner_from_token(token)
+        yield context, owner_of(token)
         context.close()
 
 

@@ -16,9 +16,10 @@ def long_thread(server_db, page, app) -> str:
     from agent_core import NewMessage
     from chat_app.services.conversation.threads import chats as thread_service
     from chat_app.services.security import identity
+    from tests.chat_app.identities import mint_token, owner_of
 
-    token = identity.mint_token()
-    thread_id = thread_service.create_thread(app, identity.owner_from_token(token), "Long run").id
+    token = mint_token()
+    thread_id = thread_service.create_thread(app, owner_of(token), "Long run").id
     store = root().store
     for number in range(1, SESSIONS + 1):
         session = store.current_session(thread_id)

@@ -17,9 +17,10 @@ def _compacted_thread(app, server_db, page, *, answered: bool) -> str:
     from agent_core import ContextEdit, NewMessage, build_context
     from chat_app.services.conversation.threads import chats as thread_service
     from chat_app.services.security import identity
+    from tests.chat_app.identities import mint_token, owner_of
 
-    token = identity.mint_token()
-    thread_id = thread_service.create_thread(app, identity.owner_from_token(token), "Parser").id
+    token = mint_token()
+    thread_id = thread_service.create_thread(app, owner_of(token), "Parser").id
     store = root().store
     session = store.current_session(thread_id)
     rows = [NewMessage(role="user", content="Build a CSV parser for invoices")]

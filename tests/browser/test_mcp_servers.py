@@ -19,6 +19,7 @@ from tests.agent_core.providers.servers import Reply
 from tests.browser.chat_page import send, timeline, wait_idle
 from tests.browser.conftest import ADMIN_PASSWORD, PROVIDER_MODEL
 from tests.chat_app.apps import started_with
+from tests.chat_app.identities import mint_token, owner_of
 
 NOTES_SERVER = Path(__file__).parents[1] / "agent_core" / "mcp" / "notes_server.py"
 SECRET = "sig-5e1f0a77"
@@ -32,12 +33,12 @@ def _provider_assistant() -> tuple[str, str]:
 
 
 def _chat_as_new_owner(app, page, app_server, assistant_id: str) -> str:
-    token = identity.mint_token()
+    token = mint_token()
     page.context.add_cookies(
         [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]
     )
     thread = thread_service.create_thread(
-        app, identity.owner_from_token(token), "MCP chat", assistant_id=assistant_id
+        app, owner_of(token), "MCP chat", assistant_id=assistant_id
     )
     return f"/t/{thread.id}"
 

@@ -8,14 +8,15 @@ from agent_core import NewMessage
 from chat_app.root import root
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
+from tests.chat_app.identities import mint_token, owner_of
 
 CODE = 'def greet(name):\n    return f"Hello, {name}"'
 LONG = "\n".join(f"line {n} of a long paste" for n in range(1, 121))
 
 
 def _open_thread_with(app, page, app_server, messages: list[NewMessage]) -> str:
-    token = identity.mint_token()
-    owner = identity.owner_from_token(token)
+    token = mint_token()
+    owner = owner_of(token)
     thread_id = thread_service.create_thread(app, owner, "Markdown").id
     store = root().store
     store.append(thread_id, store.current_session(thread_id).id, messages)

@@ -11,13 +11,14 @@ from chat_app.root import root
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.browser.chat_page import start_chat, user_messages, wait_idle, wait_interactive
+from tests.chat_app.identities import mint_token, owner_of
 
 OUTBOX = "baton-outbox"
 
 
 def _owned_thread(app, page, app_server) -> str:
-    token = identity.mint_token()
-    owner = identity.owner_from_token(token)
+    token = mint_token()
+    owner = owner_of(token)
     page.context.add_cookies(
         [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]
     )

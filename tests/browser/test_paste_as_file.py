@@ -15,6 +15,7 @@ from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.browser.chat_page import user_messages, wait_idle
 from tests.browser.test_refusals import PASTE
+from tests.chat_app.identities import mint_token, owner_of
 
 # About 40 KB of log: under the byte limit, over what the simulator's 6,000-token window holds
 # in one session.
@@ -31,12 +32,12 @@ def _simulator_chat(app, page, app_server) -> None:
             session=db,
             data=AssistantCreate(name=f"Paste {uuid.uuid4().hex[:6]}", model="simulator"),
         ).id
-    token = identity.mint_token()
+    token = mint_token()
     page.context.add_cookies(
         [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]
     )
     thread = thread_service.create_thread(
-        app, identity.owner_from_token(token), "New chat", assistant_id=assistant_id
+        app, owner_of(token), "New chat", assistant_id=assistant_id
     )
     page.goto(f"/t/{thread.id}")
     page.locator("#composer-input").wait_for()

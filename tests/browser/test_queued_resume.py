@@ -6,13 +6,14 @@ from chat_app.root import root
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.browser.chat_page import wait_idle
+from tests.chat_app.identities import mint_token, owner_of
 
 
 def test_queued_messages_left_by_a_crash_are_answered_when_the_chat_opens(
     server_db, page, app
 ) -> None:
-    token = identity.mint_token()
-    owner = identity.owner_from_token(token)
+    token = mint_token()
+    owner = owner_of(token)
     thread_id = thread_service.create_thread(app, owner, "Left queued").id
     root().store.enqueue_pending(thread_id, "Plan a CSV parser")  # queued, never delivered
 

@@ -20,6 +20,7 @@ from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Reply
 from tests.browser.chat_page import send, wait_idle
 from tests.browser.conftest import PROVIDER_MODEL
+from tests.chat_app.identities import mint_token, owner_of
 
 TEST_FILE = """import unittest
 
@@ -55,12 +56,12 @@ def test_a_command_the_model_runs_shows_its_real_output(
     )
     with Session(write_engine(root().engine)) as db:
         assistant_id = repo.create_assistant(session=db, data=data).id
-    cookie = identity.mint_token()
+    cookie = mint_token()
     page.context.add_cookies(
         [{"name": identity.COOKIE_NAME, "value": cookie, "url": server_db.url}]
     )
     thread = thread_service.create_thread(
-        app, identity.owner_from_token(cookie), "Real run", assistant_id=assistant_id
+        app, owner_of(cookie), "Real run", assistant_id=assistant_id
     )
     provider_script.queued[:] = [
         Reply(
@@ -110,12 +111,12 @@ def test_commands_past_their_limits_are_stopped_and_the_chat_says_why(
     )
     with Session(write_engine(root().engine)) as db:
         assistant_id = repo.create_assistant(session=db, data=data).id
-    cookie = identity.mint_token()
+    cookie = mint_token()
     page.context.add_cookies(
         [{"name": identity.COOKIE_NAME, "value": cookie, "url": server_db.url}]
     )
     thread = thread_service.create_thread(
-        app, identity.owner_from_token(cookie), "Limits", assistant_id=assistant_id
+        app, owner_of(cookie), "Limits", assistant_id=assistant_id
     )
     commands = {
         "memory": f"{HOG} & {HOG} & {HOG} & wait",

@@ -44,14 +44,15 @@ def test_a_chat_whose_assistant_cannot_run_opens_with_a_banner_and_keeps_the_mes
     from chat_app.db.models import AssistantCreate
     from chat_app.services.conversation.threads import chats as thread_service
     from chat_app.services.security import identity
+    from tests.chat_app.identities import mint_token, owner_of
 
     with Session(write_engine(root().engine)) as db:
         assistant_id = repo.create_assistant(
             session=db, data=AssistantCreate(name="Typo", model="foo:bar")
         ).id
-    token = identity.mint_token()
+    token = mint_token()
     thread_id = thread_service.create_thread(
-        app, identity.owner_from_token(token), "Typo", assistant_id=assistant_id
+        app, owner_of(token), "Typo", assistant_id=assistant_id
     ).id
     page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     page.goto(f"/t/{thread_id}")

@@ -24,6 +24,7 @@ from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Reply
 from tests.browser.chat_page import TURN_TIMEOUT_MS, send, wait_idle
 from tests.browser.conftest import PROVIDER_MODEL
+from tests.chat_app.identities import mint_token, owner_of
 
 MAX_TURNS = 30
 
@@ -36,12 +37,12 @@ def _assistant(**fields: str) -> str:
 
 
 def _chat(app, page, app_server, assistant_id: str) -> tuple[str, str]:
-    token = identity.mint_token()
+    token = mint_token()
     page.context.add_cookies(
         [{"name": identity.COOKIE_NAME, "value": token, "url": app_server.url}]
     )
     thread = thread_service.create_thread(
-        app, identity.owner_from_token(token), "Reset control", assistant_id=assistant_id
+        app, owner_of(token), "Reset control", assistant_id=assistant_id
     )
     page.goto(f"/t/{thread.id}")
     page.locator("#composer-input").wait_for()

@@ -27,6 +27,7 @@ from tests.browser.conftest import (
     PROVIDER_URL_PASSWORD,
     PROVIDER_URL_QUERY_KEY,
 )
+from tests.chat_app.identities import mint_token, owner_of
 
 # Loopback, never served: anything the page asks of it is recorded and aborted.
 OUTSIDE = "http://127.0.0.2:9"
@@ -75,8 +76,8 @@ def _login_as(page, app_server, owner_token: str) -> None:
 
 
 def _new_owner() -> tuple[str, str]:
-    token = identity.mint_token()
-    return token, identity.owner_from_token(token)
+    token = mint_token()
+    return token, owner_of(token)
 
 
 def _hostile_thread(app, owner: str) -> str:
@@ -189,7 +190,7 @@ def test_identity_is_a_signed_http_only_cookie(server_db, page) -> None:
     page.wait_for_selector("#new-chat, .baton-page")
     cookies = {c["name"]: c for c in page.context.cookies()}
     assert cookies[identity.COOKIE_NAME]["httpOnly"] is True
-    assert identity.owner_from_token(cookies[identity.COOKIE_NAME]["value"]) is not None
+    assert owner_of(cookies[identity.COOKIE_NAME]["value"]) is not None
     assert identity.COOKIE_NAME not in page.evaluate("document.cookie")
 
 

@@ -8,6 +8,7 @@ from agent_core import NewMessage
 from chat_app.root import root
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
+from tests.chat_app.identities import mint_token, owner_of
 
 SESSIONS = 50
 
@@ -67,8 +68,8 @@ def _box(locator) -> dict:
 def test_fifty_sessions_keep_one_chip_row_and_a_jump_shows_the_divider(
     server_db, page, screenshot_dir, width: int, app
 ) -> None:
-    token = identity.mint_token()
-    thread_id = _many_sessions(app, identity.owner_from_token(token))
+    token = mint_token()
+    thread_id = _many_sessions(app, owner_of(token))
     page.set_viewport_size({"width": width, "height": 820})
     page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     page.goto(f"/t/{thread_id}")
@@ -113,8 +114,8 @@ def test_fifty_sessions_keep_one_chip_row_and_a_jump_shows_the_divider(
 
 
 def test_a_few_chips_sit_at_the_start_of_the_bar(server_db, page, app) -> None:
-    token = identity.mint_token()
-    thread_id = _many_sessions(app, identity.owner_from_token(token), count=3)
+    token = mint_token()
+    thread_id = _many_sessions(app, owner_of(token), count=3)
     page.context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     page.goto(f"/t/{thread_id}")
     bar = page.locator(".baton-chips")

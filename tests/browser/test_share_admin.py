@@ -19,8 +19,8 @@ PAYLOADS = ["<img src=x onerror=window.__pwned=1>", "<script>window.__pwned=1</s
 
 
 @pytest.fixture
-def server_db(app_server, monkeypatch: pytest.MonkeyPatch):
-    with serving(f"sqlite:///{app_server.db_path}", monkeypatch, sim_window=3000, sim_delay=0):
+def server_db(app_server):
+    with serving(f"sqlite:///{app_server.db_path}", sim_window=3000, sim_delay=0):
         yield app_server
 
 

@@ -36,10 +36,6 @@ ENTRY_POINTS = {
     "chat_app/services/runtime/turn_process.py": (
         "the turn process inherits this process's environment, plus its holder tag"
     ),
-    "chat_app/services/security/identity.py": (
-        "not yet handed: the identity cookie's key (BATON_SECRET_KEY, BATON_SECRET_FILE), "
-        "minted by the middlewares and by tests without an App"
-    ),
 }
 
 

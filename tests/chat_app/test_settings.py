@@ -18,6 +18,8 @@ _VARIABLES = (
     "BATON_REMOTE_IMAGES",
     "BATON_TURN_LEASE",
     TURN_HOLDER_ENV,
+    "BATON_SECRET_KEY",
+    "BATON_SECRET_FILE",
 )
 
 
@@ -37,6 +39,8 @@ def test_unset_variables_give_the_defaults() -> None:
     assert settings.remote_images is False
     assert settings.turn_lease == LEASE_SECONDS
     assert settings.turn_holder == ""
+    assert settings.secret_key == ""  # the identity key is then the key file's
+    assert settings.secret_file == ".baton-secret"
 
 
 def test_each_variable_reaches_its_setting(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -47,6 +51,8 @@ def test_each_variable_reaches_its_setting(monkeypatch: pytest.MonkeyPatch) -> N
         "BATON_ALLOWED_ORIGINS": "https://baton.example.com",
         "BATON_TURN_LEASE": "2",
         TURN_HOLDER_ENV: "a1b2c3",
+        "BATON_SECRET_KEY": "s3cret-signing-key",
+        "BATON_SECRET_FILE": "/var/lib/baton/secret",
     }.items():
         monkeypatch.setenv(name, value)
     settings = read_settings()
@@ -56,8 +62,21 @@ def test_each_variable_reaches_its_setting(monkeypatch: pytest.MonkeyPatch) -> N
     assert settings.allowed_origins == "https://baton.example.com"
     assert settings.turn_lease == 2
     assert settings.turn_holder == "a1b2c3"
-    # The password stays out of the settings' repr (which a log line may show).
+    assert settings.secret_key == "s3cret-signing-key"
+    assert settings.secret_file == "/var/lib/baton/secret"
+    # The password and the signing key stay out of the settings' repr (which a log line may
+    # show).
     assert "hunter2" not in repr(settings)
+    assert "s3cret-signing-key" not in repr(settings)
+
+
+def test_an_empty_key_file_variable_is_the_default_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Read as it was, "" named the working directory itself, which no key can be read from.
+    monkeypatch.setenv("BATON_SECRET_FILE", "")
+    monkeypatch.setenv("BATON_SECRET_KEY", "")
+    settings = read_settings()
+    assert settings.secret_file == ".baton-secret"
+    assert settings.secret_key == ""
 
 
 @pytest.mark.parametrize(

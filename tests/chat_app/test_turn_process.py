@@ -19,6 +19,7 @@ import pytest
 
 from chat_app.root import root
 from chat_app.services.runtime import turn_process
+from chat_app.services.runtime.turn_recycling import Recycling
 from chat_app.settings import Settings
 from tests.chat_app.apps import started_with
 from tests.chat_app.wire import drained, relayed
@@ -385,7 +386,7 @@ def test_a_child_grown_while_idle_is_replaced_and_the_next_send_runs_in_the_new_
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "recycled")
     held = _Held()
-    recycling = turn_process.Recycling(growth=64 * 2**20, idle=0.2, runs=1, measure=held)
+    recycling = Recycling(growth=64 * 2**20, idle=0.2, runs=1, measure=held)
 
     async def work():
         process = root().turn_process
@@ -427,7 +428,7 @@ def test_a_grown_child_that_ran_fewer_runs_than_the_policy_is_kept(database, app
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     thread = threads.create_thread(app, owner, "kept")
     held = _Held()
-    recycling = turn_process.Recycling(growth=1, idle=0.2, runs=2, measure=held)
+    recycling = Recycling(growth=1, idle=0.2, runs=2, measure=held)
 
     async def work():
         root().turn_process.start(None, recycling)

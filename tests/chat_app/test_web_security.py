@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from chat_app.services.security import identity
 from chat_app.services.security.web_security import (
     allowed_origins,
     content_security_policy,
@@ -15,13 +14,7 @@ from chat_app.services.security.web_security import (
 )
 from chat_app.settings import Settings, read_settings
 
-
-@pytest.fixture(autouse=True)
-def signing_key(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("BATON_SECRET_KEY", "web-security-tests")
-    identity.secret_key.cache_clear()
-    yield
-    identity.secret_key.cache_clear()
+KEY = b"web-security-tests"
 
 
 @pytest.mark.parametrize(
@@ -91,8 +84,9 @@ def test_remote_images_are_off_unless_enabled(monkeypatch: pytest.MonkeyPatch):
 
 def test_a_state_token_is_bound_to_the_identity_that_presents_it():
     token = "5b1c4c2e-1111-4222-8333-444455556666"
-    mine = state_token("a" * 32, token)
-    assert mine == state_token("a" * 32, token)  # the same tab gets its state back
-    assert mine != state_token("b" * 32, token)  # another browser presenting it does not
+    mine = state_token("a" * 32, token, KEY)
+    assert mine == state_token("a" * 32, token, KEY)  # the same tab gets its state back
+    assert mine != state_token("b" * 32, token, KEY)  # another browser presenting it does not
     assert mine != token
-    assert state_token("a" * 32, "another-tab") != mine
+    assert state_token("a" * 32, "another-tab", KEY) != mine
+    assert state_token("a" * 32, token, b"another-key") != mine  # nor another app's key

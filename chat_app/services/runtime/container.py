@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from agent_core import ThreadRunner
 from agent_core.redaction import remember_secrets
@@ -24,6 +25,7 @@ from chat_app.services.runtime.cancels import Cancels
 from chat_app.services.runtime.live import LiveChannel
 from chat_app.services.runtime.send_order import SendOrder, SendsInFlight
 from chat_app.services.runtime.turn_process import TurnProcess
+from chat_app.services.security.identity import signing_key
 from chat_app.settings import Settings
 
 __all__ = ["App", "build_app"]
@@ -37,13 +39,21 @@ class App(Backend):
     the settings), and what the process's runs share beside it: the order of each tab's
     sends and the sends going on, the running threads' cancel flags, the turn process the
     runs go to once the web process starts it (:attr:`executor` says where a run goes), and
-    the live channel every tab of a thread follows its runs on."""
+    the live channel every tab of a thread follows its runs on, and the key its identity
+    cookies are signed with (:attr:`identity_key`)."""
 
     live: LiveChannel = field(default_factory=LiveChannel)
     send_order: SendOrder = field(default_factory=SendOrder)
     sends_in_flight: SendsInFlight = field(default_factory=SendsInFlight)
     cancels: Cancels = field(default_factory=Cancels)
     turn_process: TurnProcess = field(default_factory=TurnProcess)
+
+    @cached_property
+    def identity_key(self) -> bytes:
+        """The key this app's identity cookies and state-token bindings are signed with
+        (``Settings.secret_key``, else the key file's), found when first needed: a process
+        that mints no identity (a turn process, a benchmark) never creates the file."""
+        return signing_key(self.settings)
 
     def runs_here(self) -> int:
         """How many turns (or handoffs) of this process are running now, those it has

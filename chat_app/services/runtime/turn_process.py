@@ -19,14 +19,9 @@ dead child's turn leases and hands the threads of its runs to ``after_loss`` (th
 answers their cut turns once more, as after a crash of the worker). If the worker dies, the
 child sees its socket close and exits at once.
 
-A child that ran many turns holds memory it no longer uses: Python's small-object allocator
-keeps a 1 MiB arena as long as one live object sits in it, so a busy hour leaves the child
-tens of MB larger than once it had loaded although few objects live (about 90 MB after
-100 chats of three messages). Once it has run many runs, no run has gone on in it for a few
-seconds and it holds more than a set amount over what it held once loaded (its ``Loaded``
-frame), a fresh child is started and
-the old one is told to end (its socket closed) when no run of it is left: the memory goes
-back to the system, and a chat that comes back meets a child whose imports are done.
+A child grown while idle is replaced by a fresh one when the policy of
+:mod:`chat_app.services.runtime.turn_recycling` says so: the old one is told to end (its
+socket closed) once no run of it is left.
 
 The frames (:mod:`chat_app.services.runtime.turn_frames`) are pickles (one per message,
 each behind a 4-byte length): both ends are this code base and the socket pair is private
@@ -47,7 +42,6 @@ import struct
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from agent_core.events import AcceptedEvent
@@ -68,6 +62,7 @@ from chat_app.services.runtime.turn_frames import (
     StartRun,
     StopThread,
 )
+from chat_app.services.runtime.turn_recycling import Recycling, resident_bytes
 from chat_app.settings import TURN_HOLDER_ENV  # the child's leases carry it: freed at its death
 
 __all__ = [
@@ -75,7 +70,6 @@ __all__ = [
     "TurnProcessError",
     "ENDED_MESSAGE",
     "WORKER_MODULE",
-    "Recycling",
     "TurnProcess",
 ]
 
@@ -128,29 +122,6 @@ class Channel:
         self.writer.close()
 
 
-def _resident_bytes(pid: int) -> int | None:
-    """The memory process ``pid`` holds now (None where /proc cannot say)."""
-    try:
-        with open(f"/proc/{pid}/statm", encoding="ascii") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-@dataclass(frozen=True)
-class Recycling:
-    """When an idle child is replaced by a fresh one (``Settings.turn_process_recycle_mb``
-    and ``turn_process_idle``): it has run ``runs`` runs or more, has run nothing for
-    ``idle`` seconds, and holds ``growth`` bytes more than when it had loaded (its
-    :class:`Loaded` frame). ``growth`` 0 never replaces one. ``measure`` reads what a
-    process holds (its pid; None where it cannot say)."""
-
-    growth: int = 64 * 2**20
-    idle: float = 5.0
-    runs: int = 20
-    measure: Callable[[int], int | None] = _resident_bytes
-
-
 class _Client:
     """The worker's side: the child process, the runs it has, and their queues."""
 
@@ -168,7 +139,7 @@ class _Client:
         # Each child's runs so far, and what it held once loaded (its ``Loaded`` frame).
         self.runs_on: dict[Channel, int] = {}
         self.loaded: dict[Channel, int | None] = {}
-        self.measure: Callable[[int], int | None] = _resident_bytes
+        self.measure: Callable[[int], int | None] = resident_bytes
         self.recycler: asyncio.Task | None = None
 
     def keep(self, task: asyncio.Task) -> None:
@@ -268,12 +239,11 @@ class _Client:
             _log.exception("answering the turns the turn process had again failed")
 
     async def recycle(self, policy: Recycling) -> None:
-        """Replace the child by a fresh one whenever it has run ``policy.runs`` runs, idled
-        ``policy.idle`` seconds and holds ``policy.growth`` bytes more than once it had
-        loaded (see the module)."""
+        """Replace the child by a fresh one whenever ``policy`` finds it due, its idle time
+        counted from the first of these checks that found no run going."""
         idle_since: float | None = None
         while True:
-            await asyncio.sleep(min(1.0, policy.idle / 2))
+            await asyncio.sleep(policy.poll_interval)
             self._end_retired()
             process, old = self.process, self.channel
             if self.runs or old is None or process is None:
@@ -281,13 +251,13 @@ class _Client:
                 continue
             now = time.monotonic()
             idle_since = now if idle_since is None else idle_since
-            loaded = self.loaded.get(old)
-            if now - idle_since < policy.idle or loaded is None:
-                continue
-            if self.runs_on.get(old, 0) < policy.runs:
-                continue
-            held = policy.measure(process.pid)
-            if held is None or held - loaded < policy.growth:
+            grown = policy.due(
+                pid=process.pid,
+                runs=self.runs_on.get(old, 0),
+                idle_for=now - idle_since,
+                loaded=self.loaded.get(old),
+            )
+            if grown is None:
                 continue
             async with self.spawning:
                 if self.channel is not old or self.runs:
@@ -298,7 +268,7 @@ class _Client:
                 "once loaded",
                 process.pid,
                 self.runs_on.get(old, 0),
-                (held - loaded) // 2**20,
+                grown // 2**20,
             )
             self.retiring.append(old)
             self._end_retired()
@@ -345,7 +315,8 @@ class TurnProcess:
         it; tests and the command line never do, and run turns in their own process). The
         child is started at once, so its imports are done before the first message.
         ``after_loss`` is called when a child dies with runs going (see the module);
-        ``recycling`` replaces a child grown while idle (none: never)."""
+        ``recycling`` replaces a child grown while idle (none: never; see
+        :mod:`~chat_app.services.runtime.turn_recycling`)."""
         if self._client is None:
             self._client = _Client(after_loss)
         client = self._client
@@ -358,7 +329,7 @@ class TurnProcess:
 
         loop = asyncio.get_running_loop()
         client.keep(loop.create_task(spawn(), name="baton-turn-process-start"))
-        if recycling is not None and recycling.growth > 0 and client.recycler is None:
+        if recycling is not None and recycling.enabled and client.recycler is None:
             client.measure = recycling.measure
             client.recycler = loop.create_task(client.recycle(recycling), name="baton-turn-recycle")
 

@@ -25,7 +25,6 @@ import uuid
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-from chat_app.services.security.identity import secret_key
 from chat_app.settings import Settings
 
 __all__ = [
@@ -128,9 +127,10 @@ def content_security_policy(script_hashes: Iterable[str], *, remote_images: bool
     return "; ".join(directives)
 
 
-def state_token(owner: str, client_token: str) -> str:
-    """The token Reflex keys this tab's state by: bound to the identity that presents it."""
+def state_token(owner: str, client_token: str, key: bytes) -> str:
+    """The token Reflex keys this tab's state by: bound to the identity that presents it
+    (signed with the identity cookies' ``key``)."""
     digest = hmac.new(
-        secret_key(), f"state-token\0{owner}\0{client_token}".encode(), hashlib.sha256
+        key, f"state-token\0{owner}\0{client_token}".encode(), hashlib.sha256
     ).digest()
     return str(uuid.UUID(bytes=digest[:16], version=4))

@@ -12,6 +12,7 @@ from chat_app.asgi.security_headers import inline_script_hashes
 from chat_app.services.security import identity
 from chat_app.services.security.web_security import state_token
 from chat_app.settings import Settings
+from tests.chat_app.identities import KEY, SIGNING_KEY, mint_token, owner_of
 
 PAGE = (
     b"<html><head><script>console.log('colour mode')</script>"
@@ -22,16 +23,15 @@ PAGE = (
 
 @pytest.fixture
 def settings(db_url: str) -> Settings:
-    """The process's settings the middlewares read: no configured origins, no remote images."""
-    return Settings(db_url=db_url, allowed_origins="", remote_images=False)
+    """The process's settings the middlewares read: no configured origins, no remote images,
+    the tests' identity key."""
+    return Settings(db_url=db_url, allowed_origins="", remote_images=False, secret_key=SIGNING_KEY)
 
 
 @pytest.fixture(autouse=True)
-def signing_key(monkeypatch: pytest.MonkeyPatch, app):
-    monkeypatch.setenv("BATON_SECRET_KEY", "middleware-tests")
-    identity.secret_key.cache_clear()
-    yield
-    identity.secret_key.cache_clear()
+def process_app(app):
+    """The middlewares read the process's app (its settings and identity key)."""
+    return app
 
 
 class Recorder:
@@ -147,8 +147,8 @@ async def test_pages_load_from_anywhere_but_configured_hosts_refuse_rebinding(ap
 
 
 async def test_the_client_token_is_replaced_by_one_bound_to_the_identity():
-    cookie = identity.mint_token()
-    owner = identity.owner_from_token(cookie)
+    cookie = mint_token()
+    owner = owner_of(cookie)
     inner = Recorder()
     await _call(
         StateTokenBinding(inner),
@@ -169,7 +169,7 @@ async def test_the_client_token_is_replaced_by_one_bound_to_the_identity():
         ),
     )
     socket_scope, upload_scope = inner.scopes
-    bound = state_token(owner, "tab-1")
+    bound = state_token(owner, "tab-1", KEY)
     assert socket_scope["query_string"] == f"EIO=4&transport=websocket&token={bound}".encode()
     assert (b"reflex-client-token", bound.encode()) in upload_scope["headers"]
 
@@ -255,9 +255,9 @@ def _forwarded_cookie(recorder: Recorder) -> str:
 async def test_a_cookie_a_sibling_subdomain_adds_after_ours_is_never_taken():
     from chat_app.asgi import IdentityCookieMiddleware, StateTokenBinding
 
-    mine, tossed = identity.mint_token(), identity.mint_token()  # both validly signed
+    mine, tossed = mint_token(), mint_token()  # both validly signed
     header = f"baton_id={mine}; theme=dark; baton_id={tossed}"
-    assert identity.owner_from_cookie_header(header) == identity.owner_from_token(mine)
+    assert identity.owner_from_cookie_header(header, KEY) == owner_of(mine)
     inner = Recorder()
     sent = await _call(IdentityCookieMiddleware(inner), _scope(cookie=header))
     assert b"set-cookie" not in dict(sent[0]["headers"])  # it had one: nothing new
@@ -268,25 +268,25 @@ async def test_a_cookie_a_sibling_subdomain_adds_after_ours_is_never_taken():
         _scope("websocket", "/_event/", query=b"token=tab-1", cookie=header),
     )
     assert bound.scopes[0]["query_string"] == (
-        f"token={state_token(identity.owner_from_token(mine), 'tab-1')}".encode()
+        f"token={state_token(owner_of(mine), 'tab-1', KEY)}".encode()
     )
 
 
 async def test_over_https_only_the_host_cookie_counts_beside_a_tossed_one():
     from chat_app.asgi import IdentityCookieMiddleware
 
-    mine, tossed = identity.mint_token(), identity.mint_token()
+    mine, tossed = mint_token(), mint_token()
     inner = Recorder()
     header = f"baton_id={tossed}; __Host-baton_id={mine}"
     await _call(IdentityCookieMiddleware(inner), _scope(cookie=header, x_forwarded_proto="https"))
     assert _forwarded_cookie(inner) == f"__Host-baton_id={mine}"
-    assert identity.owner_from_cookie_header(header) == identity.owner_from_token(mine)
+    assert identity.owner_from_cookie_header(header, KEY) == owner_of(mine)
 
 
 async def test_over_https_a_browser_with_one_older_cookie_keeps_its_owner():
     from chat_app.asgi import IdentityCookieMiddleware
 
-    mine = identity.mint_token()
+    mine = mint_token()
     inner = Recorder()
     sent = await _call(
         IdentityCookieMiddleware(inner),
@@ -301,7 +301,7 @@ async def test_over_https_a_browser_with_one_older_cookie_keeps_its_owner():
 async def test_over_https_two_older_cookies_are_both_distrusted():
     from chat_app.asgi import IdentityCookieMiddleware
 
-    first, second = identity.mint_token(), identity.mint_token()
+    first, second = mint_token(), mint_token()
     inner = Recorder()
     await _call(
         IdentityCookieMiddleware(inner),
