@@ -155,7 +155,7 @@ def serving(db_url: str, **settings: object) -> Iterator[None]:
 
 
 @pytest.fixture
-def owned(browser, server_db, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple]:
+def owned(browser, server_db) -> Iterator[tuple]:
     """A browser context of a known owner on the shared server (1280x800), and that owner.
     Turns this process runs see the server's context window, without its pace."""
     from chat_app import root
@@ -163,8 +163,8 @@ def owned(browser, server_db, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple
 
     served = root.installed()
     assert served is not None
-    root.install(started_with(served, sim_window=int(SIM_WINDOW)))  # the server's window
-    monkeypatch.setenv("BATON_SIM_DELAY", "0")
+    # The server's window, without its pace.
+    root.install(started_with(served, sim_window=int(SIM_WINDOW), sim_delay=0))
     context = browser.new_context(base_url=server_db.url, viewport={"width": 1280, "height": 800})
     context.set_default_timeout(60_000)
     token = mint_token()
