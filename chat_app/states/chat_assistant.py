@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import reflex as rx
 
 from chat_app.root import root
@@ -22,8 +24,12 @@ class ChatAssistantState(IdentityState):
     model: str = ""
 
     @rx.event
-    def load(self):
+    async def load(self):
         thread_id = _thread_id(self.router.url.path)
-        choice = run_service.chat_assistant(root(), self._owner(), thread_id) if thread_id else None
+        choice = (
+            await asyncio.to_thread(run_service.chat_assistant, root(), self._owner(), thread_id)
+            if thread_id
+            else None
+        )
         self.name, self.model = (choice.name, choice.model_label) if choice else ("", "")
         return focus_composer() if choice else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import reflex as rx
 
 from chat_app.root import root
@@ -20,8 +22,10 @@ class CommandsNoticeState(IdentityState):
     note: str = ""
 
     @rx.event
-    def load(self) -> None:
+    async def load(self) -> None:
         thread_id = _thread_id(self.router.url.path)
         self.note = (
-            capabilities.commands_note(root(), self._owner(), thread_id) if thread_id else ""
+            await asyncio.to_thread(capabilities.commands_note, root(), self._owner(), thread_id)
+            if thread_id
+            else ""
         )

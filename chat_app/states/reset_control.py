@@ -150,13 +150,15 @@ class ResetControlState(IdentityState):
         ]
 
     @rx.event
-    def on_load(self):
+    async def on_load(self):
         self.thread_key = _thread_id(self.router.url.path)
         self.warn_percent = self.review_session = 0
         self.acting = self.deferred = False
         if not self.thread_key:
             return None
-        self._refresh()
+        self._show(
+            await asyncio.to_thread(run_service.status, root(), self._owner(), self.thread_key)
+        )
         return ResetControlState.watch(self.thread_key)
 
     @rx.event(background=True)

@@ -41,10 +41,16 @@ class ThreadListState(IdentityState):
         self.loaded = True
 
     @rx.event
-    def on_load(self):
+    async def on_load(self):
         self.editing_id = ""
-        self._refresh()
-        choices = thread_service.list_assistant_choices(root())
+        # The page's reads run off the event loop, which serves every other tab meanwhile.
+        app, owner = root(), self._owner()
+        summaries = await asyncio.to_thread(
+            thread_service.list_threads, app, owner, self.search.strip()
+        )
+        self.threads = [thread_row(s) for s in summaries]
+        self.loaded = True
+        choices = await asyncio.to_thread(thread_service.list_assistant_choices, app)
         self.assistants = [
             AssistantOption(id=c.id, label=f"{c.name} · {c.model_label}") for c in choices
         ]
