@@ -100,12 +100,11 @@ def test_a_name_windows_reads_as_a_drive_or_stream_is_refused(thread_id: str, ap
 def test_names_stored_before_the_path_rule_leave_only_under_safe_names(
     thread_id: str, tmp_path: Path, app
 ) -> None:
-    from tests.chat_app.test_store_fork_contract import Backend, plant_file
+    from tests.chat_app.db.backends import plant_legacy_file
 
     workspace.attach_files(app, "owner-1", thread_id, [("a.py", b"ok")])
-    backend = Backend("sqlite", root().store, lambda: "")
     for legacy in ("..\\..\\evil.txt", "C:\\Windows\\win.ini", "x:stream.txt"):
-        plant_file(backend, thread_id, legacy, legacy)
+        plant_legacy_file(root().store, thread_id, legacy, legacy)
 
     data = workspace.workspace_zip(app, "owner-1", thread_id)
     archive = zipfile.ZipFile(io.BytesIO(data))

@@ -11,6 +11,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
@@ -89,3 +90,13 @@ def create_thread(engine: Engine, *, owner: str = "tester", title: str = "Test c
 
 def engine_for(url: str) -> Engine:
     return get_engine(url)
+
+
+def plant_legacy_file(store: Any, thread_id: str, path: str, content: str) -> None:
+    """A file stored under a name from before today's path rule, past SqlStore's check (as a
+    database from an older version holds it)."""
+    from chat_app.db.models import ThreadFile
+
+    with Session(store._writer) as db:
+        db.add(ThreadFile(thread_id=thread_id, path=path, content=content))
+        db.commit()
