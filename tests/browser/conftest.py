@@ -177,13 +177,15 @@ def owned(browser, server_db, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple
 
 
 def answer_here(app, owner: str, thread_id: str, text: str) -> None:
-    """Send ``text`` on ``owner``'s chat and run its turn to the end in this process (with
-    the ``owned`` fixture: at once, in the server's window). For turns a test needs done
-    before its subject, which a browser would wait out at the server's pace."""
+    """Send ``text`` on ``owner``'s chat and run its turn to the end in this process, with
+    no pace (and, with the ``owned`` fixture, in the server's window). For turns a test
+    needs done before its subject, which a browser would wait out at the server's pace."""
     from chat_app.services.conversation.runs import chat as chat_service
 
+    unpaced = started_with(app, sim_delay=0)
+
     async def answer() -> None:
-        async for _ in chat_service.send_message(app, owner, thread_id, text):
+        async for _ in chat_service.send_message(unpaced, owner, thread_id, text):
             pass
 
     run_async(answer())
