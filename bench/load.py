@@ -220,8 +220,14 @@ class ReflexSocket:
             elif frame.startswith((f"41{NAMESPACE}", f"44{NAMESPACE}", "1")):
                 raise SocketClosed(frame[:200])
 
-    async def close(self) -> None:
+    async def close(self, handshake_seconds: float | None = None) -> None:
+        """Leave the namespace and close the websocket. The server's closing frame arrives
+        behind every update not read yet, and the close waits for it up to
+        ``handshake_seconds`` (the connection's 10 s when None): a client that never reads
+        its updates passes a short wait, or each close costs the whole 10 s."""
         with contextlib.suppress(Exception):
+            if handshake_seconds is not None:
+                self.ws.close_timeout = handshake_seconds
             await self.ws.send(f"41{NAMESPACE},")
             await self.ws.close()
 

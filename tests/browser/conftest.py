@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.agent_core.providers.servers import OpenAIServer, Reply
-from tests.browser.app_server import AppServer, running_app
+from tests.browser.app_server import AppServer, run_async, running_app
 from tests.chat_app.apps import started_with
 from tests.chat_app.identities import SIGNING_KEY, mint_token, owner_of
 
@@ -171,6 +171,31 @@ def owned(browser, server_db) -> Iterator[tuple]:
     context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server_db.url}])
     yield context, owner_of(token)
     context.close()
+
+
+def answer_here(app, owner: str, thread_id: str, text: str) -> None:
+    """Send ``text`` on ``owner``'s chat and run its turn to the end in this process, with
+    no pace (and, with the ``owned`` fixture, in the server's window). For turns a test
+    needs done before its subject, which a browser would wait out at the server's pace."""
+    from chat_app.services.conversation.runs import chat as chat_service
+
+    unpaced = started_with(app, sim_delay=0)
+
+    async def answer() -> None:
+        async for _ in chat_service.send_message(unpaced, owner, thread_id, text):
+            pass
+
+    run_async(answer())
+
+
+def answered_here(app, owner: str, task: str, title: str = "New chat") -> str:
+    """A new chat of ``owner`` whose first message ``task`` this process answered
+    (:func:`answer_here`); returns the chat's id."""
+    from chat_app.services.conversation.threads import chats as thread_service
+
+    thread = thread_service.create_thread(app, owner, title)
+    answer_here(app, owner, thread.id, task)
+    return thread.id
 
 
 @pytest.fixture

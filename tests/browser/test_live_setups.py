@@ -26,7 +26,7 @@ from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.browser.app_server import AppServer, running_app
 from tests.browser.chat_page import TURN_TIMEOUT_MS, send, timeline, user_messages, wait_idle
-from tests.browser.conftest import SECRET_KEY, serving
+from tests.browser.conftest import SECRET_KEY, SIM_DELAY, serving
 from tests.browser.test_live_tabs import RECORD_RUNNING, _shown_while_running
 from tests.browser.test_scale_out import _postgres_database, _redis
 from tests.chat_app.identities import mint_token, owner_of
@@ -37,8 +37,11 @@ SETUPS = ["sqlite-turn-process", "sqlite-in-worker", "postgres-redis"]
 
 @pytest.fixture(scope="module", params=SETUPS)
 def served(request, chromium_path, tmp_path_factory) -> Iterator[AppServer]:
-    """The app served one of the three ways; a slow simulator, so a turn outlasts a look."""
-    env = {"BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": "0.05", "BATON_SECRET_KEY": SECRET_KEY}
+    """The app served one of the three ways, at the shared server's pace: the tabs record
+    what they show while a turn runs (``RECORD_RUNNING``, ``RECORD_DOCK``), so a turn need
+    only outlast the live relay to the other tab, not a look by the test; a slower pace
+    only made each of these tests wait longer for its turns."""
+    env = {"BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": SIM_DELAY, "BATON_SECRET_KEY": SECRET_KEY}
     workdir = tmp_path_factory.mktemp(f"baton-{request.param}")
     if request.param == "sqlite-in-worker":
         env["BATON_TURN_PROCESS"] = "off"

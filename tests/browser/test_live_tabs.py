@@ -25,7 +25,9 @@ from tests.browser.chat_page import (
     timeline,
     user_messages,
     wait_idle,
+    wait_interactive,
 )
+from tests.browser.conftest import SECRET_KEY, answered_here
 
 LONG_TASK = "Write a config parser with tests"
 
@@ -36,7 +38,11 @@ SLOW_SIM_DELAY = "0.08"
 @pytest.fixture(scope="module")
 def app_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
     """This module's own server, its simulator slow enough to act during a turn."""
-    env = {"BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": SLOW_SIM_DELAY}
+    env = {
+        "BATON_SIM_WINDOW": "6000",
+        "BATON_SIM_DELAY": SLOW_SIM_DELAY,
+        "BATON_SECRET_KEY": SECRET_KEY,
+    }
     with running_app(tmp_path_factory.mktemp("baton-live-tabs"), env) as server:
         yield server
 
@@ -103,11 +109,23 @@ def _open(context, path: str):
     return tab
 
 
-def test_a_second_tab_follows_a_turn_started_in_the_first(page) -> None:
-    # A chat is stored with its first message: the second tab opens it once it exists.
-    path = start_chat(page, "Hello")
-    wait_idle(page)
-    other = _open(page.context, path)
+def _answered_in_two_tabs(context, app, owner: str) -> tuple:
+    """Two tabs on a chat whose first message ("Hello") is answered. That answer is run by
+    this process, at once: at this module's pace its whole plan takes about 20 s, and it is
+    not what the tests look at."""
+    path = f"/t/{answered_here(app, owner, 'Hello')}"
+    tabs = []
+    for _ in range(2):
+        tab = _open(context, path)
+        wait_interactive(tab)
+        tab.locator("[data-role=assistant]").last.wait_for()
+        wait_idle(tab)
+        tabs.append(tab)
+    return tabs[0], tabs[1]
+
+
+def test_a_second_tab_follows_a_turn_started_in_the_first(owned, app) -> None:
+    page, other = _answered_in_two_tabs(owned[0], app, owned[1])
     other.evaluate(RECORD_RUNNING)
     replies_before = other.locator("[data-role=assistant]").count()
     send(page, LONG_TASK)
@@ -179,10 +197,8 @@ def test_a_tab_reloaded_mid_turn_shows_the_turn_and_can_stop_it(page) -> None:
     )
 
 
-def test_a_message_queued_in_one_tab_during_anothers_turn_is_answered_in_both(page) -> None:
-    path = start_chat(page, "Hello")
-    wait_idle(page)
-    other = _open(page.context, path)
+def test_a_message_queued_in_one_tab_during_anothers_turn_is_answered_in_both(owned, app) -> None:
+    page, other = _answered_in_two_tabs(owned[0], app, owned[1])
     page.evaluate(RECORD_RUNNING)
     send(page, LONG_TASK)
     _wait_running(other)

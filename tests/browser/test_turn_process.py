@@ -14,14 +14,22 @@ import pytest
 
 from chat_app.services.runtime.turn_process import ENDED_MESSAGE
 from tests.browser.app_server import AppServer, running_app
-from tests.browser.chat_page import activity, send, start_chat, timeline, user_messages, wait_idle
+from tests.browser.chat_page import (
+    activity,
+    send,
+    timeline,
+    user_messages,
+    wait_idle,
+    wait_interactive,
+)
+from tests.browser.conftest import SECRET_KEY, answered_here
 
 LONG_TASK = "Write a config parser with tests"
 
 
 @pytest.fixture(scope="module")
 def app_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
-    env = {"BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": "0.08"}
+    env = {"BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": "0.08", "BATON_SECRET_KEY": SECRET_KEY}
     with running_app(tmp_path_factory.mktemp("baton-turn-process"), env) as server:
         yield server
 
@@ -47,9 +55,15 @@ def _turn_processes(server: AppServer) -> list[int]:
 
 
 def test_a_turn_process_killed_mid_turn_is_said_and_the_chat_goes_on(
-    page, app_server, screenshot_dir
+    owned, app, app_server, screenshot_dir
 ) -> None:
-    start_chat(page, "Plan a CSV parser")
+    # The chat's first answer, a whole plan (about 20 s at this pace), is run by this
+    # process at once: the turn killed is the next one.
+    context, owner = owned
+    page = context.new_page()
+    page.goto(f"/t/{answered_here(app, owner, 'Plan a CSV parser')}")
+    wait_interactive(page)
+    page.locator("[data-role=assistant]").last.wait_for()
     wait_idle(page)
     send(page, LONG_TASK)
     page.wait_for_function("() => document.getElementById('stop-button')", timeout=30_000)
