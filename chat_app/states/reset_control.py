@@ -151,14 +151,19 @@ class ResetControlState(IdentityState):
 
     @rx.event
     async def on_load(self):
-        self.thread_key = _thread_id(self.router.url.path)
+        thread_id = _thread_id(self.router.url.path)
+        # Read before any change (a navigation may cancel the load at the wait).
+        found = (
+            await asyncio.to_thread(run_service.status, root(), self._owner(), thread_id)
+            if thread_id
+            else None
+        )
+        self.thread_key = thread_id
         self.warn_percent = self.review_session = 0
         self.acting = self.deferred = False
-        if not self.thread_key:
+        if found is None:
             return None
-        self._show(
-            await asyncio.to_thread(run_service.status, root(), self._owner(), self.thread_key)
-        )
+        self._show(found)
         return ResetControlState.watch(self.thread_key)
 
     @rx.event(background=True)
