@@ -14,7 +14,11 @@ from agent_core import NewMessage
 from chat_app.db.engine import get_engine
 from chat_app.db.store import SqlStore
 from tests.agent_core.storage.store_contract import *
-from tests.agent_core.storage.store_contract import Backend, reset, snapshot, user
+from tests.agent_core.storage.store_contract import (
+    Backend,
+    check_a_failed_reset_leaves_nothing,
+    reset,
+)
 from tests.chat_app.db.backends import create_thread, migrated_sqlite, pg_url, plant_legacy_file
 
 
@@ -45,15 +49,11 @@ def _fault_at(step: str) -> Callable[[str], None]:
 def test_commit_reset_failing_at_a_step_leaves_nothing_half_written(
     backend: Backend, step: str
 ) -> None:
-    thread = backend.new_thread()
-    old = backend.store.current_session(thread)
-    backend.store.append(thread, old.id, [user("before")])
-    backend.store.enqueue_pending(thread, "queued")
-    before = snapshot(backend.store, thread)
-    backend.store._fault_hook = _fault_at(step)
-    with pytest.raises(RuntimeError, match="injected failure"):
-        reset(backend.store, thread, old.id, context=[NewMessage(role="handoff", content="h")])
-    backend.store._fault_hook = None
-    assert snapshot(backend.store, thread) == before
-    new, rows = reset(backend.store, thread, old.id)
-    assert new.number == 2 and [m.seq for m in rows] == [2, 3]
+    def failing_reset(thread: str, old: str) -> object:
+        backend.store._fault_hook = _fault_at(step)
+        try:
+            return reset(backend.store, thread, old)
+        finally:
+            backend.store._fault_hook = None
+
+    check_a_failed_reset_leaves_nothing(backend, failing_reset)

@@ -416,20 +416,30 @@ class _FailingContext(list):
         raise RuntimeError("injected failure while writing the new session's context")
 
 
-def test_commit_reset_failing_while_writing_its_context_leaves_nothing_half_written(
-    backend: Backend,
+def check_a_failed_reset_leaves_nothing(
+    backend: Backend, failing_reset: Callable[[str, str], object]
 ) -> None:
+    """``failing_reset(thread, old_session_id)`` is a reset that fails midway: the thread is
+    left as it was, and the next reset goes through."""
     thread = backend.new_thread()
     old = backend.store.current_session(thread)
     backend.store.append(thread, old.id, [user("before")])
     backend.store.enqueue_pending(thread, "queued")
     before = snapshot(backend.store, thread)
-    context = _FailingContext([NewMessage(role="handoff", content="h"), NewMessage(role="pinned")])
     with pytest.raises(RuntimeError, match="injected failure"):
-        reset(backend.store, thread, old.id, context=context)
+        failing_reset(thread, old.id)
     assert snapshot(backend.store, thread) == before
     new, rows = reset(backend.store, thread, old.id)
     assert new.number == 2 and [m.seq for m in rows] == [2, 3]
+
+
+def test_commit_reset_failing_while_writing_its_context_leaves_nothing_half_written(
+    backend: Backend,
+) -> None:
+    context = _FailingContext([NewMessage(role="handoff", content="h"), NewMessage(role="pinned")])
+    check_a_failed_reset_leaves_nothing(
+        backend, lambda thread, old: reset(backend.store, thread, old, context=context)
+    )
 
 
 # turn lock -------------------------------------------------------------------------
