@@ -231,21 +231,19 @@ class ChatState(TimelineWindow, RunFollowing, LivePages, StreamPieces, IdentityS
     @rx.event
     async def on_load(self):
         thread_id = _thread_id_from_path(self.router.url.path)
-        # The read comes before any change of the page: a navigation may cancel the page's
-        # load work at this wait, and a page left half reset (no thread id) would refuse what
-        # is typed next.
-        view = (
-            await asyncio.to_thread(thread_service.load_timeline, root(), self._owner(), thread_id)
-            if thread_id
-            else None
-        )
         self.thread_key = ""
+        self.loading = True
         self.rows, self.chips, self.notice, self.draft = [], [], "", ""
         self._stream_clear()
         self._clear_live()
         self.resetting = self.handoff_running = self.remote_running = False
         # A run this tab started before a reload goes on streaming into this state.
         self.sending = self._streams > 0
+        view = (
+            await asyncio.to_thread(thread_service.load_timeline, root(), self._owner(), thread_id)
+            if thread_id
+            else None
+        )
         self.loading = False
         if view is None:
             self.found = False

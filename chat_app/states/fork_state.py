@@ -34,10 +34,10 @@ class ForkState(IdentityState):
     @rx.event
     async def load(self) -> None:
         """On the chat page's load: the origin link, when this chat is a fork."""
+        self.dialog_open = False
         origin = await asyncio.to_thread(
             thread_service.fork_origin, root(), self._owner(), self._thread()
         )
-        self.dialog_open = False
         self.origin_id = origin.thread_id if origin else ""
         self.origin_title = origin.title if origin else ""
 

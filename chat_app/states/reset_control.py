@@ -151,19 +151,14 @@ class ResetControlState(IdentityState):
 
     @rx.event
     async def on_load(self):
-        thread_id = _thread_id(self.router.url.path)
-        # Read before any change (a navigation may cancel the load at the wait).
-        found = (
-            await asyncio.to_thread(run_service.status, root(), self._owner(), thread_id)
-            if thread_id
-            else None
-        )
-        self.thread_key = thread_id
+        self.thread_key = _thread_id(self.router.url.path)
         self.warn_percent = self.review_session = 0
         self.acting = self.deferred = False
-        if found is None:
+        if not self.thread_key:
             return None
-        self._show(found)
+        self._show(
+            await asyncio.to_thread(run_service.status, root(), self._owner(), self.thread_key)
+        )
         return ResetControlState.watch(self.thread_key)
 
     @rx.event(background=True)

@@ -42,18 +42,15 @@ class ThreadListState(IdentityState):
 
     @rx.event
     async def on_load(self):
-        # The page's reads run off the event loop, which serves every other tab meanwhile,
-        # and before any change of the state (a navigation may cancel them at the wait).
-        app, owner, search = root(), self._owner(), self.search.strip()
-        summaries, choices = await asyncio.to_thread(
-            lambda: (
-                thread_service.list_threads(app, owner, search),
-                thread_service.list_assistant_choices(app),
-            )
-        )
         self.editing_id = ""
+        # The page's reads run off the event loop, which serves every other tab meanwhile.
+        app, owner = root(), self._owner()
+        summaries = await asyncio.to_thread(
+            thread_service.list_threads, app, owner, self.search.strip()
+        )
         self.threads = [thread_row(s) for s in summaries]
         self.loaded = True
+        choices = await asyncio.to_thread(thread_service.list_assistant_choices, app)
         self.assistants = [
             AssistantOption(id=c.id, label=f"{c.name} · {c.model_label}") for c in choices
         ]
