@@ -9,7 +9,6 @@ tab's streams, other tabs' runs on the live channel) is the ``RunFollowing`` hal
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 
@@ -239,11 +238,7 @@ class ChatState(TimelineWindow, RunFollowing, LivePages, StreamPieces, IdentityS
         self.resetting = self.handoff_running = self.remote_running = False
         # A run this tab started before a reload goes on streaming into this state.
         self.sending = self._streams > 0
-        view = (
-            await asyncio.to_thread(thread_service.load_timeline, root(), self._owner(), thread_id)
-            if thread_id
-            else None
-        )
+        view = thread_service.load_timeline(root(), self._owner(), thread_id) if thread_id else None
         self.loading = False
         if view is None:
             self.found = False

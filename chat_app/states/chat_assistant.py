@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import reflex as rx
 
 from chat_app.root import root
@@ -24,12 +22,8 @@ class ChatAssistantState(IdentityState):
     model: str = ""
 
     @rx.event
-    async def load(self):
+    def load(self):
         thread_id = _thread_id(self.router.url.path)
-        choice = (
-            await asyncio.to_thread(run_service.chat_assistant, root(), self._owner(), thread_id)
-            if thread_id
-            else None
-        )
+        choice = run_service.chat_assistant(root(), self._owner(), thread_id) if thread_id else None
         self.name, self.model = (choice.name, choice.model_label) if choice else ("", "")
         return focus_composer() if choice else None

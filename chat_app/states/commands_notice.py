@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import reflex as rx
 
 from chat_app.root import root
@@ -22,10 +20,8 @@ class CommandsNoticeState(IdentityState):
     note: str = ""
 
     @rx.event
-    async def load(self) -> None:
+    def load(self) -> None:
         thread_id = _thread_id(self.router.url.path)
         self.note = (
-            await asyncio.to_thread(capabilities.commands_note, root(), self._owner(), thread_id)
-            if thread_id
-            else ""
+            capabilities.commands_note(root(), self._owner(), thread_id) if thread_id else ""
         )

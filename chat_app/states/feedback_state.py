@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import reflex as rx
 
 from chat_app.root import root
@@ -26,11 +24,9 @@ class FeedbackState(IdentityState):
         return _thread_id(self.router.url.path)
 
     @rx.event
-    async def load(self) -> None:
+    def load(self) -> None:
         """On the chat page's load: the chat's ratings."""
-        stored = await asyncio.to_thread(
-            thread_service.thread_feedback, root(), self._owner(), self._thread()
-        )
+        stored = thread_service.thread_feedback(root(), self._owner(), self._thread())
         self.ratings = {str(seq): row.rating for seq, row in stored.items()}
 
     def _rate(self, seq: int, rating: str, note: str = ""):

@@ -3,7 +3,6 @@ link a fork shows back to the chat it came from."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import reflex as rx
@@ -32,12 +31,10 @@ class ForkState(IdentityState):
         return _thread_id(self.router.url.path)
 
     @rx.event
-    async def load(self) -> None:
+    def load(self) -> None:
         """On the chat page's load: the origin link, when this chat is a fork."""
         self.dialog_open = False
-        origin = await asyncio.to_thread(
-            thread_service.fork_origin, root(), self._owner(), self._thread()
-        )
+        origin = thread_service.fork_origin(root(), self._owner(), self._thread())
         self.origin_id = origin.thread_id if origin else ""
         self.origin_title = origin.title if origin else ""
 

@@ -84,15 +84,10 @@ class ReplayState(IdentityState):
         return _thread_id(self.router.url.path)
 
     @rx.event
-    async def load(self) -> None:
+    def load(self) -> None:
         thread_id = self._thread()
         owner = self._owner()
-        # Off the event loop: every chat page asks, and most chats were not imported.
-        record = (
-            await asyncio.to_thread(thread_service.imported_record, root(), thread_id)
-            if thread_id
-            else None
-        )
+        record = thread_service.imported_record(root(), thread_id) if thread_id else None
         if record is None or thread_service.owned_thread(root(), owner, thread_id) is None:
             self.imported, self.runs, self.chart = False, [], []
             return

@@ -150,15 +150,13 @@ class ResetControlState(IdentityState):
         ]
 
     @rx.event
-    async def on_load(self):
+    def on_load(self):
         self.thread_key = _thread_id(self.router.url.path)
         self.warn_percent = self.review_session = 0
         self.acting = self.deferred = False
         if not self.thread_key:
             return None
-        self._show(
-            await asyncio.to_thread(run_service.status, root(), self._owner(), self.thread_key)
-        )
+        self._refresh()
         return ResetControlState.watch(self.thread_key)
 
     @rx.event(background=True)

@@ -3,8 +3,6 @@ device of the user shows them; saved from the settings dialog."""
 
 from __future__ import annotations
 
-import asyncio
-
 import reflex as rx
 
 from chat_app.root import root
@@ -26,8 +24,8 @@ class SettingsState(IdentityState):
         self.default_assistant_id, self.density = view.default_assistant_id, view.density
 
     @rx.event
-    async def load(self) -> None:
-        self._show(await asyncio.to_thread(thread_service.read_settings, root(), self._owner()))
+    def load(self) -> None:
+        self._show(thread_service.read_settings(root(), self._owner()))
 
     @rx.event
     def save(self, form: dict):

@@ -41,16 +41,10 @@ class ThreadListState(IdentityState):
         self.loaded = True
 
     @rx.event
-    async def on_load(self):
+    def on_load(self):
         self.editing_id = ""
-        # The page's reads run off the event loop, which serves every other tab meanwhile.
-        app, owner = root(), self._owner()
-        summaries = await asyncio.to_thread(
-            thread_service.list_threads, app, owner, self.search.strip()
-        )
-        self.threads = [thread_row(s) for s in summaries]
-        self.loaded = True
-        choices = await asyncio.to_thread(thread_service.list_assistant_choices, app)
+        self._refresh()
+        choices = thread_service.list_assistant_choices(root())
         self.assistants = [
             AssistantOption(id=c.id, label=f"{c.name} · {c.model_label}") for c in choices
         ]
