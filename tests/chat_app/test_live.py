@@ -77,43 +77,6 @@ async def test_every_watcher_of_a_thread_gets_its_runs_events_in_order(channel) 
         assert elsewhere.empty()
 
 
-async def test_a_runs_own_stream_never_waits_for_the_other_tabs_copies(
-    channel, monkeypatch
-) -> None:
-    """Redis (or the local fan-out) answering slowly holds up only what other tabs see: the
-    sender gets every event at once, the others get them all, in order, once it answers, and
-    the run is marked ended before its stream ends."""
-    thread = uuid.uuid4().hex
-    async with channel.watch(thread) as watcher:
-        await asyncio.sleep(0.3)  # the Redis subscription is made by a background task
-        answers = asyncio.Event()
-        send = channel._send
-
-        async def slow_send(*args) -> None:
-            await answers.wait()
-            await send(*args)
-
-        monkeypatch.setattr(channel, "_send", slow_send)
-
-        async def run() -> AsyncIterator[TitleChanged]:
-            for n in range(5):
-                yield TitleChanged(title=f"title {n}")
-
-        relay = channel.relay(thread, "run-1", run())
-        mine = [await asyncio.wait_for(anext(relay), 5) for _ in range(5)]
-        assert mine == [TitleChanged(title=f"title {n}") for n in range(5)]
-        assert watcher.empty()
-        answers.set()
-        assert [event async for event in relay] == []
-        assert not await channel.is_running(thread)
-        theirs = [(await _next(watcher)).event for _ in range(7)]
-        assert theirs == [
-            RunChanged(running=True),
-            *mine,
-            RunChanged(running=False),
-        ]
-
-
 async def test_a_thread_runs_while_any_of_its_runs_does(channel) -> None:
     thread = uuid.uuid4().hex
     await channel.run_started(thread, "turn")

@@ -323,16 +323,8 @@ class LiveChannel:
     ) -> AsyncGenerator[UiEvent, None]:
         """Pass a run's events through, publishing them under ``run_id`` so every other tab
         on the thread (in any worker) follows the run; the thread counts as running
-        meanwhile.
-
-        The run's own stream never waits on Redis: what other tabs get goes to the run's
-        :class:`_Outbox`, sent in order by a task of its own, one round trip for whatever
-        queued meanwhile. Its end (the flag removed, "not running" published) is sent
-        before the stream ends.
-        """
-        outbox = _Outbox(self, thread_id, run_id)
-        outbox.mark(alive=True)
-        outbox.event(RunChanged(running=True))
+        meanwhile."""
+        await self.run_started(thread_id, run_id)
         tokens, flushed_at, renewed_at = "", time.monotonic(), time.monotonic()
         try:
             async for event in events:
@@ -344,88 +336,17 @@ class LiveChannel:
                     if time.monotonic() - flushed_at < LIVE_FLUSH_SECONDS:
                         continue
                 if tokens:
-                    outbox.event(TokenEvent(text=tokens))
+                    await self.publish(thread_id, run_id, TokenEvent(text=tokens))
                     tokens, flushed_at = "", time.monotonic()
                 if not isinstance(event, TokenEvent):
-                    outbox.event(event)
+                    await self.publish(thread_id, run_id, event)
                 if time.monotonic() - renewed_at > RUNNING_TTL_SECONDS / 3:
-                    outbox.mark(alive=True)
+                    await self.run_alive(thread_id, run_id)
                     renewed_at = time.monotonic()
         finally:
             if tokens:
-                outbox.event(TokenEvent(text=tokens))
-            outbox.mark(alive=False)
-            outbox.event(RunChanged(running=False))
-            await outbox.close()
-
-    async def _send(self, thread_id: str, run_id: str, items: list[_Item]) -> None:
-        """``items`` of one run, in order: with Redis in one pipelined round trip."""
-        if not self.redis_url:
-            for item in items:
-                if isinstance(item, bool):
-                    await self._mark(thread_id, run_id, alive=item)
-                else:
-                    self._deliver(thread_id, Relayed(run_id, item))
-            return
-        key = _RUNNING + thread_id
-        try:
-            async with self._client().pipeline(transaction=False) as pipe:
-                for item in items:
-                    if item is True:
-                        pipe.zadd(key, {run_id: time.time() + RUNNING_TTL_SECONDS})
-                        pipe.expire(key, RUNNING_TTL_SECONDS * 2)
-                    elif item is False:
-                        pipe.zrem(key, run_id)
-                    else:
-                        wire = {**item.model_dump(), "run": run_id}
-                        pipe.publish(_CHANNEL + thread_id, json.dumps(wire, default=str))
-                await pipe.execute()
-        except Exception:  # other tabs miss live events; the thread itself is unharmed
-            _log.warning("could not publish live events of thread %s", thread_id, exc_info=True)
-
-
-#: What a run's outbox holds: an event for the other tabs, or its running flag set (True)
-#: or removed (False).
-_Item = UiEvent | bool
-
-
-class _Outbox:
-    """One run's live events and flag changes, sent in order by a task of its own: the run
-    hands them over without waiting, and what queues while a batch is on its way goes in the
-    next one."""
-
-    def __init__(self, channel: LiveChannel, thread_id: str, run_id: str) -> None:
-        self._channel, self._thread_id, self._run_id = channel, thread_id, run_id
-        self._items: list[_Item] = []
-        self._ready = asyncio.Event()
-        self._closing = False
-        self._task = asyncio.get_running_loop().create_task(
-            self._send_all(), name=f"baton-live-outbox-{thread_id}"
-        )
-
-    def event(self, event: UiEvent) -> None:
-        self._items.append(event)
-        self._ready.set()
-
-    def mark(self, *, alive: bool) -> None:
-        self._items.append(alive)
-        self._ready.set()
-
-    async def close(self) -> None:
-        """Send what is left, then end the task (a cancelled run still sends its end)."""
-        self._closing = True
-        self._ready.set()
-        await asyncio.shield(self._task)
-
-    async def _send_all(self) -> None:
-        while True:
-            await self._ready.wait()
-            self._ready.clear()
-            items, self._items = self._items, []
-            if items:
-                await self._channel._send(self._thread_id, self._run_id, items)
-            if self._closing and not self._items:
-                return
+                await self.publish(thread_id, run_id, TokenEvent(text=tokens))
+            await self.run_ended(thread_id, run_id)
 
 
 async def settled(
