@@ -4,6 +4,7 @@ while Redis is cut. Each reach is in :data:`REACHES`."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable, Iterator
@@ -86,29 +87,23 @@ def _reflex_disk_manager() -> bool:
 #: How often the expired files are looked for; a file lives an hour (the token expiration).
 DISK_PURGE_EVERY = 60.0
 
-_purge_class: Any = None
 
-
+@functools.cache
 def _purging_less_often_class() -> Any:
     """``StateManagerDisk`` whose look for expired files runs once a :data:`DISK_PURGE_EVERY`
     (built on first use: Reflex is imported inside the functions of this module)."""
-    global _purge_class
-    if _purge_class is not None:
-        return _purge_class
     from reflex.istate.manager.disk import StateManagerDisk
 
     class PurgeLessOften(StateManagerDisk):
-        purge_every: float = DISK_PURGE_EVERY
         _purged_at: float | None = None
 
         def _purge_expired_states(self) -> None:
             now = time.monotonic()
-            if self._purged_at is not None and now - self._purged_at < self.purge_every:
+            if self._purged_at is not None and now - self._purged_at < DISK_PURGE_EVERY:
                 return
             self._purged_at = now
             super()._purge_expired_states()
 
-    _purge_class = PurgeLessOften
     return PurgeLessOften
 
 
