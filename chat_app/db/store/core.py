@@ -29,7 +29,7 @@ from chat_app.db.convert import (
     stored_from_values,
     stored_message,
 )
-from chat_app.db.engine import write_engine
+from chat_app.db.engine import read_engine, write_engine
 from chat_app.db.failures import DatabaseFailure, database_failure
 from chat_app.db.lease import LEASE_SECONDS, TurnLeaseHold, check_fence, fence
 from chat_app.db.models import (
@@ -52,6 +52,7 @@ class StoreCore:
         self._lease_seconds = lease_seconds
         self._holder_tag = holder_tag
         self._writer = write_engine(engine)
+        self._reader = read_engine(engine)
         self._fault_hook: Callable[[str], None] | None = None
         # PostgreSQL: the turn leases this store holds now, checked by every turn write.
         self._leases: dict[str, TurnLeaseHold] = {}
@@ -63,7 +64,7 @@ class StoreCore:
     @contextmanager
     def _tx(self, *, write: bool) -> Iterator[Session]:
         try:
-            with Session(self._writer if write else self._engine, expire_on_commit=False) as db:
+            with Session(self._writer if write else self._reader, expire_on_commit=False) as db:
                 yield db
                 db.commit()
         # OverflowError: sqlite3 refuses integers beyond 64 bits before SQLAlchemy sees them.

@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from agent_core import ThreadRunner
 from agent_core.tools import McpToolbox
-from chat_app.db.engine import write_engine
+from chat_app.db.engine import read_engine, write_engine
 from chat_app.db.store import SqlStore
 from chat_app.settings import Settings
 
@@ -35,8 +35,9 @@ class Backend:
     toolbox: McpToolbox
 
     def read(self) -> Session:
-        """A session for reading (it may write, but on SQLite without the write lock first)."""
-        return Session(self.engine)
+        """A session for reading (on PostgreSQL in autocommit, see ``read_engine``: a write
+        in it commits at once, statement by statement; use :meth:`write` for writes)."""
+        return Session(read_engine(self.engine))
 
     def write(self, *, expire_on_commit: bool = True) -> Session:
         """A session for writing: on SQLite its transaction takes the write lock at BEGIN,
