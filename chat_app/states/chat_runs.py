@@ -267,6 +267,7 @@ class RunFollowing(rx.State, mixin=True):
                         elif not connected_here(token):
                             return
                         running = await root().live.is_running(thread_id) if event is None else True
+                        ended = False
                         async with self:
                             if self.thread_key != thread_id or self._watch_generation != generation:
                                 return
@@ -279,7 +280,10 @@ class RunFollowing(rx.State, mixin=True):
                                 self._stream_add(tokens)
                             tokens, flushed_at = "", time.monotonic()
                             if not running and self.remote_running:
-                                self._remote_run_ended()
+                                ended = self._remote_run_ended()
+                            owner = self._owner()
+                        if ended:
+                            await self._measure_after_run(owner, thread_id)
                         continue
                     if event is not None and said is not None and not isinstance(said, live.Paused):
                         async with self:
@@ -292,8 +296,13 @@ class RunFollowing(rx.State, mixin=True):
                                 self._stream_add(tokens)
                                 tokens = ""
                             follow_up = self._apply(said)
+                            ended = isinstance(said, RunChanged) and not said.running
+                            ended = ended and self._streams == 0
+                            owner = self._owner()
                         if follow_up is not None:
                             yield follow_up
+                        if ended:
+                            await self._measure_after_run(owner, thread_id)
                 except Exception:  # the tab's state is out of reach: its Redis is cut
                     _log.warning("a chat tab's watcher cannot reach its state", exc_info=True)
                     cut = True
@@ -315,18 +324,19 @@ class RunFollowing(rx.State, mixin=True):
             self._apply(Resync())
         return True
 
-    def _remote_run_ended(self) -> None:
+    def _remote_run_ended(self) -> bool:
+        """The run another tab or worker ran has ended; True when no run of this tab goes
+        on, so the caller reads the meter (off the event loop, outside the state's lock:
+        on the loop, every tab of every chat read its meter there at each run's end)."""
         self.remote_running = False
-        if self._streams == 0:
-            self.sending = self.resetting = False
-            self.notice = ""
-            self._stream_clear()
-            meter = thread_service.current_meter(root(), self._owner(), self.thread_key)
-            if meter is not None:
-                self.meter = meter_bar(meter)
-            if self.has_later:
-                return
+        if self._streams != 0:
+            return False
+        self.sending = self.resetting = False
+        self.notice = ""
+        self._stream_clear()
+        if not self.has_later:
             self._reconcile()
+        return True
 
     def _apply(self, event: UiEvent) -> Any:
         """One run event -> state change; returns a toast or scroll to run, if any. The
