@@ -91,11 +91,13 @@ async def _start_lane() -> None:
     install_start_lane(asyncio.get_running_loop())
 
 
-async def _tune_garbage_collector() -> None:
-    """Fewer and shorter collector pauses in the worker (chat_app.serving)."""
-    from chat_app.serving import tune_garbage_collector
+async def _tune_interpreter() -> None:
+    """Fewer and shorter collector pauses, and the GIL handed back sooner, in the worker
+    (chat_app.serving)."""
+    from chat_app.serving import tune_garbage_collector, tune_thread_switching
 
     tune_garbage_collector()
+    tune_thread_switching()
 
 
 async def _hand_turns_to_a_process() -> None:
@@ -139,7 +141,7 @@ async def _resume_queued_messages() -> None:
 app.register_lifespan_task(_build_app)
 app.register_lifespan_task(_load_tokenizers)
 app.register_lifespan_task(_start_lane)
-app.register_lifespan_task(_tune_garbage_collector)
+app.register_lifespan_task(_tune_interpreter)
 app.register_lifespan_task(_hand_turns_to_a_process)
 app.register_lifespan_task(_resume_queued_messages)
 app.register_lifespan_task(evict_left_tabs)

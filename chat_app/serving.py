@@ -11,13 +11,16 @@ import ctypes.util
 import gc
 import logging
 import os
+import sys
 from collections.abc import MutableMapping
 
 __all__ = [
     "GC_YOUNG_THRESHOLD",
+    "GIL_SWITCH_INTERVAL",
     "refuse_opportunistic_locks",
     "release_memory",
     "tune_garbage_collector",
+    "tune_thread_switching",
 ]
 
 _log = logging.getLogger(__name__)
@@ -60,6 +63,22 @@ def tune_garbage_collector() -> None:
     gc.freeze()
     _, middle, old = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
+
+
+#: How long a thread may hold the GIL while another waits for it (CPython's default: 5 ms).
+GIL_SWITCH_INTERVAL = 0.001
+
+
+def tune_thread_switching() -> None:
+    """Let a thread that waits for the GIL have it after 1 ms instead of 5.
+
+    Every database round trip and socket write lets go of the GIL; while a thread of the
+    process computes (a store call's ORM work in the executor, a run's token counting), the
+    event loop then waits a whole switch interval to take it back, once per round trip (the
+    convoy effect). With one such thread beside it, the ten reads of a chat page's load on
+    PostgreSQL took about 520 ms at 5 ms and 150 ms at 1 ms (25 ms with no thread beside).
+    """
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL)
 
 
 def release_memory() -> None:

@@ -36,7 +36,7 @@ from chat_app.services.runtime.turn_frames import (
     StopThread,
 )
 from chat_app.services.runtime.turn_process import Channel
-from chat_app.serving import release_memory, tune_garbage_collector
+from chat_app.serving import release_memory, tune_garbage_collector, tune_thread_switching
 from chat_app.settings import read_settings
 
 __all__ = ["serve", "main"]
@@ -132,6 +132,7 @@ async def _main(fd: int) -> None:
     app = await asyncio.to_thread(build_app, read_settings())
     await asyncio.to_thread(runtime.load_tokenizers, app)
     tune_garbage_collector()
+    tune_thread_switching()
     reader, writer = await asyncio.open_unix_connection(sock=socket.socket(fileno=fd))
     await serve(app, Channel(reader, writer))
     # The worker has gone. Whatever still runs (a turn, a thread in a provider call) ends

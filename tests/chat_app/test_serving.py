@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import gc
+import sys
 
 import pytest
 
-from chat_app.serving import GC_YOUNG_THRESHOLD, tune_garbage_collector
+from chat_app.serving import (
+    GC_YOUNG_THRESHOLD,
+    GIL_SWITCH_INTERVAL,
+    tune_garbage_collector,
+    tune_thread_switching,
+)
 
 
 @pytest.fixture
@@ -24,6 +30,16 @@ def test_the_worker_collects_rarely_and_never_walks_what_it_loaded(restored_gc) 
     assert gc.get_freeze_count() >= len(loaded)
     walked = {id(seen) for seen in gc.get_objects()}  # what a collection would walk
     assert gc.is_tracked(loaded[0]) and not walked & {id(item) for item in loaded}
+
+
+def test_a_thread_waiting_for_the_gil_gets_it_sooner_than_cpythons_default() -> None:
+    default = sys.getswitchinterval()
+    try:
+        tune_thread_switching()
+        assert sys.getswitchinterval() == pytest.approx(GIL_SWITCH_INTERVAL)
+        assert GIL_SWITCH_INTERVAL < 0.005  # CPython's default
+    finally:
+        sys.setswitchinterval(default)
 
 
 def test_reflexs_opportunistic_redis_locks_are_turned_off_with_a_warning(caplog) -> None:
