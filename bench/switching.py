@@ -111,8 +111,7 @@ def main(argv: list[str] | None = None) -> None:
     options = parser.parse_args(argv)
 
     from chat_app import root
-    from chat_app.services.conversation.runs import chat
-    from chat_app.services.conversation.threads import chats
+    from chat_app.services.conversation import runs, threads
     from chat_app.services.runtime.container import build_app
     from chat_app.serving import GIL_SWITCH_INTERVAL
     from chat_app.settings import read_settings
@@ -120,14 +119,14 @@ def main(argv: list[str] | None = None) -> None:
     with _database(options.db_url) as url:
         app = root.install(build_app(read_settings().model_copy(update={"db_url": url})))
         owner = f"bench-{uuid.uuid4().hex[:8]}"
-        thread = chats.create_thread(app, owner, "Switching")
+        thread = threads.create_thread(app, owner, "Switching")
 
         async def answer() -> None:
             unpaced = dataclasses.replace(
                 app, settings=app.settings.model_copy(update={"sim_delay": 0})
             )
             for text in ("Write a config parser with tests", "Add a header row", "Add CSV"):
-                async for _ in chat.send_message(unpaced, owner, thread.id, text):
+                async for _ in runs.send_message(unpaced, owner, thread.id, text):
                     pass
 
         asyncio.run(answer())
