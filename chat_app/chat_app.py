@@ -129,6 +129,21 @@ async def _hand_turns_to_a_process() -> None:
         app.turn_process.stop()
 
 
+async def _stop_lease_waits_at_shutdown() -> None:
+    """At shutdown, turns waiting for another worker's lease on their chat give up at once
+    (chat_app.db.lease.stop_waiting): the worker's exit waits for them, and a stopping
+    worker's lease is freed only when it expires. Their messages stay queued for the next
+    start."""
+    import asyncio
+
+    from chat_app.db.lease import stop_waiting
+
+    try:
+        await asyncio.Event().wait()  # until the server shuts down
+    finally:
+        stop_waiting()
+
+
 async def _resume_queued_messages() -> None:
     """Answer once more the messages whose turns a crash cut (chat_app.services.conversation.runs.cut_turns),
     then the messages that were queued but not delivered when the backend last stopped."""
@@ -143,6 +158,7 @@ app.register_lifespan_task(_load_tokenizers)
 app.register_lifespan_task(_start_lane)
 app.register_lifespan_task(_tune_interpreter)
 app.register_lifespan_task(_hand_turns_to_a_process)
+app.register_lifespan_task(_stop_lease_waits_at_shutdown)
 app.register_lifespan_task(_resume_queued_messages)
 app.register_lifespan_task(evict_left_tabs)
 # The tab is named after the chat, and follows a rename or the naming by a first message.

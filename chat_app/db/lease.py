@@ -46,12 +46,14 @@ __all__ = [
     "LEASE_SECONDS",
     "release_leases_of",
     "LeaseLost",
+    "ProcessStopping",
     "LeaseRenewer",
     "TurnLeaseHold",
     "check_fence",
     "fence",
     "renew_leases",
     "renewer",
+    "stop_waiting",
     "turn_lease",
 ]
 
@@ -64,6 +66,24 @@ _MAX_POLL_SECONDS = 1.0
 
 class LeaseLost(StoreError):
     """The turn's lease on its thread expired or was taken over; nothing was stored."""
+
+
+class ProcessStopping(StoreError):
+    """The process stops while the turn waits for its thread's lease: it does not start.
+    Its message stays queued, and the next start-up answers it."""
+
+
+# Set when the process stops (:func:`stop_waiting`); the lease waits sleep on it.
+_stopping = threading.Event()
+
+
+def stop_waiting() -> None:
+    """The process is stopping (the app's shutdown): every turn waiting for a lease gives up
+    at once (:class:`ProcessStopping`). Such a wait runs on an executor thread, which the
+    interpreter joins before the process exits; the lease it waits for may be another
+    worker's, stopping too, whose lease is freed only when it expires (up to
+    ``LEASE_SECONDS``): the whole server's stop waited that long."""
+    _stopping.set()
 
 
 def _now(db: Session) -> datetime:
@@ -246,17 +266,23 @@ def turn_lease(
     seconds: float = LEASE_SECONDS,
     tag: str = "",
     poll: float = 0.1,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], object] | None = None,
 ) -> Iterator[TurnLeaseHold]:
-    """Hold the turn lease of ``thread_id`` for the block (waiting for it as long as needed).
+    """Hold the turn lease of ``thread_id`` for the block (waiting for it as long as needed,
+    unless the process stops meanwhile: :class:`ProcessStopping`).
 
     ``tag`` prefixes the holder (a turn process's, so its parent can free its leases when it
-    dies: :func:`release_leases_of`). ``sleep`` waits between attempts; tests hand in one that
-    says whether a wait happened.
+    dies: :func:`release_leases_of`). ``sleep`` waits between attempts (by default until the
+    process stops, at most ``poll`` seconds); tests hand in one that says whether a wait
+    happened.
     """
     holder = f"{tag}.{secrets.token_hex(12)}" if tag else secrets.token_hex(16)
     while not _try_acquire(engine, thread_id, holder, seconds):
-        sleep(poll)
+        if _stopping.is_set():
+            raise ProcessStopping(
+                "The server is stopping: this message waits, queued, for it to start again."
+            )
+        (sleep or _stopping.wait)(poll)
         poll = min(poll * 1.5, _MAX_POLL_SECONDS)
     hold = TurnLeaseHold(engine, thread_id, holder, seconds)
     hold.start()

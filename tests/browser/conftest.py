@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -186,6 +186,61 @@ def answer_here(app, owner: str, thread_id: str, text: str) -> None:
             pass
 
     run_async(answer())
+
+
+def turn_peaks(app, thread_id: str) -> list[float]:
+    """The largest share of the window a model call used in each turn of the chat's open
+    session, read from the store."""
+    from agent_core.strategies import CONTEXT_META
+
+    store = app.store
+    peaks: list[float] = []
+    for row in store.messages(store.current_session(thread_id).id):
+        sample = row.meta.get(CONTEXT_META)
+        if row.role == "user":
+            peaks.append(0.0)
+        elif (
+            row.role == "assistant" and peaks and isinstance(sample, dict) and "fraction" in sample
+        ):
+            peaks[-1] = max(peaks[-1], float(sample["fraction"]))
+    return peaks
+
+
+def answer_here_short_of(
+    app, owner: str, thread_id: str, threshold: float, tasks: Iterator[str]
+) -> int:
+    """Run turns here (:func:`answer_here`, the next text of ``tasks`` each) while, at the
+    pace the session's last turn grew the context (:func:`turn_peaks`), the turn after it
+    would still stay short of ``threshold`` (a share of the window); returns how many ran.
+    What a test builds this way stops before what it watches: by that estimate, the turn
+    before the one that reaches the threshold, and that one, are left to the browser. Runs
+    nothing while the session has no growth to go by (fewer than two turns, or a compaction
+    since)."""
+    ran = 0
+    for text in tasks:
+        peaks = turn_peaks(app, thread_id)
+        growth = peaks[-1] - peaks[-2] if len(peaks) >= 2 else 0.0
+        if growth <= 0 or peaks[-1] + 2 * growth >= threshold:
+            break
+        answer_here(app, owner, thread_id, text)
+        ran += 1
+    return ran
+
+
+def rehearsed(app, assistant_id: str | None, tasks: Sequence[str], reached) -> int:
+    """How many of ``tasks`` a new chat of the assistant answers before one takes it where
+    ``reached(thread_id)`` holds (``len(tasks)``: none does). Found here, on a chat of an
+    owner of its own: the offline simulator answers the same messages the same way in every
+    chat, so a test's own chat can be brought here to just before that turn."""
+    from chat_app.services.conversation.threads import chats as thread_service
+
+    owner = owner_of(mint_token())
+    thread_id = thread_service.create_thread(app, owner, "Rehearsal", assistant_id=assistant_id).id
+    for answered, text in enumerate(tasks):
+        answer_here(app, owner, thread_id, text)
+        if reached(thread_id):
+            return answered
+    return len(tasks)
 
 
 def answered_here(app, owner: str, task: str, title: str = "New chat") -> str:

@@ -26,6 +26,7 @@ from tests.browser.chat_page import (
     wait_idle,
     wait_interactive,
 )
+from tests.browser.conftest import answer_here, rehearsed
 from tests.browser.test_live_setups import _assistant
 
 PHONE = {"width": 390, "height": 844}
@@ -226,10 +227,20 @@ def test_the_warn_notice_shows_while_idle_before_the_turn_that_would_reset(owned
     context, owner = owned
     assistant = _assistant(context_strategy="reset", reset_threshold="90", warn_threshold="85")
     thread = thread_service.create_thread(app, owner, "Look ahead", assistant_id=assistant)
+    tasks = [f"Write a config parser with tests, part {turn + 1}" for turn in range(6)]
+    # The turns that only grow the context are run by this process, at once, up to the one
+    # before the turn that would reset (found on a chat of its own): the warning is due
+    # after that one at the latest, which goes through the browser.
+    before_reset = rehearsed(app, assistant, tasks, lambda t: len(app.store.sessions(t)) > 1)
+    here = max(before_reset - 1, 0)
+    for task in tasks[:here]:
+        answer_here(app, owner, thread.id, task)
     tab = _open(context, thread.id)
+    if here:
+        tab.locator("[data-role=assistant]").last.wait_for()
     notice = tab.locator("#reset-notice", has_text="the next turn will likely pass 90%")
-    for turn in range(6):
-        send(tab, f"Write a config parser with tests, part {turn + 1}")
+    for task in tasks[here:]:
+        send(tab, task)
         wait_idle(tab)
         assert len(app.store.sessions(thread.id)) == 1, "reset before a warning"
         try:

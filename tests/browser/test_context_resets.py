@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import re
 
+from chat_app.services.conversation.threads import chats as thread_service
 from tests.browser.chat_page import (
     TURN_TIMEOUT_MS,
     WATCH_SCRIPT,
     load_whole_chat,
     send,
-    start_chat,
     timeline,
     user_messages,
     wait_idle,
+    wait_interactive,
 )
+from tests.browser.conftest import answer_here, rehearsed
 
 MAX_TURNS = 24
 QUEUED_TEXT = "While you reset: also add a verbose flag"
@@ -34,8 +36,12 @@ def _idle_or_resetting(page) -> str:
     return handle.json_value()
 
 
-def _work_until_two_resets(page) -> bool:
-    """Send turns until two resets happened, pressing Enter on a message during one of them.
+def _task(turn: int) -> str:
+    return f"Task {turn}: add a parser for config format number {turn}"
+
+
+def _work_until_two_resets(page, tasks: list[str]) -> bool:
+    """Send ``tasks`` until two resets happened, pressing Enter on a message during one of them.
 
     The message waits typed in the composer, so pressing Enter is all that is left to do
     when the composer reports a reset; whether the server is still resetting when it gets
@@ -43,8 +49,8 @@ def _work_until_two_resets(page) -> bool:
     Returns whether Enter was pressed while the composer showed a reset.
     """
     sent_during_reset = False
-    for turn in range(MAX_TURNS):
-        send(page, f"Task {turn}: add a parser for config format number {turn}")
+    for task in tasks:
+        send(page, task)
         if not sent_during_reset:
             page.locator("#composer-input").fill(QUEUED_TEXT)
             if _idle_or_resetting(page) == "resetting":
@@ -63,11 +69,25 @@ def _conversation(rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [row for row in rows if row[0] in ("user", "assistant") or row[1] not in ("", "1")]
 
 
-def test_resets_appear_live_navigate_and_survive_a_reload(page, screenshot_dir):
-    start_chat(page)
+def test_resets_appear_live_navigate_and_survive_a_reload(owned, app, screenshot_dir):
+    context, owner = owned
+    tasks = [_task(turn) for turn in range(MAX_TURNS)]
+    # The turns that only fill the context are run by this process, at once, up to the one
+    # before the first reset (found on a chat of its own); the browser sends the rest.
+    first_reset = rehearsed(app, None, tasks, lambda t: len(app.store.sessions(t)) > 1)
+    here = max(first_reset - 1, 0)
+    thread = thread_service.create_thread(app, owner, "Resets")
+    for task in tasks[:here]:
+        answer_here(app, owner, thread.id, task)
+    page = context.new_page()
+    page.set_viewport_size({"width": 1100, "height": 820})
+    page.goto(f"/t/{thread.id}")
+    wait_interactive(page)
+    if here:
+        page.locator("[data-role=assistant]").last.wait_for()
     page.evaluate(WATCH_SCRIPT)
 
-    sent_during_reset = _work_until_two_resets(page)
+    sent_during_reset = _work_until_two_resets(page, tasks[here:])
     page.screenshot(path=str(screenshot_dir / "resets-live.png"), full_page=True)
 
     # The dividers arrived live, each with its handoff card.

@@ -1,7 +1,8 @@
 """The chat's turns run in the worker's turn process (chat_app.services.runtime.turn_process): when it
 dies mid-turn the chat says so, stops showing the turn, and the next message is answered by
-a new one. This module serves its own app with a slower simulator, so the turn is still
-running when the test kills its process."""
+a new one. This module serves its own app, whose turn process the test kills. At the
+shared server's pace the turn killed still runs seconds after the kill, and the turns after
+it (Regenerate, the next message) take no longer: a slower pace only made the test wait."""
 
 from __future__ import annotations
 
@@ -22,14 +23,14 @@ from tests.browser.chat_page import (
     wait_idle,
     wait_interactive,
 )
-from tests.browser.conftest import SECRET_KEY, answered_here
+from tests.browser.conftest import SECRET_KEY, SIM_DELAY, answered_here
 
 LONG_TASK = "Write a config parser with tests"
 
 
 @pytest.fixture(scope="module")
 def app_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
-    env = {"BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": "0.08", "BATON_SECRET_KEY": SECRET_KEY}
+    env = {"BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": SIM_DELAY, "BATON_SECRET_KEY": SECRET_KEY}
     with running_app(tmp_path_factory.mktemp("baton-turn-process"), env) as server:
         yield server
 
@@ -57,8 +58,8 @@ def _turn_processes(server: AppServer) -> list[int]:
 def test_a_turn_process_killed_mid_turn_is_said_and_the_chat_goes_on(
     owned, app, app_server, screenshot_dir
 ) -> None:
-    # The chat's first answer, a whole plan (about 20 s at this pace), is run by this
-    # process at once: the turn killed is the next one.
+    # The chat's first answer, a whole plan (about 20 s at the server's pace), is run by
+    # this process at once: the turn killed is the next one.
     context, owner = owned
     page = context.new_page()
     page.goto(f"/t/{answered_here(app, owner, 'Plan a CSV parser')}")

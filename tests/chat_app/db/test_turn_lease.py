@@ -186,3 +186,30 @@ class _Waited(Exception):
 
 def _no_wait(seconds: float) -> None:
     raise _Waited(seconds)
+
+
+def test_a_wait_for_a_lease_gives_up_when_the_process_stops(workers, monkeypatch) -> None:
+    """A worker stopping on SIGTERM waited, before exiting, for its turns that waited for
+    another worker's lease: until that lease expired, when its holder was stopping too."""
+    from chat_app.db import lease
+
+    monkeypatch.setattr(lease, "_stopping", threading.Event())
+    first_engine, second_engine = workers
+    thread_id = create_thread(first_engine)
+    outcome: list[BaseException | None] = []
+
+    def wait_for_it() -> None:
+        try:
+            with lease.turn_lease(second_engine, thread_id, seconds=60):
+                outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001 - the test reads what ended the wait
+            outcome.append(exc)
+
+    with lease.turn_lease(first_engine, thread_id, seconds=60):
+        waiter = threading.Thread(target=wait_for_it, daemon=True)
+        waiter.start()
+        time.sleep(0.5)  # it polls, the lease held
+        assert not outcome
+        lease.stop_waiting()
+        waiter.join(5)
+    assert len(outcome) == 1 and isinstance(outcome[0], lease.ProcessStopping), outcome
