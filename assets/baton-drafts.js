@@ -86,9 +86,21 @@
   // refusal, or a chat that does not open within the minute, ends it.
   let carry = 0;
   const CARRY_MS = 60000;
+  // Whether the box is the composer of the page at ``here``: the draft's form for the new
+  // chat, the form of that chat's loaded page for a chat. Right after the address changes,
+  // the page before still shows its composer until React renders the new page (seconds on
+  // a slow machine); given the new page's draft then, Enter sent it with the page before's
+  // form, into the chat before.
+  const servesHere = (box) => {
+    const form = box.form;
+    if (!form) return false;
+    return here === NEW ? form.dataset.draft === "true" : form.dataset.thread === here;
+  };
   const sync = () => {
     const box = composer();
-    if (box && here !== null && box.dataset.draftFor !== here) adopt(box, here);
+    if (box && here !== null && box.dataset.draftFor !== here && servesHere(box)) {
+      adopt(box, here);
+    }
   };
   const moved = () => {
     const before = here;
@@ -142,5 +154,10 @@
       return refused.call(outbox, id);
     };
   }
-  new MutationObserver(sync).observe(document.documentElement, { childList: true, subtree: true });
+  new MutationObserver(sync).observe(document.documentElement, {
+    childList: true,
+    subtree: true,
+    attributes: true,
+    attributeFilter: ["data-thread", "data-draft"],
+  });
 })();

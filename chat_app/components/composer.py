@@ -82,6 +82,9 @@ def composer() -> rx.Component:
             # a second Enter meanwhile is ignored there.
             reset_on_submit=False,
             width="100%",
+            # The chat this form sends to: /baton-drafts.js gives the box a chat's draft only
+            # once the form is that chat's.
+            data_thread=ChatState.thread_key,
         ),
         spacing="1",
         width="100%",

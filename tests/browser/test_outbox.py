@@ -7,6 +7,8 @@ import re
 import time
 import uuid
 
+from playwright.sync_api import expect
+
 from chat_app.root import root
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
@@ -225,3 +227,31 @@ def test_text_typed_as_a_new_chat_opens_goes_into_that_chat(page) -> None:
     page.locator("#new-chat").click()
     page.wait_for_url(re.compile(r"/$"))
     _composer_shows(page, "")
+
+
+def test_a_drafts_text_is_never_sent_with_the_composer_of_the_chat_being_left(page) -> None:
+    """Right after the address changes to the new chat's draft, the chat's page still shows
+    its composer until the draft's page renders (seconds on a slow machine). The draft's
+    text was put into that composer, and Enter sent it into the chat being left."""
+    start_chat(page, "A chat to come back to")
+    wait_idle(page)
+    wait_interactive(page)
+    page.locator("#new-chat").click()
+    page.wait_for_url(re.compile(r"/$"))
+    wait_interactive(page)
+    page.locator("#composer-input").fill("an idea for a new chat")
+    page.locator("#sidebar .baton-thread-link", has_text="A chat to come back to").click()
+    page.wait_for_url("**/t/**")
+    chat = page.url
+    slow = page.context.new_cdp_session(page)
+    slow.send("Emulation.setCPUThrottlingRate", {"rate": 8})  # a slow machine
+    page.reload()
+    page.locator("#new-chat").click()
+    _composer_shows(page, "an idea for a new chat")
+    wait_interactive(page)
+    page.locator("#composer-input").press("Enter")
+    slow.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+    page.wait_for_url(lambda url: "/t/" in url and url != chat)
+    expect(page.locator("[data-role=user] .baton-markdown")).to_have_text(
+        ["an idea for a new chat"]
+    )
