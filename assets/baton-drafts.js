@@ -86,15 +86,21 @@
   // refusal, or a chat that does not open within the minute, ends it.
   let carry = 0;
   const CARRY_MS = 60000;
+  // The chat the draft's first message started, once the address is that chat's: until the
+  // chat's page renders, the draft's composer still shows, and what is typed into it is
+  // that chat's (Enter there sends it into the chat: the server knows the draft's visit).
+  let startedHere = null;
   // Whether the box is the composer of the page at ``here``: the draft's form for the new
-  // chat, the form of that chat's loaded page for a chat. Right after the address changes,
+  // chat, the form of that chat's loaded page for a chat (or the draft's form, for the chat
+  // it has just started). Right after the address changes,
   // the page before still shows its composer until React renders the new page (seconds on
   // a slow machine); given the new page's draft then, Enter sent it with the page before's
   // form, into the chat before.
   const servesHere = (box) => {
     const form = box.form;
     if (!form) return false;
-    return here === NEW ? form.dataset.draft === "true" : form.dataset.thread === here;
+    if (form.dataset.draft === "true") return here === NEW || here === startedHere;
+    return here !== NEW && form.dataset.thread === here;
   };
   const sync = () => {
     const box = composer();
@@ -108,9 +114,11 @@
     if (here === before) return;
     const box = composer();
     if (box && box.dataset.draftFor === before) keep(box);
+    startedHere = null;
     if (Date.now() - carry < CARRY_MS && before === NEW && here !== null && here !== NEW) {
       write(here, read(NEW) || read(here));
       write(NEW, "");
+      startedHere = here;
     }
     carry = 0;
     sync();

@@ -63,8 +63,25 @@ def user_messages(page) -> list[str]:
     return [t.strip() for t in page.locator("[data-role=user] .baton-markdown").all_inner_texts()]
 
 
+def wait_composer_here(page) -> None:
+    """Until the composer on screen is the page's at the address: right after the address
+    changes, the page before still shows its own until React renders the new one, and a box
+    typed into then may be taken out of the page a moment later with what was typed."""
+    page.wait_for_function(
+        """() => { const box = document.querySelector('#composer-input');
+                   const form = box && box.form;
+                   if (!form || !Object.keys(box).some(k => k.startsWith('__reactProps')))
+                     return false;
+                   const chat = location.pathname.match(/^\\/t\\/([^/]+)/);
+                   return chat ? form.dataset.thread === chat[1] : form.dataset.draft === 'true'; }""",
+        timeout=TURN_TIMEOUT_MS,
+    )
+
+
 def send(page, text: str) -> None:
-    """Type ``text`` and press Enter; returns once the message is in the timeline."""
+    """Type ``text`` into the page's composer and press Enter; returns once the message is in
+    the timeline."""
+    wait_composer_here(page)
     before = user_messages(page).count(text)
     page.locator("#composer-input").fill(text)
     page.locator("#composer-input").press("Enter")

@@ -5,10 +5,18 @@ from __future__ import annotations
 import time
 import uuid
 
+from playwright.sync_api import expect
+
 from chat_app.root import root
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
-from tests.browser.chat_page import send, start_chat, wait_idle, wait_interactive
+from tests.browser.chat_page import (
+    send,
+    start_chat,
+    wait_composer_here,
+    wait_idle,
+    wait_interactive,
+)
 from tests.chat_app.identities import mint_token, owner_of
 
 
@@ -136,3 +144,38 @@ def test_a_new_visit_of_the_draft_starts_a_new_chat_and_its_next_message_goes_th
     assert set(chats) == {"Write a slugify helper", "Now a CSV reader"}
     assert _asked(chats["Write a slugify helper"]) == ["Write a slugify helper"]
     assert _settled(chats["Now a CSV reader"], 2) == ["Now a CSV reader", "With a header row"]
+
+
+def test_what_is_typed_into_the_draft_while_its_chat_opens_is_that_chats(server_db, page) -> None:
+    """Once the draft's first message went out the address is the new chat's, but the draft's
+    composer shows until the chat's page renders (seconds on a slow machine): what is typed
+    into it then belongs to the new chat and comes up in its composer, not in the next draft."""
+    _signed_in(page, server_db)
+    start_chat(page)
+    wait_interactive(page)
+    slow = page.context.new_cdp_session(page)
+    slow.send("Emulation.setCPUThrottlingRate", {"rate": 8})  # a slow machine
+    page.locator("#composer-input").fill("Plan a vegetable garden")
+    page.locator("#composer-input").press("Enter")
+    # Typed in one step once the address is the chat's, while the box is still the draft's.
+    typed = page.wait_for_function(
+        """(text) => {
+             const box = document.querySelector('#composer-input');
+             if (!location.pathname.startsWith('/t/') || !box || !box.form) return false;
+             if (box.form.dataset.draft !== 'true') return 'the chat had opened already';
+             const set = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;
+             set.call(box, text);
+             box.dispatchEvent(new Event('input', {bubbles: true}));
+             return 'typed into the draft';
+           }""",
+        arg="with raised beds",
+        timeout=60_000,
+    ).json_value()
+    slow.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+    assert typed == "typed into the draft"
+    wait_composer_here(page)
+    expect(page.locator("#composer-input")).to_have_value("with raised beds")
+    page.locator("#new-chat").click()
+    page.wait_for_url(lambda url: "/t/" not in url)
+    wait_composer_here(page)
+    expect(page.locator("#composer-input")).to_have_value("")
