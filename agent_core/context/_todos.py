@@ -191,6 +191,10 @@ async def model_todo_summary(
         trigger="auto",
         utilization=0.0,
         model_name="todo",
+        # What the summary shows of a finished todo: its work, not the session's remaining
+        # tasks or state, which the model rightly leaves empty there (a re-ask for them
+        # would be a second model call for every finished todo).
+        required=("completed_work",),
     )
     if result.source == "facts_only":
         return None

@@ -95,6 +95,21 @@ def _default_counter() -> TokenCount:
     return TokenCounter(model="gpt-4").count_text
 
 
+def _remembering(count: TokenCount) -> TokenCount:
+    """``count`` that counts each text once: one handoff counts the same texts again and
+    again (its request in each ask and re-ask, the artifact's sections while fitting). Kept
+    for one handoff, so it holds nothing the handoff does not."""
+    seen: dict[str, int] = {}
+
+    def counted(text: str) -> int:
+        tokens = seen.get(text)
+        if tokens is None:
+            tokens = seen[text] = count(text)
+        return tokens
+
+    return counted
+
+
 class _Calls:
     """Model calls with cancellation and token accounting."""
 
@@ -104,8 +119,10 @@ class _Calls:
         count: TokenCount,
         cancel: asyncio.Event | None,
         tools: Sequence[Any] = (),
+        required: Sequence[str] = REQUIRED_FIELDS,
     ):
         self.model, self.count, self.cancel, self.tools = model, count, cancel, list(tools)
+        self.required = tuple(required)
         self.prompt_tokens = 0
         self.output_tokens = 0
 
@@ -160,8 +177,8 @@ class _Calls:
         return draft_from_text(text), text
 
 
-def _missing(draft: dict) -> list[str]:
-    return [name for name in REQUIRED_FIELDS if not draft.get(name)]
+def _missing(draft: dict, required: Sequence[str] = REQUIRED_FIELDS) -> list[str]:
+    return [name for name in required if not draft.get(name)]
 
 
 def _combine(first: dict, second: dict) -> dict:
@@ -188,7 +205,7 @@ async def _complete(
     calls: _Calls, prompt: list[BaseMessage], draft: dict, text: str, tools: Sequence[Any] = ()
 ) -> tuple[dict, int]:
     """Re-ask once, in the same conversation, for the sections still missing."""
-    if not (missing := _missing(draft)):
+    if not (missing := _missing(draft, calls.required)):
         return draft, 0
     reask = [
         *prompt,
@@ -272,6 +289,7 @@ async def generate_handoff(
     count_tokens: TokenCount | None = None,
     prompt_budget_tokens: int | None = None,
     structured_method: str | None = None,
+    required: Sequence[str] = REQUIRED_FIELDS,
     system_prompt: str | None = None,
     tools: Sequence[Any] = (),
     window_tokens: int | None = None,
@@ -283,7 +301,8 @@ async def generate_handoff(
     ``messages``, ``system_prompt`` and ``tools`` are the agent's own request: the handoff call
     repeats it and appends the instruction. ``window_tokens`` decides whether that fits; when
     not, the fallback transcript is sized to ``prompt_budget_tokens`` (default: the window
-    minus the answer's reserve). ``previous`` is the handoff this session started from: the
+    minus the answer's reserve). ``required``: the sections whose absence is worth a re-ask
+    (the whole handoff's by default). ``previous`` is the handoff this session started from: the
     new artifact is it, updated. ``model=None`` skips the model (facts-only). Raises
     ``HandoffCancelled`` when ``cancel`` is set, ``NothingToHandOff`` for a manual handoff of
     fewer than two messages, and ``HandoffGenerationError`` only when not even a facts-only
@@ -291,9 +310,9 @@ async def generate_handoff(
     """
     if trigger == "manual" and len(messages) < 2:
         raise NothingToHandOff()
-    count = count_tokens or _default_counter()
+    count = _remembering(count_tokens or _default_counter())
     facts = facts if facts is not None else extract_facts(messages)
-    calls = _Calls(model, count, cancel, tools) if model is not None else None
+    calls = _Calls(model, count, cancel, tools, required) if model is not None else None
     used: HandoffRequest = "none"
     draft, reasks, failed = {}, 0, True
     if calls is not None:
@@ -312,7 +331,7 @@ async def generate_handoff(
         "facts_only"
         if failed or not has_content
         else "model"
-        if reasks == 0 and not _missing(draft)
+        if reasks == 0 and not _missing(draft, required)
         else "repaired"
     )
     inventory = inventory if inventory is not None else take_inventory(messages)

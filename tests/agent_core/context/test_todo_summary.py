@@ -144,3 +144,31 @@ def test_a_blocked_todo_needs_its_blocker_and_both_reach_the_handoff() -> None:
     markdown = artifact.to_markdown()
     assert "- [!] Deploy\n  blocker: no staging credentials" in markdown
     assert HandoffArtifact.from_markdown(markdown).open_todos[0].blocker == "no staging credentials"
+
+
+def test_a_summary_with_the_todos_work_costs_one_model_call() -> None:
+    """A finished todo leaves no remaining tasks and no session state to tell: the model
+    rightly leaves those sections empty, and is not asked again for them."""
+    store = InMemoryStore()
+    rows = _span(store)
+    draft = {
+        "completed_work": ["Rows parse with a trailing newline"],
+        "remaining_tasks": [],
+        "current_state_summary": "",
+        "files_modified": ["tests/test_rows.py"],
+    }
+    model = ScriptedChatModel([json.dumps(draft)])
+    summary = asyncio.run(model_todo_summary(model, "Parse rows", "completed", rows))
+    assert summary is not None and "Done: Rows parse with a trailing newline" in summary
+    assert len(model.calls) == 1
+
+
+def test_a_summary_without_the_todos_work_is_asked_for_it_once_more() -> None:
+    store = InMemoryStore()
+    rows = _span(store)
+    empty = {"completed_work": [], "remaining_tasks": [], "current_state_summary": ""}
+    again = {"completed_work": ["Fixed the KeyError in the rows test"]}
+    model = ScriptedChatModel([json.dumps(empty), json.dumps(again)])
+    summary = asyncio.run(model_todo_summary(model, "Parse rows", "completed", rows))
+    assert summary is not None and "Done: Fixed the KeyError in the rows test" in summary
+    assert len(model.calls) == 2  # not a third time for the sections a todo leaves empty
