@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from chat_app.root import root
-from chat_app.services.conversation.runs import chart_for
+from chat_app.services.conversation.runs import thread_chart
 from chat_app.services.presentation.counts import counted
 from chat_app.states.identity import IdentityState
 
@@ -39,7 +39,7 @@ class ChartState(IdentityState):
         self._load()
 
     def _load(self) -> None:
-        chart = chart_for(root(), self._owner(), _thread_id(self.router.url.path))
+        chart = thread_chart(root(), self._owner(), _thread_id(self.router.url.path))
         if chart is None:
             self.points, self.series, self.markers, self.thresholds, self.calls = [], [], [], [], 0
             self.summary = "No chart for this chat."

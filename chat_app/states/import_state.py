@@ -38,7 +38,7 @@ class ImportState(IdentityState):
         upload = files[0]
         self.importing, self.import_error = True, ""
         yield
-        data = await upload.read(thread_service.max_bytes(root()) + 1)
+        data = await upload.read(thread_service.import_max_bytes(root()) + 1)
         try:
             thread_id = await asyncio.to_thread(
                 thread_service.import_session, root(), self._owner(), upload.name or "session", data
@@ -53,7 +53,7 @@ class ImportState(IdentityState):
 
     @rx.event
     def rejected(self, _rejections: list[Any]) -> None:
-        limit = thread_service.max_bytes(root()) / 1048576
+        limit = thread_service.import_max_bytes(root()) / 1048576
         self.import_error = f"That file cannot be imported: one file, at most {limit:.0f} MB."
 
 

@@ -1,6 +1,6 @@
 """The warn notice and the handoff review of the open chat.
 
-What it shows is read from the store (``services.conversation.runs.reset_control.status``) when the page loads
+What it shows is read from the store (``services.conversation.runs.reset_control.reset_status``) when the page loads
 and again after each run event of the thread's live channel, so every tab and a reload show
 the same. The actions go through the same services as the composer: "Hand off now" is
 ``/handoff``, the others run as relayed runs every tab follows.
@@ -129,7 +129,7 @@ class ResetControlState(IdentityState):
 
     def _refresh(self) -> None:
         if self.thread_key:
-            self._show(run_service.status(root(), self._owner(), self.thread_key))
+            self._show(run_service.reset_status(root(), self._owner(), self.thread_key))
 
     def _show(self, found: run_service.ResetStatus) -> None:
         self.deferred = found.deferred
@@ -197,7 +197,7 @@ class ResetControlState(IdentityState):
         turns' own writes of the GIL."""
         try:
             found = await asyncio.get_running_loop().run_in_executor(
-                _status_reader(), run_service.status, root(), owner, thread_id
+                _status_reader(), run_service.reset_status, root(), owner, thread_id
             )
         except StoreError:  # the database is away: the notice stays as it is
             _log.warning("could not read the reset status of thread %s", thread_id)
@@ -250,7 +250,7 @@ class ResetControlState(IdentityState):
         async with self:
             thread_id, owner = self.thread_key, self._owner()
             self.deferred = True
-        deferred = await run_service.defer(root(), owner, thread_id)
+        deferred = await run_service.defer_reset(root(), owner, thread_id)
         async with self:
             self._refresh()
         if not deferred:

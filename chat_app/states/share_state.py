@@ -168,5 +168,5 @@ class ShareLinksState(IdentityState):
 
     @rx.event
     def revoke(self, link_id: str) -> None:
-        thread_service.revoke(root(), self._owner(), link_id)
+        thread_service.revoke_link(root(), self._owner(), link_id)
         self._refresh()

@@ -61,7 +61,7 @@ class ThreadListState(IdentityState):
         renamed or deleted a chat, for as long as this tab stays connected here."""
         async with self:
             owner, token = self._owner(), self.router.session.client_token
-        async with thread_service.watch(root(), owner) as queue:
+        async with thread_service.watch_list(root(), owner) as queue:
             while True:
                 try:
                     await asyncio.wait_for(queue.get(), WATCH_CHECK_SECONDS)

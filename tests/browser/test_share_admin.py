@@ -75,7 +75,7 @@ def test_revoked_link_is_not_found_and_snapshot_update_keeps_the_url(server_db, 
     page.wait_for_selector("#timeline")
     assert "added after sharing" in page.inner_text("#timeline")
 
-    sharing.revoke(app, OWNER, link.id)
+    sharing.revoke_link(app, OWNER, link.id)
     assert page.goto(path).status == 404  # a dead link says so to crawlers and link checkers
     page.wait_for_selector("#share-not-found")
     missing = page.inner_text("#share-not-found")

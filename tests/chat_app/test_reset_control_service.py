@@ -55,18 +55,20 @@ def test_the_status_is_read_back_from_the_store_and_not_yet_stays_armed(chat, ap
         thread, session.id, [NewMessage(role="user", content="go"), _reply(0.3), _reply(0.75)]
     )
 
-    found = reset_control.status(app, "owner-a", thread)
+    found = reset_control.reset_status(app, "owner-a", thread)
     # The simulator resets at 80%, so the default warning starts at 70%.
     assert (found.warn, found.trigger, found.action, found.deferred) == (0.7, 0.8, "reset", False)
-    assert reset_control.status(app, "owner-b", thread).warn == 0.0  # not theirs: nothing shown
+    assert (
+        reset_control.reset_status(app, "owner-b", thread).warn == 0.0
+    )  # not theirs: nothing shown
 
-    assert asyncio.run(reset_control.defer(app, "owner-a", thread)) is True
+    assert asyncio.run(reset_control.defer_reset(app, "owner-a", thread)) is True
     # Armed until an automatic step uses it, in every tab and after a reload.
-    assert reset_control.status(app, "owner-a", thread).deferred is True
-    assert asyncio.run(reset_control.defer(app, "owner-a", thread)) is False
+    assert reset_control.reset_status(app, "owner-a", thread).deferred is True
+    assert asyncio.run(reset_control.defer_reset(app, "owner-a", thread)) is False
     assert store.messages(session.id)[-1].meta == {"event": "defer"}
     store.append(thread, session.id, [NewMessage(role="event", meta={"event": "deferred"})])
-    assert reset_control.status(app, "owner-a", thread).deferred is False
+    assert reset_control.reset_status(app, "owner-a", thread).deferred is False
 
 
 def test_a_review_is_settled_with_the_edited_fields(chat, app) -> None:
@@ -104,7 +106,7 @@ def test_a_review_is_settled_with_the_edited_fields(chat, app) -> None:
             review_opening(),
         ],
     )
-    waiting = reset_control.status(app, "owner-a", thread)
+    waiting = reset_control.reset_status(app, "owner-a", thread)
     assert waiting.review is not None and waiting.review_session == 2
     assert waiting.review["next_step"] == "Write tests"
 
@@ -120,7 +122,7 @@ def test_a_review_is_settled_with_the_edited_fields(chat, app) -> None:
     session = store.current_session(thread)
     seen = "\n".join(str(m.content) for m in build_context(store, session))
     assert "Write the EDITED tests" in seen and "- No pandas" in seen and "Go on." in seen
-    assert reset_control.status(app, "owner-a", thread).review is None
+    assert reset_control.reset_status(app, "owner-a", thread).review is None
 
 
 async def _settled(app, thread: str, form: dict) -> str:

@@ -81,7 +81,7 @@ def test_missing_revoked_and_expired_links_look_the_same(app) -> None:
     thread_id = thread_with(app, "secret plan")
     revoked_path, revoked = sharing.create_link(app, OWNER, thread_id, None)
     expired_path, expired = sharing.create_link(app, OWNER, thread_id, 1)
-    sharing.revoke(app, OWNER, revoked.id)
+    sharing.revoke_link(app, OWNER, revoked.id)
     with Session(root().engine) as db:
         row = db.get(ShareLink, expired.id)
         row.expires_at = utcnow() - timedelta(seconds=1)
@@ -104,7 +104,7 @@ def test_only_the_owner_manages_links(app) -> None:
 
     assert sharing.create_link(app, STRANGER, thread_id, None) is None
     assert sharing.list_links(app, STRANGER, thread_id) == []
-    assert sharing.revoke(app, STRANGER, link.id) is None
+    assert sharing.revoke_link(app, STRANGER, link.id) is None
     assert sharing.update_snapshot(app, STRANGER, link.id) is None
     assert sharing.list_links(app, OWNER, thread_id)[0].status == "active"
 

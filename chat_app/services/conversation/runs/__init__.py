@@ -13,7 +13,7 @@ from chat_app.services.conversation.runs.chat import (
     run_handoff,
     send_message,
 )
-from chat_app.services.conversation.runs.context_chart import chart_for
+from chat_app.services.conversation.runs.context_chart import thread_chart
 from chat_app.services.conversation.runs.cut_turns import (
     resume_after_turn_process_loss,
     resume_cut_turns,
@@ -30,10 +30,10 @@ from chat_app.services.conversation.runs.reset_control import (
     ReviewRefused,
     answer_after_review,
     compact_now,
-    defer,
+    defer_reset,
     hand_off_next_step,
+    reset_status,
     settle_review,
-    status,
 )
 from chat_app.services.conversation.runs.resuming import resume_here
 from chat_app.services.conversation.runs.sending import send_here
@@ -46,11 +46,10 @@ __all__ = [
     "ResetStatus",
     "ReviewRefused",
     "answer_after_review",
-    "chart_for",
     "chat_assistant",
     "choose_reply",
     "compact_now",
-    "defer",
+    "defer_reset",
     "follow_up",
     "hand_off_next_step",
     "has_chats",
@@ -58,6 +57,7 @@ __all__ = [
     "new_run_id",
     "parse_command",
     "regenerate",
+    "reset_status",
     "resume_after_turn_process_loss",
     "resume_all_queued",
     "resume_cut_turns",
@@ -68,6 +68,6 @@ __all__ = [
     "send_message",
     "settle_review",
     "start_chat",
-    "status",
     "stop",
+    "thread_chart",
 ]

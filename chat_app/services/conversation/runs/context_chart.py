@@ -28,7 +28,7 @@ __all__ = [
     "thread_run",
     "merge_runs",
     "thresholds_for",
-    "chart_for",
+    "thread_chart",
 ]
 
 MarkerKind = Literal["reset", "compaction", "mask", "discarded"]
@@ -202,7 +202,7 @@ def thresholds_for(policy: Any, model_default: Literal["compact", "reset"]) -> l
 THIS_CHAT = ChartSeries(key="chat", label="This chat", color="#3e63dd")
 
 
-def chart_for(app: Backend, owner: str | None, thread_id: str) -> ContextChart | None:
+def thread_chart(app: Backend, owner: str | None, thread_id: str) -> ContextChart | None:
     """The owner's thread as a chart with one run (the chat itself); None if not theirs."""
     setup = owned_setup(app, owner, thread_id)
     if setup is None:

@@ -57,8 +57,8 @@ __all__ = [
     "EDITABLE_TEXT",
     "EDITABLE_LISTS",
     "owned_setup",
-    "status",
-    "defer",
+    "reset_status",
+    "defer_reset",
     "hand_off_next_step",
     "compact_now",
     "settle_review",
@@ -132,7 +132,7 @@ def _model_default(model_name: str, policy: ContextPolicy) -> Literal["compact",
     return model_info(model_name, window_override=policy.window_override).default_strategy
 
 
-def status(app: Backend, owner: str | None, thread_id: str) -> ResetStatus:
+def reset_status(app: Backend, owner: str | None, thread_id: str) -> ResetStatus:
     """Read after every reply of every tab's thread: the policy and one read of the open
     session's rows, never a run's setup (its tools cost more than the rest together)."""
     assistant = _owned_assistant(app, owner, thread_id)
@@ -175,7 +175,7 @@ async def _publish_rows(app: App, thread_id: str, rows: list[Any]) -> None:
             await app.live.publish(thread_id, run_id, event)
 
 
-async def defer(app: App, owner: str | None, thread_id: str) -> bool:
+async def defer_reset(app: App, owner: str | None, thread_id: str) -> bool:
     """ "Not yet"; False when a deferral already waits (or the chat is not the owner's)."""
     return await _store_marker(app, owner, thread_id, defer_next_trigger)
 

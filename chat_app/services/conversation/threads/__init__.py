@@ -3,7 +3,7 @@ forks, share links, export, imported sessions and their replays, markers and und
 workspace and pasted files, message search, the user's settings."""
 
 from chat_app.services.conversation.threads.agent_cuts import AgentCutView, agent_cut_views
-from chat_app.services.conversation.threads.chat_list import announce, watch
+from chat_app.services.conversation.threads.chat_list import announce, watch_list
 from chat_app.services.conversation.threads.chats import (
     announce_title,
     create_thread,
@@ -31,9 +31,9 @@ from chat_app.services.conversation.threads.feedback import (
 from chat_app.services.conversation.threads.forks import fork_at, fork_origin, user_message_text
 from chat_app.services.conversation.threads.importing import (
     ImportRejected,
+    import_max_bytes,
     import_session,
     imported_record,
-    max_bytes,
 )
 from chat_app.services.conversation.threads.markers import marker_originals
 from chat_app.services.conversation.threads.message_search import MessageHit, search_messages
@@ -59,7 +59,7 @@ from chat_app.services.conversation.threads.sharing import (
     link_is_live,
     list_links,
     open_shared,
-    revoke,
+    revoke_link,
     shared_earlier,
     shared_from_session,
     sharing_enabled,
@@ -122,6 +122,7 @@ __all__ = [
     "export_markdown",
     "fork_at",
     "fork_origin",
+    "import_max_bytes",
     "import_session",
     "imported_record",
     "link_is_live",
@@ -133,7 +134,6 @@ __all__ = [
     "load_timeline",
     "load_window_at",
     "marker_originals",
-    "max_bytes",
     "next_pasted_name",
     "open_shared",
     "owned_thread",
@@ -142,7 +142,7 @@ __all__ = [
     "read_file",
     "read_settings",
     "rename_thread",
-    "revoke",
+    "revoke_link",
     "run_replay",
     "save_settings",
     "search_messages",
@@ -155,6 +155,6 @@ __all__ = [
     "undo_marker",
     "update_snapshot",
     "user_message_text",
-    "watch",
+    "watch_list",
     "workspace_zip",
 ]

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from chat_app.services.runtime.container import App
 from chat_app.services.runtime.live import Relayed
 
-__all__ = ["announce", "watch"]
+__all__ = ["announce", "watch_list"]
 
 _PREFIX = "chat-list-"
 
@@ -33,7 +33,7 @@ async def announce(app: App, owner: str) -> None:
 
 
 @contextlib.asynccontextmanager
-async def watch(app: App, owner: str) -> AsyncIterator[asyncio.Queue[Relayed]]:
+async def watch_list(app: App, owner: str) -> AsyncIterator[asyncio.Queue[Relayed]]:
     """A queue that receives an item each time ``owner``'s chat list changes."""
     async with app.live.watch(_channel(owner)) as queue:
         yield queue

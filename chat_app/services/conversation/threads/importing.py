@@ -48,7 +48,7 @@ __all__ = [
     "import_session",
     "imported_record",
     "is_imported",
-    "max_bytes",
+    "import_max_bytes",
     "imported_label",
     "imported_labels",
     "AGENT_NAMES",
@@ -70,7 +70,7 @@ class ImportRejected(Refused):
     default_code = "import_rejected"
 
 
-def max_bytes(app: Backend) -> int:
+def import_max_bytes(app: Backend) -> int:
     """The largest file accepted (``BATON_IMPORT_MAX_MB``, default 25 MB)."""
     return int(app.settings.import_max_mb * 1024 * 1024)
 
@@ -81,7 +81,7 @@ def import_session(app: Backend, owner: str, filename: str, data: bytes) -> str:
     Raises :class:`ImportRejected` for a file too large, not text, or in no known format.
     """
     name = base_name(filename or "session") or "session"
-    limit = max_bytes(app)
+    limit = import_max_bytes(app)
     if len(data) > limit:
         raise ImportRejected(
             f"{name} is {len(data) / 1048576:.1f} MB; the import limit is {limit / 1048576:.0f} MB.",

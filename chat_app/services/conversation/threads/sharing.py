@@ -31,7 +31,7 @@ __all__ = [
     "create_link",
     "list_links",
     "update_snapshot",
-    "revoke",
+    "revoke_link",
     "link_is_live",
     "open_shared",
     "shared_earlier",
@@ -161,7 +161,7 @@ def update_snapshot(app: Backend, owner: str, link_id: str) -> ShareLinkView | N
         return _view(link) if link else None
 
 
-def revoke(app: Backend, owner: str, link_id: str) -> ShareLinkView | None:
+def revoke_link(app: Backend, owner: str, link_id: str) -> ShareLinkView | None:
     """Stop the link from opening, for good."""
     with app.write() as db:
         if _owned_link(app, db, owner, link_id) is None:
