@@ -79,7 +79,7 @@ class Queued:
 
 def _review_waits(setup: TurnSetup) -> bool:
     session = setup.store.current_session(setup.thread_id)
-    return review_pending(setup.store.marks(session.id))
+    return review_pending(setup.store.marks(session.id, ("event",)))
 
 
 def awaits_turn(store: SessionStore, thread_id: str) -> bool:

@@ -94,12 +94,13 @@ class InMemoryStore:
         with self._mutex:
             return list(self._messages[session_id])
 
-    def marks(self, session_id: str) -> list[RowMark]:
+    def marks(self, session_id: str, roles: Sequence[str] = MARK_ROLES) -> list[RowMark]:
+        wanted = set(roles) & set(MARK_ROLES)
         with self._mutex:
             return [
                 RowMark(m.seq, m.role, dict(m.meta))
                 for m in self._messages[session_id]
-                if m.role in MARK_ROLES
+                if m.role in wanted
             ]
 
     def tail_marks(self, session_id: str) -> list[RowMark]:

@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
 from agent_core.storage._records import (
+    MARK_ROLES,
     ContextEdit,
     NewMessage,
     PendingRecord,
@@ -46,8 +47,11 @@ class SessionStore(Protocol):
         """Every stored row of a session (including event rows), by seq."""
         ...
 
-    def marks(self, session_id: str) -> list[RowMark]:
-        """The session's ``assistant`` and ``event`` rows by seq, without their content."""
+    def marks(self, session_id: str, roles: Sequence[str] = MARK_ROLES) -> list[RowMark]:
+        """The session's ``assistant`` and ``event`` rows (those of ``roles`` among them) by
+        seq, without their content. ``roles=("event",)``: only the markers, a few rows
+        however long the session, where a check (every model call's "hand off now?") reads
+        nothing else."""
         ...
 
     def tail_marks(self, session_id: str) -> list[RowMark]:

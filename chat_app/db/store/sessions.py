@@ -93,13 +93,15 @@ class SessionRows(StoreCore):
             )
             return [stored_from_columns(row) for row in db.exec(query)]
 
-    def marks(self, session_id: str) -> list[RowMark]:
-        """Three small columns of the session's replies and markers: read after every reply
-        of every open tab, where loading whole messages (content, tool calls) cost most."""
+    def marks(self, session_id: str, roles: Sequence[str] = MARK_ROLES) -> list[RowMark]:
+        """Three small columns of the session's replies and markers (those of ``roles``):
+        read after every reply of every open tab, where loading whole messages (content,
+        tool calls) cost most."""
+        wanted = [role for role in MARK_ROLES if role in roles]
         with self._tx(write=False) as db:
             query = (
                 select(Message.seq, Message.role, Message.meta)
-                .where(Message.session_id == session_id, col(Message.role).in_(MARK_ROLES))
+                .where(Message.session_id == session_id, col(Message.role).in_(wanted))
                 .order_by(col(Message.seq))
             )
             return [RowMark(seq, role, dict(meta or {})) for seq, role, meta in db.exec(query)]

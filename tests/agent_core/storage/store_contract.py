@@ -149,6 +149,9 @@ def test_marks_are_the_replies_and_markers_without_their_content(backend: Backen
         for m in backend.store.messages(session.id)
         if m.role in ("assistant", "event")
     ]
+    assert backend.store.marks(session.id, ("event",)) == [(4, "event", {"event": "defer"})]
+    assert backend.store.marks(session.id, ("assistant",)) == [marks[0], marks[2]]
+    assert backend.store.marks(session.id, ("user", "tool")) == []  # never more than marks
 
 
 def test_tail_marks_are_the_last_user_row_and_what_follows_it(backend: Backend) -> None:

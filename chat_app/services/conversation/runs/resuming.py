@@ -63,7 +63,7 @@ def _prepare_resume(
         and (
             importing.is_imported(app, thread_id)
             or not awaits_turn(store, thread_id)
-            or review_pending(store.marks(store.current_session(thread_id).id))
+            or review_pending(store.marks(store.current_session(thread_id).id, ("event",)))
         )
     ):
         return None  # (a review holds handed-over requests back: confirming answers them)
