@@ -90,4 +90,7 @@ def composer() -> rx.Component:
         width="100%",
         class_name="baton-composer",
         data_activity=ChatState.activity,
+        # The chat whose reset controls (the warn notice, a review) are read: they load by
+        # their own event after the chat's, so a page is whole once both name its chat.
+        data_controls=ResetControlState.thread_key,
     )

@@ -78,6 +78,20 @@ def wait_composer_here(page) -> None:
     )
 
 
+def wait_chat_loaded(page) -> None:
+    """Until the chat at the address has loaded: its timeline and meter (the composer's form
+    names the chat) and its reset controls (the dock names it too), each by its own load
+    event. A figure read before then is the page's empty first paint."""
+    page.wait_for_function(
+        """() => { const chat = location.pathname.match(/^\\/t\\/([^/]+)/);
+                   const form = document.querySelector('#composer-input')?.form;
+                   const dock = document.querySelector('.baton-composer');
+                   return !!chat && !!form && form.dataset.thread === chat[1]
+                     && !!dock && dock.dataset.controls === chat[1]; }""",
+        timeout=TURN_TIMEOUT_MS,
+    )
+
+
 def send(page, text: str) -> None:
     """Type ``text`` into the page's composer and press Enter; returns once the message is in
     the timeline."""

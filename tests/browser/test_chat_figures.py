@@ -23,6 +23,7 @@ from tests.browser.chat_page import (
     hand_off,
     send,
     user_messages,
+    wait_chat_loaded,
     wait_idle,
     wait_interactive,
 )
@@ -39,6 +40,7 @@ def _open(context, thread_id: str, viewport: dict | None = None):
         tab.set_viewport_size(viewport)
     tab.goto(f"/t/{thread_id}")
     wait_interactive(tab)
+    wait_chat_loaded(tab)  # the figures read next are the loaded page's
     return tab
 
 
