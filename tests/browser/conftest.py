@@ -33,6 +33,9 @@ DEFAULT_CHROMIUM = "/usr/bin/chromium"
 # Small enough that a reset comes after a handful of turns, large enough for a handoff.
 SIM_WINDOW = os.environ.get("BATON_TEST_SIM_WINDOW", "6000")
 SIM_DELAY = os.environ.get("BATON_TEST_SIM_DELAY", "0.02")
+# Seconds between the simulator's words on the server of the modules that act while a turn
+# runs: a follow-up turn takes about 8 s, a whole plan about 20 s, a handoff writes for seconds.
+SLOW_SIM_DELAY = "0.08"
 # The servers sign identities with the tests' key, so a test mints a cookie for a known owner.
 SECRET_KEY = SIGNING_KEY
 ADMIN_PASSWORD = "browser-tests-admin-password"
@@ -105,6 +108,21 @@ def app_server(
         "BATON_MODEL_RETRIES": "0",
     }
     with running_app(workdir, env) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def slow_app_server(
+    chromium_path: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[AppServer]:
+    """A second server, its simulator slow enough (``SLOW_SIM_DELAY``) for a test to act
+    while a turn runs; the modules that need one share it (one backend start, not one each)."""
+    env = {
+        "BATON_SIM_WINDOW": "6000",
+        "BATON_SIM_DELAY": SLOW_SIM_DELAY,
+        "BATON_SECRET_KEY": SECRET_KEY,
+    }
+    with running_app(tmp_path_factory.mktemp("baton-slow"), env) as server:
         yield server
 
 
