@@ -8,6 +8,7 @@ to that server on loopback.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 from collections.abc import Iterator, Sequence
@@ -228,17 +229,19 @@ def answer_here_short_of(
     app, owner: str, thread_id: str, threshold: float, tasks: Iterator[str]
 ) -> int:
     """Run turns here (:func:`answer_here`, the next text of ``tasks`` each) while, at the
-    pace the session's last turn grew the context (:func:`turn_peaks`), the turn after it
-    would still stay short of ``threshold`` (a share of the window); returns how many ran.
-    What a test builds this way stops before what it watches: by that estimate, the turn
-    before the one that reaches the threshold, and that one, are left to the browser. Runs
-    nothing while the session has no growth to go by (fewer than two turns, or a compaction
-    since)."""
+    pace the session's last growing turn grew the context (:func:`turn_peaks`), the turn
+    after the next would still stay short of ``threshold`` (a share of the window); returns
+    how many ran. What a test builds this way stops before what it watches: by that
+    estimate, the turn before the one that reaches the threshold, and that one, are left to
+    the browser. A turn that follows a compaction peaks lower than the one before it; the
+    pace is then the last rise before it (the summary replaced earlier turns, the turns
+    after it add as much as before). Runs nothing while the session has no growth to go by
+    (fewer than two turns, none of them higher than the one before)."""
     ran = 0
     for text in tasks:
         peaks = turn_peaks(app, thread_id)
-        growth = peaks[-1] - peaks[-2] if len(peaks) >= 2 else 0.0
-        if growth <= 0 or peaks[-1] + 2 * growth >= threshold:
+        rises = [later - earlier for earlier, later in itertools.pairwise(peaks) if later > earlier]
+        if not rises or peaks[-1] + 2 * rises[-1] >= threshold:
             break
         answer_here(app, owner, thread_id, text)
         ran += 1
