@@ -207,6 +207,20 @@ def answer_here(app, owner: str, thread_id: str, text: str) -> None:
     run_async(answer())
 
 
+def hand_off_here(app, owner: str, thread_id: str) -> None:
+    """``/handoff`` on ``owner``'s chat, run to its end in this process with no pace, as
+    :func:`answer_here` runs a turn."""
+    from chat_app.services.conversation.runs import chat as chat_service
+
+    unpaced = started_with(app, sim_delay=0)
+
+    async def hand_off() -> None:
+        async for _ in chat_service.run_handoff(unpaced, owner, thread_id, None):
+            pass
+
+    run_async(hand_off())
+
+
 def turn_peaks(app, thread_id: str) -> list[float]:
     """The largest share of the window a model call used in each turn of the chat's open
     session, read from the store."""
