@@ -8,6 +8,7 @@ to that server on loopback.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 from collections.abc import Iterator, Sequence
@@ -33,6 +34,9 @@ DEFAULT_CHROMIUM = "/usr/bin/chromium"
 # Small enough that a reset comes after a handful of turns, large enough for a handoff.
 SIM_WINDOW = os.environ.get("BATON_TEST_SIM_WINDOW", "6000")
 SIM_DELAY = os.environ.get("BATON_TEST_SIM_DELAY", "0.02")
+# Seconds between the simulator's words on the server of the modules that act while a turn
+# runs: a follow-up turn takes about 8 s, a whole plan about 20 s, a handoff writes for seconds.
+SLOW_SIM_DELAY = "0.08"
 # The servers sign identities with the tests' key, so a test mints a cookie for a known owner.
 SECRET_KEY = SIGNING_KEY
 ADMIN_PASSWORD = "browser-tests-admin-password"
@@ -105,6 +109,21 @@ def app_server(
         "BATON_MODEL_RETRIES": "0",
     }
     with running_app(workdir, env) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def slow_app_server(
+    chromium_path: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[AppServer]:
+    """A second server, its simulator slow enough (``SLOW_SIM_DELAY``) for a test to act
+    while a turn runs; the modules that need one share it (one backend start, not one each)."""
+    env = {
+        "BATON_SIM_WINDOW": "6000",
+        "BATON_SIM_DELAY": SLOW_SIM_DELAY,
+        "BATON_SECRET_KEY": SECRET_KEY,
+    }
+    with running_app(tmp_path_factory.mktemp("baton-slow"), env) as server:
         yield server
 
 
@@ -188,6 +207,20 @@ def answer_here(app, owner: str, thread_id: str, text: str) -> None:
     run_async(answer())
 
 
+def hand_off_here(app, owner: str, thread_id: str) -> None:
+    """``/handoff`` on ``owner``'s chat, run to its end in this process with no pace, as
+    :func:`answer_here` runs a turn."""
+    from chat_app.services.conversation.runs import chat as chat_service
+
+    unpaced = started_with(app, sim_delay=0)
+
+    async def hand_off() -> None:
+        async for _ in chat_service.run_handoff(unpaced, owner, thread_id, None):
+            pass
+
+    run_async(hand_off())
+
+
 def turn_peaks(app, thread_id: str) -> list[float]:
     """The largest share of the window a model call used in each turn of the chat's open
     session, read from the store."""
@@ -210,17 +243,19 @@ def answer_here_short_of(
     app, owner: str, thread_id: str, threshold: float, tasks: Iterator[str]
 ) -> int:
     """Run turns here (:func:`answer_here`, the next text of ``tasks`` each) while, at the
-    pace the session's last turn grew the context (:func:`turn_peaks`), the turn after it
-    would still stay short of ``threshold`` (a share of the window); returns how many ran.
-    What a test builds this way stops before what it watches: by that estimate, the turn
-    before the one that reaches the threshold, and that one, are left to the browser. Runs
-    nothing while the session has no growth to go by (fewer than two turns, or a compaction
-    since)."""
+    pace the session's last growing turn grew the context (:func:`turn_peaks`), the turn
+    after the next would still stay short of ``threshold`` (a share of the window); returns
+    how many ran. What a test builds this way stops before what it watches: by that
+    estimate, the turn before the one that reaches the threshold, and that one, are left to
+    the browser. A turn that follows a compaction peaks lower than the one before it; the
+    pace is then the last rise before it (the summary replaced earlier turns, the turns
+    after it add as much as before). Runs nothing while the session has no growth to go by
+    (fewer than two turns, none of them higher than the one before)."""
     ran = 0
     for text in tasks:
         peaks = turn_peaks(app, thread_id)
-        growth = peaks[-1] - peaks[-2] if len(peaks) >= 2 else 0.0
-        if growth <= 0 or peaks[-1] + 2 * growth >= threshold:
+        rises = [later - earlier for earlier, later in itertools.pairwise(peaks) if later > earlier]
+        if not rises or peaks[-1] + 2 * rises[-1] >= threshold:
             break
         answer_here(app, owner, thread_id, text)
         ran += 1

@@ -11,8 +11,21 @@ import pytest
 
 from chat_app.root import root
 from tests.browser.app_server import AppServer, running_app
-from tests.browser.chat_page import load_whole_chat, send, start_chat, timeline, wait_idle
-from tests.browser.conftest import SECRET_KEY, serving
+from tests.browser.chat_page import (
+    load_whole_chat,
+    send,
+    start_chat,
+    timeline,
+    wait_idle,
+    wait_interactive,
+)
+from tests.browser.conftest import (
+    SECRET_KEY,
+    answer_here,
+    answered_here,
+    hand_off_here,
+    serving,
+)
 from tests.browser.test_scale_out import _postgres_database
 
 
@@ -36,18 +49,25 @@ def _stored(thread_id: str) -> list[tuple[int, str, str]]:
     ]
 
 
-def test_fork_from_here_copies_sessions_and_handoffs_and_goes_on_alone(
-    server_db, page, screenshot_dir
-):
-    origin = start_chat(page, "Plan a vegetable garden")
+def test_fork_from_here_copies_sessions_and_handoffs_and_goes_on_alone(owned, app, screenshot_dir):
+    # The chat forked from (an answer, a handoff, two more answers) is built by this process,
+    # at once: the fork is what the test looks at.
+    context, owner = owned
+    origin_id = answered_here(app, owner, "Plan a vegetable garden")
+    hand_off_here(app, owner, origin_id)
+    for task in ("Add a pond", "Add a shed"):
+        answer_here(app, owner, origin_id, task)
+    page = context.new_page()
+    page.set_viewport_size({"width": 1100, "height": 820})
+    page.goto(f"/t/{origin_id}")
+    wait_interactive(page)
+    page.locator("[data-role=user] .baton-markdown", has_text="Add a shed").wait_for()
     wait_idle(page)
-    _handoff(page, 2)
-    send(page, "Add a pond")
-    wait_idle(page)
-    send(page, "Add a shed")
-    wait_idle(page)
-    origin_id = origin.rstrip("/").rsplit("/", 1)[-1]
+    load_whole_chat(page)
+    origin = page.url
     before, said_before = _stored(origin_id), _said(page)
+    assert said_before == ["Plan a vegetable garden", "Add a pond", "Add a shed"]
+    assert page.locator(".baton-divider[data-session='2'] .baton-handoff").count() == 1
 
     pond = page.locator(".baton-item", has=page.locator("[data-role=user]", has_text="Add a pond"))
     pond.get_by_role("button", name="Edit and fork from here").click()
@@ -95,12 +115,17 @@ def test_fork_from_here_copies_sessions_and_handoffs_and_goes_on_alone(
     page.locator(".baton-divider[data-session='3']").wait_for()
 
 
-def test_export_downloads_markdown_with_sections_and_json_that_parses(page):
-    start_chat(page, "Sketch a bird feeder")
-    wait_idle(page)
-    _handoff(page, 2)
-    send(page, "Make it squirrel proof")
-    wait_idle(page)
+def test_export_downloads_markdown_with_sections_and_json_that_parses(owned, app):
+    # The chat (an answer, a handoff, one more answer) is built by this process, at once: the
+    # export is what the test looks at.
+    context, owner = owned
+    thread_id = answered_here(app, owner, "Sketch a bird feeder")
+    hand_off_here(app, owner, thread_id)
+    answer_here(app, owner, thread_id, "Make it squirrel proof")
+    page = context.new_page()
+    page.goto(f"/t/{thread_id}")
+    wait_interactive(page)
+    page.locator("[data-role=user] .baton-markdown", has_text="Make it squirrel proof").wait_for()
 
     page.locator("#chat-menu").click()
     with page.expect_download() as downloaded:

@@ -2,19 +2,18 @@
 answered there, once: in both tabs live, and after a reload.
 
 The handoff must outlast what the test does meanwhile (the second tab types and sends), so
-this module serves its own app with a slow simulator: its handoff "writes" for several
-seconds at this pace.
+this module is served by the slow simulator's server (``slow_app_server``): its handoff
+"writes" for several seconds at that pace.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.browser.app_server import AppServer, running_app
+from tests.browser.app_server import AppServer
 from tests.browser.chat_page import (
     activity,
     timeline,
@@ -22,24 +21,17 @@ from tests.browser.chat_page import (
     wait_idle,
     wait_interactive,
 )
-from tests.browser.conftest import SECRET_KEY, answered_here
+from tests.browser.conftest import answered_here
 
 TASK = "Write a config parser with tests"
 LATE = "Also handle semicolons as separators"
 # The simulator's words when it has done a follow-up's todo: once per answer to LATE.
 ANSWERED = f"Finished: Follow up: {LATE}"
-SLOW_SIM_DELAY = "0.08"
 
 
 @pytest.fixture(scope="module")
-def app_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
-    env = {
-        "BATON_SIM_WINDOW": "6000",
-        "BATON_SIM_DELAY": SLOW_SIM_DELAY,
-        "BATON_SECRET_KEY": SECRET_KEY,
-    }
-    with running_app(tmp_path_factory.mktemp("baton-handoff-arrivals"), env) as server:
-        yield server
+def app_server(slow_app_server: AppServer) -> AppServer:
+    return slow_app_server
 
 
 def _answers(page) -> int:

@@ -4,6 +4,7 @@ with its first message, the tab's title, the first visit, and the keyboard."""
 from __future__ import annotations
 
 from tests.browser.chat_page import TURN_TIMEOUT_MS, send, start_chat, user_messages, wait_idle
+from tests.browser.conftest import answered_here
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 860}
@@ -120,10 +121,13 @@ def test_the_sidebar_folds_away_and_stays_folded(page, screenshot_dir) -> None:
     assert _sidebar_visible(page)
 
 
-def test_on_a_phone_the_chat_list_is_a_drawer(page, screenshot_dir) -> None:
+def test_on_a_phone_the_chat_list_is_a_drawer(owned, app, screenshot_dir) -> None:
+    # The chat the drawer lists and opens is answered by this process, at once; the one on
+    # screen is started and answered on the phone.
+    context, owner = owned
+    first = f"**/t/{answered_here(app, owner, 'Write a tiny greeting module')}"
+    page = context.new_page()
     page.set_viewport_size(PHONE)
-    first = start_chat(page, "Write a tiny greeting module")
-    wait_idle(page)
     start_chat(page, "Write a config parser with tests")
     wait_idle(page)
     assert not _sidebar_visible(page)

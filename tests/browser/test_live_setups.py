@@ -25,8 +25,15 @@ from chat_app.services import admin as admin_service
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.browser.app_server import AppServer, running_app
-from tests.browser.chat_page import TURN_TIMEOUT_MS, send, timeline, user_messages, wait_idle
-from tests.browser.conftest import SECRET_KEY, SIM_DELAY, serving
+from tests.browser.chat_page import (
+    TURN_TIMEOUT_MS,
+    send,
+    timeline,
+    user_messages,
+    wait_composer_here,
+    wait_idle,
+)
+from tests.browser.conftest import SECRET_KEY, SIM_DELAY, SIM_WINDOW, answer_here, serving
 from tests.browser.test_live_tabs import RECORD_RUNNING, _shown_while_running
 from tests.browser.test_scale_out import _postgres_database, _redis
 from tests.chat_app.identities import mint_token, owner_of
@@ -41,7 +48,11 @@ def served(request, chromium_path, tmp_path_factory) -> Iterator[AppServer]:
     what they show while a turn runs (``RECORD_RUNNING``, ``RECORD_DOCK``), so a turn need
     only outlast the live relay to the other tab, not a look by the test; a slower pace
     only made each of these tests wait longer for its turns."""
-    env = {"BATON_SIM_WINDOW": "6000", "BATON_SIM_DELAY": SIM_DELAY, "BATON_SECRET_KEY": SECRET_KEY}
+    env = {
+        "BATON_SIM_WINDOW": SIM_WINDOW,
+        "BATON_SIM_DELAY": SIM_DELAY,
+        "BATON_SECRET_KEY": SECRET_KEY,
+    }
     workdir = tmp_path_factory.mktemp(f"baton-{request.param}")
     if request.param == "sqlite-in-worker":
         env["BATON_TURN_PROCESS"] = "off"
@@ -61,7 +72,7 @@ def served(request, chromium_path, tmp_path_factory) -> Iterator[AppServer]:
 @pytest.fixture
 def tabs(browser, served: AppServer) -> Iterator[tuple]:
     """Two tabs of one browser (one owner), and the served database in this process."""
-    with serving(served.db_url):
+    with serving(served.db_url, sim_window=int(SIM_WINDOW)):
         context = browser.new_context(base_url=served.url, viewport={"width": 1100, "height": 820})
         context.set_default_timeout(60_000)
         token = mint_token()
@@ -77,13 +88,21 @@ def _assistant(**fields: str) -> str:
         return repo.create_assistant(session=db, data=data).id
 
 
-def _two_tabs(app, context, owner: str, assistant_id: str | None = None) -> tuple:
+def _two_tabs(
+    app, context, owner: str, assistant_id: str | None = None, answered: str | None = None
+) -> tuple:
+    """Two tabs on a new chat of ``owner``; with ``answered``, a first message this process
+    sent and answered (:func:`answer_here`) before they opened it."""
     thread = thread_service.create_thread(app, owner, "Live tabs", assistant_id=assistant_id)
+    if answered is not None:
+        answer_here(app, owner, thread.id, answered)
     pages = []
     for _ in range(2):
         tab = context.new_page()
         tab.goto(f"/t/{thread.id}")
         tab.locator("#composer-input").wait_for()
+        if answered is not None:
+            tab.locator("[data-role=assistant]").last.wait_for()
         pages.append(tab)
     return thread.id, pages[0], pages[1]
 
@@ -205,9 +224,12 @@ def _slides_while_running(records: list) -> list:
 def test_a_message_sent_during_a_review_waits_and_confirm_goes_through(tabs, app) -> None:
     context, owner = tabs
     assistant = _assistant(review_handoffs="on")
-    thread_id, first, second = _two_tabs(app, context, owner, assistant)
-    send(first, "Write a tiny greeting module with a test")
-    wait_idle(first)
+    # The turn before the handoff is run by this process, at once: the review is what the
+    # test looks at.
+    thread_id, first, second = _two_tabs(
+        app, context, owner, assistant, answered="Write a tiny greeting module with a test"
+    )
+    wait_composer_here(first)
     first.locator("#composer-input").fill("/handoff")
     first.locator("#composer-input").press("Enter")
     for tab in (first, second):

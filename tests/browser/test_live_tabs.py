@@ -3,20 +3,19 @@ a message while another tab's turn ran (the live thread channel, ``services/runt
 
 These tests act while a turn runs, so the turn must outlast what a test does meanwhile
 (open a tab, reload, type). At the shared server's pace a follow-up turn is over in about
-2 s, less than a reload and a Playwright round trip take on a busy machine: this module
-serves its own app with a slower simulator, and each test checks what the other tab showed
+2 s, less than a reload and a Playwright round trip take on a busy machine: this module is
+served by the slow simulator's server (``slow_app_server``: a follow-up turn takes about
+8 s, a whole plan about 20 s), and each test checks what the other tab showed
 *while* the turn ran (recorded in the page), not what it shows when the test looks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from chat_app.states.chat import OPEN_MIN_ROWS
-from tests.browser.app_server import AppServer, running_app
+from tests.browser.app_server import AppServer
 from tests.browser.chat_page import (
     TURN_TIMEOUT_MS,
     activity,
@@ -27,24 +26,14 @@ from tests.browser.chat_page import (
     wait_idle,
     wait_interactive,
 )
-from tests.browser.conftest import SECRET_KEY, answered_here
+from tests.browser.conftest import answered_here
 
 LONG_TASK = "Write a config parser with tests"
 
-# Seconds between the simulator's words: a follow-up turn takes ~8 s, a whole plan ~20 s.
-SLOW_SIM_DELAY = "0.08"
-
 
 @pytest.fixture(scope="module")
-def app_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
-    """This module's own server, its simulator slow enough to act during a turn."""
-    env = {
-        "BATON_SIM_WINDOW": "6000",
-        "BATON_SIM_DELAY": SLOW_SIM_DELAY,
-        "BATON_SECRET_KEY": SECRET_KEY,
-    }
-    with running_app(tmp_path_factory.mktemp("baton-live-tabs"), env) as server:
-        yield server
+def app_server(slow_app_server: AppServer) -> AppServer:
+    return slow_app_server
 
 
 # Records in the page each time it shows a turn running (with Stop) and which user messages

@@ -21,11 +21,12 @@ from chat_app.db.engine import write_engine
 from chat_app.db.models import AssistantUpdate
 from chat_app.root import root
 from chat_app.services import admin as admin_service
+from chat_app.services.conversation import runs as run_service
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Reply
 from tests.browser.chat_page import TURN_TIMEOUT_MS, send, wait_idle, wait_interactive
-from tests.browser.conftest import PROVIDER_MODEL, answer_here, answer_here_short_of
+from tests.browser.conftest import PROVIDER_MODEL, answer_here, answer_here_short_of, rehearsed
 from tests.chat_app.identities import mint_token, owner_of
 
 MAX_TURNS = 30
@@ -93,6 +94,18 @@ def _notice_shown(page) -> bool:
     return page.locator("#reset-notice").count() > 0
 
 
+def _notice_due(thread_id: str) -> bool:
+    """Whether a page of the chat would show the warn notice (``reset_notice``), read from
+    the store, a point early: the meter at its warn threshold, or the next turn's likely end
+    at the trigger."""
+    app = root()
+    meter = thread_service.current_meter(app, None, thread_id)
+    status = run_service.status(app, None, thread_id)
+    past_warn = meter is not None and meter.fraction >= status.warn - 0.01
+    ahead = status.trigger > 0 and status.next_turn >= status.trigger - 0.01
+    return status.warn > 0 and (past_warn or ahead)
+
+
 def _toast(page, text: str) -> None:
     page.locator("[data-sonner-toast]", has_text=text).first.wait_for(timeout=TURN_TIMEOUT_MS)
 
@@ -112,13 +125,19 @@ def test_the_warn_notice_in_every_tab_and_its_three_actions(owned, screenshot_di
     assistant = _assistant(
         context_strategy="reset", warn_threshold="30", keep_recent_tokens="300", mask_threshold=""
     )
+    # The turns before the one that brings the notice (found on a chat of its own) are run by
+    # this process, at once; the browser's turn brings it.
+    first = rehearsed(app, assistant, [_task(n) for n in range(MAX_TURNS)], _notice_due)
     thread_id = thread_service.create_thread(app, owner, "Reset control", assistant_id=assistant).id
+    for task in itertools.islice(_tasks(0), first):
+        answer_here(app, owner, thread_id, task)
     path = f"/t/{thread_id}"
     page = context.new_page()
     page.set_viewport_size({"width": 1100, "height": 820})
     page.goto(path)
     wait_interactive(page)
-    turn = _work_until(page, lambda: _notice_shown(page))
+    turn = _work_until(page, lambda: _notice_shown(page), first)
+    assert turn > first, "the notice was there before a turn of this page"
     percent = int(page.locator("#reset-notice").get_attribute("data-percent") or 0)
     assert percent >= 30
     meter = page.locator("#context-meter .baton-meter-label").inner_text().strip()

@@ -17,6 +17,8 @@ import pytest
 
 from tests.browser.app_server import AppServer, run_async, running_app
 from tests.browser.chat_page import send, start_chat, user_messages, wait_idle
+from tests.browser.conftest import SECRET_KEY, SIM_WINDOW, answered_here, serving
+from tests.chat_app.identities import mint_token, owner_of
 
 PG_ADMIN_URL = os.environ.get("BATON_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("BATON_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
@@ -57,8 +59,9 @@ def scaled_server(chromium_path, tmp_path_factory) -> Iterator[AppServer]:
             "REFLEX_DB_URL": database_url,
             "REFLEX_REDIS_URL": redis_url,
             "GRANIAN_WORKERS": "3",
-            "BATON_SIM_WINDOW": "6000",
+            "BATON_SIM_WINDOW": SIM_WINDOW,
             "BATON_SIM_DELAY": "0.01",
+            "BATON_SECRET_KEY": SECRET_KEY,
         }
         with running_app(tmp_path_factory.mktemp("baton-scaled"), env) as server:
             server.db_url = database_url
@@ -107,6 +110,29 @@ def test_a_killed_worker_is_replaced_while_the_others_serve(scaled_server, brows
     wait_idle(page)
     assert page.locator("[data-role=assistant]").count() > 0
     page.context.close()
+
+
+def _answered_chat(server: AppServer, browser, first: str) -> tuple:
+    """A browser context of a known owner on ``server``, and the path of their chat whose
+    first message ``first`` this process sent and answered (:func:`answered_here`, at once):
+    the tests watch what comes after it."""
+    from chat_app import root
+    from chat_app.services.security import identity
+
+    token = mint_token()
+    context = browser.new_context(base_url=server.url)
+    context.add_cookies([{"name": identity.COOKIE_NAME, "value": token, "url": server.url}])
+    with serving(server.db_url, sim_window=int(SIM_WINDOW)):
+        thread_id = answered_here(root.installed(), owner_of(token), first)
+    return context, f"/t/{thread_id}"
+
+
+def _open_answered(context, path: str):
+    tab = context.new_page()
+    tab.goto(path)
+    tab.locator("[data-role=assistant]").last.wait_for()
+    wait_idle(tab)
+    return tab
 
 
 def _ping(server: AppServer) -> bool:
@@ -306,11 +332,9 @@ def test_tabs_on_several_workers_follow_one_turn(scaled_server, browser) -> None
     a message sent from one of them during the turn is answered and shown in all."""
     from tests.browser.chat_page import timeline
 
-    context = browser.new_context(base_url=scaled_server.url)
-    first = context.new_page()
     # A chat is stored with its first message: the tabs open it once it exists.
-    path = start_chat(first, "Hello")
-    wait_idle(first)
+    context, path = _answered_chat(scaled_server, browser, "Hello")
+    first = _open_answered(context, path)
     others = []
     for _ in range(3):  # several sockets, so that some land on other workers
         tab = context.new_page()
@@ -355,10 +379,8 @@ def test_a_tabs_own_message_reaches_a_tab_on_another_worker_every_time(
     """Six times a new second tab (its own socket, often another worker's) opens the chat
     and the first tab sends: the second shows the message within seconds. Once it did not
     within 30 s, when the live subscription had ended with its worker's last watcher."""
-    context = browser.new_context(base_url=scaled_server.url)
-    first = context.new_page()
-    path = start_chat(first, "Hello")
-    wait_idle(first)
+    context, path = _answered_chat(scaled_server, browser, "Hello")
+    first = _open_answered(context, path)
     for trial in range(6):
         second = context.new_page()
         second.goto(path)
