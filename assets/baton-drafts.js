@@ -92,10 +92,9 @@
   let startedHere = null;
   // Whether the box is the composer of the page at ``here``: the draft's form for the new
   // chat, the form of that chat's loaded page for a chat (or the draft's form, for the chat
-  // it has just started). Right after the address changes,
-  // the page before still shows its composer until React renders the new page (seconds on
-  // a slow machine); given the new page's draft then, Enter sent it with the page before's
-  // form, into the chat before.
+  // it has just started). Right after the address changes, the page before still shows its
+  // composer until React renders the new page (seconds on a slow machine); given the new
+  // page's draft then, Enter sent it with the page before's form, into the chat before.
   const servesHere = (box) => {
     const form = box.form;
     if (!form) return false;
