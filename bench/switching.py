@@ -43,7 +43,7 @@ def _page_reads(app, owner: str, thread_id: str) -> list[Callable[[], object]]:
         lambda: threads.list_threads(app, owner, ""),
         lambda: threads.list_assistant_choices(app),
         lambda: runs.chat_assistant(app, owner, thread_id),
-        lambda: runs.status(app, owner, thread_id),
+        lambda: runs.reset_status(app, owner, thread_id),
         lambda: threads.fork_origin(app, owner, thread_id),
         lambda: threads.thread_feedback(app, owner, thread_id),
         lambda: threads.read_settings(app, owner),

@@ -92,13 +92,33 @@ def wait_chat_loaded(page) -> None:
     )
 
 
+PASTE = """(text) => {
+  const box = document.getElementById('composer-input');
+  Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, text);
+  box.dispatchEvent(new Event('input', {bubbles: true}));
+}"""
+
+
+def submit(page, text: str) -> None:
+    """Type ``text`` into the page's composer (once it is the page's at the address) and
+    press Enter; returns at once, whatever the page does with it."""
+    wait_composer_here(page)
+    page.locator("#composer-input").fill(text)
+    page.locator("#composer-input").press("Enter")
+
+
+def paste(page, text: str) -> None:
+    """Put ``text`` into the page's composer in one input event, as a paste does (typing
+    600 KB key by key would take minutes)."""
+    wait_composer_here(page)
+    page.evaluate(PASTE, text)
+
+
 def send(page, text: str) -> None:
     """Type ``text`` into the page's composer and press Enter; returns once the message is in
     the timeline."""
-    wait_composer_here(page)
     before = user_messages(page).count(text)
-    page.locator("#composer-input").fill(text)
-    page.locator("#composer-input").press("Enter")
+    submit(page, text)
     page.wait_for_function(
         """([text, before]) => [...document.querySelectorAll('[data-role=user] .baton-markdown')]
              .filter(e => e.innerText.trim() === text).length > before""",
@@ -125,8 +145,7 @@ def timeline(page) -> list[tuple[str, str]]:
 def hand_off(page) -> None:
     """Type ``/handoff`` and wait until the new session's divider shows and the chat is idle."""
     before = page.locator("#timeline .baton-divider").count()
-    page.locator("#composer-input").fill("/handoff")
-    page.locator("#composer-input").press("Enter")
+    submit(page, "/handoff")
     page.wait_for_function(
         "n => document.querySelectorAll('#timeline .baton-divider').length > n",
         arg=before,

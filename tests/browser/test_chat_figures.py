@@ -22,6 +22,7 @@ from tests.browser.chat_page import (
     TURN_TIMEOUT_MS,
     hand_off,
     send,
+    submit,
     user_messages,
     wait_chat_loaded,
     wait_idle,
@@ -204,8 +205,7 @@ def test_a_cancelled_handoff_says_so_once(owned, app) -> None:
     thread, tab = _answered_here(
         context, app, owner, "Cancel", task="Write a config parser with tests"
     )
-    tab.locator("#composer-input").fill("/handoff")
-    tab.locator("#composer-input").press("Enter")
+    submit(tab, "/handoff")
     tab.get_by_role("button", name="Cancel handoff").click()
     toast = tab.locator("[data-sonner-toast]", has_text="Handoff cancelled")
     toast.wait_for()
@@ -260,8 +260,7 @@ def test_hand_off_now_during_a_turn_hands_off_at_its_next_step(owned, app) -> No
     assistant = _assistant(context_strategy="reset", warn_threshold="5")
     thread = thread_service.create_thread(app, owner, "Hand off mid-turn", assistant_id=assistant)
     tab = _open(context, thread.id)
-    tab.locator("#composer-input").fill("Write a config parser with tests")
-    tab.locator("#composer-input").press("Enter")
+    submit(tab, "Write a config parser with tests")
     tab.locator("#stop-button").wait_for()
     tab.locator("#notice-handoff").click(timeout=TURN_TIMEOUT_MS)  # past 5%, mid-turn
     tab.locator("[data-sonner-toast]", has_text="hands off at its next step").wait_for()

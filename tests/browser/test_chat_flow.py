@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chat_app.root import root
-from tests.browser.chat_page import WATCH_SCRIPT, send, start_chat, timeline, wait_idle
+from tests.browser.chat_page import WATCH_SCRIPT, send, start_chat, submit, timeline, wait_idle
 from tests.browser.conftest import SIM_WINDOW
 
 
@@ -131,8 +131,7 @@ def test_the_view_follows_a_tall_reply_after_a_tall_message(server_db, page, pro
     page.goto(f"/t/{thread_id}")
     page.locator("#composer-input").wait_for()
     tall = "\n".join(f"Requirement {n}: greet guest number {n}." for n in range(1, 61))
-    page.locator("#composer-input").fill(tall)
-    page.locator("#composer-input").press("Enter")
+    submit(page, tall)
     page.locator(
         "[data-role=assistant] .baton-markdown", has_text="Line 35: The greeting"
     ).wait_for()

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from chat_app.services.conversation.threads import chats as thread_service
-from tests.browser.chat_page import TURN_TIMEOUT_MS, hand_off, send, wait_idle
+from tests.browser.chat_page import TURN_TIMEOUT_MS, hand_off, send, submit, wait_idle
 from tests.browser.conftest import answer_here, rehearsed
 from tests.browser.test_chat_figures import (
     DESKTOP,
@@ -99,8 +99,7 @@ def test_a_long_message_the_review_form_and_the_card_as_a_user_sees_them(
     assert bubble.bounding_box()["height"] > collapsed + 200
     bubble.get_by_text("Show less").click()
 
-    tab.locator("#composer-input").fill("/handoff")
-    tab.locator("#composer-input").press("Enter")
+    submit(tab, "/handoff")
     tab.locator("#handoff-review").wait_for(timeout=TURN_TIMEOUT_MS)
     wait_idle(tab)
     tab.locator("#handoff-review").scroll_into_view_if_needed()

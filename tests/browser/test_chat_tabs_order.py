@@ -17,7 +17,7 @@ import pytest
 
 from chat_app.services.conversation.threads import chats as thread_service
 from tests.browser.app_server import AppServer, running_app
-from tests.browser.chat_page import TURN_TIMEOUT_MS, hand_off, send, start_chat, wait_idle
+from tests.browser.chat_page import TURN_TIMEOUT_MS, hand_off, send, start_chat, submit, wait_idle
 from tests.browser.conftest import SECRET_KEY
 from tests.browser.test_live_setups import _assistant, tabs  # noqa: F401  (fixture)
 from tests.browser.test_scale_out import _postgres_database, _redis
@@ -75,8 +75,7 @@ def test_a_message_after_a_command_is_taken_at_once(owned, app) -> None:
     send(tab, "Write a tiny greeting module with a test")
     wait_idle(tab)
 
-    tab.locator("#composer-input").fill("/help")
-    tab.locator("#composer-input").press("Enter")
+    submit(tab, "/help")
     tab.locator("#composer-notice", has_text="/help is not a command").wait_for()
     after_refusal = _seconds_to_show(tab, "After the refused command")
     wait_idle(tab)
@@ -109,16 +108,14 @@ def test_a_message_sent_during_a_review_shows_waiting_in_the_same_tab(owned, app
     tab = _chat_tab(app, context, owner, _assistant(review_handoffs="on"))
     send(tab, "Write a tiny greeting module with a test")
     wait_idle(tab)
-    tab.locator("#composer-input").fill("/handoff")
-    tab.locator("#composer-input").press("Enter")
+    submit(tab, "/handoff")
     tab.locator("#handoff-review").wait_for(timeout=TURN_TIMEOUT_MS)
     wait_idle(tab)
 
     waiting = "Sent during the review: also greet in French"
     tab.evaluate(RECORD_RUNNING)
     started = time.monotonic()
-    tab.locator("#composer-input").fill(waiting)
-    tab.locator("#composer-input").press("Enter")
+    submit(tab, waiting)
     tab.locator("[data-queued='true']", has_text=waiting).wait_for(timeout=TURN_TIMEOUT_MS)
     shown_after = time.monotonic() - started
     tab.wait_for_function("() => !document.getElementById('composer-input').value")

@@ -15,6 +15,7 @@ from tests.browser.chat_page import (
     load_whole_chat,
     send,
     start_chat,
+    submit,
     timeline,
     wait_idle,
     wait_interactive,
@@ -31,8 +32,7 @@ from tests.browser.test_scale_out import _postgres_database
 
 def _handoff(page, sessions: int) -> None:
     """Type /handoff and wait until session ``sessions`` has started."""
-    page.locator("#composer-input").fill("/handoff")
-    page.locator("#composer-input").press("Enter")
+    submit(page, "/handoff")
     page.locator(f".baton-divider[data-session='{sessions}']").wait_for(timeout=120_000)
     wait_idle(page)
 

@@ -13,6 +13,7 @@ from chat_app.services.security import identity
 from tests.browser.chat_page import (
     send,
     start_chat,
+    submit,
     wait_composer_here,
     wait_idle,
     wait_interactive,
@@ -136,8 +137,7 @@ def test_a_new_visit_of_the_draft_starts_a_new_chat_and_its_next_message_goes_th
     earlier = page.url
     page.locator("#new-chat").click()  # an in-page visit of the draft, not a reload
     page.wait_for_url(lambda url: "/t/" not in url)
-    page.locator("#composer-input").fill("Now a CSV reader")
-    page.locator("#composer-input").press("Enter")
+    submit(page, "Now a CSV reader")
     page.wait_for_url(lambda url: "/t/" in url and url != earlier)
     send(page, "With a header row")
     chats = {c.title: c.id for c in thread_service.list_threads(app, owner)}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.browser.chat_page import send, start_chat, wait_idle
+from tests.browser.chat_page import send, start_chat, submit, wait_idle
 from tests.browser.conftest import ADMIN_PASSWORD
 
 
@@ -13,8 +13,7 @@ def _toast(page, text: str) -> None:
 def test_handoff_command_on_a_new_chat_and_after_a_turn(page) -> None:
     start_chat(page)
     # A new chat is a draft until its first message: a command there stores nothing.
-    page.locator("#composer-input").fill("/handoff")
-    page.locator("#composer-input").press("Enter")
+    submit(page, "/handoff")
     _toast(page, "/handoff works in a chat that has begun")
     assert "/t/" not in page.url
     assert page.locator("#composer-input").input_value() == "/handoff"
@@ -23,8 +22,7 @@ def test_handoff_command_on_a_new_chat_and_after_a_turn(page) -> None:
     wait_idle(page)
     page.locator("#composer-input").fill("/hand")
     page.get_by_text("/handoff [focus]").first.wait_for()  # the composer's hint
-    page.locator("#composer-input").fill("/handoff focus on the tests")
-    page.locator("#composer-input").press("Enter")
+    submit(page, "/handoff focus on the tests")
     page.locator("[data-session='2'].baton-divider").wait_for()
     _toast(page, "Session 2 started with the handoff")
     wait_idle(page)
@@ -87,8 +85,7 @@ def test_escape_cancels_a_running_handoff_and_stops_a_turn(page) -> None:
     start_chat(page)
     send(page, "Write a tiny greeting module")
     wait_idle(page)
-    page.locator("#composer-input").fill("/handoff")
-    page.locator("#composer-input").press("Enter")
+    submit(page, "/handoff")
     page.locator("#stop-button", has_text="Cancel handoff").wait_for()
     page.keyboard.press("Escape")
     _toast(page, "Handoff cancelled")

@@ -16,6 +16,7 @@ import pytest
 from tests.browser.app_server import AppServer
 from tests.browser.chat_page import (
     activity,
+    submit,
     timeline,
     user_messages,
     wait_idle,
@@ -79,8 +80,7 @@ def test_a_second_tab_sends_during_handoff_and_is_answered_once(
     other = _open_answered(context, path)
     sessions_before = len(_dividers(page)) or 1
 
-    page.locator("#composer-input").fill("/handoff")
-    page.locator("#composer-input").press("Enter")
+    submit(page, "/handoff")
     page.wait_for_function(
         "() => document.querySelector('.baton-composer')?.getAttribute('data-activity')"
         " === 'handoff'",
@@ -89,8 +89,7 @@ def test_a_second_tab_sends_during_handoff_and_is_answered_once(
     # The second tab sees the handoff running and sends while it does.
     other.wait_for_function("() => document.getElementById('stop-button')", timeout=30_000)
     assert activity(page) == "handoff"
-    other.locator("#composer-input").fill(LATE)
-    other.locator("#composer-input").press("Enter")
+    submit(other, LATE)
     assert activity(page) == "handoff", "the handoff was over before the message was sent"
 
     new_session = str(sessions_before + 1)

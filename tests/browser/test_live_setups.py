@@ -28,6 +28,7 @@ from tests.browser.app_server import AppServer, running_app
 from tests.browser.chat_page import (
     TURN_TIMEOUT_MS,
     send,
+    submit,
     timeline,
     user_messages,
     wait_composer_here,
@@ -230,8 +231,7 @@ def test_a_message_sent_during_a_review_waits_and_confirm_goes_through(tabs, app
         app, context, owner, assistant, answered="Write a tiny greeting module with a test"
     )
     wait_composer_here(first)
-    first.locator("#composer-input").fill("/handoff")
-    first.locator("#composer-input").press("Enter")
+    submit(first, "/handoff")
     for tab in (first, second):
         tab.locator("#handoff-review").wait_for(timeout=TURN_TIMEOUT_MS)
     wait_idle(first)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from chat_app.root import root
-from tests.browser.chat_page import activity, send, wait_idle
+from tests.browser.chat_page import activity, send, submit, wait_idle
 
 OUTPUT = "ORIGINAL OUTPUT {n}: " + "collected 40 items, tests/test_parser.py passed. " * 60
 
@@ -172,8 +172,7 @@ def test_undo_a_handoff_from_its_divider_gives_back_the_previous_session(page) -
     page.locator("[data-role=assistant]").first.wait_for()
     wait_idle(page)
     before = _meter(page)
-    page.locator("#composer-input").fill("/handoff")
-    page.locator("#composer-input").press("Enter")
+    submit(page, "/handoff")
     divider = page.locator("[data-session='2'].baton-divider")
     divider.wait_for()
     wait_idle(page)

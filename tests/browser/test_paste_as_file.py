@@ -13,8 +13,7 @@ from chat_app.db.models import AssistantCreate
 from chat_app.root import root
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
-from tests.browser.chat_page import user_messages, wait_idle
-from tests.browser.test_refusals import PASTE
+from tests.browser.chat_page import paste, user_messages, wait_chat_loaded, wait_idle
 from tests.chat_app.identities import mint_token, owner_of
 
 # About 40 KB of log: under the byte limit, over what the simulator's 6,000-token window holds
@@ -40,7 +39,7 @@ def _simulator_chat(app, page, app_server) -> None:
         app, owner_of(token), "New chat", assistant_id=assistant_id
     )
     page.goto(f"/t/{thread.id}")
-    page.locator("#composer-input").wait_for()
+    wait_chat_loaded(page)
 
 
 def _composer(page) -> str:
@@ -48,7 +47,7 @@ def _composer(page) -> str:
 
 
 def _refused_with_offer(page, text: str, reason: str) -> None:
-    page.evaluate(PASTE, text)
+    paste(page, text)
     page.locator("#composer-input").press("Enter")
     page.locator("#paste-offer-reason", has_text=reason).wait_for()
     page.locator("#paste-offer-attach", has_text="Attach as pasted-1.md").wait_for()

@@ -6,18 +6,11 @@ Messages refused for their size are offered as a file instead: ``test_paste_as_f
 from __future__ import annotations
 
 from chat_app.root import root
-from tests.browser.chat_page import start_chat
-
-# As a paste does: the whole text at once, one input event (typing 600 KB would take minutes).
-PASTE = """(text) => {
-  const box = document.getElementById('composer-input');
-  Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, text);
-  box.dispatchEvent(new Event('input', {bubbles: true}));
-}"""
+from tests.browser.chat_page import paste, start_chat
 
 
 def _refused(page, text: str, reason: str) -> None:
-    page.evaluate(PASTE, text)
+    paste(page, text)
     page.locator("#composer-input").press("Enter")
     page.wait_for_selector(f"[data-sonner-toast] >> text={reason}")
     page.wait_for_function(

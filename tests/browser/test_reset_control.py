@@ -25,7 +25,7 @@ from chat_app.services.conversation import runs as run_service
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Reply
-from tests.browser.chat_page import TURN_TIMEOUT_MS, send, wait_idle, wait_interactive
+from tests.browser.chat_page import TURN_TIMEOUT_MS, send, submit, wait_idle, wait_interactive
 from tests.browser.conftest import PROVIDER_MODEL, answer_here, answer_here_short_of, rehearsed
 from tests.chat_app.identities import mint_token, owner_of
 
@@ -100,7 +100,7 @@ def _notice_due(thread_id: str) -> bool:
     at the trigger."""
     app = root()
     meter = thread_service.current_meter(app, None, thread_id)
-    status = run_service.status(app, None, thread_id)
+    status = run_service.reset_status(app, None, thread_id)
     past_warn = meter is not None and meter.fraction >= status.warn - 0.01
     ahead = status.trigger > 0 and status.next_turn >= status.trigger - 0.01
     return status.warn > 0 and (past_warn or ahead)
@@ -204,8 +204,7 @@ def test_a_handoff_reviewed_and_edited_is_what_the_next_session_sees(
     path, thread_id = _chat(app, page, server_db, assistant)
     send(page, "Write a tiny greeting module with a test")
     wait_idle(page)
-    page.locator("#composer-input").fill("/handoff")
-    page.locator("#composer-input").press("Enter")
+    submit(page, "/handoff")
     form = page.locator("#handoff-review")
     form.wait_for(timeout=TURN_TIMEOUT_MS)
     wait_idle(page)

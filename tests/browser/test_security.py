@@ -20,7 +20,7 @@ from chat_app.services import admin as admin_service
 from chat_app.services.conversation.threads import chats as thread_service
 from chat_app.services.security import identity
 from tests.agent_core.providers.servers import Failure, Reply
-from tests.browser.chat_page import send, wait_idle
+from tests.browser.chat_page import send, submit, wait_idle
 from tests.browser.conftest import (
     ADMIN_PASSWORD,
     PROVIDER_MODEL,
@@ -256,8 +256,7 @@ def test_live_payloads_from_the_user_and_the_model_stay_inert(
     page.goto(f"/t/{thread_id}")
     page.locator("#composer-input").wait_for()
     # Not chat_page.send: the rendered text differs from the typed one (the image is a link).
-    page.locator("#composer-input").fill(f"user says {PAYLOADS[5]} {PAYLOADS[6]} {PAYLOADS[10]}")
-    page.locator("#composer-input").press("Enter")
+    submit(page, f"user says {PAYLOADS[5]} {PAYLOADS[6]} {PAYLOADS[10]}")
     page.wait_for_selector("[data-role=user] .baton-markdown >> text=user says")
     wait_idle(page)
     page.wait_for_function(
