@@ -25,7 +25,7 @@ from agent_core.events import Event
 from agent_core.runtime._coordinator import SessionCoordinator
 from agent_core.runtime._turn import TurnSetup
 from agent_core.storage._ports import SessionStore
-from agent_core.storage._records import PendingRecord
+from agent_core.storage._records import MARKERS, PendingRecord
 from agent_core.strategies._awaiting import awaits_reply
 from agent_core.strategies._reset_control import review_pending
 
@@ -79,7 +79,7 @@ class Queued:
 
 def _review_waits(setup: TurnSetup) -> bool:
     session = setup.store.current_session(setup.thread_id)
-    return review_pending(setup.store.marks(session.id, ("event",)))
+    return review_pending(setup.store.marks(session.id, MARKERS))
 
 
 def awaits_turn(store: SessionStore, thread_id: str) -> bool:

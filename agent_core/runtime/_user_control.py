@@ -12,6 +12,7 @@ from agent_core.events import MessageEvent
 from agent_core.handoff._artifact import HandoffArtifact
 from agent_core.storage._ports import SessionStore
 from agent_core.storage._records import (
+    MARKERS,
     ContextEdit,
     NewMessage,
     RowMark,
@@ -44,8 +45,6 @@ REVIEW_NOTE = (
     "Messages you send wait with it."
 )
 _CONTEXT_END = "</handoff-context>\n"
-#: The only rows the user's controls leave: "Not yet", "Hand off now", a review's marks.
-EVENTS = ("event",)
 
 
 def review_opening() -> NewMessage:
@@ -122,7 +121,7 @@ def _mark_once(
 ) -> StoredMessage | None:
     """Store ``marker`` in the open session unless one ``waiting`` says is there still waits."""
     session = store.current_session(thread_id)
-    if waiting(store.marks(session.id, EVENTS)):
+    if waiting(store.marks(session.id, MARKERS)):
         return None
     return store.append(thread_id, session.id, [marker])[0]
 
@@ -131,7 +130,7 @@ def take_handoff_request(coordinator: Any) -> bool:
     """Whether the running turn (its :class:`~agent_core.runtime._coordinator.SessionCoordinator`)
     must hand off before its next model call. A handoff opens a new session, which holds no
     request: the request is taken by the handoff itself."""
-    return handoff_requested(coordinator.store.marks(coordinator.session.id, EVENTS))
+    return handoff_requested(coordinator.store.marks(coordinator.session.id, MARKERS))
 
 
 def handoff_request_failed(coordinator: Any) -> None:
@@ -158,7 +157,7 @@ def _handoff_row(rows: Sequence[StoredMessage]) -> StoredMessage | None:
 
 def pending_review(store: SessionStore, session: SessionRecord) -> HandoffArtifact | None:
     """The artifact the open session waits on, or None when nothing waits for review."""
-    if session.handoff is None or not review_pending(store.marks(session.id, EVENTS)):
+    if session.handoff is None or not review_pending(store.marks(session.id, MARKERS)):
         return None
     return HandoffArtifact.model_validate(session.handoff)
 

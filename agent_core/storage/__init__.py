@@ -8,6 +8,7 @@ from agent_core.storage._memory_store import InMemoryStore
 from agent_core.storage._ports import SessionStore
 from agent_core.storage._records import (
     MARK_ROLES,
+    MARKERS,
     QUEUED,
     ContextEdit,
     NewMessage,
@@ -33,6 +34,7 @@ __all__ = [
     "ContextEdit",
     "InMemoryStore",
     "MARK_ROLES",
+    "MARKERS",
     "MAX_PATH_CHARS",
     "NewMessage",
     "PendingRecord",

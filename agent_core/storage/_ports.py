@@ -49,7 +49,7 @@ class SessionStore(Protocol):
 
     def marks(self, session_id: str, roles: Sequence[str] = MARK_ROLES) -> list[RowMark]:
         """The session's ``assistant`` and ``event`` rows (those of ``roles`` among them) by
-        seq, without their content. ``roles=("event",)``: only the markers, a few rows
+        seq, without their content. ``roles=MARKERS``: only the markers, a few rows
         however long the session, where a check (every model call's "hand off now?") reads
         nothing else."""
         ...

@@ -16,6 +16,7 @@ __all__ = [
     "ContextEdit",
     "RowMark",
     "MARK_ROLES",
+    "MARKERS",
     "QUEUED",
     "delivered_meta",
     "utcnow",
@@ -26,6 +27,9 @@ Role = Literal["system", "user", "assistant", "tool", "handoff", "pinned", "even
 
 #: The roles :meth:`~agent_core.storage._ports.SessionStore.marks` reads.
 MARK_ROLES = ("assistant", "event")
+#: ``marks(session_id, MARKERS)``: the markers only, a few rows however long the session,
+#: for the checks that read nothing else (every model call's "hand off now?", a review waiting).
+MARKERS = ("event",)
 
 
 class RowMark(NamedTuple):

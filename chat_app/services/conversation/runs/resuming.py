@@ -9,6 +9,7 @@ from collections.abc import AsyncGenerator
 
 from agent_core import ConfigurationError, SessionRecord, TurnSetup
 from agent_core.runtime import awaits_turn, begin_start
+from agent_core.storage import MARKERS
 from agent_core.strategies import review_pending
 from chat_app.services.conversation.runs.stops import stoppable
 from chat_app.services.conversation.runs.thread_runs import assistant_for, touch
@@ -63,7 +64,7 @@ def _prepare_resume(
         and (
             importing.is_imported(app, thread_id)
             or not awaits_turn(store, thread_id)
-            or review_pending(store.marks(store.current_session(thread_id).id, ("event",)))
+            or review_pending(store.marks(store.current_session(thread_id).id, MARKERS))
         )
     ):
         return None  # (a review holds handed-over requests back: confirming answers them)
