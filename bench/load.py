@@ -298,6 +298,11 @@ class ChatOutcome:
     thread_id: str = ""
     sent: list[str] = field(default_factory=list)
     first_token: list[float] = field(default_factory=list)
+    #: Submit to the first update that carries the message back (stored or queued): the
+    #: part of the first-token wait spent before the turn could start.
+    shown: list[float] = field(default_factory=list)
+    #: From that update to the first streamed words: the turn's start and first words.
+    after_shown: list[float] = field(default_factory=list)
     completed: int = 0
     errors: Counter = field(default_factory=Counter)
     error_samples: list[str] = field(default_factory=list)
@@ -356,14 +361,20 @@ async def run_chat(
         for index in range(messages):
             text = f"chat {number} message {index + 1} {uuid.uuid4().hex[:8]}: {TEXT}"
             outcome.sent.append(text)
-            started, first = time.perf_counter(), None
+            started, first, shown = time.perf_counter(), None, None
+            mark = text.split(":", 1)[0]  # unique to this message, as the page shows it
             await socket.emit(_event(names.submit, path, form={"message": text}))
             sending = False
             while True:
                 update = await socket.next_update(deadline)
+                if shown is None and mark in update:
+                    shown = time.perf_counter() - started
+                    outcome.shown.append(shown)
                 if first is None and _streams_text(update):
                     first = time.perf_counter() - started
                     outcome.first_token.append(first)
+                    if shown is not None:
+                        outcome.after_shown.append(first - shown)
                 sending = sending or '"sending_rx_state_":true' in update
                 refused = outcome.note_toasts(update) and not sending
                 if refused or (sending and '"sending_rx_state_":false' in update):
@@ -406,28 +417,43 @@ class PhaseResult:
         return [t for o in self.outcomes for t in o.first_token]
 
     @property
+    def shown(self) -> list[float]:
+        return [t for o in self.outcomes for t in o.shown]
+
+    @property
+    def after_shown(self) -> list[float]:
+        return [t for o in self.outcomes for t in o.after_shown]
+
+    @property
     def sent(self) -> int:
         return sum(len(o.sent) for o in self.outcomes)
 
 
-def thread_rows(db_url: str, thread_ids: list[str]) -> list[tuple[str, str, str]]:
-    """(thread id, role, content) of every stored row of ``thread_ids``, in order."""
+def rows_of_threads(db_url: str, sql: str, thread_ids: list[str]) -> list[tuple]:
+    """The rows ``sql`` selects for ``thread_ids`` (bound as ``:ids``)."""
     from sqlalchemy import bindparam, create_engine, text
 
     from chat_app.db.settings import normalize_url
 
     if not thread_ids:
         return []
-    query = text(
-        "SELECT thread_id, role, content FROM message WHERE thread_id IN :ids "
-        "ORDER BY thread_id, seq"
-    ).bindparams(bindparam("ids", expanding=True))
+    query = text(sql).bindparams(bindparam("ids", expanding=True))
     engine = create_engine(normalize_url(db_url))
     try:
         with engine.connect() as connection:
             return [tuple(row) for row in connection.execute(query, {"ids": thread_ids})]
     finally:
         engine.dispose()
+
+
+def thread_rows(db_url: str, thread_ids: list[str]) -> list[tuple[str, str, str]]:
+    """(thread id, role, content) of every stored row of ``thread_ids``, in order."""
+    return rows_of_threads(
+        db_url,
+        "SELECT thread_id, role, content FROM message WHERE thread_id IN :ids "
+        "ORDER BY thread_id, seq",
+        thread_ids,
+    )
 
 
 def stored_replies(db_url: str, outcomes: list[ChatOutcome]) -> tuple[int, int]:
@@ -663,6 +689,14 @@ def print_report(results: list[PhaseResult], cores: int) -> None:
         "(latencies in ms; lost = sent but not stored; cpu columns: cores kept busy over the\n"
         " phase by the server's processes, its busiest thread, this client, the whole machine)"
     )
+    print("\nWhere the first token's wait went (ms, p50 / p95):")
+    for r in results:
+        print(
+            f"  {r.backend} N={r.clients}: submit to the message shown "
+            f"{_ms(r.shown, statistics.median).strip()} / {_ms(r.shown, p95).strip()}; "
+            f"then to the first words {_ms(r.after_shown, statistics.median).strip()} / "
+            f"{_ms(r.after_shown, p95).strip()}"
+        )
     print_turn_ratios(results)
     print("\nWhat limited it:")
     for r in results:

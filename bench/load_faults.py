@@ -50,6 +50,7 @@ from bench.load import (
     bench_redis,
     open_new_chat,
     postgres_database,
+    rows_of_threads,
     thread_rows,
 )
 
@@ -92,6 +93,7 @@ class FaultResult:
     stored: int = 0
     duplicated: int = 0
     answered: int = 0
+    unanswered: list[str] = field(default_factory=list)
     fault_started: float = 0.0
     fault_ended: float = 0.0
     watchers: int = 0
@@ -217,23 +219,48 @@ async def _client(
             await socket.close()
 
 
-def stored_counts(db_url: str, chats: list[Chat]) -> tuple[int, int, int]:
-    """(sent texts stored, stored more than once, answered by an assistant row after them)."""
+def stored_counts(db_url: str, chats: list[Chat]) -> tuple[int, int, int, list[str]]:
+    """(sent texts stored, stored more than once, answered by an assistant row after them,
+    and for each stored one left unanswered what its chat holds after it: the roles of the
+    rows that follow and the chat's messages still waiting to be delivered)."""
     wanted = {c.thread_id: set(c.sent.values()) for c in chats if c.thread_id}
     rows = thread_rows(db_url, list(wanted))
     copies: Counter = Counter()
     answered, waiting, thread = set(), None, None
+    after: dict[tuple[str, str], list[str]] = {}
     for thread_id, role, content in rows:
         if thread_id != thread:
             thread, waiting = thread_id, None
+        if waiting is not None:
+            after[waiting].append(role)
         if role == "user" and content in wanted[thread_id]:
             copies[thread_id, content] += 1
             waiting = (thread_id, content)
+            after[waiting] = []
         elif role == "assistant" and waiting is not None:
             answered.add(waiting)
             waiting = None
     duplicated = sum(1 for n in copies.values() if n > 1)
-    return len(copies), duplicated, len(answered)
+    left = [key for key in copies if key not in answered]
+    queued = _undelivered(db_url, sorted({thread_id for thread_id, _ in left}))
+    unanswered = [
+        f"chat {thread_id[:8]} {text[:40]!r}: then {', '.join(after[thread_id, text]) or 'nothing'}"
+        f"; waiting to be delivered: {queued.get(thread_id, 0)}"
+        for thread_id, text in left
+    ]
+    return len(copies), duplicated, len(answered), unanswered
+
+
+def _undelivered(db_url: str, thread_ids: list[str]) -> dict[str, int]:
+    """How many messages of each of ``thread_ids`` wait in its queue, not yet delivered."""
+    return dict(
+        rows_of_threads(
+            db_url,
+            "SELECT thread_id, count(*) FROM pending_message WHERE thread_id IN :ids "
+            "AND delivered_session_id IS NULL GROUP BY thread_id",
+            thread_ids,
+        )
+    )
 
 
 def _turn_processes(group: int) -> list[int]:
@@ -293,7 +320,9 @@ async def run_fault_phase(
     await asyncio.gather(*pending, return_exceptions=True)
     waited = time.monotonic()
     while True:  # unanswered means: still without a reply this long after the last send
-        result.stored, result.duplicated, result.answered = stored_counts(db_url, chats)
+        result.stored, result.duplicated, result.answered, result.unanswered = stored_counts(
+            db_url, chats
+        )
         if result.answered >= result.sent or time.monotonic() - waited > ANSWER_SECONDS:
             break
         await asyncio.sleep(1)
@@ -370,6 +399,9 @@ def print_fault_report(results: list[FaultResult], outage: float) -> None:
     )
     for r in results:
         print_watchers(r)
+    for r in results:
+        for line in r.unanswered:
+            print(f"  {r.fault}: unanswered: {line}")
     for r in results:
         errors = Counter()
         for chat in r.chats:
