@@ -66,7 +66,8 @@ check: install
 	$(BIN)/lint-imports
 	$(BIN)/basedpyright
 	$(BIN)/python -m pytest -q -m "not browser and not slow" --cov --cov-report=term \
-	  tests/agent_core tests/test_layering.py tests/test_docs.py tests/test_dependencies.py
+	  tests/agent_core tests/test_layering.py tests/test_docs.py tests/test_dependencies.py \
+	  tests/test_module_attributes.py
 
 lint: install
 	$(BIN)/ruff check .
