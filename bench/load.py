@@ -7,7 +7,9 @@ clients connect the way a browser tab does (``GET /`` for the identity cookie, a
 list's "new chat" event, open it and send M messages, each once the previous answer finished.
 Measured side by side in one run, per (backend, N):
 
-- first-token latency (submit to the first streamed text), p50/p95;
+- first-token latency (submit to the first streamed text), p50/p95, and its two parts: submit
+  to the first update that carries the message back (the send taken, the message stored or
+  queued), and from there to the first words (the turn's start);
 - answers completed and messages lost, checked in the database after a grace period: a sent
   message is lost when no user row holds its text, answered when an assistant row follows it;
 - ``GET /ping`` p95, from a separate process pinging every 100 ms while the chats run;
