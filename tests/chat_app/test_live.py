@@ -291,3 +291,21 @@ async def test_while_redis_is_cut_watchers_hear_the_channel_is_paused_then_reloa
             await channel.publish(thread, "run", TitleChanged(title="back"))
             for queue in (first, second):
                 assert (await _next(queue)).event == TitleChanged(title="back")
+
+
+async def test_a_watcher_that_begins_while_redis_is_cut_hears_so_first() -> None:
+    """A tab whose watcher started during an outage (its page loaded late) was never told
+    live updates were paused: the channel had said so to the watchers it had then."""
+    from tests.tcp_proxy import proxied
+
+    url = _redis_or_skip()
+    host, port = url.removeprefix("redis://").rsplit("/", 1)[0].split(":")
+    with proxied((host, int(port))) as proxy:
+        thread = uuid.uuid4().hex
+        async with redis_channel(proxy.url(path="/9")) as channel, channel.watch(thread) as first:
+            proxy.cut()
+            assert isinstance((await _next(first)).event, live.Paused)
+            async with channel.watch(thread) as late:
+                assert isinstance((await _next(late)).event, live.Paused)
+                proxy.restore()
+                assert isinstance((await asyncio.wait_for(late.get(), 10)).event, Resync)

@@ -261,8 +261,11 @@ class LiveChannel:
 
     @contextlib.asynccontextmanager
     async def watch(self, thread_id: str) -> AsyncIterator[asyncio.Queue[Relayed]]:
-        """A queue of the thread's live events for as long as the block runs."""
+        """A queue of the thread's live events for as long as the block runs. A watcher that
+        begins while the channel is cut hears so first, as the ones it had then did."""
         queue: asyncio.Queue[Relayed] = asyncio.Queue(maxsize=self.queue_limit)
+        if self._paused:
+            queue.put_nowait(_PAUSED)
         self._watchers[thread_id].add(queue)
         await self._ensure_listener()
         try:
