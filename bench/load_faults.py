@@ -231,8 +231,8 @@ def stored_counts(db_url: str, chats: list[Chat]) -> tuple[int, int, int, list[s
     for thread_id, role, content in rows:
         if thread_id != thread:
             thread, waiting = thread_id, None
-        if waiting is not None:
-            after[waiting].append(role)
+        if waiting is not None:  # an event row says which (a turn cut, answered again, …)
+            after[waiting].append(f"event {content[:36]!r}" if role == "event" else role)
         if role == "user" and content in wanted[thread_id]:
             copies[thread_id, content] += 1
             waiting = (thread_id, content)

@@ -25,7 +25,8 @@ from agent_core.context._todos import TodoTracker
 from agent_core.events import Event
 from agent_core.history._tools import HISTORY_TOOL_NAMES
 from agent_core.runtime._turn import EventSink, TurnSetup
-from agent_core.storage._records import ContextEdit, NewMessage, StoredMessage
+from agent_core.storage._records import ContextEdit, NewMessage, RowMark, StoredMessage
+from agent_core.strategies._awaiting import answers_first
 from agent_core.strategies._pipeline import opening_messages
 from agent_core.strategies._reset_control import warn_threshold
 from agent_core.strategies._undo import undo_hold
@@ -162,6 +163,12 @@ class OpenSession:
         self._opened([row])
         self._remember(row.id, row.seq)
         self.emit(events.MessageEvent.of(row))
+
+    def answers_first(self) -> bool:
+        """The session, as this turn opened it, ends in a cut turn's message the turn answers
+        before the queue (:func:`~agent_core.strategies._awaiting.answers_first`)."""
+        rows = self._opening[0] if self._opening is not None else []
+        return answers_first([RowMark(r.seq, r.role, r.meta) for r in rows[-1:]])
 
     def deliver_pending(self, *, mid_turn: bool = False) -> list[BaseMessage]:
         """Deliver the queue into the session. ``mid_turn``: at a model call of a turn under

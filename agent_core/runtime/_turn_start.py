@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from langchain_core.messages import BaseMessage
 
 from agent_core.accounting._calibration import ContextEstimator
-from agent_core.events import Event
+from agent_core.events import Event, QueuedEvent
 from agent_core.runtime._coordinator import SessionCoordinator
 from agent_core.runtime._turn import TurnSetup
 from agent_core.storage._ports import SessionStore
@@ -139,9 +139,16 @@ def open_turn(
     setup: TurnSetup, estimator: ContextEstimator, emit: Any, problems: list[str]
 ) -> tuple[SessionCoordinator, list[BaseMessage]]:
     """A turn's session, its queued messages delivered (and the tool problems noted after
-    them: a reload shows them), and the context the model starts from: one trip off the loop."""
+    them: a reload shows them), and the context the model starts from: one trip off the loop.
+    A turn that answers a cut turn's message once more answers it first: the queue stays
+    queued until the turn's next model call, or the next turn
+    (:func:`~agent_core.strategies._awaiting.answers_first`)."""
     coordinator = SessionCoordinator(setup, estimator=estimator, emit=emit)
-    coordinator.deliver_pending()
+    if coordinator.answers_first():
+        for record in setup.store.pending(setup.thread_id):
+            emit(QueuedEvent(pending_id=record.id, content=record.content))
+    else:
+        coordinator.deliver_pending()
     for problem in problems:
         coordinator.note_problem(problem)
     return coordinator, coordinator.opening_context()

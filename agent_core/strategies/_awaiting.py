@@ -18,6 +18,13 @@ read from the stored rows, not from who delivered what:
 The markers are what keep a failing provider from being asked again and again: a message
 whose turn failed is not due any more; the user asks again by sending (or Regenerate once a
 reply exists). Exactly once comes from the turn lock: the check is made again under it.
+
+A cut turn's message is answered before any newer one (:func:`answers_first`): a turn that
+opens on a session ending in the :data:`TURN_RESUMED` note answers that message first, and the
+queue waits for the turn's next model call or the next turn. Delivered at once, a message the
+user typed after seeing the turn end overtook the cut one, and one reply answered both. (A
+message left unanswered any other way, say by a turn stopped before it stored anything, goes
+to the model with whatever the user wrote since.)
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ __all__ = [
     "TURN_ENDS",
     "REPLY_ROLES",
     "awaits_reply",
+    "answers_first",
 ]
 
 #: ``meta["event"]`` of the marker a turn that failed before (or after) replying stores.
@@ -58,3 +66,10 @@ def awaits_reply(tail: Sequence[RowMark]) -> bool:
         if mark.role == "event" and mark.meta.get("event") in TURN_ENDS:
             return False
     return True
+
+
+def answers_first(tail: Sequence[RowMark]) -> bool:
+    """``tail`` as for :func:`awaits_reply`, read as a turn opens: True when that turn answers
+    the session's last user message before any queued one: a crash cut its turn, and it is
+    answered once more (the session ends in the :data:`TURN_RESUMED` note)."""
+    return bool(tail) and tail[-1].role == "event" and tail[-1].meta.get("event") == TURN_RESUMED

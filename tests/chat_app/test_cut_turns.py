@@ -167,3 +167,30 @@ def test_turns_that_end_stopped_or_answered_leave_nothing_to_resume(app) -> None
     asyncio.run(stop_midway())
     assert _cut(answered, stopped) == []
     assert _resumed(app, answered, stopped) == frozenset()
+
+
+@database_too
+def test_a_message_sent_after_a_crash_cut_a_turn_is_answered_after_the_cut_one(app) -> None:
+    # The cut turn is noted as answered once more, and the user, who saw the turn end,
+    # writes on before the resumed run takes the thread: the send takes it, answers the
+    # cut message first and its own after, and lets the chat's stop flag go. Before, the
+    # send delivered its message at once: one reply to both (12 of 100 chats in a
+    # turn-process kill under load were left so).
+    from chat_app.services.conversation.runs import chat, cut_turns
+    from chat_app.services.conversation.threads import chats as threads
+
+    owner = _owner()
+    thread = threads.create_thread(app, owner, "Invoices").id
+    _killed_mid_turn(["turn", owner, thread, "Build a CSV parser for invoices"])
+    assert cut_turns.take_over(app, thread)
+
+    events = asyncio.run(_drain(chat.send_message(app, owner, thread, "Also add tests")))
+
+    rows = _rows(thread)
+    cut = next(m for m in rows if m.role == "user")
+    newer = next(m for m in rows if m.role == "user" and m.content == "Also add tests")
+    assert any(m.role == "assistant" and cut.seq < m.seq < newer.seq for m in rows)
+    assert _finals(thread)[-1].seq > newer.seq
+    assert [e for e in events if e.get("type") == "queued"]  # shown as queued meanwhile
+    assert len(app.cancels) == 0
+    assert _resumed(app, thread) == frozenset()  # nothing left to answer again

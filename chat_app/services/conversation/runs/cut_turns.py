@@ -10,6 +10,8 @@ What Baton does (the README says the same):
   turn takes messages, cleared when it lets the thread go) is removed before that second
   attempt, so a message that kills the process cannot crash-loop the server. What the cut
   turn had done (replies, tool results, files) is kept, and the model goes on from there.
+  A message the user sent meanwhile waits until the cut one is answered (``answers_first``
+  in :mod:`agent_core.strategies._awaiting`).
 - A message the crash left answered, a turn that was stopped or failed with an error, and a
   regenerated reply are left as they are (Regenerate reply asks again).
 """

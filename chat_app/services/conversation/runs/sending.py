@@ -12,7 +12,7 @@ from typing import Any
 from langchain_core.tools import BaseTool
 
 from agent_core import ConfigurationError, MessageRejected, SessionRecord, TurnSetup
-from agent_core.events import AcceptedEvent, QueuedEvent
+from agent_core.events import AcceptedEvent, DoneEvent, QueuedEvent
 from agent_core.runtime import begin_start
 from chat_app.services.conversation.runs.fits import (
     fits_or_raise,
@@ -178,20 +178,22 @@ async def _send_prepared(
         await app.send_order.after_predecessor(thread_id, client_id, app.store.has_client_message)
     translator = Translator(prepared.sessions, prepared.label)
     cancel = app.cancels.flag(thread_id)
-    queued = False
+    queued = done = False
     try:
         async with stoppable(app, thread_id, cancel, prepared.thread.stop_requests or 0):
             async for event in app.runner.submit(setup, text, cancel=cancel, client_id=client_id):
                 if isinstance(event, AcceptedEvent):
                     app.send_order.settle(thread_id, client_id)  # the tab's next send may go
                 queued = queued or isinstance(event, QueuedEvent)
+                done = done or isinstance(event, DoneEvent)
                 for ui_event in translator.translate(event):
                     yield ui_event
     except MessageRejected as exc:
         yield refusal(str(exc), client_id, exc)
     finally:
-        # A queued message's call returns at once; the flag belongs to the running turn,
-        # which must stay stoppable.
-        if not queued:
+        # A message queued behind a running turn returns at once (no ``done``); the flag
+        # belongs to that turn, which must stay stoppable. A run that ended is done with it,
+        # even when it said some messages stay queued (a review waits, a cut turn first).
+        if done or not queued:
             app.cancels.clear(thread_id, cancel)
         await asyncio.to_thread(touch, app, thread_id)
