@@ -69,7 +69,8 @@ def awaits_reply(tail: Sequence[RowMark]) -> bool:
 
 
 def answers_first(tail: Sequence[RowMark]) -> bool:
-    """``tail`` as for :func:`awaits_reply`, read as a turn opens: True when that turn answers
-    the session's last user message before any queued one: a crash cut its turn, and it is
-    answered once more (the session ends in the :data:`TURN_RESUMED` note)."""
+    """``tail``: a session's last rows by seq (its last row is enough), read as a turn opens.
+    True when that turn answers the session's last user message before any queued one: a
+    crash cut its turn, and it is answered once more (the session ends in the
+    :data:`TURN_RESUMED` note)."""
     return bool(tail) and tail[-1].role == "event" and tail[-1].meta.get("event") == TURN_RESUMED
