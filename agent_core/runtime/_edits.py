@@ -17,7 +17,7 @@ from agent_core.context._todos import model_todo_summary, span_rows, todo_summar
 from agent_core.history._notes import compacted_note
 from agent_core.history._tools import read_history_call
 from agent_core.runtime._open_session import OpenSession, todo_state_block
-from agent_core.storage._records import ContextEdit, NewMessage
+from agent_core.storage._records import ContextEdit, NewMessage, StoredMessage
 from agent_core.strategies._cutoff import safe_cutoff
 from agent_core.strategies._masking import mask_candidates, placeholder
 from agent_core.strategies._pipeline import projected_after_compaction
@@ -254,13 +254,16 @@ class Edits(OpenSession):
         )
 
     # todos ---------------------------------------------------------------------------
-    async def write_todo_summaries(self) -> dict[str, str]:
+    async def write_todo_summaries(self) -> tuple[dict[str, str], list[StoredMessage] | None]:
         """The model's summary of each todo that just closed (by key), written through the
-        handoff writer over the todo's span; none for a todo it could not sum up."""
+        handoff writer over the todo's span; none for a todo it could not sum up. With them,
+        the session's rows they were written from (None when none were read), which
+        :meth:`compress_finished_todos` takes instead of reading them again: the turn holds
+        the thread, so no model input was stored meanwhile."""
         model = self.setup.handoff_model or self.setup.model
         closed = list(self.todos.closed)
         if model is None or not closed:
-            return {}
+            return {}, None
         rows = await asyncio.to_thread(self.store.messages, self.session.id)
         written = {}
         for key in closed:
@@ -277,17 +280,20 @@ class Edits(OpenSession):
                 text = None
             if text:
                 written[key] = text
-        return written
+        return written, rows
 
     def compress_finished_todos(
-        self, written: Mapping[str, str] | None = None
+        self,
+        written: Mapping[str, str] | None = None,
+        rows: Sequence[StoredMessage] | None = None,
     ) -> list[BaseMessage] | None:
         """Replace each todo that just closed by its summary where that is smaller: the
-        model's (``written``), else one built from the span's evidence."""
+        model's (``written``), else one built from the span's evidence. ``rows``: the
+        session's rows as :meth:`write_todo_summaries` read them (else read here)."""
         closed = self.todos.take_closed()
         if not closed:
             return None
-        rows = self.store.messages(self.session.id)
+        rows = list(rows) if rows is not None else self.store.messages(self.session.id)
         edits = len(self.store.context_edits(self.session.id))
         changed = False
         for key in closed:

@@ -80,9 +80,23 @@ class _Base(AgentMiddleware):
             pass
 
 
-def _deliver_and_measure(c: SessionCoordinator, messages: list[Any]) -> tuple[list[Any], Any]:
-    delivered = c.deliver_pending(mid_turn=True)
-    return delivered, c.measure([*messages, *delivered])
+def _before_call(
+    c: SessionCoordinator, messages: list[Any], *, deliver: bool
+) -> tuple[list[Any], Any, bool]:
+    """A model call's store work in one trip off the loop: the last step stored, the queue
+    delivered (``deliver``: not at the turn's first call, which the runner delivered just
+    before), the context measured with what came in, and whether the user asked for a
+    handoff. Under load each trip waits for a thread and then for the loop to come back to
+    it behind every other chat's stream: one trip a call, not four."""
+    if c.unsynced(messages):
+        c.sync(messages)
+    delivered = c.deliver_pending(mid_turn=True) if deliver else []
+    return delivered, c.measure([*messages, *delivered]), take_handoff_request(c)
+
+
+def _synced_and_requested(c: SessionCoordinator, messages: list[Any]) -> bool:
+    c.sync(messages)
+    return take_handoff_request(c)
 
 
 async def _off_loop(coordinator: SessionCoordinator, work: Callable[..., Any], *args: Any) -> Any:
@@ -110,18 +124,13 @@ class ContextResetMiddleware(_Base):
         self._bind_writer(c)
         self.call.acted = False
         messages = list(state["messages"])
-        if c.unsynced(messages):  # each hop to a thread waits its turn there under load
-            await _off_loop(c, c.sync, messages)
+        delivered, estimate, requested = await _off_loop(
+            c, partial(_before_call, deliver=self.call.calls > 0), c, messages
+        )
+        messages += delivered
+        self.call.calls += 1
         # The last step is stored: a turn under way lets other turns' starts go first.
         await lanes.yield_to_starts()
-        # The turn's first call: the runner delivered the queue just before. Later calls
-        # measure in the delivery's trip: counting new tokens on the loop held up every chat.
-        if self.call.calls:
-            delivered, estimate = await _off_loop(c, _deliver_and_measure, c, messages)
-            messages += delivered
-        else:
-            delivered, estimate = [], c.measure(messages)
-        self.call.calls += 1
         policy = c.setup.policy
         prepare = partial(
             before_call,
@@ -166,7 +175,6 @@ class ContextResetMiddleware(_Base):
         if decision.action != "keep" and await _off_loop(c, skip_deferred, c, decision):
             decision = decision.model_copy(update={"action": "keep", "reason": "deferred once"})
         self.call.estimate, self.call.decision = estimate, decision
-        requested = await _off_loop(c, take_handoff_request, c)
         if requested or (decision.action == "reset" and self.resets):
             trigger = "manual" if requested else "auto"
             context = await c.reset(messages, trigger=trigger, utilization=estimate.fraction)
@@ -212,10 +220,9 @@ class ContextResetMiddleware(_Base):
     async def aafter_agent(self, state, runtime) -> dict[str, Any] | None:
         c = self.coordinator
         messages = list(state["messages"])
-        await _off_loop(c, c.sync, messages)
         # "Hand off now" that came after the turn's last model call: this turn has no next
         # step, so it hands off as it ends (else the request waited for the next message).
-        if await _off_loop(c, take_handoff_request, c):
+        if await _off_loop(c, _synced_and_requested, c, messages):
             estimate = c.measure(messages)
             if await c.reset(messages, trigger="manual", utilization=estimate.fraction) is None:
                 await _off_loop(c, handoff_request_failed, c)
@@ -250,9 +257,9 @@ class TodoCompressionMiddleware(_Base):
     async def abefore_model(self, state, runtime) -> dict[str, Any] | None:
         if self.call.acted or not self.coordinator.todos.closed:
             return None
-        written = await self.coordinator.write_todo_summaries()
+        written, rows = await self.coordinator.write_todo_summaries()
         context = await _off_loop(
-            self.coordinator, self.coordinator.compress_finished_todos, written
+            self.coordinator, self.coordinator.compress_finished_todos, written, rows
         )
         if context is None:
             return None
