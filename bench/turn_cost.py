@@ -11,7 +11,8 @@ reply or tool row), p50/p95, and the process's CPU seconds over all turns.
 Nothing is compared inside one run: the figures are for the same command on two checkouts,
 taken in turns (``git worktree add``), since the code under test is what differs. The load
 bench (:mod:`bench.load`) is the goal's measure; this one isolates the turn process's share
-of it, with a fifth of its noise.
+of it. Its runs still spread widely (one code's first-words p95 went from 0.8 to 2.4 s in
+five runs): compare several runs of each checkout, never one.
 
 Run: ``.venv/bin/python -m bench.turn_cost [--chats 60] [--messages 2] [--rounds 1]``
 """
